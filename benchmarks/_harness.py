@@ -1,0 +1,191 @@
+"""Shared driver code for the frostjit benchmarks.
+
+Every system (frostjit, drjit, numpy, jax) runs in its own subprocess
+(``benchmarks/_workloads.py``), never in the driver: frostjit links LLVM 22
+statically through llvmlite while drjit dynamically loads libLLVM-19, and the
+two must never share a process.  The driver only launches children, parses the
+JSON line each prints, and formats tables.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+WORKLOADS = HERE / "_workloads.py"
+RESULT_MARK = "@@RESULT@@ "
+
+# Dr.Jit aborts with the system LLVM 15 on some kernels on this CPU: use 19.
+_LIBLLVM_GLOBS = [
+    "/usr/lib/x86_64-linux-gnu/libLLVM-19.so*",
+    "/usr/lib/aarch64-linux-gnu/libLLVM-19.so*",
+    "/usr/lib/llvm-19/lib/libLLVM-19.so*",
+    "/usr/lib/x86_64-linux-gnu/libLLVM.so.19*",
+]
+
+
+def find_libllvm19() -> str | None:
+    for pat in _LIBLLVM_GLOBS:
+        hits = sorted(glob.glob(pat))
+        if hits:
+            return hits[0]
+    return None
+
+
+def child_env(system: str, extra: dict | None = None) -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env.setdefault("PYTHONHASHSEED", "0")
+    if system == "drjit" and not env.get("DRJIT_LIBLLVM_PATH"):
+        lib = find_libllvm19()
+        if lib:
+            env["DRJIT_LIBLLVM_PATH"] = lib
+    if system == "numpy":
+        # The machine may pin OpenBLAS to a conservative kernel on some CPUs;
+        # benchmark NumPy with the kernel OpenBLAS would pick by itself.
+        env.pop("OPENBLAS_CORETYPE", None)
+        env.pop("OPENBLAS_L2_SIZE", None)
+    if system == "jax":
+        env.setdefault("JAX_PLATFORMS", "cpu")
+    if extra:
+        env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_child(system: str, workload: str, params: dict | None = None,
+              env_extra: dict | None = None, timeout: float = 900) -> dict:
+    """Run one workload for one system in a fresh process; return its JSON."""
+    cmd = [sys.executable, str(WORKLOADS), "--system", system,
+           "--workload", workload, "--params", json.dumps(params or {})]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=child_env(system, env_extra), cwd=str(REPO))
+    except subprocess.TimeoutExpired:
+        return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith(RESULT_MARK):
+            return json.loads(line[len(RESULT_MARK):])
+    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+    return {"status": "error",
+            "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+
+
+def fresh_cache_env(system: str, cache_dir: str | None = None) -> tuple[dict, str]:
+    """Env vars pointing the system's kernel disk cache at a (new) directory.
+
+    drjit keeps its cache in ``$HOME/.drjit``; frostjit in ``FROSTJIT_CACHE_DIR``.
+    """
+    d = cache_dir or tempfile.mkdtemp(prefix=f"bench_{system}_cache_")
+    if system == "drjit":
+        return {"HOME": d}, d
+    if system == "frostjit":
+        return {"FROSTJIT_CACHE_DIR": d}, d
+    return {}, d
+
+
+# ----------------------------------------------------------------- formatting
+def ok(r: dict | None) -> bool:
+    return bool(r) and r.get("status") == "ok"
+
+
+def fmt(v, unit: str = "", digits: int = 3) -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "n/a"
+    if isinstance(v, str):
+        return v
+    if v == 0:
+        return "0" + unit
+    mag = math.floor(math.log10(abs(v)))
+    dec = max(0, digits - 1 - mag)
+    return f"{v:.{dec}f}{unit}"
+
+
+def fmt_n(n: int) -> str:
+    e = round(math.log10(n)) if n > 0 else 0
+    return f"1e{e}" if n == 10 ** e else str(n)
+
+
+def ratio(a, b) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt_ratio(r) -> str:
+    return "n/a" if r is None else (f"{r:.2f}x" if r < 100 else f"{r:.0f}x")
+
+
+def cell(r: dict | None, key: str, unit: str = "") -> str:
+    if not r:
+        return "n/a"
+    if r.get("status") == "n/a":
+        return "n/a"
+    if r.get("status") != "ok":
+        return "error"
+    return fmt(r.get(key), unit)
+
+
+def val(r: dict | None, key: str):
+    return r.get(key) if ok(r) else None
+
+
+def table(header: list[str], rows: list[list[str]], indent: str = "  ") -> str:
+    cols = [header] + rows
+    w = [max(len(str(r[i])) for r in cols) for i in range(len(header))]
+    out = []
+    for j, r in enumerate(cols):
+        out.append(indent + "  ".join(str(c).rjust(w[i]) if i else str(c).ljust(w[i])
+                                      for i, c in enumerate(r)).rstrip())
+        if j == 0:
+            out.append(indent + "  ".join("-" * x for x in w))
+    return "\n".join(out)
+
+
+def check(r, op: str, target: float) -> str:
+    if r is None:
+        return "n/a"
+    good = r <= target if op == "<=" else r >= target
+    return "PASS" if good else "FAIL"
+
+
+def probe_systems(systems: list[str]) -> dict[str, dict]:
+    """Version/availability of each system, each probed in its own process."""
+    return {s: run_child(s, "probe", {}, timeout=300) for s in systems}
+
+
+def machine_line(probes: dict[str, dict]) -> str:
+    parts = [f"python {platform.python_version()}", f"{os.cpu_count()} cores",
+             platform.processor() or platform.machine()]
+    for s, r in probes.items():
+        if ok(r):
+            v = r.get("version", "?")
+            th = r.get("threads")
+            parts.append(f"{s} {v}" + (f" ({th} threads)" if th else ""))
+        else:
+            parts.append(f"{s} n/a")
+    return ", ".join(parts)
+
+
+def notes_for(probes: dict[str, dict]) -> list[str]:
+    notes = []
+    for s, r in probes.items():
+        if not ok(r):
+            notes.append(f"{s}: {r.get('reason', r.get('status'))}")
+        elif r.get("blas"):
+            notes.append(f"{s}: {r['blas']}")
+    return notes
+
+
+def dump_json(path: str | None, data: dict) -> None:
+    if path:
+        Path(path).write_text(json.dumps(data, indent=1, default=str))
+        print(f"raw results written to {path}")

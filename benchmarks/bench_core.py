@@ -1,0 +1,196 @@
+"""Core engine benchmarks W1-W3: frostjit beside its anchors (drjit, numpy).
+
+    python benchmarks/bench_core.py            # full run (a few minutes)
+    python benchmarks/bench_core.py --quick    # smoke run
+    python benchmarks/bench_core.py --json out/core.json
+
+Each system runs in its own subprocess (see _harness.py); a system that is not
+installed / not importable shows "n/a".  Ratios are against anchors measured in
+the same run.  `python -m frostjit bench core` calls `main(argv)`.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import _harness as H  # noqa: E402
+
+JIT = ["frostjit", "drjit"]
+ALL = ["frostjit", "drjit", "numpy"]
+
+W1_DESC = "W1  z = fma(z, y, 0.5)*0.999 + sin(z)*0.001, K times, eval (float32)"
+
+
+def bench_w1(systems, quick, repeats, threads):
+    ns = [1000, 1000000]
+    ks = [10] if quick else [10, 100]
+    res = {}
+    for n in ns:
+        for k in ks:
+            for s in systems:
+                p = {"n": n, "k": k, "repeats": repeats, "threads": threads}
+                res[(n, k, s)] = H.run_child(s, "W1", p, H.fresh_cache_env(s)[0])
+    return res
+
+
+def print_w1(res, systems, quick):
+    ks = sorted({k for (_, k, _) in res})
+    ns = sorted({n for (n, _, _) in res})
+    hdr = ["N", "K"] + [f"{s} ms" for s in systems] + [
+        "fj/drjit", "numpy/fj", "numpy/drjit", "targets (N=1e6)"]
+    rows, rows_first = [], []
+    for n in ns:
+        for k in ks:
+            r = {s: res.get((n, k, s)) for s in systems}
+            fj, dj, npy = (H.val(r.get(s), "median_s") for s in ALL)
+            tgt = ""
+            if n >= 10**6:
+                tgt = (f"fj/drjit<=1.0 {H.check(H.ratio(fj, dj), '<=', 1.0)}, "
+                       f"np/fj>=5 {H.check(H.ratio(npy, fj), '>=', 5)}")
+            rows.append([H.fmt_n(n), str(k)]
+                        + [H.fmt(H.val(r[s], "median_s") and H.val(r[s], "median_s") * 1e3)
+                           for s in systems]
+                        + [H.fmt_ratio(H.ratio(fj, dj)), H.fmt_ratio(H.ratio(npy, fj)),
+                           H.fmt_ratio(H.ratio(npy, dj)), tgt])
+            rows_first.append([H.fmt_n(n), str(k)]
+                              + [H.fmt(H.val(r[s], "first_s") and H.val(r[s], "first_s") * 1e3)
+                                 for s in systems])
+    print(W1_DESC)
+    print("  steady state (kernel compiled, warm), median ms per call:")
+    print(H.table(hdr, rows))
+    print("  first call in a fresh process with an empty kernel cache (trace + compile + run), ms:")
+    print(H.table(["N", "K"] + [f"{s} ms" for s in systems], rows_first))
+    bad = [f"{s} N={n} K={k}: {r.get('reason')}" for (n, k, s), r in res.items()
+           if r.get("status") == "error"]
+    checks = {}
+    for (n, k, s), r in res.items():
+        if H.ok(r):
+            checks.setdefault((n, k), []).append(r["checksum"])
+    spread = max((max(v) - min(v)) / max(abs(min(v)), 1e-30) for v in checks.values()) if checks else 0
+    print(f"  results agree across systems: max relative spread of mean(z) = {spread:.1e}")
+    for b in bad:
+        print("  error:", b)
+
+
+def bench_w2(systems, repeats, threads):
+    return {s: H.run_child(s, "W2", {"n": 1000, "ops": 10000, "repeats": repeats,
+                                     "threads": threads})
+            for s in systems if s in JIT}
+
+
+def print_w2(res):
+    print("W2  tracing cost: 10,000 ops (z = z*1.0001 + 0.5 on a Float of 1e3), no eval")
+    fj, dj = (H.val(res.get(s), "us_per_op") for s in JIT)
+    rows = [[s, H.cell(res.get(s), "us_per_op", " us")] for s in JIT]
+    print(H.table(["system", "us / op"], rows))
+    print(f"  target: frostjit <= 1.5 us/op  {H.check(fj, '<=', 1.5)}"
+          f"   (fj/drjit {H.fmt_ratio(H.ratio(fj, dj))})")
+
+
+def bench_w3(systems, trials, threads):
+    """Per trial: a new constant and a new cache dir; process 1 compiles,
+    process 2 (same constant, same dir) loads from the disk cache."""
+    out = {s: [] for s in systems if s in JIT}
+    for s in out:
+        for _ in range(trials):
+            c = round(random.uniform(1.0, 1.001), 9)  # unique literal -> fresh kernel
+            env, d = H.fresh_cache_env(s)
+            p = {"c": c, "n": 1000, "ops": 100, "threads": threads}
+            r1 = H.run_child(s, "W3", p, env)
+            r2 = H.run_child(s, "W3", p, env)
+            shutil.rmtree(d, ignore_errors=True)
+            out[s].append((r1, r2))
+    return out
+
+
+def _median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    return xs[len(xs) // 2] if xs else None
+
+
+def summarize_w3(out):
+    summ = {}
+    for s, trials in out.items():
+        if not trials or not all(H.ok(a) and H.ok(b) for a, b in trials):
+            bad = next((x for a, b in trials for x in (a, b) if not H.ok(x)), {})
+            summ[s] = {"status": bad.get("status", "n/a"), "reason": bad.get("reason")}
+            continue
+        summ[s] = {
+            "status": "ok",
+            "compile_ms": _median([a["extra_s"] * 1e3 for a, _ in trials]),
+            "backend_ms": _median([a.get("backend_ms") for a, _ in trials]),
+            "load_ms": _median([b["extra_s"] * 1e3 for _, b in trials]),
+            "second_cache_disk": [b.get("cache_disk") for _, b in trials],
+        }
+    return summ
+
+
+def print_w3(summ):
+    print("W3  fresh 100-op kernel (z = z*c + 0.5, unique c per trial), N=1e3")
+    rows = []
+    for s in JIT:
+        r = summ.get(s, {"status": "n/a"})
+        rows.append([s, H.cell(r, "compile_ms", " ms"), H.cell(r, "backend_ms", " ms"),
+                     H.cell(r, "load_ms", " ms")])
+    print(H.table(["system", "compile (1st eval - steady)", "  of which backend (kernel_history)",
+                   "disk-cache load (new process)"], rows))
+    fj, dj = summ.get("frostjit", {}), summ.get("drjit", {})
+    print(f"  targets: compile <= drjit's  "
+          f"{H.check(H.ratio(H.val(fj, 'compile_ms'), H.val(dj, 'compile_ms')), '<=', 1.0)};"
+          f"  disk load <= 5 ms  {H.check(H.val(fj, 'load_ms'), '<=', 5.0)}")
+    for s, r in summ.items():
+        if r.get("status") == "ok" and r["second_cache_disk"] and not all(
+                x and all(x) for x in r["second_cache_disk"]):
+            print(f"  warning: {s} second process did not report a disk-cache hit: "
+                  f"{r['second_cache_disk']}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="bench_core", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer sizes and repeats")
+    ap.add_argument("--systems", default=",".join(ALL),
+                    help="comma list from frostjit,drjit,numpy (default all)")
+    ap.add_argument("--only", default="W1,W2,W3", help="workloads to run")
+    ap.add_argument("--repeats", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="set_thread_count for drjit/frostjit (default: theirs)")
+    ap.add_argument("--json", default=None, help="write raw results here")
+    a = ap.parse_args(argv)
+    systems = [s for s in a.systems.split(",") if s]
+    only = set(a.only.split(","))
+    repeats = a.repeats or (5 if a.quick else 15)
+    t0 = time.time()
+    probes = H.probe_systems(systems)
+    print("frostjit core benchmarks:", H.machine_line(probes))
+    for note in H.notes_for(probes):
+        print("  note:", note)
+    print()
+    raw = {"probes": probes}
+    if "W1" in only:
+        r = bench_w1(systems, a.quick, repeats, a.threads)
+        print_w1(r, systems, a.quick)
+        raw["W1"] = {f"{n}/{k}/{s}": v for (n, k, s), v in r.items()}
+        print()
+    if "W2" in only:
+        r = bench_w2(systems, 3 if a.quick else 7, a.threads)
+        print_w2(r)
+        raw["W2"] = r
+        print()
+    if "W3" in only:
+        r = summarize_w3(bench_w3(systems, 1 if a.quick else 3, a.threads))
+        print_w3(r)
+        raw["W3"] = r
+        print()
+    print(f"total {time.time() - t0:.0f} s")
+    H.dump_json(a.json, raw)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
