@@ -102,6 +102,8 @@ def fmt(v, unit: str = "", digits: int = 3) -> str:
         return "n/a"
     if isinstance(v, str):
         return v
+    if isinstance(v, bool) or isinstance(v, int):
+        return f"{v}{unit}"
     if v == 0:
         return "0" + unit
     mag = math.floor(math.log10(abs(v)))

@@ -389,6 +389,7 @@ def workload_Fe(system, p):
     sync(dr)
     steady = f_loop(lambda: (fz(x0, y0), sync(dr)), 7, 50)
     hist = history_on(dr)
+    rec0 = getattr(fz, "n_recordings", None)
     firsts, compiled, correct = [], 0, True
     for w in widths:
         xn, yn = inputs(w)
@@ -403,7 +404,8 @@ def workload_Fe(system, p):
         correct &= bool(np.allclose(to_numpy(z), ref, rtol=1e-4, atol=1e-5))
     return {"new_width_ms": med(firsts) * 1e3, "steady_us": steady * 1e6,
             "new_width_all_ms": [t * 1e3 for t in firsts],
-            "kernels_compiled": compiled if hist else None, "correct": correct}
+            "kernels_compiled": compiled if hist else None, "correct": correct,
+            "re_recordings": (fz.n_recordings - rec0) if rec0 is not None else None}
 
 
 # ------------------------------------------------------------------ probe
