@@ -6,7 +6,7 @@ four neighbours are read with ``gather``; indices are computed with UInt32
 arithmetic and ``select`` handles the walls.  The same simulation runs in NumPy
 for the timing table and as a cross-check.
 
-    python -m frostjit demo heat [--n 256] [--steps 500] [--out frostjit_demo_heat.png]
+    python -m frostjit demo heat [--n 512] [--steps 600] [--out frostjit_demo_heat.png]
     python -m frostjit demo heat --quick --backend drjit
 """
 from __future__ import annotations
@@ -163,10 +163,10 @@ def save_picture(field: np.ndarray, n: int, path: str) -> tuple[int, int]:
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="frostjit demo heat",
                                  description="2-D heat equation with gather/select")
-    ap.add_argument("--n", type=int, default=None, help="grid is n x n (default 256)")
-    ap.add_argument("--steps", type=int, default=None, help="time steps (default 500)")
+    ap.add_argument("--n", type=int, default=None, help="grid is n x n (default 512)")
+    ap.add_argument("--steps", type=int, default=None, help="time steps (default 600)")
     ap.add_argument("--out", default=DEFAULT_OUT, help=f"PNG output (default {DEFAULT_OUT})")
-    ap.add_argument("--quick", action="store_true", help="short run: n=96, 100 steps")
+    ap.add_argument("--quick", action="store_true", help="short run: n=128, 150 steps")
     ap.add_argument("--backend", default="frostjit", choices=_backend.BACKENDS,
                     help="array module; drjit is for testing and runs in a separate process")
     ap.add_argument("--no-progress", action="store_true")
@@ -179,8 +179,8 @@ def main(argv=None) -> int:
     a = parser().parse_args(argv)
     if a.backend == "drjit" and not _backend.in_isolated_process():
         return _backend.run_isolated("heat", argv)
-    n = a.n or (96 if a.quick else 256)
-    steps = a.steps or (100 if a.quick else 500)
+    n = a.n or (128 if a.quick else 512)
+    steps = a.steps or (150 if a.quick else 600)
     if n < 3 or steps < 1:
         print("need --n >= 3 and --steps >= 1", file=sys.stderr)
         return 2
