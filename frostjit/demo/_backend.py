@@ -66,3 +66,12 @@ def run_isolated(module: str, argv: list[str]) -> int:
     code = (f"import sys; sys.path.insert(0, {DEMO_DIR!r}); import {module}; "
             f"sys.exit({module}.main({argv!r}))")
     return subprocess.call([sys.executable, "-c", code], env=env)
+
+
+def ad_module(dr, T, name: str):
+    """The AD-enabled variant of T (``drjit.llvm.ad`` / ``frostjit.llvm.ad``)."""
+    try:
+        import importlib
+        return importlib.import_module(T.__name__ + ".ad")
+    except ImportError as e:
+        raise BackendUnavailable(f"backend {name!r} has no AD types ({T.__name__}.ad): {e}") from e

@@ -115,3 +115,25 @@ def test_heat_demo_on_drjit(tmp_path):
     assert "OK" in p.stdout
     img = _png.decode_png(out.read_bytes())
     assert img.shape == (480, 480, 3)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("drjit") is None, reason="drjit not installed")
+def test_fit_demo_on_drjit(tmp_path):
+    prefix = str(tmp_path / "fit")
+    p = subprocess.run([sys.executable, "-c",
+                        "import sys, frostjit.demo as d; sys.exit(d.main(sys.argv[1:]))",
+                        "fit", "--backend", "drjit", "--quick", "--steps", "30",
+                        "--out", prefix, "--no-progress"],
+                       capture_output=True, text=True, cwd=REPO, timeout=300,
+                       env={**os.environ, "PYTHONPATH": REPO})
+    assert p.returncode == 0, p.stdout + p.stderr
+    for suffix in ("target", "fit", "loss"):
+        assert _png.decode_png(open(f"{prefix}_{suffix}.png", "rb").read()).ndim == 3
+
+
+def test_fit_target_and_loss_plot():
+    from frostjit.demo import fit
+    t = fit.target_image(16)
+    assert t.shape == (256,) and t.min() >= 0 and t.max() <= 1
+    img = fit.loss_plot(np.array([1.0, 0.5, 0.1, 0.01]), w=50, h=30)
+    assert img.shape == (30, 50, 3) and (img == (200, 40, 40)).all(-1).any()
