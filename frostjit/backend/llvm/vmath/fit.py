@@ -1,0 +1,161 @@
+"""Derive the polynomial coefficients used by :mod:`frostjit.backend.llvm.vmath` (development tool).
+
+Run ``python -m frostjit.backend.llvm.vmath.fit`` (needs ``mpmath``) to regenerate
+``coefficients.py``.  Nothing at run time imports this module.
+
+Each approximation is a weighted minimax fit computed with Lawson's algorithm
+(iteratively re-weighted least squares on Chebyshev nodes, in 50-digit arithmetic).  The
+weight is chosen so that the minimised quantity is the *relative error of the final function
+value*, not of the polynomial itself: e.g. for ``sin(r) = r + r**3 * S(r**2)`` the error of
+``S`` matters only through ``r**3 / sin(r)``.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+
+mp.mp.dps = 50
+
+
+def lawson_fit(g, weight, a, b, terms, *, nodes=None, iterations=60):
+    """Return (coefficients, max weighted error) of a polynomial of ``terms`` terms for g on [a, b].
+
+    Parameters
+    ----------
+    g, weight : callable
+        Function to approximate and the weight of its error (both take an mpf).
+    a, b : float
+        Interval.
+    terms : int
+        Number of coefficients (degree + 1), lowest order first in the result.
+    """
+    n = nodes or max(12 * terms, 80)
+    xs = [mp.mpf(a) + (mp.mpf(b) - a) * (1 - mp.cos(mp.pi * (i + 0.5) / n)) / 2 for i in range(n)]
+    gs = [g(x) for x in xs]
+    ws = [weight(x) for x in xs]
+    lw = [mp.mpf(1)] * n
+    coeffs = None
+    for _ in range(iterations):
+        ata = mp.zeros(terms, terms)
+        atb = mp.zeros(terms, 1)
+        for x, gv, w, l in zip(xs, gs, ws, lw):
+            row = [w * x**k for k in range(terms)]
+            for i in range(terms):
+                atb[i] += l * row[i] * w * gv
+                for j in range(terms):
+                    ata[i, j] += l * row[i] * row[j]
+        c = mp.lu_solve(ata, atb)
+        coeffs = [c[i] for i in range(terms)]
+        errs = [abs(w * (gv - mp.polyval(coeffs[::-1], x))) for x, gv, w in zip(xs, gs, ws)]
+        total = sum(l * e for l, e in zip(lw, errs))
+        lw = [l * e / total for l, e in zip(lw, errs)]
+    # check on a denser grid
+    dense = [mp.mpf(a) + (mp.mpf(b) - a) * (i + mp.mpf(0.5)) / 2000 for i in range(2000)]
+    err = max(abs(weight(x) * (g(x) - mp.polyval(coeffs[::-1], x))) for x in dense)
+    return coeffs, err
+
+
+PI4 = mp.pi / 4 * mp.mpf("1.002")
+LN2H = mp.log(2) / 2 * mp.mpf("1.002")
+TAN_PI8 = mp.tan(mp.pi / 8) * mp.mpf("1.002")
+LOG_S = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1) * mp.mpf("1.002")
+
+
+def _sin_g(z):
+    r = mp.sqrt(z)
+    return (mp.sin(r) - r) / (z * r)
+
+
+def _cos_g(z):
+    return (mp.cos(mp.sqrt(z)) - 1 + z / 2) / z**2
+
+
+def _exp_g(r):
+    return (mp.exp(r) - 1 - r) / r**2
+
+
+def _exp2_g(r):
+    return (mp.power(2, r) - 1) / r
+
+
+def _expm1_g(r):
+    return (mp.expm1(r) - r - r**2 / 2) / r**3
+
+
+def _log_g(z):
+    s = mp.sqrt(z)
+    return (2 * mp.atanh(s) / s - 2) / z
+
+
+def _atan_g(z):
+    t = mp.sqrt(z)
+    return (mp.atan(t) - t) / (z * t)
+
+
+def _asin_g(z):
+    s = mp.sqrt(z)
+    return (mp.asin(s) - s) / (z * s)
+
+
+def _erf_small_g(z):
+    x = mp.sqrt(z)
+    return mp.erf(x) / x
+
+
+ERF_SPLIT = 0.875
+
+
+def specs():
+    """(name, g, weight, a, b, terms) for every table; shift variants are expressed through g."""
+    out = []
+    for prec, terms in (("f", dict(sin=3, cos=3, exp=5, exp2=6, expm1=5, log=3, atan=5, asin=6, erfs=7)),
+                        ("d", dict(sin=6, cos=6, exp=11, exp2=11, expm1=10, log=7, atan=11, asin=13, erfs=12))):
+        out += [
+            (f"sin_{prec}", _sin_g, lambda z: z * mp.sqrt(z) / mp.sin(mp.sqrt(z)), 0, PI4**2, terms["sin"]),
+            (f"cos_{prec}", _cos_g, lambda z: z**2 / mp.cos(mp.sqrt(z)), 0, PI4**2, terms["cos"]),
+            (f"exp_{prec}", _exp_g, lambda r: r**2 / mp.exp(r), -LN2H, LN2H, terms["exp"]),
+            (f"exp2_{prec}", _exp2_g, lambda r: r / mp.power(2, r), -0.5005, 0.5005, terms["exp2"]),
+            (f"expm1_{prec}", _expm1_g, lambda r: r**3 / mp.expm1(r), -LN2H, LN2H, terms["expm1"]),
+            (f"log_{prec}", _log_g, lambda z: z / 2, 0, LOG_S**2, terms["log"]),
+            (f"atan_{prec}", _atan_g, lambda z: z * mp.sqrt(z) / mp.atan(mp.sqrt(z)), 0, TAN_PI8**2, terms["atan"]),
+            (f"asin_{prec}", _asin_g, lambda z: z * mp.sqrt(z) / mp.asin(mp.sqrt(z)), 0, 0.2505, terms["asin"]),
+            (f"erfs_{prec}", _erf_small_g, lambda z: 1, 0, ERF_SPLIT**2 * 1.002, terms["erfs"]),
+        ]
+    return out
+
+
+ERF_LARGE = {
+    # name: (a, b, centre, terms); log(erfc(x)) ~ polynomial in (x - centre), weight erfc(x)
+    "erfl_f": (ERF_SPLIT, 4.0, 2.5, 10),
+    "erfl_d1": (ERF_SPLIT, 2.5, 1.7, 16),
+    "erfl_d2": (2.5, 6.0, 4.25, 13),
+}
+
+
+def erf_large_specs():
+    out = []
+    for name, (a, b, c, terms) in ERF_LARGE.items():
+        out.append((name, lambda u, c=c: mp.log(mp.erfc(u + c)), lambda u, c=c: mp.erfc(u + c), a - c, b - c, terms))
+    return out
+
+
+def main():
+    lines = ['"""Polynomial coefficients for vmath, lowest order first (generated by fit.py; do not edit)."""', "",
+             "COEFFS = {"]
+    for name, g, w, a, b, terms in specs() + erf_large_specs():
+        coeffs, err = lawson_fit(g, w, a, b, terms)
+        print(f"{name:10s} terms={terms:2d} max weighted error={mp.nstr(err, 3)}  (log2 {mp.nstr(mp.log(err, 2), 4)})")
+        body = ", ".join(mp.nstr(c, 25, min_fixed=-1, max_fixed=1) for c in coeffs)
+        lines.append(f"    {name!r}: ({body}),  # max rel. err {mp.nstr(err, 3)}")
+    lines.append("}")
+    lines.append(f"ERF_SPLIT = {ERF_SPLIT!r}")
+    lines.append("ERF_CENTRES = {" + ", ".join(f"{k!r}: {v[2]!r}" for k, v in ERF_LARGE.items()) + "}")
+    import pathlib
+
+    path = pathlib.Path(__file__).with_name("coefficients.py")
+    path.write_text("\n".join(lines) + "\n")
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()
