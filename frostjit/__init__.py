@@ -1,0 +1,25 @@
+"""frostjit: a pure-Python tracing JIT for wide arrays, compiled with LLVM.
+
+>>> import frostjit as fj
+>>> from frostjit.llvm import Float
+>>> x = fj.arange(Float, 1000)
+>>> y = fj.sin(x) * 2 + 1      # traced, not computed
+>>> fj.eval(y)                  # one fused, vectorized kernel on all cores
+
+The API follows Dr.Jit's Python API (``drjit`` 1.x); see docs/ for the
+differences.
+"""
+from .trace.state import JitFlag, JitBackend, set_flag, flag, scoped_set_flag
+from .functions.evaluation import eval, schedule, make_opaque, width, kernel_history, is_jit
+from .functions.creation import zeros, ones, full, empty, arange, linspace, opaque
+from .functions.math import (
+    abs, sqrt, rsqrt, rcp, square, cbrt, exp, exp2, log, log2, sin, cos, tan, sincos, asin, acos, atan, atan2,
+    sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip, clamp,
+    copysign, sign, fma, lerp, select, reinterpret_array, cross, squared_norm, norm, normalize,
+)
+from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress
+from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
+from .functions.cache import flush_kernel_cache, sync_thread
+from . import llvm
+
+__version__ = "0.1.0"

@@ -1,0 +1,459 @@
+"""1-D JIT arrays (``Float``, ``UInt32``, ...): construction, operators, conversion.
+
+An array is a thin handle on a trace :class:`~frostjit.trace.node.Node`.  Every
+operator goes through :func:`apply`, which promotes operand types
+(Dr.Jit's rules), checks sizes, creates the node and, for AD arrays, tells the
+AD graph.  Reading values (``x[i]``, ``.numpy()``, printing) evaluates.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..trace import ops
+from ..trace.dtypes import Bool, Float32, Int32, VarType, promote, from_numpy_dtype
+from ..trace.node import Node
+from ..trace.state import state
+from . import registry
+
+_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def _evaluate(nodes) -> None:
+    from ..schedule.evaluate import evaluate
+    evaluate(nodes)
+
+
+def _backend():
+    from ..backend import current_backend
+    return current_backend()
+
+
+def _type_name(x) -> str:
+    return type(x).__name__
+
+
+class ArrayBase:
+    """Base class of every 1-D JIT array type.
+
+    Class attributes set by the concrete types: ``_vt`` (element
+    :class:`~frostjit.trace.dtypes.VarType`), ``_backend``
+    (:class:`~frostjit.JitBackend`) and ``_is_ad`` (AD-enabled type).
+    """
+
+    __slots__ = ("_node", "_ad")
+    _vt: VarType = None
+    _backend = None
+    _is_ad = False
+    IsJIT = True
+    IsVector = False
+    Depth = 1
+
+    # -- construction ---------------------------------------------------
+    def __init__(self, *args):
+        self._ad = None
+        vt = self._vt
+        if len(args) == 0:
+            self._node = _data_from_numpy(np.zeros(0, vt.np_dtype), vt)
+            return
+        if len(args) > 1:
+            self._node = _data_from_sequence(args, vt)
+            return
+        v = args[0]
+        if isinstance(v, ArrayBase):
+            if v._backend is not self._backend:
+                raise TypeError(f"{type(self).__name__}(): cannot convert an array of backend {v._backend} ")
+            self._node = ops.cast(v._node, vt)
+            if self._is_ad and v._ad is not None and vt.is_float:
+                state.ad_hook.on_op("cast", self, (v,))
+        elif isinstance(v, _SCALARS):
+            self._node = ops.literal(vt, _scalar_value(v, vt, type(self).__name__))
+        elif isinstance(v, np.ndarray):
+            self._node = _data_from_numpy(v, vt)
+        elif hasattr(v, "__dlpack__") and not isinstance(v, (list, tuple)):
+            self._node = _data_from_numpy(np.from_dlpack(v), vt)
+        elif isinstance(v, (list, tuple, range)):
+            self._node = _data_from_sequence(v, vt)
+        elif hasattr(v, "__array__"):
+            self._node = _data_from_numpy(np.asarray(v), vt)
+        else:
+            raise TypeError(f"{type(self).__name__}(): cannot construct from an object of type {_type_name(v)}")
+
+    @classmethod
+    def _from_node(cls, node: Node):
+        out = cls.__new__(cls)
+        out._node = node
+        out._ad = None
+        return out
+
+    # -- introspection --------------------------------------------------
+    @property
+    def Type(self) -> VarType:
+        return self._vt
+
+    @property
+    def state(self) -> str:
+        """``"literal"``, ``"evaluated"`` or ``"unevaluated"`` (Dr.Jit's VarState in words)."""
+        op = self._node.op
+        return "evaluated" if op == "data" else "literal" if op == "literal" else "unevaluated"
+
+    def __len__(self) -> int:
+        return self._node.size
+
+    @property
+    def shape(self) -> tuple:
+        return (self._node.size,)
+
+    # -- conversion back to Python / NumPy --------------------------------
+    def _buffer_node(self) -> Node:
+        """Evaluate (flushing pending scatters into this array) and return the data or literal node."""
+        node = self._node
+        if node.op != "data" and node.op != "literal" or node in state.dirty:
+            _evaluate((node,))
+        return self._node
+
+    def numpy(self) -> np.ndarray:
+        """Evaluate and return the contents as a new NumPy array."""
+        node = self._buffer_node()
+        rec = state.recorder
+        if rec is not None:
+            rec.on_read(node, "numpy()")
+        if node.op == "literal":
+            return np.full(node.size, node.value, dtype=node.vt.np_dtype)
+        return _backend().to_numpy(node.value, node.size)
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def __dlpack__(self, *args, **kwargs):
+        node = self._buffer_node()
+        if node.op == "literal":
+            return self.numpy().__dlpack__(*args, **kwargs)
+        rec = state.recorder
+        if rec is not None:
+            rec.on_read(node, "__dlpack__()")
+        return node.value.array[: node.size].__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
+    def __getitem__(self, index):
+        if isinstance(index, (int, np.integer)):
+            size = self._node.size
+            i = int(index)
+            if i < 0:
+                i += size
+            if not 0 <= i < size:
+                raise IndexError(f"{type(self).__name__}[{index}]: index out of range for an array of size {size}")
+            node = self._buffer_node()
+            rec = state.recorder
+            if rec is not None:
+                rec.on_read(node, f"[{index}]")
+            if node.op == "literal":
+                v = node.value
+            else:
+                v = node.value.array[i].item()
+            return v
+        raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)} "
+                        "(use frostjit.gather() for array indices)")
+
+    def __setitem__(self, index, value):
+        from ..functions.memory import scatter
+        if isinstance(index, (int, np.integer)):
+            size = self._node.size
+            i = int(index) + (size if index < 0 else 0)
+            if not 0 <= i < size:
+                raise IndexError(f"{type(self).__name__}[{index}] = ...: index out of range for size {size}")
+            scatter(self, value, i)
+            return
+        raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)}")
+
+    def __iter__(self):
+        a = self.numpy()
+        return iter(a.tolist())
+
+    def _scalar(self, what: str):
+        if self._node.size != 1:
+            raise RuntimeError(f"{what}: only a size-1 array converts to a Python scalar "
+                               f"(this {type(self).__name__} has size {self._node.size})")
+        return self[0]
+
+    def __bool__(self) -> bool:
+        if self._vt is not Bool:
+            raise TypeError(f"bool({type(self).__name__}): only Bool arrays of size 1 have a truth value")
+        return bool(self._scalar("bool()"))
+
+    def __float__(self) -> float:
+        return float(self._scalar("float()"))
+
+    def __int__(self) -> int:
+        return int(self._scalar("int()"))
+
+    def __index__(self) -> int:
+        if not self._vt.is_integral:
+            raise TypeError(f"{type(self).__name__} cannot be used as an index")
+        return int(self._scalar("index"))
+
+    def __repr__(self) -> str:
+        return format_values(self.numpy(), self._vt)
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    # -- operators -------------------------------------------------------
+    def __add__(self, o): return apply("add", self, o)
+    def __radd__(self, o): return apply("add", o, self)
+    def __sub__(self, o): return apply("sub", self, o)
+    def __rsub__(self, o): return apply("sub", o, self)
+    def __mul__(self, o): return apply("mul", self, o)
+    def __rmul__(self, o): return apply("mul", o, self)
+    def __truediv__(self, o): return apply("truediv", self, o)
+    def __rtruediv__(self, o): return apply("truediv", o, self)
+    def __floordiv__(self, o): return apply("floordiv", self, o)
+    def __rfloordiv__(self, o): return apply("floordiv", o, self)
+    def __mod__(self, o): return apply("mod", self, o)
+    def __rmod__(self, o): return apply("mod", o, self)
+    def __pow__(self, o): return apply("pow", self, o)
+    def __rpow__(self, o): return apply("pow", o, self)
+    def __and__(self, o): return apply("and", self, o)
+    def __rand__(self, o): return apply("and", o, self)
+    def __or__(self, o): return apply("or", self, o)
+    def __ror__(self, o): return apply("or", o, self)
+    def __xor__(self, o): return apply("xor", self, o)
+    def __rxor__(self, o): return apply("xor", o, self)
+    def __lshift__(self, o): return apply("shl", self, o)
+    def __rlshift__(self, o): return apply("shl", o, self)
+    def __rshift__(self, o): return apply("shr", self, o)
+    def __rrshift__(self, o): return apply("shr", o, self)
+    def __eq__(self, o): return apply("eq", self, o)
+    def __ne__(self, o): return apply("ne", self, o)
+    def __lt__(self, o): return apply("lt", self, o)
+    def __le__(self, o): return apply("le", self, o)
+    def __gt__(self, o): return apply("gt", self, o)
+    def __ge__(self, o): return apply("ge", self, o)
+    def __neg__(self): return apply("neg", self)
+    def __pos__(self): return self
+    def __invert__(self): return apply("not", self)
+    def __abs__(self): return apply("abs", self)
+
+    # In-place operators rebind the handle (other references keep the old value, as in Dr.Jit).
+    def _inplace(self, op, o):
+        r = apply(op, self, o)
+        if type(r) is not type(self):
+            r = type(self)(r)
+        self._node = r._node
+        self._ad = r._ad
+        return self
+
+    def __iadd__(self, o): return self._inplace("add", o)
+    def __isub__(self, o): return self._inplace("sub", o)
+    def __imul__(self, o): return self._inplace("mul", o)
+    def __itruediv__(self, o): return self._inplace("truediv", o)
+    def __ifloordiv__(self, o): return self._inplace("floordiv", o)
+    def __imod__(self, o): return self._inplace("mod", o)
+    def __ipow__(self, o): return self._inplace("pow", o)
+    def __iand__(self, o): return self._inplace("and", o)
+    def __ior__(self, o): return self._inplace("or", o)
+    def __ixor__(self, o): return self._inplace("xor", o)
+    def __ilshift__(self, o): return self._inplace("shl", o)
+    def __irshift__(self, o): return self._inplace("shr", o)
+
+
+# ---------------------------------------------------------------------------
+# Construction helpers
+
+def _scalar_value(v, vt: VarType, who: str):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
+    if a.ndim != 1:
+        if a.ndim == 0:
+            a = a.reshape(1)
+        else:
+            raise ValueError(f"expected a 1-D array, got one of shape {a.shape}")
+    if a.dtype != vt.np_dtype:
+        a = a.astype(vt.np_dtype)
+    a = np.ascontiguousarray(a)
+    return ops.data(vt, _backend().from_numpy(a), a.shape[0])
+
+
+def _data_from_sequence(seq, vt: VarType) -> Node:
+    items = []
+    for v in seq:
+        if isinstance(v, ArrayBase):
+            v = v[0] if len(v) == 1 else _bad_element(v)
+        items.append(v)
+    try:
+        if vt.is_integral:
+            a = np.array([int(v) for v in items], dtype=object)
+            bits = vt.bits
+            a = np.array([(int(v) & ((1 << bits) - 1)) for v in a], dtype=np.uint64).astype(vt.np_dtype) \
+                if len(a) else np.zeros(0, vt.np_dtype)
+        else:
+            a = np.array(items, dtype=np.float64 if vt.is_float else None).astype(vt.np_dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"cannot build a {vt.name} array from {seq!r}: {e}") from None
+    return _data_from_numpy(a, vt)
+
+
+def _bad_element(v):
+    raise TypeError(f"cannot build an array from a sequence containing an array of size {len(v)}")
+
+
+def format_values(a: np.ndarray, vt: VarType) -> str:
+    """Dr.Jit-style printing: ``[1, 2.5, 3]``, long arrays abbreviated."""
+    def fmt(v):
+        if vt is Bool:
+            return "True" if v else "False"
+        if vt.is_float:
+            s = str(v)
+            return s[:-2] if s.endswith(".0") else s
+        return str(int(v))
+    n = a.shape[0]
+    if n > 20:
+        head = ", ".join(fmt(v) for v in a[:5])
+        tail = ", ".join(fmt(v) for v in a[-5:])
+        return f"[{head}, .. {n - 10} skipped .., {tail}]"
+    return "[" + ", ".join(fmt(v) for v in a) + "]"
+
+
+# ---------------------------------------------------------------------------
+# The one door for elementwise operations
+
+_ARITH = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "fma", "copysign", "atan2"})
+_BITWISE = frozenset({"and", "or", "xor"})
+_SHIFTS = frozenset({"shl", "shr"})
+_FLOAT_ONLY = frozenset({"truediv", "sqrt", "rsqrt", "rcp", "sin", "cos", "tan", "asin", "acos", "atan",
+                         "exp", "exp2", "log", "log2", "sinh", "cosh", "tanh", "erf", "atan2", "cbrt", "copysign"})
+
+
+def scalar_type_of(v, like: VarType) -> VarType:
+    """Type a Python scalar takes when combined with an array of type ``like``."""
+    if isinstance(v, (bool, np.bool_)):
+        return like if like is not None else Bool
+    if isinstance(v, (int, np.integer)):
+        if like is None or like is Bool:
+            return Int32
+        return like
+    if isinstance(v, (float, np.floating)):
+        if like is not None and like.is_float:
+            return like
+        return Float32
+    raise TypeError
+
+
+def apply(op: str, *operands):
+    """Apply elementwise ``op`` to arrays / Python scalars, with Dr.Jit promotion.
+
+    Returns the result array (a static vector if an operand is one).
+    """
+    arrays = [o for o in operands if isinstance(o, ArrayBase)]
+    if len(arrays) != len(operands):
+        from .vector import VectorBase
+        if any(isinstance(o, VectorBase) for o in operands):
+            from .vector import apply_vector
+            return apply_vector(op, *operands)
+        if not arrays:
+            raise TypeError(f"frostjit.{op}(): expected at least one frostjit array, got "
+                            + ", ".join(_type_name(o) for o in operands))
+    first = arrays[0]
+    backend = first._backend
+    vt = None
+    ad = False
+    for a in arrays:
+        if a._backend is not backend:
+            raise TypeError(f"frostjit.{op}(): cannot mix arrays of backends {backend} and {a._backend}")
+        if op == "select" and a is operands[0]:
+            continue
+        vt = a._vt if vt is None else promote(vt, a._vt)
+        ad = ad or a._is_ad
+    nodes = []
+    # Python scalars (and NumPy arrays) adopt the array type.
+    cast_operands = []
+    for k, o in enumerate(operands):
+        if isinstance(o, ArrayBase):
+            cast_operands.append(o)
+            continue
+        if isinstance(o, _SCALARS):
+            if op == "select" and k == 0:
+                cast_operands.append(flat_of(backend, Bool, False)(bool(o)))
+                continue
+            if vt is None:
+                vt = scalar_type_of(o, None)
+            elif isinstance(o, (float, np.floating)) and not vt.is_float and op not in _BITWISE | _SHIFTS:
+                vt = Float32 if vt.rank < Float32.rank else vt
+            cast_operands.append(o)
+            continue
+        if isinstance(o, np.ndarray):
+            cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))
+            vt = promote(vt, cast_operands[-1]._vt)
+            continue
+        raise TypeError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
+                        f"(combined with {type(first).__name__})")
+    in_vt, out_vt, nodes = _operand_types(op, vt, cast_operands, first)
+    node = ops.make(_node_op(op, in_vt), out_vt, tuple(nodes))
+    cls = flat_of(backend, out_vt, ad)
+    out = cls.__new__(cls)
+    out._node = node
+    out._ad = None
+    if ad and out_vt.is_float and any(isinstance(o, ArrayBase) and o._ad is not None for o in cast_operands):
+        state.ad_hook.on_op(op, out, tuple(cast_operands))
+    return out
+
+
+def flat_of(backend, vt, ad):
+    return registry.flat_type(backend, vt, ad)
+
+
+def _node_op(op: str, vt: VarType) -> str:
+    if op == "pow":
+        return "pow_float" if vt.is_float else "pow_int"
+    return op
+
+
+def _to_node(o, vt: VarType) -> Node:
+    if isinstance(o, ArrayBase):
+        return ops.cast(o._node, vt)
+    return ops.literal(vt, o)
+
+
+def _operand_types(op: str, vt: VarType, operands, first):
+    """Decide input and output types of ``op`` and convert operand nodes."""
+    names = ", ".join(type(o).__name__ if isinstance(o, ArrayBase) else _type_name(o) for o in operands)
+    if op in ops.COMPARISONS:
+        return vt, Bool, [_to_node(o, vt) for o in operands]
+    if op == "select":
+        m = operands[0]
+        if not (isinstance(m, ArrayBase) and m._vt is Bool):
+            raise TypeError(f"frostjit.select(): the condition must be a Bool array, got {names.split(',')[0]}")
+        return vt, vt, [m._node] + [_to_node(o, vt) for o in operands[1:]]
+    if op in _BITWISE:
+        # x & mask / x | mask keep x's type (Dr.Jit masking idiom)
+        if len(operands) == 2 and isinstance(operands[1], ArrayBase) and operands[1]._vt is Bool and vt is not Bool:
+            a = operands[0]
+            avt = a._vt if isinstance(a, ArrayBase) else vt
+            if op == "xor":
+                raise TypeError(f"frostjit.xor(): unsupported operand types ({names})")
+            return avt, avt, [_to_node(a, avt), operands[1]._node]
+        if len(operands) == 2 and isinstance(operands[0], ArrayBase) and operands[0]._vt is Bool and vt is not Bool:
+            return _operand_types(op, vt, operands[::-1], first)
+        return vt, vt, [_to_node(o, vt) for o in operands]
+    if op in _SHIFTS:
+        if not vt.is_integral:
+            raise TypeError(f"frostjit.{op}(): shifts need integer arrays, got ({names})")
+        return vt, vt, [_to_node(o, vt) for o in operands]
+    if op in ("not",):
+        if vt.is_float:
+            raise TypeError(f"frostjit: '~' is not defined for {names}")
+        return vt, vt, [_to_node(o, vt) for o in operands]
+    if vt is Bool and op not in ("abs",):
+        raise TypeError(f"frostjit.{op}(): arithmetic is not defined for Bool arrays ({names}); "
+                        "convert them first, e.g. UInt32(mask)")
+    if op in _FLOAT_ONLY and not vt.is_float:
+        vt = Float32
+    return vt, vt, [_to_node(o, vt) for o in operands]

@@ -1,0 +1,30 @@
+"""Which array class stores which element type, per backend and AD status.
+
+The array classes are created once per backend (``frostjit.llvm``) and per AD
+status (``frostjit.llvm.ad``); operations find the class of their result here.
+"""
+from __future__ import annotations
+
+_flat: dict = {}      # (backend, vt, ad) -> 1-D array class
+_vector: dict = {}    # (backend, vt, ad, n) -> static vector class
+
+
+def register_flat(backend, vt, ad: bool, cls) -> None:
+    _flat[(backend, vt, ad)] = cls
+
+
+def register_vector(backend, vt, ad: bool, n: int, cls) -> None:
+    _vector[(backend, vt, ad, n)] = cls
+
+
+def flat_type(backend, vt, ad: bool = False):
+    """The 1-D array class for element type ``vt`` (AD variant when ``ad`` and ``vt`` is a float)."""
+    cls = _flat.get((backend, vt, ad and vt.is_float))
+    if cls is None:
+        raise TypeError(f"frostjit: no array type for {vt.name} on backend {backend}")
+    return cls
+
+
+def vector_type(backend, vt, n: int, ad: bool = False):
+    """The static vector class with ``n`` components of type ``vt``, or ``None``."""
+    return _vector.get((backend, vt, ad and vt.is_float, n))

@@ -1,0 +1,44 @@
+"""Creation of the concrete array classes for one backend (and AD status)."""
+from __future__ import annotations
+
+from ..trace import dtypes as dt
+from . import registry
+from .flat import ArrayBase
+from .vector import VectorBase
+
+FLAT_NAMES = {dt.Bool: "Bool", dt.Int32: "Int32", dt.UInt32: "UInt32", dt.Int64: "Int64",
+              dt.UInt64: "UInt64", dt.Float32: "Float32", dt.Float64: "Float64"}
+VECTOR_SUFFIX = {dt.Float32: "f", dt.Int32: "i", dt.UInt32: "u", dt.Bool: "b", dt.Float64: "f64",
+                 dt.Int64: "i64", dt.UInt64: "u64"}
+
+
+def make_types(backend, module: str, ad: bool) -> dict:
+    """Create (and register) the array classes of ``backend``; returns ``{name: class}``.
+
+    With ``ad=True`` only the float types are new (AD-capable) classes; integer
+    and Bool types are shared with the non-AD module.
+    """
+    out = {}
+    for vt, name in FLAT_NAMES.items():
+        if ad and not vt.is_float:
+            cls = registry.flat_type(backend, vt, False)
+        else:
+            cls = type(name, (ArrayBase,), {"__slots__": (), "_vt": vt, "_backend": backend, "_is_ad": ad,
+                                            "__module__": module,
+                                            "__doc__": f"1-D JIT array of {vt.name} ({backend.name} backend"
+                                                       f"{', AD-enabled' if ad else ''})."})
+            registry.register_flat(backend, vt, ad, cls)
+        out[name] = cls
+    out["Float"], out["Int"], out["UInt"] = out["Float32"], out["Int32"], out["UInt32"]
+    for vt, suffix in VECTOR_SUFFIX.items():
+        for n in (2, 3, 4):
+            name = f"Array{n}{suffix}"
+            if ad and not vt.is_float:
+                cls = registry.vector_type(backend, vt, n, False)
+            else:
+                cls = type(name, (VectorBase,), {"__slots__": (), "_elem": out[FLAT_NAMES[vt]], "_n": n,
+                                                 "__module__": module,
+                                                 "__doc__": f"Static {n}-vector of {vt.name} arrays."})
+                registry.register_vector(backend, vt, n, ad, cls)
+            out[name] = cls
+    return out

@@ -1,0 +1,56 @@
+"""The backend boundary.
+
+The trace and the scheduler talk to a backend only through this interface, so
+a CUDA backend can sit beside the LLVM one.  A *buffer* is whatever object the
+backend uses for device memory; the trace stores it in data nodes and never
+looks inside.
+"""
+from __future__ import annotations
+
+import abc
+
+import numpy as np
+
+from ..trace.dtypes import VarType
+
+
+class Backend(abc.ABC):
+    """Abstract compute backend (see module docstring)."""
+
+    name: str
+
+    @abc.abstractmethod
+    def alloc(self, vt: VarType, size: int):
+        """A new uninitialized buffer of ``size`` elements of type ``vt``."""
+
+    @abc.abstractmethod
+    def from_numpy(self, array: np.ndarray):
+        """A new buffer holding a copy of a contiguous 1-D NumPy array."""
+
+    @abc.abstractmethod
+    def to_numpy(self, buffer, size: int) -> np.ndarray:
+        """A NumPy copy of the first ``size`` elements of ``buffer``."""
+
+    @abc.abstractmethod
+    def compile(self, spec):
+        """Return ``(kernel, status)`` for a kernel spec (status: "memory", "disk" or "compiled")."""
+
+    @abc.abstractmethod
+    def launch(self, kernel, size: int, spec, buffers: list) -> None:
+        """Run ``kernel`` over ``size`` lanes with ``buffers`` bound to the spec's parameters."""
+
+    @abc.abstractmethod
+    def reduce(self, op: str, vt: VarType, buffer, size: int):
+        """Reduce a buffer with ``op`` in {"add", "mul", "min", "max", "and", "or"}; a size-1 buffer."""
+
+    @abc.abstractmethod
+    def prefix_sum(self, vt: VarType, buffer, size: int, exclusive: bool):
+        """Exclusive or inclusive prefix sum of a buffer."""
+
+    @abc.abstractmethod
+    def compress(self, buffer, size: int):
+        """Indices (UInt32 buffer) of the true entries of a Bool buffer, and their count."""
+
+    @abc.abstractmethod
+    def copy(self, vt: VarType, buffer, size: int):
+        """A new buffer with the same contents."""

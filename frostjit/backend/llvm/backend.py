@@ -1,0 +1,96 @@
+"""The LLVM (CPU) backend: host buffers, compiled kernels, a thread pool."""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from ...trace.dtypes import Float32, Float64, UInt32, Bool
+from ..base import Backend
+from .compiler import Compiler
+from .memory import HostBuffer, pool
+from .threads import ThreadPool
+
+# Launch on several threads only when there is enough work to amortize the hand-off.
+PARALLEL_MIN_SIZE = 1 << 13
+PARALLEL_MIN_WORK = 1 << 17
+
+_IDENTITY = {
+    "add": lambda dt: 0,
+    "mul": lambda dt: 1,
+    "min": lambda dt: np.inf if dt.kind == "f" else (True if dt.kind == "b" else np.iinfo(dt).max),
+    "max": lambda dt: -np.inf if dt.kind == "f" else (False if dt.kind == "b" else np.iinfo(dt).min),
+    "and": lambda dt: True,
+    "or": lambda dt: False,
+}
+_UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
+          "and": np.logical_and, "or": np.logical_or}
+
+
+class LLVMBackend(Backend):
+    """CPU backend: kernels compiled by LLVM, run on all cores."""
+
+    name = "LLVM"
+
+    def __init__(self):
+        self.compiler = Compiler()
+        self.width = self.compiler.width
+        self.threads = ThreadPool()
+
+    # -- memory -----------------------------------------------------------
+    def alloc(self, vt, size):
+        return HostBuffer(pool.acquire(vt.np_dtype, size))
+
+    def from_numpy(self, array):
+        buf = HostBuffer(pool.acquire(array.dtype, array.shape[0]))
+        np.copyto(buf.array, array, casting="no")
+        return buf
+
+    def to_numpy(self, buffer, size):
+        return buffer.array[:size].copy()
+
+    def copy(self, vt, buffer, size):
+        out = self.alloc(vt, size)
+        np.copyto(out.array, buffer.array)
+        return out
+
+    # -- kernels ----------------------------------------------------------
+    def compile(self, spec):
+        return self.compiler.get(spec)
+
+    def launch(self, kernel, size, spec, buffers):
+        n = len(buffers)
+        args = (ctypes.c_int64 * (2 * n))()
+        for k, buf in enumerate(buffers):
+            args[2 * k] = buf.ptr
+            args[2 * k + 1] = len(buf.array)
+        parallel = size >= PARALLEL_MIN_SIZE and size * max(kernel.n_instrs, 1) >= PARALLEL_MIN_WORK
+        self.threads.run(kernel.cfunc, size, args, self.width, parallel)
+
+    # -- memory-level operations -----------------------------------------
+    def reduce(self, op, vt, buffer, size):
+        a = buffer.array[:size]
+        dt = a.dtype
+        if size == 0:
+            value = np.array([_IDENTITY[op](dt)]).astype(dt)
+        elif op in ("and", "or"):
+            value = np.array([_UFUNC[op].reduce(a)], dtype=dt)
+        else:
+            value = np.array([_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
+        return self.from_numpy(value)
+
+    def prefix_sum(self, vt, buffer, size, exclusive):
+        a = buffer.array[:size]
+        out = self.alloc(vt, size)
+        if size:
+            c = np.cumsum(a, dtype=a.dtype)
+            if exclusive:
+                out.array[0] = 0
+                out.array[1:] = c[:-1]
+            else:
+                out.array[:] = c
+        return out
+
+    def compress(self, buffer, size):
+        idx = np.flatnonzero(buffer.array[:size]).astype(np.uint32)
+        return self.from_numpy(idx), int(idx.shape[0])

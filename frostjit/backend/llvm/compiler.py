@@ -1,0 +1,123 @@
+"""LLVM IR -> machine code with llvmlite, and the two-level kernel cache.
+
+In memory, kernels are found by the structure of their spec (cheap to build,
+no IR generation on a hit) and by the hash of their IR.  On disk, object code
+is keyed by the IR hash in a folder specific to the toolchain and CPU (see
+:mod:`.diskcache`), so a second process loads kernels instead of compiling.
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import logging
+import os
+import threading
+import time
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from .codegen import generate_ir, KERNEL_PLACEHOLDER
+from .diskcache import DiskCache, FORMAT_VERSION
+
+log = logging.getLogger("frostjit")
+
+KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+
+
+class Kernel:
+    """A compiled kernel: its IR, hash and callable entry point."""
+
+    __slots__ = ("hash", "ir", "symbol", "address", "cfunc", "engine", "n_instrs", "has_side_effects",
+                 "compile_time")
+
+    def __init__(self, hash_, ir, symbol, address, engine, n_instrs, has_side_effects, compile_time):
+        self.hash = hash_
+        self.ir = ir
+        self.symbol = symbol
+        self.address = address
+        self.cfunc = KERNEL_CFUNC(address)
+        self.engine = engine          # keeps the code alive as long as the kernel is referenced
+        self.n_instrs = n_instrs
+        self.has_side_effects = has_side_effects
+        self.compile_time = compile_time
+
+
+def _literal_key(v):
+    # -0.0 == 0.0 and NaN != NaN: key floats by their exact bit pattern.
+    return ("f", v.hex()) if isinstance(v, float) else v
+
+
+def spec_key(spec) -> tuple:
+    """A hashable structural key of a kernel spec (equal keys give equal IR)."""
+    return (tuple(spec.params),
+            tuple((i.op, i.vt, i.args, _literal_key(i.value)) for i in spec.instrs))
+
+
+class Compiler:
+    """Owns the target machine, the JIT engine and both cache levels."""
+
+    def __init__(self):
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        self.cpu = llvm.get_host_cpu_name()
+        self.features = llvm.get_host_cpu_features().flatten()
+        target = llvm.Target.from_default_triple()
+        self.tm = target.create_target_machine(cpu=self.cpu, features=self.features, opt=3)
+        feats = set(f[1:] for f in self.features.split(",") if f.startswith("+"))
+        self.width = 16 if "avx512f" in feats else 8 if "avx2" in feats or "avx" in feats else 4
+        self.opt_level = int(os.environ.get("FROSTJIT_OPT_LEVEL", "2"))
+        env = "|".join([llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)), self.cpu,
+                        self.features, f"W{self.width}", f"O{self.opt_level}", f"fmt{FORMAT_VERSION}"])
+        self.env_key = f"{self.cpu}-{hashlib.sha256(env.encode()).hexdigest()[:16]}"
+        self.disk = DiskCache(self.env_key)
+        self.lock = threading.RLock()
+        self.flush()
+
+    def flush(self) -> None:
+        """Forget every kernel in memory (the disk cache stays)."""
+        with self.lock:
+            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+            self.by_spec: dict = {}
+            self.by_hash: dict = {}
+
+    def compile_ir(self, ir: str) -> bytes:
+        """Optimize ``ir`` and return relocatable object code."""
+        mod = llvm.parse_assembly(ir)
+        mod.verify()
+        pto = llvm.create_pipeline_tuning_options(speed_level=self.opt_level)
+        pb = llvm.create_pass_builder(self.tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+        return self.tm.emit_object(mod)
+
+    def get(self, spec):
+        """Return ``(kernel, status)`` for ``spec``; status is "memory", "disk" or "compiled"."""
+        key = spec_key(spec)
+        k = self.by_spec.get(key)
+        if k is not None:
+            return k, "memory"
+        with self.lock:
+            ir = generate_ir(spec, self.width)
+            h = hashlib.sha256(ir.encode()).hexdigest()
+            k = self.by_hash.get(h)
+            if k is not None:
+                self.by_spec[key] = k
+                return k, "memory"
+            symbol = "fj_" + h[:32]
+            t0 = time.perf_counter()
+            obj = self.disk.load(h)
+            status = "disk"
+            if obj is None:
+                obj = self.compile_ir(ir.replace(KERNEL_PLACEHOLDER, "@" + symbol))
+                self.disk.store(h, obj)
+                status = "compiled"
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            self.engine.finalize_object()
+            address = self.engine.get_function_address(symbol)
+            dt = time.perf_counter() - t0
+            log.debug("kernel %s %s in %.2f ms (%d instructions)", h[:16],
+                      "loaded from disk" if status == "disk" else "compiled", dt * 1e3, len(spec.instrs))
+            k = Kernel(h, ir, symbol, address, self.engine, len(spec.instrs), spec.has_side_effects, dt)
+            self.by_spec[key] = k
+            self.by_hash[h] = k
+            return k, status

@@ -1,0 +1,1 @@
+"""User-facing operations, re-exported at the top level of :mod:`frostjit`."""

@@ -1,0 +1,285 @@
+"""Elementwise mathematical functions (``fj.sin``, ``fj.fma``, ``fj.select``, ...).
+
+Each accepts 1-D arrays, static vectors (component-wise) and Python scalars
+(computed in double precision with :mod:`math`, as Dr.Jit does).
+"""
+from __future__ import annotations
+
+import math as _m
+
+import numpy as np
+
+from ..array.flat import ArrayBase, apply
+from ..array.vector import VectorBase, apply_vector
+from ..array import registry
+from ..trace import ops
+
+_PY_UNARY = {
+    "abs": abs, "sqrt": _m.sqrt, "exp": _m.exp, "exp2": lambda x: 2.0 ** x, "log": _m.log, "log2": _m.log2,
+    "sin": _m.sin, "cos": _m.cos, "tan": _m.tan, "asin": _m.asin, "acos": _m.acos, "atan": _m.atan,
+    "sinh": _m.sinh, "cosh": _m.cosh, "tanh": _m.tanh, "erf": _m.erf, "floor": _m.floor, "ceil": _m.ceil,
+    "trunc": _m.trunc, "round": lambda x: float(np.rint(x)), "rcp": lambda x: 1.0 / x,
+    "rsqrt": lambda x: 1.0 / _m.sqrt(x), "cbrt": lambda x: float(np.cbrt(x)),
+    "isnan": _m.isnan, "isinf": _m.isinf, "isfinite": _m.isfinite,
+}
+
+
+def _jit(x) -> bool:
+    return isinstance(x, (ArrayBase, VectorBase))
+
+
+def _unary(op: str, x):
+    if isinstance(x, ArrayBase):
+        return apply(op, x)
+    if isinstance(x, VectorBase):
+        return apply_vector(op, x)
+    if isinstance(x, (int, float, np.number)):
+        return _PY_UNARY[op](x)
+    raise TypeError(f"frostjit.{op}(): unsupported argument type {type(x).__name__}")
+
+
+def _integral(x) -> bool:
+    t = x.Type if _jit(x) else None
+    return t is not None and not t.is_float
+
+
+def abs(x):  # noqa: A001
+    """Absolute value, element-wise."""
+    return _unary("abs", x)
+
+
+def sqrt(x):
+    """Square root (correctly rounded, IEEE), element-wise."""
+    return _unary("sqrt", x)
+
+
+def rsqrt(x):
+    """Reciprocal square root ``1 / sqrt(x)``, element-wise."""
+    return _unary("rsqrt", x)
+
+
+def rcp(x):
+    """Reciprocal ``1 / x``, element-wise."""
+    return _unary("rcp", x)
+
+
+def square(x):
+    """``x * x``, element-wise."""
+    return x * x
+
+
+def cbrt(x):
+    """Cube root, element-wise."""
+    return _unary("cbrt", x)
+
+
+def _make_math(name: str, doc: str):
+    def f(x):
+        return _unary(name, x)
+    f.__name__ = name
+    f.__qualname__ = name
+    f.__doc__ = (f"{doc}, element-wise.\n\n    Vectorized polynomial approximation; see docs/math_accuracy.md for the\n"
+                 f"    error bound in ULP.\n\n    Parameters\n    ----------\n    x : array or float\n\n"
+                 f"    Returns\n    -------\n    array or float\n")
+    return f
+
+
+exp = _make_math("exp", "Natural exponential")
+exp2 = _make_math("exp2", "Base-2 exponential")
+log = _make_math("log", "Natural logarithm")
+log2 = _make_math("log2", "Base-2 logarithm")
+sin = _make_math("sin", "Sine")
+cos = _make_math("cos", "Cosine")
+tan = _make_math("tan", "Tangent")
+asin = _make_math("asin", "Arcsine")
+acos = _make_math("acos", "Arccosine")
+atan = _make_math("atan", "Arctangent")
+sinh = _make_math("sinh", "Hyperbolic sine")
+cosh = _make_math("cosh", "Hyperbolic cosine")
+tanh = _make_math("tanh", "Hyperbolic tangent")
+erf = _make_math("erf", "Error function")
+
+
+def sincos(x):
+    """Return ``(sin(x), cos(x))``."""
+    return sin(x), cos(x)
+
+
+def atan2(y, x):
+    """Four-quadrant arctangent of ``y / x``, element-wise."""
+    if not (_jit(y) or _jit(x)):
+        return _m.atan2(y, x)
+    return _binary("atan2", y, x)
+
+
+def _binary(op, a, b):
+    if isinstance(a, VectorBase) or isinstance(b, VectorBase):
+        return apply_vector(op, a, b)
+    return apply(op, a, b)
+
+
+def _rounding(op: str, x):
+    if _integral(x):
+        return x
+    return _unary(op, x)
+
+
+def floor(x):
+    """Round toward -infinity, element-wise (integers are returned unchanged)."""
+    return _rounding("floor", x)
+
+
+def ceil(x):
+    """Round toward +infinity, element-wise."""
+    return _rounding("ceil", x)
+
+
+def trunc(x):
+    """Round toward zero, element-wise."""
+    return _rounding("trunc", x)
+
+
+def round(x):  # noqa: A001
+    """Round to the nearest integer, ties to even (like ``numpy.rint``), element-wise."""
+    return _rounding("round", x)
+
+
+def isnan(x):
+    """``True`` where ``x`` is NaN."""
+    return _float_test("isnan", x)
+
+
+def isinf(x):
+    """``True`` where ``x`` is +-infinity."""
+    return _float_test("isinf", x)
+
+
+def isfinite(x):
+    """``True`` where ``x`` is neither NaN nor infinite."""
+    return _float_test("isfinite", x)
+
+
+def _float_test(op, x):
+    if _integral(x):
+        value = op == "isfinite"
+        return apply_vector("eq", x, x) if isinstance(x, VectorBase) and value else \
+            (x == x if value else x != x)
+    if isinstance(x, ArrayBase):
+        node = ops.make(op, _bool_vt(), (x._node,))
+        return registry.flat_type(x._backend, _bool_vt(), False)._from_node(node)
+    if isinstance(x, VectorBase):
+        comps = [_float_test(op, c) for c in x]
+        return registry.vector_type(comps[0]._backend, _bool_vt(), len(comps))._from_components(comps)
+    return _PY_UNARY[op](x)
+
+
+def _bool_vt():
+    from ..trace.dtypes import Bool
+    return Bool
+
+
+def minimum(a, b):
+    """Element-wise minimum (NaN-propagating, like ``numpy.minimum``)."""
+    if not (_jit(a) or _jit(b)):
+        return min(a, b)
+    return _binary("min", a, b)
+
+
+def maximum(a, b):
+    """Element-wise maximum (NaN-propagating, like ``numpy.maximum``)."""
+    if not (_jit(a) or _jit(b)):
+        return max(a, b)
+    return _binary("max", a, b)
+
+
+def clip(x, lo, hi):
+    """Clamp ``x`` to ``[lo, hi]``: ``minimum(maximum(x, lo), hi)``."""
+    return minimum(maximum(x, lo), hi)
+
+
+clamp = clip
+
+
+def copysign(a, b):
+    """Magnitude of ``a`` with the sign of ``b``."""
+    if not (_jit(a) or _jit(b)):
+        return _m.copysign(a, b)
+    return _binary("copysign", a, b)
+
+
+def sign(x):
+    """Sign of ``x``: -1, 0 or +1 (NaN for NaN), element-wise, like ``numpy.sign``.
+
+    Note: Dr.Jit's ``sign`` returns +1 for zero; frostjit follows NumPy here.
+    """
+    if not _jit(x):
+        return float(np.sign(x)) if isinstance(x, float) else int(np.sign(x))
+    return select(x > 0, 1, select(x < 0, -1, x * 0 if not _integral(x) else 0))
+
+
+def fma(a, b, c):
+    """Fused multiply-add ``a * b + c`` with a single rounding."""
+    if not (_jit(a) or _jit(b) or _jit(c)):
+        return float(np.fma(a, b, c)) if hasattr(np, "fma") else a * b + c
+    if any(isinstance(v, VectorBase) for v in (a, b, c)):
+        return apply_vector("fma", a, b, c)
+    return apply("fma", a, b, c)
+
+
+def lerp(a, b, t):
+    """Linear interpolation ``a + (b - a) * t``, computed as ``fma(b, t, fma(-a, t, a))``."""
+    return fma(b, t, fma(-a, t, a) if _jit(a) or _jit(t) else a - a * t)
+
+
+def select(condition, a, b):
+    """Element-wise ``a if condition else b`` (``condition`` is a Bool array)."""
+    if isinstance(condition, (bool, np.bool_)):
+        return a if condition else b
+    if any(isinstance(v, VectorBase) for v in (condition, a, b)):
+        return apply_vector("select", condition, a, b)
+    return apply("select", condition, a, b)
+
+
+def reinterpret_array(dtype, value):
+    """Reinterpret the bits of ``value`` as type ``dtype`` (same bit width), like a C bit cast."""
+    if isinstance(value, VectorBase):
+        comps = [reinterpret_array(dtype._elem, c) for c in value]
+        return dtype._from_components(comps)
+    if not isinstance(value, ArrayBase):
+        raise TypeError(f"reinterpret_array(): expected a JIT array, got {type(value).__name__}")
+    node = ops.bitcast(value._node, dtype._vt)
+    return dtype._from_node(node)
+
+
+# -- static-vector geometry ----------------------------------------------
+
+def _require_vector(name, *vs):
+    for v in vs:
+        if not isinstance(v, VectorBase):
+            raise TypeError(f"frostjit.{name}(): expected static vectors (e.g. Array3f), got {type(v).__name__}")
+
+
+def cross(a, b):
+    """Cross product of two 3-vectors."""
+    _require_vector("cross", a, b)
+    if len(a) != 3 or len(b) != 3:
+        raise ValueError(f"cross(): needs 3-vectors, got sizes {len(a)} and {len(b)}")
+    comps = [fma(a[1], b[2], -(a[2] * b[1])), fma(a[2], b[0], -(a[0] * b[2])), fma(a[0], b[1], -(a[1] * b[0]))]
+    return type(a)._from_components(comps)
+
+
+def squared_norm(v):
+    """``dot(v, v)``."""
+    from .reduce import dot
+    return dot(v, v)
+
+
+def norm(v):
+    """Euclidean length ``sqrt(dot(v, v))``."""
+    return sqrt(squared_norm(v))
+
+
+def normalize(v):
+    """``v / norm(v)``."""
+    _require_vector("normalize", v)
+    return v * rsqrt(squared_norm(v))

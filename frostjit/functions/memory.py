@@ -1,0 +1,195 @@
+"""Gathers and scatters: ``gather``, ``scatter``, ``scatter_add``, ``scatter_reduce``.
+
+Out-of-bounds indices are safe: a gather outside the source reads 0 and a
+scatter outside the target is skipped.  With ``JitFlag.Debug`` set, both raise
+``IndexError`` naming the first offending index instead.
+
+Scatters are side effects: they are queued and run, in program order, by the
+next evaluation; any later use of the target (reading it, computing with it,
+gathering from it) forces that evaluation first.  A scatter into a buffer that
+other arrays still refer to first copies it (copy-on-write), so those arrays
+keep their values.
+"""
+from __future__ import annotations
+
+import enum
+import sys
+
+import numpy as np
+
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+from ..array import registry
+from ..schedule import memops
+from ..trace import ops
+from ..trace.dtypes import Bool
+from ..trace.node import Node
+from ..trace.state import state, JitFlag
+
+
+class ReduceOp(enum.Enum):
+    """Reduction applied by :func:`scatter_reduce` (Dr.Jit names)."""
+
+    Identity = None
+    Add = "add"
+    Mul = "mul"
+    Min = "min"
+    Max = "max"
+
+
+def _index_node(index, backend, who: str) -> Node:
+    if isinstance(index, ArrayBase):
+        if not index._vt.is_integral:
+            raise TypeError(f"{who}(): the index must be an integer array, got {type(index).__name__}")
+        return index._node
+    if isinstance(index, (int, np.integer)):
+        from ..trace.dtypes import UInt32, Int64
+        i = int(index)
+        return ops.literal(UInt32 if 0 <= i < 2**32 else Int64, i)
+    raise TypeError(f"{who}(): the index must be an integer array or int, got {type(index).__name__}")
+
+
+def _active_node(active, who: str) -> Node:
+    if isinstance(active, (bool, np.bool_)):
+        return ops.literal(Bool, bool(active))
+    if isinstance(active, ArrayBase) and active._vt is Bool:
+        return active._node
+    raise TypeError(f"{who}(): 'active' must be a Bool array or bool, got {type(active).__name__}")
+
+
+def _check_bounds(who: str, index: Node, active: Node, size: int) -> None:
+    """Debug mode: raise IndexError for the first active out-of-bounds index."""
+    from ..schedule.evaluate import evaluate
+    evaluate((index, active))
+    from ..backend import current_backend
+    be = current_backend()
+
+    def values(n):
+        return np.full(n.size, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
+    idx = values(index).astype(np.int64) if index.vt.bits < 64 or index.vt.is_signed else values(index)
+    act = np.broadcast_to(values(active).astype(bool), idx.shape if idx.shape[0] > 1 else (max(idx.shape[0], active.size),))
+    idx = np.broadcast_to(idx, act.shape)
+    bad = act & ((idx < 0) | (idx >= size))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise IndexError(f"{who}(): index {int(idx[k])} (at position {k}) is out of bounds for an array of size {size}")
+
+
+def gather(dtype, source, index, active=True):
+    """Read ``source[index]`` where ``active`` (0 elsewhere and out of bounds).
+
+    Parameters
+    ----------
+    dtype : type
+        Result type, e.g. ``Float``; a static vector type (``Array3f``) reads
+        ``n`` consecutive elements per index (``source[n*index + k]``).
+    source : array
+        1-D array to read from (evaluated first if needed).
+    index : UInt32/Int32/... array or int
+    active : Bool array or bool
+    """
+    if isinstance(dtype, type) and issubclass(dtype, VectorBase):
+        n = dtype._n
+        comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
+                        active) for k in range(n)]
+        return dtype._from_components(comps)
+    if not (isinstance(dtype, type) and issubclass(dtype, ArrayBase)):
+        raise TypeError(f"gather(): 'dtype' must be a frostjit array type, got {dtype!r}")
+    if not isinstance(source, ArrayBase):
+        raise TypeError(f"gather(): 'source' must be a 1-D frostjit array, got {type(source).__name__}")
+    if source._vt is not dtype._vt:
+        source = registry.flat_type(source._backend, dtype._vt, source._is_ad)(source)
+    src = memops.materialize(source._node)
+    source._node = src
+    idx = _index_node(index, source._backend, "gather")
+    act = _active_node(active, "gather")
+    if state.flags & JitFlag.Debug:
+        _check_bounds("gather", idx, act, src.size)
+    node = ops.make("gather", dtype._vt, (idx, act), extra=src)
+    ad = dtype._is_ad or source._is_ad
+    cls = registry.flat_type(source._backend, dtype._vt, ad)
+    out = cls._from_node(node)
+    if source._ad is not None and state.ad_hook is not None:
+        state.ad_hook.on_gather(out, source, index, active)
+    return out
+
+
+def _prepare_target(target: ArrayBase) -> Node:
+    """Evaluate the scatter target, copying it if other arrays share its buffer."""
+    node = target._node
+    if node.op != "data":
+        node = memops.materialize(node)
+        target._node = node
+    # References we know of: target._node, our local, getrefcount's argument, plus the
+    # pending scatters into this node (dirty set + each effect).  Anything more is a sharer.
+    expected = 3
+    if node in state.dirty:
+        expected += 1 + builtins_sum(1 for e in state.side_effects if e.extra[0] is node)
+    if sys.getrefcount(node) > expected:
+        if node in state.dirty:
+            from ..schedule.evaluate import evaluate
+            evaluate(())
+        node = memops.copy(node)
+        target._node = node
+    return node
+
+
+def builtins_sum(it):
+    n = 0
+    for _ in it:
+        n += 1
+    return n
+
+
+def _scatter(who: str, reduce_op, target, value, index, active) -> None:
+    if not isinstance(target, ArrayBase):
+        raise TypeError(f"{who}(): 'target' must be a 1-D frostjit array, got {type(target).__name__}")
+    if isinstance(value, VectorBase):
+        n = len(value)
+        for k in range(n):
+            _scatter(who, reduce_op, target, value[k], index * n + k, active)
+        return
+    vt = target._vt
+    if reduce_op is not None and vt is Bool:
+        raise TypeError(f"{who}(): reductions into Bool arrays are not supported")
+    if isinstance(value, ArrayBase):
+        if value._backend is not target._backend:
+            raise TypeError(f"{who}(): target and value use different backends")
+        vnode = ops.cast(value._node, vt)
+    elif isinstance(value, (bool, int, float, np.number)):
+        vnode = ops.literal(vt, value)
+    else:
+        raise TypeError(f"{who}(): unsupported value type {type(value).__name__}")
+    idx = _index_node(index, target._backend, who)
+    act = _active_node(active, who)
+    tnode = _prepare_target(target)
+    if state.flags & JitFlag.Debug:
+        _check_bounds(who, idx, act, tnode.size)
+    ops.broadcast_size(who, (vnode, idx, act))
+    eff = ops.make("scatter", vt, (vnode, idx, act), extra=(tnode, reduce_op))
+    state.side_effects.append(eff)
+    state.dirty.add(tnode)
+    if state.ad_hook is not None and (target._ad is not None or (isinstance(value, ArrayBase) and value._ad is not None)):
+        state.ad_hook.on_scatter(who, reduce_op, target, value, index, active)
+
+
+def scatter(target, value, index, active=True) -> None:
+    """Write ``target[index] = value`` where ``active`` (in place; out-of-bounds writes are skipped).
+
+    With duplicate indices, which write wins is unspecified (as in Dr.Jit).
+    """
+    _scatter("scatter", None, target, value, index, active)
+
+
+def scatter_add(target, value, index, active=True) -> None:
+    """Atomically add ``value`` into ``target[index]`` where ``active``."""
+    _scatter("scatter_add", "add", target, value, index, active)
+
+
+def scatter_reduce(op, target, value, index, active=True) -> None:
+    """Atomically combine ``value`` into ``target[index]`` with ``op`` (a :class:`ReduceOp`)."""
+    if isinstance(op, str):
+        op = ReduceOp[op]
+    if not isinstance(op, ReduceOp):
+        raise TypeError(f"scatter_reduce(): 'op' must be a frostjit.ReduceOp, got {op!r}")
+    _scatter("scatter_reduce", op.value, target, value, index, active)

@@ -1,0 +1,10 @@
+"""Array types of the LLVM (CPU) backend: ``Float``, ``UInt32``, ``Array3f``, ...
+
+>>> from frostjit.llvm import Float, UInt32, Array3f
+"""
+from ..trace.state import JitBackend as _JitBackend
+from ..array.types import make_types as _make_types
+
+globals().update(_make_types(_JitBackend.LLVM, __name__, ad=False))
+
+__all__ = [n for n in dir() if not n.startswith("_")]

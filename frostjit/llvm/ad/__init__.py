@@ -1,0 +1,13 @@
+"""AD-enabled array types of the LLVM backend.
+
+Float types here can carry gradients (:func:`frostjit.enable_grad`); the
+integer and Bool types are the same classes as in :mod:`frostjit.llvm` and
+never carry gradients.
+"""
+from ...trace.state import JitBackend as _JitBackend
+from ...array.types import make_types as _make_types
+from .. import Float as _plain_float  # noqa: F401  (non-AD types must exist first)
+
+globals().update(_make_types(_JitBackend.LLVM, __name__, ad=True))
+
+__all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,0 +1,105 @@
+"""Evaluation: turn pending nodes and side effects into kernel launches.
+
+Pending nodes are grouped by size, and every group becomes one kernel, so any
+number of elementwise operations of one size fuse into a single launch.  Side
+effects (scatters) run in program order: consecutive scatters of one size share
+a kernel, a change of size starts a new one.  Size-1 pending nodes used by a
+wider kernel are computed inline (they are loop invariant).
+"""
+from __future__ import annotations
+
+import logging
+
+from ..trace.state import state, JitFlag
+from .kernel import build_kernel, OUT
+
+log = logging.getLogger("frostjit")
+
+
+def _plan(pending: list, effects: list) -> list:
+    """Order launches: side-effect runs in program order, then the remaining sizes."""
+    groups = []            # [(size, outputs, effects)]
+    by_size = {}
+    for eff in effects:
+        if groups and groups[-1][0] == eff.size and groups[-1][2]:
+            groups[-1][2].append(eff)
+        else:
+            groups.append((eff.size, [], [eff]))
+            by_size.setdefault(eff.size, groups[-1])
+    for n in pending:
+        g = by_size.get(n.size)
+        if g is None:
+            g = by_size[n.size] = (n.size, [], [])
+            groups.append(g)
+        g[1].append(n)
+    return groups
+
+
+def evaluate(nodes) -> None:
+    """Evaluate the pending nodes among ``nodes`` and every pending side effect."""
+    from ..backend import current_backend
+    with state.lock:
+        seen = set()
+        pending = []
+        for n in nodes:
+            if n.op != "data" and n.op != "literal" and id(n) not in seen:
+                seen.add(id(n))
+                pending.append(n)
+        effects = state.side_effects
+        if not pending and not effects:
+            return
+        state.side_effects = []
+        backend = current_backend()
+        try:
+            for size, outputs, effs in _plan(pending, effects):
+                run_group(backend, size, outputs, effs)
+        finally:
+            state.dirty.clear()
+
+
+def run_group(backend, size: int, outputs: list, effects: list) -> None:
+    """Compile (or fetch) and launch the kernel computing one size group."""
+    spec = build_kernel(outputs, effects)
+    kernel, status = backend.compile(spec)
+    buffers = []
+    for (kind, vt), node in zip(spec.params, spec.bindings):
+        if kind == OUT:
+            buffers.append(backend.alloc(vt, size))
+        else:
+            buffers.append(node.value)
+    rec = state.recorder
+    if rec is not None:
+        rec.on_launch(kernel, spec, size, buffers)
+    if size > 0:
+        backend.launch(kernel, size, spec, buffers)
+    for (kind, vt), node, buf in zip(spec.params, spec.bindings, buffers):
+        if kind == OUT:
+            node.set_data(buf)
+    if state.flags & JitFlag.KernelHistory:
+        state.history.append({
+            "type": "jit", "backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
+            "cache_hit": status == "memory", "cache_disk": status == "disk",
+            "operation_count": len(spec.instrs), "compile_time": 0.0 if status == "memory" else kernel.compile_time,
+        })
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, len(spec.instrs), status)
+
+
+def record_operation(entry: dict) -> None:
+    """Add a non-kernel operation (reduction, prefix sum, ...) to the kernel history."""
+    if state.flags & JitFlag.KernelHistory:
+        state.history.append(entry)
+
+
+def kernel_history() -> list:
+    """Return and clear the list of launches since the last call.
+
+    Requires :attr:`JitFlag.KernelHistory`.  Each entry is a dict with at least
+    ``type`` (``"jit"`` for compiled kernels, ``"reduce"``, ``"prefix_sum"``,
+    ``"compress"``, ... for other operations), ``size``, and for kernels
+    ``hash``, ``ir`` (the LLVM IR), ``cache_hit`` (found in memory) and
+    ``cache_disk`` (loaded from the disk cache).
+    """
+    h = state.history
+    state.history = []
+    return h

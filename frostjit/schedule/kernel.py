@@ -1,0 +1,105 @@
+"""From a set of pending nodes of one size to a backend-neutral kernel description.
+
+A :class:`KernelSpec` is a straight-line SSA program over one *lane* of a
+launch: instructions refer to earlier instructions by index, buffers by
+parameter index.  It contains no sizes and no addresses, so the same spec (and
+the same compiled kernel) serves every launch width; the actual buffers live in
+``bindings``, outside the part a backend compiles and caches.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..trace.node import Node
+
+# Parameter kinds: how a kernel uses a buffer.
+IN = "in"            # elementwise input, one element per lane
+IN_SCALAR = "in1"    # size-1 input broadcast to every lane
+OUT = "out"          # elementwise output
+GATHER_SRC = "src"   # random-access read (pointer + element count)
+SCATTER_DST = "dst"  # random-access write (pointer + element count)
+
+
+@dataclass(slots=True)
+class Instr:
+    """One SSA instruction. ``args`` index earlier instructions."""
+
+    op: str
+    vt: object
+    args: tuple = ()
+    value: object = None   # literal value, cast target, parameter index, ...
+
+
+@dataclass(slots=True)
+class KernelSpec:
+    """A kernel: instructions and the parameter list (kinds and types)."""
+
+    instrs: list = field(default_factory=list)
+    params: list = field(default_factory=list)      # [(kind, vt)]
+    bindings: list = field(default_factory=list)    # [Node] bound to each parameter
+    outputs: list = field(default_factory=list)     # nodes written by OUT params, in order
+    has_side_effects: bool = False
+
+
+def build_kernel(outputs: list, effects: list) -> KernelSpec:
+    """Lower ``outputs`` (pending nodes to store) and ``effects`` (scatter nodes) to a spec.
+
+    Operands are visited depth-first without recursion (traces can be
+    thousands of operations deep); shared subexpressions are emitted once.
+    """
+    spec = KernelSpec()
+    ids: dict = {}
+    params: dict = {}
+
+    def param(node: Node, kind: str) -> int:
+        key = (id(node), kind)
+        p = params.get(key)
+        if p is None:
+            p = params[key] = len(spec.params)
+            spec.params.append((kind, node.vt))
+            spec.bindings.append(node)
+        return p
+
+    def emit(n: Node) -> None:
+        op = n.op
+        if op == "data":
+            kind = IN_SCALAR if n.size == 1 else IN
+            ins = Instr("load", n.vt, (), param(n, kind))
+        elif op == "literal":
+            ins = Instr("literal", n.vt, (), n.value)
+        elif op == "gather":
+            ins = Instr("gather", n.vt, tuple(ids[a] for a in n.args), param(n.extra, GATHER_SRC))
+        else:
+            ins = Instr(op, n.vt, tuple(ids[a] for a in n.args), n.value)
+        ids[n] = len(spec.instrs)
+        spec.instrs.append(ins)
+
+    def visit(root: Node) -> None:
+        if root in ids:
+            return
+        stack = [(root, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if n in ids:
+                continue
+            if expanded or not n.args:
+                emit(n)
+                continue
+            stack.append((n, True))
+            for a in reversed(n.args):
+                if a not in ids:
+                    stack.append((a, False))
+
+    for eff in effects:
+        for a in eff.args:
+            visit(a)
+        target, reduce_op = eff.extra
+        p = param(target, SCATTER_DST)
+        spec.instrs.append(Instr("scatter", eff.vt, tuple(ids[a] for a in eff.args), (p, reduce_op)))
+        spec.has_side_effects = True
+    for out in outputs:
+        visit(out)
+        p = param(out, OUT)
+        spec.outputs.append(out)
+        spec.instrs.append(Instr("store", out.vt, (ids[out],), p))
+    return spec

@@ -1,0 +1,75 @@
+"""Memory-level operations that are not compiled kernels: reductions, prefix sums,
+``compress``, copies.
+
+Each evaluates its input, asks the backend to run it, wraps the result in a new
+data node, and reports itself to the kernel history and to the freeze
+recorder (which replays it on new inputs).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..trace import ops
+from ..trace.node import Node
+from ..trace.state import state
+from .evaluate import evaluate, record_operation
+
+
+def materialize(node: Node) -> Node:
+    """Evaluate ``node``; a literal becomes a filled buffer. Returns a data node."""
+    if node.op != "data" or node in state.dirty:
+        evaluate((node,))
+    if node.op == "literal":
+        from ..backend import current_backend
+        buf = current_backend().from_numpy(np.full(node.size, node.value, dtype=node.vt.np_dtype))
+        new = ops.data(node.vt, buf, node.size)
+        rec = state.recorder
+        if rec is not None:
+            rec.on_memop("fill", node.value, [], [new])
+        return new
+    return node
+
+
+def _finish(kind: str, param, inputs, output: Node, count=None) -> Node:
+    rec = state.recorder
+    if rec is not None:
+        rec.on_memop(kind, param, inputs, [output], count=count)
+    record_operation({"type": kind, "size": inputs[0].size if inputs else output.size, "operation": param})
+    return output
+
+
+def reduce(op: str, node: Node) -> Node:
+    """Reduce all elements of ``node`` with ``op``; a size-1 data node."""
+    from ..backend import current_backend
+    src = materialize(node)
+    buf = current_backend().reduce(op, src.vt, src.value, src.size)
+    return _finish("reduce", op, [src], ops.data(src.vt, buf, 1))
+
+
+def prefix_sum(node: Node, exclusive: bool) -> Node:
+    """Exclusive or inclusive prefix sum of ``node``."""
+    from ..backend import current_backend
+    src = materialize(node)
+    buf = current_backend().prefix_sum(src.vt, src.value, src.size, exclusive)
+    out = ops.data(src.vt, buf, src.size)
+    out.sym = src.sym
+    return _finish("prefix_sum", exclusive, [src], out)
+
+
+def compress(node: Node) -> Node:
+    """Indices of the true entries of a Bool node (size depends on the data)."""
+    from ..backend import current_backend
+    from ..trace.dtypes import UInt32
+    src = materialize(node)
+    buf, count = current_backend().compress(src.value, src.size)
+    return _finish("compress", None, [src], ops.data(UInt32, buf, count), count=count)
+
+
+def copy(node: Node) -> Node:
+    """A new data node with a copy of ``node``'s contents (copy-on-write for scatters)."""
+    from ..backend import current_backend
+    src = materialize(node)
+    buf = current_backend().copy(src.vt, src.value, src.size)
+    out = ops.data(src.vt, buf, src.size)
+    out.sym = src.sym
+    return _finish("copy", None, [src], out)

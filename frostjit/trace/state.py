@@ -1,0 +1,98 @@
+"""Process-wide JIT state: flags, pending side effects, hooks.
+
+Everything mutable that the trace, the scheduler and the observers (freeze, AD)
+share lives here, in one object, so it is easy to find and to reset in tests.
+"""
+from __future__ import annotations
+
+import contextlib
+import enum
+import threading
+
+
+class JitFlag(enum.IntFlag):
+    """Flags changing the JIT's behaviour (Dr.Jit names).
+
+    ``Debug``: gathers and scatters check their indices and raise
+    ``IndexError`` naming the offending index instead of silently reading 0 /
+    skipping the write.  ``KernelHistory``: record every launch for
+    :func:`kernel_history`.  ``LaunchBlocking`` is accepted for Dr.Jit
+    compatibility (frostjit launches are always synchronous).
+    """
+
+    Debug = 1 << 0
+    KernelHistory = 1 << 1
+    LaunchBlocking = 1 << 2
+    Default = 0
+
+
+class JitBackend(enum.Enum):
+    """Compute backends (Dr.Jit names).  Only ``LLVM`` exists so far."""
+
+    Invalid = 0
+    CUDA = 1
+    LLVM = 2
+
+
+class TraceState:
+    """The single mutable JIT state (see module docstring)."""
+
+    def __init__(self) -> None:
+        self.flags = JitFlag.Default
+        # Side-effect nodes (scatters) waiting for the next evaluation, in program order.
+        self.side_effects: list = []
+        # Data nodes that pending side effects write to: using one forces evaluation.
+        self.dirty: set = set()
+        # Freeze recorder observing node creation, reads and launches (None when not recording).
+        self.recorder = None
+        # Automatic differentiation observer (frostjit.ad), told about operations on AD arrays.
+        self.ad_hook = None
+        # Nodes passed to schedule(): evaluated by the next evaluation.
+        self.scheduled: list = []
+        # Launch records for kernel_history().
+        self.history: list = []
+        # Evaluation is not re-entrant across threads: one lock around schedule+launch.
+        self.lock = threading.RLock()
+
+
+state = TraceState()
+
+
+def set_flag(flag: JitFlag, value: bool) -> None:
+    """Set or clear a :class:`JitFlag`.
+
+    Parameters
+    ----------
+    flag : JitFlag
+        The flag to change.
+    value : bool
+        The new value.
+    """
+    if not isinstance(flag, JitFlag):
+        raise TypeError(f"set_flag(): expected a JitFlag, got {type(flag).__name__}")
+    if value:
+        state.flags |= flag
+    else:
+        state.flags &= ~flag
+
+
+def flag(flag: JitFlag) -> bool:
+    """Return the current value of a :class:`JitFlag`."""
+    return bool(state.flags & flag)
+
+
+@contextlib.contextmanager
+def scoped_set_flag(flag_: JitFlag, value: bool = True):
+    """Context manager that sets a :class:`JitFlag` and restores it on exit.
+
+    Examples
+    --------
+    >>> with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+    ...     fj.eval(x)
+    """
+    old = flag(flag_)
+    set_flag(flag_, value)
+    try:
+        yield
+    finally:
+        set_flag(flag_, old)
