@@ -1,0 +1,494 @@
+"""One dispatched function: its methods, its resolution cache and its generated call path.
+
+The object users call is a real Python function generated per dispatched function (so it
+binds as a method in a class, can be weak-referenced, wrapped by ``jax.jit`` and
+``functools.wraps``). Its body is a handful of operations::
+
+    if <observers or DispatchCache active>: take the slow path
+    entry = cache[type(a0)]                      # or a tuple of types
+    return entry(a0)                             # the implementation itself
+
+All state lives in a :class:`FunctionState`; the generated function reads it through its
+own globals dict (``ns``). The code is regenerated when the shape of the method table
+changes (arity, ABC annotations): functions with a single arity get fixed positional
+parameters, others take ``*args``.
+"""
+
+from __future__ import annotations
+
+import abc
+import sys
+import threading
+import types
+from typing import Any, Callable
+
+from . import errors, hints as H
+from . import jax_support
+from .observers import ACTIVE, CallObserver
+from .resolution import Candidate, Deferred, beats, best, classify_candidates
+from .signature import Method, Signature
+
+_MISSING = object()  # default of generated positional parameters: "not passed"
+_MAX_SPECIALIZED_ARITY = 4
+
+
+def key_of(args: tuple) -> Any:
+    """The cache key of positional arguments: ``type(a)`` for one, a tuple of types otherwise."""
+    if len(args) == 1:
+        return type(args[0])
+    return tuple(map(type, args))
+
+
+def key_types(key: Any) -> tuple[type, ...]:
+    return (key,) if isinstance(key, type) else key
+
+
+class MethodList(list):
+    """The methods of a dispatched function (a live list; pending annotations are fine)."""
+
+    def __repr__(self) -> str:
+        lines = [f"List of {len(self)} method(s):"]
+        for i, m in enumerate(self):
+            lines.append(f"    [{i}] {m.describe()}\n            {m.implementation!r} @ {m.location}")
+        return "\n".join(lines)
+
+
+def _make_return_checker(impl: Callable, hint: H.Hint, name: str) -> Callable:
+    """Wrap ``impl`` so its result is checked against the return annotation ``hint``.
+
+    Result types that always satisfy the hint are remembered, so the steady-state check is
+    one set lookup.
+    """
+    ok: set[type] = set()
+
+    def check(r: Any) -> Any:
+        T = type(r)
+        c = hint.classify(T)
+        if c == H.ALWAYS:
+            ok.add(T)
+            return r
+        if c == H.DEPENDS and hint.match(r):
+            return r
+        raise TypeError(
+            f"`{name}` returned a value of type {H.type_name(T)}, which does not match its return "
+            f"annotation {hint!r}"
+        )
+
+    def checked(*args: Any, **kw: Any) -> Any:
+        r = impl(*args, **kw)
+        if type(r) in ok:
+            return r
+        return check(r)
+
+    checked.__wrapped__ = impl
+    return checked
+
+
+def _unwrap_descriptor(attr: Any) -> Any:
+    if isinstance(attr, (staticmethod, classmethod)):
+        return attr.__func__
+    return attr
+
+
+class FunctionState:
+    """Everything one dispatched function knows (the generated function reads ``ns``)."""
+
+    def __init__(self, name: str, qualname: str, module: str, doc_hint: str | None = None):
+        self.name = name
+        self.qualname = qualname
+        self.module = module
+        parts = qualname.split(".")
+        self.in_class = len(parts) > 1 and parts[-2] != "<locals>"
+        self.lock = threading.RLock()
+        self.methods = MethodList()
+        self.pending: list[Method] = []
+        self.table: list[tuple[Signature, Method]] = []
+        self.version = 0
+        self.subscriptions: dict[int, Any] = {}
+        self.traced_by_jax = False
+        self.by_arity: dict[int, list[Candidate]] = {}
+        self.targets: dict[int, Callable] = {}
+        self.tracer_cache: dict[Any, Any] = {}
+        self.doc_hint = doc_hint
+        self.uses_abc = False
+        self.shape: Any = None
+        self.ns: dict[str, Any] = {
+            "__builtins__": __builtins__,
+            "__name__": module,
+            "cache": {},
+            "hooks": ACTIVE,
+            "miss": self.miss,
+            "slow": self.slow_packed,
+            "slow_args": self.slow_call,
+            "M": _MISSING,
+            "abc_token": abc.get_cache_token,
+            "tok": [abc.get_cache_token()],
+            "refresh_abc": self.refresh_abc,
+        }
+        self.fn = self._build_function()
+
+    # -- the generated call path -------------------------------------------------------------
+    def _source(self, shape: Any, uses_abc: bool) -> str:
+        abc_line = "    if abc_token() != tok[0]:\n        refresh_abc()\n" if uses_abc else ""
+        if shape is None:
+            return (
+                "def __dispatch__(*args, **kw):\n"
+                "    if hooks:\n"
+                "        return slow_args(args, kw)\n"
+                f"{abc_line}"
+                "    try:\n"
+                "        e = cache[type(args[0]) if len(args) == 1 else tuple(map(type, args))]\n"
+                "    except KeyError:\n"
+                "        e = miss(args)\n"
+                "    return e(*args, **kw)\n"
+            )
+        n = shape
+        params = ", ".join(f"a{i}" for i in range(n))
+        key = "type(a0)" if n == 1 else ", ".join(f"type(a{i})" for i in range(n))
+        tup = f"({params},)"
+        return (
+            f"def __dispatch__({', '.join(f'a{i}=M' for i in range(n))}, /, *rest, **kw):\n"
+            f"    if rest or kw or hooks or a{n - 1} is M:\n"
+            f"        return slow({tup}, rest, kw)\n"
+            f"{abc_line}"
+            "    try:\n"
+            f"        e = cache[{key}]\n"
+            "    except KeyError:\n"
+            f"        e = miss({tup})\n"
+            f"    return e({params})\n"
+        )
+
+    def _compile(self, shape: Any, uses_abc: bool):
+        ns: dict[str, Any] = {}
+        exec(self._source(shape, uses_abc), self.ns, ns)  # noqa: S102 - generated from fixed templates
+        code = ns["__dispatch__"].__code__.replace(co_name=self.name, co_qualname=self.qualname)
+        defaults = None if shape is None else (_MISSING,) * shape
+        return code, defaults
+
+    def _build_function(self) -> Callable:
+        code, defaults = self._compile(None, False)
+        fn = types.FunctionType(code, self.ns, self.name, defaults)
+        fn.__qualname__ = self.qualname
+        fn.__module__ = self.module
+        fn.__dict__.update(
+            _dispatch_state=self,
+            methods=self.methods,
+            version=0,
+            invoke=self.invoke,
+            clear_cache=self.clear_cache,
+            register=self.register,
+            dispatch=self.dispatch,
+            dispatch_multi=self.dispatch_multi,
+            resolve_method=self.resolve_method,
+        )
+        self._update_doc(fn)
+        return fn
+
+    def _reshape(self) -> None:
+        """Regenerate the call path when the method table's shape changed (under ``lock``)."""
+        arities = {m.arity for m in self.methods}
+        shape = None
+        if len(arities) == 1:
+            (a,) = arities
+            if a is not None and 1 <= a <= _MAX_SPECIALIZED_ARITY:
+                shape = a
+        uses_abc = self.uses_abc
+        if (shape, uses_abc) != self.shape:
+            self.shape = (shape, uses_abc)
+            code, defaults = self._compile(shape, uses_abc)
+            self.fn.__code__ = code
+            self.fn.__defaults__ = defaults
+
+    # -- registration ------------------------------------------------------------------------
+    def register(self, implementation: Callable, signature: Any = None, precedence: int = 0) -> Callable:
+        """Add a method.
+
+        Parameters
+        ----------
+        implementation : callable
+            The method body; its annotations give the signature unless ``signature`` is given.
+        signature : Signature or tuple, optional
+            Explicit parameter types (``(int, float)`` or ``Signature(int, varargs=str)``).
+        precedence : int
+            Tie-breaker between equally specific methods (higher wins).
+
+        Returns
+        -------
+        callable
+            The dispatched function.
+        """
+        if signature is not None and not isinstance(signature, Signature):
+            if not isinstance(signature, tuple):
+                raise TypeError(f"a signature must be a tuple of types or a Signature, not {signature!r}")
+            signature = Signature(*signature)
+        method = Method(implementation, signature, precedence, self.qualname)
+        with self.lock:
+            self.methods.append(method)
+            self.pending.append(method)
+            self.version += 1
+            self.fn.version = self.version
+            self._invalidate()
+            self._reshape()
+            self._update_doc(self.fn)
+        self._notify_registration()
+        return self.fn
+
+    def dispatch(self, method: Callable | None = None, *, precedence: int = 0) -> Any:
+        """Decorator adding a method to this function (``@f.dispatch`` or ``@f.dispatch(precedence=1)``)."""
+        if method is None:
+            return lambda m: self.dispatch(m, precedence=precedence)
+        return self.register(method, precedence=precedence)
+
+    def dispatch_multi(self, *signatures: Any) -> Callable:
+        """Decorator registering one body under several signatures."""
+        for s in signatures:
+            if not isinstance(s, (tuple, Signature)):
+                raise TypeError(f"`multi` takes tuples of types or Signatures, not {s!r}")
+
+        def decorate(method: Callable) -> Callable:
+            for s in signatures:
+                self.register(method, s)
+            return self.fn
+
+        return decorate
+
+    def _notify_registration(self) -> None:
+        if self.traced_by_jax:
+            jax_support.on_registration(self)
+        for sub in list(self.subscriptions.values()):
+            sub.callback(self.fn)
+
+    def _invalidate(self) -> None:
+        """Drop every decision (under ``lock``): a fresh dict, so in-flight misses cannot write back."""
+        self.ns["cache"] = {}
+        self.tracer_cache = {}
+        self.by_arity = {}
+
+    def clear_cache(self) -> None:
+        """Forget every resolution decision of this function (methods stay registered)."""
+        with self.lock:
+            self._invalidate()
+
+    def refresh_abc(self) -> None:
+        """Called by the hot path when ``abc.get_cache_token()`` moved (an ``ABC.register``)."""
+        with self.lock:
+            token = abc.get_cache_token()
+            if token != self.ns["tok"][0]:
+                self._invalidate()
+                self.ns["tok"][0] = token
+
+    def _process_pending(self) -> None:
+        """Read annotations of pending methods and insert their signatures (under ``lock``)."""
+        if not self.pending:
+            return
+        pending, self.pending = self.pending, []
+        try:
+            for method in pending:
+                method.resolve()
+                for sig in method.signatures:
+                    # An equivalent signature replaces the previous method (a redefinition).
+                    self.table = [(s, m) for s, m in self.table if not s.equivalent(sig)]
+                    self.table.append((sig, method))
+                    if any(h.uses_abc for h in sig.types) or (sig.varargs is not None and sig.varargs.uses_abc):
+                        self.uses_abc = True
+                if method.return_hint is not None and method.return_hint.uses_abc:
+                    self.uses_abc = True
+        except Exception:
+            self.pending = pending[pending.index(method):] + self.pending
+            raise
+        self._reshape()
+        self.by_arity = {}
+
+    def _update_doc(self, fn: Callable) -> None:
+        head = f"Multiple-dispatch function `{self.qualname}` with {len(self.methods)} method(s)."
+        parts = [head]
+        if self.doc_hint:
+            parts.append(self.doc_hint)
+        for m in self.methods:
+            doc = (m.implementation.__doc__ or "").strip()
+            body = f"{m.describe()}"
+            if doc:
+                body += "\n\n" + "\n".join("    " + line for line in doc.splitlines())
+            parts.append(body)
+        fn.__doc__ = "\n\n".join(parts)
+
+    # -- resolution --------------------------------------------------------------------------
+    def candidates(self, n: int) -> list[Candidate]:
+        """Signatures that accept ``n`` positional arguments (under ``lock``)."""
+        try:
+            return self.by_arity[n]
+        except KeyError:
+            pass
+        cands = [Candidate(s, m, s.expand(n)) for s, m in self.table if s.accepts(n)]
+        self.by_arity[n] = cands
+        return cands
+
+    def target(self, method: Method) -> Callable:
+        """What the cache stores for a method: the implementation, or a return-checking wrapper."""
+        t = self.targets.get(id(method))
+        if t is None:
+            if method.return_hint is None:
+                t = method.implementation
+            else:
+                t = _make_return_checker(method.implementation, method.return_hint, self.qualname)
+            self.targets[id(method)] = t
+        return t
+
+    def pick(self, matched: list[Candidate], args: tuple) -> Callable:
+        """The callable for matched candidates; raises lookup errors, or falls back along the MRO."""
+        if matched:
+            w = best(matched)
+            if isinstance(w, Candidate):
+                return self.target(w.method)
+            raise errors.ambiguous(self.qualname, tuple(map(type, args)), [c.method for c in w])
+        fallback = self.mro_fallback(args)
+        if fallback is not None:
+            return fallback
+        raise errors.not_found(self.qualname, tuple(map(type, args)), self.closest(args))
+
+    def closest(self, args: tuple) -> list[Method]:
+        """Up to three methods nearest to the call: arity difference plus mismatched positions."""
+        scored = []
+        n = len(args)
+        for s, m in self.table:
+            k = len(s.types)
+            dist = abs(n - k) if not (s.varargs is not None and n >= k) else 0
+            hints = s.expand(n) if s.accepts(n) else s.types
+            dist += sum(1 for h, a in zip(hints, args) if not h.match(a))
+            scored.append((dist, len(scored), m))
+        scored.sort(key=lambda t: (t[0], t[1]))
+        out: list[Method] = []
+        for _, _, m in scored:
+            if m not in out:
+                out.append(m)
+            if len(out) == 3:
+                break
+        return out
+
+    def mro_fallback(self, args: tuple) -> Callable | None:
+        """For a method defined in a class: the same-named attribute of the next class in the MRO."""
+        if not self.in_class or not args:
+            return None
+        obj = args[0]
+        mros = [type(obj).__mro__]
+        if isinstance(obj, type):
+            mros.append(obj.__mro__)
+        for mro in mros:
+            for i, C in enumerate(mro):
+                if _unwrap_descriptor(C.__dict__.get(self.name)) is self.fn:
+                    break
+            else:
+                continue
+            for C in mro[i + 1:]:
+                if C is object or C is type:
+                    continue
+                attr = C.__dict__.get(self.name)
+                if attr is None or getattr(attr, "__isabstractmethod__", False):
+                    continue
+                if isinstance(attr, staticmethod):
+                    f = attr.__func__
+                    return lambda *a, **kw: f(*a[1:], **kw)
+                return _unwrap_descriptor(attr)
+        return None
+
+    def entry_for(self, args: tuple) -> Any:
+        """Resolve the cache entry for the types of ``args`` (under ``lock``)."""
+        self._process_pending()
+        types = tuple(map(type, args))
+        cands = self.candidates(len(args))
+        sure, maybe = classify_candidates(cands, types)
+        if maybe:
+            w = best(sure) if sure else None
+            if not (isinstance(w, Candidate) and all(beats(w, m) for m, _ in maybe)):
+                return Deferred(sure, maybe, types, self.pick)
+        return self.pick(sure, args)
+
+    def miss(self, args: tuple) -> Any:
+        """Cache miss: resolve, store the decision unless a registration raced us, return it."""
+        key = key_of(args)
+        traced = "jax" in sys.modules and jax_support.has_tracer(key_types(key))
+        if traced:
+            jax_support.note_traced(self)
+            entry = self.tracer_cache.get(key)
+            if entry is not None:
+                return entry
+        with self.lock:
+            version, cache = self.version, self.ns["cache"]
+            entry = self.entry_for(args)
+            if version == self.version and cache is self.ns["cache"]:
+                if not (self.in_class and args and isinstance(args[0], type)) or self._is_method_target(entry):
+                    (self.tracer_cache if traced else cache)[key] = entry
+        return entry
+
+    def _is_method_target(self, entry: Any) -> bool:
+        # A fallback found through ``cls.__mro__`` (a classmethod) depends on the class, not on
+        # the key ``type(cls)``: only genuine method decisions may be cached for such calls.
+        return isinstance(entry, Deferred) or any(entry is t for t in self.targets.values())
+
+    def final_target(self, args: tuple) -> Callable:
+        """The callable that handles these arguments, value-dependent decisions included."""
+        key = key_of(args)
+        entry = self.ns["cache"].get(key)
+        if entry is None:
+            entry = self.miss(args)
+        if type(entry) is Deferred:
+            entry = entry.select(args)
+        return entry
+
+    # -- slow path (observers, DispatchCache, keywords, odd arities) -------------------------
+    def slow_packed(self, packed: tuple, rest: tuple, kw: dict) -> Any:
+        """Slow path of the fixed-arity call path: unpack, then :meth:`slow_call`."""
+        args = tuple(a for a in packed if a is not _MISSING) + rest
+        return self.slow_call(args, kw)
+
+    def slow_call(self, args: tuple, kw: dict) -> Any:
+        """Notify observers, consult an active DispatchCache, then dispatch normally."""
+        recorder = None
+        if ACTIVE:
+            fn = self.fn
+            for h in tuple(ACTIVE):
+                if type(h) is CallObserver:
+                    h.callback(fn)
+                else:
+                    recorder = h  # innermost DispatchCache wins
+        if recorder is not None:
+            key = key_of(args)
+            t = recorder.lookup(self, key)
+            if t is None:
+                t = self.final_target(args)
+                recorder.record(self, key, t)
+            return t(*args, **kw)
+        return self.final_target(args)(*args, **kw)
+
+    # -- introspection -------------------------------------------------------------------------
+    def resolve_method(self, *types: Any) -> Method:
+        """The :class:`Method` chosen for arguments of these types (type-level, no values)."""
+        with self.lock:
+            self._process_pending()
+            hs = [H.normalize(t) for t in types]
+            cands = [c for c in self.candidates(len(types)) if all(H.le(h, ch) for h, ch in zip(hs, c.hints))]
+        if not cands:
+            raise errors.not_found(self.qualname, types, [m for _, m in self.table][:3])
+        w = best(cands)
+        if isinstance(w, Candidate):
+            return w.method
+        raise errors.ambiguous(self.qualname, types, [c.method for c in w])
+
+    def invoke(self, *types: Any) -> Callable:
+        """The implementation that handles arguments of these types.
+
+        Parameters
+        ----------
+        *types : type or hint
+            One per positional argument (``self``'s class included for methods).
+
+        Returns
+        -------
+        callable
+            The registered implementation itself (no dispatch, no return check).
+
+        Examples
+        --------
+        >>> f.invoke(int)(3)                                  # doctest: +SKIP
+        """
+        return self.resolve_method(*types).implementation
