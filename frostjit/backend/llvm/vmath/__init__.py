@@ -481,7 +481,7 @@ def _log_parts(b: _B, x: str):
 def _log_special(b, x, v):
     v = b.sel(b.cmp("oeq", x, 0.0), -_INF, v)
     v = b.sel(b.cmp("oeq", x, _INF), _INF, v)
-    return b.sel(b.cmp("uge", x, 0.0), v, _NAN)  # negative -> NaN; NaN stays NaN
+    return b.sel(b.cmp("oge", x, 0.0), v, _NAN)  # negative or NaN -> NaN
 
 
 def _log_sanitize(b, x):
@@ -663,8 +663,9 @@ def _true(b: _B) -> str:
 # cbrt ----------------------------------------------------------------------------------------
 
 def _cbrt(b, x):
-    # Work in double (float inputs are widened): an exponent/3 bit estimate (~5 bits), then
-    # Halley steps y <- y (y^3 + 2a) / (2 y^3 + a), each tripling the correct bits.
+    # Work in double (float inputs are widened).  |x| = m 2^(3k) with m in [1, 8), so that the
+    # iteration can neither overflow nor underflow; a bit-level estimate of cbrt(m) (~5 bits),
+    # then Halley steps y <- y (y^3 + 2m) / (2 y^3 + m), each tripling the number of correct bits.
     d = b if b.scalar == "double" else b.other("double")
     xd = x if d is b else d._v(f"fpext {b.F} {x} to {d.F}")
     a = d.abs(xd)
@@ -673,18 +674,21 @@ def _cbrt(b, x):
     sub = d.cmp("olt", a, 2.0**-1022)
     a = d.sel(sub, d.mul(a, 2.0**54), a)
     ia = d.as_int(a)
-    # bits/3 + 2/3 of the bias bits gives a rough cube root of a positive double
-    est = d.as_float(d.iadd(d._v(f"udiv {d.I} {ia}, {d.i(3)}"), 682 << 52))
-    y = est
+    e = d.isub(d.isub(d.lshr(ia, 52), 1023), d.seli(sub, 54, 0))
+    k = d.isub(d._v(f"udiv {d.I} {d.iadd(e, 1200)}, {d.i(3)}"), 400)  # floor(e / 3)
+    r = d.isub(e, d.iadd(d.iadd(k, k), k))
+    m = d.as_float(d.ior(d.iand(ia, (1 << 52) - 1), d.shl(d.iadd(r, 1023), 52)))
+    # bits/3 + 2/3 of the bias: exponent and mantissa both divided by three (roughly)
+    y = d.as_float(d.iadd(d._v(f"udiv {d.I} {d.as_int(m)}, {d.i(3)}"), 682 << 52))
     for _ in range(3 if b.scalar == "double" else 2):
         y3 = d.mul(d.mul(y, y), y)
-        y = d.mul(y, d.div(d.add(y3, d.add(a, a)), d.add(d.add(y3, y3), a)))
+        y = d.mul(y, d.div(d.add(y3, d.add(m, m)), d.add(d.add(y3, y3), m)))
     if b.scalar == "double":
-        # final Newton step with an fma residual for correct-ish rounding
+        # last Newton step on an fma residual: removes most of the rounding error of Halley
         y2 = d.mul(y, y)
-        res = d.fma(y2, y, d.neg(a))  # y^3 - a (one rounding)
+        res = d.fma(y2, y, d.neg(m))
         y = d.sub(y, d.div(res, d.mul(y2, 3.0)))
-    y = d.sel(sub, d.mul(y, 2.0**-18), y)
+    y = d.mul(y, d.pow2i(k))
     y = d.copysign(y, xd)
     y = d.sel(ok, y, d.add(xd, xd))  # 0, inf, NaN: x + x keeps sign of zero, inf, NaN
     if d is b:
