@@ -99,6 +99,7 @@ class FunctionState:
         self.module = module
         parts = qualname.split(".")
         self.in_class = len(parts) > 1 and parts[-2] != "<locals>"
+        self.display = qualname.split("<locals>.")[-1]
         self.lock = threading.RLock()
         self.methods = MethodList()
         self.pending: list[Method] = []
@@ -221,7 +222,7 @@ class FunctionState:
             if not isinstance(signature, tuple):
                 raise TypeError(f"a signature must be a tuple of types or a Signature, not {signature!r}")
             signature = Signature(*signature)
-        method = Method(implementation, signature, precedence, self.qualname)
+        method = Method(implementation, signature, precedence, self.display)
         with self.lock:
             self.methods.append(method)
             self.pending.append(method)
@@ -300,7 +301,7 @@ class FunctionState:
         self.by_arity = {}
 
     def _update_doc(self, fn: Callable) -> None:
-        head = f"Multiple-dispatch function `{self.qualname}` with {len(self.methods)} method(s)."
+        head = f"Multiple-dispatch function `{self.display}` with {len(self.methods)} method(s)."
         parts = [head]
         if self.doc_hint:
             parts.append(self.doc_hint)
@@ -330,7 +331,7 @@ class FunctionState:
             if method.return_hint is None:
                 t = method.implementation
             else:
-                t = _make_return_checker(method.implementation, method.return_hint, self.qualname)
+                t = _make_return_checker(method.implementation, method.return_hint, self.display)
             self.targets[id(method)] = t
         return t
 
@@ -340,11 +341,11 @@ class FunctionState:
             w = best(matched)
             if isinstance(w, Candidate):
                 return self.target(w.method)
-            raise errors.ambiguous(self.qualname, tuple(map(type, args)), [c.method for c in w])
+            raise errors.ambiguous(self.display, tuple(map(type, args)), [c.method for c in w])
         fallback = self.mro_fallback(args)
         if fallback is not None:
             return fallback
-        raise errors.not_found(self.qualname, tuple(map(type, args)), self.closest(args))
+        raise errors.not_found(self.display, tuple(map(type, args)), self.closest(args))
 
     def closest(self, args: tuple) -> list[Method]:
         """Up to three methods nearest to the call: arity difference plus mismatched positions."""
@@ -400,7 +401,7 @@ class FunctionState:
         if maybe:
             w = best(sure) if sure else None
             if not (isinstance(w, Candidate) and all(beats(w, m) for m, _ in maybe)):
-                return Deferred(sure, maybe, types, self.pick)
+                return Deferred(sure, maybe, types, self.pick).entry()
         return self.pick(sure, args)
 
     def miss(self, args: tuple) -> Any:
@@ -423,7 +424,7 @@ class FunctionState:
     def _is_method_target(self, entry: Any) -> bool:
         # A fallback found through ``cls.__mro__`` (a classmethod) depends on the class, not on
         # the key ``type(cls)``: only genuine method decisions may be cached for such calls.
-        return isinstance(entry, Deferred) or any(entry is t for t in self.targets.values())
+        return hasattr(entry, "_dispatch_select") or any(entry is t for t in self.targets.values())
 
     def final_target(self, args: tuple) -> Callable:
         """The callable that handles these arguments, value-dependent decisions included."""
@@ -431,8 +432,9 @@ class FunctionState:
         entry = self.ns["cache"].get(key)
         if entry is None:
             entry = self.miss(args)
-        if type(entry) is Deferred:
-            entry = entry.select(args)
+        select = getattr(entry, "_dispatch_select", None)
+        if select is not None:
+            entry = select(args)
         return entry
 
     # -- slow path (observers, DispatchCache, keywords, odd arities) -------------------------
@@ -468,11 +470,11 @@ class FunctionState:
             hs = [H.normalize(t) for t in types]
             cands = [c for c in self.candidates(len(types)) if all(H.le(h, ch) for h, ch in zip(hs, c.hints))]
         if not cands:
-            raise errors.not_found(self.qualname, types, [m for _, m in self.table][:3])
+            raise errors.not_found(self.display, types, [m for _, m in self.table][:3])
         w = best(cands)
         if isinstance(w, Candidate):
             return w.method
-        raise errors.ambiguous(self.qualname, types, [c.method for c in w])
+        raise errors.ambiguous(self.display, types, [c.method for c in w])
 
     def invoke(self, *types: Any) -> Callable:
         """The implementation that handles arguments of these types.

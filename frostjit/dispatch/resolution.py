@@ -106,7 +106,8 @@ class Deferred:
         """The callable that handles these argument values."""
         vkey = None
         if self.keyable:
-            vkey = tuple([args[i] for i in self.positions])
+            pos = self.positions
+            vkey = args[pos[0]] if len(pos) == 1 else tuple([args[i] for i in pos])
             try:
                 return self.values[vkey]
             except KeyError:
@@ -127,3 +128,23 @@ class Deferred:
 
     def __call__(self, *args: Any, **kw: Any) -> Any:
         return self.select(args)(*args, **kw)
+
+    @property
+    def _dispatch_select(self) -> Callable:
+        return self.select
+
+    def entry(self) -> Callable:
+        """The cache entry: a closure that tries remembered values first (the common case)."""
+        if not self.keyable or len(self.positions) != 1:
+            return self
+        values, select, i = self.values, self.select, self.positions[0]
+
+        def deferred_call(*args: Any, **kw: Any) -> Any:
+            try:
+                t = values[args[i]]
+            except (KeyError, TypeError):
+                t = select(args)
+            return t(*args, **kw)
+
+        deferred_call._dispatch_select = select
+        return deferred_call
