@@ -205,36 +205,8 @@ class ArrayBase:
         return id(self)
 
     # -- operators -------------------------------------------------------
-    def __add__(self, o): return apply("add", self, o)
-    def __radd__(self, o): return apply("add", o, self)
-    def __sub__(self, o): return apply("sub", self, o)
-    def __rsub__(self, o): return apply("sub", o, self)
-    def __mul__(self, o): return apply("mul", self, o)
-    def __rmul__(self, o): return apply("mul", o, self)
-    def __truediv__(self, o): return apply("truediv", self, o)
-    def __rtruediv__(self, o): return apply("truediv", o, self)
-    def __floordiv__(self, o): return apply("floordiv", self, o)
-    def __rfloordiv__(self, o): return apply("floordiv", o, self)
-    def __mod__(self, o): return apply("mod", self, o)
-    def __rmod__(self, o): return apply("mod", o, self)
-    def __pow__(self, o): return apply("pow", self, o)
-    def __rpow__(self, o): return apply("pow", o, self)
-    def __and__(self, o): return apply("and", self, o)
-    def __rand__(self, o): return apply("and", o, self)
-    def __or__(self, o): return apply("or", self, o)
-    def __ror__(self, o): return apply("or", o, self)
-    def __xor__(self, o): return apply("xor", self, o)
-    def __rxor__(self, o): return apply("xor", o, self)
-    def __lshift__(self, o): return apply("shl", self, o)
-    def __rlshift__(self, o): return apply("shl", o, self)
-    def __rshift__(self, o): return apply("shr", self, o)
-    def __rrshift__(self, o): return apply("shr", o, self)
-    def __eq__(self, o): return apply("eq", self, o)
-    def __ne__(self, o): return apply("ne", self, o)
-    def __lt__(self, o): return apply("lt", self, o)
-    def __le__(self, o): return apply("le", self, o)
-    def __gt__(self, o): return apply("gt", self, o)
-    def __ge__(self, o): return apply("ge", self, o)
+    # Binary operators are generated below (see _binary_operator): a fast path for
+    # same-type operands and plain Python scalars, and apply() for everything else.
     def __neg__(self): return apply("neg", self)
     def __pos__(self): return self
     def __invert__(self): return apply("not", self)
@@ -261,6 +233,90 @@ class ArrayBase:
     def __ixor__(self, o): return self._inplace("xor", o)
     def __ilshift__(self, o): return self._inplace("shl", o)
     def __irshift__(self, o): return self._inplace("shr", o)
+
+
+# ---------------------------------------------------------------------------
+# Fast path for binary operators
+#
+# Tracing cost per operation is what a user of an unfrozen loop pays, so the
+# common cases (both operands of one type, or an array and a Python int/float
+# that does not change the type) skip apply()'s general promotion logic.  The
+# decision for each (operation, class, operand kind) is computed once by
+# _fast_rule and cached.
+
+_fast_rules: dict = {}
+_f32 = __import__("struct").Struct("f")
+
+
+def _fast_rule(op: str, cls, other_kind):
+    """(node op, result class) when ``cls <op> other_kind`` needs no promotion, else None."""
+    key = (op, cls, other_kind)
+    try:
+        return _fast_rules[key]
+    except KeyError:
+        pass
+    vt = cls._vt
+    rule = None
+    simple = (other_kind is cls or (other_kind is float and vt.is_float)
+              or (other_kind is int and vt is not Bool))
+    if simple:
+        if op in ops.COMPARISONS:
+            rule = (op, registry.flat_type(cls._backend, Bool, False))
+        elif op in _SHIFTS:
+            rule = (op, cls) if vt.is_integral else None
+        elif op in _BITWISE:
+            rule = (op, cls) if other_kind is cls or not vt.is_float else None
+        elif vt is not Bool and (vt.is_float or op not in _FLOAT_ONLY):
+            rule = (_node_op(op, vt), cls)
+    _fast_rules[key] = rule
+    return rule
+
+
+def _literal_node(vt: VarType, v) -> Node:
+    if vt is Float32 and type(v) is float:
+        try:
+            v = _f32.unpack(_f32.pack(v))[0]
+        except OverflowError:
+            v = ops.normalize_literal(vt, v)
+        node = Node("literal", vt, 1, (), v)
+        if state.recorder is not None:
+            state.recorder.on_node(node)
+        return node
+    return ops.literal(vt, v)
+
+
+def _binary_operator(op: str, reflected: bool):
+    def operator(self, other):
+        cls = type(self)
+        kind = type(other)
+        if kind is not cls and kind is not float and kind is not int:
+            return apply(op, other, self) if reflected else apply(op, self, other)
+        rule = _fast_rules.get((op, cls, kind), False)
+        if rule is False:
+            rule = _fast_rule(op, cls, kind)
+        if rule is None or self._ad is not None or (kind is cls and other._ad is not None):
+            return apply(op, other, self) if reflected else apply(op, self, other)
+        a = self._node
+        b = other._node if kind is cls else _literal_node(cls._vt, other)
+        node_op, out_cls = rule
+        node = ops.make(node_op, out_cls._vt, (b, a) if reflected else (a, b))
+        out = out_cls.__new__(out_cls)
+        out._node = node
+        out._ad = None
+        return out
+    operator.__name__ = f"__{'r' if reflected else ''}{op}__"
+    return operator
+
+
+_OPERATOR_NAMES = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
+                   "mod": "mod", "pow": "pow", "and": "and", "or": "or", "xor": "xor", "shl": "lshift",
+                   "shr": "rshift"}
+for _op, _name in _OPERATOR_NAMES.items():
+    setattr(ArrayBase, f"__{_name}__", _binary_operator(_op, False))
+    setattr(ArrayBase, f"__r{_name}__", _binary_operator(_op, True))
+for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(ArrayBase, f"__{_op}__", _binary_operator(_op, False))
+del _op, _name
 
 
 # ---------------------------------------------------------------------------

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 import numpy as np
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class VarType:
+    """An element type; compared and hashed by identity (there is one object per type)."""
+
     name: str            #: Dr.Jit name, e.g. ``"Float32"``
     np_dtype: np.dtype   #: storage dtype of a buffer of this type
     rank: int            #: position in the promotion order

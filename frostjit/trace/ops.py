@@ -38,7 +38,13 @@ def broadcast_size(op: str, args) -> int:
 def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | None = None) -> Node:
     """Create a pending node ``op(*args)`` of type ``vt``."""
     if size is None:
-        size = broadcast_size(op, args)
+        if len(args) == 2:
+            # Inlined broadcast_size() for the most common case.
+            sa = args[0].size
+            sb = args[1].size
+            size = sa if sa == sb or sb == 1 else sb if sa == 1 else broadcast_size(op, args)
+        else:
+            size = broadcast_size(op, args)
     if state.dirty:
         flush_if_dirty(args)
     node = Node(op, vt, size, args, value, extra)
