@@ -39,6 +39,6 @@ def make_types(backend, module: str, ad: bool) -> dict:
                 cls = type(name, (VectorBase,), {"__slots__": (), "_elem": out[FLAT_NAMES[vt]], "_n": n,
                                                  "__module__": module,
                                                  "__doc__": f"Static {n}-vector of {vt.name} arrays."})
-                registry.register_vector(backend, vt, n, ad, cls)
+                registry.register_vector(backend, vt, ad, n, cls)
             out[name] = cls
     return out
