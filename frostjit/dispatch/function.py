@@ -53,34 +53,49 @@ class MethodList(list):
         return "\n".join(lines)
 
 
+class ReturnTypes(set):
+    """Result types known to satisfy a method's return annotation (grown as results are seen)."""
+
+    __slots__ = ("hint", "name")
+
+    def __init__(self, hint: H.Hint, name: str):
+        super().__init__()
+        self.hint = hint
+        self.name = name
+
+
+def check_return(r: Any, ok: ReturnTypes) -> Any:
+    """Slow part of the return check: classify ``type(r)``, remember it when always fine."""
+    T = type(r)
+    c = ok.hint.classify(T)
+    if c == H.ALWAYS:
+        ok.add(T)
+        return r
+    if c == H.DEPENDS and ok.hint.match(r):
+        return r
+    raise TypeError(
+        f"`{ok.name}` returned a value of type {H.type_name(T)}, which does not match its return "
+        f"annotation {ok.hint!r}"
+    )
+
+
 def _make_return_checker(impl: Callable, hint: H.Hint, name: str) -> Callable:
     """Wrap ``impl`` so its result is checked against the return annotation ``hint``.
 
     Result types that always satisfy the hint are remembered, so the steady-state check is
-    one set lookup.
+    one set lookup. The generated call path of functions with return annotations inlines this
+    check (it reads ``_return_ok``) instead of calling the wrapper.
     """
-    ok: set[type] = set()
-
-    def check(r: Any) -> Any:
-        T = type(r)
-        c = hint.classify(T)
-        if c == H.ALWAYS:
-            ok.add(T)
-            return r
-        if c == H.DEPENDS and hint.match(r):
-            return r
-        raise TypeError(
-            f"`{name}` returned a value of type {H.type_name(T)}, which does not match its return "
-            f"annotation {hint!r}"
-        )
+    ok = ReturnTypes(hint, name)
 
     def checked(*args: Any, **kw: Any) -> Any:
         r = impl(*args, **kw)
         if type(r) in ok:
             return r
-        return check(r)
+        return check_return(r, ok)
 
     checked.__wrapped__ = impl
+    checked._return_ok = ok
     return checked
 
 
@@ -125,49 +140,56 @@ class FunctionState:
             "abc_token": abc.get_cache_token,
             "tok": [abc.get_cache_token()],
             "refresh_abc": self.refresh_abc,
+            "rcache": {},
+            "rmiss": self.rmiss,
+            "check_return": check_return,
         }
         self.fn = self._build_function()
 
     # -- the generated call path -------------------------------------------------------------
-    def _source(self, shape: Any, uses_abc: bool) -> str:
-        abc_line = "    if abc_token() != tok[0]:\n        refresh_abc()\n" if uses_abc else ""
-        if shape is None:
-            return (
-                "def __dispatch__(*args, **kw):\n"
-                "    if hooks:\n"
-                "        return slow_args(args, kw)\n"
-                f"{abc_line}"
-                "    try:\n"
-                "        e = cache[type(args[0]) if len(args) == 1 else tuple(map(type, args))]\n"
-                "    except KeyError:\n"
-                "        e = miss(args)\n"
-                "    return e(*args, **kw)\n"
-            )
-        n = shape
-        params = ", ".join(f"a{i}" for i in range(n))
-        key = "type(a0)" if n == 1 else ", ".join(f"type(a{i})" for i in range(n))
-        tup = f"({params},)"
-        return (
-            f"def __dispatch__({', '.join(f'a{i}=M' for i in range(n))}, /, *rest, **kw):\n"
-            f"    if rest or kw or hooks or a{n - 1} is M:\n"
-            f"        return slow({tup}, rest, kw)\n"
-            f"{abc_line}"
-            "    try:\n"
-            f"        e = cache[{key}]\n"
-            "    except KeyError:\n"
-            f"        e = miss({tup})\n"
-            f"    return e({params})\n"
-        )
+    def _source(self, shape: int | None, kw: bool, uses_abc: bool, ret: bool) -> str:
+        """Source of the call path for a table shape.
 
-    def _compile(self, shape: Any, uses_abc: bool):
+        ``shape``: the single arity of every method (fixed positional parameters), or ``None``
+        (``*args``). ``kw``: whether some method takes keywords (else the fixed-arity path
+        omits ``**kw``, which costs ~25 ns per call). ``uses_abc``: check ``abc``'s cache
+        token. ``ret``: some method has a return annotation (checked inline).
+        """
+        lines = []
+        if shape is None:
+            params, call, tup = "*args, **kw", "*args, **kw", "args"
+            lines += ["    if hooks:", "        return slow_args(args, kw)"]
+            key = "type(args[0]) if len(args) == 1 else tuple(map(type, args))"
+        else:
+            names = [f"a{i}" for i in range(shape)]
+            params = ", ".join(f"{n}=M" for n in names) + ", /, *rest" + (", **kw" if kw else "")
+            call = ", ".join(names)
+            tup = f"({call},)"
+            guard = "rest or kw or hooks" if kw else "rest or hooks"
+            lines += [f"    if {guard} or a{shape - 1} is M:",
+                      f"        return slow({tup}, rest, {'kw' if kw else '{}'})"]
+            key = "type(a0)" if shape == 1 else ", ".join(f"type({n})" for n in names)
+        if uses_abc:
+            lines += ["    if abc_token() != tok[0]:", "        refresh_abc()"]
+        if ret:
+            lines += ["    try:", f"        e, ok = rcache[{key}]", "    except KeyError:",
+                      f"        e, ok = rmiss({tup})", f"    r = e({call})",
+                      "    if ok is None or type(r) in ok:", "        return r",
+                      "    return check_return(r, ok)"]
+        else:
+            lines += ["    try:", f"        e = cache[{key}]", "    except KeyError:",
+                      f"        e = miss({tup})", f"    return e({call})"]
+        return f"def __dispatch__({params}):\n" + "\n".join(lines) + "\n"
+
+    def _compile(self, shape: int | None, kw: bool, uses_abc: bool, ret: bool):
         ns: dict[str, Any] = {}
-        exec(self._source(shape, uses_abc), self.ns, ns)  # noqa: S102 - generated from fixed templates
+        exec(self._source(shape, kw, uses_abc, ret), self.ns, ns)  # noqa: S102 - fixed templates
         code = ns["__dispatch__"].__code__.replace(co_name=self.name, co_qualname=self.qualname)
         defaults = None if shape is None else (_MISSING,) * shape
         return code, defaults
 
     def _build_function(self) -> Callable:
-        code, defaults = self._compile(None, False)
+        code, defaults = self._compile(None, True, False, False)
         fn = types.FunctionType(code, self.ns, self.name, defaults)
         fn.__qualname__ = self.qualname
         fn.__module__ = self.module
@@ -193,10 +215,12 @@ class FunctionState:
             (a,) = arities
             if a is not None and 1 <= a <= _MAX_SPECIALIZED_ARITY:
                 shape = a
-        uses_abc = self.uses_abc
-        if (shape, uses_abc) != self.shape:
-            self.shape = (shape, uses_abc)
-            code, defaults = self._compile(shape, uses_abc)
+        kw = any(m.takes_keywords for m in self.methods)
+        ret = any(m.return_hint is not None for m in self.methods)
+        key = (shape, kw, self.uses_abc, ret)
+        if key != self.shape:
+            self.shape = key
+            code, defaults = self._compile(*key)
             self.fn.__code__ = code
             self.fn.__defaults__ = defaults
 
@@ -262,6 +286,7 @@ class FunctionState:
     def _invalidate(self) -> None:
         """Drop every decision (under ``lock``): a fresh dict, so in-flight misses cannot write back."""
         self.ns["cache"] = {}
+        self.ns["rcache"] = {}
         self.tracer_cache = {}
         self.by_arity = {}
 
@@ -306,11 +331,7 @@ class FunctionState:
         if self.doc_hint:
             parts.append(self.doc_hint)
         for m in self.methods:
-            doc = (m.implementation.__doc__ or "").strip()
-            body = f"{m.describe()}"
-            if doc:
-                body += "\n\n" + "\n".join("    " + line for line in doc.splitlines())
-            parts.append(body)
+            parts.append(m.doc_entry())
         fn.__doc__ = "\n\n".join(parts)
 
     # -- resolution --------------------------------------------------------------------------
@@ -420,6 +441,17 @@ class FunctionState:
                 if not (self.in_class and args and isinstance(args[0], type)) or self._is_method_target(entry):
                     (self.tracer_cache if traced else cache)[key] = entry
         return entry
+
+    def rmiss(self, args: tuple) -> tuple[Callable, ReturnTypes | None]:
+        """Miss of the return-checking call path: ``(implementation, accepted result types)``."""
+        rcache = self.ns["rcache"]
+        entry = self.miss(args)
+        ok = getattr(entry, "_return_ok", None)
+        pair = (entry, None) if ok is None else (entry.__wrapped__, ok)
+        key = key_of(args)
+        if key in self.ns["cache"] and rcache is self.ns["rcache"]:  # cacheable, and no race
+            rcache[key] = pair
+        return pair
 
     def _is_method_target(self, entry: Any) -> bool:
         # A fallback found through ``cls.__mro__`` (a classmethod) depends on the class, not on

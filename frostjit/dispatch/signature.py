@@ -137,7 +137,7 @@ class Method:
     """
 
     __slots__ = ("implementation", "precedence", "explicit", "signatures", "return_hint",
-                 "_inspected", "location", "function_name", "arity", "__weakref__")
+                 "_inspected", "location", "function_name", "arity", "takes_keywords", "_doc", "__weakref__")
 
     def __init__(self, implementation: Callable, explicit: Signature | None, precedence: int,
                  function_name: str):
@@ -153,6 +153,8 @@ class Method:
         except (TypeError, ValueError):  # some C callables have no signature
             self._inspected = None
         self.arity = self._fixed_arity()
+        self.takes_keywords = self._inspected is None or any(
+            p.kind in (_P.KEYWORD_ONLY, _P.VAR_KEYWORD) for p in self._inspected.parameters.values())
 
     def _fixed_arity(self) -> int | None:
         """The one number of positional arguments this method takes, or ``None`` (defaults, ``*args``)."""
@@ -271,6 +273,19 @@ class Method:
         if self._inspected.return_annotation is not _P.empty:
             out += f" -> {_fmt(self._inspected.return_annotation)}"
         return out
+
+    def doc_entry(self) -> str:
+        """The method's part of the function's ``__doc__`` (computed once)."""
+        try:
+            return self._doc
+        except AttributeError:
+            pass
+        doc = (getattr(self.implementation, "__doc__", None) or "").strip()
+        body = self.describe()
+        if doc:
+            body += "\n\n" + "\n".join("    " + line for line in doc.splitlines())
+        self._doc = body
+        return body
 
     def __repr__(self) -> str:
         return f"<method {self.describe()} @ {self.location}>"
