@@ -62,8 +62,7 @@ class Compiler:
         llvm.initialize_native_asmprinter()
         self.cpu = llvm.get_host_cpu_name()
         self.features = llvm.get_host_cpu_features().flatten()
-        target = llvm.Target.from_default_triple()
-        self.tm = target.create_target_machine(cpu=self.cpu, features=self.features, opt=3)
+        self.tm = self._target_machine()
         feats = set(f[1:] for f in self.features.split(",") if f.startswith("+"))
         self.width = 16 if "avx512f" in feats else 8 if "avx2" in feats or "avx" in feats else 4
         self.opt_level = int(os.environ.get("FROSTJIT_OPT_LEVEL", "2"))
@@ -74,10 +73,15 @@ class Compiler:
         self.lock = threading.RLock()
         self.flush()
 
+    def _target_machine(self):
+        target = llvm.Target.from_default_triple()
+        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=3)
+
     def flush(self) -> None:
         """Forget every kernel in memory (the disk cache stays)."""
         with self.lock:
-            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self.tm)
+            # An execution engine owns its target machine: each engine gets its own.
+            self.engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), self._target_machine())
             self.by_spec: dict = {}
             self.by_hash: dict = {}
 

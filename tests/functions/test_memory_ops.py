@@ -1,0 +1,127 @@
+"""gather / scatter / scatter_reduce, reductions, scans and compress against NumPy."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import frostjit as fj
+from frostjit.llvm import Float, Float64, UInt32, Int32, Int64, Bool, Array3f
+
+sizes = st.sampled_from([0, 1, 5, 16, 17, 100, 1025])
+
+
+@given(st.integers(1, 200), sizes, st.integers(0, 2**31 - 1))
+def test_gather_matches_numpy_and_is_zero_out_of_bounds(n_src, n_idx, seed):
+    rng = np.random.default_rng(seed)
+    src = rng.standard_normal(n_src).astype(np.float32)
+    idx = rng.integers(0, n_src + 5, n_idx).astype(np.uint32)     # some out of bounds
+    active = rng.random(n_idx) < 0.8
+    got = fj.gather(Float, Float(src), UInt32(idx), Bool(active)).numpy()
+    inb = idx < n_src
+    ref = np.where(active & inb, src[np.minimum(idx, n_src - 1)], 0)
+    np.testing.assert_array_equal(got, ref)
+
+
+@given(st.integers(1, 100), sizes, st.integers(0, 2**31 - 1), st.sampled_from(["add", "min", "max", "mul"]))
+def test_scatter_reduce_matches_numpy_ufunc_at(n_dst, n_idx, seed, op):
+    rng = np.random.default_rng(seed)
+    dst = rng.integers(-5, 5, n_dst).astype(np.int32)
+    val = rng.integers(-3, 4, n_idx).astype(np.int32)
+    idx = rng.integers(0, n_dst + 3, n_idx).astype(np.uint32)
+    t = Int32(dst)
+    fj.scatter_reduce(getattr(fj.ReduceOp, op.capitalize()), t, Int32(val), UInt32(idx))
+    ref = dst.copy()
+    keep = idx < n_dst
+    ufunc = {"add": np.add, "min": np.minimum, "max": np.maximum, "mul": np.multiply}[op]
+    ufunc.at(ref, idx[keep], val[keep])
+    np.testing.assert_array_equal(t.numpy(), ref)
+
+
+def test_scatter_add_float_is_atomic_across_threads():
+    n = 1 << 20
+    t = fj.zeros(Float64, 4)
+    fj.scatter_add(t, 1.0, fj.arange(UInt32, n) % 4)
+    np.testing.assert_array_equal(t.numpy(), [n / 4] * 4)
+
+
+def test_scatter_skips_out_of_bounds_and_inactive():
+    t = Float([0, 0, 0])
+    fj.scatter(t, Float([1, 2, 3, 4]), UInt32([0, 1, 7, 2]), Bool([True, False, True, True]))
+    np.testing.assert_array_equal(t.numpy(), [1, 0, 4])
+
+
+def test_debug_flag_names_the_bad_index():
+    with fj.scoped_set_flag(fj.JitFlag.Debug, True):
+        with pytest.raises(IndexError, match=r"index 7 .*size 3"):
+            fj.gather(Float, Float([1, 2, 3]), UInt32([0, 7]))
+        with pytest.raises(IndexError, match=r"index 5"):
+            fj.scatter(Float([1, 2, 3]), 1.0, UInt32([5]))
+        # inactive lanes are not errors
+        fj.gather(Float, Float([1, 2, 3]), UInt32([0, 7]), Bool([True, False]))
+
+
+def test_gather_and_scatter_vectors():
+    src = Float(np.arange(12, dtype=np.float32))
+    v = fj.gather(Array3f, src, UInt32([0, 2]))
+    np.testing.assert_array_equal(v.numpy(), [[0, 6], [1, 7], [2, 8]])
+    t = fj.zeros(Float, 6)
+    fj.scatter(t, Array3f([1, 2], [3, 4], [5, 6]), UInt32([1, 0]))
+    np.testing.assert_array_equal(t.numpy(), [2, 4, 6, 1, 3, 5])
+
+
+def test_gather_from_unevaluated_source_evaluates_it():
+    src = fj.arange(Float, 10) * 2
+    np.testing.assert_array_equal(fj.gather(Float, src, UInt32([9, 0])).numpy(), [18, 0])
+
+
+@given(sizes, st.integers(0, 2**31 - 1))
+def test_reductions_match_numpy(n, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-1000, 1000, n).astype(np.int32)
+    f = rng.standard_normal(n)
+    x, y = Int32(a), Float64(f)
+    assert fj.sum(x).numpy().tolist() == [int(np.sum(a, dtype=np.int32))]
+    assert fj.prod(Int32(a % 3)).numpy().tolist() == [int(np.prod(a % 3, dtype=np.int32))]
+    if n:
+        assert fj.min(x).numpy()[0] == a.min() and fj.max(x).numpy()[0] == a.max()
+        np.testing.assert_allclose(fj.mean(y).numpy(), [f.mean()], rtol=1e-12)
+    else:
+        assert fj.min(y).numpy()[0] == np.inf and fj.max(y).numpy()[0] == -np.inf
+    np.testing.assert_allclose(fj.sum(y).numpy(), [f.sum()], rtol=1e-9, atol=1e-9)
+    m = a > 0
+    assert fj.count(Bool(m)).numpy().tolist() == [int(m.sum())]
+    assert fj.all(Bool(m)).numpy().tolist() == [bool(m.all())]
+    assert fj.any(Bool(m)).numpy().tolist() == [bool(m.any())]
+    assert fj.none(Bool(m)).numpy().tolist() == [not m.any()]
+    np.testing.assert_array_equal(fj.cumsum(x).numpy(), np.cumsum(a, dtype=np.int32))
+    ex = np.concatenate([[0], np.cumsum(a, dtype=np.int32)[:-1]]).astype(np.int32) if n else a
+    np.testing.assert_array_equal(fj.prefix_sum(x).numpy(), ex)
+    np.testing.assert_array_equal(fj.compress(Bool(m)).numpy(), np.flatnonzero(m).astype(np.uint32))
+
+
+def test_reductions_return_size_one_arrays_and_vector_reductions():
+    r = fj.sum(Float([1, 2, 3]))
+    assert isinstance(r, Float) and len(r) == 1 and r[0] == 6
+    v = Array3f([1, 2], [3, 4], [5, 6])
+    s = fj.sum(v)
+    assert isinstance(s, Float)
+    np.testing.assert_array_equal(s.numpy(), [9, 12])
+    np.testing.assert_array_equal(fj.dot(v, v).numpy(), [35, 56])
+    np.testing.assert_allclose(fj.norm(v).numpy(), np.sqrt([35, 56]), rtol=1e-6)
+    n = fj.normalize(v)
+    np.testing.assert_allclose(fj.norm(n).numpy(), [1, 1], rtol=1e-6)
+    c = fj.cross(Array3f(1, 0, 0), Array3f(0, 1, 0))
+    np.testing.assert_array_equal(c.numpy()[:, 0], [0, 0, 1])
+    assert fj.dot(Float([1, 2]), Float([3, 4]))[0] == 11
+
+
+def test_compress_indices_feed_a_gather():
+    x = Float([5, -1, 3, -2, 7])
+    idx = fj.compress(x > 0)
+    np.testing.assert_array_equal(fj.gather(Float, x, idx).numpy(), [5, 3, 7])
+
+
+def test_setitem_scatters():
+    x = Int64([1, 2, 3])
+    x[1] = 20
+    x[-1] = 30
+    np.testing.assert_array_equal(x.numpy(), [1, 20, 30])
