@@ -2,14 +2,20 @@
 
 A kernel is a C function over ``[start, end)``; ctypes releases the GIL while
 it runs, so Python threads give real parallelism.  Large launches are cut into
-one chunk per thread (aligned to the SIMD width); the calling thread runs the
-first chunk itself.  Small launches never leave the calling thread.
+blocks (a few per thread, aligned to the SIMD width) that the threads take from
+a shared counter, so a thread slowed down by other load on its core does not
+hold everybody up.  The calling thread works too.  Small launches never leave
+the calling thread.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import threading
+
+BLOCKS_PER_THREAD = 4
+MIN_BLOCK = 1 << 14
 
 
 def default_thread_count() -> int:
@@ -38,9 +44,9 @@ class ThreadPool:
 
     def _worker(self, inbox: queue.SimpleQueue) -> None:
         while True:
-            fn, start, end, args = inbox.get()
+            job = inbox.get()
             try:
-                fn(start, end, args)
+                _drain(*job)
                 self.done.put(None)
             except BaseException as e:  # pragma: no cover - kernels do not raise
                 self.done.put(e)
@@ -51,14 +57,27 @@ class ThreadPool:
         if not parallel or n == 1:
             fn(0, size, args)
             return
-        chunk = -(-size // n)
-        chunk = -(-chunk // align) * align
+        block = max(MIN_BLOCK, -(-size // (n * BLOCKS_PER_THREAD)))
+        block = -(-block // align) * align
+        n_workers = min(n - 1, -(-size // block) - 1)
+        if n_workers <= 0:
+            fn(0, size, args)
+            return
+        job = (fn, size, block, args, itertools.count())
         with self.lock:
-            bounds = [(s, min(size, s + chunk)) for s in range(0, size, chunk)]
-            for inbox, (s, e) in zip(self.inboxes, bounds[1:]):
-                inbox.put((fn, s, e, args))
-            fn(bounds[0][0], bounds[0][1], args)
-            errors = [self.done.get() for _ in bounds[1:]]
+            for inbox in self.inboxes[:n_workers]:
+                inbox.put(job)
+            _drain(*job)
+            errors = [self.done.get() for _ in range(n_workers)]
         for e in errors:
             if e is not None:
                 raise e
+
+
+def _drain(fn, size: int, block: int, args, counter) -> None:
+    """Run blocks of ``[0, size)`` until the shared counter runs past the end."""
+    while True:
+        start = next(counter) * block   # itertools.count is atomic under the GIL
+        if start >= size:
+            return
+        fn(start, min(size, start + block), args)
