@@ -313,7 +313,13 @@ class FunctionState:
                 method.resolve()
                 for sig in method.signatures:
                     # An equivalent signature replaces the previous method (a redefinition).
-                    self.table = [(s, m) for s, m in self.table if not s.equivalent(sig)]
+                    fk = sig.fast_key()
+                    if fk is not None:  # cheap tuple comparison against plain-class signatures
+                        self.table = [(s, m) for s, m in self.table
+                                      if not (s.fast_key() == fk if s.fast_key() is not None
+                                              else s.equivalent(sig))]
+                    else:
+                        self.table = [(s, m) for s, m in self.table if not s.equivalent(sig)]
                     self.table.append((sig, method))
                     if any(h.uses_abc for h in sig.types) or (sig.varargs is not None and sig.varargs.uses_abc):
                         self.uses_abc = True

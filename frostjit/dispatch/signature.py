@@ -37,7 +37,7 @@ class Signature:
     Signature(int, float)
     """
 
-    __slots__ = ("raw", "raw_varargs", "types", "varargs", "precedence")
+    __slots__ = ("raw", "raw_varargs", "types", "varargs", "precedence", "_fast_key")
 
     def __init__(self, *types: Any, varargs: Any = None, precedence: int = 0):
         self.raw = types
@@ -88,6 +88,19 @@ class Signature:
                 return H.le(a.varargs, b.varargs)
             return True
         return False
+
+    def fast_key(self) -> tuple | None:
+        """For plain-class signatures, a tuple equal exactly for equivalent signatures; else ``None``."""
+        try:
+            return self._fast_key
+        except AttributeError:
+            pass
+        hs = self.types + ((self.varargs,) if self.varargs is not None else ())
+        key = None
+        if all(h is ANY or (type(h) is H.ClassHint and h._kind == "plain") for h in hs):
+            key = (self.varargs is not None,) + tuple(h if h is ANY else h.cls for h in hs)
+        self._fast_key = key
+        return key
 
     def equivalent(self, other: Signature) -> bool:
         """Same parameter hints and same varargs hint (a redefinition)."""
