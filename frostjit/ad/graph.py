@@ -1,0 +1,271 @@
+"""The AD graph: vertices, edges, gradient accumulation, scopes, and traversal.
+
+Every grad-enabled array holds a :class:`Vertex` in its ``_ad`` slot.  A
+vertex knows its parents through *edges* ``(parent, fwd, bwd)``: ``bwd`` maps
+the gradient of the vertex to a contribution to the parent's gradient (reverse
+mode), ``fwd`` maps the parent's gradient to a contribution to the vertex's
+(forward mode).  For elementwise operations both are "multiply by the partial
+derivative", so ``fwd is bwd``.
+
+Vertices are numbered in creation order.  A parent is always created before
+its children, so sorting a set of vertices by number is a topological order:
+backward traversal walks it from high to low, forward traversal from low to
+high (micrograd's topological sort, for free).
+
+Gradients are ordinary, *detached* JIT arrays: the derivative rules call
+frostjit operations, which are traced and fuse into kernels like any other
+work.  Nothing here loops over elements.
+"""
+from __future__ import annotations
+
+import enum
+import itertools
+import weakref
+
+from ..array.flat import ArrayBase
+from ..trace import ops
+
+
+class ADFlag(enum.IntFlag):
+    """What a traversal clears as it goes (Dr.Jit names and values)."""
+
+    ClearNone = 0
+    ClearEdges = 1        #: drop the edges it walked (the graph cannot be traversed twice)
+    ClearInput = 2        #: clear the gradient of the vertices it started from
+    ClearInterior = 4     #: clear the gradients of the vertices it passed through
+    ClearVertices = 6
+    AllowNoGrad = 8       #: do not raise when the argument is not grad-enabled
+    Default = 7
+
+
+class ADMode(enum.Enum):
+    """Direction of a traversal (Dr.Jit names)."""
+
+    Primal = 0
+    Forward = 1
+    Backward = 2
+
+
+_ids = itertools.count(1)
+
+
+class Vertex:
+    """One AD variable: the derivative side of a JIT array (see module docstring).
+
+    Attributes
+    ----------
+    id : int
+        Creation number (a topological order).
+    cls : type
+        The AD array class of the variable; gradients have this type.
+    size : int
+        Number of elements.
+    parents : tuple
+        Edges ``(parent, fwd, bwd)``.
+    children : list
+        Weak references to the vertices that have an edge to this one (forward
+        mode and ``backward_to`` walk them).
+    grad : array or None
+        The accumulated gradient (``None`` means zero).
+    """
+
+    __slots__ = ("id", "cls", "size", "parents", "children", "grad", "__weakref__")
+
+    def __init__(self, cls, size: int, parents: tuple = ()):
+        self.id = next(_ids)
+        self.cls = cls
+        self.size = size
+        self.parents = parents
+        self.children = []
+        self.grad = None
+        if parents:
+            me = weakref.ref(self)
+            for edge in parents:
+                kids = edge[0].children
+                kids.append(me)
+                if len(kids) >= 32 and (len(kids) & (len(kids) - 1)) == 0:
+                    kids[:] = [k for k in kids if k() is not None]
+
+    def __repr__(self) -> str:
+        return f"Vertex({self.id}, {self.cls.__name__}, size={self.size}, parents={len(self.parents)})"
+
+
+def next_id() -> int:
+    """A number below every vertex created from now on (isolation scopes start there)."""
+    return next(_ids) + 1
+
+
+# ---------------------------------------------------------------------------
+# Scopes: suspend_grad / resume_grad / isolate_grad
+
+class Scopes:
+    """The active gradient scopes (innermost last)."""
+
+    def __init__(self) -> None:
+        # (suspend: bool, vertex ids or None for "all")
+        self.enable: list = []
+        # isolation scopes: [first vertex id, postponed vertices]
+        self.isolate: list = []
+
+
+scopes = Scopes()
+
+
+def is_active(v: Vertex) -> bool:
+    """Whether operations on ``v`` are recorded (not inside a suspend_grad scope for it)."""
+    for suspend, ids in reversed(scopes.enable):
+        if ids is None or v.id in ids:
+            return not suspend
+    return True
+
+
+def boundary() -> int:
+    """Vertices numbered below this belong outside the innermost isolate_grad scope."""
+    return scopes.isolate[-1][0] if scopes.isolate else 0
+
+
+# ---------------------------------------------------------------------------
+# Gradient values
+
+def detached(cls, a):
+    """``a`` (an array or Python scalar) as a non-differentiable value of type ``cls``."""
+    if isinstance(a, ArrayBase):
+        node = a._node
+        if node.vt is not cls._vt:
+            node = ops.cast(node, cls._vt)
+        return cls._from_node(node)
+    return a
+
+
+def broadcast(g, size: int):
+    """``g`` (size 1 or ``size``) with exactly ``size`` elements (lazy)."""
+    n = g._node.size
+    if n == size:
+        return g
+    if n != 1:
+        raise ValueError(f"frostjit AD: a gradient of size {n} does not fit a variable of size {size}")
+    if g._node.op == "literal":
+        return type(g)._from_node(ops.literal(g._vt, g._node.value, size))
+    return g + type(g)._from_node(ops.literal(g._vt, 0, size))
+
+
+def as_grad(v: Vertex, g):
+    """Convert a gradient contribution to ``v``'s type and size."""
+    cls = v.cls
+    if not isinstance(g, ArrayBase):
+        g = cls._from_node(ops.literal(cls._vt, g))
+    elif type(g) is not cls or g._ad is not None:
+        g = detached(cls, g)
+    n = g._node.size
+    if n != v.size:
+        if v.size == 1:
+            from ..functions.reduce import sum as _sum
+            g = _sum(g)
+        else:
+            g = broadcast(g, v.size)
+    return g
+
+
+def accum(v: Vertex, g) -> None:
+    """``v.grad += g``."""
+    g = as_grad(v, g)
+    v.grad = g if v.grad is None else v.grad + g
+
+
+# ---------------------------------------------------------------------------
+# Traversal
+
+def _ancestors(starts, bound: int) -> list:
+    """``starts`` and everything they depend on (not expanding vertices below ``bound``)."""
+    seen = {}
+    stack = list(starts)
+    while stack:
+        v = stack.pop()
+        if v.id in seen:
+            continue
+        seen[v.id] = v
+        if v.id < bound:
+            continue
+        for edge in v.parents:
+            if edge[0].id not in seen:
+                stack.append(edge[0])
+    return list(seen.values())
+
+
+def _descendants(starts) -> list:
+    """``starts`` and every live vertex that depends on them."""
+    seen = {}
+    stack = list(starts)
+    while stack:
+        v = stack.pop()
+        if v.id in seen:
+            continue
+        seen[v.id] = v
+        for ref in v.children:
+            c = ref()
+            if c is not None and c.id not in seen and any(e[0] is v for e in c.parents):
+                stack.append(c)
+    return list(seen.values())
+
+
+def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()) -> None:
+    """Propagate the gradients of ``starts`` to everything they depend on.
+
+    With ``targets`` (``backward_to``), only the vertices in that set are
+    walked, and the gradients of ``keep`` are not cleared.  Vertices created before the innermost ``isolate_grad`` scope are
+    not walked now: they are postponed to the scope's exit.
+    """
+    bound = boundary()
+    if targets is None:
+        verts = _ancestors(starts, bound)
+        inside = None
+    else:
+        verts = targets
+        inside = {v.id for v in targets}
+    verts.sort(key=lambda v: v.id, reverse=True)
+    start_ids = {v.id for v in starts}
+    postponed = scopes.isolate[-1][1] if scopes.isolate else None
+    for v in verts:
+        if not v.parents:
+            continue                      # a leaf keeps its gradient
+        if v.id < bound:
+            if v.grad is not None:
+                postponed.append(v)
+            continue
+        g = v.grad
+        if g is not None:
+            for parent, _fwd, bwd in v.parents:
+                if inside is None or parent.id in inside:
+                    accum(parent, bwd(g))
+        if flags & ADFlag.ClearEdges:
+            v.parents = ()
+        if flags & (ADFlag.ClearInput if v.id in start_ids else ADFlag.ClearInterior) and v.id not in keep:
+            v.grad = None
+
+
+def traverse_forward(verts, sources, flags: int = ADFlag.Default) -> None:
+    """Propagate the gradients of ``sources`` to the vertices in ``verts`` that depend on them."""
+    verts.sort(key=lambda v: v.id)
+    inside = {v.id for v in verts}
+    has_child = set()
+    for v in verts:
+        for parent, fwd, _bwd in v.parents:
+            if parent.id in inside:
+                has_child.add(parent.id)
+                if parent.grad is not None:
+                    accum(v, fwd(parent.grad))
+    source_ids = {v.id for v in sources}
+    for v in verts:
+        if v.id in source_ids:
+            if flags & ADFlag.ClearInput:
+                v.grad = None
+        elif v.id in has_child and flags & ADFlag.ClearInterior:
+            v.grad = None
+
+
+def ancestors(starts) -> list:
+    return _ancestors(starts, 0)
+
+
+def descendants(starts) -> list:
+    return _descendants(starts)

@@ -1,0 +1,276 @@
+"""Derivative rules: what each operation adds to the AD graph.
+
+The engine tells the installed :class:`Hook` about every operation on a
+grad-enabled array (``state.ad_hook``); the hook creates the result's
+:class:`~frostjit.ad.graph.Vertex` with one edge per differentiable operand.
+
+Elementwise operations use :data:`PARTIALS`: for each operand, a function of
+the detached operands ``a`` and the detached result ``z`` giving the partial
+derivative (a number, an array, or a :class:`Mask`).  Partials are computed
+when the gradient flows (inside the backward pass), so the forward kernels stay
+as they were and the derivative work fuses with the rest of the backward pass.
+"""
+from __future__ import annotations
+
+import math
+
+from ..array.flat import ArrayBase
+from ..functions import math as fm
+from ..functions.memory import gather, scatter, scatter_add
+from ..functions.reduce import sum as fsum, prefix_sum
+from ..trace import ops
+from .graph import Vertex, detached, is_active, scopes, broadcast
+
+
+class Mask:
+    """A 0/1 partial derivative: the gradient passes where ``cond`` holds (``select``, no ``0 * inf``)."""
+
+    __slots__ = ("cond",)
+
+    def __init__(self, cond):
+        self.cond = cond
+
+
+def _not(m):
+    return ~m
+
+
+_LN2 = math.log(2.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+# op -> per-operand partial derivative functions f(a, z); None: not differentiable in that operand.
+PARTIALS = {
+    "add": (lambda a, z: 1, lambda a, z: 1),
+    "sub": (lambda a, z: 1, lambda a, z: -1),
+    "mul": (lambda a, z: a[1], lambda a, z: a[0]),
+    "truediv": (lambda a, z: 1.0 / a[1], lambda a, z: -z / a[1]),
+    "mod": (lambda a, z: 1, lambda a, z: -(a[0] // a[1])),
+    "pow": (lambda a, z: _pow_dx(a[0], a[1]), lambda a, z: z * fm.log(a[0])),
+    "min": (lambda a, z: Mask(a[0] <= a[1]), lambda a, z: Mask(_not(a[0] <= a[1]))),
+    "max": (lambda a, z: Mask(a[0] >= a[1]), lambda a, z: Mask(_not(a[0] >= a[1]))),
+    "fma": (lambda a, z: a[1], lambda a, z: a[0], lambda a, z: 1),
+    "copysign": (lambda a, z: fm.copysign(1.0, a[0]) * fm.copysign(1.0, a[1]), None),
+    "atan2": (lambda a, z: a[1] / (a[0] * a[0] + a[1] * a[1]), lambda a, z: -a[0] / (a[0] * a[0] + a[1] * a[1])),
+    "select": (None, lambda a, z: Mask(a[0]), lambda a, z: Mask(~a[0])),
+    "neg": (lambda a, z: -1,),
+    "abs": (lambda a, z: fm.copysign(1.0, a[0]),),
+    "sqrt": (lambda a, z: 0.5 / z,),
+    "rsqrt": (lambda a, z: -0.5 * z * z * z,),
+    "rcp": (lambda a, z: -(z * z),),
+    "cbrt": (lambda a, z: 1.0 / (3.0 * z * z),),
+    "sin": (lambda a, z: fm.cos(a[0]),),
+    "cos": (lambda a, z: -fm.sin(a[0]),),
+    "tan": (lambda a, z: 1.0 + z * z,),
+    "asin": (lambda a, z: fm.rsqrt(1.0 - a[0] * a[0]),),
+    "acos": (lambda a, z: -fm.rsqrt(1.0 - a[0] * a[0]),),
+    "atan": (lambda a, z: 1.0 / (1.0 + a[0] * a[0]),),
+    "exp": (lambda a, z: z,),
+    "exp2": (lambda a, z: z * _LN2,),
+    "log": (lambda a, z: 1.0 / a[0],),
+    "log2": (lambda a, z: 1.0 / (a[0] * _LN2),),
+    "sinh": (lambda a, z: fm.cosh(a[0]),),
+    "cosh": (lambda a, z: fm.sinh(a[0]),),
+    "tanh": (lambda a, z: 1.0 - z * z,),
+    "erf": (lambda a, z: _TWO_OVER_SQRT_PI * fm.exp(-(a[0] * a[0])),),
+    "cast": (lambda a, z: 1,),
+    # x & mask (keeps x where mask), x | mask (all bits set where mask)
+    "and": (lambda a, z: _mask_of(a, 0, True), lambda a, z: _mask_of(a, 1, True)),
+    "or": (lambda a, z: _mask_of(a, 0, False), lambda a, z: _mask_of(a, 1, False)),
+}
+
+# Piecewise constant: derivative zero, the result is not grad-enabled.
+ZERO = frozenset({"floor", "ceil", "round", "trunc", "floordiv", "sign"})
+
+
+def _pow_dx(x, y):
+    if not isinstance(y, ArrayBase):
+        if y == 0:
+            return 0
+        if y == 1:
+            return 1
+        if y == 2:
+            return 2.0 * x
+    return y * x ** (y - 1)
+
+
+def _mask_of(a, k, keep_where_true):
+    m = a[1 - k]
+    if not (isinstance(m, ArrayBase) and m._vt.is_bool):
+        raise NotImplementedError("frostjit AD: bitwise operations between float arrays are not differentiable")
+    return Mask(m if keep_where_true else ~m)
+
+
+class Diagonal:
+    """Edge function of an elementwise operation: gradient times the partial derivative."""
+
+    __slots__ = ("partial", "a", "z")
+
+    def __init__(self, partial, a, z):
+        self.partial = partial
+        self.a = a
+        self.z = z
+
+    def __call__(self, g):
+        w = self.partial(self.a, self.z)
+        if isinstance(w, Mask):
+            return fm.select(w.cond, g, 0.0)
+        if isinstance(w, (int, float)):
+            if w == 1:
+                return g
+            if w == -1:
+                return -g
+        return g * w
+
+
+def _vertex(out, operand) -> Vertex | None:
+    """The active AD vertex of an operand, or None."""
+    if isinstance(operand, ArrayBase):
+        v = operand._ad
+        if v is not None and (not scopes.enable or is_active(v)):
+            return v
+    return None
+
+
+def _attach(out, edges) -> None:
+    if edges:
+        out._ad = Vertex(type(out), out._node.size, tuple(edges))
+
+
+class Hook:
+    """The object installed as ``state.ad_hook``: builds the AD graph as the program runs."""
+
+    def on_op(self, op: str, out, operands) -> None:
+        verts = [_vertex(out, o) for o in operands]
+        if not any(v is not None for v in verts):
+            return
+        special = _SPECIAL.get(op)
+        if special is not None:
+            special(out, operands[0], verts[0], op)
+            return
+        if op in ZERO:
+            return
+        partials = PARTIALS.get(op)
+        if partials is None:
+            raise NotImplementedError(f"frostjit AD: no derivative rule for operation {op!r}")
+        cls = type(out)
+        a = tuple(o if isinstance(o, ArrayBase) and o._vt.is_bool else detached(cls, o) for o in operands)
+        z = cls._from_node(out._node)
+        edges = []
+        for v, partial in zip(verts, partials):
+            if v is None or partial is None:
+                continue
+            f = Diagonal(partial, a, z)
+            edges.append((v, f, f))
+        _attach(out, edges)
+
+    def on_gather(self, out, source, index, active) -> None:
+        v = _vertex(out, source)
+        if v is None or not type(out)._is_ad:
+            return
+        cls = type(out)
+        scls = v.cls
+        index, active = _frozen_operand(index), _frozen_operand(active)
+
+        def bwd(g):
+            t = scls._from_node(ops.literal(scls._vt, 0, v.size))
+            scatter_add(t, g, index, active)
+            return t
+
+        def fwd(gs):
+            return gather(cls, broadcast(gs, v.size), index, active)
+        _attach(out, [(v, fwd, bwd)])
+
+    def on_scatter(self, who, reduce_op, target, value, index, active) -> None:
+        if not type(target)._is_ad:
+            return
+        cls = type(target)
+        vt_ = _vertex(target, target)
+        vv = _vertex(target, value)
+        if vt_ is None and vv is None:
+            return
+        if reduce_op not in (None, "add"):
+            raise NotImplementedError(
+                f"frostjit AD: scatter_reduce with ReduceOp.{reduce_op.capitalize()} is not differentiable "
+                "(only scatter, scatter_add and ReduceOp.Add are)")
+        index, active = _frozen_operand(index), _frozen_operand(active)
+        size = target._node.size
+        edges = []
+        if vt_ is not None:
+            if reduce_op is None:
+                def masked(g):
+                    t = cls._from_node(broadcast(g, size)._node)
+                    scatter(t, 0.0, index, active)
+                    return t
+                edges.append((vt_, masked, masked))
+            else:
+                edges.append((vt_, _identity, _identity))
+        if vv is not None:
+            vcls = vv.cls
+
+            def bwd(g):
+                return gather(vcls, g, index, active)
+
+            def fwd(gv, reduce_op=reduce_op):
+                t = cls._from_node(ops.literal(cls._vt, 0, size))
+                (scatter if reduce_op is None else scatter_add)(t, gv, index, active)
+                return t
+            edges.append((vv, fwd, bwd))
+        target._ad = Vertex(cls, size, tuple(edges))
+
+
+def _identity(g):
+    return g
+
+
+def _frozen_operand(x):
+    """A handle on ``x``'s current value that later in-place updates of ``x`` cannot change."""
+    if isinstance(x, ArrayBase):
+        return type(x)._from_node(x._node)
+    return x
+
+
+# -- reductions and scans ------------------------------------------------------
+
+def _reduce_add(out, x, v, op):
+    _attach(out, [(v, fsum, _identity)])
+
+
+def _reduce_mul(out, x, v, op):
+    cls = type(out)
+    xd = detached(cls, x)
+    zd = cls._from_node(out._node)
+
+    def weight():
+        # d prod / d x_i = product of the others, also where x_i == 0.
+        is_zero = xd == 0
+        nz_prod = _prod(fm.select(is_zero, 1.0, xd))
+        zeros = fsum(fm.select(is_zero, 1.0, 0.0))
+        return fm.select(zeros == 0, zd / xd, fm.select(is_zero & (zeros == 1), nz_prod, 0.0))
+
+    _attach(out, [(v, lambda g: fsum(g * weight()), lambda g: g * weight())])
+
+
+def _prod(x):
+    from ..functions.reduce import prod
+    return prod(x)
+
+
+def _reduce_minmax(out, x, v, op):
+    cls = type(out)
+    xd = detached(cls, x)
+    zd = cls._from_node(out._node)
+    _attach(out, [(v, lambda g: fsum(fm.select(xd == zd, g, 0.0)), lambda g: fm.select(xd == zd, g, 0.0))])
+
+
+def _prefix_sum(out, x, v, op):
+    exclusive = op == "prefix_sum_excl"
+
+    def bwd(g):
+        # d out_i / d x_j = 1 for j < i (exclusive) or j <= i: a suffix sum of g.
+        return fsum(g) - prefix_sum(g, exclusive=not exclusive)
+
+    _attach(out, [(v, lambda g: prefix_sum(g, exclusive), bwd)])
+
+
+_SPECIAL = {"reduce_add": _reduce_add, "reduce_mul": _reduce_mul, "reduce_min": _reduce_minmax,
+            "reduce_max": _reduce_minmax, "prefix_sum_excl": _prefix_sum, "prefix_sum_incl": _prefix_sum}
