@@ -717,7 +717,7 @@ def math_function(name: str, scalar: str, width: int) -> MathFunction:
         One of :data:`SUPPORTED` (``"sin"``, ``"atan2"``, ``"sincos"``, ...).
     scalar : {"float", "double"}
         Element type.
-    width : {1, 4, 8, 16}
+    width : {1, 4, 8, 16, 32}
         Lanes; width 1 uses the scalar type itself (``float``), not ``<1 x float>``.
 
     Returns
@@ -737,8 +737,8 @@ def math_function(name: str, scalar: str, width: int) -> MathFunction:
         raise ValueError(f"math_function: unknown function {name!r}; supported: {sorted(SUPPORTED)}")
     if scalar not in ("float", "double"):
         raise ValueError(f"math_function: scalar must be 'float' or 'double', got {scalar!r}")
-    if width not in (1, 4, 8, 16):
-        raise ValueError(f"math_function: width must be 1, 4, 8 or 16, got {width!r}")
+    if width not in (1, 4, 8, 16, 32):
+        raise ValueError(f"math_function: width must be 1, 4, 8, 16 or 32, got {width!r}")
     arity, results = _SIGNATURES[name]
     body = _Body()
     b = _B(body, scalar, width)
