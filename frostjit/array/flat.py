@@ -245,6 +245,10 @@ class ArrayBase:
 # _fast_rule and cached.
 
 _fast_rules: dict = {}
+# Operations apply() may take through the fast path (their result type is the operand type).
+_FAST_APPLY = frozenset({"fma", "neg", "abs", "sqrt", "rsqrt", "rcp", "sin", "cos", "tan", "asin", "acos",
+                         "atan", "exp", "exp2", "log", "log2", "sinh", "cosh", "tanh", "erf", "cbrt",
+                         "floor", "ceil", "round", "trunc", "min", "max", "copysign", "atan2"})
 _f32 = __import__("struct").Struct("f")
 
 
@@ -408,6 +412,18 @@ def apply(op: str, *operands):
 
     Returns the result array (a static vector if an operand is one).
     """
+    cls = type(operands[0])
+    if op in _FAST_APPLY and getattr(cls, "_vt", None) is not None:
+        # Fast path: every operand of one (non-promoting) type, no gradients attached.
+        rule = _fast_rules.get((op, cls, cls), False)
+        if rule is False:
+            rule = _fast_rule(op, cls, cls)
+        if rule is not None and all(type(o) is cls and o._ad is None for o in operands):
+            node = ops.make(rule[0], rule[1]._vt, tuple(o._node for o in operands))
+            out = rule[1].__new__(rule[1])
+            out._node = node
+            out._ad = None
+            return out
     arrays = [o for o in operands if isinstance(o, ArrayBase)]
     if len(arrays) != len(operands):
         from .vector import VectorBase
