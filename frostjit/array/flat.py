@@ -303,7 +303,16 @@ def _binary_operator(op: str, reflected: bool):
         a = self._node
         b = other._node if kind is cls else _literal_node(cls._vt, other)
         node_op, out_cls = rule
-        node = ops.make(node_op, out_cls._vt, (b, a) if reflected else (a, b))
+        # ops.make() inlined: this is the hottest path of tracing.
+        sa = a.size
+        sb = b.size
+        if sa != sb and sb != 1 and sa != 1:
+            ops.broadcast_size(op, (a, b))    # raises the size error
+        if state.dirty:
+            ops.flush_if_dirty((a, b))
+        node = Node(node_op, out_cls._vt, sb if sa == 1 else sa, (b, a) if reflected else (a, b))
+        if state.recorder is not None:
+            state.recorder.on_node(node)
         out = out_cls.__new__(out_cls)
         out._node = node
         out._ad = None
