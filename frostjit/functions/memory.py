@@ -57,6 +57,13 @@ def _active_node(active, who: str) -> Node:
     raise TypeError(f"{who}(): 'active' must be a Bool array or bool, got {type(active).__name__}")
 
 
+def _check_index_width(who: str, index: Node, size: int) -> None:
+    """32-bit indices reach 2^31 elements (see codegen); larger arrays need 64-bit indices."""
+    if size > 2**31 and index.vt.bits == 32:
+        raise ValueError(f"{who}(): an array of {size} elements needs Int64/UInt64 indices "
+                         f"(32-bit indices reach 2^31 elements)")
+
+
 def _check_bounds(who: str, index: Node, active: Node, size: int) -> None:
     """Debug mode: raise IndexError for the first active out-of-bounds index."""
     from ..schedule.evaluate import evaluate
@@ -103,6 +110,7 @@ def gather(dtype, source, index, active=True):
     source._node = src
     idx = _index_node(index, source._backend, "gather")
     act = _active_node(active, "gather")
+    _check_index_width("gather", idx, src.size)
     if state.flags & JitFlag.Debug:
         _check_bounds("gather", idx, act, src.size)
     node = ops.make("gather", dtype._vt, (idx, act), extra=src)
@@ -163,6 +171,7 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
     idx = _index_node(index, target._backend, who)
     act = _active_node(active, who)
     tnode = _prepare_target(target)
+    _check_index_width(who, idx, tnode.size)
     if state.flags & JitFlag.Debug:
         _check_bounds(who, idx, act, tnode.size)
     ops.broadcast_size(who, (vnode, idx, act))

@@ -144,6 +144,13 @@ class _Emitter:
                 self.entry.append(f"  %n{k} = load i64, ptr %n{k}.slot, align 8")
                 self.entry.append(f"  %n{k}.v0 = insertelement <{W} x i64> poison, i64 %n{k}, i64 0")
                 self.entry.append(f"  %n{k}.v = shufflevector <{W} x i64> %n{k}.v0, <{W} x i64> poison, <{W} x i32> zeroinitializer")
+                # 32-bit indices address through a sign-extending 32-bit GEP (one vgatherdps per 16
+                # lanes instead of two vgatherqps), so they are only in bounds below 2^31.
+                self.entry.append(f"  %n{k}.big = icmp ugt i64 %n{k}, 2147483647")
+                self.entry.append(f"  %n{k}.c = select i1 %n{k}.big, i64 2147483647, i64 %n{k}")
+                self.entry.append(f"  %n{k}.t = trunc i64 %n{k}.c to i32")
+                self.entry.append(f"  %n{k}.w0 = insertelement <{W} x i32> poison, i32 %n{k}.t, i64 0")
+                self.entry.append(f"  %n{k}.w = shufflevector <{W} x i32> %n{k}.w0, <{W} x i32> poison, <{W} x i32> zeroinitializer")
             elif kind == IN_SCALAR:
                 mt = memory_type(vt)
                 st = scalar_type(vt)
@@ -558,13 +565,15 @@ class _Emitter:
     def _addresses(self, k: int, vt: VarType, index_instr: int, active: str | None):
         ivt = self.spec.instrs[index_instr].vt
         idx = self.vals[index_instr]
-        if ivt.bits != 64:
-            idx = self.emit(f"{'sext' if ivt.is_signed else 'zext'} {self.vty(scalar_type(ivt))} {idx} to <{self.W} x i64>")
-        inb = self.cmp("icmp", "ult", "i64", idx, f"%n{k}.v")
+        if ivt.bits == 32:
+            # Negative Int32 indices are huge when compared unsigned: out of bounds.
+            inb = self.cmp("icmp", "ult", "i32", idx, f"%n{k}.w")
+        else:
+            inb = self.cmp("icmp", "ult", "i64", idx, f"%n{k}.v")
         m = self.binop("and", "i1", "%mask", inb)
         if active is not None:
             m = self.binop("and", "i1", m, active)
-        ptrs = self.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, <{self.W} x i64> {idx}")
+        ptrs = self.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, <{self.W} x {scalar_type(ivt)}> {idx}")
         return ptrs, m
 
     def op_gather(self, ins):
