@@ -571,3 +571,26 @@ def test_functions_are_collected_when_unreferenced():
     del f, d
     gc.collect()
     assert r() is None
+
+
+def test_wrong_arity_is_not_found_for_fixed_arity_functions():
+    d = Dispatcher()
+
+    @d
+    def f(x: int):
+        return x
+
+    with pytest.raises(NotFoundLookupError):
+        f(1, 2)
+    with pytest.raises(NotFoundLookupError):
+        f()
+
+
+def test_dispatch_package_does_not_import_jax_or_the_jit():
+    import subprocess
+    import sys
+
+    code = "import sys, frostjit.dispatch; print('jax' in sys.modules, 'frostjit.llvm' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    assert out.stdout.split()[0] == "False"
