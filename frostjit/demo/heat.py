@@ -63,24 +63,21 @@ def simulate(dr, T, steps: int, n: int, progress=None, u0=None):
     src_w = T.Float(mask_np.astype(np.float32))
     src_v = T.Float(val_np)
 
-    # neighbour indices, clamped at the walls, and the wall masks
-    idx = dr.arange(T.UInt32, n * n)
-    i = idx // n
-    j = idx - i * n
-    has_l, has_r = j > 0, j < n - 1
-    has_u, has_d = i > 0, i < n - 1
-    il = dr.select(has_l, idx - 1, idx)
-    ir = dr.select(has_r, idx + 1, idx)
-    iu = dr.select(has_u, idx - n, idx)
-    id_ = dr.select(has_d, idx + n, idx)
     fixed = src_w > 0.5
-    dr.eval(u, src_v, il, ir, iu, id_, has_l, has_r, has_u, has_d, fixed)
+    dr.eval(u, src_v, fixed)
 
     def step(u):
-        left = dr.select(has_l, dr.gather(T.Float, u, il), 0.0)
-        right = dr.select(has_r, dr.gather(T.Float, u, ir), 0.0)
-        up = dr.select(has_u, dr.gather(T.Float, u, iu), 0.0)
-        down = dr.select(has_d, dr.gather(T.Float, u, id_), 0.0)
+        # Neighbour indices and wall masks are recomputed inside the kernel from the
+        # lane index: integer arithmetic is cheaper than reading index arrays from memory.
+        idx = dr.arange(T.UInt32, n * n)
+        i = idx // n
+        j = idx - i * n
+        has_l, has_r = j > 0, j < n - 1
+        has_u, has_d = i > 0, i < n - 1
+        left = dr.gather(T.Float, u, idx - 1, has_l)
+        right = dr.gather(T.Float, u, idx + 1, has_r)
+        up = dr.gather(T.Float, u, idx - n, has_u)
+        down = dr.gather(T.Float, u, idx + n, has_d)
         lap = left + right + up + down - 4.0 * u
         u = u + ALPHA * lap
         u = dr.select(fixed, src_v, u)

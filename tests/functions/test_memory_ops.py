@@ -125,3 +125,21 @@ def test_setitem_scatters():
     x[1] = 20
     x[-1] = 30
     np.testing.assert_array_equal(x.numpy(), [1, 20, 30])
+
+
+@given(st.integers(0, 300), st.integers(-40, 40), st.sampled_from(["UInt32", "Int32", "Int64"]),
+       st.booleans(), st.booleans())
+def test_gather_at_lane_offset_matches_numpy(n, c, itype, use_mask, src_is_bool):
+    """gather(src, arange + c) is compiled to a contiguous masked load: same results as a gather."""
+    from frostjit import llvm
+    I = getattr(llvm, itype)
+    src_np = (np.arange(n) % 7 > 2) if src_is_bool else np.arange(n, dtype=np.float32) * 1.5
+    src = (Bool if src_is_bool else Float)(src_np)
+    lanes = fj.arange(I, n)
+    idx = lanes + c if c >= 0 or itype != "UInt32" else lanes - (-c)
+    mask_np = (np.arange(n) % 3 != 0) if use_mask else np.ones(n, bool)
+    got = fj.gather(Bool if src_is_bool else Float, src, idx, Bool(mask_np) if use_mask else True).numpy()
+    ref_idx = np.arange(n) + c
+    ok = (ref_idx >= 0) & (ref_idx < n) & mask_np
+    ref = np.where(ok, src_np[np.clip(ref_idx, 0, max(n - 1, 0))] if n else src_np, 0).astype(got.dtype)
+    np.testing.assert_array_equal(got, ref)

@@ -576,10 +576,39 @@ class _Emitter:
         ptrs = self.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, <{self.W} x {scalar_type(ivt)}> {idx}")
         return ptrs, m
 
+    def _lane_offset(self, index_instr: int):
+        """``c`` if the index is ``lane + c`` (the launch's lane counter plus a literal), else None.
+
+        Such a gather reads consecutive elements: a masked vector load replaces the gather.
+        """
+        ins = self.spec.instrs[index_instr]
+        if ins.op == "counter":
+            return 0
+        if ins.op in ("add", "sub") and ins.vt.is_integral:
+            a, b = (self.spec.instrs[j] for j in ins.args)
+            if a.op == "counter" and b.op == "literal":
+                c = b.value
+            elif ins.op == "add" and b.op == "counter" and a.op == "literal":
+                c = a.value
+            else:
+                return None
+            bits = ins.vt.bits
+            c &= (1 << bits) - 1
+            if c >= 1 << (bits - 1):      # wrapped (unsigned) literals are negative offsets
+                c -= 1 << bits
+            return -c if ins.op == "sub" else c
+        return None
+
     def op_gather(self, ins):
         k = ins.value
         vt = ins.vt
         ptrs, m = self._addresses(k, vt, ins.args[0], self.arg(ins, 1))
+        offset = self._lane_offset(ins.args[0])
+        if offset is not None:
+            # In-bounds lanes have index == i + lane + offset exactly; the mask covers the others.
+            start = self.emit(f"add i64 %i, {offset}")
+            p = self.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 {start}")
+            return self.masked_mem("load", vt, p, mask=m)
         mt = memory_type(vt)
         v = self.vty(mt)
         pv = self.vty("ptr")
