@@ -101,7 +101,7 @@ def enable_grad(*args) -> None:
             for a in leaves:
                 if not _differentiable(a):
                     raise TypeError(
-                        f"enable_grad(): {type(a).__module__}.{type(a).__name__} cannot carry gradients "
+                        f"enable_grad(): {type(arg).__module__}.{type(arg).__name__} cannot carry gradients "
                         "(use a floating point type from frostjit.llvm.ad)")
         elif isinstance(arg, (int, float, complex, str, bytes)) or arg is None:
             raise TypeError(f"enable_grad(): expected a frostjit AD array, got {type(arg).__name__}")
@@ -342,7 +342,7 @@ def forward_to(*args, flags: ADFlag = ADFlag.Default):
     verts = graph.ancestors(targets)
     target_ids = {v.id for v in targets}
     sources = [v for v in verts if v.grad is not None and v.id not in target_ids]
-    graph.traverse_forward(verts, sources, flags)
+    graph.traverse_forward(verts, sources, flags, keep=target_ids)
     return _one([grad(a) for a in args])
 
 

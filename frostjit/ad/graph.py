@@ -243,7 +243,7 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
             v.grad = None
 
 
-def traverse_forward(verts, sources, flags: int = ADFlag.Default) -> None:
+def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> None:
     """Propagate the gradients of ``sources`` to the vertices in ``verts`` that depend on them."""
     verts.sort(key=lambda v: v.id)
     inside = {v.id for v in verts}
@@ -259,7 +259,7 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default) -> None:
         if v.id in source_ids:
             if flags & ADFlag.ClearInput:
                 v.grad = None
-        elif v.id in has_child and flags & ADFlag.ClearInterior:
+        elif v.id in has_child and flags & ADFlag.ClearInterior and v.id not in keep:
             v.grad = None
 
 
