@@ -1,0 +1,207 @@
+"""frostjit.opt: SGD (with momentum) and Adam against NumPy references; the dict interface."""
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit import llvm
+from frostjit.llvm.ad import Float, Float64, Array3f
+
+
+def quadratic(x, target):
+    return fj.sum(fj.square(x - target))
+
+
+def reference_adam(x, target, steps, lr, b1=0.9, b2=0.999, eps=1e-8):
+    m = np.zeros_like(x)
+    v = np.zeros_like(x)
+    out = []
+    for t in range(1, steps + 1):
+        g = 2 * (x - target)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        lr_t = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        x = x - lr_t * m / (np.sqrt(v) + eps)
+        out.append(x.copy())
+    return out
+
+
+def reference_sgd(x, target, steps, lr, momentum=0.0, nesterov=False):
+    v = np.zeros_like(x)
+    out = []
+    for _ in range(steps):
+        g = 2 * (x - target)
+        v = momentum * v + g
+        x = x - lr * ((g + momentum * v) if nesterov else v)
+        out.append(x.copy())
+    return out
+
+
+X0 = np.array([0.5, -1.0, 2.0, 3.5])
+TARGET = np.array([1.0, 2.0, -1.0, 0.0])
+
+
+def run(opt, steps):
+    opt["x"] = Float64(X0)
+    target = Float64(TARGET)
+    out = []
+    for _ in range(steps):
+        fj.backward(quadratic(opt["x"], target))
+        opt.step()
+        out.append(opt["x"].numpy())
+    return out
+
+
+def test_adam_matches_the_reference_update():
+    got = run(fj.opt.Adam(lr=0.05), 30)
+    want = reference_adam(X0, TARGET, 30, 0.05)
+    assert np.allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def test_adam_custom_betas():
+    got = run(fj.opt.Adam(lr=0.1, beta_1=0.5, beta_2=0.9, epsilon=1e-3), 10)
+    want = reference_adam(X0, TARGET, 10, 0.1, 0.5, 0.9, 1e-3)
+    assert np.allclose(got, want, rtol=1e-10)
+
+
+def test_sgd_matches_the_reference_update():
+    assert np.allclose(run(fj.opt.SGD(lr=0.1), 10), reference_sgd(X0, TARGET, 10, 0.1), rtol=1e-12)
+
+
+def test_sgd_momentum_matches_the_reference_update():
+    got = run(fj.opt.SGD(lr=0.05, momentum=0.9), 20)
+    assert np.allclose(got, reference_sgd(X0, TARGET, 20, 0.05, 0.9), rtol=1e-12)
+
+
+def test_sgd_nesterov_momentum():
+    got = run(fj.opt.SGD(lr=0.05, momentum=0.9, nesterov=True), 20)
+    assert np.allclose(got, reference_sgd(X0, TARGET, 20, 0.05, 0.9, True), rtol=1e-12)
+
+
+def test_setitem_stores_a_grad_enabled_copy():
+    opt = fj.opt.Adam(lr=0.1)
+    x = Float(1.0, 2.0)
+    opt["x"] = x
+    assert fj.grad_enabled(opt["x"]) and not fj.grad_enabled(x)
+    assert opt["x"] is not x and opt["x"].numpy().tolist() == [1, 2]
+
+
+def test_step_clears_gradients_and_reenables_grad():
+    opt = fj.opt.SGD(lr=0.5)
+    opt["x"] = Float(1.0)
+    fj.backward(opt["x"] * 2)
+    opt.step()
+    assert opt["x"][0] == 0
+    assert fj.grad_enabled(opt["x"]) and fj.grad(opt["x"])[0] == 0
+
+
+def test_dict_interface():
+    opt = fj.opt.Adam(lr=0.1, params={"a": Float(1.0), "b": Float(2.0)})
+    assert len(opt) == 2 and "a" in opt and set(opt.keys()) == {"a", "b"}
+    assert [k for k, _ in opt.items()] == ["a", "b"]
+    del opt["a"]
+    assert list(opt) == ["b"]
+    assert "Adam" in repr(opt)
+
+
+@pytest.mark.parametrize("value", [llvm.Float(1.0), llvm.UInt32(1), 1.0])
+def test_setitem_rejects_non_differentiable_values(value):
+    with pytest.raises(TypeError, match="differentiable"):
+        fj.opt.Adam(lr=0.1)["x"] = value
+
+
+def test_invalid_hyperparameters_raise():
+    with pytest.raises(ValueError):
+        fj.opt.Adam(lr=-1)
+    with pytest.raises(ValueError):
+        fj.opt.Adam(lr=0.1, beta_1=1.0)
+    with pytest.raises(ValueError):
+        fj.opt.SGD(lr=0.1, momentum=1.5)
+
+
+def test_reassigning_a_parameter_of_same_shape_keeps_the_state():
+    a = fj.opt.Adam(lr=0.05)
+    b = fj.opt.Adam(lr=0.05)
+    for opt in (a, b):
+        opt["x"] = Float64(X0)
+    target = Float64(TARGET)
+    for i in range(5):
+        for opt in (a, b):
+            fj.backward(quadratic(opt["x"], target))
+            opt.step()
+        b["x"] = Float64(b["x"].numpy())      # same value re-set: state (m, v, t) kept
+    assert np.allclose(a["x"].numpy(), b["x"].numpy(), rtol=1e-12)
+
+
+def test_reset_forgets_the_state():
+    opt = fj.opt.Adam(lr=0.05)
+    opt["x"] = Float64(X0)
+    fj.backward(quadratic(opt["x"], Float64(TARGET)))
+    opt.step()
+    opt.reset()
+    opt["x"] = Float64(X0)
+    fj.backward(quadratic(opt["x"], Float64(TARGET)))
+    opt.step()
+    assert np.allclose(opt["x"].numpy(), reference_adam(X0, TARGET, 1, 0.05)[0])
+
+
+def test_set_learning_rate_does_not_recompile():
+    opt = fj.opt.SGD(lr=0.1)
+    opt["x"] = Float(1.0, 2.0)
+    fj.backward(fj.sum(opt["x"]))
+    opt.step()
+    opt.set_learning_rate(0.2)
+    fj.backward(fj.sum(opt["x"]))
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+        fj.kernel_history()
+        opt.step()
+        hist = fj.kernel_history()
+    assert all(h["cache_hit"] for h in hist if h["type"] == "jit")
+    assert np.allclose(opt["x"].numpy(), [0.7, 1.7])
+
+
+def test_adam_step_is_one_kernel_and_does_not_recompile_across_steps():
+    opt = fj.opt.Adam(lr=0.01)
+    opt["x"] = Float(np.linspace(0, 1, 1000, dtype=np.float32))
+    opt["y"] = Float(np.linspace(0, 1, 1000, dtype=np.float32))
+    for i in range(3):
+        fj.backward(fj.sum(opt["x"] * opt["y"]))
+        with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+            fj.kernel_history()
+            opt.step()
+            hist = fj.kernel_history()
+        kernels = [h for h in hist if h["type"] == "jit"]
+        assert len(kernels) <= 2, hist
+        if i >= 2:
+            assert all(h["cache_hit"] for h in kernels)
+
+
+def test_static_vector_parameters():
+    opt = fj.opt.Adam(lr=0.1)
+    opt["p"] = Array3f(1.0, 2.0, 3.0)
+    for _ in range(100):
+        fj.backward(fj.squared_norm(opt["p"] - Array3f(0.5, 0.5, 0.5)))
+        opt.step()
+    assert type(opt["p"]) is Array3f
+    assert np.allclose(opt["p"].numpy().ravel(), 0.5, atol=0.05)
+
+
+def test_mask_updates_leaves_entries_without_gradient_alone():
+    opt = fj.opt.Adam(lr=0.1, mask_updates=True)
+    opt["x"] = Float(1.0, 1.0)
+    fj.backward(fj.sum(opt["x"] * Float(1.0, 0.0)))
+    opt.step()
+    assert opt["x"].numpy().tolist()[1] == 1.0 and opt["x"][0] < 1.0
+
+
+def test_adam_fits_a_small_model():
+    xs = np.linspace(-1, 1, 64)
+    ys = 0.7 * xs ** 2 - 0.3 * xs + 0.1
+    opt = fj.opt.Adam(lr=0.05)
+    opt["c"] = Float(0.0, 0.0, 0.0)
+    X, Y = Float(xs), Float(ys)
+    for _ in range(300):
+        c = opt["c"]
+        pred = fj.gather(Float, c, 0) * X * X + fj.gather(Float, c, 1) * X + fj.gather(Float, c, 2)
+        fj.backward(fj.mean(fj.square(pred - Y)))
+        opt.step()
+    assert np.allclose(opt["c"].numpy(), [0.7, -0.3, 0.1], atol=0.02)
