@@ -16,6 +16,7 @@ class Progress:
         self._last_draw = -1.0
         self._last_pct = -1
         self.done = 0
+        self.info = ""       # shown after the bar, e.g. "loss 1.2e-03"
 
     def render(self, done: int) -> str:
         frac = min(1.0, done / self.total)
@@ -24,10 +25,12 @@ class Progress:
         rate = f"{el / done * 1e3:7.2f} ms/step" if done else "   --   ms/step"
         eta = (el / done) * (self.total - done) if done else 0.0
         return (f"{self.label} [{'#' * fill}{'.' * (self.width - fill)}] {frac * 100:5.1f}% "
-                f"{done}/{self.total} {rate} eta {eta:5.1f}s")
+                f"{done}/{self.total} {rate} eta {eta:5.1f}s" + (f"  {self.info}" if self.info else ""))
 
-    def update(self, done: int) -> None:
+    def update(self, done: int, info: str | None = None) -> None:
         self.done = done
+        if info is not None:
+            self.info = info
         if not self.enabled:
             return
         now = time.perf_counter()
@@ -44,8 +47,8 @@ class Progress:
             self.stream.write(self.render(done) + "\n")
         self.stream.flush()
 
-    def __call__(self, done: int) -> None:
-        self.update(done)
+    def __call__(self, done: int, info: str | None = None) -> None:
+        self.update(done, info)
 
     def close(self) -> None:
         if self.enabled and self.tty:
