@@ -69,7 +69,7 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
             buffers.append(node.value)
     rec = state.recorder
     if rec is not None:
-        rec.on_launch(kernel, spec, size, buffers)
+        rec.on_launch(kernel, spec, size, buffers, effects)
     if size > 0:
         backend.launch(kernel, size, spec, buffers)
     for (kind, vt), node, buf in zip(spec.params, spec.bindings, buffers):
