@@ -25,6 +25,7 @@ def materialize(node: Node) -> Node:
         new = ops.data(node.vt, buf, node.size)
         rec = state.recorder
         if rec is not None:
+            new.sym = node.sym      # a frozen function's symbolic size of the literal
             rec.on_memop("fill", node.value, [], [new])
         return new
     return node
