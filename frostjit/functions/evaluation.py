@@ -49,6 +49,7 @@ def make_opaque(*args) -> None:
             new = ops.data(node.vt, buf, node.size)
             rec = state.recorder
             if rec is not None:
+                new.sym = node.sym      # a frozen function's symbolic size of the literal
                 rec.on_memop("fill", node.value, [], [new])
             a._node = new
 
