@@ -88,8 +88,11 @@ def normalize_literal(vt: VarType, value):
 
 def literal(vt: VarType, value, size: int = 1) -> Node:
     """A literal node: ``value`` broadcast to ``size`` elements, folded into kernels."""
-    node = Node("literal", vt, size, (), normalize_literal(vt, value))
     rec = state.recorder
+    if rec is not None and hasattr(value, "__symbolic_size__"):
+        # A width used as a value inside a frozen function: the recording recomputes it.
+        return rec.symbolic_literal(vt, value, size)
+    node = Node("literal", vt, size, (), normalize_literal(vt, value))
     if rec is not None:
         rec.on_node(node)
     return node
@@ -119,6 +122,7 @@ def cast(node: Node, vt: VarType) -> Node:
             out = Node("literal", vt, node.size, (), normalize_literal(vt, int(np.trunc(v))) if v == v and abs(v) != float("inf") else 0)
         else:
             out = literal(vt, int(v), node.size)
+        out.sym = node.sym      # a frozen function's symbolic size carries over
         return out
     return make("cast", vt, (node,), value=vt)
 
