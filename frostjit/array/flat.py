@@ -77,6 +77,8 @@ class ArrayBase:
             self._node = _data_from_sequence(v, vt)
         elif hasattr(v, "__array__"):
             self._node = _data_from_numpy(np.asarray(v), vt)
+        elif hasattr(v, "__symbolic_size__"):   # a width inside a frozen function (frostjit.freeze)
+            self._node = ops.literal(vt, v)
         else:
             raise TypeError(f"{type(self).__name__}(): cannot construct from an object of type {_type_name(v)}")
 
@@ -99,11 +101,14 @@ class ArrayBase:
         return "evaluated" if op == "data" else "literal" if op == "literal" else "unevaluated"
 
     def __len__(self) -> int:
+        rec = state.recorder
+        if rec is not None:
+            return rec.on_len(self._node)   # a frozen function guards the width it leaks
         return self._node.size
 
     @property
     def shape(self) -> tuple:
-        return (self._node.size,)
+        return (len(self),)
 
     # -- conversion back to Python / NumPy --------------------------------
     def _buffer_node(self) -> Node:
@@ -340,6 +345,7 @@ def _scalar_value(v, vt: VarType, who: str):
 
 
 def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
+    src = a
     if a.ndim != 1:
         if a.ndim == 0:
             a = a.reshape(1)
@@ -348,7 +354,11 @@ def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
     if a.dtype != vt.np_dtype:
         a = a.astype(vt.np_dtype)
     a = np.ascontiguousarray(a)
-    return ops.data(vt, _backend().from_numpy(a), a.shape[0])
+    node = ops.data(vt, _backend().from_numpy(a), a.shape[0])
+    rec = state.recorder
+    if rec is not None:
+        rec.on_upload(src, node)    # a frozen function re-reads NumPy inputs at every replay
+    return node
 
 
 def _data_from_sequence(seq, vt: VarType) -> Node:
@@ -467,6 +477,15 @@ def apply(op: str, *operands):
             if vt is None:
                 vt = scalar_type_of(o, None)
             elif isinstance(o, (float, np.floating)) and not vt.is_float and op not in _BITWISE | _SHIFTS:
+                vt = Float32 if vt.rank < Float32.rank else vt
+            cast_operands.append(o)
+            continue
+        if hasattr(o, "__symbolic_size__"):
+            # A width inside a frozen function (frostjit.freeze): typed like the number it stands for.
+            v = o.__symbolic_size__
+            if vt is None:
+                vt = scalar_type_of(v, None)
+            elif isinstance(v, float) and not vt.is_float and op not in _BITWISE | _SHIFTS:
                 vt = Float32 if vt.rank < Float32.rank else vt
             cast_operands.append(o)
             continue
