@@ -164,7 +164,7 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         if value._backend is not target._backend:
             raise TypeError(f"{who}(): target and value use different backends")
         vnode = ops.cast(value._node, vt)
-    elif isinstance(value, (bool, int, float, np.number)):
+    elif isinstance(value, (bool, int, float, np.number)) or hasattr(value, "__symbolic_size__"):
         vnode = ops.literal(vt, value)
     else:
         raise TypeError(f"{who}(): unsupported value type {type(value).__name__}")
