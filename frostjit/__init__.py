@@ -21,6 +21,7 @@ from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, co
 from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
 from .functions.cache import flush_kernel_cache, sync_thread
 from . import llvm
+from .freeze import freeze, FreezeWarning
 from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_grad, clear_grad, detach,
                  backward, backward_from, backward_to, forward, forward_from, forward_to, replace_grad,
                  suspend_grad, resume_grad, isolate_grad, set_grad_enabled, enqueue, traverse, ADFlag, ADMode)
