@@ -271,8 +271,34 @@ def _reduce_pio2_f32(b: _B, x: str, state: dict) -> tuple[str, str]:
     lines = b.body.lines
     lines.append(f"  br i1 {anybig}, label %big{n}, label %join{n}")
     lines.append(f"big{n}:")
+    # The rare path lives in its own non-inlined function: inlined into every sin/cos of a
+    # kernel it would double the compile time of trigonometry-heavy kernels.
+    helper = _big_reduce_helper(b.width)
+    state.setdefault("helpers", {})[helper[0]] = helper[1]
+    b.body.decls.update(helper[2])
+    pair = b._v(f"call {{ {b.F}, {b.I} }} @{helper[0]}({b.F} {x}, {b.M} {big}, {b.F} {r}, {b.I} {q})")
+    r2 = b._v(f"extractvalue {{ {b.F}, {b.I} }} {pair}, 0")
+    q2 = b._v(f"extractvalue {{ {b.F}, {b.I} }} {pair}, 1")
+    lines.append(f"  br label %join{n}")
+    lines.append(f"join{n}:")
+    entry = state.get("cur", "entry")
+    r = b._v(f"phi {b.F} [ {r}, %{entry} ], [ {r2}, %big{n} ]")
+    q = b._v(f"phi {b.I} [ {q}, %{entry} ], [ {q2}, %big{n} ]")
+    state["cur"] = f"join{n}"
+    return r, q
+
+
+@lru_cache(maxsize=None)
+def _big_reduce_helper(width: int) -> tuple[str, str, frozenset]:
+    """(symbol, definition, declarations) of the float64 reduction for lanes with |x| > 16384.
+
+    Takes (x, big, r, q) and returns {r, q} with the ``big`` lanes replaced; float64 keeps r
+    exact for |x| < 2**43.
+    """
+    body = _Body()
+    b = _B(body, "float", width)
     d = b.other("double")
-    xd = d._v(f"fpext {b.F} {b.sel(big, x, 0.0)} to {d.F}")
+    xd = d._v(f"fpext {b.F} {b.sel('%big', '%x', 0.0)} to {d.F}")
     jd = d.rint(d.mul(xd, _TWO_OVER_PI))
     d1, d2, d3 = _const("pio2_cw_d", "double")
     rd = d.fma(jd, -d1, xd)
@@ -281,15 +307,15 @@ def _reduce_pio2_f32(b: _B, x: str, state: dict) -> tuple[str, str]:
     jm = d.fma(d.floor(d.mul(jd, 0.25)), -4.0, jd)  # j mod 4, exact, no int overflow
     rb = d._v(f"fptrunc {d.F} {rd} to {b.F}")
     qb = d._v(f"fptosi {d.F} {jm} to {b.I}")
-    r2 = b.sel(big, rb, r)
-    q2 = b.seli(big, qb, q)
-    lines.append(f"  br label %join{n}")
-    lines.append(f"join{n}:")
-    entry = state.get("cur", "entry")
-    r = b._v(f"phi {b.F} [ {r}, %{entry} ], [ {r2}, %big{n} ]")
-    q = b._v(f"phi {b.I} [ {q}, %{entry} ], [ {q2}, %big{n} ]")
-    state["cur"] = f"join{n}"
-    return r, q
+    r2 = b.sel("%big", rb, "%r")
+    q2 = b.seli("%big", qb, "%q")
+    rt = f"{{ {b.F}, {b.I} }}"
+    body.lines.append(f"  %p0 = insertvalue {rt} poison, {b.F} {r2}, 0")
+    body.lines.append(f"  %p1 = insertvalue {rt} %p0, {b.I} {q2}, 1")
+    symbol = f"fj_rpio2_big_{b.sfx}"
+    text = "\n".join([f"define internal {rt} @{symbol}({b.F} %x, {b.M} %big, {b.F} %r, {b.I} %q) noinline {{",
+                      "entry:", *body.lines, f"  ret {rt} %p1", "}", ""])
+    return symbol, text, frozenset(body.decls)
 
 
 def _reduce_pio2_f64(b: _B, x: str) -> tuple[str, str]:
@@ -768,5 +794,6 @@ def math_function(name: str, scalar: str, width: int) -> MathFunction:
     params = ", ".join(f"{b.F} {a}" for a in args)
     text = "\n".join([f"define internal {ret_ty} @{symbol}({params}) alwaysinline {{", "entry:",
                       *body.lines, ret, "}", ""])
-    return MathFunction(symbol=symbol, definitions={symbol: text}, declarations=frozenset(body.decls),
+    definitions = {symbol: text, **state.get("helpers", {})}
+    return MathFunction(symbol=symbol, definitions=definitions, declarations=frozenset(body.decls),
                         arity=arity, results=results)
