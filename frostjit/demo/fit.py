@@ -50,7 +50,8 @@ def init_params(k: int, seed: int = 0) -> dict:
             "amp": rng.uniform(0.0, 0.2, k).astype(np.float32)}
 
 
-def make_renderer(dr, T, k: int, size: int):
+def make_geometry(dr, T, k: int, size: int):
+    """Index arrays of the K*h*w (gaussian, pixel) pairs: (g, pix, px, py)."""
     hw = size * size
     gid = dr.arange(T.UInt32, k * hw)
     g = gid // hw                      # which gaussian
@@ -58,42 +59,89 @@ def make_renderer(dr, T, k: int, size: int):
     py = T.Float(pix // size) * (1.0 / (size - 1))
     px = T.Float(pix - (pix // size) * size) * (1.0 / (size - 1))
     dr.eval(g, pix, px, py)
-
-    def render(p):
-        mx, my = dr.gather(T.Float, p["mx"], g), dr.gather(T.Float, p["my"], g)
-        s = dr.exp(dr.gather(T.Float, p["log_s"], g))
-        amp = dr.gather(T.Float, p["amp"], g)
-        d2 = dr.square(px - mx) + dr.square(py - my)
-        contrib = amp * dr.exp(-d2 / (2.0 * s * s))
-        img = dr.zeros(T.Float, hw)
-        dr.scatter_add(img, contrib, pix)
-        return img
-
-    return render
+    return g, pix, px, py
 
 
-def fit(dr, T, k: int, size: int, steps: int, lr: float = 0.01, progress=None):
-    target = T.Float(target_image(size))
-    render = make_renderer(dr, T, k, size)
+def render(dr, T, p, geom, hw: int):
+    """Splat the Gaussians with parameters ``p`` (a dict or optimizer) into an hw-pixel image."""
+    g, pix, px, py = geom
+    mx, my = dr.gather(T.Float, p["mx"], g), dr.gather(T.Float, p["my"], g)
+    s = dr.exp(dr.gather(T.Float, p["log_s"], g))
+    amp = dr.gather(T.Float, p["amp"], g)
+    d2 = dr.square(px - mx) + dr.square(py - my)
+    contrib = amp * dr.exp(-d2 / (2.0 * s * s))
+    img = dr.zeros(T.Float, hw)
+    dr.scatter_add(img, contrib, pix)
+    return img
+
+
+def make_renderer(dr, T, k: int, size: int):
+    geom = make_geometry(dr, T, k, size)
+    return lambda p: render(dr, T, p, geom, size * size)
+
+
+def make_step(dr, T, hw: int):
+    """One training step: render, loss, backward, Adam step.  Returns the loss (detached).
+
+    Everything it uses is an argument, so ``dr.freeze(make_step(...))`` works.
+    """
+    def step(opt, target, geom):
+        img = render(dr, T, opt, geom, hw)
+        loss = dr.mean(dr.square(img - target))
+        dr.backward(loss)
+        opt.step()
+        return dr.detach(loss)
+    return step
+
+
+def make_optimizer(dr, T, k: int, lr: float):
     import importlib
     opt = importlib.import_module(dr.__name__ + ".opt").Adam(lr=lr)  # dr.opt.Adam
     for name, v in init_params(k).items():
         opt[name] = T.Float(v)
+    return opt
+
+
+def fit(dr, T, k: int, size: int, steps: int, lr: float = 0.01, progress=None, frozen: bool = False):
+    """Run ``steps`` training steps; returns (image, losses, seconds)."""
+    target = T.Float(target_image(size))
+    geom = make_geometry(dr, T, k, size)
+    opt = make_optimizer(dr, T, k, lr)
+    step = make_step(dr, T, size * size)
+    if frozen:
+        step = dr.freeze(step)
     losses, t0 = [], time.perf_counter()
     for i in range(steps):
-        img = render(opt)
-        loss = dr.mean(dr.square(img - target))
-        dr.backward(loss)
-        opt.step()
+        loss = step(opt, target, geom)
         losses.append(float(np.asarray(loss.numpy() if hasattr(loss, "numpy") else loss).ravel()[0]))
         if progress:
-            progress(i + 1)
+            progress(i + 1, f"loss {losses[-1]:.3e}")
     total = time.perf_counter() - t0
     with dr.suspend_grad():
-        img = render(opt)
+        img = render(dr, T, opt, geom, size * size)
         dr.eval(img)
     out = np.asarray(img.numpy(), dtype=np.float32)
     return out, np.array(losses), total
+
+
+def step_time(dr, T, k: int, size: int, frozen: bool, steps: int = 10, lr: float = 0.01) -> float:
+    """Median seconds per training step (after warm-up), frozen or not."""
+    target = T.Float(target_image(size))
+    geom = make_geometry(dr, T, k, size)
+    opt = make_optimizer(dr, T, k, lr)
+    step = make_step(dr, T, size * size)
+    if frozen:
+        step = dr.freeze(step)
+    for _ in range(3):
+        step(opt, target, geom)
+    ts = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        loss = step(opt, target, geom)
+        dr.eval(loss)
+        loss.numpy()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts))
 
 
 def loss_plot(losses: np.ndarray, w: int = 480, h: int = 240) -> np.ndarray:
@@ -128,6 +176,7 @@ def main(argv=None) -> int:
     ap.add_argument("--quick", action="store_true", help="k=64, size=32, 80 steps")
     ap.add_argument("--backend", default="frostjit", choices=_backend.BACKENDS)
     ap.add_argument("--no-progress", action="store_true")
+    ap.add_argument("--no-freeze", action="store_true", help="train without dr.freeze")
     a = ap.parse_args(argv)
     if a.backend == "drjit" and not _backend.in_isolated_process():
         return _backend.run_isolated("fit", argv)
@@ -140,14 +189,24 @@ def main(argv=None) -> int:
     except _backend.BackendUnavailable as e:
         print(f"frostjit demo fit: {e}", file=sys.stderr)
         return 2
+    frozen = hasattr(dr, "freeze") and not a.no_freeze
     print(f"fit demo: {k} Gaussians -> {size} x {size} target, {steps} Adam steps, "
-          f"backend {a.backend}")
+          f"backend {a.backend}{', frozen training step' if frozen else ''}")
     pb = Progress(steps, label=f"{a.backend:>8}", enabled=not a.no_progress)
-    img, losses, total = fit(dr, T, k, size, steps, a.lr, pb)
+    img, losses, total = fit(dr, T, k, size, steps, a.lr, pb, frozen=frozen)
     pb.close()
     print(f"loss {losses[0]:.3e} -> {losses[-1]:.3e} "
           f"({losses[0] / max(losses[-1], 1e-30):.1f}x lower) in {total:.2f} s, "
           f"{total / steps * 1e3:.1f} ms/step")
+    if hasattr(dr, "freeze"):
+        t_plain = step_time(dr, T, k, size, frozen=False, lr=a.lr)
+        try:
+            t_frozen = step_time(dr, T, k, size, frozen=True, lr=a.lr)
+            print(f"step time: unfrozen {t_plain * 1e3:.2f} ms, frozen {t_frozen * 1e3:.2f} ms "
+                  f"({t_plain / t_frozen:.1f}x faster frozen)")
+        except Exception as e:  # noqa: BLE001  (report, keep the demo's pictures)
+            print(f"step time: unfrozen {t_plain * 1e3:.2f} ms, frozen unavailable "
+                  f"({type(e).__name__}: {e})")
     scale = max(1, 384 // size)
     tgt = target_image(size).reshape(size, size)
     _png.write_png(f"{a.out}_target.png", _png.upscale(_png.colormap(tgt, 0, 1), scale))
