@@ -1,0 +1,170 @@
+"""AD benchmark: the fit demo's training step (render, loss, backward, Adam step),
+frostjit beside Dr.Jit, unfrozen and frozen.
+
+    python benchmarks/bench_ad.py [--quick] [--json out/ad.json]
+
+Problems: K Gaussians splatted into an s x s image, K*s*s (gaussian, pixel)
+pairs: small = 16 x 8 x 8 (1e3), large = 256 x 64 x 64 (1e6).  Each system
+runs in its own subprocess (never drjit and frostjit in one process); this
+script re-runs itself with ``--child SYSTEM`` for that.
+
+Targets (from the issue): frozen frostjit no slower than frozen Dr.Jit, and at
+least 10x faster than unfrozen frostjit on the small problem.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _harness as H  # noqa: E402
+
+PROBLEMS = {"small": (16, 8), "large": (256, 64)}
+SYSTEMS = ["frostjit", "drjit"]
+MODES = ["unfrozen", "frozen"]
+
+
+# ----------------------------------------------------------------- child side
+def child(system: str, params: dict) -> dict:
+    sys.path.insert(0, os.path.join(H.REPO, "frostjit", "demo"))
+    import fit  # the demo module, imported without the frostjit package (drjit child)
+    import numpy as np
+    if system == "drjit":
+        import drjit as dr
+        import drjit.llvm.ad as T
+    else:
+        import frostjit as dr
+        import frostjit.llvm.ad as T
+    out = {"version": getattr(dr, "__version__", "?")}
+    for name in params["problems"]:
+        k, size = PROBLEMS[name]
+        warmup, repeats = (5, params["repeats_small"]) if name == "small" else (3, params["repeats_large"])
+        for mode in MODES:
+            key = f"{name}/{mode}"
+            try:
+                target = T.Float(fit.target_image(size))
+                geom = fit.make_geometry(dr, T, k, size)
+                opt = fit.make_optimizer(dr, T, k, 0.01)
+                step = fit.make_step(dr, T, size * size)
+                if mode == "frozen":
+                    step = dr.freeze(step)
+                t0 = time.perf_counter()
+                float(step(opt, target, geom).numpy()[0])
+                first = time.perf_counter() - t0
+                for _ in range(warmup - 1):
+                    step(opt, target, geom).numpy()
+                ts = []
+                for _ in range(repeats):
+                    t0 = time.perf_counter()
+                    loss = step(opt, target, geom)
+                    loss = float(loss.numpy()[0])
+                    ts.append(time.perf_counter() - t0)
+                img = fit.render(dr, T, opt, geom, size * size)
+                out[key] = {"status": "ok", "step_ms": statistics.median(ts) * 1e3, "first_ms": first * 1e3,
+                            "loss": loss, "steps": warmup + repeats,
+                            "checksum": float(np.asarray(img.numpy()).astype(np.float64).sum())}
+            except Exception as e:  # noqa: BLE001  (a mode that fails is reported, not fatal)
+                out[key] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
+    return out
+
+
+# ----------------------------------------------------------------- driver side
+def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=H.child_env(system), cwd=str(H.REPO))
+    except subprocess.TimeoutExpired:
+        return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith(H.RESULT_MARK):
+            return json.loads(line[len(H.RESULT_MARK):])
+    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+
+
+def report(res: dict, problems) -> None:
+    def step(system, name, mode):
+        r = res.get(system, {}).get(f"{name}/{mode}")
+        return r.get("step_ms") if r and r.get("status") == "ok" else None
+
+    def cell(system, name, mode):
+        r = res.get(system, {}).get(f"{name}/{mode}")
+        if not r:
+            return "n/a"
+        if r.get("status") != "ok":
+            return "error"
+        return H.fmt(r["step_ms"], " ms")
+
+    rows = []
+    for name in problems:
+        k, size = PROBLEMS[name]
+        label = f"{name} ({k}x{size}x{size} = {H.fmt_n(k * size * size) if k * size * size in (10**3, 10**6) else k * size * size})"
+        rows.append([label] + [cell(s, name, m) for s in SYSTEMS for m in MODES]
+                    + [H.fmt_ratio(H.ratio(step("frostjit", name, "frozen"), step("drjit", name, "frozen"))),
+                       H.fmt_ratio(H.ratio(step("frostjit", name, "unfrozen"), step("frostjit", name, "frozen")))])
+    print("training step of the fit demo (render, loss, backward, Adam step), median ms/step")
+    print(H.table(["problem", "fj unfrozen", "fj frozen", "drjit unfrozen", "drjit frozen",
+                   "fj frozen / drjit frozen", "fj unfrozen / fj frozen"], rows))
+    if "small" in problems:
+        r1 = H.ratio(step("frostjit", "small", "frozen"), step("drjit", "small", "frozen"))
+        r2 = H.ratio(step("frostjit", "small", "unfrozen"), step("frostjit", "small", "frozen"))
+        print(f"  target: frozen frostjit <= frozen drjit (small): {H.fmt_ratio(r1)} {H.check(r1, '<=', 1.0)}")
+        print(f"  target: frozen >= 10x faster than unfrozen frostjit (small): {H.fmt_ratio(r2)} "
+              f"{H.check(r2, '>=', 10.0)}")
+    if "large" in problems:
+        r3 = H.ratio(step("frostjit", "large", "frozen"), step("drjit", "large", "frozen"))
+        print(f"  large problem, frozen frostjit / frozen drjit: {H.fmt_ratio(r3)}")
+    print()
+    print("loss after the same number of steps (the trajectories should agree):")
+    for name in problems:
+        parts = []
+        for s in SYSTEMS:
+            for m in MODES:
+                r = res.get(s, {}).get(f"{name}/{m}")
+                parts.append(f"{s} {m} " + (f"{r['loss']:.6e}" if r and r.get("status") == "ok" else "n/a"))
+        print(f"  {name}: " + ", ".join(parts))
+    for s in SYSTEMS:
+        for key, r in res.get(s, {}).items():
+            if isinstance(r, dict) and r.get("status") == "error":
+                print(f"  note: {s} {key}: {r.get('reason')}")
+        if res.get(s, {}).get("status") == "error":
+            print(f"  note: {s}: {res[s].get('reason')}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    ap.add_argument("--problems", default="small,large")
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.child:
+        try:
+            res = {"status": "ok", **child(a.child, json.loads(a.params))}
+        except Exception as e:  # noqa: BLE001
+            res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+        print(H.RESULT_MARK + json.dumps(res), flush=True)
+        return 0
+    problems = [p for p in a.problems.split(",") if p]
+    params = {"problems": problems, "repeats_small": 30 if a.quick else 200,
+              "repeats_large": 5 if a.quick else 20}
+    res = {}
+    for s in SYSTEMS:
+        res[s] = run_child(s, params)
+    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}" for s in SYSTEMS)
+    print(f"machine: {os.cpu_count()} cores; {versions}")
+    report(res, problems)
+    H.dump_json(a.json, res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
