@@ -17,7 +17,9 @@ from .evaluate import evaluate, record_operation
 
 def materialize(node: Node) -> Node:
     """Evaluate ``node``; a literal becomes a filled buffer. Returns a data node."""
-    if node.op != "data" or node in state.dirty:
+    # A literal depends on nothing: filling it must not flush pending scatters
+    # (the backward pass of several gathers queues one scatter_add per source).
+    if (node.op != "data" and node.op != "literal") or node in state.dirty:
         evaluate((node,))
     if node.op == "literal":
         from ..backend import current_backend
