@@ -196,8 +196,9 @@ class Adam(Optimizer):
     ``lr_t = lr sqrt(1 - beta_2^t) / (1 - beta_1^t)``,
     ``p = p - lr_t m / (sqrt(v) + epsilon)``.
 
-    The step count ``t`` is a JIT array, so the bias correction is computed in
-    the kernel, not folded in as a constant.
+    The bias correction uses ``beta_1^t`` and ``beta_2^t``, kept as JIT arrays
+    (multiplied by ``beta`` each step), so it is computed in the kernel, never
+    folded in as a constant that changes from step to step.
     """
 
     def __init__(self, lr: float, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-8,
@@ -210,13 +211,14 @@ class Adam(Optimizer):
 
     def _init_state(self, param):
         first = param._c[0] if isinstance(param, VectorBase) else param
-        return (_scalar_array(first, 0), _zeros_like(param), _zeros_like(param))
+        # (beta_1^t, beta_2^t) at t = 0, first and second moments
+        return (_scalar_array(first, 1), _scalar_array(first, 1), _zeros_like(param), _zeros_like(param))
 
     def _step(self, value, g, state):
-        t, m, v = state
-        t = t + 1
+        b1_t, b2_t, m, v = state
         b1, b2 = self.beta_1, self.beta_2
-        lr_t = self._lr * fm.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        b1_t, b2_t = b1_t * b1, b2_t * b2
+        lr_t = self._lr * fm.sqrt(1 - b2_t) / (1 - b1_t)
         m_new = m * b1 + g * (1 - b1)
         v_new = v * b2 + (g * g) * (1 - b2)
         new_value = value - _lr_as(lr_t, value) * m_new / (fm.sqrt(v_new) + self.epsilon)
@@ -225,7 +227,7 @@ class Adam(Optimizer):
             m_new = fm.select(nz, m_new, m)
             v_new = fm.select(nz, v_new, v)
             new_value = fm.select(nz, new_value, value)
-        return new_value, (t, m_new, v_new)
+        return new_value, (b1_t, b2_t, m_new, v_new)
 
 
 def _zeros_like(param):
