@@ -1,0 +1,644 @@
+"""``fj.freeze`` and the frozen-function object: lookup, recording, replay, diagnostics.
+
+A call walks its inputs into a layout key (:mod:`.layout`).  A key seen before maps to one or
+more :class:`~.recording.Recording` objects; the first whose guards hold is replayed.  A new
+key (or failing guards) runs the function for real under a :class:`~.recorder.Recorder` and
+stores what it launched.  A recording that read array data, returned data computed in Python
+from NumPy inputs, or scattered into an array it does not know as an input cannot be replayed:
+its key falls back to the plain call (with a one-time :class:`FreezeWarning` naming the cause).
+"""
+from __future__ import annotations
+
+import collections
+import functools
+import logging
+import threading
+import types
+import warnings
+
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+from ..schedule.kernel import SCATTER_DST
+from ..trace.state import state, JitBackend
+from . import layout
+from .layout import Walker, entries, kind_of, Ident
+from .recorder import Recorder
+from .recording import Recording, GuardFailed, build
+from .symbolic import Sym, ONE
+
+log = logging.getLogger("frostjit")
+
+# One recording at a time per process (the recorder hook is global); reentrant for nesting.
+_RECORD_LOCK = threading.RLock()
+
+
+class FreezeWarning(UserWarning):
+    """Warnings of frozen functions: frequent re-tracing, replays that fall back to plain calls."""
+
+
+def _warn(message: str) -> None:
+    """``warnings.warn`` pointing at the user's call, not at frostjit.freeze internals."""
+    import sys
+    f = sys._getframe(1)
+    level = 2
+    while f is not None and f.f_globals.get("__name__", "").startswith("frostjit.freeze"):
+        f = f.f_back
+        level += 1
+    warnings.warn(FreezeWarning(message), stacklevel=level)
+
+
+class _Fallback:
+    """Cache entry for a key whose recording cannot be replayed: the plain call runs."""
+
+    __slots__ = ("reason", "key", "paths", "warned")
+
+    def __init__(self, reason: str, key, paths):
+        self.reason = reason
+        self.key = key
+        self.paths = paths
+        self.warned = True
+
+    def close(self) -> None:
+        pass
+
+
+class _GlobalsView:
+    """The globals a function names, read live (a rebinding ``global g`` is written back)."""
+
+    __slots__ = ("g", "names")
+    __fj_path_style__ = "key"
+
+    def __init__(self, g: dict, names: tuple):
+        self.g = g
+        self.names = names
+
+    def __fj_traverse__(self) -> dict:
+        g = self.g
+        return {n: g[n] for n in self.names if n in g}
+
+    def __fj_assign__(self, values: dict) -> None:
+        self.g.update(values)
+
+
+class _CellsView:
+    """The closure cells of a function, read live (``nonlocal y; y += x`` is written back)."""
+
+    __slots__ = ("cells", "names")
+    __fj_path_style__ = "key"
+
+    def __init__(self, cells, names):
+        self.cells = cells
+        self.names = names
+
+    def __fj_traverse__(self) -> dict:
+        out = {}
+        for n, c in zip(self.names, self.cells):
+            try:
+                out[n] = c.cell_contents
+            except ValueError:
+                pass
+        return out
+
+    def __fj_assign__(self, values: dict) -> None:
+        for n, c in zip(self.names, self.cells):
+            if n in values:
+                c.cell_contents = values[n]
+
+
+def _global_names(f) -> tuple:
+    """Names the function (and the code nested in it) reads or writes as globals.
+
+    Only real global accesses count (not attribute names, which share ``co_names``), so an
+    attribute ``p.x`` never turns an unrelated global ``x`` into an input.
+    """
+    import dis
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return ()
+    names = []
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME") \
+                    and ins.argval not in names:
+                names.append(ins.argval)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return tuple(names)
+
+
+class FrozenFunction:
+    """A function whose kernel launches are recorded once and replayed (see :func:`freeze`)."""
+
+    def __init__(self, f, state_fn=None, limit=None, warn_after: int = 10, backend=None,
+                 auto_opaque: bool = True, enabled: bool = True):
+        functools.update_wrapper(self, f)
+        self.f = f
+        self.state_fn = state_fn
+        self.limit = None if limit is None or limit < 0 else int(limit)
+        self.warn_after = warn_after
+        self.backend = backend
+        self.auto_opaque = auto_opaque
+        self.enabled = enabled
+        self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._n_recordings = 0
+        self._lock = threading.RLock()
+        self._opaque_mask: set = set()
+        self._prev_paths = None
+        self._globals = getattr(f, "__globals__", None)
+        self._global_names = _global_names(f)
+        code = getattr(f, "__code__", None)
+        self._cells = getattr(f, "__closure__", None) or ()
+        self._cell_names = code.co_freevars if code is not None and self._cells else ()
+        self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
+
+    # -- public API --------------------------------------------------------------------
+    @property
+    def n_recordings(self) -> int:
+        """How many times the function was traced (re-traces included; reset by :meth:`clear`)."""
+        return self._n_recordings
+
+    @property
+    def n_cached_recordings(self) -> int:
+        """How many recordings are cached now."""
+        return sum(len(v) for v in self._cache.values())
+
+    def clear(self) -> None:
+        """Drop every recording and reset both counters."""
+        with self._lock:
+            for lst in self._cache.values():
+                for r in lst:
+                    r.close()
+            self._cache.clear()
+            self._n_recordings = 0
+            self._prev_paths = None
+            self._opaque_mask = set()
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<frozen function {self.name}: {self.n_cached_recordings} cached recording(s)>"
+
+    # -- calls -------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if not self.enabled or self.limit == 0:
+            return self.f(*args, **kwargs)
+        rec = state.recorder
+        if rec is not None and rec.thread == threading.get_ident():
+            # Called while an outer frozen function records: its work is part of that recording.
+            return self.f(*args, **kwargs)
+        with self._lock:
+            return self._call(args, kwargs)
+
+    def _walk(self, args, kwargs, paths: bool):
+        if state.side_effects:
+            from ..schedule.evaluate import evaluate
+            evaluate(())
+        for attempt in range(3):
+            w = Walker(paths, self._opaque_mask, not self.auto_opaque)
+            w.walk(args, "args")
+            w.walk(kwargs, "kwargs")
+            if self._global_names:
+                w.walk(_GlobalsView(self._globals, self._global_names), "globals")
+            if self._cells:
+                w.walk(_CellsView(self._cells, self._cell_names), "nonlocals")
+            if self.state_fn is not None:
+                w.walk(self.state_fn(*args, **kwargs), "state_fn")
+            flat = w.f
+            if not flat.pending:
+                break
+            from ..schedule.evaluate import evaluate
+            evaluate(flat.pending)      # every input is evaluated before the lookup
+        key = (int(state.flags), tuple(flat.key))
+        if paths:
+            flat.paths.insert(0, ("<JIT flags>", ("flags", int(state.flags))))
+        return flat, key
+
+    def _call(self, args, kwargs):
+        flat, key = self._walk(args, kwargs, False)
+        lst = self._cache.get(key)
+        why = []
+        if lst is not None:
+            if self.limit is not None:
+                self._cache.move_to_end(key)
+            r = self._replay(lst, flat, args, kwargs, why)
+            if r is not _MISS:
+                return r[0]
+        return self._miss(args, kwargs, flat, key, why)
+
+    def _replay(self, lst, flat, args, kwargs, why):
+        for recd in list(lst):
+            if type(recd) is _Fallback:
+                return (self.f(*args, **kwargs),)
+            capn = ()
+            if recd.captured:
+                capn = recd.captured_nodes()
+                if capn is None:
+                    why.append("an array the recording captured (not among the inputs) was freed or rebound")
+                    self._drop(recd)
+                    continue
+            try:
+                nodes, syms = recd.driver(flat.nodes, flat.sizes, flat.numpy, capn)
+            except GuardFailed as e:
+                why.append(f"guard failed: {e.why}")
+                continue
+            except Exception as e:  # a size expression failed: the plain call decides what happens
+                why.append(f"replay failed ({type(e).__name__}: {e})")
+                continue
+            return (recd.finish(flat, nodes, syms),)
+        return _MISS
+
+    def _drop(self, recd) -> None:
+        with self._lock:
+            lst = self._cache.get(recd.key)
+            if lst is not None:
+                for i, r in enumerate(lst):
+                    if r is recd:
+                        del lst[i]
+                        break
+                if not lst:
+                    del self._cache[recd.key]
+            recd.close()
+
+    def _miss(self, args, kwargs, flat, key, why):
+        pflat, pkey = self._walk(args, kwargs, True)
+        # auto_opaque: a literal input whose value or size changed since the last recording
+        # becomes opaque (evaluated) from now on: one re-trace, then replays for any value.
+        if self.auto_opaque and self._prev_paths is not None:
+            old = {p: t for p, t in self._prev_paths}
+            new_mask = set()
+            li = -1
+            for p, t in pflat.paths:
+                if isinstance(t, tuple) and len(t) == 5 and t[1] == "L" and isinstance(t[0], type) \
+                        and issubclass(t[0], ArrayBase):
+                    li = self._leaf_index_of(pflat, p)
+                    o = old.get(p)
+                    if o is not None and o != t and isinstance(o, tuple) and len(o) == 5 and o[1] == "L":
+                        new_mask.add(li)
+            new_mask -= self._opaque_mask
+            if new_mask:
+                log.debug("frostjit.freeze(%s): literal inputs changed; made opaque: %s", self.name,
+                          ", ".join(p for p, t in pflat.paths if self._leaf_index_of(pflat, p) in new_mask))
+                self._opaque_mask |= new_mask
+                flat, key = self._walk(args, kwargs, False)
+                lst = self._cache.get(key)
+                if lst is not None:
+                    r = self._replay(lst, flat, args, kwargs, why)
+                    if r is not _MISS:
+                        return r[0]
+                pflat, pkey = self._walk(args, kwargs, True)
+        return self._record(args, kwargs, pflat, pkey, why)
+
+    @staticmethod
+    def _leaf_index_of(flat, path):
+        # paths of array leaves appear in walk order; count them
+        i = -1
+        for p, t in flat.paths:
+            if isinstance(t, tuple) and t and isinstance(t[0], type) and issubclass(t[0], ArrayBase):
+                i += 1
+                if p == path:
+                    return i
+        return -1
+
+    # -- recording ---------------------------------------------------------------------
+    def _record(self, args, kwargs, flat, key, why):
+        if not flat.has_jit and self.backend is None:
+            raise RuntimeError(
+                f"frostjit.freeze({self.name}): cannot infer the backend: this call has no JIT array "
+                "among its inputs; pass backend=fj.JitBackend.LLVM to fj.freeze()")
+        if self.backend is not None and self.backend not in (JitBackend.LLVM, "llvm", "LLVM"):
+            raise RuntimeError(f"frostjit.freeze({self.name}): backend {self.backend!r} is not available "
+                               "(only JitBackend.LLVM exists)")
+        self._n_recordings += 1
+        reasons = list(why)
+        if self._prev_paths is not None:
+            reasons += layout.diff(self._prev_paths, flat.paths)
+        if self._n_recordings > 1:
+            log.debug("frostjit.freeze(%s): tracing again (trace %d): %s", self.name, self._n_recordings,
+                      "; ".join(reasons) or "new input layout")
+        if self._n_recordings > self.warn_after and self._n_recordings > 1:
+            lines = "\n  ".join(reasons) if reasons else "(no difference in the inputs: guards or evictions)"
+            _warn(f"frozen function {self.name!r} was traced {self._n_recordings} times. Tracing repeatedly "
+                  f"defeats the purpose of freezing it; it usually means its inputs keep changing in a way no "
+                  f"cached recording covers. Inputs that differ from the previous recording:\n  {lines}")
+        with _RECORD_LOCK:
+            out, recd = self._trace(args, kwargs, flat, key)
+        self._prev_paths = flat.paths
+        self._cache.setdefault(key, []).append(recd)
+        if self.limit is not None:
+            self._cache.move_to_end(key)
+            while self.n_cached_recordings > self.limit:
+                k0 = next(iter(self._cache))
+                lst = self._cache[k0]
+                lst.pop(0).close()
+                if not lst:
+                    del self._cache[k0]
+        return out
+
+    def _trace(self, args, kwargs, flat, key):
+        rec = Recorder(self.name)
+        syms = [Sym(f"s{i}", n, rec) for i, n in enumerate(flat.sizes)]
+        for node in flat.nodes:
+            s = ONE if node.size == 1 else syms[flat.size_index[node.size]]
+            rec.add_input(node, s)
+            node.sym = s
+        rec.np_inputs = list(flat.numpy)
+        rec.np_sym = [ONE if a.ndim == 0 or a.shape[0] == 1 else syms[flat.size_index[a.shape[0]]]
+                      for a in flat.numpy]
+        pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
+        prev = state.recorder
+        observer = _observe_dispatch()
+        state.recorder = rec
+        try:
+            out = self.f(*args, **kwargs)
+            recd, out = self._finish(rec, flat, key, out, pre_entries, observer)
+        except BaseException:
+            state.recorder = prev
+            if state.side_effects:      # leave the engine as a plain call would
+                from ..schedule.evaluate import evaluate
+                evaluate(())
+            raise
+        finally:
+            state.recorder = prev
+            if observer is not None:
+                observer[0].close()
+            for node in flat.nodes:
+                node.sym = None
+            rec.release()
+        return out, recd
+
+    def _finish(self, rec, flat, key, out, pre_entries, observer):
+        from ..schedule.evaluate import evaluate
+        leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
+        cont_index = {id(c): i for i, c in enumerate(flat.containers)}
+        # 1. What changed in the inputs (post-call state against the pre-call snapshot).
+        changed = []          # (ci, kind, [(key, value)] now, {key: value} before)
+        new_values = []
+        for ci, c in enumerate(flat.containers):
+            before = pre_entries[ci]
+            if before is None:
+                continue
+            now = entries(c)
+            if len(now) == len(before) and all(k1 == k2 and v1 is v2 for (k1, v1), (k2, v2) in zip(now, before)):
+                continue
+            changed.append((ci, kind_of(c), now, before))
+            bmap = {}
+            for k, v in before:
+                bmap.setdefault(k, v)
+            new_values.extend(v for k, v in now if bmap.get(k, _MISS) is not v)
+        # 2. Evaluate every array the caller will see (outputs, mutated and new inputs).
+        w = Walker(False)
+        w.walk(out, None)
+        for v in new_values:
+            w.walk(v, None)
+        pending = list(w.f.pending)
+        for a, n in zip(flat.leaves, flat.leaf_nodes):
+            if a._node is not n and a._node.op not in ("data", "literal"):
+                pending.append(a._node)
+        if state.scheduled:
+            pending = state.scheduled + pending
+            state.scheduled = []
+        evaluate(pending)
+        rec._flush()
+        for a in w.f.numpy:
+            if not any(a is b for b in flat.numpy) and rec.data_dependent is None:
+                rec.data_dependent = "returns a NumPy array computed in Python (not recorded)"
+        for op in rec.ops:
+            if op.kind == "launch":
+                for kind, vt, slot in op.args[2]:
+                    if kind == SCATTER_DST and rec.slot_kind[slot][0] == "cap" and rec.data_dependent is None:
+                        rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
+                                              "argument, an attribute of one, or use state_fn)")
+            elif op.kind == "copy" and rec.slot_kind[op.args[1]][0] == "cap" and rec.data_dependent is None:
+                rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
+                                      "argument, an attribute of one, or use state_fn)")
+        # 3. Describe outputs and write-backs against the node table.
+        d = _Describer(rec, flat, leaf_index, cont_index)
+        d.count(out)
+        for _, _, now, _ in changed:
+            for _, v in now:
+                d.count(v)
+        actions = []
+        for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
+            if a._node is not n:
+                actions.append(("node", i, d.node(a._node)))
+        for ci, kind, now, before in changed:
+            if kind == "seq":
+                actions.append(("setlist", ci, [d.describe(v) for _, v in now]))
+                continue
+            if kind == "custom":
+                actions.append(("assign", ci, {k: d.describe(v) for k, v in now}))
+                continue
+            bmap = dict(before)
+            nkeys = set()
+            for k, v in now:
+                nkeys.add(k)
+                if bmap.get(k, _MISS) is not v:
+                    actions.append(("set", ci, k, d.describe(v)))
+            for k, _ in before:
+                if k not in nkeys:
+                    actions.append(("del", ci, k))
+        out_desc = d.describe(out)
+        real_nodes = list(d.real_nodes)
+        sym_values = [s.value for s in d.sym_outputs]
+        deps = observer[1] if observer is not None else set()
+        if rec.data_dependent is not None:
+            reason = rec.data_dependent
+            _warn(f"frozen function {self.name!r} {reason}: its recording depends on data the layout key does "
+                  f"not cover, so calls with this input layout run the plain function (no replay).")
+            log.debug("frostjit.freeze(%s): not replayable: %s", self.name, reason)
+            recd = _Fallback(reason, key, flat.paths)
+        else:
+            recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps)
+            self._subscribe(recd, deps)
+        # The caller of this first call sees the same structure a replay builds.
+        memo = {}
+        result = build(out_desc, flat, real_nodes, sym_values, memo)
+        return recd, result
+
+    def _subscribe(self, recd, deps) -> None:
+        if not deps:
+            return
+        try:
+            from ..dispatch import on_register
+        except Exception:  # pragma: no cover - dispatch absent
+            return
+        for fn in deps:
+            def invalidate(_fn, recd=recd):
+                log.debug("frostjit.freeze(%s): a method was registered on %r; dropping a recording",
+                          self.name, _fn)
+                self._drop(recd)
+            try:
+                recd.subscriptions.append(on_register(fn, invalidate))
+            except TypeError:
+                pass
+
+
+_MISS = object()
+
+
+def _observe_dispatch():
+    try:
+        from ..dispatch import observe_calls
+    except Exception:  # pragma: no cover - dispatch absent
+        return None
+    seen = set()
+    me = threading.get_ident()
+
+    def cb(fn):
+        if threading.get_ident() == me:
+            seen.add(fn)
+    return observe_calls(cb), seen
+
+
+class _Describer:
+    """Turns the objects a recording returns or writes back into replay descriptors."""
+
+    def __init__(self, rec, flat, leaf_index, cont_index):
+        self.rec = rec
+        self.flat = flat
+        self.leaf_index = leaf_index
+        self.cont_index = cont_index
+        self.table = []           # node table entries (see recording.Recording._generate)
+        self.real_nodes = []      # the recorded nodes themselves (to build the first call's output)
+        self.node_ids = {}
+        self.sym_outputs = []
+        self.counts = collections.Counter()
+        self.shared = {}
+
+    def count(self, v, _seen=None) -> None:
+        if _seen is None:
+            _seen = set()
+        if isinstance(v, (int, float, str, bool, type(None), Sym)):
+            return
+        self.counts[id(v)] += 1
+        if id(v) in _seen or id(v) in self.leaf_index or id(v) in self.cont_index:
+            return
+        _seen.add(id(v))
+        if isinstance(v, ArrayBase):
+            return
+        if isinstance(v, VectorBase):
+            for c in v._c:
+                self.count(c, _seen)
+            return
+        h = layout._HANDLERS.get(type(v)) or layout._classify(type(v))
+        if h in (Walker.seq, Walker.dict, Walker.struct, Walker.dataclass, Walker.obj, Walker.custom):
+            for _, x in entries(v):
+                self.count(x, _seen)
+
+    def node(self, n) -> int:
+        k = self.node_ids.get(id(n))
+        if k is not None:
+            return k
+        rec = self.rec
+        if n.op == "literal":
+            entry = ("lit", n.vt, n.value, rec.sym_of(n))
+        elif n.op == "data":
+            slot = rec.slot_of.get(id(n.value))
+            if slot is None:
+                slot = rec.slot_for(n)
+            kind = rec.slot_kind[slot]
+            if kind[0] == "in":
+                entry = ("in", kind[1])
+            elif kind[0] == "cap":
+                entry = ("cap", kind[1])
+            else:
+                entry = ("buf", slot, n.vt, rec.slot_size[slot])
+        else:  # pragma: no cover - everything was evaluated
+            raise RuntimeError("frostjit.freeze: an output was not evaluated")
+        k = self.node_ids[id(n)] = len(self.table)
+        self.table.append(entry)
+        self.real_nodes.append(n)
+        return k
+
+    def describe(self, v):
+        i = self.shared.get(id(v))
+        if i is not None:
+            return ("ref", i)
+        d = self._describe(v)
+        if self.counts.get(id(v), 0) > 1 and d[0] not in ("leaf", "obj", "py", "sym"):
+            i = self.shared[id(v)] = len(self.shared)
+            return ("share", i, d)
+        return d
+
+    def _describe(self, v):
+        if isinstance(v, ArrayBase):
+            i = self.leaf_index.get(id(v))
+            if i is not None:
+                return ("leaf", i)
+            return ("arr", type(v), self.node(v._node))
+        ci = self.cont_index.get(id(v))
+        if ci is not None and type(v) is not tuple:
+            return ("obj", ci)
+        if isinstance(v, Sym):
+            if v.is_const:
+                return ("py", v.value)
+            self.sym_outputs.append(v)
+            return ("sym", len(self.sym_outputs) - 1)
+        if isinstance(v, VectorBase):
+            return ("vec", type(v), [self.describe(c) for c in v._c])
+        h = layout._HANDLERS.get(type(v)) or layout._classify(type(v))
+        if h is Walker.seq:
+            return ("seq", type(v), [self.describe(x) for x in v])
+        if h is Walker.dict:
+            return ("dict", type(v), tuple(v.keys()), [self.describe(x) for x in v.values()])
+        if h in (Walker.struct, Walker.dataclass, Walker.obj, Walker.custom):
+            es = entries(v)
+            how = {Walker.struct: "struct", Walker.dataclass: "dataclass", Walker.obj: "obj",
+                   Walker.custom: "custom"}[h]
+            return ("fields", type(v), tuple(k for k, _ in es), [self.describe(x) for _, x in es], how)
+        return ("py", v)
+
+
+def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=None, auto_opaque: bool = True,
+           enabled: bool = True):
+    """Record a function's kernel launches once and replay them for compatible inputs.
+
+    Usable as ``@fj.freeze``, ``@fj.freeze(limit=2)`` or ``fj.freeze(fn, ...)``.  The first call
+    (and any call whose inputs differ in *layout*: types, container structure, Python values,
+    size 1 versus wide, which inputs share a size, literal values, JIT flags) runs the function
+    for real and records what it launched; later compatible calls replay the recording at the
+    inputs' current widths, with no Python run per operation.  Results equal a plain call's at
+    every width: widths used as values (``x + fj.width(x)``, ``fj.mean``) are recomputed, widths
+    that escape into Python control flow are guarded, and recordings that read array data fall
+    back to the plain call.
+
+    Parameters
+    ----------
+    f : callable, optional
+        The function (a method works too: the instance is an input like any other).
+    state_fn : callable, optional
+        ``state_fn(*args, **kwargs)`` returns extra state treated as another input.
+    limit : int, optional
+        Most recordings kept (least recently used evicted); ``0`` never records.
+    warn_after : int
+        Warn (:class:`FreezeWarning`) once the function has been traced more than this often.
+    backend : JitBackend, optional
+        Needed when a call has no JIT array among its inputs.
+    auto_opaque : bool
+        Keep literal inputs as literals until their value changes (then make them opaque);
+        ``False`` evaluates every literal input on every call.
+    enabled : bool
+        ``False`` calls the function directly (settable later as ``.enabled``).
+
+    Examples
+    --------
+    >>> @fj.freeze
+    ... def step(x, y):
+    ...     return fj.fma(x, y, 1) * 0.5
+    >>> step(Float([1, 2]), Float([3, 4]))            # traced and recorded
+    >>> step(Float([1, 2, 3]), Float([3, 4, 5]))      # replayed at width 3
+    >>> step.n_recordings
+    1
+    """
+    def wrap(fn):
+        if not callable(fn):
+            raise TypeError(f"freeze(): expected a callable, got {type(fn).__name__}")
+        return FrozenFunction(fn, state_fn=state_fn, limit=limit, warn_after=warn_after, backend=backend,
+                              auto_opaque=auto_opaque, enabled=enabled)
+    if f is None:
+        return wrap
+    return wrap(f)

@@ -1,0 +1,335 @@
+"""The recorder: watches the engine while a frozen function runs for real, and writes down
+everything it launched, against *slots* instead of buffers and *symbols* instead of sizes.
+
+The engine reaches it through ``state.recorder`` (one ``is not None`` test on its hot paths):
+
+* ``on_node(node)``: every node created (``ops.make``/``literal``/``data``) gets ``node.sym``;
+  equal concrete sizes with different symbols add a guard.
+* ``on_launch(kernel, spec, size, buffers, effects)``: a compiled kernel launch.
+* ``on_memop(kind, param, inputs, outputs, count)``: reduce, prefix_sum, compress, copy, fill.
+* ``on_upload(array, node)``: a NumPy array became a data node (an input one is re-read at
+  replay; any other upload is a constant of the recording).
+* ``on_read(node, what)``: user code read array data; the recording depends on data and is
+  never replayed (see :mod:`.frozen`).
+* ``on_width`` / ``on_len``, ``sized_literal``, ``sized_counter``, ``symbolic_max``,
+  ``symbolic_literal``: sizes and width-derived values stay symbolic (:mod:`.symbolic`).
+
+Buffers are mapped to slots by ``id()``; the recorder keeps every buffer it saw alive until it
+is released, so ids are not reused.  Nodes are tracked through ``node.sym`` (and weak
+references), never held strongly: the engine's scatter copy-on-write counts node references.
+
+Extension point for AD (and any other engine part that creates a node whose size follows
+another node's): set ``new.sym = old.sym`` after creating it, as ``memops.copy`` does.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from ..schedule.kernel import OUT
+from .symbolic import Sym, const, ONE, sym_call
+
+
+class Op:
+    """One recorded operation (``kind`` plus kind-specific fields; see :mod:`.recording`)."""
+
+    __slots__ = ("kind", "args")
+
+    def __init__(self, kind: str, *args):
+        self.kind = kind
+        self.args = args
+
+    def __repr__(self) -> str:
+        return f"Op({self.kind})"
+
+
+class Recorder:
+    """Observes one recording in one thread (see module docstring)."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.thread = threading.get_ident()
+        self.active = True
+        self.ops: list[Op] = []
+        self.buffers: list = []          # slot -> buffer (kept alive while recording)
+        self.slot_of: dict = {}          # id(buffer) -> slot
+        self.slot_kind: list = []        # slot -> ("in", k) | ("np", k) | ("op", op index) | ("cap", j)
+        self.slot_size: list = []        # slot -> Sym of its element count
+        self.slot_vt: list = []
+        self.captured: list = []         # j -> weakref to a node created before the recording
+        self.guards: list = []           # (python expression, ready, description)
+        self._guard_set: set = set()
+        self.n_counts = 0                # compress counts c0, c1, ...
+        self.data_dependent: str | None = None
+        self._pending: list = []         # weakrefs to data nodes of unknown origin (uploads)
+        self.np_inputs: list = []        # NumPy arrays among the inputs, by input order
+        self.n_input_slots = 0
+
+    # -- helpers ---------------------------------------------------------------------
+    def mine(self) -> bool:
+        return self.active and threading.get_ident() == self.thread
+
+    def sym_of(self, node) -> Sym:
+        s = node.sym
+        if s is None or (s.rec is not None and s.rec is not self):
+            return const(node.size)
+        return s
+
+    def _set_sym(self, node, sym: Sym) -> None:
+        if node.size == 1 and not sym.is_const:
+            self.guard_equal(sym, ONE, "a size-1 array (size 1 broadcasts, wider sizes do not)")
+            sym = ONE
+        node.sym = sym
+
+    def add_guard(self, expr: str, ready: int, why: str) -> None:
+        if expr not in self._guard_set:
+            self._guard_set.add(expr)
+            self.guards.append((expr, ready, why))
+
+    def guard_equal(self, a: Sym, b: Sym, why: str) -> None:
+        if a.expr != b.expr:
+            self.add_guard(f"{a.expr} == {b.expr}", max(a.ready, b.ready), why)
+
+    def guard_value(self, s: Sym, what: str) -> None:
+        self.add_guard(f"{s.expr} == {s.value!r}", s.ready, f"a width used as a Python value by {what}")
+
+    def guard_compare(self, a: Sym, op: str, b: Sym, what: str) -> bool:
+        import operator as _o
+        fn = {"==": _o.eq, "!=": _o.ne, "<": _o.lt, "<=": _o.le, ">": _o.gt, ">=": _o.ge}[op]
+        result = bool(fn(a.value, b.value))
+        e = f"({a.expr} {op} {b.expr})"
+        self.add_guard(e if result else f"not {e}", max(a.ready, b.ready), f"a width used in {what}")
+        return result
+
+    def new_slot(self, buf, kind, size: Sym, vt) -> int:
+        k = len(self.buffers)
+        self.buffers.append(buf)
+        self.slot_of[id(buf)] = k
+        self.slot_kind.append(kind)
+        self.slot_size.append(size)
+        self.slot_vt.append(vt)
+        return k
+
+    def add_input(self, node, sym: Sym) -> int:
+        """Register an input data node (called by the traversal before the function runs)."""
+        k = self.new_slot(node.value, ("in", self.n_input_slots), sym, node.vt)
+        self.n_input_slots += 1
+        return k
+
+    def slot_for(self, node) -> int:
+        """Slot of a data node's buffer; a buffer from before the recording becomes a capture."""
+        self._flush()
+        buf = node.value
+        k = self.slot_of.get(id(buf))
+        if k is None:
+            j = len(self.captured)
+            self.captured.append(weakref.ref(node))
+            k = self.new_slot(buf, ("cap", j), const(node.size), node.vt)
+        return k
+
+    def _flush(self, exclude=()) -> None:
+        """Turn data nodes of unknown origin (``Float([1, 2])``, ``empty``) into recorded uploads."""
+        pending, self._pending = self._pending, []
+        for wr in pending:
+            node = wr()
+            if node is None or node.op != "data" or any(node is e for e in exclude):
+                continue
+            buf = node.value
+            if id(buf) in self.slot_of:
+                continue
+            snapshot = np.array(buf.array[: node.size], copy=True)
+            if self.np_inputs and self.data_dependent is None:
+                self.data_dependent = ("builds an array from Python data while NumPy arrays are among its "
+                                       "inputs (frostjit cannot tell whether that data came from them)")
+            op = len(self.ops)
+            self.ops.append(Op("upload", node.vt, snapshot, None))
+            self.ops[-1].args = (node.vt, snapshot, self.new_slot(buf, ("op", op), const(node.size), node.vt))
+
+    # -- engine hooks --------------------------------------------------------------------
+    def on_node(self, node) -> None:
+        if not self.mine():
+            return
+        if self._pending:
+            self._flush()
+        op = node.op
+        if op == "literal":
+            node.sym = ONE if node.size == 1 else const(node.size)
+            return
+        if op == "data":
+            node.sym = ONE if node.size == 1 else const(node.size)
+            self._pending.append(weakref.ref(node))
+            return
+        sym = None
+        for a in node.args:
+            if a.size == 1:
+                continue
+            s = self.sym_of(a)
+            if sym is None:
+                sym = s
+            elif s is not sym:
+                self.guard_equal(s, sym, f"operands of '{node.op}' with equal sizes")
+        if sym is None or node.size == 1:
+            sym = ONE if node.size == 1 else const(node.size)
+        node.sym = sym
+
+    def on_upload(self, array, node) -> None:
+        """``array`` (NumPy) was copied into the data node ``node``."""
+        if not self.mine():
+            return
+        for k, inp in enumerate(self.np_inputs):
+            if array is inp:
+                self._pending = [w for w in self._pending if w() is not node]
+                sym = self.np_sym[k]
+                self._set_sym(node, sym if node.size == inp.shape[0] or inp.ndim == 0 else const(node.size))
+                op = len(self.ops)
+                self.ops.append(Op("upload_input", node.vt, k, None))
+                self.ops[-1].args = (node.vt, k, self.new_slot(node.value, ("op", op), node.sym, node.vt))
+                return
+        for inp in self.np_inputs:
+            if isinstance(array, np.ndarray) and np.shares_memory(array, inp):
+                self.data_dependent = ("builds an array from a view or slice of a NumPy input "
+                                       "(pass the whole array, or a frostjit array)")
+
+    def on_read(self, node, what: str) -> None:
+        if not self.mine():
+            return
+        if self.data_dependent is None:
+            self.data_dependent = f"reads array data inside the function ({what})"
+
+    def on_len(self, node) -> int:
+        if not self.mine():
+            return node.size
+        s = self.sym_of(node)
+        if not s.is_const:
+            self.guard_value(s, "len() / .shape")
+        return node.size
+
+    def on_width(self, w: int, arrays):
+        if not self.mine():
+            return w
+        sym = None
+        for a in arrays:
+            n = a._node
+            if n.size == 1:
+                continue
+            s = self.sym_of(n)
+            if sym is None:
+                sym = s
+            elif s is not sym:
+                self.guard_equal(s, sym, "arrays passed to width()")
+        if sym is None or sym.is_const:
+            return w
+        return sym
+
+    def on_launch(self, kernel, spec, size: int, buffers, effects=()) -> None:
+        if not self.mine():
+            return
+        self._flush()
+        launch = None
+        for n in list(spec.outputs) + list(effects):
+            s = self.sym_of(n)
+            if launch is None:
+                launch = s
+            elif s is not launch:
+                self.guard_equal(s, launch, "arrays evaluated by one kernel")
+        if launch is None:
+            launch = const(size)
+        op = len(self.ops)
+        params = []
+        for (kind, vt), node, buf in zip(spec.params, spec.bindings, buffers):
+            if kind == OUT:
+                k = self.new_slot(buf, ("op", op), launch, vt)
+            else:
+                k = self.slot_for(node) if id(buf) not in self.slot_of else self.slot_of[id(buf)]
+            params.append((kind, vt, k))
+        self.ops.append(Op("launch", kernel, launch, params))
+
+    def on_memop(self, kind: str, param, inputs, outputs, count=None) -> None:
+        if not self.mine():
+            return
+        self._flush(exclude=outputs)
+        op = len(self.ops)
+        ins = [self.slot_for(n) for n in inputs]
+        out = outputs[0]
+        if kind == "compress":
+            c = self.n_counts
+            self.n_counts += 1
+            s = Sym(f"c{c}", count, self, op)
+            self._set_sym(out, s)
+            self.ops.append(Op("compress", ins[0], self.sym_of(inputs[0]), c, None))
+        elif kind == "reduce":
+            out.sym = ONE
+            self.ops.append(Op("reduce", param, inputs[0].vt, ins[0], self.sym_of(inputs[0]), None))
+        elif kind == "prefix_sum":
+            out.sym = self.sym_of(inputs[0])
+            self.ops.append(Op("prefix_sum", bool(param), inputs[0].vt, ins[0], out.sym, None))
+        elif kind == "copy":
+            out.sym = self.sym_of(inputs[0])
+            self.ops.append(Op("copy", inputs[0].vt, ins[0], out.sym, None))
+        elif kind == "fill":
+            s = self.sym_of(out)
+            self.ops.append(Op("fill", out.vt, param, s, None))
+        else:
+            raise RuntimeError(f"frostjit.freeze: cannot record the memory operation {kind!r}")
+        o = self.ops[-1]
+        k = self.new_slot(out.value, ("op", op), self.sym_of(out), out.vt)
+        o.args = o.args[:-1] + (k,)
+
+    # -- symbolic creation (functions/creation.py, trace/ops.py) -------------------------
+    def sized_literal(self, vt, value, size):
+        from ..trace import ops
+        if isinstance(value, Sym):
+            return self._broadcast_value(vt, value, size)
+        node = ops.literal(vt, value, int(size.value) if isinstance(size, Sym) else int(size))
+        if isinstance(size, Sym):
+            self._set_sym(node, size)
+        return node
+
+    def _broadcast_value(self, vt, value: Sym, size):
+        """A symbolic value broadcast to a (maybe symbolic) size: value + zeros(size)."""
+        from ..trace import ops
+        v = self.symbolic_literal(vt, value, 1)
+        z = self.sized_literal(vt, 0, size)
+        if z.size == 1:
+            return v
+        return ops.make("add", vt, (z, v))
+
+    def sized_counter(self, size):
+        from ..trace import ops
+        from ..trace.dtypes import UInt32, Int64
+        n = int(size.value)
+        vt = UInt32 if n <= 2**32 else Int64
+        node = ops.literal(vt, 0, 1) if n == 1 else ops.make("counter", vt, (), size=n)
+        self._set_sym(node, size)
+        return node
+
+    def symbolic_max(self, a, b):
+        return sym_call("max", max, a, b)
+
+    def symbolic_literal(self, vt, value: Sym, size=1):
+        """A width-derived *value* used as an array: a size-1 buffer the replay refills."""
+        from ..trace import ops
+        from ..trace.ops import normalize_literal
+        from ..backend import current_backend
+        if isinstance(size, Sym) or int(size) != 1:
+            return self._broadcast_value(vt, value, size)
+        if not value._live():
+            return ops.literal(vt, value.value, 1)
+        v = normalize_literal(vt, value.value)
+        buf = current_backend().from_numpy(np.array([v], dtype=vt.np_dtype))
+        from ..trace.node import Node
+        node = Node("data", vt, 1, (), buf)
+        node.sym = ONE
+        op = len(self.ops)
+        self.ops.append(Op("symfill", vt, value, self.new_slot(buf, ("op", op), ONE, vt)))
+        return node
+
+    def release(self) -> None:
+        """Drop every buffer and bookkeeping reference (the recording keeps what it needs)."""
+        self.active = False
+        self.buffers = []
+        self.slot_of = {}
+        self._pending = []
+        self.np_inputs = []

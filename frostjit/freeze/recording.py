@@ -1,0 +1,350 @@
+"""A finished recording and its replay.
+
+A :class:`Recording` holds the operations the recorder wrote down (kernel launches and memory
+operations over *slots*), the guards, and how to rebuild the function's outputs and write back
+its mutated inputs.  At construction it generates one Python function, the *driver*, that
+replays everything in straight-line code: sizes are Python expressions over the size-class
+symbols (``s0``, ``s1``) and ``compress`` counts (``c0``), kernel argument arrays are
+preallocated ``ctypes`` arrays whose slots the driver patches, and each launch is one foreign
+call (or one thread-pool dispatch when it is large).  No trace is built and no kernel compiled.
+
+Operations (``Op.kind`` and ``Op.args``; every last argument is the output slot):
+
+========== =====================================================
+launch     kernel, launch size, [(kind, vt, slot)]
+reduce     op, vt, input slot, input size, out
+prefix_sum exclusive, vt, input slot, size, out
+compress   input slot, input size, count index, out
+copy       vt, input slot, size, out
+fill       vt, value, size, out
+symfill    vt, width-derived value, out          (``x + fj.width(x)``, ``fj.mean``)
+upload     vt, NumPy snapshot, out               (``Float([1, 2])`` inside the function)
+upload_input vt, NumPy input index, out          (a NumPy argument, re-read each call)
+========== =====================================================
+"""
+from __future__ import annotations
+
+import ctypes
+import itertools
+
+import numpy as np
+
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+from ..schedule.kernel import OUT
+from ..trace.node import Node
+from ..trace.ops import normalize_literal
+from ..trace.state import state, JitFlag
+from . import layout
+
+_ids = itertools.count()
+
+
+class GuardFailed(Exception):
+    """A recorded guard does not hold for this call: it must be traced again."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
+
+
+class Recording:
+    """One recorded configuration of a frozen function (see module docstring)."""
+
+    def __init__(self, rec, n_classes: int, node_table: list, out_desc, actions: list, sym_outputs: list,
+                 key, paths, dispatch_deps):
+        from ..backend import current_backend
+        self.backend = current_backend()
+        self.key = key
+        self.paths = paths
+        self.ops = rec.ops
+        self.guards = rec.guards
+        self.captured = rec.captured
+        self.out_desc = out_desc
+        self.actions = actions
+        self.n_kernels = sum(1 for o in rec.ops if o.kind == "launch")
+        self.dispatch_deps = dispatch_deps
+        self.subscriptions = []
+        self.valid = True
+        self.source = ""
+        self.driver = self._generate(rec, n_classes, node_table, sym_outputs)
+
+    # -- code generation ----------------------------------------------------------------
+    def _generate(self, rec, n_classes, node_table, sym_outputs):
+        be = self.backend
+        ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state, "KH": int(JitFlag.KernelHistory),
+              "run": be.threads.run, "W": be.width, "alloc": _alloc, "fill": _fill, "symfill": _symfill,
+              "upload_input": _upload_input, "hist": _history}
+        L = ["def replay(inn, S, npin, capn):"]
+        I = "    "
+        if n_classes:
+            L.append(I + "".join(f"s{i}, " for i in range(n_classes)) + "= S")
+        for slot, kind in enumerate(rec.slot_kind):
+            if kind[0] == "in":
+                L.append(f"{I}b{slot} = inn[{kind[1]}].value")
+            elif kind[0] == "cap":
+                L.append(f"{I}b{slot} = capn[{kind[1]}].value")
+        guards_at: dict = {}
+        for g, (expr, ready, why) in enumerate(rec.guards):
+            guards_at.setdefault(ready, []).append((g, expr, why))
+            ns[f"G{g}"] = why
+
+        def emit_guards(i):
+            for g, expr, why in guards_at.get(i, ()):
+                L.append(f"{I}if not ({expr}): raise GuardFailed(G{g} + ': ' + {expr!r})")
+
+        emit_guards(-1)
+        size = rec.slot_size
+        from ..backend.llvm.backend import PARALLEL_MIN_SIZE, PARALLEL_MIN_WORK
+        for i, op in enumerate(rec.ops):
+            a = op.args
+            k = op.kind
+            if k == "launch":
+                kernel, launch, params = a
+                ns[f"K{i}"] = kernel.cfunc
+                ns[f"H{i}"] = kernel
+                args = (ctypes.c_int64 * (2 * len(params)))()
+                ns[f"A{i}"] = args
+                L.append(f"{I}n = {launch.expr}")
+                for p, (pkind, vt, slot) in enumerate(params):
+                    if pkind == OUT:
+                        ns[f"D{slot}"] = vt.np_dtype
+                        L.append(f"{I}b{slot} = alloc(D{slot}, n)")
+                        L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr; A{i}[{2 * p + 1}] = n")
+                    elif rec.slot_kind[slot][0] == "cap":
+                        # captured buffers keep their address: patched once, here
+                        args[2 * p] = rec.buffers[slot].ptr
+                        args[2 * p + 1] = len(rec.buffers[slot].array)
+                    else:
+                        L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr; A{i}[{2 * p + 1}] = {size[slot].expr}")
+                thr = max(PARALLEL_MIN_SIZE, -(-PARALLEL_MIN_WORK // max(kernel.n_instrs, 1)))
+                if launch.is_const:
+                    n0 = launch.value
+                    if n0 >= thr:
+                        L.append(f"{I}run(K{i}, n, A{i}, W, True)")
+                    elif n0 > 0:
+                        L.append(f"{I}K{i}(0, n, A{i})")
+                else:
+                    L.append(f"{I}if n >= {thr}: run(K{i}, n, A{i}, W, True)")
+                    L.append(f"{I}elif n: K{i}(0, n, A{i})")
+                L.append(f"{I}if st.flags & KH: hist(H{i}, n)")
+            elif k == "reduce":
+                rop, vt, src, n, out = a
+                ns[f"V{i}"] = vt
+                L.append(f"{I}b{out} = be.reduce({rop!r}, V{i}, b{src}, {n.expr})")
+            elif k == "prefix_sum":
+                excl, vt, src, n, out = a
+                ns[f"V{i}"] = vt
+                L.append(f"{I}b{out} = be.prefix_sum(V{i}, b{src}, {n.expr}, {excl})")
+            elif k == "compress":
+                src, n, c, out = a
+                L.append(f"{I}b{out}, c{c} = be.compress(b{src}, {n.expr})")
+            elif k == "copy":
+                vt, src, n, out = a
+                ns[f"V{i}"] = vt
+                L.append(f"{I}b{out} = be.copy(V{i}, b{src}, {n.expr})")
+            elif k == "fill":
+                vt, value, n, out = a
+                ns[f"V{i}"] = vt
+                ns[f"F{i}"] = value
+                L.append(f"{I}b{out} = fill(V{i}, F{i}, {n.expr})")
+            elif k == "symfill":
+                vt, value, out = a
+                ns[f"V{i}"] = vt
+                L.append(f"{I}b{out} = symfill(V{i}, {value.expr})")
+            elif k == "upload":
+                vt, snapshot, out = a
+                ns[f"U{i}"] = snapshot
+                L.append(f"{I}b{out} = be.from_numpy(U{i})")
+            elif k == "upload_input":
+                vt, j, out = a
+                ns[f"V{i}"] = vt
+                L.append(f"{I}b{out} = upload_input(npin[{j}], V{i})")
+            else:  # pragma: no cover
+                raise AssertionError(k)
+            emit_guards(i)
+        # Output nodes: fresh data nodes around this replay's buffers.
+        outs = []
+        for j, entry in enumerate(node_table):
+            if entry[0] == "buf":
+                _, slot, vt, n = entry
+                ns[f"T{j}"] = vt
+                outs.append(f'Node("data", T{j}, {n.expr}, (), b{slot})')
+            elif entry[0] == "lit":
+                _, vt, value, n = entry
+                ns[f"T{j}"] = vt
+                ns[f"L{j}"] = value
+                outs.append(f'Node("literal", T{j}, {n.expr}, (), L{j})')
+            elif entry[0] == "in":
+                outs.append(f"inn[{entry[1]}]")
+            else:  # captured
+                outs.append(f"capn[{entry[1]}]")
+        L.append(f"{I}return ({''.join(o + ', ' for o in outs)}), ({''.join(s.expr + ', ' for s in sym_outputs)})")
+        self.source = "\n".join(L)
+        code = compile(self.source, f"<frostjit.freeze replay {next(_ids)}>", "exec")
+        exec(code, ns)
+        return ns["replay"]
+
+    # -- replay --------------------------------------------------------------------------
+    def captured_nodes(self):
+        """The captured nodes, or ``None`` when one of them is gone (the recording is stale)."""
+        out = []
+        for wr in self.captured:
+            n = wr()
+            if n is None or n.op != "data":
+                return None
+            out.append(n)
+        return out
+
+    def replay(self, flat, capn):
+        nodes, syms = self.driver(flat.nodes, flat.sizes, flat.numpy, capn)
+        return nodes, syms
+
+    def finish(self, flat, nodes, syms):
+        """Write mutated inputs back and build the outputs (fresh arrays every call)."""
+        memo = {}
+        for act in self.actions:
+            _apply_action(act, flat, nodes, syms, memo)
+        return build(self.out_desc, flat, nodes, syms, memo)
+
+    def close(self) -> None:
+        """Drop dispatch subscriptions (the recording is no longer cached)."""
+        self.valid = False
+        for s in self.subscriptions:
+            try:
+                s.close()
+            except Exception:  # pragma: no cover
+                pass
+        self.subscriptions = []
+
+
+# -------------------------------------------------------------------------------- helpers
+def _alloc(dtype, n):
+    from ..backend.llvm.memory import HostBuffer, pool
+    return HostBuffer(pool.acquire(dtype, n))
+
+
+def _fill(vt, value, n):
+    from ..backend import current_backend
+    return current_backend().from_numpy(np.full(n, value, dtype=vt.np_dtype))
+
+
+def _symfill(vt, value):
+    from ..backend import current_backend
+    return current_backend().from_numpy(np.array([normalize_literal(vt, value)], dtype=vt.np_dtype))
+
+
+def _upload_input(a, vt):
+    from ..backend import current_backend
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.dtype != vt.np_dtype:
+        a = a.astype(vt.np_dtype)
+    return current_backend().from_numpy(np.ascontiguousarray(a))
+
+
+def _history(kernel, n):
+    state.history.append({"type": "jit", "backend": "LLVM", "size": n, "hash": kernel.hash, "ir": kernel.ir,
+                          "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
+                          "compile_time": 0.0, "replayed": True})
+
+
+# -------------------------------------------------------------------------------- outputs
+# Descriptors (built by frozen.describe at record time, interpreted here at every replay):
+#   ("arr", cls, nidx)        a fresh array around node-table entry nidx
+#   ("leaf", i)               the live input array object i (passed through)
+#   ("obj", ci)               the live input container ci (passed through)
+#   ("vec", cls, [d])         a static vector
+#   ("seq", cls, [d])  ("dict", cls, keys, [d])  ("fields", cls, names, [d], how)
+#   ("py", value)  ("sym", j)  ("share", k, d)  ("ref", k)
+
+def build(d, flat, nodes, syms, memo):
+    tag = d[0]
+    if tag == "arr":
+        cls = d[1]
+        out = cls.__new__(cls)
+        out._node = nodes[d[2]]
+        out._ad = None
+        return out
+    if tag == "leaf":
+        return flat.leaves[d[1]]
+    if tag == "py":
+        return d[1]
+    if tag == "seq":
+        items = [build(x, flat, nodes, syms, memo) for x in d[2]]
+        cls = d[1]
+        if cls is tuple:
+            return tuple(items)
+        if cls is list:
+            return items
+        return cls(*items) if hasattr(cls, "_fields") else cls(items)
+    if tag == "obj":
+        return flat.containers[d[1]]
+    if tag == "vec":
+        return d[1]._from_components([build(x, flat, nodes, syms, memo) for x in d[2]])
+    if tag == "dict":
+        cls = d[1]
+        vals = [build(x, flat, nodes, syms, memo) for x in d[3]]
+        r = dict(zip(d[2], vals))
+        return r if cls is dict else cls(r)
+    if tag == "fields":
+        cls, names, how = d[1], d[2], d[4]
+        vals = {n: build(x, flat, nodes, syms, memo) for n, x in zip(names, d[3])}
+        return _construct(cls, vals, how)
+    if tag == "sym":
+        return syms[d[1]]
+    if tag == "share":
+        v = build(d[2], flat, nodes, syms, memo)
+        memo[d[1]] = v
+        return v
+    if tag == "ref":
+        return memo[d[1]]
+    raise AssertionError(tag)  # pragma: no cover
+
+
+def _construct(cls, vals: dict, how: str):
+    if how == "dataclass":
+        try:
+            return cls(**vals)
+        except TypeError:
+            pass
+    elif how == "struct":
+        try:
+            o = cls()
+        except TypeError as e:
+            raise RuntimeError(f"frostjit.freeze: cannot construct the output type {cls.__name__} "
+                               f"(DRJIT_STRUCT types need a constructor without arguments): {e}") from None
+        for n, v in vals.items():
+            setattr(o, n, v)
+        return o
+    elif how == "custom":
+        return cls.__fj_construct__(vals)
+    o = cls.__new__(cls)
+    for n, v in vals.items():
+        try:
+            object.__setattr__(o, n, v)
+        except AttributeError:
+            setattr(o, n, v)
+    return o
+
+
+def _apply_action(act, flat, nodes, syms, memo):
+    tag = act[0]
+    if tag == "node":
+        flat.leaves[act[1]]._node = nodes[act[2]]
+    elif tag == "set":
+        layout.set_entry(flat.containers[act[1]], act[2], build(act[3], flat, nodes, syms, memo))
+    elif tag == "del":
+        layout.del_entry(flat.containers[act[1]], act[2])
+    elif tag == "setlist":
+        c = flat.containers[act[1]]
+        c[:] = [build(x, flat, nodes, syms, memo) for x in act[2]]
+    elif tag == "assign":
+        c = flat.containers[act[1]]
+        c.__fj_assign__({n: build(x, flat, nodes, syms, memo) for n, x in act[2].items()})
+    else:  # pragma: no cover
+        raise AssertionError(tag)
+
+
+def is_output_array(x) -> bool:
+    return isinstance(x, (ArrayBase, VectorBase))
