@@ -253,6 +253,12 @@ class Walker:
         except TypeError:
             self.tok((t, Ident(o)), path)
 
+    def sym(self, o, path) -> None:
+        if o._live():               # a width inside a recording (outputs): no escape guard
+            self.tok(("sym",), path)
+        else:
+            self.value(o.value, path)
+
     def none(self, o, path) -> None:
         self.tok(None, path)
 
@@ -304,7 +310,9 @@ def _classify(t):
         return Walker.numpy
     if hasattr(t, "__fj_traverse__"):
         return Walker.custom
-    if hasattr(t, "__symbolic_size__") or issubclass(t, _OPAQUE_TYPES):
+    if hasattr(t, "__symbolic_size__") and hasattr(t, "_live"):
+        return Walker.sym
+    if issubclass(t, _OPAQUE_TYPES):
         return Walker.value
     if isinstance(getattr(t, "DRJIT_STRUCT", None), dict):
         return Walker.struct
