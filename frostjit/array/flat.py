@@ -268,6 +268,8 @@ def _fast_rule(op: str, cls, other_kind):
     rule = None
     simple = (other_kind is cls or (other_kind is float and vt.is_float)
               or (other_kind is int and vt is not Bool))
+    if op == "pow" and other_kind is not cls:
+        simple = False      # literal exponents have exact special cases in apply()
     if simple:
         if op in ops.COMPARISONS:
             rule = (op, registry.flat_type(cls._backend, Bool, False))
@@ -431,6 +433,11 @@ def apply(op: str, *operands):
 
     Returns the result array (a static vector if an operand is one).
     """
+    if op == "pow" and len(operands) == 2 and isinstance(operands[1], (int, float)) \
+            and not isinstance(operands[1], bool) and isinstance(operands[0], ArrayBase):
+        special = _pow_by_literal(operands[0], operands[1])
+        if special is not None:
+            return special
     cls = type(operands[0])
     if op in _FAST_APPLY and getattr(cls, "_vt", None) is not None:
         # Fast path: every operand of one (non-promoting) type, no gradients attached.
@@ -504,6 +511,24 @@ def apply(op: str, *operands):
     if ad and out_vt.is_float and any(isinstance(o, ArrayBase) and o._ad is not None for o in cast_operands):
         state.ad_hook.on_op(op, out, tuple(cast_operands))
     return out
+
+
+def _pow_by_literal(x: "ArrayBase", e):
+    """``x ** e`` for the exponents NumPy computes exactly (0, 1, 2, 0.5, -1) on float arrays."""
+    if not x._vt.is_float:
+        return None
+    if e == 2:
+        return apply("mul", x, x)
+    if e == 1:
+        return apply("add", x, 0.0) if x._ad is not None else x
+    if e == 0.5:
+        return apply("sqrt", x)
+    if e == -1:
+        return apply("truediv", 1.0, x)
+    if e == 0:
+        return apply("add", apply("mul", x, 0.0), 1.0) if x._ad is not None else \
+            type(x)._from_node(ops.literal(x._vt, 1.0, x._node.size))
+    return None
 
 
 def flat_of(backend, vt, ad):

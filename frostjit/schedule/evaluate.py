@@ -8,12 +8,28 @@ wider kernel are computed inline (they are loop invariant).
 """
 from __future__ import annotations
 
+import enum
 import logging
 
 from ..trace.state import state, JitFlag
 from .kernel import build_kernel, OUT
 
 log = logging.getLogger("frostjit")
+
+
+class KernelType(str, enum.Enum):
+    """The ``type`` of a :func:`kernel_history` entry (a ``str``: ``KernelType.JIT == "jit"``)."""
+
+    JIT = "jit"
+    Reduce = "reduce"
+    PrefixSum = "prefix_sum"
+    Compress = "compress"
+    Copy = "copy"
+    Fill = "fill"
+    Other = "other"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 def _plan(pending: list, effects: list) -> list:
@@ -77,7 +93,7 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
             node.set_data(buf)
     if state.flags & JitFlag.KernelHistory:
         state.history.append({
-            "type": "jit", "backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
+            "type": KernelType.JIT, "backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
             "cache_hit": status == "memory", "cache_disk": status == "disk",
             "operation_count": len(spec.instrs),
             # milliseconds, as in Dr.Jit: IR generation, and LLVM compilation (or disk load)
@@ -91,6 +107,10 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
 def record_operation(entry: dict) -> None:
     """Add a non-kernel operation (reduction, prefix sum, ...) to the kernel history."""
     if state.flags & JitFlag.KernelHistory:
+        try:
+            entry["type"] = KernelType(entry["type"])
+        except ValueError:
+            pass
         state.history.append(entry)
 
 

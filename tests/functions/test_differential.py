@@ -170,3 +170,14 @@ def test_casts_match_numpy(src, dst):
         info = np.iinfo(sd)
         a = rng.integers(max(info.min, -2**40), min(info.max, 2**40), 1001).astype(sd)
     np.testing.assert_array_equal(D(S(a)).numpy(), a.astype(dd))
+
+
+@pytest.mark.parametrize("exponent", [2, 1, 0.5, -1, 0, 2.0])
+@pytest.mark.parametrize("tname", ["Float32", "Float64"])
+def test_literal_powers_numpy_computes_exactly_are_exact(exponent, tname):
+    T, dtype = TYPES[tname]
+    a = np.random.default_rng(3).standard_normal(333).astype(dtype) * 10
+    a[:4] = [0.0, -0.0, np.inf, np.nan]
+    with np.errstate(all="ignore"):
+        ref = a ** (dtype(exponent) if isinstance(exponent, float) else exponent)
+    np.testing.assert_array_equal((T(a) ** exponent).numpy(), ref)

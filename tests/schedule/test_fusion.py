@@ -155,3 +155,12 @@ def test_deep_chain_does_not_hit_recursion_limit():
     for _ in range(5000):
         x = x + 1
     assert x[9] == 5009
+
+
+def test_kernel_history_types_compare_as_strings(history):
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+        fj.sum(Float([1, 2, 3])).numpy()
+        fj.eval(fj.arange(Float, 3) + 2)
+        h = fj.kernel_history()
+    assert [e["type"] for e in h] == ["reduce", "jit"]
+    assert h[1]["type"] == fj.KernelType.JIT
