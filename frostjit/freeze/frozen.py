@@ -224,9 +224,21 @@ class FrozenFunction:
         if lst is not None:
             if self.limit is not None:
                 self._cache.move_to_end(key)
-            r = self._replay(lst, flat, args, kwargs, why)
-            if r is not _MISS:
-                return r[0]
+            recd = lst[0]
+            if len(lst) == 1 and type(recd) is Recording and not recd.captured:
+                # the common case, inlined: one recording, nothing captured
+                try:
+                    nodes, syms = recd.driver(flat.nodes, flat.sizes, flat.numpy, ())
+                except GuardFailed as e:
+                    why.append(f"guard failed: {e.why}")
+                except Exception as e:
+                    why.append(f"replay failed ({type(e).__name__}: {e})")
+                else:
+                    return recd.finish(flat, nodes, syms)
+            else:
+                r = self._replay(lst, flat, args, kwargs, why)
+                if r is not _MISS:
+                    return r[0]
         return self._miss(args, kwargs, flat, key, why)
 
     def _replay(self, lst, flat, args, kwargs, why):

@@ -119,7 +119,6 @@ class Walker:
         f.has_jit = True
         node = o._node
         op = node.op
-        ad = getattr(o, "_ad", None) is not None
         if op == "literal":
             if self.force_opaque or li in self.opaque_mask:
                 from ..functions.evaluation import make_opaque
@@ -129,7 +128,7 @@ class Walker:
             else:
                 v = node.value
                 f.leaf_nodes.append(node)
-                self.tok((type(o), "L", v.hex() if type(v) is float else v, node.size, ad), path)
+                self.tok((type(o), "L", v.hex() if type(v) is float else v, node.size, o._ad is not None), path)
                 return
         f.leaf_nodes.append(node)
         if op == "data":
@@ -145,9 +144,12 @@ class Walker:
                     if c is None:
                         c = f.size_index[size] = len(f.sizes)
                         f.sizes.append(size)
-                self.tok((type(o), k, c, ad), path)
+                tok = (type(o), k, c, o._ad is not None)
             else:
-                self.tok((type(o), k, ad), path)
+                tok = (type(o), k, o._ad is not None)
+            if self.P:
+                f.paths.append((path, tok))
+            f.key.append(tok)
         else:
             f.pending.append(node)
             self.tok((type(o), "pending"), path)
@@ -173,9 +175,47 @@ class Walker:
                 for i, v in enumerate(o):
                     self.walk(v, f"{path}[{i}]")
             else:
-                w = self.walk
-                for v in o:
-                    w(v, None)
+                self._seq_fast(o)
+
+    def _seq_fast(self, o) -> None:
+        """``seq`` without paths, with evaluated array leaves handled inline (the hot loop)."""
+        w = self.walk
+        at = _ARRAY_TYPES
+        f = self.f
+        memo = self.memo
+        leaves = f.leaves
+        leaf_nodes = f.leaf_nodes
+        key = f.key
+        node_index = f.node_index
+        for v in o:
+            if type(v) not in at:
+                w(v, None)
+                continue
+            node = v._node
+            vid = id(v)
+            if node.op != "data" or vid in memo:
+                self.array(v, None)
+                continue
+            memo[vid] = len(memo)
+            leaves.append(v)
+            leaf_nodes.append(node)
+            k = node_index.get(id(node))
+            if k is None:
+                k = node_index[id(node)] = len(f.nodes)
+                f.nodes.append(node)
+                size = node.size
+                if size == 1:
+                    c = -1
+                else:
+                    c = f.size_index.get(size)
+                    if c is None:
+                        c = f.size_index[size] = len(f.sizes)
+                        f.sizes.append(size)
+                key.append((type(v), k, c, v._ad is not None))
+            else:
+                key.append((type(v), k, v._ad is not None))
+        if leaves:
+            f.has_jit = True
 
     def dict(self, o, path) -> None:
         try:
@@ -295,8 +335,12 @@ _OPAQUE_TYPES = (int, float, complex, str, bytes, bool, enum.Enum, type, types.M
                  types.CodeType, property, staticmethod, classmethod)
 
 
+_ARRAY_TYPES: set = set()
+
+
 def _classify(t):
     if issubclass(t, ArrayBase):
+        _ARRAY_TYPES.add(t)
         return Walker.array
     if issubclass(t, VectorBase):
         return Walker.vector

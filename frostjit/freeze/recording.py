@@ -31,6 +31,7 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..backend.llvm.memory import HostBuffer, pool
 from ..schedule.kernel import OUT
 from ..trace.node import Node
 from ..trace.ops import normalize_literal
@@ -127,7 +128,8 @@ class Recording:
                 else:
                     L.append(f"{I}if n >= {thr}: run(K{i}, n, A{i}, W, True)")
                     L.append(f"{I}elif n: K{i}(0, n, A{i})")
-                L.append(f"{I}if st.flags & KH: hist(H{i}, n)")
+                if state.flags & JitFlag.KernelHistory:   # JIT flags are part of the key
+                    L.append(f"{I}hist(H{i}, n)")
             elif k == "reduce":
                 rop, vt, src, n, out = a
                 ns[f"V{i}"] = vt
@@ -219,9 +221,8 @@ class Recording:
 
 
 # -------------------------------------------------------------------------------- helpers
-def _alloc(dtype, n):
-    from ..backend.llvm.memory import HostBuffer, pool
-    return HostBuffer(pool.acquire(dtype, n))
+def _alloc(dtype, n, HostBuffer=HostBuffer, acquire=pool.acquire):
+    return HostBuffer(acquire(dtype, n))
 
 
 def _fill(vt, value, n):
