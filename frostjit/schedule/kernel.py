@@ -40,6 +40,15 @@ class KernelSpec:
     outputs: list = field(default_factory=list)     # nodes written by OUT params, in order
     has_side_effects: bool = False
 
+    def key(self) -> tuple:
+        """A hashable structural key: equal keys give equal code (sizes and buffers excluded)."""
+        return (tuple(self.params), tuple([(i.op, i.vt, i.args, _literal_key(i.value)) for i in self.instrs]))
+
+
+def _literal_key(v):
+    # -0.0 == 0.0 and NaN != NaN: key floats by their exact bit pattern.
+    return ("f", v.hex()) if type(v) is float else v
+
 
 def build_kernel(outputs: list, effects: list) -> KernelSpec:
     """Lower ``outputs`` (pending nodes to store) and ``effects`` (scatter nodes) to a spec.
@@ -60,35 +69,35 @@ def build_kernel(outputs: list, effects: list) -> KernelSpec:
             spec.bindings.append(node)
         return p
 
-    def emit(n: Node) -> None:
-        op = n.op
-        if op == "data":
-            kind = IN_SCALAR if n.size == 1 else IN
-            ins = Instr("load", n.vt, (), param(n, kind))
-        elif op == "literal":
-            ins = Instr("literal", n.vt, (), n.value)
-        elif op == "gather":
-            ins = Instr("gather", n.vt, tuple(ids[a] for a in n.args), param(n.extra, GATHER_SRC))
-        else:
-            ins = Instr(op, n.vt, tuple(ids[a] for a in n.args), n.value)
-        ids[n] = len(spec.instrs)
-        spec.instrs.append(ins)
+    instrs = spec.instrs
 
     def visit(root: Node) -> None:
-        if root in ids:
-            return
-        stack = [(root, False)]
+        # Post-order without recursion: a node is emitted once all its operands have ids.
+        stack = [root]
         while stack:
-            n, expanded = stack.pop()
+            n = stack[-1]
             if n in ids:
+                stack.pop()
                 continue
-            if expanded or not n.args:
-                emit(n)
-                continue
-            stack.append((n, True))
-            for a in reversed(n.args):
+            waiting = False
+            for a in n.args:
                 if a not in ids:
-                    stack.append((a, False))
+                    stack.append(a)
+                    waiting = True
+            if waiting:
+                continue
+            stack.pop()
+            op = n.op
+            if op == "data":
+                ins = Instr("load", n.vt, (), param(n, IN_SCALAR if n.size == 1 else IN))
+            elif op == "literal":
+                ins = Instr("literal", n.vt, (), n.value)
+            elif op == "gather":
+                ins = Instr("gather", n.vt, tuple([ids[a] for a in n.args]), param(n.extra, GATHER_SRC))
+            else:
+                ins = Instr(op, n.vt, tuple([ids[a] for a in n.args]), n.value)
+            ids[n] = len(instrs)
+            instrs.append(ins)
 
     for eff in effects:
         for a in eff.args:

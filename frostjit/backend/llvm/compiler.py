@@ -43,15 +43,9 @@ class Kernel:
         self.compile_time = compile_time
 
 
-def _literal_key(v):
-    # -0.0 == 0.0 and NaN != NaN: key floats by their exact bit pattern.
-    return ("f", v.hex()) if isinstance(v, float) else v
-
-
 def spec_key(spec) -> tuple:
     """A hashable structural key of a kernel spec (equal keys give equal IR)."""
-    return (tuple(spec.params),
-            tuple((i.op, i.vt, i.args, _literal_key(i.value)) for i in spec.instrs))
+    return spec.key()
 
 
 class Compiler:
