@@ -96,6 +96,10 @@ class Recording:
 
         emit_guards(-1)
         size = rec.slot_size
+        scratch = _plan_scratch(rec.ops, node_table)
+        n_regs = max(scratch.values(), default=-1) + 1
+        ns["R"] = [None] * n_regs       # scratch buffers, kept between replays (grow only)
+        ns["RN"] = [-1] * n_regs
         from ..backend.llvm.backend import PARALLEL_MIN_SIZE, PARALLEL_MIN_WORK
         for i, op in enumerate(rec.ops):
             a = op.args
@@ -110,7 +114,12 @@ class Recording:
                 for p, (pkind, vt, slot) in enumerate(params):
                     if pkind == OUT:
                         ns[f"D{slot}"] = vt.np_dtype
-                        L.append(f"{I}b{slot} = alloc(D{slot}, n)")
+                        r = scratch.get(slot)
+                        if r is None:
+                            L.append(f"{I}b{slot} = alloc(D{slot}, n)")
+                        else:   # an intermediate: reuse a scratch buffer
+                            L.append(f"{I}if RN[{r}] < n: R[{r}] = alloc(D{slot}, n); RN[{r}] = n")
+                            L.append(f"{I}b{slot} = R[{r}]")
                         L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr; A{i}[{2 * p + 1}] = n")
                     elif rec.slot_kind[slot][0] == "cap":
                         # captured buffers keep their address: patched once, here
@@ -221,6 +230,55 @@ class Recording:
 
 
 # -------------------------------------------------------------------------------- helpers
+def _plan_scratch(ops, node_table) -> dict:
+    """Kernel outputs that never leave the replay share a few scratch buffers (by liveness).
+
+    Returns ``{slot: register}``.  A register freed after its slot's last use serves a later
+    kernel output of the same dtype; registers persist between replays and only grow, so a
+    replay of a chain of kernels allocates nothing but its outputs.
+    """
+    escaping = {e[1] for e in node_table if e[0] == "buf"}
+    last_use: dict = {}
+    banned = set(escaping)
+    for i, op in enumerate(ops):
+        a = op.args
+        if op.kind == "launch":
+            for pkind, vt, slot in a[2]:
+                if pkind != OUT:
+                    last_use[slot] = i
+        elif op.kind in ("reduce", "prefix_sum"):
+            last_use[a[2]] = i
+        elif op.kind == "compress":
+            last_use[a[0]] = i
+        elif op.kind == "copy":
+            last_use[a[1]] = i
+            banned.add(a[1])        # copy reads the whole buffer: it must be exact-size
+    regs: dict = {}
+    free: dict = {}
+    n = 0
+    for i, op in enumerate(ops):
+        if op.kind == "launch":
+            for pkind, vt, slot in op.args[2]:
+                if pkind == OUT and slot not in banned:
+                    pool_ = free.setdefault(vt.np_dtype, [])
+                    if pool_:
+                        regs[slot] = pool_.pop()
+                    else:
+                        regs[slot] = n
+                        n += 1
+                    last_use.setdefault(slot, i)
+            for pkind, vt, slot in op.args[2]:
+                if slot in regs and last_use.get(slot) == i:
+                    free.setdefault(vt.np_dtype, []).append(regs[slot])
+        else:
+            for slot, li in last_use.items():
+                if li == i and slot in regs:
+                    dt = next(vt.np_dtype for o in ops for pk, vt, s in (o.args[2] if o.kind == "launch" else ())
+                              if s == slot)
+                    free.setdefault(dt, []).append(regs[slot])
+    return regs
+
+
 def _alloc(dtype, n, HostBuffer=HostBuffer, acquire=pool.acquire):
     return HostBuffer(acquire(dtype, n))
 
