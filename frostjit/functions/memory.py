@@ -176,8 +176,9 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         _check_bounds(who, idx, act, tnode.size)
     ops.broadcast_size(who, (vnode, idx, act))
     eff = ops.make("scatter", vt, (vnode, idx, act), extra=(tnode, reduce_op))
-    state.side_effects.append(eff)
-    state.dirty.add(tnode)
+    with state.lock:      # atomic with respect to an evaluation taking the queue
+        state.side_effects.append(eff)
+        state.dirty.add(tnode)
     if state.ad_hook is not None and (target._ad is not None or (isinstance(value, ArrayBase) and value._ad is not None)):
         state.ad_hook.on_scatter(who, reduce_op, target, value, index, active)
 

@@ -70,7 +70,8 @@ def evaluate(nodes) -> None:
             for size, outputs, effs in _plan(pending, effects):
                 run_group(backend, size, outputs, effs)
         finally:
-            state.dirty.clear()
+            # Scatters queued meanwhile (by another thread) keep their targets dirty.
+            state.dirty = {e.extra[0] for e in state.side_effects}
 
 
 def run_group(backend, size: int, outputs: list, effects: list) -> None:
