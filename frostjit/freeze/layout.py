@@ -108,11 +108,16 @@ class Walker:
 
     # -- handlers ---------------------------------------------------------------------
     def array(self, o, path) -> None:
+        if self._array_leaf(o, path) and o._ad is not None:
+            # A grad-enabled array's AD vertex holds its gradient: an input, and a write-back target.
+            self.walk(o._ad, f"{path}.ad" if self.P else None)
+
+    def _array_leaf(self, o, path) -> bool:
         f = self.f
         i = self.memo.get(id(o))
         if i is not None:
             self.tok(("ref", i), path)
-            return
+            return False
         self.memo[id(o)] = len(self.memo)
         li = len(f.leaves)
         f.leaves.append(o)
@@ -129,7 +134,7 @@ class Walker:
                 v = node.value
                 f.leaf_nodes.append(node)
                 self.tok((type(o), "L", v.hex() if type(v) is float else v, node.size, o._ad is not None), path)
-                return
+                return True
         f.leaf_nodes.append(node)
         if op == "data":
             k = f.node_index.get(id(node))
@@ -153,6 +158,7 @@ class Walker:
         else:
             f.pending.append(node)
             self.tok((type(o), "pending"), path)
+        return True
 
     def vector(self, o, path) -> None:
         if self._container(o, path, (type(o), len(o._c))):
@@ -193,7 +199,7 @@ class Walker:
                 continue
             node = v._node
             vid = id(v)
-            if node.op != "data" or vid in memo:
+            if node.op != "data" or vid in memo or v._ad is not None:
                 self.array(v, None)
                 continue
             memo[vid] = len(memo)
