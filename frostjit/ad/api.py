@@ -328,7 +328,9 @@ def forward_from(arg, flags: ADFlag = ADFlag.Default) -> None:
     """
     starts = _seed(arg, "forward_from", flags)
     if starts:
-        graph.traverse_forward(graph.descendants(starts), starts, flags)
+        bound = graph.boundary()
+        verts = [v for v in graph.descendants(starts) if v.id >= bound or v in starts]
+        graph.traverse_forward(verts, starts, flags)
 
 
 forward = forward_from
@@ -407,7 +409,7 @@ def isolate_grad(when: bool = True):
     if not when:
         yield
         return
-    scope = [graph.next_id(), []]
+    scope = [graph.next_id(), {}]
     scopes.isolate.append(scope)
     ok = False
     try:
@@ -415,7 +417,5 @@ def isolate_grad(when: bool = True):
         ok = True
     finally:
         scopes.isolate.pop()
-        if ok and scope[1]:
-            starts = {v.id: v for v in scope[1]}
-            graph.traverse_backward(list(starts.values()), ADFlag.ClearEdges | ADFlag.ClearInterior
-                                    | ADFlag.ClearInput)
+        if ok:
+            graph.propagate_postponed(scope[1].values())

@@ -89,6 +89,16 @@ class Vertex:
     def __repr__(self) -> str:
         return f"Vertex({self.id}, {self.cls.__name__}, size={self.size}, parents={len(self.parents)})"
 
+    # Frozen functions walk a grad-enabled input's vertex like a container holding its
+    # gradient: the gradient before the call is an input, a changed gradient is written back.
+    def __fj_traverse__(self) -> dict:
+        return {"grad": self.grad}
+
+    def __fj_assign__(self, values: dict) -> None:
+        self.grad = values.get("grad")
+        if self.parents and self.grad is not None:
+            scopes.after_call.append(self)
+
 
 def next_id() -> int:
     """A number below every vertex created from now on (isolation scopes start there)."""
@@ -104,8 +114,10 @@ class Scopes:
     def __init__(self) -> None:
         # (suspend: bool, vertex ids or None for "all")
         self.enable: list = []
-        # isolation scopes: [first vertex id, postponed vertices]
+        # isolation scopes: [first vertex id, {id: vertex created before it that got a gradient}]
         self.isolate: list = []
+        # vertices created outside a frozen call that its replay gave gradients (see ad/frozen.py)
+        self.after_call: list = []
 
 
 scopes = Scopes()
@@ -224,14 +236,14 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
         inside = {v.id for v in targets}
     verts.sort(key=lambda v: v.id, reverse=True)
     start_ids = {v.id for v in starts}
-    postponed = scopes.isolate[-1][1] if scopes.isolate else None
+    touched = scopes.isolate[-1][1] if scopes.isolate else None
     for v in verts:
+        if v.id < bound:                  # outside the isolation scope: postponed
+            if v.grad is not None:
+                touched[v.id] = v
+            continue
         if not v.parents:
             continue                      # a leaf keeps its gradient
-        if v.id < bound:
-            if v.grad is not None:
-                postponed.append(v)
-            continue
         g = v.grad
         if g is not None:
             for parent, _fwd, bwd in v.parents:
@@ -261,6 +273,13 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
                 v.grad = None
         elif v.id in has_child and flags & ADFlag.ClearInterior and v.id not in keep:
             v.grad = None
+
+
+def propagate_postponed(verts) -> None:
+    """Continue a backward pass from vertices an isolation scope stopped at (leaves keep their gradients)."""
+    starts = [v for v in verts if v.parents and v.grad is not None]
+    if starts:
+        traverse_backward(starts, ADFlag.ClearEdges | ADFlag.ClearInterior | ADFlag.ClearInput)
 
 
 def ancestors(starts) -> list:

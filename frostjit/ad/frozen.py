@@ -1,0 +1,70 @@
+"""AD inside frozen functions (used by :mod:`frostjit.freeze`).
+
+A frozen call runs in an isolation scope, as in Dr.Jit: a backward pass inside
+stops at the variables that existed before the call.  The inputs' AD vertices
+are walked by the freeze layout like containers holding their gradient
+(``Vertex.__fj_traverse__``), so a gradient the function gives an input is a
+write-back that every replay repeats.  After the call (recorded or replayed),
+:func:`after_call` continues the backward pass from inputs that were
+themselves computed from other grad-enabled variables.
+
+What a recording cannot repeat makes it fall back to plain calls (correct
+gradients, no replay), with the reason returned by :func:`leave` or
+:func:`output_reason`: gradients reaching a grad-enabled variable that is not
+an input, or outputs connected to the inputs through the AD graph
+(differentiating *through* a frozen function's result).
+"""
+from __future__ import annotations
+
+from .graph import Vertex, next_id, scopes, propagate_postponed
+
+OUTPUT_REASON = ("returns (or writes back) arrays that depend on grad-enabled inputs through the AD graph; "
+                 "so that gradients can flow through them, these calls run the plain function")
+
+
+def enter(leaves):
+    """Start a frozen call's recording: an isolation scope; remembers the inputs' vertices."""
+    scope = [next_id(), {}]
+    scopes.isolate.append(scope)
+    return scope, [a._ad for a in leaves]
+
+
+def leave(token, leaves) -> str | None:
+    """End the recording's isolation scope; returns why the recording cannot be replayed, or None."""
+    scope, before = token
+    if scopes.isolate and scopes.isolate[-1] is scope:
+        scopes.isolate.pop()
+    inputs = {id(v) for v in before if v is not None}
+    reason = None
+    for v in scope[1].values():
+        if id(v) not in inputs:
+            reason = ("gives gradients to a grad-enabled variable that is not among its inputs (pass it as an "
+                      "argument, an attribute of one, or use state_fn)")
+    for a, v in zip(leaves, before):
+        if a._ad is not v:
+            reason = reason or ("enables, disables or rebinds the gradient tracking of an input; these calls "
+                                "run the plain function")
+    # The postponed part of the backward pass runs after the recording (see after_call).
+    scopes.after_call.extend(v for v in scope[1].values() if v.parents)
+    return reason
+
+
+def output_reason(array) -> str | None:
+    """Why an output array cannot be rebuilt by a replay (None: it can)."""
+    v = array._ad
+    if v is not None and v.parents:
+        return OUTPUT_REASON
+    return None
+
+
+def new_leaf(array) -> None:
+    """A replayed output that was grad-enabled when recorded: a fresh AD leaf (Dr.Jit's behaviour)."""
+    array._ad = Vertex(type(array), array._node.size)
+
+
+def after_call() -> None:
+    """Continue the backward pass from inputs that received gradients and depend on other variables."""
+    if scopes.after_call:
+        verts, scopes.after_call = scopes.after_call, []
+        unique = {v.id: v for v in verts}
+        propagate_postponed(unique.values())
