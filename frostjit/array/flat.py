@@ -444,8 +444,12 @@ def apply(op: str, *operands):
         rule = _fast_rules.get((op, cls, cls), False)
         if rule is False:
             rule = _fast_rule(op, cls, cls)
-        if rule is not None and all(type(o) is cls and o._ad is None for o in operands):
-            node = ops.make(rule[0], rule[1]._vt, tuple(o._node for o in operands))
+        vt = cls._vt
+        if rule is not None and all((type(o) is cls and o._ad is None)
+                                    or (type(o) is float and vt.is_float)
+                                    or (type(o) is int and vt is not Bool) for o in operands):
+            node = ops.make(rule[0], rule[1]._vt, tuple(o._node if type(o) is cls else _literal_node(vt, o)
+                                                         for o in operands))
             out = rule[1].__new__(rule[1])
             out._node = node
             out._ad = None
