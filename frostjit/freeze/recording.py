@@ -311,6 +311,7 @@ def _history(kernel, n):
 # -------------------------------------------------------------------------------- outputs
 # Descriptors (built by frozen.describe at record time, interpreted here at every replay):
 #   ("arr", cls, nidx)        a fresh array around node-table entry nidx
+#   ("arr", cls, nidx, True)  the same, grad-enabled (a new AD leaf)
 #   ("leaf", i)               the live input array object i (passed through)
 #   ("obj", ci)               the live input container ci (passed through)
 #   ("vec", cls, [d])         a static vector
@@ -324,6 +325,9 @@ def build(d, flat, nodes, syms, memo):
         out = cls.__new__(cls)
         out._node = nodes[d[2]]
         out._ad = None
+        if len(d) > 3:      # grad-enabled when recorded: a new AD leaf
+            from ..ad.frozen import new_leaf
+            new_leaf(out)
         return out
     if tag == "leaf":
         return flat.leaves[d[1]]
