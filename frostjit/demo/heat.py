@@ -53,8 +53,11 @@ def initial(n: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------ jit version
-def simulate(dr, T, steps: int, n: int, progress=None, u0=None):
+def simulate(dr, T, steps: int, n: int, progress=None, u0=None, frozen: bool = False):
     """Run `steps` explicit heat steps with module `dr` (drjit or frostjit).
+
+    With ``frozen=True`` the step function is wrapped in ``dr.freeze``: the first step traces
+    and records its kernel launches, every later step replays them without running Python.
 
     Returns (field as a flat numpy array, dict of timings in seconds).
     """
@@ -84,6 +87,8 @@ def simulate(dr, T, steps: int, n: int, progress=None, u0=None):
         dr.eval(u)
         return u
 
+    if frozen:
+        step = dr.freeze(step)
     sync = getattr(dr, "sync_thread", lambda: None)
     times = []
     t_all = time.perf_counter()
@@ -150,6 +155,20 @@ def timing_table(name: str, tj: dict, tn: dict, steps: int) -> str:
     return "\n".join(lines)
 
 
+def frozen_table(name: str, tj: dict, tf: dict) -> str:
+    """Traced versus frozen (dr.freeze) step times."""
+    rows = [("per step (median)", tj["median_step_s"] * 1e3, tf["median_step_s"] * 1e3),
+            ("per step (mean)", tj["mean_step_s"] * 1e3, tf["mean_step_s"] * 1e3),
+            ("first step (frozen: records)", tj["first_step_s"] * 1e3, tf["first_step_s"] * 1e3)]
+    w0 = max(len(r[0]) for r in rows)
+    lines = [f"  {'':{w0}}  {'traced ms':>12}  {'frozen ms':>12}  {'traced/frozen':>14}",
+             f"  {'-' * w0}  {'-' * 12}  {'-' * 12}  {'-' * 14}"]
+    for label, a, b in rows:
+        r = f"{a / b:.2f}x" if b > 0 else "n/a"
+        lines.append(f"  {label:{w0}}  {a:12.3f}  {b:12.3f}  {r:>14}")
+    return f"{name} step, traced versus frozen ({name}.freeze):\n" + "\n".join(lines)
+
+
 def save_picture(field: np.ndarray, n: int, path: str) -> tuple[int, int]:
     img = _png.colormap(field.reshape(n, n), vmin=-0.6, vmax=1.0)
     img = _png.upscale(img, max(1, 512 // n))
@@ -168,6 +187,7 @@ def parser() -> argparse.ArgumentParser:
                     help="array module; drjit is for testing and runs in a separate process")
     ap.add_argument("--no-progress", action="store_true")
     ap.add_argument("--no-check", action="store_true", help="skip the NumPy run")
+    ap.add_argument("--no-freeze", action="store_true", help="skip the run with the step frozen (dr.freeze)")
     return ap
 
 
@@ -206,6 +226,15 @@ def main(argv=None) -> int:
     else:
         print(f"{a.backend}: total {tj['total_s'] * 1e3:.1f} ms, "
               f"{tj['mean_step_s'] * 1e3:.3f} ms/step")
+    if not a.no_freeze and hasattr(dr, "freeze"):
+        pb = Progress(steps, label="  frozen", enabled=not a.no_progress)
+        ffield, tf = simulate(dr, T, steps, n, pb, frozen=True)
+        pb.close()
+        same = float(np.max(np.abs(ffield - field)))
+        ok = ok and same <= 1e-6 * max(1.0, float(np.max(np.abs(field))))
+        print()
+        print(frozen_table(a.backend, tj, tf))
+        print(f"frozen vs traced result: max |diff| = {same:.2e} {'OK' if same <= 1e-6 else 'MISMATCH'}")
     w, h = save_picture(field, n, a.out)
     print(f"wrote {a.out} ({w} x {h} PNG)")
     return 0 if ok else 1
