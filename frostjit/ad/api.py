@@ -109,7 +109,7 @@ def enable_grad(*args) -> None:
             leaves = [a for a in _leaves(arg, []) if _differentiable(a)]
         for a in leaves:
             if a._ad is None:
-                a._ad = Vertex(type(a), a._node.size)
+                a._ad = Vertex(type(a), a._node.size, (), a._node)
 
 
 def disable_grad(*args) -> None:
@@ -132,7 +132,7 @@ def grad_enabled(*args) -> bool:
 # Reading and writing gradients
 
 def _zeros_like(a):
-    return type(a)._from_node(ops.literal(a._vt, 0, a._node.size))
+    return graph.sized_literal(type(a), 0, a._node.size, a._node)
 
 
 def _grad_of(a):
@@ -250,12 +250,12 @@ def replace_grad(a, b):
         raise ValueError(f"replace_grad(): incompatible sizes {sa} and {sb}")
     node = a._node
     if sa == 1 and sb != 1:
-        node = graph.broadcast(type(a)._from_node(node), sb)._node
+        node = graph.broadcast(type(a)._from_node(node), sb, b._node)._node
     out = type(a)._from_node(node)
     v = b._ad
     if v is not None and graph.is_active(v):
         identity = _identity
-        out._ad = Vertex(type(a), node.size, ((v, identity, identity),))
+        out._ad = Vertex(type(a), node.size, ((v, identity, identity),), node)
     return out
 
 
@@ -281,7 +281,7 @@ def _seed(arg, who: str, flags) -> list:
             continue
         if isinstance(arg, VectorBase):
             # Like Dr.Jit's `+arg`: a component appearing twice is seeded twice.
-            v = Vertex(v.cls, v.size, ((v, _identity, _identity),))
+            v = Vertex(v.cls, v.size, ((v, _identity, _identity),), a._node)
         v.grad = as_grad(v, 1.0)
         starts.append(v)
     if not starts and not flags & ADFlag.AllowNoGrad:

@@ -22,6 +22,12 @@ OUTPUT_REASON = ("returns (or writes back) arrays that depend on grad-enabled in
                  "so that gradients can flow through them, these calls run the plain function")
 
 
+NOT_AN_INPUT = ("gives gradients to a grad-enabled variable that is not among its inputs (pass it as an "
+                "argument, an attribute of one, or use state_fn)")
+REBOUND = "enables, disables or rebinds the gradient tracking of an input; these calls run the plain function"
+REASONS = (OUTPUT_REASON, NOT_AN_INPUT, REBOUND)
+
+
 def enter(leaves):
     """Start a frozen call's recording: an isolation scope; remembers the inputs' vertices."""
     scope = [next_id(), {}]
@@ -38,12 +44,10 @@ def leave(token, leaves) -> str | None:
     reason = None
     for v in scope[1].values():
         if id(v) not in inputs:
-            reason = ("gives gradients to a grad-enabled variable that is not among its inputs (pass it as an "
-                      "argument, an attribute of one, or use state_fn)")
+            reason = NOT_AN_INPUT
     for a, v in zip(leaves, before):
         if a._ad is not v:
-            reason = reason or ("enables, disables or rebinds the gradient tracking of an input; these calls "
-                                "run the plain function")
+            reason = reason or REBOUND
     # The postponed part of the backward pass runs after the recording (see after_call).
     scopes.after_call.extend(v for v in scope[1].values() if v.parents)
     return reason
@@ -59,7 +63,7 @@ def output_reason(array) -> str | None:
 
 def new_leaf(array) -> None:
     """A replayed output that was grad-enabled when recorded: a fresh AD leaf (Dr.Jit's behaviour)."""
-    array._ad = Vertex(type(array), array._node.size)
+    array._ad = Vertex(type(array), array._node.size, (), array._node)
 
 
 def after_call() -> None:

@@ -24,6 +24,7 @@ import weakref
 
 from ..array.flat import ArrayBase
 from ..trace import ops
+from ..trace.state import state
 
 
 class ADFlag(enum.IntFlag):
@@ -67,17 +68,21 @@ class Vertex:
         mode and ``backward_to`` walk them).
     grad : array or None
         The accumulated gradient (``None`` means zero).
+    node : weakref or None
+        The primal JIT node (only to give new gradient arrays its symbolic size
+        inside frozen functions).
     """
 
-    __slots__ = ("id", "cls", "size", "parents", "children", "grad", "__weakref__")
+    __slots__ = ("id", "cls", "size", "parents", "children", "grad", "node", "__weakref__")
 
-    def __init__(self, cls, size: int, parents: tuple = ()):
+    def __init__(self, cls, size: int, parents: tuple = (), node=None):
         self.id = next(_ids)
         self.cls = cls
         self.size = size
         self.parents = parents
         self.children = []
         self.grad = None
+        self.node = weakref.ref(node) if node is not None else None
         if parents:
             me = weakref.ref(self)
             for edge in parents:
@@ -149,16 +154,35 @@ def detached(cls, a):
     return a
 
 
-def broadcast(g, size: int):
-    """``g`` (size 1 or ``size``) with exactly ``size`` elements (lazy)."""
+def sized_literal(cls, value, size: int, like=None):
+    """``value`` broadcast to ``size`` elements, as an array of type ``cls``.
+
+    ``like`` (a node, a weak reference to one, or a vertex) has that size: inside
+    a frozen function the literal gets its symbolic size, so replays at other
+    widths stay correct.
+    """
+    node = ops.literal(cls._vt, value, size)
+    if size != 1 and state.recorder is not None and like is not None:
+        if isinstance(like, Vertex):
+            like = like.node
+        if isinstance(like, weakref.ref):
+            like = like()
+        sym = getattr(like, "sym", None)
+        if sym is not None and like.size == size:
+            node.sym = sym
+    return cls._from_node(node)
+
+
+def broadcast(g, size: int, like=None):
+    """``g`` (size 1 or ``size``) with exactly ``size`` elements (lazy); ``like``: see :func:`sized_literal`."""
     n = g._node.size
     if n == size:
         return g
     if n != 1:
         raise ValueError(f"frostjit AD: a gradient of size {n} does not fit a variable of size {size}")
     if g._node.op == "literal":
-        return type(g)._from_node(ops.literal(g._vt, g._node.value, size))
-    return g + type(g)._from_node(ops.literal(g._vt, 0, size))
+        return sized_literal(type(g), g._node.value, size, like)
+    return g + sized_literal(type(g), 0, size, like)
 
 
 def as_grad(v: Vertex, g):
@@ -174,7 +198,7 @@ def as_grad(v: Vertex, g):
             from ..functions.reduce import sum as _sum
             g = _sum(g)
         else:
-            g = broadcast(g, v.size)
+            g = broadcast(g, v.size, v)
     return g
 
 

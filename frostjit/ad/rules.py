@@ -13,13 +13,13 @@ as they were and the derivative work fuses with the rest of the backward pass.
 from __future__ import annotations
 
 import math
+import weakref
 
 from ..array.flat import ArrayBase
 from ..functions import math as fm
 from ..functions.memory import gather, scatter, scatter_add
 from ..functions.reduce import sum as fsum, prefix_sum
-from ..trace import ops
-from .graph import Vertex, detached, is_active, scopes, broadcast
+from .graph import Vertex, detached, is_active, scopes, broadcast, sized_literal
 
 
 class Mask:
@@ -133,7 +133,7 @@ def _vertex(out, operand) -> Vertex | None:
 
 def _attach(out, edges) -> None:
     if edges:
-        out._ad = Vertex(type(out), out._node.size, tuple(edges))
+        out._ad = Vertex(type(out), out._node.size, tuple(edges), out._node)
 
 
 class Hook:
@@ -172,12 +172,12 @@ class Hook:
         index, active = _frozen_operand(index), _frozen_operand(active)
 
         def bwd(g):
-            t = scls._from_node(ops.literal(scls._vt, 0, v.size))
+            t = sized_literal(scls, 0, v.size, v)
             scatter_add(t, g, index, active)
             return t
 
         def fwd(gs):
-            return gather(cls, broadcast(gs, v.size), index, active)
+            return gather(cls, broadcast(gs, v.size, v), index, active)
         _attach(out, [(v, fwd, bwd)])
 
     def on_scatter(self, who, reduce_op, target, value, index, active) -> None:
@@ -194,11 +194,12 @@ class Hook:
                 "(only scatter, scatter_add and ReduceOp.Add are)")
         index, active = _frozen_operand(index), _frozen_operand(active)
         size = target._node.size
+        tref = weakref.ref(target._node)
         edges = []
         if vt_ is not None:
             if reduce_op is None:
                 def masked(g):
-                    t = cls._from_node(broadcast(g, size)._node)
+                    t = cls._from_node(broadcast(g, size, tref)._node)
                     scatter(t, 0.0, index, active)
                     return t
                 edges.append((vt_, masked, masked))
@@ -211,11 +212,11 @@ class Hook:
                 return gather(vcls, g, index, active)
 
             def fwd(gv, reduce_op=reduce_op):
-                t = cls._from_node(ops.literal(cls._vt, 0, size))
+                t = sized_literal(cls, 0, size, tref)
                 (scatter if reduce_op is None else scatter_add)(t, gv, index, active)
                 return t
             edges.append((vv, fwd, bwd))
-        target._ad = Vertex(cls, size, tuple(edges))
+        target._ad = Vertex(cls, size, tuple(edges), target._node)
 
 
 def _identity(g):
