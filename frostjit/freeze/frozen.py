@@ -25,6 +25,7 @@ from .layout import Walker, entries, kind_of, Ident
 from .recorder import Recorder
 from .recording import Recording, GuardFailed, build
 from .symbolic import Sym, ONE
+from ..ad import frozen as _ad
 
 log = logging.getLogger("frostjit")
 
@@ -314,7 +315,9 @@ class FrozenFunction:
             except Exception as e:  # a size expression failed: the plain call decides what happens
                 why.append(f"replay failed ({type(e).__name__}: {e})")
                 continue
-            return (recd.finish(flat, nodes, syms),)
+            out = recd.finish(flat, nodes, syms)
+            _ad.after_call()        # gradients written back to inputs flow on to what they depend on
+            return (out,)
         return _MISS
 
     def _drop(self, recd) -> None:
@@ -392,6 +395,7 @@ class FrozenFunction:
                   f"cached recording covers. Inputs that differ from the previous recording:\n  {lines}")
         with _RECORD_LOCK:
             out, recd = self._trace(args, kwargs, flat, key)
+        _ad.after_call()
         self._prev_paths = flat.paths
         self._cache.setdefault(key, []).append(recd)
         if self.limit is not None:
@@ -418,8 +422,14 @@ class FrozenFunction:
         prev = state.recorder
         observer = _observe_dispatch()
         state.recorder = rec
+        ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
         try:
-            out = self.f(*args, **kwargs)
+            try:
+                out = self.f(*args, **kwargs)
+            finally:
+                ad_reason = _ad.leave(ad_token, flat.leaves)
+            if ad_reason is not None and rec.data_dependent is None:
+                rec.data_dependent = ad_reason
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer)
         except BaseException:
             state.recorder = prev
@@ -521,6 +531,8 @@ class FrozenFunction:
             recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps)
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
+        if type(recd) is _Fallback and recd.reason in _ad.REASONS:
+            return recd, out        # keep the AD graph of this (plain) call's results
         memo = {}
         result = build(out_desc, flat, real_nodes, sym_values, memo)
         return recd, result
@@ -636,6 +648,11 @@ class _Describer:
             i = self.leaf_index.get(id(v))
             if i is not None:
                 return ("leaf", i)
+            if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay
+                reason = _ad.output_reason(v)
+                if reason is not None and self.rec.data_dependent is None:
+                    self.rec.data_dependent = reason
+                return ("arr", type(v), self.node(v._node), True)
             return ("arr", type(v), self.node(v._node))
         ci = self.cont_index.get(id(v))
         if ci is not None and type(v) is not tuple:
