@@ -212,8 +212,8 @@ class FrozenFunction:
             if type(v) not in at:
                 return None
             node = v._node
-            if node.op != "data" or id(v) in memo or node in state.dirty:
-                return None
+            if node.op != "data" or id(v) in memo or node in state.dirty or v._ad is not None:
+                return None     # (a grad-enabled array's AD vertex is walked too: the full walk)
             memo[id(v)] = len(memo)
             f.leaves.append(v)
             f.leaf_nodes.append(node)
@@ -289,7 +289,9 @@ class FrozenFunction:
                 except Exception as e:
                     why.append(f"replay failed ({type(e).__name__}: {e})")
                 else:
-                    return recd.finish(flat, nodes, syms)
+                    out = recd.finish(flat, nodes, syms)
+                    _ad.after_call()
+                    return out
             else:
                 r = self._replay(lst, flat, args, kwargs, why)
                 if r is not _MISS:
