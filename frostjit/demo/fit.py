@@ -89,8 +89,10 @@ def make_step(dr, T, hw: int):
         img = render(dr, T, opt, geom, hw)
         loss = dr.mean(dr.square(img - target))
         dr.backward(loss)
+        loss = dr.detach(loss)
+        dr.schedule(loss)           # computed with the optimizer's state update
         opt.step()
-        return dr.detach(loss)
+        return loss
     return step
 
 

@@ -233,11 +233,12 @@ class Adam(Optimizer):
 def _zeros_like(param):
     from ..functions.creation import zeros
     comps = param._c if isinstance(param, VectorBase) else [param]
-    out = [zeros(registry.flat_type(c._backend, c._vt, False), c._node.size) for c in comps]
+    # The parameter's (AD) type, never grad-enabled: the state keeps one type across steps.
+    out = [zeros(type(c), c._node.size) for c in comps]
     for o in out:
         make_opaque(o)
     if isinstance(param, VectorBase):
-        return registry.vector_type(out[0]._backend, out[0]._vt, len(out), False)._from_components(out)
+        return type(param)._from_components(out)
     return out[0]
 
 
