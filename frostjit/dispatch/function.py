@@ -28,7 +28,21 @@ from .observers import ACTIVE, CallObserver
 from .resolution import Candidate, Deferred, beats, best, classify_candidates
 from .signature import Method, Signature
 
-_MISSING = object()  # default of generated positional parameters: "not passed"
+class _Missing:
+    """Type of the default of generated positional parameters ("not passed").
+
+    No cache is ever keyed on this private type, so a call with too few arguments misses the
+    cache (``cache[_Missing]`` raises ``KeyError``) and :meth:`FunctionState.miss` sends it to
+    the slow path: the hot path needs no ``a_last is M`` test.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<not passed>"
+
+
+_MISSING = _Missing()
 _MAX_SPECIALIZED_ARITY = 4
 
 
@@ -128,6 +142,9 @@ class FunctionState:
         self.doc_hint = doc_hint
         self.uses_abc = False
         self.shape: Any = None
+        #: The arity ``n >= 2`` of the nested cache layout (``cache[T0][T1]...``), else 0
+        #: (``cache[T0]`` for one argument, ``cache[(T0, T1, ...)]`` for the ``*args`` path).
+        self.nested = 0
         self.ns: dict[str, Any] = {
             "__builtins__": __builtins__,
             "__name__": module,
@@ -151,33 +168,37 @@ class FunctionState:
         """Source of the call path for a table shape.
 
         ``shape``: the single arity of every method (fixed positional parameters), or ``None``
-        (``*args``). ``kw``: whether some method takes keywords (else the fixed-arity path
-        omits ``**kw``, which costs ~25 ns per call). ``uses_abc``: check ``abc``'s cache
-        token. ``ret``: some method has a return annotation (checked inline).
+        (``*args``). ``kw``: whether some method can take keywords. Without keywords the
+        fixed-arity path has neither ``*rest`` nor ``**kw``: either one stops CPython 3.11 from
+        specializing calls of the function (``CALL_PY_EXACT_ARGS``) and costs 15-35 ns per call;
+        too many positional arguments then raise Python's own ``TypeError``. ``uses_abc``:
+        check ``abc``'s cache token. ``ret``: some method has a return annotation (checked
+        inline). With two or more fixed parameters the cache is a nested dict,
+        ``cache[type(a0)][type(a1)]...``: cheaper than building and hashing a tuple key.
         """
         lines = []
         if shape is None:
             params, call, tup = "*args, **kw", "*args, **kw", "args"
             lines += ["    if hooks:", "        return slow_args(args, kw)"]
-            key = "type(args[0]) if len(args) == 1 else tuple(map(type, args))"
+            key = "[type(args[0]) if len(args) == 1 else tuple(map(type, args))]"
         else:
             names = [f"a{i}" for i in range(shape)]
-            params = ", ".join(f"{n}=M" for n in names) + ", /, *rest" + (", **kw" if kw else "")
+            params = ", ".join(f"{n}=M" for n in names) + ", /" + (", *rest, **kw" if kw else "")
             call = ", ".join(names)
             tup = f"({call},)"
-            guard = "rest or kw or hooks" if kw else "rest or hooks"
-            lines += [f"    if {guard} or a{shape - 1} is M:",
-                      f"        return slow({tup}, rest, {'kw' if kw else '{}'})"]
-            key = "type(a0)" if shape == 1 else ", ".join(f"type({n})" for n in names)
+            guard = "rest or kw or hooks" if kw else "hooks"
+            lines += [f"    if {guard}:",
+                      f"        return slow({tup}, {'rest' if kw else '()'}, {'kw' if kw else '{}'})"]
+            key = "".join(f"[type({n})]" for n in names)
         if uses_abc:
             lines += ["    if abc_token() != tok[0]:", "        refresh_abc()"]
         if ret:
-            lines += ["    try:", f"        e, ok = rcache[{key}]", "    except KeyError:",
+            lines += ["    try:", f"        e, ok = rcache{key}", "    except KeyError:",
                       f"        e, ok = rmiss({tup})", f"    r = e({call})",
                       "    if ok is None or type(r) in ok:", "        return r",
                       "    return check_return(r, ok)"]
         else:
-            lines += ["    try:", f"        e = cache[{key}]", "    except KeyError:",
+            lines += ["    try:", f"        e = cache{key}", "    except KeyError:",
                       f"        e = miss({tup})", f"    return e({call})"]
         return f"def __dispatch__({params}):\n" + "\n".join(lines) + "\n"
 
@@ -219,6 +240,10 @@ class FunctionState:
         ret = any(m.return_hint is not None for m in self.methods)
         key = (shape, kw, self.uses_abc, ret)
         if key != self.shape:
+            nested = shape if shape is not None and shape >= 2 else 0
+            if nested != self.nested:  # the cache layout changes: start from empty caches
+                self.nested = nested
+                self._invalidate()
             self.shape = key
             code, defaults = self._compile(*key)
             self.fn.__code__ = code
@@ -431,8 +456,34 @@ class FunctionState:
                 return Deferred(sure, maybe, types, self.pick).entry()
         return self.pick(sure, args)
 
+    def cache_get(self, cache: dict, args: tuple) -> Any:
+        """The decision stored in ``cache`` (``ns["cache"]`` or ``ns["rcache"]``) for ``args``, or ``None``."""
+        n = self.nested
+        if not n:
+            return cache.get(key_of(args))
+        if len(args) != n:
+            return None
+        for a in args:
+            cache = cache.get(type(a))
+            if cache is None:
+                return None
+        return cache
+
+    def cache_put(self, cache: dict, args: tuple, entry: Any) -> None:
+        """Store a decision in ``cache`` in the layout the call path reads (under ``lock``)."""
+        n = self.nested
+        if not n:
+            cache[key_of(args)] = entry
+        elif len(args) == n:
+            for a in args[:-1]:
+                cache = cache.setdefault(type(a), {})
+            cache[type(args[-1])] = entry
+
     def miss(self, args: tuple) -> Any:
         """Cache miss: resolve, store the decision unless a registration raced us, return it."""
+        for a in args:
+            if a is _MISSING:  # too few arguments for the fixed-arity call path
+                return self.too_few
         key = key_of(args)
         traced = "jax" in sys.modules and jax_support.has_tracer(key_types(key))
         if traced:
@@ -445,7 +496,10 @@ class FunctionState:
             entry = self.entry_for(args)
             if version == self.version and cache is self.ns["cache"]:
                 if not (self.in_class and args and isinstance(args[0], type)) or self._is_method_target(entry):
-                    (self.tracer_cache if traced else cache)[key] = entry
+                    if traced:
+                        self.tracer_cache[key] = entry
+                    else:
+                        self.cache_put(cache, args, entry)
         return entry
 
     def rmiss(self, args: tuple) -> tuple[Callable, ReturnTypes | None]:
@@ -454,9 +508,10 @@ class FunctionState:
         entry = self.miss(args)
         ok = getattr(entry, "_return_ok", None)
         pair = (entry, None) if ok is None else (entry.__wrapped__, ok)
-        key = key_of(args)
-        if key in self.ns["cache"] and rcache is self.ns["rcache"]:  # cacheable, and no race
-            rcache[key] = pair
+        with self.lock:
+            # cacheable (not a tracer, not a classmethod fallback), and no registration raced us
+            if self.cache_get(self.ns["cache"], args) is entry and rcache is self.ns["rcache"]:
+                self.cache_put(rcache, args, pair)
         return pair
 
     def _is_method_target(self, entry: Any) -> bool:
@@ -466,8 +521,7 @@ class FunctionState:
 
     def final_target(self, args: tuple) -> Callable:
         """The callable that handles these arguments, value-dependent decisions included."""
-        key = key_of(args)
-        entry = self.ns["cache"].get(key)
+        entry = self.cache_get(self.ns["cache"], args)
         if entry is None:
             entry = self.miss(args)
         select = getattr(entry, "_dispatch_select", None)
@@ -476,6 +530,10 @@ class FunctionState:
         return entry
 
     # -- slow path (observers, DispatchCache, keywords, odd arities) -------------------------
+    def too_few(self, *packed: Any) -> Any:
+        """The entry :meth:`miss` returns for a fixed-arity call with missing arguments."""
+        return self.slow_packed(packed, (), {})
+
     def slow_packed(self, packed: tuple, rest: tuple, kw: dict) -> Any:
         """Slow path of the fixed-arity call path: unpack, then :meth:`slow_call`."""
         args = tuple(a for a in packed if a is not _MISSING) + rest

@@ -573,17 +573,28 @@ def test_functions_are_collected_when_unreferenced():
     assert r() is None
 
 
-def test_wrong_arity_is_not_found_for_fixed_arity_functions():
+def test_wrong_arity_of_fixed_arity_functions():
     d = Dispatcher()
 
     @d
     def f(x: int):
         return x
 
-    with pytest.raises(NotFoundLookupError):
-        f(1, 2)
+    # Too few: no method takes that many arguments. Too many: Python's own arity error (the
+    # fast call path has no ``*rest``, which would cost CPython's call specialization).
     with pytest.raises(NotFoundLookupError):
         f()
+    with pytest.raises(TypeError, match="positional argument"):
+        f(1, 2)
+
+    @d
+    def g(x: int, *, scale: int = 1):  # takes keywords: the call path has ``*rest, **kw``
+        return x * scale
+
+    with pytest.raises(NotFoundLookupError):
+        g(1, 2)
+    with pytest.raises(NotFoundLookupError):
+        g()
 
 
 def test_dispatch_package_does_not_import_jax_or_the_jit():

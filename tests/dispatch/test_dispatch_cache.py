@@ -372,3 +372,87 @@ def test_hot_path_unaffected_after_observers_close():
     assert ACTIVE == []
     with pytest.raises(NotFoundLookupError):
         f("x")
+
+
+def test_nested_cache_for_fixed_arity_functions():
+    """Two or more fixed parameters: ``cache[type(a0)][type(a1)]...``; misses at any level."""
+    d = Dispatcher()
+
+    @d
+    def f(x: int, y: float, z: str):
+        return "ifs"
+
+    @d
+    def f(x: int, y: int, z: str):
+        return "iis"
+
+    @d
+    def f(x: object, y: object, z: object):
+        return "ooo"
+
+    calls = [((1, 1.0, "a"), "ifs"), ((1, 1, "a"), "iis"), ((1, 1, 1), "ooo"), ((1.0, 1, "a"), "ooo")]
+    for _ in range(2):  # misses, then hits
+        for args, expected in calls:
+            assert f(*args) == expected, args
+    cache = _state(f).ns["cache"]
+    assert set(cache) == {int, float} and set(cache[int]) == {float, int}
+    assert cache[int][int][str] is f.methods[1].implementation
+    with pytest.raises(NotFoundLookupError):
+        f(1, 2)  # too few: the private "not passed" default never hits the cache
+    with pytest.raises(NotFoundLookupError):
+        f()
+    assert f(1, 1, "a") == "iis"
+
+    @d
+    def f(x: int, y: int, z: object):
+        return "iio"
+
+    assert f(1, 1, 1) == "iio" and f(1, 1, "a") == "iis"
+
+
+def test_nested_cache_with_value_dependent_and_return_checked_methods():
+    d = Dispatcher()
+
+    @d
+    def f(x: int, mode: str) -> int:
+        return 0
+
+    @d
+    def f(x: int, mode: Literal["fast"]) -> int:
+        return 1
+
+    @d
+    def f(x: float, mode: str) -> int:
+        return "not an int"
+
+    for _ in range(3):
+        assert (f(1, "slow"), f(1, "fast"), f(2, "fast")) == (0, 1, 1)
+    with pytest.raises(TypeError, match="return annotation"):
+        f(1.0, "x")
+    assert str in _state(f).ns["rcache"][int]
+
+
+def test_nested_cache_respects_abc_register_and_observers():
+    class Base(abc.ABC):
+        pass
+
+    class Late:
+        pass
+
+    d = Dispatcher()
+
+    @d
+    def f(x: Base, y: int):
+        return "base"
+
+    @d
+    def f(x: object, y: int):
+        return "object"
+
+    assert f(Late(), 1) == "object"
+    Base.register(Late)
+    assert f(Late(), 1) == "base"
+    seen = []
+    with observe_calls(seen.append):
+        f(Late(), 1)
+    assert seen == [f]

@@ -42,15 +42,19 @@ def brute_force(table, arg_types):
 @given(data=st.data())
 def test_resolution_matches_brute_force(data):
     classes = data.draw(hierarchies())
-    arity = data.draw(st.integers(1, 2))
+    arity = data.draw(st.integers(1, 3))
+    keywords = data.draw(st.booleans())  # the **kw call path, or the fixed-parameter one
     sigs = data.draw(st.lists(st.tuples(*[st.sampled_from(classes)] * arity), unique=True,
                               min_size=1, max_size=6))
     table = [(s, data.draw(st.integers(0, 1)), i) for i, s in enumerate(sigs)]
     d = Dispatcher()
     f = None
     for types, prec, label in table:
-        def impl(*args, _label=label):
-            return _label
+        if keywords:
+            def impl(*args, _label=label):
+                return _label
+        else:
+            impl = (lambda lab: lambda *args: lab)(label)
 
         impl.__name__ = impl.__qualname__ = "f"
         f = d.multi(Signature(*types, precedence=prec))(impl)
