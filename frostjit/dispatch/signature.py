@@ -166,8 +166,26 @@ class Method:
         except (TypeError, ValueError):  # some C callables have no signature
             self._inspected = None
         self.arity = self._fixed_arity()
-        self.takes_keywords = self._inspected is None or any(
-            p.kind in (_P.KEYWORD_ONLY, _P.VAR_KEYWORD) for p in self._inspected.parameters.values())
+        self.takes_keywords = self._takes_keywords()
+
+    def _takes_keywords(self) -> bool:
+        """Whether some keyword argument can reach the implementation (besides dispatched ones).
+
+        Keyword-only parameters and ``**kwargs`` do; so do positional parameters beyond an
+        explicit signature (``register(lambda x, scale=1: ..., (int,))`` accepts ``scale=``).
+        Callables without a signature are assumed to.
+        """
+        if self._inspected is None:
+            return True
+        positional = 0
+        for p in self._inspected.parameters.values():
+            if p.kind in (_P.KEYWORD_ONLY, _P.VAR_KEYWORD):
+                return True
+            if p.kind == _P.POSITIONAL_OR_KEYWORD:
+                positional += 1
+                if self.explicit is not None and positional > len(self.explicit.raw):
+                    return True
+        return False
 
     def _fixed_arity(self) -> int | None:
         """The one number of positional arguments this method takes, or ``None`` (defaults, ``*args``)."""

@@ -352,6 +352,45 @@ def test_keyword_arguments_are_passed_through_not_dispatched():
         g(x=1)  # positional parameters are dispatched positionally
 
 
+def test_keyword_arguments_pass_through_fixed_arity_call_paths():
+    d = Dispatcher()
+
+    def scaled(x, y, scale=1):
+        return (x + y) * scale
+
+    f = d.multi((int, int))(scaled)  # explicit signature: `scale` is not dispatched on
+    assert f(1, 2) == 3 and f(1, 2, scale=10) == 30
+    with pytest.raises(TypeError, match="scaled\\(\\) got an unexpected keyword argument 'bogus'"):
+        f(1, 2, bogus=1)  # the method's own error
+
+    @d
+    def g(x: int, y: int, *, scale: int = 1):
+        return (x + y) * scale
+
+    @d
+    def g(x: float, y: float):
+        return "no keywords"
+
+    assert g(1, 2, scale=3) == 9 and g(1.0, 2.0) == "no keywords"
+    with pytest.raises(TypeError, match="unexpected keyword argument 'scale'"):
+        g(1.0, 2.0, scale=3)  # this method takes no `scale`: its own TypeError
+    with pytest.raises(NotFoundLookupError):
+        g(1, scale=3)  # positional parameters are dispatched positionally
+
+    @d
+    def h(x: int, **options):
+        return options
+
+    assert h(1, a=1, b=2) == {"a": 1, "b": 2} and h(1) == {}
+
+    @d
+    def plain(x: int):
+        return x
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 'scale'"):
+        plain(1, scale=2)  # no method takes keywords: Python's TypeError, as for the method
+
+
 def test_default_must_match_annotation():
     d = Dispatcher()
 
