@@ -103,8 +103,9 @@ def test_dict_interface():
     assert "Adam" in repr(opt)
 
 
-@pytest.mark.parametrize("value", [llvm.Float(1.0), llvm.UInt32(1), 1.0])
-def test_setitem_rejects_non_differentiable_values(value):
+@pytest.mark.parametrize("make", [lambda: llvm.Float(1.0), lambda: llvm.UInt32(1), lambda: 1.0])
+def test_setitem_rejects_non_differentiable_values(make):
+    value = make()
     with pytest.raises(TypeError, match="differentiable"):
         fj.opt.Adam(lr=0.1)["x"] = value
 
