@@ -453,7 +453,11 @@ class FunctionState:
         if maybe:
             w = best(sure) if sure else None
             if not (isinstance(w, Candidate) and all(beats(w, m) for m, _ in maybe)):
-                return Deferred(sure, maybe, types, self.pick).entry()
+                # The fixed-arity call path calls entries with exactly ``shape`` positional
+                # arguments (calls with keywords or odd arities go through ``select``).
+                shape = self.shape[0]
+                fixed = shape if shape is not None and len(args) == shape else None
+                return Deferred(sure, maybe, types, self.pick).entry(fixed)
         return self.pick(sure, args)
 
     def cache_get(self, cache: dict, args: tuple) -> Any:

@@ -10,6 +10,8 @@ the *maybe* methods against the values at each call (and remembers hashable valu
 
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any, Callable, Sequence
 
 from .hints import ALWAYS, DEPENDS, NEVER, Hint
@@ -133,11 +135,23 @@ class Deferred:
     def _dispatch_select(self) -> Callable:
         return self.select
 
-    def entry(self) -> Callable:
-        """The cache entry: a closure that tries remembered values first (the common case)."""
+    def entry(self, arity: int | None = None) -> Callable:
+        """The cache entry: a function that tries remembered values first (the common case).
+
+        ``arity``: when the call path always calls entries with exactly that many positional
+        arguments and no keywords (the fixed-arity path), the entry is generated code with
+        that many positional parameters: no ``*args``/``**kw`` packing, so CPython can
+        specialize both calls. Otherwise a generic ``(*args, **kw)`` closure.
+        """
         if not self.keyable or len(self.positions) != 1:
             return self
         values, select, i = self.values, self.select, self.positions[0]
+        if arity is not None and 1 <= arity <= 8 and i < arity:
+            code = _value_entry_code(arity, i)
+            fn = types.FunctionType(code.replace(), {"values": values, "select": select,
+                                                     "__builtins__": __builtins__})
+            fn._dispatch_select = select
+            return fn
 
         def deferred_call(*args: Any, **kw: Any) -> Any:
             try:
@@ -148,3 +162,22 @@ class Deferred:
 
         deferred_call._dispatch_select = select
         return deferred_call
+
+
+@functools.lru_cache(maxsize=None)
+def _value_entry_code(arity: int, i: int) -> types.CodeType:
+    """Code of a value-keyed entry for ``arity`` positional arguments, keyed on argument ``i``.
+
+    Each entry gets its own copy (``code.replace()``) so CPython's per-instruction caches for
+    ``values``/``select`` (globals of that entry) do not thrash between entries.
+    """
+    names = ", ".join(f"a{k}" for k in range(arity))
+    src = (f"def deferred_call({names}, /):\n"
+           f"    try:\n"
+           f"        t = values[a{i}]\n"
+           f"    except (KeyError, TypeError):\n"
+           f"        t = select(({names},))\n"
+           f"    return t({names})\n")
+    ns: dict[str, Any] = {}
+    exec(src, {}, ns)  # noqa: S102 - a fixed template
+    return ns["deferred_call"].__code__

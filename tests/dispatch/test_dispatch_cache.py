@@ -456,3 +456,25 @@ def test_nested_cache_respects_abc_register_and_observers():
     with observe_calls(seen.append):
         f(Late(), 1)
     assert seen == [f]
+
+
+def test_value_keyed_entries_on_fixed_arity_paths():
+    d = Dispatcher()
+
+    @d
+    def f(x: int, mode: str, *, scale: int = 1):
+        return ("str", scale)
+
+    @d
+    def f(x: int, mode: Literal["fast", "exact"], *, scale: int = 1):
+        return ("literal", scale)
+
+    for _ in range(3):
+        assert f(1, "fast") == ("literal", 1) and f(1, "slow") == ("str", 1)
+        assert f(1, "exact", scale=2) == ("literal", 2) and f(1, "other", scale=3) == ("str", 3)
+    entry = _state(f).ns["cache"][int][str]
+    assert entry.__code__.co_argcount == 2  # generated for the fixed arity, no *args/**kw
+    with DispatchCache() as c:
+        assert f(1, "fast") == ("literal", 1)
+    with c:
+        assert f(1, "fast") == ("literal", 1)
