@@ -131,6 +131,10 @@ def _global_names(f) -> tuple:
 class FrozenFunction:
     """A function whose kernel launches are recorded once and replayed (see :func:`freeze`)."""
 
+    # Reached as an input of another frozen function (a global, a closure cell), a frozen
+    # function is keyed by identity: its recordings and globals are not inputs.
+    __fj_opaque__ = True
+
     def __init__(self, f, state_fn=None, limit=None, warn_after: int = 10, backend=None,
                  auto_opaque: bool = True, enabled: bool = True):
         functools.update_wrapper(self, f)

@@ -18,7 +18,8 @@ With ``paths=True`` the walk also records the path of every token in Dr.Jit's no
 (``args[1]``, ``kwargs["scene"].camera``), for the re-trace diagnostics.
 
 Objects are walked through their ``__dict__``/``__slots__`` (so a changed plain attribute of
-``self`` is a key change); classes may instead define the traversal protocol
+``self`` is a key change); a class with ``__fj_opaque__ = True`` is keyed by identity and never
+walked (frozen functions themselves are); classes may instead define the traversal protocol
 ``__fj_traverse__(self) -> dict`` (state to walk), ``__fj_assign__(self, dict)`` (write-back)
 and ``__fj_construct__(cls, dict)`` (construction as an output).
 """
@@ -358,6 +359,8 @@ def _classify(t):
         return Walker.dict
     if issubclass(t, np.ndarray):
         return Walker.numpy
+    if getattr(t, "__fj_opaque__", False):
+        return Walker.value      # keyed by identity/equality, never walked (e.g. frozen functions)
     if hasattr(t, "__fj_traverse__"):
         return Walker.custom
     if hasattr(t, "__symbolic_size__") and hasattr(t, "_live"):

@@ -404,3 +404,20 @@ def test_numpy_dtype_change_retraces():
     f(F(1, 2), np.ones(2, np.float32))
     f(F(1, 2), np.ones(2, np.float64))
     assert f.n_recordings == 2
+
+
+def test_frozen_function_reached_as_global_is_keyed_by_identity_not_walked():
+    import frostjit as fj
+    from frostjit.llvm import Float
+    ns = {}
+    exec("import frostjit as fj\n"
+         "inner = fj.freeze(lambda x: x * 2)\n"
+         "def outer_plain(x):\n"
+         "    return inner(x) + 1\n", ns)
+    outer = fj.freeze(ns["outer_plain"])
+    assert outer(fj.arange(Float, 4))[3] == 7
+    assert outer(fj.arange(Float, 8))[7] == 15
+    assert outer.n_recordings == 1
+    ns["inner"] = fj.freeze(lambda x: x * 3)      # rebinding the global re-traces
+    assert outer(fj.arange(Float, 4))[3] == 10
+    assert outer.n_recordings == 2
