@@ -17,6 +17,7 @@ parameters, others take ``*args``.
 from __future__ import annotations
 
 import abc
+import functools
 import sys
 import threading
 import types
@@ -108,6 +109,10 @@ def _make_return_checker(impl: Callable, hint: H.Hint, name: str) -> Callable:
             return r
         return check_return(r, ok)
 
+    try:
+        functools.update_wrapper(checked, impl)  # name, docs; sets ``__wrapped__``
+    except (AttributeError, TypeError):  # pragma: no cover - exotic callables
+        pass
     checked.__wrapped__ = impl
     checked._return_ok = ok
     return checked
@@ -577,20 +582,46 @@ class FunctionState:
         raise errors.ambiguous(self.display, types, [c.method for c in w])
 
     def invoke(self, *types: Any) -> Callable:
-        """The implementation that handles arguments of these types.
+        """The callable that handles arguments of these types (plum's ``f.invoke``).
 
         Parameters
         ----------
         *types : type or hint
-            One per positional argument (``self``'s class included for methods).
+            One per positional argument. For a method defined in a class, ``self``'s class
+            comes first: ``C.m.invoke(C, int)(obj, 1)``.
 
         Returns
         -------
         callable
-            The registered implementation itself (no dispatch, no return check).
+            The chosen implementation, with no dispatch. When the method has a return
+            annotation, a wrapper that checks the result (as a dispatched call does; plum's
+            ``invoke`` likewise applies its return conversion); ``__wrapped__`` is the
+            implementation.
+
+        Raises
+        ------
+        NotFoundLookupError, AmbiguousLookupError
+            As a call with arguments of those types would.
 
         Examples
         --------
         >>> f.invoke(int)(3)                                  # doctest: +SKIP
         """
-        return self.resolve_method(*types).implementation
+        try:
+            method = self.resolve_method(*types)
+        except errors.NotFoundLookupError as e:
+            if self.in_class and self._resolves_with_self(types):
+                raise errors.NotFoundLookupError(
+                    f"{e}\n\n`{self.display}` is a method: pass `self`'s class first, as in "
+                    f"`C.{self.name}.invoke(C, ...)`, and call the result with the instance "
+                    f"first. (Through an instance, `obj.{self.name}.invoke(...)` cannot see `obj`: "
+                    f"a dispatched function binds as a plain Python function.)") from None
+            raise
+        return self.target(method)
+
+    def _resolves_with_self(self, types: tuple) -> bool:
+        try:
+            self.resolve_method(object, *types)
+        except LookupError:
+            return False
+        return True

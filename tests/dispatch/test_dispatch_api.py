@@ -333,6 +333,53 @@ def test_invoke_returns_the_implementation():
         f.invoke(str)
 
 
+def test_invoke_checks_the_return_annotation_like_a_call():
+    d = Dispatcher()
+
+    @d
+    def f(x: int) -> int:
+        """Docs of the int method."""
+        return x
+
+    @d
+    def f(x: str) -> int:
+        return x
+
+    g = f.invoke(int)
+    assert g(3) == 3 and g.__wrapped__ is f.methods[0].implementation
+    assert g.__doc__ == "Docs of the int method." and g.__name__ == "f"
+    with pytest.raises(TypeError, match="return annotation"):
+        f.invoke(str)("not an int")
+    with pytest.raises(TypeError, match="return annotation"):
+        f("not an int")
+
+
+def test_invoke_on_methods_takes_self_class_first():
+    class Shape:
+        @dispatch
+        def area(self, scale: int) -> int:
+            return 10 * scale
+
+        @dispatch
+        def area(self, scale: float):
+            return "float"
+
+    class Square(Shape):
+        pass
+
+    s = Square()
+    assert Shape.area.invoke(Shape, int)(s, 2) == 20  # plum: C.method.invoke(C, int)
+    assert Square.area.invoke(Square, float)(s, 2.0) == "float"
+    with pytest.raises(TypeError, match="return annotation"):
+        Shape.area.invoke(Shape, int)(s, "x")
+    # Through an instance the dispatched function is a plain bound method; `invoke` cannot see
+    # the instance, and says how to spell the call instead.
+    with pytest.raises(NotFoundLookupError, match=r"C\.area\.invoke\(C, \.\.\.\)"):
+        s.area.invoke(int)
+    with pytest.raises(NotFoundLookupError):
+        Shape.area.invoke(Shape, str)
+
+
 def test_keyword_arguments_are_passed_through_not_dispatched():
     d = Dispatcher()
 
