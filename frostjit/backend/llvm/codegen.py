@@ -651,8 +651,47 @@ class _Emitter:
             fn = self.intrinsic(f"llvm.masked.scatter.v{self.W}{_suffix(mt)}.v{self.W}p0", "void", [v, pv, "i32", self.vty("i1")])
             self.body.append(f"  call void {fn}({v} {value}, {pv} {ptrs}, i32 {vt.itemsize}, {self.vty('i1')} {m})")
             return ""
-        self._atomic_scatter(vt, reduce_op, value, ptrs, m)
+        if reduce_op == "add":
+            self._uniform_scatter_add(vt, value, ptrs, m)
+        else:
+            self._atomic_scatter(vt, reduce_op, value, ptrs, m)
         return ""
+
+    def _uniform_scatter_add(self, vt, value, ptrs, m):
+        """scatter_add whose active lanes all hit one address: one atomic add of their sum.
+
+        Common in gradients (the adjoint of a gather by a slowly varying index, e.g. a
+        parameter per object read by many consecutive lanes); otherwise per-lane atomics.
+        """
+        t = scalar_type(vt)
+        W = self.W
+        tag = self.tmp()[1:]
+        p0 = self.emit(f"extractelement <{W} x ptr> {ptrs}, i64 0")
+        s0 = self.emit(f"insertelement <{W} x ptr> poison, ptr {p0}, i64 0")
+        sp = self.emit(f"shufflevector <{W} x ptr> {s0}, <{W} x ptr> poison, <{W} x i32> zeroinitializer")
+        same = self.emit(f"icmp eq <{W} x ptr> {ptrs}, {sp}")
+        off = self.binop("xor", "i1", m, self.splat("i1", "true"))
+        ok = self.binop("or", "i1", same, off)
+        fn = self.intrinsic(f"llvm.vector.reduce.and.v{W}i1", "i1", [self.vty("i1")])
+        every = self.emit(f"call i1 {fn}({self.vty('i1')} {ok})")
+        lane0 = self.emit(f"extractelement {self.vty('i1')} {m}, i64 0")
+        uniform = self.emit(f"and i1 {every}, {lane0}")
+        self.body.append(f"  br i1 {uniform}, label %{tag}.uni, label %{tag}.lanes")
+        self.body.append(f"{tag}.uni:")
+        vz = self.select(t, m, value, "zeroinitializer")
+        if vt.is_float:
+            fn = self.intrinsic(f"llvm.vector.reduce.fadd.v{W}{_suffix(t)}", t, [t, self.vty(t)])
+            total = self.emit(f"call reassoc {t} {fn}({t} {float_constant(-0.0, vt)}, {self.vty(t)} {vz})")
+            self.body.append(f"  atomicrmw fadd ptr {p0}, {t} {total} monotonic, align {vt.itemsize}")
+        else:
+            fn = self.intrinsic(f"llvm.vector.reduce.add.v{W}{t}", t, [self.vty(t)])
+            total = self.emit(f"call {t} {fn}({self.vty(t)} {vz})")
+            self.body.append(f"  atomicrmw add ptr {p0}, {t} {total} monotonic, align {vt.itemsize}")
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.lanes:")
+        self._atomic_scatter(vt, "add", value, ptrs, m)
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.end:")
 
     def _atomic_scatter(self, vt, reduce_op, value, ptrs, m):
         """Per-lane atomic read-modify-write: safe when lanes or threads hit one address."""
