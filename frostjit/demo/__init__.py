@@ -3,9 +3,11 @@
 ``frostjit.cli`` calls :func:`main` with the arguments after ``demo``.
 Subcommands live in their own modules, each with a ``main(argv) -> int``:
 
-* ``heat`` (default): 2-D heat equation with gather/select, timed beside NumPy,
-  cross-checked, and written to a PNG.
+* ``heat``: 2-D heat equation with gather/select, timed beside NumPy (traced and
+  frozen), cross-checked, and written to a PNG.
 * ``fit``: 2-D Gaussians fitted to a target picture with Adam (needs AD).
+
+Without a subcommand both run, heat first (``--quick`` applies to both).
 
 ``--backend drjit`` runs a demo on Dr.Jit instead (for testing before the
 engine exists; drjit is never a requirement and runs in its own process).
@@ -19,13 +21,14 @@ SUBCOMMANDS = {
     "heat": "2-D heat equation (gather, select), timed beside NumPy, PNG output",
     "fit": "fit 2-D Gaussians to a picture with Adam (AD), PNG output",
 }
-DEFAULT = "heat"
+DEFAULT = "all"
 
 
 def _usage() -> str:
     lines = ["usage: python -m frostjit demo [SUBCOMMAND] [options]", "", "subcommands:"]
     lines += [f"  {k:6} {v}" for k, v in SUBCOMMANDS.items()]
-    lines += ["", f"default: {DEFAULT}; `python -m frostjit demo SUBCOMMAND --help` for options"]
+    lines += ["", "default: heat, then fit (--quick shortens both); "
+              "`python -m frostjit demo SUBCOMMAND --help` for options"]
     return "\n".join(lines)
 
 
@@ -37,6 +40,12 @@ def main(argv=None) -> int:
     name = DEFAULT
     if argv and not argv[0].startswith("-"):
         name, argv = argv[0], argv[1:]
+    if name == "all":
+        rc = main(["heat"] + argv)
+        if rc:
+            return rc
+        print()
+        return main(["fit"] + [a for a in argv if a in ("--quick", "--backend", "drjit")])
     if name not in SUBCOMMANDS:
         print(f"unknown demo {name!r}\n\n{_usage()}", file=sys.stderr)
         return 2
