@@ -295,48 +295,36 @@ class _Emitter:
         return self.select(t, bad, self.const(vt, 1), b)
 
     def op_floordiv(self, ins):
-        vt, a, b = ins.vt, self.arg(ins, 0), self.arg(ins, 1)
-        t = scalar_type(vt)
-        if vt.is_float:
-            return self._float_divmod(vt, a, b)[0]
-        zero = self.cmp("icmp", "eq", t, b, "zeroinitializer")
-        d = self._int_divisor(vt, b)
-        if not vt.is_signed:
-            q = self.binop("udiv", t, a, d)
-            return self.select(t, zero, "zeroinitializer", q)
-        q = self.binop("sdiv", t, a, d)
-        r = self.binop("srem", t, a, d)
-        # Round toward -inf: subtract one when the remainder is non-zero and the signs differ.
-        rnz = self.cmp("icmp", "ne", t, r, "zeroinitializer")
-        sx = self.binop("xor", t, r, b)
-        neg = self.cmp("icmp", "slt", t, sx, "zeroinitializer")
-        adj = self.binop("and", "i1", rnz, neg)
-        q1 = self.binop("sub", t, q, self.const(vt, 1))
-        q = self.select(t, adj, q1, q)
-        m1 = self.cmp("icmp", "eq", t, b, self.const(vt, -1))
-        nega = self.binop("sub", t, "zeroinitializer", a)
-        q = self.select(t, m1, nega, q)
-        return self.select(t, zero, "zeroinitializer", q)
+        return self._divmod(ins, quotient=True)
 
     def op_mod(self, ins):
+        return self._divmod(ins, quotient=False)
+
+    def _divmod(self, ins, quotient: bool):
+        """NumPy's integer ``//`` / ``%``: round toward -inf; x // 0 == x % 0 == 0."""
         vt, a, b = ins.vt, self.arg(ins, 0), self.arg(ins, 1)
         t = scalar_type(vt)
         if vt.is_float:
-            return self._float_divmod(vt, a, b)[1]
+            return self._float_divmod(vt, a, b)[0 if quotient else 1]
         zero = self.cmp("icmp", "eq", t, b, "zeroinitializer")
         d = self._int_divisor(vt, b)
         if not vt.is_signed:
-            r = self.binop("urem", t, a, d)
+            r = self.binop("udiv" if quotient else "urem", t, a, d)
             return self.select(t, zero, "zeroinitializer", r)
-        r = self.binop("srem", t, a, d)
-        rnz = self.cmp("icmp", "ne", t, r, "zeroinitializer")
-        sx = self.binop("xor", t, r, b)
-        neg = self.cmp("icmp", "slt", t, sx, "zeroinitializer")
+        rem = self.binop("srem", t, a, d)
+        # The truncated result is off by one step when the remainder is non-zero and its
+        # sign differs from the divisor's.
+        rnz = self.cmp("icmp", "ne", t, rem, "zeroinitializer")
+        neg = self.cmp("icmp", "slt", t, self.binop("xor", t, rem, b), "zeroinitializer")
         adj = self.binop("and", "i1", rnz, neg)
-        r1 = self.binop("add", t, r, b)
-        r = self.select(t, adj, r1, r)
         m1 = self.cmp("icmp", "eq", t, b, self.const(vt, -1))
-        r = self.select(t, m1, "zeroinitializer", r)
+        if quotient:
+            q = self.binop("sdiv", t, a, d)
+            q = self.select(t, adj, self.binop("sub", t, q, self.const(vt, 1)), q)
+            r = self.select(t, m1, self.binop("sub", t, "zeroinitializer", a), q)   # x // -1 == -x (wraps)
+        else:
+            r = self.select(t, adj, self.binop("add", t, rem, b), rem)
+            r = self.select(t, m1, "zeroinitializer", r)
         return self.select(t, zero, "zeroinitializer", r)
 
     def _float_divmod(self, vt, a, b):
