@@ -70,6 +70,23 @@ class Compiler:
         self.disk = DiskCache(self.env_key)
         self.lock = threading.RLock()
         self.flush()
+        self._warm_up()
+
+    def _warm_up(self) -> None:
+        """Compile a tiny vector kernel once, at start-up.
+
+        LLVM initializes its instruction selection and scheduling tables lazily, which adds
+        ~4 ms to the first compile of a process; paying it here keeps the first user kernel's
+        latency the same as every other's (docs/engine.md reports both figures).
+        """
+        from ...schedule.kernel import KernelSpec, Instr, IN, OUT
+        from ...trace.dtypes import Float32
+        spec = KernelSpec(instrs=[Instr("load", Float32, (), 0), Instr("literal", Float32, (), 0.5),
+                                  Instr("mul", Float32, (0, 1)), Instr("store", Float32, (2,), 1)],
+                          params=[(IN, Float32), (OUT, Float32)])
+        ir = generate_ir(spec, self.width).replace(KERNEL_PLACEHOLDER, "@fj_warm_up")
+        self.engine.add_object_file(llvm.ObjectFileRef.from_data(self.compile_ir(ir)))
+        self.engine.finalize_object()
 
     def _target_machine(self):
         target = llvm.Target.from_default_triple()
