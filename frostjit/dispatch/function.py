@@ -25,15 +25,17 @@ from typing import Any, Callable
 
 from . import errors, hints as H
 from . import jax_support
+from . import observers
 from .observers import ACTIVE, CallObserver
 from .resolution import Candidate, Deferred, beats, best, classify_candidates
 from .signature import Method, Signature
+
 
 class _Missing:
     """Type of the default of generated positional parameters ("not passed").
 
     No cache is ever keyed on this private type, so a call with too few arguments misses the
-    cache (``cache[_Missing]`` raises ``KeyError``) and :meth:`FunctionState.miss` sends it to
+    cache (``cache[_Missing]`` raises ``KeyError``) and :meth:`FunctionState.hot_miss` sends it to
     the slow path: the hot path needs no ``a_last is M`` test.
     """
 
@@ -44,6 +46,8 @@ class _Missing:
 
 
 _MISSING = _Missing()
+#: What every function publishes as its caches while a hook is active: empty and read-only.
+_DIVERTED = types.MappingProxyType({})
 _MAX_SPECIALIZED_ARITY = 4
 
 
@@ -155,23 +159,39 @@ class FunctionState:
         #: The arity ``n >= 2`` of the nested cache layout (``cache[T0][T1]...``), else 0
         #: (``cache[T0]`` for one argument, ``cache[(T0, T1, ...)]`` for the ``*args`` path).
         self.nested = 0
+        # The live caches; the call path reads ``ns["cache"]``/``ns["rcache"]``, which are
+        # these, or ``_DIVERTED`` while a hook is active (see :meth:`publish`).
+        self.live: dict = {}
+        self.rlive: dict = {}
         self.ns: dict[str, Any] = {
             "__builtins__": __builtins__,
             "__name__": module,
-            "cache": {},
-            "hooks": ACTIVE,
-            "miss": self.miss,
+            "cache": self.live,
+            "miss": self.hot_miss,
             "slow": self.slow_packed,
             "slow_args": self.slow_call,
             "M": _MISSING,
             "abc_token": abc.get_cache_token,
             "tok": [abc.get_cache_token()],
             "refresh_abc": self.refresh_abc,
-            "rcache": {},
-            "rmiss": self.rmiss,
+            "rcache": self.rlive,
+            "rmiss": self.hot_rmiss,
             "check_return": check_return,
         }
         self.fn = self._build_function()
+        observers.track(self)
+
+    def publish(self) -> None:
+        """Publish the live caches, or empty ones while a hook is active (``ACTIVE``).
+
+        Called under ``observers._sync_lock`` (which is never held around user code), by
+        ``observers`` when the first hook opens or the last closes, and by :meth:`_invalidate`.
+        """
+        ns = self.ns
+        if ACTIVE:
+            ns["cache"] = ns["rcache"] = _DIVERTED
+        else:
+            ns["cache"], ns["rcache"] = self.live, self.rlive
 
     # -- the generated call path -------------------------------------------------------------
     def _source(self, shape: int | None, kw: bool, uses_abc: bool, ret: bool) -> str:
@@ -189,27 +209,26 @@ class FunctionState:
         lines = []
         if shape is None:
             params, call, tup = "*args, **kw", "*args, **kw", "args"
-            lines += ["    if hooks:", "        return slow_args(args, kw)"]
             key = "[type(args[0]) if len(args) == 1 else tuple(map(type, args))]"
         else:
             names = [f"a{i}" for i in range(shape)]
             params = ", ".join(f"{n}=M" for n in names) + ", /" + (", *rest, **kw" if kw else "")
             call = ", ".join(names)
             tup = f"({call},)"
-            guard = "rest or kw or hooks" if kw else "hooks"
-            lines += [f"    if {guard}:",
-                      f"        return slow({tup}, {'rest' if kw else '()'}, {'kw' if kw else '{}'})"]
+            if kw:
+                lines += ["    if rest or kw:", f"        return slow({tup}, rest, kw)"]
             key = "".join(f"[type({n})]" for n in names)
         if uses_abc:
             lines += ["    if abc_token() != tok[0]:", "        refresh_abc()"]
         if ret:
             lines += ["    try:", f"        e, ok, rt = rcache{key}", "    except KeyError:",
-                      f"        e, ok, rt = rmiss({tup})", f"    r = e({call})",
+                      f"        e, ok, rt = rmiss({tup}{', kw' if shape is None else ''})",
+                      f"    r = e({call})",
                       "    if ok is None or type(r) in ok:", "        return r",
                       "    return check_return(r, rt)"]
         else:
             lines += ["    try:", f"        e = cache{key}", "    except KeyError:",
-                      f"        e = miss({tup})", f"    return e({call})"]
+                      f"        e = miss({tup}{', kw' if shape is None else ''})", f"    return e({call})"]
         return f"def __dispatch__({params}):\n" + "\n".join(lines) + "\n"
 
     def _compile(self, shape: int | None, kw: bool, uses_abc: bool, ret: bool):
@@ -320,8 +339,9 @@ class FunctionState:
 
     def _invalidate(self) -> None:
         """Drop every decision (under ``lock``): a fresh dict, so in-flight misses cannot write back."""
-        self.ns["cache"] = {}
-        self.ns["rcache"] = {}
+        with observers._sync_lock:
+            self.live, self.rlive = {}, {}
+            self.publish()
         self.tracer_cache = {}
         self.by_arity = {}
 
@@ -471,7 +491,7 @@ class FunctionState:
         return self.pick(sure, args)
 
     def cache_get(self, cache: dict, args: tuple) -> Any:
-        """The decision stored in ``cache`` (``ns["cache"]`` or ``ns["rcache"]``) for ``args``, or ``None``."""
+        """The decision stored in ``cache`` (``live`` or ``rlive``) for ``args``, or ``None``."""
         n = self.nested
         if not n:
             return cache.get(key_of(args))
@@ -493,11 +513,27 @@ class FunctionState:
                 cache = cache.setdefault(type(a), {})
             cache[type(args[-1])] = entry
 
+    def hot_miss(self, args: tuple, kw: Any = None) -> Any:
+        """Miss of the call path: while a hook is active (the caches are diverted, so every call
+        lands here), or with too few arguments for the fixed-arity path, the slow path."""
+        if ACTIVE:
+            return self.slow_entry
+        for a in args:
+            if a is _MISSING:
+                return self.slow_entry
+        return self.miss(args)
+
+    def hot_rmiss(self, args: tuple, kw: Any = None) -> tuple[Callable, set | None, ReturnTypes | None]:
+        """:meth:`hot_miss` of the return-checking call path (the slow path checks returns itself)."""
+        if ACTIVE:
+            return self.slow_entry, None, None
+        for a in args:
+            if a is _MISSING:
+                return self.slow_entry, None, None
+        return self.rmiss(args)
+
     def miss(self, args: tuple) -> Any:
         """Cache miss: resolve, store the decision unless a registration raced us, return it."""
-        for a in args:
-            if a is _MISSING:  # too few arguments for the fixed-arity call path
-                return self.too_few
         key = key_of(args)
         traced = "jax" in sys.modules and jax_support.has_tracer(key_types(key))
         if traced:
@@ -506,9 +542,9 @@ class FunctionState:
             if entry is not None:
                 return entry
         with self.lock:
-            version, cache = self.version, self.ns["cache"]
+            version, cache = self.version, self.live
             entry = self.entry_for(args)
-            if version == self.version and cache is self.ns["cache"]:
+            if version == self.version and cache is self.live:
                 if not (self.in_class and args and isinstance(args[0], type)) or self._is_method_target(entry):
                     if traced:
                         self.tracer_cache[key] = entry
@@ -518,13 +554,13 @@ class FunctionState:
 
     def rmiss(self, args: tuple) -> tuple[Callable, set | None, ReturnTypes | None]:
         """Miss of the return-checking call path: ``(implementation, accepted types, annotation)``."""
-        rcache = self.ns["rcache"]
+        rcache = self.rlive
         entry = self.miss(args)
         ok = getattr(entry, "_return_ok", None)
         pair = (entry, None, None) if ok is None else (entry.__wrapped__, ok.types, ok)
         with self.lock:
             # cacheable (not a tracer, not a classmethod fallback), and no registration raced us
-            if self.cache_get(self.ns["cache"], args) is entry and rcache is self.ns["rcache"]:
+            if self.cache_get(self.live, args) is entry and rcache is self.rlive:
                 self.cache_put(rcache, args, pair)
         return pair
 
@@ -535,7 +571,7 @@ class FunctionState:
 
     def final_target(self, args: tuple) -> Callable:
         """The callable that handles these arguments, value-dependent decisions included."""
-        entry = self.cache_get(self.ns["cache"], args)
+        entry = self.cache_get(self.live, args)
         if entry is None:
             entry = self.miss(args)
         select = getattr(entry, "_dispatch_select", None)
@@ -544,9 +580,9 @@ class FunctionState:
         return entry
 
     # -- slow path (observers, DispatchCache, keywords, odd arities) -------------------------
-    def too_few(self, *packed: Any) -> Any:
-        """The entry :meth:`miss` returns for a fixed-arity call with missing arguments."""
-        return self.slow_packed(packed, (), {})
+    def slow_entry(self, *packed: Any, **kw: Any) -> Any:
+        """What :meth:`hot_miss` returns: notify hooks, drop missing arguments, dispatch."""
+        return self.slow_packed(packed, (), kw)
 
     def slow_packed(self, packed: tuple, rest: tuple, kw: dict) -> Any:
         """Slow path of the fixed-arity call path: unpack, then :meth:`slow_call`."""

@@ -5,33 +5,63 @@
 * :func:`on_register` tells a cache that a function it depends on gained a method.
 * Every dispatched function object has an integer ``.version``, bumped on each registration.
 
-The hot path of a dispatched call pays one truthiness test of the shared list ``ACTIVE``;
-only while an observer or a :class:`~frostjit.dispatch.DispatchCache` is active do calls take
-the slow path that notifies them.
+The hot path of a dispatched call pays nothing for these hooks: while an observer or a
+:class:`~frostjit.dispatch.DispatchCache` is active (``ACTIVE`` non-empty), every dispatched
+function publishes an empty, read-only cache instead of its own, so each call misses into the
+slow path that notifies them. Activating the first hook (and closing the last one) visits
+every dispatched function once; nested activations cost O(1).
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any, Callable
 
-#: Active observers and active DispatchCaches. Shared by every dispatched function's hot path;
-#: only ever mutated in place (never rebound) under ``_lock``.
+#: Active observers and active DispatchCaches; only ever mutated in place (never rebound),
+#: under ``_lock``.
 ACTIVE: list[Any] = []
 _lock = threading.Lock()
+#: Serializes activations, so that ``_activate`` returns only once every function diverts.
+_sync_lock = threading.Lock()
+#: Every dispatched function's state (weakly): while ``ACTIVE`` is non-empty each of them
+#: publishes an empty cache, so its call path misses into the slow path that notifies.
+_functions: weakref.WeakSet = weakref.WeakSet()
+
+
+def track(state: Any) -> None:
+    """Register a new function's state; it publishes the cache matching the current hooks."""
+    with _sync_lock:
+        _functions.add(state)
+        state.publish()
+
+
+def _sync_all() -> None:  # under _sync_lock
+    for state in list(_functions):
+        state.publish()
 
 
 def _activate(obj: Any) -> None:
-    with _lock:
-        ACTIVE.append(obj)
+    with _sync_lock:
+        with _lock:
+            ACTIVE.append(obj)
+            first = len(ACTIVE) == 1
+        if first:
+            _sync_all()
 
 
 def _deactivate(obj: Any) -> None:
-    with _lock:
-        for i in range(len(ACTIVE) - 1, -1, -1):
-            if ACTIVE[i] is obj:
-                del ACTIVE[i]
+    with _sync_lock:
+        with _lock:
+            for i in range(len(ACTIVE) - 1, -1, -1):
+                if ACTIVE[i] is obj:
+                    del ACTIVE[i]
+                    break
+            else:
                 return
+            last = not ACTIVE
+        if last:
+            _sync_all()
 
 
 class CallObserver:

@@ -478,3 +478,88 @@ def test_value_keyed_entries_on_fixed_arity_paths():
         assert f(1, "fast") == ("literal", 1)
     with c:
         assert f(1, "fast") == ("literal", 1)
+
+
+def test_hooks_divert_every_call_path_shape_and_restore_the_live_caches():
+    """While a hook is active each function publishes an empty cache (its call path has no
+    hook test); every shape must still notify, and closing the hook restores the decisions."""
+    d = Dispatcher()
+
+    @d
+    def one(x: int):
+        return "one"
+
+    @d
+    def three(x: int, y: int, z: int):
+        return "three"
+
+    @d
+    def kw(x: int, *, k: int = 0):
+        return ("kw", k)
+
+    @d
+    def ret(x: int) -> int:
+        return 7
+
+    @d
+    def var(x: int, *rest: int):
+        return ("var", len(rest))
+
+    calls = [(one, (1,), {}, "one"), (three, (1, 2, 3), {}, "three"), (kw, (1,), {"k": 2}, ("kw", 2)),
+             (kw, (1,), {}, ("kw", 0)), (ret, (1,), {}, 7), (var, (1, 2, 3), {}, ("var", 2))]
+    for f, a, k, expected in calls:
+        assert f(*a, **k) == expected  # warm the caches
+    live = {f: _state(f).live for f in (one, three, kw, ret, var)}
+    seen = []
+    with observe_calls(seen.append):
+        for f, a, k, expected in calls:
+            assert f(*a, **k) == expected
+        with pytest.raises(NotFoundLookupError):
+            three(1, 2)  # too few, while diverted
+
+        @d
+        def late(x: int):  # created while a hook is active
+            return "late"
+
+        assert late(1) == "late"
+
+        @d
+        def one(x: str):  # registration while diverted: stays diverted
+            return "str"
+
+        assert one("a") == "str"
+    assert seen == [f for f, *_ in calls] + [three, late, one]
+    for f in (three, kw, var):
+        assert _state(f).ns["cache"] is live[f]  # decisions kept
+    assert _state(one).ns["cache"] is _state(one).live  # re-published after the registration
+    n = len(seen)
+    for f, a, k, expected in calls:
+        assert f(*a, **k) == expected
+    assert late(1) == "late" and len(seen) == n
+
+
+def test_hook_activated_in_another_thread_sees_calls_here():
+    d = Dispatcher()
+
+    @d
+    def f(x: int):
+        return x
+
+    f(1)
+    seen, started, done = [], threading.Event(), threading.Event()
+
+    def observe():
+        with observe_calls(seen.append):
+            started.set()
+            done.wait(10)
+
+    t = threading.Thread(target=observe)
+    t.start()
+    started.wait(10)
+    try:
+        assert f(2) == 2 and seen == [f]
+    finally:
+        done.set()
+        t.join(10)
+    f(3)
+    assert seen == [f]
