@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import functools
 import logging
+import os
 import threading
 import types
 import warnings
@@ -20,7 +21,7 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
-from . import layout
+from . import binder, layout
 from .layout import Walker, entries, kind_of, Ident
 from .recorder import Recorder
 from .recording import Recording, GuardFailed, build
@@ -155,6 +156,11 @@ class FrozenFunction:
         code = getattr(f, "__code__", None)
         self._cells = getattr(f, "__closure__", None) or ()
         self._cell_names = code.co_freevars if code is not None and self._cells else ()
+        # The globals/closure views are stateless (read and write live): one of each, reused.
+        self._gview = _GlobalsView(self._globals, self._global_names) if self._global_names else None
+        self._cview = _CellsView(self._cells, self._cell_names) if self._cells else None
+        self._binders: dict = {}      # key -> generated binder (None: the structure has no binder)
+        self._bound = None            # (binder, recording list, key) of the key replayed last
         self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
 
     # -- public API --------------------------------------------------------------------
@@ -175,6 +181,8 @@ class FrozenFunction:
                 for r in lst:
                     r.close()
             self._cache.clear()
+            self._binders.clear()
+            self._bound = None
             self._n_recordings = 0
             self._prev_paths = None
             self._opaque_mask = set()
@@ -198,7 +206,7 @@ class FrozenFunction:
         with self._lock:
             return self._call(args, kwargs)
 
-    def _walk_fast(self, args):
+    def _walk_fast(self, args, kw):
         """``_walk`` for the common call ``f(array, array, ...)``: the same key, fewer steps.
 
         Returns ``None`` unless every argument is an evaluated JIT array reached once.
@@ -237,14 +245,13 @@ class FrozenFunction:
             else:
                 key.append((type(v), k, v._ad is not None))
         f.has_jit = bool(nodes)
-        kw = {}
         memo[id(kw)] = len(memo)
         f.containers.append(kw)
         key.append(_EMPTY_DICT_TOKEN)
-        if self._global_names:
-            w.walk(_GlobalsView(self._globals, self._global_names), "globals")
-        if self._cells:
-            w.walk(_CellsView(self._cells, self._cell_names), "nonlocals")
+        if self._gview is not None:
+            w.walk(self._gview, "globals")
+        if self._cview is not None:
+            w.walk(self._cview, "nonlocals")
         if f.pending:
             return None
         return f, (int(state.flags), tuple(key))
@@ -257,10 +264,10 @@ class FrozenFunction:
             w = Walker(paths, self._opaque_mask, not self.auto_opaque)
             w.walk(args, "args")
             w.walk(kwargs, "kwargs")
-            if self._global_names:
-                w.walk(_GlobalsView(self._globals, self._global_names), "globals")
-            if self._cells:
-                w.walk(_CellsView(self._cells, self._cell_names), "nonlocals")
+            if self._gview is not None:
+                w.walk(self._gview, "globals")
+            if self._cview is not None:
+                w.walk(self._cview, "nonlocals")
             if self.state_fn is not None:
                 w.walk(self.state_fn(*args, **kwargs), "state_fn")
             flat = w.f
@@ -274,33 +281,73 @@ class FrozenFunction:
         return flat, key
 
     def _call(self, args, kwargs):
+        why = []
+        b = self._bound
+        if b is not None:
+            # The key replayed last: its generated binder checks and extracts the inputs.
+            flat = b[0](args, kwargs)
+            if flat is not None:
+                lst = b[1]
+                if lst:
+                    if VERIFY_BINDERS:
+                        self._verify_binder(args, kwargs, flat, b[2])
+                    if self.limit is not None:
+                        self._cache.move_to_end(b[2])
+                    r = self._replay_list(lst, flat, args, kwargs, why)
+                    if r is not _MISS:
+                        return r[0]
+                    return self._miss(args, kwargs, why)
+                self._bound = None
         r = None
         if not kwargs and self.state_fn is None and not state.side_effects:
-            r = self._walk_fast(args)
+            r = self._walk_fast(args, kwargs)
         flat, key = r if r is not None else self._walk(args, kwargs, False)
         lst = self._cache.get(key)
-        why = []
         if lst is not None:
             if self.limit is not None:
                 self._cache.move_to_end(key)
-            recd = lst[0]
-            if len(lst) == 1 and type(recd) is Recording and not recd.captured:
-                # the common case, inlined: one recording, nothing captured
-                try:
-                    nodes, syms = recd.driver(flat.nodes, flat.sizes, flat.numpy, ())
-                except GuardFailed as e:
-                    why.append(f"guard failed: {e.why}")
-                except Exception as e:
-                    why.append(f"replay failed ({type(e).__name__}: {e})")
-                else:
-                    out = recd.finish(flat, nodes, syms)
-                    _ad.after_call()
-                    return out
-            else:
-                r = self._replay(lst, flat, args, kwargs, why)
-                if r is not _MISS:
-                    return r[0]
-        return self._miss(args, kwargs, flat, key, why)
+            self._bind(args, kwargs, flat, key, lst)
+            r = self._replay_list(lst, flat, args, kwargs, why)
+            if r is not _MISS:
+                return r[0]
+        return self._miss(args, kwargs, why)
+
+    def _replay_list(self, lst, flat, args, kwargs, why):
+        recd = lst[0]
+        if len(lst) == 1 and type(recd) is Recording and not recd.captured:
+            # the common case, inlined: one recording, nothing captured
+            try:
+                nodes, syms = recd.driver(flat.nodes, flat.sizes, flat.numpy, ())
+            except GuardFailed as e:
+                why.append(f"guard failed: {e.why}")
+                return _MISS
+            except Exception as e:
+                why.append(f"replay failed ({type(e).__name__}: {e})")
+                return _MISS
+            out = recd.finish(flat, nodes, syms)
+            _ad.after_call()
+            return (out,)
+        return self._replay(lst, flat, args, kwargs, why)
+
+    def _bind(self, args, kwargs, flat, key, lst) -> None:
+        """Make ``key`` the one whose binder runs first (generating the binder once)."""
+        bnd = self._binders.get(key, _MISS)
+        if bnd is _MISS:
+            try:
+                bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview))
+            except binder.Unsupported as e:
+                log.debug("frostjit.freeze(%s): no binder for this input structure (%s)", self.name, e)
+                bnd = None
+            self._binders[key] = bnd
+        self._bound = None if bnd is None else (bnd, lst, key)
+
+    def _verify_binder(self, args, kwargs, b, key) -> None:
+        """Debug/test mode: a binder hit must be what the full walk finds."""
+        flat, k2 = self._walk(args, kwargs, False)
+        same = lambda x, y: len(x) == len(y) and all(p is q for p, q in zip(x, y))  # noqa: E731
+        if not (k2 == key and same(flat.nodes, b.nodes) and flat.sizes == b.sizes
+                and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)):
+            raise AssertionError(f"frostjit.freeze({self.name}): binder disagrees with the layout walk")
 
     def _replay(self, lst, flat, args, kwargs, why):
         for recd in list(lst):
@@ -336,9 +383,10 @@ class FrozenFunction:
                         break
                 if not lst:
                     del self._cache[recd.key]
+                    self._binders.pop(recd.key, None)
             recd.close()
 
-    def _miss(self, args, kwargs, flat, key, why):
+    def _miss(self, args, kwargs, why):
         pflat, pkey = self._walk(args, kwargs, True)
         # auto_opaque: a literal input whose value or size changed since the last recording
         # becomes opaque (evaluated) from now on: one re-trace, then replays for any value.
@@ -358,6 +406,8 @@ class FrozenFunction:
                 log.debug("frostjit.freeze(%s): literal inputs changed; made opaque: %s", self.name,
                           ", ".join(p for p, t in pflat.paths if self._leaf_index_of(pflat, p) in new_mask))
                 self._opaque_mask |= new_mask
+                self._binders.clear()       # keys with these literals now walk differently
+                self._bound = None
                 flat, key = self._walk(args, kwargs, False)
                 lst = self._cache.get(key)
                 if lst is not None:
@@ -412,6 +462,7 @@ class FrozenFunction:
                 lst.pop(0).close()
                 if not lst:
                     del self._cache[k0]
+                    self._binders.pop(k0, None)
         return out
 
     def _trace(self, args, kwargs, flat, key):
@@ -562,6 +613,9 @@ class FrozenFunction:
 
 
 _MISS = object()
+# Tests set this (or FROSTJIT_FREEZE_VERIFY_BINDERS=1): every binder hit is checked against the
+# full layout walk.
+VERIFY_BINDERS = bool(os.environ.get("FROSTJIT_FREEZE_VERIFY_BINDERS"))
 _EMPTY_DICT_TOKEN = (dict, ())
 
 

@@ -1,0 +1,427 @@
+"""Generated input binders: the frozen call's cache lookup without building a key.
+
+A full lookup walks every input into a layout key (:mod:`.layout`), hashes it and looks it up.
+Once a key has been replayed, :func:`generate` writes a Python function (a *binder*, as in
+Triton's launcher binder) specialised to that key's input structure: straight-line code that
+checks the new call's inputs against the structure (type identity, container lengths and keys,
+Python values, literal values, grad-enabled status, which inputs share a node or a size,
+aliasing, JIT flags) and extracts what the replay needs (the distinct input nodes, the size of
+each size class, the array leaves and the containers, in walk order).  It returns ``None`` as soon
+as anything differs: the caller then does the full walk, so a binder never decides a lookup the
+walk would decide differently, it only skips the work when the answer is known.
+
+A long list or tuple of evaluated arrays of one type and one size class is checked in a few
+C-level passes (``map``/``set``) instead of per element.
+
+Structures a binder does not cover (NumPy inputs, symbolic widths) raise :class:`Unsupported`:
+those keys always take the full walk.
+"""
+from __future__ import annotations
+
+import operator
+
+from ..trace.state import state
+from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names
+
+VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
+
+
+class Unsupported(Exception):
+    """The input structure has something a binder does not handle (the full walk does)."""
+
+
+class Bound:
+    """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay."""
+
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy")
+
+
+_MISS = object()
+
+
+def _lit(v):
+    return v.hex() if type(v) is float else v
+
+
+def _cell_full(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+class _Gen:
+    def __init__(self, opaque_mask, force_opaque: bool):
+        self.mask = opaque_mask
+        self.force = force_opaque
+        self.L = []
+        self.ns = {"st": state, "MISS": _MISS, "LIT": _lit, "CELLFULL": _cell_full, "BOUND": Bound,
+                   "NEW": object.__new__, "GN": operator.attrgetter("_node"), "GOP": operator.attrgetter("op"),
+                   "GAD": operator.attrgetter("_ad"), "GS": operator.attrgetter("size"), "DATA": {"data"},
+                   "ONE": {1}}
+        self.consts = {}
+        self.n = 0
+        self.memo = {}           # id(obj) -> expression of the first visit
+        self.keep = []           # keeps visited objects alive while generating (ids stay unique)
+        self.cont_vars = []      # memoized containers that must stay distinct objects
+        self.nodes = []          # list-display items of the distinct nodes (``n3`` or ``*v7``)
+        self.n_nodes = 0
+        self.node_of = {}        # id(node) -> (expression, [array expressions with this node])
+        self.classes = {}        # size -> variable holding it
+        self.class_vars = []
+        self.leaves = []         # list-display items of the array leaves
+        self.n_leaves = 0
+        self.containers = []
+
+    # -- helpers -------------------------------------------------------------------------
+    def var(self, p="v") -> str:
+        self.n += 1
+        return f"{p}{self.n}"
+
+    def const(self, obj) -> str:
+        k = id(obj)
+        name = self.consts.get(k)
+        if name is None:
+            name = self.consts[k] = f"K{len(self.consts)}"
+            self.ns[name] = obj
+            self.keep.append(obj)
+        return name
+
+    def line(self, s: str) -> None:
+        self.L.append("        " + s)
+
+    def fail_if(self, cond: str) -> None:
+        self.L.append(f"        if {cond}: return None")
+
+    def ref(self, o, var) -> bool:
+        """A second visit of a memoized object: check it is the same object again."""
+        e = self.memo.get(id(o))
+        if e is None:
+            return False
+        self.fail_if(f"{var} is not {e}")
+        return True
+
+    def container(self, o, var, distinct: bool = True) -> bool:
+        if self.ref(o, var):
+            return False
+        self.memo[id(o)] = var
+        self.keep.append(o)
+        self.containers.append(var)
+        if distinct:
+            self.cont_vars.append(var)
+        self.fail_if(f"type({var}) is not {self.const(type(o))}")
+        return True
+
+    def unpack(self, src: str, n: int) -> list:
+        vs = [self.var() for _ in range(n)]
+        if n:
+            self.line(f"{', '.join(vs)}, = {src}")
+        return vs
+
+    # -- the walk --------------------------------------------------------------------------
+    def emit(self, o, var) -> None:
+        t = type(o)
+        h = _HANDLERS.get(t)
+        if h is None:
+            h = _HANDLERS[t] = _classify(t)
+        if h is Walker.array:
+            self.array(o, var)
+        elif h is Walker.seq:
+            self.seq(o, var)
+        elif h is Walker.dict:
+            self.dict(o, var)
+        elif h is Walker.vector:
+            if self.container(o, var):
+                c = self.var()
+                self.line(f"{c} = {var}._c")
+                self.fail_if(f"len({c}) != {len(o._c)}")
+                for v, x in zip(self.unpack(c, len(o._c)), o._c):
+                    self.emit(x, v)
+        elif h is Walker.struct or h is Walker.dataclass:
+            names = tuple(t.DRJIT_STRUCT) if h is Walker.struct else _dataclass_names(t)
+            if self.container(o, var):
+                self.fields(o, var, names)
+        elif h is Walker.custom:
+            self.custom(o, var)
+        elif h is Walker.obj:
+            self.obj(o, var)
+        elif h is Walker.value:
+            self.value(o, var)
+        elif h is Walker.none:
+            self.fail_if(f"{var} is not None")
+        else:   # numpy, sym
+            raise Unsupported(h.__name__)
+
+    def fields(self, o, var, names) -> None:
+        for n in names:
+            v = self.var()
+            self.line(f"{v} = {var}.{n}" if n.isidentifier() else f"{v} = getattr({var}, {n!r})")
+            self.emit(getattr(o, n), v)
+
+    def array(self, o, var) -> None:
+        if self.ref(o, var):
+            return
+        self.memo[id(o)] = var
+        self.keep.append(o)
+        self.fail_if(f"type({var}) is not {self.const(type(o))}")
+        li = self.n_leaves
+        self.leaves.append(var)
+        self.n_leaves += 1
+        node = o._node
+        nv = self.var("n")
+        self.line(f"{nv} = {var}._node")
+        if node.op == "literal":
+            if self.force or li in self.mask:       # pragma: no cover - the walk made it opaque
+                raise Unsupported("literal input made opaque")
+            self.fail_if(f"{nv}.op != 'literal' or {nv}.size != {node.size} or "
+                         f"LIT({nv}.value) != {self.const(_lit(node.value))}")
+        elif node.op == "data":
+            self.fail_if(f"{nv}.op != 'data'")
+            known = self.node_of.get(id(node))
+            if known is not None:
+                self.fail_if(f"{nv} is not {known[0]}")
+                for a in known[1]:
+                    self.fail_if(f"{var} is {a}")
+                known[1].append(var)
+            else:
+                self.keep.append(node)
+                self.node_of[id(node)] = (nv, [var])
+                self.nodes.append(nv)
+                self.n_nodes += 1
+                self.size_class(node.size, f"{nv}.size")
+        else:
+            raise Unsupported("pending input")     # pragma: no cover - the walk evaluated it
+        if o._ad is not None:
+            self.fail_if(f"{var}._ad is None")
+            av = self.var()
+            self.line(f"{av} = {var}._ad")
+            self.emit(o._ad, av)
+        else:
+            self.fail_if(f"{var}._ad is not None")
+
+    def size_class(self, size: int, expr: str) -> None:
+        if size == 1:
+            self.fail_if(f"{expr} != 1")
+            return
+        sv = self.classes.get(size)
+        if sv is None:
+            sv = self.classes[size] = self.var("s")
+            self.class_vars.append(sv)
+            self.line(f"{sv} = {expr}")
+            self.fail_if(f"{sv} == 1")
+        else:
+            self.fail_if(f"{expr} != {sv}")
+
+    def seq(self, o, var, distinct: bool = True) -> None:
+        if not self.container(o, var, distinct):
+            return
+        n = len(o)
+        self.fail_if(f"len({var}) != {n}")
+        if n >= VECTORIZE_MIN and self.vectorizable(o):
+            self.vector_of_arrays(o, var)
+            return
+        for v, x in zip(self.unpack(var, n), o):
+            self.emit(x, v)
+
+    def vectorizable(self, o) -> bool:
+        t = type(o[0])
+        if (_HANDLERS.get(t) or _classify(t)) is not Walker.array:
+            return False
+        sizes = set()
+        seen = set()
+        for x in o:
+            if type(x) is not t or id(x) in self.memo or x._ad is not None:
+                return False
+            node = x._node
+            if node.op != "data" or id(node) in self.node_of or id(node) in seen:
+                return False
+            seen.add(id(node))
+            sizes.add(node.size)
+        return len(sizes) == 1
+
+    def vector_of_arrays(self, o, var) -> None:
+        """A sequence of distinct evaluated arrays of one type and size class: a few bulk passes."""
+        T = self.const({type(o[0])})
+        nl = self.var("nl")
+        self.fail_if(f"{{*map(type, {var})}} != {T}")
+        self.line(f"{nl} = [*map(GN, {var})]")
+        self.fail_if(f"{{*map(GOP, {nl})}} != DATA")
+        self.fail_if(f"any(map(GAD, {var}))")
+        size = o[0]._node.size
+        sz = self.var("z")
+        self.line(f"{sz} = {{*map(GS, {nl})}}")
+        if size == 1:
+            self.fail_if(f"{sz} != ONE")
+        else:
+            sv = self.classes.get(size)
+            if sv is None:
+                self.fail_if(f"len({sz}) != 1")
+                sv = self.classes[size] = self.var("s")
+                self.class_vars.append(sv)
+                self.line(f"{sv}, = {sz}")
+                self.fail_if(f"{sv} == 1")
+            else:
+                self.fail_if(f"{sz} != {{{sv}}}")
+        for i, x in enumerate(o):
+            self.memo[id(x)] = f"{var}[{i}]"
+            self.keep.append(x)
+            self.keep.append(x._node)
+            self.node_of[id(x._node)] = (f"{nl}[{i}]", [f"{var}[{i}]"])
+        self.nodes.append(f"*{nl}")
+        self.n_nodes += len(o)
+        self.leaves.append(f"*{var}")
+        self.n_leaves += len(o)
+
+    def dict(self, o, var, distinct: bool = True) -> None:
+        try:
+            keys = tuple(o)
+        except TypeError:           # pragma: no cover - a dict subclass that cannot iterate
+            raise Unsupported("dict without keys") from None
+        if not self.container(o, var, distinct):
+            return
+        if not keys:
+            self.fail_if(f"{var}")
+            return
+        self.fail_if(f"tuple({var}) != {self.const(keys)}")
+        for v, x in zip(self.unpack(f"{var}.values()", len(keys)), o.values()):
+            self.emit(x, v)
+
+    def custom(self, o, var) -> None:
+        attrs = getattr(type(o), "__fj_traverse_attrs__", None)
+        if attrs is not None:       # __fj_traverse__ returns exactly these attributes
+            if self.container(o, var):
+                self.fields(o, var, attrs)
+            return
+        st = o.__fj_traverse__()
+        if not self.container(o, var):
+            return
+        d = self.var("d")
+        self.line(f"{d} = {var}.__fj_traverse__()")
+        self.fail_if(f"tuple({d}) != {self.const(tuple(st))}")
+        for v, x in zip(self.unpack(f"{d}.values()", len(st)), st.values()):
+            self.emit(x, v)
+
+    def obj(self, o, var) -> None:
+        if not self.container(o, var):
+            return
+        d = getattr(o, "__dict__", None)
+        if d is not None:
+            dv = self.var("d")
+            self.line(f"{dv} = {var}.__dict__")
+            names = tuple(d)
+            if names:
+                self.fail_if(f"tuple({dv}) != {self.const(names)}")
+                for v, x in zip(self.unpack(f"{dv}.values()", len(names)), d.values()):
+                    self.emit(x, v)
+            else:
+                self.fail_if(dv)
+        for n in _slot_names(type(o)):
+            if d is not None and n in d:        # pragma: no cover - a slot shadowed by the dict
+                raise Unsupported("slot and __dict__ entry with one name")
+            if hasattr(o, n):
+                v = self.var()
+                self.line(f"{v} = getattr({var}, {n!r}, MISS)")
+                self.emit(getattr(o, n), v)
+            else:
+                self.fail_if(f"hasattr({var}, {n!r})")
+
+    def value(self, o, var) -> None:
+        t = type(o)
+        c = self.const(o)
+        if t is float:
+            self.fail_if(f"type({var}) is not float or ({var} is not {c} and {var}.hex() != {self.const(o.hex())})")
+            return
+        try:
+            hash(o)
+        except TypeError:
+            self.fail_if(f"{var} is not {c}")
+            return
+        self.fail_if(f"type({var}) is not {self.const(t)} or ({var} is not {c} and not ({var} == {c}))")
+
+
+def generate(ff, args, kwargs, flat, views):
+    """A binder for the structure of this call's inputs (``flat`` is their full walk).
+
+    ``views`` are the frozen function's globals and closure views (or ``None``), the objects the
+    replay writes ``global``/``nonlocal`` rebindings through.  Returns the binder, a function
+    ``bind(args, kwargs) -> Bound | None``; raises :class:`Unsupported`.
+    """
+    if flat.numpy:
+        raise Unsupported("NumPy inputs")
+    g = _Gen(ff._opaque_mask, not ff.auto_opaque)
+    g.ns["FLAGS"] = int(state.flags)
+    g.line("if st.side_effects or st.flags != FLAGS: return None")
+    # args: a fresh tuple (never aliased), then kwargs: a fresh dict
+    g.memo[id(args)] = "args"
+    g.containers.append("args")
+    g.fail_if(f"len(args) != {len(args)}")
+    for v, x in zip(g.unpack("args", len(args)), args):
+        g.emit(x, v)
+    if kwargs:
+        g.dict(kwargs, "kwargs", distinct=False)
+    else:
+        g.containers.append("kwargs")
+        g.fail_if("kwargs")
+    gview, cview = views
+    if gview is not None:
+        g.ns["GV"] = gview
+        g.ns["G"] = gview.g
+        g.containers.append("GV")
+        for n in gview.names:
+            if n in gview.g:
+                v = g.var()
+                g.line(f"{v} = G.get({n!r}, MISS)")
+                g.emit(gview.g[n], v)
+            else:
+                g.fail_if(f"{n!r} in G")
+    if cview is not None:
+        g.ns["CV"] = cview
+        g.containers.append("CV")
+        for i, (n, cell) in enumerate(zip(cview.names, cview.cells)):
+            g.ns[f"CELL{i}"] = cell
+            try:
+                x = cell.cell_contents
+            except ValueError:
+                g.fail_if(f"CELLFULL(CELL{i})")
+                continue
+            v = g.var()
+            g.line(f"{v} = CELL{i}.cell_contents")
+            g.emit(x, v)
+    if ff.state_fn is not None:
+        g.ns["SF"] = ff.state_fn
+        g.line("sf = SF(*args, **kwargs)")
+        g.emit(ff.state_fn(*args, **kwargs), "sf")
+    # every node and container reached for the first time is a distinct object, sizes distinct
+    nodes = f"[{', '.join(g.nodes)}]"
+    if g.n_nodes > 1:
+        g.line(f"nodes = {nodes}")
+        g.fail_if(f"len({{*nodes}}) != {g.n_nodes}")
+        nodes = "nodes"
+    if len(g.cont_vars) > 1:
+        g.fail_if(f"len({{{', '.join(f'id({c})' for c in g.cont_vars)}}}) != {len(g.cont_vars)}")
+    if len(g.class_vars) > 1:
+        g.fail_if(f"len({{{', '.join(g.class_vars)}}}) != {len(g.class_vars)}")
+    g.line("b = NEW(BOUND)")
+    g.line(f"b.nodes = {nodes}")
+    g.line(f"b.sizes = [{', '.join(g.class_vars)}]")
+    g.line(f"b.leaves = [{', '.join(g.leaves)}]")
+    g.line(f"b.containers = [{', '.join(g.containers)}]")
+    g.line("b.numpy = ()")
+    g.line("return b")
+    src = "def bind(args, kwargs):\n    try:\n" + "\n".join(g.L) + "\n    except Exception:\n        return None\n"
+    code = compile(src, f"<frostjit.freeze binder {ff.name}>", "exec")
+    ns = g.ns
+    exec(code, ns)
+    bind = ns["bind"]
+    bind.source = src
+    # self-check: on the inputs it was generated from, it extracts what the walk found
+    b = bind(args, kwargs)
+    if b is None or not (_same(b.nodes, flat.nodes) and _same(b.leaves, flat.leaves)
+                         and b.sizes == flat.sizes and _same(b.containers, flat.containers)):
+        raise Unsupported("self-check failed")      # pragma: no cover - a binder bug, never used
+    return bind
+
+
+def _same(a, b) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
