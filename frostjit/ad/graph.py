@@ -96,6 +96,10 @@ class Vertex:
 
     # Frozen functions walk a grad-enabled input's vertex like a container holding its
     # gradient: the gradient before the call is an input, a changed gradient is written back.
+    # (``__fj_traverse_attrs__``: the traversal is exactly these attributes, so generated
+    # binders read ``v.grad`` directly.)
+    __fj_traverse_attrs__ = ("grad",)
+
     def __fj_traverse__(self) -> dict:
         return {"grad": self.grad}
 
