@@ -69,12 +69,13 @@ class Recording:
         self.valid = True
         self.source = ""
         self.driver = self._generate(rec, n_classes, node_table, sym_outputs)
+        self.finish = _generate_finish(actions, out_desc)
 
     # -- code generation ----------------------------------------------------------------
     def _generate(self, rec, n_classes, node_table, sym_outputs):
         be = self.backend
         ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state, "KH": int(JitFlag.KernelHistory),
-              "run": be.threads.run, "W": be.width, "alloc": _slab_allocator(), "fill": _fill, "symfill": _symfill,
+              "run": be.threads.run, "W": be.width, "alloc": _slab_allocator(), "reduce": _reduce, "norm": normalize_literal,
               "upload_input": _upload_input, "hist": _history}
         L = ["def replay(inn, S, npin, capn):"]
         I = "    "
@@ -142,7 +143,8 @@ class Recording:
             elif k == "reduce":
                 rop, vt, src, n, out = a
                 ns[f"V{i}"] = vt
-                L.append(f"{I}b{out} = be.reduce({rop!r}, V{i}, b{src}, {n.expr})")
+                ns[f"D{out}"] = vt.np_dtype
+                L.append(f"{I}b{out} = reduce(alloc, {rop!r}, D{out}, b{src}, {n.expr})")
             elif k == "prefix_sum":
                 excl, vt, src, n, out = a
                 ns[f"V{i}"] = vt
@@ -158,11 +160,13 @@ class Recording:
                 vt, value, n, out = a
                 ns[f"V{i}"] = vt
                 ns[f"F{i}"] = value
-                L.append(f"{I}b{out} = fill(V{i}, F{i}, {n.expr})")
+                ns[f"D{out}"] = vt.np_dtype
+                L.append(f"{I}b{out} = alloc(D{out}, {n.expr}); b{out}.array.fill(F{i})")
             elif k == "symfill":
                 vt, value, out = a
                 ns[f"V{i}"] = vt
-                L.append(f"{I}b{out} = symfill(V{i}, {value.expr})")
+                ns[f"D{out}"] = vt.np_dtype
+                L.append(f"{I}b{out} = alloc(D{out}, 1); b{out}.array[0] = norm(V{i}, {value.expr})")
             elif k == "upload":
                 vt, snapshot, out = a
                 ns[f"U{i}"] = snapshot
@@ -210,13 +214,6 @@ class Recording:
     def replay(self, flat, capn):
         nodes, syms = self.driver(flat.nodes, flat.sizes, flat.numpy, capn)
         return nodes, syms
-
-    def finish(self, flat, nodes, syms):
-        """Write mutated inputs back and build the outputs (fresh arrays every call)."""
-        memo = {}
-        for act in self.actions:
-            _apply_action(act, flat, nodes, syms, memo)
-        return build(self.out_desc, flat, nodes, syms, memo)
 
     def close(self) -> None:
         """Drop dispatch subscriptions (the recording is no longer cached)."""
@@ -287,48 +284,84 @@ SLAB_BYTES = 1 << 16
 SMALL_BYTES = 1 << 12
 
 
-def _slab_allocator():
-    """An allocator for a recording's small outputs: views into a 64 KiB slab, bump-allocated.
+class SlabBuffer:
+    """A small replay output: a piece of a recording's slab (the backend buffer interface).
 
-    ``np.empty`` plus a ``ctypes`` address lookup costs about 2 us; a slab view with a computed
-    address costs a third of that.  A slab is freed once no output array uses it any more.
-    Replays of one recording are serialized (the frozen function's lock), so no locking here.
+    Like :class:`~frostjit.backend.llvm.memory.HostBuffer` it has ``ptr``, ``array`` and a
+    length; the NumPy view ``array`` is made when first read (most outputs are only passed to
+    later kernels by address), and there is no finalizer (the slab is freed with its last user).
     """
-    st = [None, 0, 0, {}]        # slab, offset, address, {dtype: typed view of the slab}
-    new = HostBuffer.__new__
+
+    __slots__ = ("ptr", "_slab", "_off", "_n", "_dt", "_array", "__weakref__")
+
+    @property
+    def array(self):
+        a = self._array
+        if a is None:
+            a = self._array = self._slab[self._off:self._off + self._n * self._dt.itemsize].view(self._dt)
+        return a
+
+    def __len__(self) -> int:
+        return self._n
+
+
+def _slab_allocator():
+    """An allocator for a recording's small outputs: pieces of a 64 KiB slab, bump-allocated.
+
+    ``np.empty`` plus a ``ctypes`` address lookup costs about 2 us; a slab piece with a computed
+    address and no NumPy view until one is needed costs a tenth of that.  A slab is freed once no
+    output array uses it any more.  Replays of one recording are serialized (the frozen
+    function's lock), so no locking here.
+    """
+    st = [None, SLAB_BYTES, 0]        # slab, offset, address
+    new = object.__new__
+    SB = SlabBuffer
 
     def salloc(dtype, n):
         nb = n * dtype.itemsize
         if nb > SMALL_BYTES:
             return HostBuffer(pool.acquire(dtype, n))
         off = st[1]
-        if st[0] is None or off + nb > SLAB_BYTES:
-            slab = np.empty(SLAB_BYTES, np.uint8)
-            st[0] = slab
+        if off + nb > SLAB_BYTES:
+            slab = st[0] = np.empty(SLAB_BYTES, np.uint8)
             st[2] = slab.ctypes.data
-            st[3] = {}
             off = 0
-        views = st[3]
-        tv = views.get(dtype)
-        if tv is None:
-            tv = views[dtype] = st[0].view(dtype)
         st[1] = (off + nb + 63) & ~63
-        b = new(HostBuffer)
-        i = off // dtype.itemsize
-        b.array = tv[i:i + n]
+        b = new(SB)
         b.ptr = st[2] + off
+        b._slab = st[0]
+        b._off = off
+        b._n = n
+        b._dt = dtype
+        b._array = None
         return b
     return salloc
 
 
-def _fill(vt, value, n):
-    from ..backend import current_backend
-    return current_backend().from_numpy(np.full(n, value, dtype=vt.np_dtype))
+_IDENTITY = {
+    "add": lambda dt: 0,
+    "mul": lambda dt: 1,
+    "min": lambda dt: np.inf if dt.kind == "f" else (True if dt.kind == "b" else np.iinfo(dt).max),
+    "max": lambda dt: -np.inf if dt.kind == "f" else (False if dt.kind == "b" else np.iinfo(dt).min),
+    "and": lambda dt: True,
+    "or": lambda dt: False,
+}
+_UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
+          "and": np.logical_and, "or": np.logical_or}
 
 
-def _symfill(vt, value):
-    from ..backend import current_backend
-    return current_backend().from_numpy(np.array([normalize_literal(vt, value)], dtype=vt.np_dtype))
+def _reduce(alloc, op, dt, src, n):
+    """The LLVM backend's ``reduce`` into a slab piece (no NumPy upload)."""
+    a = src.array[:n]
+    if n == 0:
+        value = np.array([_IDENTITY[op](dt)]).astype(dt)[0]
+    elif op in ("and", "or"):
+        value = _UFUNC[op].reduce(a)
+    else:
+        value = _UFUNC[op].reduce(a, dtype=dt)
+    out = alloc(dt, 1)
+    out.array[0] = value
+    return out
 
 
 def _upload_input(a, vt):
@@ -403,6 +436,93 @@ def build(d, flat, nodes, syms, memo):
     raise AssertionError(tag)  # pragma: no cover
 
 
+def _generate_finish(actions, out_desc):
+    """``finish(flat, nodes, syms)``: the write-backs and the output build of one recording, as
+    straight-line code (:func:`build` is the interpreted form of the output part)."""
+    from ..ad.frozen import new_leaf
+    ns = {"NEW": object.__new__, "NEWLEAF": new_leaf, "CONSTRUCT": _construct, "SET": layout.set_entry,
+          "DEL": layout.del_entry}
+    L = []
+    n = [0]
+
+    def const(v):
+        name = f"C{len(ns)}"
+        ns[name] = v
+        return name
+
+    def tmp():
+        n[0] += 1
+        return f"t{n[0]}"
+
+    def expr(d) -> str:
+        tag = d[0]
+        if tag == "arr":
+            t = tmp()
+            L.append(f"{t} = NEW({const(d[1])}); {t}._node = nodes[{d[2]}]; {t}._ad = None")
+            if len(d) > 3:
+                L.append(f"NEWLEAF({t})")
+            return t
+        if tag == "leaf":
+            return f"leaves[{d[1]}]"
+        if tag == "py":
+            return const(d[1])
+        if tag == "obj":
+            return f"conts[{d[1]}]"
+        if tag == "sym":
+            return f"syms[{d[1]}]"
+        if tag == "ref":
+            return f"m{d[1]}"
+        if tag == "share":
+            L.append(f"m{d[1]} = {expr(d[2])}")
+            return f"m{d[1]}"
+        if tag == "seq":
+            items = "".join(expr(x) + ", " for x in d[2])
+            cls = d[1]
+            if cls is tuple:
+                return f"({items})"
+            if cls is list:
+                return f"[{items}]"
+            return f"{const(cls)}({items})" if hasattr(cls, "_fields") else f"{const(cls)}([{items}])"
+        if tag == "vec":
+            return f"{const(d[1])}._from_components([{''.join(expr(x) + ', ' for x in d[2])}])"
+        if tag == "dict":
+            vals = [expr(x) for x in d[3]]
+            r = f"dict(zip({const(tuple(d[2]))}, ({''.join(v + ', ' for v in vals)})))"
+            return r if d[1] is dict else f"{const(d[1])}({r})"
+        if tag == "fields":
+            cls, names, how = d[1], d[2], d[4]
+            vals = [expr(x) for x in d[3]]
+            r = f"dict(zip({const(tuple(names))}, ({''.join(v + ', ' for v in vals)})))"
+            return f"CONSTRUCT({const(cls)}, {r}, {how!r})"
+        raise AssertionError(tag)  # pragma: no cover
+
+    for act in actions:
+        tag = act[0]
+        if tag == "node":
+            L.append(f"leaves[{act[1]}]._node = nodes[{act[2]}]")
+        elif tag == "set":
+            v = expr(act[3])
+            L.append(f"SET(conts[{act[1]}], {const(act[2])}, {v})")
+        elif tag == "del":
+            L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
+        elif tag == "setlist":
+            v = "".join(expr(x) + ", " for x in act[2])
+            L.append(f"conts[{act[1]}][:] = [{v}]")
+        elif tag == "assign":
+            vals = [expr(x) for x in act[2].values()]
+            L.append(f"conts[{act[1]}].__fj_assign__(dict(zip({const(tuple(act[2]))}, "
+                     f"({''.join(v + ', ' for v in vals)}))))")
+        else:  # pragma: no cover
+            raise AssertionError(tag)
+    out = expr(out_desc)
+    src = ("def finish(flat, nodes, syms):\n    leaves = flat.leaves; conts = flat.containers\n"
+           + "".join(f"    {x}\n" for x in L) + f"    return {out}\n")
+    exec(compile(src, f"<frostjit.freeze finish {next(_ids)}>", "exec"), ns)
+    fn = ns["finish"]
+    fn.source = src
+    return fn
+
+
 def _construct(cls, vals: dict, how: str):
     if how == "dataclass":
         try:
@@ -427,24 +547,6 @@ def _construct(cls, vals: dict, how: str):
         except AttributeError:
             setattr(o, n, v)
     return o
-
-
-def _apply_action(act, flat, nodes, syms, memo):
-    tag = act[0]
-    if tag == "node":
-        flat.leaves[act[1]]._node = nodes[act[2]]
-    elif tag == "set":
-        layout.set_entry(flat.containers[act[1]], act[2], build(act[3], flat, nodes, syms, memo))
-    elif tag == "del":
-        layout.del_entry(flat.containers[act[1]], act[2])
-    elif tag == "setlist":
-        c = flat.containers[act[1]]
-        c[:] = [build(x, flat, nodes, syms, memo) for x in act[2]]
-    elif tag == "assign":
-        c = flat.containers[act[1]]
-        c.__fj_assign__({n: build(x, flat, nodes, syms, memo) for n, x in act[2].items()})
-    else:  # pragma: no cover
-        raise AssertionError(tag)
 
 
 def is_output_array(x) -> bool:
