@@ -75,16 +75,31 @@ class MethodList(list):
 class ReturnTypes:
     """A method's return annotation and the result types known to satisfy it.
 
-    ``types`` is a plain ``set`` (membership in a ``set`` subclass costs ~13 ns more), grown as
-    results are seen; the call path tests ``type(r) in types``.
+    ``fast``: a class or tuple of classes when the annotation is exactly an ``isinstance``
+    test against classes without a custom ``__instancecheck__`` (``int``, ``float | None``),
+    else ``()``; the call path tests ``isinstance(r, fast)`` first (a specialized CPython
+    instruction). ``types`` is a plain ``set`` of result types seen to satisfy the annotation
+    (membership in a ``set`` subclass would cost ~13 ns more), grown as results are seen.
     """
 
-    __slots__ = ("types", "hint", "name")
+    __slots__ = ("types", "hint", "name", "fast")
 
     def __init__(self, hint: H.Hint, name: str):
         self.types: set[type] = set()
         self.hint = hint
         self.name = name
+        self.fast = _isinstance_classes(hint)
+
+
+def _isinstance_classes(hint: H.Hint) -> type | tuple[type, ...]:
+    """The classes ``c`` with ``hint.match(r) == isinstance(r, c)``, or ``()``."""
+    members = hint.members if type(hint) is H.UnionHint else (hint,)
+    out = []
+    for m in members:
+        if type(m) is not H.ClassHint or m._kind != "plain" or m.uses_abc:
+            return ()
+        out.append(m.cls)
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def check_return(r: Any, ok: ReturnTypes) -> Any:
@@ -102,6 +117,11 @@ def check_return(r: Any, ok: ReturnTypes) -> Any:
     )
 
 
+def _NO_RETURN_CHECK(entry: Callable) -> tuple:
+    """A return-checking cache entry for a callable that checks nothing (or checks itself)."""
+    return (entry, object, None, None)
+
+
 def _make_return_checker(impl: Callable, hint: H.Hint, name: str) -> Callable:
     """Wrap ``impl`` so its result is checked against the return annotation ``hint``.
 
@@ -110,11 +130,11 @@ def _make_return_checker(impl: Callable, hint: H.Hint, name: str) -> Callable:
     check (it reads ``_return_ok``) instead of calling the wrapper.
     """
     ok = ReturnTypes(hint, name)
-    seen = ok.types
+    seen, fast = ok.types, ok.fast
 
     def checked(*args: Any, **kw: Any) -> Any:
         r = impl(*args, **kw)
-        if type(r) in seen:
+        if isinstance(r, fast) or type(r) in seen:
             return r
         return check_return(r, ok)
 
@@ -220,15 +240,22 @@ class FunctionState:
             key = "".join(f"[type({n})]" for n in names)
         if uses_abc:
             lines += ["    if abc_token() != tok[0]:", "        refresh_abc()"]
+        mkw = ", kw" if shape is None else ""
         if ret:
-            lines += ["    try:", f"        e, ok, rt = rcache{key}", "    except KeyError:",
-                      f"        e, ok, rt = rmiss({tup}{', kw' if shape is None else ''})",
-                      f"    r = e({call})",
-                      "    if ok is None or type(r) in ok:", "        return r",
+            # Entries are (implementation, classes, seen types, ReturnTypes); a method without
+            # a return annotation has classes ``object``.
+            lines += ["    try:", f"        e, t, s, rt = rcache{key}", "    except KeyError:",
+                      "        e = None", "    if e is None:",  # the miss runs outside the handler
+                      f"        e, t, s, rt = rmiss({tup}{mkw})", f"    r = e({call})",
+                      "    if isinstance(r, t) or type(r) in s:", "        return r",
                       "    return check_return(r, rt)"]
         else:
-            lines += ["    try:", f"        e = cache{key}", "    except KeyError:",
-                      f"        e = miss({tup}{', kw' if shape is None else ''})", f"    return e({call})"]
+            # Lookup and call in one expression: a KeyError raised in *this* frame (no deeper
+            # traceback entry) is a cache miss; one from the implementation is re-raised. The
+            # miss runs after the handler, so lookup errors carry no "during handling" context.
+            lines += ["    try:", f"        return cache{key}({call})", "    except KeyError as x:",
+                      "        if x.__traceback__.tb_next is not None:", "            raise",
+                      f"    return miss({tup}{mkw})({call})"]
         return f"def __dispatch__({params}):\n" + "\n".join(lines) + "\n"
 
     def _compile(self, shape: int | None, kw: bool, uses_abc: bool, ret: bool):
@@ -523,13 +550,13 @@ class FunctionState:
                 return self.slow_entry
         return self.miss(args)
 
-    def hot_rmiss(self, args: tuple, kw: Any = None) -> tuple[Callable, set | None, ReturnTypes | None]:
+    def hot_rmiss(self, args: tuple, kw: Any = None) -> tuple:
         """:meth:`hot_miss` of the return-checking call path (the slow path checks returns itself)."""
         if ACTIVE:
-            return self.slow_entry, None, None
+            return _NO_RETURN_CHECK(self.slow_entry)
         for a in args:
             if a is _MISSING:
-                return self.slow_entry, None, None
+                return _NO_RETURN_CHECK(self.slow_entry)
         return self.rmiss(args)
 
     def miss(self, args: tuple) -> Any:
@@ -552,12 +579,12 @@ class FunctionState:
                         self.cache_put(cache, args, entry)
         return entry
 
-    def rmiss(self, args: tuple) -> tuple[Callable, set | None, ReturnTypes | None]:
-        """Miss of the return-checking call path: ``(implementation, accepted types, annotation)``."""
+    def rmiss(self, args: tuple) -> tuple:
+        """Miss of the return-checking call path: ``(implementation, classes, seen types, annotation)``."""
         rcache = self.rlive
         entry = self.miss(args)
         ok = getattr(entry, "_return_ok", None)
-        pair = (entry, None, None) if ok is None else (entry.__wrapped__, ok.types, ok)
+        pair = _NO_RETURN_CHECK(entry) if ok is None else (entry.__wrapped__, ok.fast, ok.types, ok)
         with self.lock:
             # cacheable (not a tracer, not a classmethod fallback), and no registration raced us
             if self.cache_get(self.live, args) is entry and rcache is self.rlive:

@@ -563,3 +563,74 @@ def test_hook_activated_in_another_thread_sees_calls_here():
         t.join(10)
     f(3)
     assert seen == [f]
+
+
+def test_key_error_from_an_implementation_is_not_a_cache_miss():
+    d = Dispatcher()
+    calls = []
+
+    @d
+    def f(x: int):
+        calls.append(x)
+        raise KeyError("from the implementation")
+
+    @d
+    def g(x: int, y: int):
+        calls.append((x, y))
+        return {}[x]
+
+    for _ in range(2):  # miss, then hit
+        with pytest.raises(KeyError, match="from the implementation"):
+            f(1)
+        with pytest.raises(KeyError):
+            g(1, 2)
+    assert calls == [1, (1, 2), 1, (1, 2)]  # each implementation ran once per call
+
+
+def test_lookup_errors_do_not_chain_the_cache_key_error():
+    d = Dispatcher()
+
+    @d
+    def f(x: int):
+        return x
+
+    @d
+    def g(x: int) -> int:
+        return x
+
+    for fn in (f, g):
+        with pytest.raises(NotFoundLookupError) as info:
+            fn("a")
+        assert info.value.__context__ is None
+
+
+def test_return_checks_of_every_annotation_kind_on_the_cached_path():
+    import numbers
+
+    d = Dispatcher()
+
+    @d
+    def f(x: int) -> int | None:  # isinstance fast path (a tuple of classes)
+        return None if x < 0 else x
+
+    @d
+    def f(x: float) -> numbers.Number:  # an ABC: the seen-types set
+        return x if x >= 0 else "negative"
+
+    @d
+    def f(x: str) -> list[int]:  # value-dependent: checked element by element
+        return [1] if x == "ok" else ["bad"]
+
+    @d
+    def f(x: bytes):  # no annotation in a return-checking function
+        return "anything"
+
+    for _ in range(3):  # misses, then hits
+        assert f(1) == 1 and f(-1) is None and f(True) is True
+        assert f(1.5) == 1.5 and f("ok") == [1] and f(b"") == "anything"
+        for bad in (-1.5, "no"):
+            with pytest.raises(TypeError, match="return annotation"):
+                f(bad)
+    assert f.invoke(float)(2.0) == 2.0
+    with pytest.raises(TypeError, match="return annotation"):
+        f.invoke(str)("no")
