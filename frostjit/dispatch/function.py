@@ -2,16 +2,24 @@
 
 The object users call is a real Python function generated per dispatched function (so it
 binds as a method in a class, can be weak-referenced, wrapped by ``jax.jit`` and
-``functools.wraps``). Its body is a handful of operations::
+``functools.wraps``). For methods that all take two positional arguments its body is::
 
-    if <observers or DispatchCache active>: take the slow path
-    entry = cache[type(a0)]                      # or a tuple of types
-    return entry(a0)                             # the implementation itself
+    def f(a0=M, a1=M, /):
+        try:
+            return cache[type(a0)][type(a1)](a0, a1)   # the implementation itself
+        except KeyError as x:                          # raised here, not by the implementation
+            if x.__traceback__.tb_next is not None:
+                raise
+        return miss((a0, a1))(a0, a1)
+
+There is no test for hooks on that path: while an observer or a ``DispatchCache`` is active,
+``ns["cache"]`` is an empty read-only mapping (:meth:`FunctionState.publish`), so every call
+misses into the slow path that notifies them. A missing argument (``M``) misses too.
 
 All state lives in a :class:`FunctionState`; the generated function reads it through its
 own globals dict (``ns``). The code is regenerated when the shape of the method table
-changes (arity, ABC annotations): functions with a single arity get fixed positional
-parameters, others take ``*args``.
+changes (arity, keywords, ABC annotations, return annotations): functions with a single
+arity get fixed positional parameters, others take ``*args``.
 """
 
 from __future__ import annotations
@@ -218,10 +226,10 @@ class FunctionState:
         """Source of the call path for a table shape.
 
         ``shape``: the single arity of every method (fixed positional parameters), or ``None``
-        (``*args``). ``kw``: whether some method can take keywords. Without keywords the
-        fixed-arity path has neither ``*rest`` nor ``**kw``: either one stops CPython 3.11 from
-        specializing calls of the function (``CALL_PY_EXACT_ARGS``) and costs 15-35 ns per call;
-        too many positional arguments then raise Python's own ``TypeError``. ``uses_abc``:
+        (``*args``). ``kw``: whether some method can take keywords (then ``**kw``, ~26 ns per
+        call: CPython allocates its dict). The fixed-arity path has no ``*rest``: it would stop
+        CPython 3.11 from specializing calls of the function (``CALL_PY_EXACT_ARGS``), ~8-20 ns
+        per call; too many positional arguments raise Python's own ``TypeError``. ``uses_abc``:
         check ``abc``'s cache token. ``ret``: some method has a return annotation (checked
         inline). With two or more fixed parameters the cache is a nested dict,
         ``cache[type(a0)][type(a1)]...``: cheaper than building and hashing a tuple key.
@@ -232,11 +240,11 @@ class FunctionState:
             key = "[type(args[0]) if len(args) == 1 else tuple(map(type, args))]"
         else:
             names = [f"a{i}" for i in range(shape)]
-            params = ", ".join(f"{n}=M" for n in names) + ", /" + (", *rest, **kw" if kw else "")
+            params = ", ".join(f"{n}=M" for n in names) + ", /" + (", **kw" if kw else "")
             call = ", ".join(names)
             tup = f"({call},)"
             if kw:
-                lines += ["    if rest or kw:", f"        return slow({tup}, rest, kw)"]
+                lines += ["    if kw:", f"        return slow({tup}, (), kw)"]
             key = "".join(f"[type({n})]" for n in names)
         if uses_abc:
             lines += ["    if abc_token() != tok[0]:", "        refresh_abc()"]

@@ -674,13 +674,22 @@ def test_wrong_arity_of_fixed_arity_functions():
         f(1, 2)
 
     @d
-    def g(x: int, *, scale: int = 1):  # takes keywords: the call path has ``*rest, **kw``
+    def g(x: int, *, scale: int = 1):  # takes keywords: the call path has ``**kw``
         return x * scale
 
-    with pytest.raises(NotFoundLookupError):
+    with pytest.raises(TypeError, match="positional argument"):
         g(1, 2)
     with pytest.raises(NotFoundLookupError):
         g()
+    with pytest.raises(NotFoundLookupError):
+        g(scale=2)
+
+    @d
+    def h(x: int, y: int = 0):  # several arities: the *args path finds no method
+        return x
+
+    with pytest.raises(NotFoundLookupError):
+        h(1, 2, 3)
 
 
 def test_dispatch_package_does_not_import_jax_or_the_jit():
