@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import itertools
+import math
 
 import numpy as np
 
@@ -75,13 +76,28 @@ class Recording:
     def _generate(self, rec, n_classes, node_table, sym_outputs):
         be = self.backend
         ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state, "KH": int(JitFlag.KernelHistory),
-              "run": be.threads.run, "W": be.width, "alloc": _slab_allocator(), "reduce": _reduce, "norm": normalize_literal,
+              "run": be.threads.run, "W": be.width, "reduce": _reduce, "norm": normalize_literal,
               "upload_input": _upload_input, "hist": _history}
+        ns["alloc"], ns["allocn"] = _slab_allocator()
+        ns["SB"] = SlabBuffer
         L = ["def replay(inn, S, npin, capn):"]
         I = "    "
         if n_classes:
             L.append(I + "".join(f"s{i}, " for i in range(n_classes)) + "= S")
+        used = set()            # slots some operation reads (unused inputs are not bound)
+        for op in rec.ops:
+            a = op.args
+            if op.kind == "launch":
+                used.update(slot for _, _, slot in a[2])
+            elif op.kind in ("reduce", "prefix_sum"):
+                used.add(a[2])
+            elif op.kind == "compress":
+                used.add(a[0])
+            elif op.kind == "copy":
+                used.add(a[1])
         for slot, kind in enumerate(rec.slot_kind):
+            if slot not in used:
+                continue
             if kind[0] == "in":
                 L.append(f"{I}b{slot} = inn[{kind[1]}].value")
             elif kind[0] == "cap":
@@ -112,22 +128,36 @@ class Recording:
                 args = (ctypes.c_int64 * (2 * len(params)))()
                 ns[f"A{i}"] = args
                 L.append(f"{I}n = {launch.expr}")
+                fresh = [(p, slot, vt) for p, (pkind, vt, slot) in enumerate(params)
+                         if pkind == OUT and slot not in scratch]
+                if len(fresh) > 1:      # the outputs of one launch: one allocator call
+                    ns[f"DS{i}"] = tuple(vt.np_dtype for _, _, vt in fresh)
+                    L.append(f"{I}{''.join(f'b{slot}, ' for _, slot, _ in fresh)}= allocn(DS{i}, n)")
                 for p, (pkind, vt, slot) in enumerate(params):
                     if pkind == OUT:
                         ns[f"D{slot}"] = vt.np_dtype
                         r = scratch.get(slot)
                         if r is None:
-                            L.append(f"{I}b{slot} = alloc(D{slot}, n)")
+                            if len(fresh) == 1:
+                                L.append(f"{I}b{slot} = alloc(D{slot}, n)")
                         else:   # an intermediate: reuse a scratch buffer
                             L.append(f"{I}if RN[{r}] < n: R[{r}] = alloc(D{slot}, n); RN[{r}] = n")
                             L.append(f"{I}b{slot} = R[{r}]")
-                        L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr; A{i}[{2 * p + 1}] = n")
+                        L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr")
+                        n_expr = "n"
                     elif rec.slot_kind[slot][0] == "cap":
                         # captured buffers keep their address: patched once, here
                         args[2 * p] = rec.buffers[slot].ptr
                         args[2 * p + 1] = len(rec.buffers[slot].array)
+                        continue
                     else:
-                        L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr; A{i}[{2 * p + 1}] = {size[slot].expr}")
+                        L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr")
+                        n_expr = size[slot]
+                    sz = launch if n_expr == "n" else n_expr
+                    if sz.is_const:     # a constant size: patched once, here
+                        args[2 * p + 1] = sz.value
+                    else:
+                        L.append(f"{I}A{i}[{2 * p + 1}] = {'n' if n_expr == 'n' else n_expr.expr}")
                 thr = max(PARALLEL_MIN_SIZE, -(-PARALLEL_MIN_WORK // max(kernel.n_instrs, 1)))
                 if launch.is_const:
                     n0 = launch.value
@@ -161,7 +191,11 @@ class Recording:
                 ns[f"V{i}"] = vt
                 ns[f"F{i}"] = value
                 ns[f"D{out}"] = vt.np_dtype
-                L.append(f"{I}b{out} = alloc(D{out}, {n.expr}); b{out}.array.fill(F{i})")
+                if _is_zero(value):     # slab pieces are zeroed; only a large (pooled) buffer is filled
+                    L.append(f"{I}b{out} = alloc(D{out}, {n.expr})")
+                    L.append(f"{I}if type(b{out}) is not SB: b{out}.array.fill(F{i})")
+                else:
+                    L.append(f"{I}b{out} = alloc(D{out}, {n.expr}); b{out}.array.fill(F{i})")
             elif k == "symfill":
                 vt, value, out = a
                 ns[f"V{i}"] = vt
@@ -298,11 +332,38 @@ class SlabBuffer:
     def array(self):
         a = self._array
         if a is None:
-            a = self._array = self._slab[self._off:self._off + self._n * self._dt.itemsize].view(self._dt)
+            dt = self._dt
+            i = self._off // dt.itemsize
+            a = self._array = self._slab[dt][i:i + self._n]
         return a
+
+
+class _Slab(dict):
+    """A slab's typed NumPy views, by dtype (made when first needed)."""
+
+    __slots__ = ("raw",)
+
+    def __missing__(self, dt):
+        v = self[dt] = self.raw.view(dt)
+        return v
+
+
+def _new_slab(st) -> None:
+    slab = _Slab()
+    slab.raw = np.zeros(SLAB_BYTES, np.uint8)      # zeroed: a fresh piece reads as zeros
+    st[0] = slab
+    st[2] = slab.raw.ctypes.data
 
     def __len__(self) -> int:
         return self._n
+
+
+def _is_zero(value) -> bool:
+    """A fill value whose bytes are all zero (0, False, +0.0; not -0.0)."""
+    try:
+        return value == 0 and math.copysign(1.0, value) > 0
+    except TypeError:       # pragma: no cover
+        return False
 
 
 def _slab_allocator():
@@ -323,8 +384,7 @@ def _slab_allocator():
             return HostBuffer(pool.acquire(dtype, n))
         off = st[1]
         if off + nb > SLAB_BYTES:
-            slab = st[0] = np.empty(SLAB_BYTES, np.uint8)
-            st[2] = slab.ctypes.data
+            _new_slab(st)
             off = 0
         st[1] = (off + nb + 63) & ~63
         b = new(SB)
@@ -335,7 +395,34 @@ def _slab_allocator():
         b._dt = dtype
         b._array = None
         return b
-    return salloc
+
+    def allocn(dtypes, n):
+        """Buffers of ``n`` elements of each dtype (one launch's outputs)."""
+        total = 0
+        for dt in dtypes:
+            total += (n * dt.itemsize + 63) & ~63
+        if total > SMALL_BYTES:
+            return [salloc(dt, n) for dt in dtypes]
+        off = st[1]
+        if off + total > SLAB_BYTES:
+            _new_slab(st)
+            off = 0
+        st[1] = off + total
+        slab = st[0]
+        base = st[2]
+        out = []
+        for dt in dtypes:
+            b = new(SB)
+            b.ptr = base + off
+            b._slab = slab
+            b._off = off
+            b._n = n
+            b._dt = dt
+            b._array = None
+            out.append(b)
+            off += (n * dt.itemsize + 63) & ~63
+        return out
+    return salloc, allocn
 
 
 _IDENTITY = {
