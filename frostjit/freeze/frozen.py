@@ -24,7 +24,7 @@ from ..trace.state import state, JitBackend
 from . import binder, layout
 from .layout import Walker, entries, kind_of, Ident
 from .recorder import Recorder
-from .recording import Recording, GuardFailed, build
+from .recording import Recording, GuardFailed, ReplayFailed, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
 
@@ -317,14 +317,13 @@ class FrozenFunction:
         if len(lst) == 1 and type(recd) is Recording and not recd.captured:
             # the common case, inlined: one recording, nothing captured
             try:
-                nodes, syms = recd.driver(flat.nodes, flat.sizes, flat.numpy, ())
+                out = recd.run(flat, ())
             except GuardFailed as e:
                 why.append(f"guard failed: {e.why}")
                 return _MISS
-            except Exception as e:
-                why.append(f"replay failed ({type(e).__name__}: {e})")
+            except ReplayFailed as e:
+                why.append(f"replay failed ({e})")
                 return _MISS
-            out = recd.finish(flat, nodes, syms)
             _ad.after_call()
             return (out,)
         return self._replay(lst, flat, args, kwargs, why)
@@ -361,14 +360,13 @@ class FrozenFunction:
                     self._drop(recd)
                     continue
             try:
-                nodes, syms = recd.driver(flat.nodes, flat.sizes, flat.numpy, capn)
+                out = recd.run(flat, capn)
             except GuardFailed as e:
                 why.append(f"guard failed: {e.why}")
                 continue
-            except Exception as e:  # a size expression failed: the plain call decides what happens
-                why.append(f"replay failed ({type(e).__name__}: {e})")
+            except ReplayFailed as e:  # a size expression failed: the plain call decides what happens
+                why.append(f"replay failed ({e})")
                 continue
-            out = recd.finish(flat, nodes, syms)
             _ad.after_call()        # gradients written back to inputs flow on to what they depend on
             return (out,)
         return _MISS

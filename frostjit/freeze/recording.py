@@ -42,6 +42,14 @@ from . import layout
 _ids = itertools.count()
 
 
+class ReplayFailed(Exception):
+    """A replay operation raised (e.g. a size expression): the call is traced again."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.exc = exc
+
+
 class GuardFailed(Exception):
     """A recorded guard does not hold for this call: it must be traced again."""
 
@@ -69,8 +77,8 @@ class Recording:
         self.subscriptions = []
         self.valid = True
         self.source = ""
-        self.driver = self._generate(rec, n_classes, node_table, sym_outputs)
-        self.finish = _generate_finish(actions, out_desc)
+        # run(flat, capn) -> the outputs: the whole replay (launches, write-backs, outputs)
+        self.run = self._generate(rec, n_classes, node_table, sym_outputs)
 
     # -- code generation ----------------------------------------------------------------
     def _generate(self, rec, n_classes, node_table, sym_outputs):
@@ -80,8 +88,9 @@ class Recording:
               "upload_input": _upload_input, "hist": _history}
         ns["alloc"], ns["allocn"] = _slab_allocator()
         ns["SB"] = SlabBuffer
-        L = ["def replay(inn, S, npin, capn):"]
-        I = "    "
+        L = ["def replay(flat, capn):", "    inn = flat.nodes; S = flat.sizes; npin = flat.numpy", "    try:",
+             "        pass"]
+        I = "        "
         if n_classes:
             L.append(I + "".join(f"s{i}, " for i in range(n_classes)) + "= S")
         used = set()            # slots some operation reads (unused inputs are not bound)
@@ -228,7 +237,20 @@ class Recording:
                 outs.append(f"inn[{entry[1]}]")
             else:  # captured
                 outs.append(f"capn[{entry[1]}]")
-        L.append(f"{I}return ({''.join(o + ', ' for o in outs)}), ({''.join(s.expr + ', ' for s in sym_outputs)})")
+        for j, o in enumerate(outs):
+            L.append(f"{I}N{j} = {o}")
+        for j, sym in enumerate(sym_outputs):
+            L.append(f"{I}Y{j} = {sym.expr}")
+        L.append("    except GuardFailed:")
+        L.append("        raise")
+        L.append("    except Exception as e:")
+        L.append("        raise ReplayFailed(e) from e")
+        # Write-backs and outputs (errors here are the function's, not the replay's).
+        fin, out = _generate_finish(self.actions, self.out_desc, ns)
+        L.append("    leaves = flat.leaves; conts = flat.containers")
+        L.extend("    " + x for x in fin)
+        L.append(f"    return {out}")
+        ns["ReplayFailed"] = ReplayFailed
         self.source = "\n".join(L)
         code = compile(self.source, f"<frostjit.freeze replay {next(_ids)}>", "exec")
         exec(code, ns)
@@ -244,10 +266,6 @@ class Recording:
                 return None
             out.append(n)
         return out
-
-    def replay(self, flat, capn):
-        nodes, syms = self.driver(flat.nodes, flat.sizes, flat.numpy, capn)
-        return nodes, syms
 
     def close(self) -> None:
         """Drop dispatch subscriptions (the recording is no longer cached)."""
@@ -523,17 +541,20 @@ def build(d, flat, nodes, syms, memo):
     raise AssertionError(tag)  # pragma: no cover
 
 
-def _generate_finish(actions, out_desc):
-    """``finish(flat, nodes, syms)``: the write-backs and the output build of one recording, as
-    straight-line code (:func:`build` is the interpreted form of the output part)."""
+def _generate_finish(actions, out_desc, ns):
+    """The write-backs and the output build of one recording, as straight-line code over the
+    replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
+    interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
     from ..ad.frozen import new_leaf
-    ns = {"NEW": object.__new__, "NEWLEAF": new_leaf, "CONSTRUCT": _construct, "SET": layout.set_entry,
-          "DEL": layout.del_entry}
+    ns.update({"NEW": object.__new__, "NEWLEAF": new_leaf, "CONSTRUCT": _construct, "SET": layout.set_entry,
+               "DEL": layout.del_entry})
     L = []
     n = [0]
+    nc = [0]
 
     def const(v):
-        name = f"C{len(ns)}"
+        nc[0] += 1
+        name = f"Q{nc[0]}"
         ns[name] = v
         return name
 
@@ -545,7 +566,7 @@ def _generate_finish(actions, out_desc):
         tag = d[0]
         if tag == "arr":
             t = tmp()
-            L.append(f"{t} = NEW({const(d[1])}); {t}._node = nodes[{d[2]}]; {t}._ad = None")
+            L.append(f"{t} = NEW({const(d[1])}); {t}._node = N{d[2]}; {t}._ad = None")
             if len(d) > 3:
                 L.append(f"NEWLEAF({t})")
             return t
@@ -556,7 +577,7 @@ def _generate_finish(actions, out_desc):
         if tag == "obj":
             return f"conts[{d[1]}]"
         if tag == "sym":
-            return f"syms[{d[1]}]"
+            return f"Y{d[1]}"
         if tag == "ref":
             return f"m{d[1]}"
         if tag == "share":
@@ -586,7 +607,7 @@ def _generate_finish(actions, out_desc):
     for act in actions:
         tag = act[0]
         if tag == "node":
-            L.append(f"leaves[{act[1]}]._node = nodes[{act[2]}]")
+            L.append(f"leaves[{act[1]}]._node = N{act[2]}")
         elif tag == "set":
             v = expr(act[3])
             L.append(f"SET(conts[{act[1]}], {const(act[2])}, {v})")
@@ -602,12 +623,7 @@ def _generate_finish(actions, out_desc):
         else:  # pragma: no cover
             raise AssertionError(tag)
     out = expr(out_desc)
-    src = ("def finish(flat, nodes, syms):\n    leaves = flat.leaves; conts = flat.containers\n"
-           + "".join(f"    {x}\n" for x in L) + f"    return {out}\n")
-    exec(compile(src, f"<frostjit.freeze finish {next(_ids)}>", "exec"), ns)
-    fn = ns["finish"]
-    fn.source = src
-    return fn
+    return L, out
 
 
 def _construct(cls, vals: dict, how: str):
