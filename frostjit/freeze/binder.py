@@ -102,7 +102,7 @@ class _Gen:
         self.fail_if(f"{var} is not {e}")
         return True
 
-    def container(self, o, var, distinct: bool = True) -> bool:
+    def container(self, o, var, distinct: bool = True, extra: str = "") -> bool:
         if self.ref(o, var):
             return False
         self.memo[id(o)] = var
@@ -110,7 +110,7 @@ class _Gen:
         self.containers.append(var)
         if distinct:
             self.cont_vars.append(var)
-        self.fail_if(f"type({var}) is not {self.const(type(o))}")
+        self.fail_if(f"type({var}) is not {self.const(type(o))}{extra}")
         return True
 
     def unpack(self, src: str, n: int) -> list:
@@ -164,60 +164,66 @@ class _Gen:
             return
         self.memo[id(o)] = var
         self.keep.append(o)
-        self.fail_if(f"type({var}) is not {self.const(type(o))}")
         li = self.n_leaves
         self.leaves.append(var)
         self.n_leaves += 1
         node = o._node
         nv = self.var("n")
-        self.line(f"{nv} = {var}._node")
+        # one condition per leaf: type, node kind, (literal value / size), grad-enabled status
+        conds = [f"type({var}) is not {self.const(type(o))}"]
+        after = []
         if node.op == "literal":
             if self.force or li in self.mask:       # pragma: no cover - the walk made it opaque
                 raise Unsupported("literal input made opaque")
-            self.fail_if(f"{nv}.op != 'literal' or {nv}.size != {node.size} or "
-                         f"LIT({nv}.value) != {self.const(_lit(node.value))}")
+            conds += [f"({nv} := {var}._node).op != 'literal'", f"{nv}.size != {node.size}",
+                      f"LIT({nv}.value) != {self.const(_lit(node.value))}"]
         elif node.op == "data":
-            self.fail_if(f"{nv}.op != 'data'")
+            conds.append(f"({nv} := {var}._node).op != 'data'")
             known = self.node_of.get(id(node))
             if known is not None:
-                self.fail_if(f"{nv} is not {known[0]}")
-                for a in known[1]:
-                    self.fail_if(f"{var} is {a}")
+                conds.append(f"{nv} is not {known[0]}")
+                conds += [f"{var} is {a}" for a in known[1]]
                 known[1].append(var)
             else:
                 self.keep.append(node)
                 self.node_of[id(node)] = (nv, [var])
                 self.nodes.append(nv)
                 self.n_nodes += 1
-                self.size_class(node.size, f"{nv}.size")
+                c = self.size_class(node.size, f"{nv}.size")
+                if c is not None:
+                    conds.append(c)
+                else:
+                    after = self.L[-2:]
+                    del self.L[-2:]
         else:
             raise Unsupported("pending input")     # pragma: no cover - the walk evaluated it
-        if o._ad is not None:
-            self.fail_if(f"{var}._ad is None")
+        grad = o._ad is not None
+        conds.append(f"{var}._ad is None" if grad else f"{var}._ad is not None")
+        self.fail_if(" or ".join(conds))
+        self.L.extend(after)
+        if grad:
             av = self.var()
             self.line(f"{av} = {var}._ad")
             self.emit(o._ad, av)
-        else:
-            self.fail_if(f"{var}._ad is not None")
 
-    def size_class(self, size: int, expr: str) -> None:
+    def size_class(self, size: int, expr: str):
+        """The check that ``expr`` is in the size class of ``size``: a condition, or ``None`` when
+        it opens a new class (then two lines were emitted: the class variable and its check)."""
         if size == 1:
-            self.fail_if(f"{expr} != 1")
-            return
+            return f"{expr} != 1"
         sv = self.classes.get(size)
         if sv is None:
             sv = self.classes[size] = self.var("s")
             self.class_vars.append(sv)
             self.line(f"{sv} = {expr}")
             self.fail_if(f"{sv} == 1")
-        else:
-            self.fail_if(f"{expr} != {sv}")
+            return None
+        return f"{expr} != {sv}"
 
     def seq(self, o, var, distinct: bool = True) -> None:
-        if not self.container(o, var, distinct):
-            return
         n = len(o)
-        self.fail_if(f"len({var}) != {n}")
+        if not self.container(o, var, distinct, f" or len({var}) != {n}"):
+            return
         if n >= VECTORIZE_MIN and self.vectorizable(o):
             self.vector_of_arrays(o, var)
             return

@@ -293,6 +293,18 @@ class FrozenFunction:
                         self._verify_binder(args, kwargs, flat, b[2])
                     if self.limit is not None:
                         self._cache.move_to_end(b[2])
+                    recd = lst[0]
+                    if len(lst) == 1 and type(recd) is Recording and not recd.captured:
+                        try:        # the common case, inlined (as in _replay_list)
+                            out = recd.run(flat, ())
+                        except GuardFailed as e:
+                            why.append(f"guard failed: {e.why}")
+                            return self._miss(args, kwargs, why)
+                        except ReplayFailed as e:
+                            why.append(f"replay failed ({e})")
+                            return self._miss(args, kwargs, why)
+                        _ad.after_call()
+                        return out
                     r = self._replay_list(lst, flat, args, kwargs, why)
                     if r is not _MISS:
                         return r[0]

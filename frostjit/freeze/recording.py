@@ -183,7 +183,12 @@ class Recording:
                 rop, vt, src, n, out = a
                 ns[f"V{i}"] = vt
                 ns[f"D{out}"] = vt.np_dtype
-                L.append(f"{I}b{out} = reduce(alloc, {rop!r}, D{out}, b{src}, {n.expr})")
+                if n.is_const and n.value > 0 and rop in ("add", "mul", "min", "max"):
+                    ns[f"UF{i}"] = _UFUNC[rop]      # what _reduce does, inline
+                    L.append(f"{I}b{out} = alloc(D{out}, 1); "
+                             f"b{out}.array[0] = UF{i}.reduce(b{src}.array[:{n.value}], dtype=D{out})")
+                else:
+                    L.append(f"{I}b{out} = reduce(alloc, {rop!r}, D{out}, b{src}, {n.expr})")
             elif k == "prefix_sum":
                 excl, vt, src, n, out = a
                 ns[f"V{i}"] = vt
@@ -545,12 +550,18 @@ def _generate_finish(actions, out_desc, ns):
     """The write-backs and the output build of one recording, as straight-line code over the
     replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
     interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
-    from ..ad.frozen import new_leaf
-    ns.update({"NEW": object.__new__, "NEWLEAF": new_leaf, "CONSTRUCT": _construct, "SET": layout.set_entry,
+    from ..ad.frozen import Vertex     # a grad-enabled output is a new AD leaf (ad.frozen.new_leaf)
+    ns.update({"NEW": object.__new__, "VERTEX": Vertex, "CONSTRUCT": _construct, "SET": layout.set_entry,
                "DEL": layout.del_entry})
     L = []
     n = [0]
     nc = [0]
+
+    def mapping(keys, vals) -> str:
+        """A dict display when every key is a str or int literal, else ``dict(zip(...))``."""
+        if all(type(k) in (str, int) for k in keys) and len(set(keys)) == len(keys):
+            return "{" + "".join(f"{k!r}: {v}, " for k, v in zip(keys, vals)) + "}"
+        return f"dict(zip({const(tuple(keys))}, ({''.join(v + ', ' for v in vals)})))"
 
     def const(v):
         nc[0] += 1
@@ -568,7 +579,7 @@ def _generate_finish(actions, out_desc, ns):
             t = tmp()
             L.append(f"{t} = NEW({const(d[1])}); {t}._node = N{d[2]}; {t}._ad = None")
             if len(d) > 3:
-                L.append(f"NEWLEAF({t})")
+                L.append(f"{t}._ad = VERTEX({const(d[1])}, N{d[2]}.size, (), N{d[2]})")
             return t
         if tag == "leaf":
             return f"leaves[{d[1]}]"
@@ -595,12 +606,12 @@ def _generate_finish(actions, out_desc, ns):
             return f"{const(d[1])}._from_components([{''.join(expr(x) + ', ' for x in d[2])}])"
         if tag == "dict":
             vals = [expr(x) for x in d[3]]
-            r = f"dict(zip({const(tuple(d[2]))}, ({''.join(v + ', ' for v in vals)})))"
+            r = mapping(d[2], vals)
             return r if d[1] is dict else f"{const(d[1])}({r})"
         if tag == "fields":
             cls, names, how = d[1], d[2], d[4]
             vals = [expr(x) for x in d[3]]
-            r = f"dict(zip({const(tuple(names))}, ({''.join(v + ', ' for v in vals)})))"
+            r = mapping(names, vals)
             return f"CONSTRUCT({const(cls)}, {r}, {how!r})"
         raise AssertionError(tag)  # pragma: no cover
 
@@ -618,8 +629,7 @@ def _generate_finish(actions, out_desc, ns):
             L.append(f"conts[{act[1]}][:] = [{v}]")
         elif tag == "assign":
             vals = [expr(x) for x in act[2].values()]
-            L.append(f"conts[{act[1]}].__fj_assign__(dict(zip({const(tuple(act[2]))}, "
-                     f"({''.join(v + ', ' for v in vals)}))))")
+            L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
         else:  # pragma: no cover
             raise AssertionError(tag)
     out = expr(out_desc)
