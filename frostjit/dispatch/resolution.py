@@ -172,12 +172,15 @@ def _value_entry_code(arity: int, i: int) -> types.CodeType:
     ``values``/``select`` (globals of that entry) do not thrash between entries.
     """
     names = ", ".join(f"a{k}" for k in range(arity))
+    # Lookup and call in one expression; a KeyError/TypeError raised in this frame (not by
+    # the implementation: no deeper traceback entry) is a new or unhashable value.
     src = (f"def deferred_call({names}, /):\n"
            f"    try:\n"
-           f"        t = values[a{i}]\n"
-           f"    except (KeyError, TypeError):\n"
-           f"        t = select(({names},))\n"
-           f"    return t({names})\n")
+           f"        return values[a{i}]({names})\n"
+           f"    except (KeyError, TypeError) as x:\n"
+           f"        if x.__traceback__.tb_next is not None:\n"
+           f"            raise\n"
+           f"    return select(({names},))({names})\n")
     ns: dict[str, Any] = {}
     exec(src, {}, ns)  # noqa: S102 - a fixed template
     return ns["deferred_call"].__code__

@@ -634,3 +634,25 @@ def test_return_checks_of_every_annotation_kind_on_the_cached_path():
     assert f.invoke(float)(2.0) == 2.0
     with pytest.raises(TypeError, match="return annotation"):
         f.invoke(str)("no")
+
+
+def test_errors_from_value_selected_implementations_propagate_once():
+    d = Dispatcher()
+    calls = []
+
+    @d
+    def f(x: str):
+        return "str"
+
+    @d
+    def f(x: Literal["key", "type"]):
+        calls.append(x)
+        raise KeyError(x) if x == "key" else TypeError(x)
+
+    for _ in range(2):
+        with pytest.raises(KeyError):
+            f("key")
+        with pytest.raises(TypeError):
+            f("type")
+        assert f("other") == "str"
+    assert calls == ["key", "type", "key", "type"]
