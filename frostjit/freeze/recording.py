@@ -86,8 +86,9 @@ class Recording:
         ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state, "KH": int(JitFlag.KernelHistory),
               "run": be.threads.run, "W": be.width, "reduce": _reduce, "norm": normalize_literal,
               "upload_input": _upload_input, "hist": _history}
-        ns["alloc"], ns["allocn"] = _slab_allocator()
+        ns["alloc"], ns["allocn"], ns["reserve"] = _slab_allocator()
         ns["SB"] = SlabBuffer
+        ns["NEWB"] = object.__new__
         L = ["def replay(flat, capn):", "    inn = flat.nodes; S = flat.sizes; npin = flat.numpy", "    try:",
              "        pass"]
         I = "        "
@@ -139,9 +140,35 @@ class Recording:
                 L.append(f"{I}n = {launch.expr}")
                 fresh = [(p, slot, vt) for p, (pkind, vt, slot) in enumerate(params)
                          if pkind == OUT and slot not in scratch]
-                if len(fresh) > 1:      # the outputs of one launch: one allocator call
+                if len(fresh) > 1:
+                    # The outputs of one launch: one slab reservation, pieces at computed offsets
+                    # (several pooled buffers when they are too large for the slab).
                     ns[f"DS{i}"] = tuple(vt.np_dtype for _, _, vt in fresh)
-                    L.append(f"{I}{''.join(f'b{slot}, ' for _, slot, _ in fresh)}= allocn(DS{i}, n)")
+                    step = {}
+                    for _, _, vt in fresh:
+                        isz = vt.np_dtype.itemsize
+                        if isz not in step:
+                            step[isz] = (str((launch.value * isz + 63) & ~63) if launch.is_const
+                                         else f"z{isz}")
+                            if not launch.is_const:
+                                L.append(f"{I}z{isz} = (n * {isz} + 63) & ~63")
+                    offs = []
+                    acc = []
+                    for _, _, vt in fresh:
+                        offs.append(" + ".join(acc) or "0")
+                        acc.append(step[vt.np_dtype.itemsize])
+                    total = " + ".join(acc)
+                    if launch.is_const:
+                        total = str(eval(total))
+                        offs = [str(eval(o)) for o in offs]
+                    L.append(f"{I}r = reserve({total})")
+                    L.append(f"{I}if r is None: {''.join(f'b{slot}, ' for _, slot, _ in fresh)}= allocn(DS{i}, n)")
+                    L.append(f"{I}else:")
+                    L.append(f"{I}    sl, o, q = r")
+                    for (_, slot, vt), off in zip(fresh, offs):
+                        ns[f"D{slot}"] = vt.np_dtype
+                        L.append(f"{I}    b{slot} = NEWB(SB); b{slot}.ptr = q + {off}; "
+                                 f"b{slot}._v = (sl, o + {off}, n, D{slot})")
                 for p, (pkind, vt, slot) in enumerate(params):
                     if pkind == OUT:
                         ns[f"D{slot}"] = vt.np_dtype
@@ -349,16 +376,20 @@ class SlabBuffer:
     later kernels by address), and there is no finalizer (the slab is freed with its last user).
     """
 
-    __slots__ = ("ptr", "_slab", "_off", "_n", "_dt", "_array", "__weakref__")
+    __slots__ = ("ptr", "_v", "__weakref__")     # _v: (slab, byte offset, n, dtype), then the view
 
     @property
     def array(self):
-        a = self._array
-        if a is None:
-            dt = self._dt
-            i = self._off // dt.itemsize
-            a = self._array = self._slab[dt][i:i + self._n]
-        return a
+        v = self._v
+        if type(v) is tuple:
+            slab, off, n, dt = v
+            i = off // dt.itemsize
+            v = self._v = slab[dt][i:i + n]
+        return v
+
+    def __len__(self) -> int:
+        v = self._v
+        return v[2] if type(v) is tuple else v.shape[0]
 
 
 class _Slab(dict):
@@ -376,9 +407,6 @@ def _new_slab(st) -> None:
     slab.raw = np.zeros(SLAB_BYTES, np.uint8)      # zeroed: a fresh piece reads as zeros
     st[0] = slab
     st[2] = slab.raw.ctypes.data
-
-    def __len__(self) -> int:
-        return self._n
 
 
 def _is_zero(value) -> bool:
@@ -412,11 +440,7 @@ def _slab_allocator():
         st[1] = (off + nb + 63) & ~63
         b = new(SB)
         b.ptr = st[2] + off
-        b._slab = st[0]
-        b._off = off
-        b._n = n
-        b._dt = dtype
-        b._array = None
+        b._v = (st[0], off, n, dtype)
         return b
 
     def allocn(dtypes, n):
@@ -437,15 +461,23 @@ def _slab_allocator():
         for dt in dtypes:
             b = new(SB)
             b.ptr = base + off
-            b._slab = slab
-            b._off = off
-            b._n = n
-            b._dt = dt
-            b._array = None
+            b._v = (slab, off, n, dt)
             out.append(b)
             off += (n * dt.itemsize + 63) & ~63
         return out
-    return salloc, allocn
+
+    def reserve(nbytes):
+        """``(slab, offset, address)`` of ``nbytes`` of slab (64-byte aligned), or ``None`` when
+        that is too large for a slab piece."""
+        if nbytes > SMALL_BYTES:
+            return None
+        off = st[1]
+        if off + nbytes > SLAB_BYTES:
+            _new_slab(st)
+            off = 0
+        st[1] = off + nbytes
+        return st[0], off, st[2] + off
+    return salloc, allocn, reserve
 
 
 _IDENTITY = {

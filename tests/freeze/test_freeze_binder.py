@@ -205,3 +205,23 @@ def test_binder_source_is_straight_line():
         ff(xs)
     src = ff._bound[0].source
     assert "for " not in src and src.count("\n") < 60     # 100 leaves checked in bulk
+
+
+def test_replay_outputs_are_host_buffer_like():
+    from frostjit.freeze.recording import SlabBuffer
+    def f(x):
+        z = fj.zeros(Float, fj.width(x))
+        fj.scatter_add(z, x, fj.arange(UInt32, fj.width(x)))     # a zero-filled scatter target
+        return x + 1, x * 2, fj.sum(x), z
+    ff = fj.freeze(f)
+    for i in range(3):
+        outs = ff(ramp(5, i))
+    assert ff.n_recordings == 1
+    bufs = [o._node.value for o in outs]
+    assert all(type(b) is SlabBuffer for b in bufs)
+    assert [len(b) for b in bufs] == [5, 5, 1, 5]
+    assert np.array_equal(bufs[0].array, np.arange(5, dtype=np.float32) + 3)
+    assert bufs[0].array is bufs[0].array and len(bufs[0]) == 5
+    assert same(outs[2], F(float(np.sum(np.arange(5) + 2))))
+    assert same(outs[3], ramp(5, 2))         # the zero fill is a zeroed slab piece
+    assert same(outs[1] + outs[0], ramp(5, 2) * 2 + ramp(5, 3))
