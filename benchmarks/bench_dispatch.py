@@ -1,8 +1,8 @@
 """Dispatch overhead: frostjit beside a plain call, plum, ovld, multipledispatch, singledispatch.
 
 Run: ``python benchmarks/bench_dispatch.py``. Prints ns per call (median over repeats, each
-repeat the best of a few ``timeit`` loops) and ratios against the anchors measured in the
-same run. Missing anchors are reported as ``n/a``. Not a test: no assertion on timings.
+repeat the best of a few ``timeit`` loops; the columns of a row are measured interleaved,
+repeat by repeat) and ratios against the anchors measured in the same run. Missing anchors are reported as ``n/a``. Not a test: no assertion on timings.
 """
 
 import functools
@@ -28,14 +28,28 @@ REPEATS = 7
 NUMBER = 50_000
 
 
-def ns_per_call(fn, args) -> float:
+def _timer(fn, args):
     stmt = "f(" + ", ".join(f"a{i}" for i in range(len(args))) + ")"
     env = {"f": fn, **{f"a{i}": a for i, a in enumerate(args)}}
     for _ in range(200):
         fn(*args)
-    timer = timeit.Timer(stmt, globals=env)
-    samples = [min(timer.repeat(repeat=3, number=NUMBER)) / NUMBER * 1e9 for _ in range(REPEATS)]
-    return statistics.median(samples)
+    return timeit.Timer(stmt, globals=env)
+
+
+def ns_per_call(fn, args) -> float:
+    """ns per call of ``fn(*args)``: median of REPEATS, each the best of 3 loops of NUMBER calls."""
+    return ns_per_call_many({"f": fn}, args)["f"]
+
+
+def ns_per_call_many(fns, args) -> dict:
+    """Like :func:`ns_per_call` for several callables, interleaved repeat by repeat (so a slow
+    spell of this shared machine hits every column alike, not just one)."""
+    timers = {k: _timer(f, args) for k, f in fns.items()}
+    samples = {k: [] for k in fns}
+    for _ in range(REPEATS):
+        for k, t in timers.items():
+            samples[k].append(min(t.repeat(repeat=3, number=NUMBER)) / NUMBER * 1e9)
+    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 # -- implementations under test ------------------------------------------------------------
@@ -98,6 +112,14 @@ def build_frostjit():
 
     d(_rename(par, "par")), d(_rename(par_l, "par"))
     fns["par"] = d.functions[(__name__, "par")]
+    def kw(x: int, *, scale: int = 1):
+        return x
+
+    def kw_f(x: float, *, scale: int = 1):
+        return x
+
+    d(_rename(kw, "kw")), d(_rename(kw_f, "kw"))
+    fns["kw"] = d.functions[(__name__, "kw")]
     many = Dispatcher()
     classes = [type(f"C{i}", (), {}) for i in range(299)]
     for C in classes:
@@ -158,6 +180,12 @@ def build_plum():
     @d
     def par(x: list[int]): return x
     out["par"] = par
+
+    @d
+    def kw(x: int, *, scale: int = 1): return x
+    @d
+    def kw(x: float, *, scale: int = 1): return x
+    out["kw"] = kw
     return out
 
 
@@ -265,15 +293,19 @@ def main() -> None:
     rows = []
 
     def row(label, fj_fn, key, args, plain):
-        r = {"case": label, "plain": ns_per_call(plain, args), "frostjit": ns_per_call(fj_fn, args)}
-        for name, fns in anchors.items():
-            fn = fns.get(key) if fns else None
-            try:
-                r[name] = ns_per_call(fn, args) if fn is not None else None
-            except Exception:
-                r[name] = None
+        fns = {"plain": plain, "frostjit": fj_fn}
+        for name, table in anchors.items():
+            fn = table.get(key) if table else None
+            if fn is not None:
+                try:
+                    fn(*args)
+                    fns[name] = fn
+                except Exception:
+                    pass
+        r = {"case": label, **ns_per_call_many(fns, args)}
         rows.append(r)
 
+    ns_per_call_many({"warm-up": fj["f1"]}, (1,))  # the first measurement of a process runs slow
     for label, args in ARGS1.items():
         row(f"1 arg, {label}", fj["f1"], "f1", args, plain1)
     if FJFloat is None:
@@ -283,6 +315,7 @@ def main() -> None:
     row("Literal method present, int arg", fj["lit"], "lit", (1,), plain1)
     row("Literal method present, 'fast' arg", fj["lit"], "lit", ("fast",), plain1)
     row("list[int] method present, int arg", fj["par"], "par", (1,), plain1)
+    row("keyword-only parameter, int arg, no keyword", fj["kw"], "kw", (1,), plain1)
     row("300 methods, int arg", fj["m300"], "-", (1,), plain1)
 
     def fmt(v):
@@ -295,11 +328,14 @@ def main() -> None:
         vs_plum = f"{r['plum'] / r['frostjit']:.1f}x faster" if r.get("plum") else "n/a"
         vs_ovld = f"{r['ovld'] / r['frostjit']:.2f}x" if r.get("ovld") else "n/a"
         print(f"| {r['case']} | " + " | ".join(fmt(r.get(c)) for c in cols) + f" | {vs_plum} | {vs_ovld} |")
-    base = rows[0]["frostjit"]
-    ret = next(r for r in rows if r["case"].startswith("return"))["frostjit"]
-    lit = next(r for r in rows if r["case"].startswith("Literal method present, 'fast'"))["frostjit"]
+    def get(prefix):
+        return next(r for r in rows if r["case"].startswith(prefix))["frostjit"]
+
+    base = get("1 arg, int")
+    ret, lit, par = get("return"), get("Literal method present, 'fast'"), get("list[int]")
     print(f"\nfrostjit: return annotation adds {100 * (ret / base - 1):.0f}% over the 1-arg int call; "
-          f"value-dependent Literal call is {lit / base:.2f}x the plain cached call")
+          f"value-dependent Literal call is {lit / base:.2f}x the plain cached call "
+          f"(the list[int] function's int call {par / base:.2f}x)")
     print("\nRegistering 100 methods and making the first call (ms, median of 5):")
     print(f"  frostjit {registration_ms(reg_frostjit):.2f}", end="")
     for name, fn in (("plum", reg_plum), ("ovld", reg_ovld)):
