@@ -76,7 +76,8 @@ def test_atan2_and_pow(y, x):
     if x > 0:
         e = float(np.float32(y / 1e3))
         got = (Float([x]) ** Float([e])).numpy()[0]
-        ref = x ** e
+        with np.errstate(all="ignore"):
+            ref = float(np.power(np.float64(x), np.float64(e)))   # inf instead of OverflowError
         if np.isfinite(ref) and abs(ref) < 1e38 and abs(ref) > 1e-37:
             assert abs(got - ref) <= 4 * np.spacing(np.float32(abs(ref)))
 
