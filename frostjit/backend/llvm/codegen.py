@@ -1,13 +1,15 @@
 """Kernel spec -> LLVM IR text, explicitly vectorized to the host SIMD width.
 
-Every kernel has the signature ``void K(i64 start, i64 end, ptr args)``: it
+Every kernel has the signature ``void K(i64 start, i64 end, ptr args, i64 shared)``: it
 processes elements ``[start, end)`` in chunks of ``W`` lanes (two SIMD registers
 per value, so each iteration has two independent dependency chains to hide
 instruction latency), with a lane mask
 that is all-true except in the last chunk, so the tail needs no scalar loop.
 ``args`` holds two 8-byte slots per parameter: the buffer address and its
-element count (used by gathers and scatters for bounds checks).  Nothing in the
-IR depends on the launch size, so one compiled kernel serves every width.
+element count (used by gathers and scatters for bounds checks).  ``shared`` is
+non-zero when other threads run the same launch concurrently: only then do
+scatter reductions need atomic instructions.  Nothing in the IR depends on the
+launch size, so one compiled kernel serves every width.
 
 Semantics follow NumPy bit for bit for integer and basic float arithmetic:
 floor division and modulo round toward -inf, division by zero gives 0 for
@@ -177,8 +179,10 @@ class _Emitter:
             self.vals.append(self.instruction(ins))
 
         ir = [
-            f"define void {KERNEL_PLACEHOLDER}(i64 %start, i64 %end, ptr noalias nocapture readonly %args) #0 {{",
+            f"define void {KERNEL_PLACEHOLDER}(i64 %start, i64 %end, ptr noalias nocapture readonly %args, "
+            f"i64 %shared) #0 {{",
             "entry:",
+            "  %shared.b = icmp ne i64 %shared, 0",
             *self.entry,
             "  br label %loop",
             "loop:",
@@ -682,7 +686,40 @@ class _Emitter:
         self.body.append(f"{tag}.end:")
 
     def _atomic_scatter(self, vt, reduce_op, value, ptrs, m):
-        """Per-lane atomic read-modify-write: safe when lanes or threads hit one address."""
+        """Per-lane read-modify-write, in lane order (so lanes hitting one address combine).
+
+        Atomic instructions (a compare-and-swap loop for floats on x86, ~5x slower) only
+        when other threads run the same launch; a launch on one thread uses plain ones.
+        """
+        tag = self.tmp()[1:]
+        self.body.append(f"  br i1 %shared.b, label %{tag}.atomic, label %{tag}.plain")
+        self.body.append(f"{tag}.atomic:")
+        self._atomic_lanes(vt, reduce_op, value, ptrs, m)
+        self.body.append(f"  br label %{tag}.done")
+        self.body.append(f"{tag}.plain:")
+        self._plain_lanes(vt, reduce_op, value, ptrs, m)
+        self.body.append(f"  br label %{tag}.done")
+        self.body.append(f"{tag}.done:")
+
+    def _plain_lanes(self, vt, reduce_op, value, ptrs, m):
+        t = scalar_type(vt)
+        for lane in range(self.W):
+            tag = self.tmp()[1:]
+            mk = self.emit(f"extractelement {self.vty('i1')} {m}, i64 {lane}")
+            self.body.append(f"  br i1 {mk}, label %{tag}.do, label %{tag}.next")
+            self.body.append(f"{tag}.do:")
+            p = self.emit(f"extractelement {self.vty('ptr')} {ptrs}, i64 {lane}")
+            v = self.emit(f"extractelement {self.vty(t)} {value}, i64 {lane}")
+            old = self.emit(f"load {t}, ptr {p}, align {vt.itemsize}")
+            if reduce_op == "add":
+                new = self.emit(f"{'fadd' if vt.is_float else 'add'} {t} {old}, {v}")
+            else:
+                new = self._scalar_reduce(vt, reduce_op, old, v)
+            self.body.append(f"  store {t} {new}, ptr {p}, align {vt.itemsize}")
+            self.body.append(f"  br label %{tag}.next")
+            self.body.append(f"{tag}.next:")
+
+    def _atomic_lanes(self, vt, reduce_op, value, ptrs, m):
         t = scalar_type(vt)
         it = f"i{vt.bits}"
         for lane in range(self.W):

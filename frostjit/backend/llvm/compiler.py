@@ -22,7 +22,8 @@ from .diskcache import DiskCache, FORMAT_VERSION
 
 log = logging.getLogger("frostjit")
 
-KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p)
+# kernel(start, end, args, shared): see codegen.py
+KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
 
 
 class Kernel:

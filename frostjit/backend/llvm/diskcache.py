@@ -20,7 +20,7 @@ import tempfile
 
 log = logging.getLogger("frostjit")
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2       # 2: kernels take a fourth argument, `shared`
 MAGIC = b"FJKOBJ01"
 HEADER = struct.Struct("<8sQ32s")
 

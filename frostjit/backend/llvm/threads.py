@@ -52,16 +52,16 @@ class ThreadPool:
                 self.done.put(e)
 
     def run(self, fn, size: int, args, align: int, parallel: bool) -> None:
-        """Run ``fn(start, end, args)`` over ``[0, size)``, split across threads if ``parallel``."""
+        """Run ``fn(start, end, args, shared)`` over ``[0, size)``, split across threads if ``parallel``."""
         n = self.n_threads
         if not parallel or n == 1:
-            fn(0, size, args)
+            fn(0, size, args, 0)
             return
         block = max(MIN_BLOCK, -(-size // (n * BLOCKS_PER_THREAD)))
         block = -(-block // align) * align
         n_workers = min(n - 1, -(-size // block) - 1)
         if n_workers <= 0:
-            fn(0, size, args)
+            fn(0, size, args, 0)
             return
         job = (fn, size, block, args, itertools.count())
         with self.lock:
@@ -80,4 +80,4 @@ def _drain(fn, size: int, block: int, args, counter) -> None:
         start = next(counter) * block   # itertools.count is atomic under the GIL
         if start >= size:
             return
-        fn(start, min(size, start + block), args)
+        fn(start, min(size, start + block), args, 1)     # 1: other threads share this launch
