@@ -8,3 +8,6 @@ from ..array.types import make_types as _make_types
 globals().update(_make_types(_JitBackend.LLVM, __name__, ad=False))
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+
+# ``frostjit.llvm.ad`` is reachable as an attribute after ``import frostjit`` (as ``drjit.llvm.ad``).
+from . import ad  # noqa: E402  (needs the plain types above)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import time
 
 from ..trace.state import state, JitFlag
 from .kernel import build_kernel, OUT
@@ -87,12 +88,15 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
     rec = state.recorder
     if rec is not None:
         rec.on_launch(kernel, spec, size, buffers, effects)
+    history = state.flags & JitFlag.KernelHistory
+    t0 = time.perf_counter() if history else 0.0
     if size > 0:
         backend.launch(kernel, size, spec, buffers)
+    t1 = time.perf_counter() if history else 0.0
     for (kind, vt), node, buf in zip(spec.params, spec.bindings, buffers):
         if kind == OUT:
             node.set_data(buf)
-    if state.flags & JitFlag.KernelHistory:
+    if history:
         state.history.append({
             "type": KernelType.JIT, "backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
             "cache_hit": status == "memory", "cache_disk": status == "disk",
@@ -100,6 +104,7 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
             # milliseconds, as in Dr.Jit: IR generation, and LLVM compilation (or disk load)
             "codegen_time": 0.0 if status == "memory" else kernel.codegen_time * 1e3,
             "backend_time": 0.0 if status == "memory" else kernel.compile_time * 1e3,
+            "execution_time": (t1 - t0) * 1e3,
         })
     if log.isEnabledFor(logging.DEBUG):
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, len(spec.instrs), status)
