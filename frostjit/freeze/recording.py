@@ -198,11 +198,11 @@ class Recording:
                 if launch.is_const:
                     n0 = launch.value
                     if n0 >= thr:
-                        L.append(f"{I}run(K{i}, n, A{i}, W, True)")
+                        L.append(f"{I}run(K{i}, n, A{i}, W, True, H{i}.private)")
                     elif n0 > 0:
                         L.append(f"{I}K{i}(0, n, A{i}, 0)")
                 else:
-                    L.append(f"{I}if n >= {thr}: run(K{i}, n, A{i}, W, True)")
+                    L.append(f"{I}if n >= {thr}: run(K{i}, n, A{i}, W, True, H{i}.private)")
                     L.append(f"{I}elif n: K{i}(0, n, A{i}, 0)")
                 if state.flags & JitFlag.KernelHistory:   # JIT flags are part of the key
                     L.append(f"{I}hist(H{i}, n)")

@@ -143,3 +143,36 @@ def test_gather_at_lane_offset_matches_numpy(n, c, itype, use_mask, src_is_bool)
     ok = (ref_idx >= 0) & (ref_idx < n) & mask_np
     ref = np.where(ok, src_np[np.clip(ref_idx, 0, max(n - 1, 0))] if n else src_np, 0).astype(got.dtype)
     np.testing.assert_array_equal(got, ref)
+
+
+@pytest.mark.parametrize("op", ["Add", "Min", "Max", "Mul"])
+@pytest.mark.parametrize("n_dst", [3, 1000, 400_000])
+def test_parallel_scatter_reduce_matches_numpy(op, n_dst):
+    """Launches large enough for several threads (small targets are reduced into
+    per-thread copies, large ones with atomics) give NumPy's ufunc.at result."""
+    n = 1 << 20
+    rng = np.random.default_rng(n_dst)
+    idx = rng.integers(0, n_dst, n).astype(np.uint32)
+    if op == "Mul":
+        val = np.where(rng.random(n) < 0.001, -1, 1).astype(np.int64)
+        dst = np.ones(n_dst, np.int64)
+        T = Int64
+    else:
+        val = rng.integers(-1000, 1000, n).astype(np.int64)
+        dst = rng.integers(-10, 10, n_dst).astype(np.int64)
+        T = Int64
+    t = T(dst)
+    fj.scatter_reduce(getattr(fj.ReduceOp, op), t, T(val), UInt32(idx))
+    ref = dst.copy()
+    {"Add": np.add, "Min": np.minimum, "Max": np.maximum, "Mul": np.multiply}[op].at(ref, idx, val)
+    np.testing.assert_array_equal(t.numpy(), ref)
+
+
+def test_parallel_mixed_scatter_and_scatter_add_into_one_target():
+    n = 1 << 20
+    t = fj.zeros(Int64, 8)
+    fj.make_opaque(t)
+    lanes = fj.arange(UInt32, n)
+    fj.scatter_add(t, 1, lanes % 4)          # indices 0..3 get n/4 each
+    fj.scatter(t, 7, fj.full(UInt32, 6, n))    # a plain scatter of the same size: the same kernel
+    np.testing.assert_array_equal(t.numpy(), [n // 4] * 4 + [0, 0, 7, 0])

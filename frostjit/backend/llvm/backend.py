@@ -65,7 +65,7 @@ class LLVMBackend(Backend):
             args[2 * k] = buf.ptr
             args[2 * k + 1] = len(buf.array)
         parallel = size >= PARALLEL_MIN_SIZE and size * max(kernel.n_instrs, 1) >= PARALLEL_MIN_WORK
-        self.threads.run(kernel.cfunc, size, args, self.width, parallel)
+        self.threads.run(kernel.cfunc, size, args, self.width, parallel, kernel.private)
 
     # -- memory-level operations -----------------------------------------
     def reduce(self, op, vt, buffer, size):

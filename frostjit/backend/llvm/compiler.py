@@ -19,6 +19,7 @@ import llvmlite.binding as llvm
 
 from .codegen import generate_ir, KERNEL_PLACEHOLDER
 from .diskcache import DiskCache, FORMAT_VERSION
+from .threads import private_targets
 
 log = logging.getLogger("frostjit")
 
@@ -30,7 +31,7 @@ class Kernel:
     """A compiled kernel: its IR, hash and callable entry point."""
 
     __slots__ = ("hash", "ir", "symbol", "address", "cfunc", "engine", "n_instrs", "has_side_effects",
-                 "compile_time", "codegen_time")
+                 "compile_time", "codegen_time", "private")
 
     def __init__(self, hash_, ir, symbol, address, engine, n_instrs, has_side_effects, compile_time):
         self.hash = hash_
@@ -156,6 +157,7 @@ class Compiler:
                       "loaded from disk" if status == "disk" else "compiled", dt * 1e3, len(spec.instrs))
             k = Kernel(h, ir, symbol, address, self.engine, len(spec.instrs), spec.has_side_effects, dt)
             k.codegen_time = codegen_time
+            k.private = private_targets(spec)
             self.by_spec[key] = k
             self.by_hash[h] = k
             return k, status
