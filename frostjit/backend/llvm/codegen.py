@@ -610,6 +610,35 @@ class _Emitter:
             return -c if ins.op == "sub" else c
         return None
 
+    def _all_active(self, lanes_ok: str, m: str) -> str:
+        """i1: ``lanes_ok`` holds on every active lane, and lane 0 is active."""
+        off = self.binop("xor", "i1", m, self.splat("i1", "true"))
+        ok = self.binop("or", "i1", lanes_ok, off)
+        fn = self.intrinsic(f"llvm.vector.reduce.and.v{self.W}i1", "i1", [self.vty("i1")])
+        every = self.emit(f"call i1 {fn}({self.vty('i1')} {ok})")
+        lane0 = self.emit(f"extractelement {self.vty('i1')} {m}, i64 0")
+        return self.emit(f"and i1 {every}, {lane0}")
+
+    def _same_address(self, ptrs: str, m: str):
+        """(first address, i1: every active lane uses it)."""
+        W = self.W
+        p0 = self.emit(f"extractelement <{W} x ptr> {ptrs}, i64 0")
+        s0 = self.emit(f"insertelement <{W} x ptr> poison, ptr {p0}, i64 0")
+        sp = self.emit(f"shufflevector <{W} x ptr> {s0}, <{W} x ptr> poison, <{W} x i32> zeroinitializer")
+        return p0, self._all_active(self.emit(f"icmp eq <{W} x ptr> {ptrs}, {sp}"), m)
+
+    def _consecutive_addresses(self, ptrs: str, m: str, itemsize: int):
+        """(first address, i1: every active lane k uses first address + k elements)."""
+        W = self.W
+        p0 = self.emit(f"extractelement <{W} x ptr> {ptrs}, i64 0")
+        ints = self.emit(f"ptrtoint <{W} x ptr> {ptrs} to <{W} x i64>")
+        b0 = self.emit(f"ptrtoint ptr {p0} to i64")
+        bs = self.emit(f"insertelement <{W} x i64> poison, i64 {b0}, i64 0")
+        bv = self.emit(f"shufflevector <{W} x i64> {bs}, <{W} x i64> poison, <{W} x i32> zeroinitializer")
+        steps = ", ".join(f"i64 {k * itemsize}" for k in range(W))
+        want = self.emit(f"add <{W} x i64> {bv}, <{steps}>")
+        return p0, self._all_active(self.emit(f"icmp eq <{W} x i64> {ints}, {want}"), m)
+
     def op_gather(self, ins):
         k = ins.value
         vt = ins.vt
@@ -620,11 +649,34 @@ class _Emitter:
             start = self.emit(f"add i64 %i, {offset}")
             p = self.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 {start}")
             return self.masked_mem("load", vt, p, mask=m)
+        # Decided per chunk at run time: every lane reads one element (a parameter per object,
+        # read by the object's consecutive lanes) -> one load; consecutive elements -> a vector
+        # load; anything else -> a hardware gather.
         mt = memory_type(vt)
         v = self.vty(mt)
         pv = self.vty("ptr")
+        tag = self.tmp()[1:]
+        p0, uniform = self._same_address(ptrs, m)
+        self.body.append(f"  br i1 {uniform}, label %{tag}.one, label %{tag}.test")
+        self.body.append(f"{tag}.one:")
+        x = self.emit(f"load {mt}, ptr {p0}, align {vt.itemsize}")
+        xs = self.emit(f"insertelement {v} poison, {mt} {x}, i64 0")
+        xv = self.emit(f"shufflevector {v} {xs}, {v} poison, <{self.W} x i32> zeroinitializer")
+        r_one = self.select(mt, m, xv, "zeroinitializer")
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.test:")
+        _, consecutive = self._consecutive_addresses(ptrs, m, vt.itemsize)
+        self.body.append(f"  br i1 {consecutive}, label %{tag}.vec, label %{tag}.any")
+        self.body.append(f"{tag}.vec:")
+        fn = self.intrinsic(f"llvm.masked.load.v{self.W}{_suffix(mt)}.p0", v, ["ptr", "i32", self.vty("i1"), v])
+        r_vec = self.emit(f"call {v} {fn}(ptr {p0}, i32 {vt.itemsize}, {self.vty('i1')} {m}, {v} zeroinitializer)")
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.any:")
         fn = self.intrinsic(f"llvm.masked.gather.v{self.W}{_suffix(mt)}.v{self.W}p0", v, [pv, "i32", self.vty("i1"), v])
-        r = self.emit(f"call {v} {fn}({pv} {ptrs}, i32 {vt.itemsize}, {self.vty('i1')} {m}, {v} zeroinitializer)")
+        r_any = self.emit(f"call {v} {fn}({pv} {ptrs}, i32 {vt.itemsize}, {self.vty('i1')} {m}, {v} zeroinitializer)")
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.end:")
+        r = self.emit(f"phi {v} [ {r_one}, %{tag}.one ], [ {r_vec}, %{tag}.vec ], [ {r_any}, %{tag}.any ]")
         if vt is Bool:
             r = self.cmp("icmp", "ne", "i8", r, "zeroinitializer")
         return r
@@ -653,21 +705,12 @@ class _Emitter:
         """scatter_add whose active lanes all hit one address: one atomic add of their sum.
 
         Common in gradients (the adjoint of a gather by a slowly varying index, e.g. a
-        parameter per object read by many consecutive lanes); otherwise per-lane atomics.
+        parameter per object read by many consecutive lanes); otherwise per-lane updates.
         """
         t = scalar_type(vt)
         W = self.W
         tag = self.tmp()[1:]
-        p0 = self.emit(f"extractelement <{W} x ptr> {ptrs}, i64 0")
-        s0 = self.emit(f"insertelement <{W} x ptr> poison, ptr {p0}, i64 0")
-        sp = self.emit(f"shufflevector <{W} x ptr> {s0}, <{W} x ptr> poison, <{W} x i32> zeroinitializer")
-        same = self.emit(f"icmp eq <{W} x ptr> {ptrs}, {sp}")
-        off = self.binop("xor", "i1", m, self.splat("i1", "true"))
-        ok = self.binop("or", "i1", same, off)
-        fn = self.intrinsic(f"llvm.vector.reduce.and.v{W}i1", "i1", [self.vty("i1")])
-        every = self.emit(f"call i1 {fn}({self.vty('i1')} {ok})")
-        lane0 = self.emit(f"extractelement {self.vty('i1')} {m}, i64 0")
-        uniform = self.emit(f"and i1 {every}, {lane0}")
+        p0, uniform = self._same_address(ptrs, m)
         self.body.append(f"  br i1 {uniform}, label %{tag}.uni, label %{tag}.lanes")
         self.body.append(f"{tag}.uni:")
         vz = self.select(t, m, value, "zeroinitializer")
@@ -697,9 +740,34 @@ class _Emitter:
         self._atomic_lanes(vt, reduce_op, value, ptrs, m)
         self.body.append(f"  br label %{tag}.done")
         self.body.append(f"{tag}.plain:")
-        self._plain_lanes(vt, reduce_op, value, ptrs, m)
+        self._contiguous_or_lanes(vt, reduce_op, value, ptrs, m)
         self.body.append(f"  br label %{tag}.done")
         self.body.append(f"{tag}.done:")
+
+    def _contiguous_or_lanes(self, vt, reduce_op, value, ptrs, m):
+        """Without other threads: consecutive addresses (a run of pixels, a contiguous block)
+        are one vector read-modify-write; anything else goes lane by lane."""
+        t = scalar_type(vt)
+        tag = self.tmp()[1:]
+        p0, contiguous = self._consecutive_addresses(ptrs, m, vt.itemsize)
+        self.body.append(f"  br i1 {contiguous}, label %{tag}.vec, label %{tag}.lanes")
+        self.body.append(f"{tag}.vec:")
+        old = self.masked_mem("load", vt, p0, mask=m)
+        if reduce_op == "add":
+            new = self.binop("fadd" if vt.is_float else "add", t, old, value)
+        elif reduce_op == "mul":
+            new = self.binop("fmul" if vt.is_float else "mul", t, old, value)
+        elif vt.is_float:
+            new = self.call_binary_intrinsic("minimum" if reduce_op == "min" else "maximum", t, old, value)
+        else:
+            pred = {"min": "slt" if vt.is_signed else "ult", "max": "sgt" if vt.is_signed else "ugt"}[reduce_op]
+            new = self.select(t, self.cmp("icmp", pred, t, old, value), old, value)
+        self.masked_mem("store", vt, p0, new, mask=m)
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.lanes:")
+        self._plain_lanes(vt, reduce_op, value, ptrs, m)
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.end:")
 
     def _plain_lanes(self, vt, reduce_op, value, ptrs, m):
         t = scalar_type(vt)
