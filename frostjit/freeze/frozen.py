@@ -440,7 +440,8 @@ class FrozenFunction:
 
     # -- recording ---------------------------------------------------------------------
     def _record(self, args, kwargs, flat, key, why):
-        if not flat.has_jit and self.backend is None:
+        if not flat.has_jit and not flat.numpy and self.backend is None:
+            # (NumPy arrays are array inputs of the CPU backend, the only one so far.)
             raise RuntimeError(
                 f"frostjit.freeze({self.name}): cannot infer the backend: this call has no JIT array "
                 "among its inputs; pass backend=fj.JitBackend.LLVM to fj.freeze()")

@@ -421,3 +421,15 @@ def test_frozen_function_reached_as_global_is_keyed_by_identity_not_walked():
     ns["inner"] = fj.freeze(lambda x: x * 3)      # rebinding the global re-traces
     assert outer(fj.arange(Float, 4))[3] == 10
     assert outer.n_recordings == 2
+
+
+def test_numpy_array_as_the_only_input_needs_no_backend():
+    import numpy as np
+    import frostjit as fj
+    from frostjit.llvm import Float
+    f = fj.freeze(lambda a: fj.sum(Float(a)))
+    a = np.ones(4, np.float32)
+    assert f(a)[0] == 4
+    a[:] = 5                                   # mutated in place between calls: re-read
+    assert f(a)[0] == 20
+    assert f(np.ones(7, np.float32))[0] == 7   # a new width
