@@ -12,7 +12,7 @@ import numbers
 import numpy as np
 
 from ..trace import ops
-from ..trace.dtypes import Bool, Float32, Int32, VarType, promote, from_numpy_dtype
+from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
 from ..trace.state import state
 from . import registry
@@ -305,7 +305,8 @@ def _binary_operator(op: str, reflected: bool):
         rule = _fast_rules.get((op, cls, kind), False)
         if rule is False:
             rule = _fast_rule(op, cls, kind)
-        if rule is None or self._ad is not None or (kind is cls and other._ad is not None):
+        if rule is None or self._ad is not None or (kind is cls and other._ad is not None) \
+                or (kind is int and not _int_fits(cls._vt, other)):
             return apply(op, other, self) if reflected else apply(op, self, other)
         a = self._node
         b = other._node if kind is cls else _literal_node(cls._vt, other)
@@ -413,6 +414,14 @@ _FLOAT_ONLY = frozenset({"truediv", "sqrt", "rsqrt", "rcp", "sin", "cos", "tan",
                          "exp", "exp2", "log", "log2", "sinh", "cosh", "tanh", "erf", "atan2", "cbrt", "copysign"})
 
 
+def _int_fits(vt: VarType, v) -> bool:
+    """Whether Python int ``v`` is representable in ``vt``'s bits (as signed or unsigned)."""
+    if not vt.is_integral or vt is Bool:
+        return True
+    bits = vt.bits
+    return -(1 << (bits - 1)) <= v < (1 << bits)
+
+
 def scalar_type_of(v, like: VarType) -> VarType:
     """Type a Python scalar takes when combined with an array of type ``like``."""
     if isinstance(v, (bool, np.bool_)):
@@ -447,7 +456,8 @@ def apply(op: str, *operands):
         vt = cls._vt
         if rule is not None and all((type(o) is cls and o._ad is None)
                                     or (type(o) is float and vt.is_float)
-                                    or (type(o) is int and vt is not Bool) for o in operands):
+                                    or (type(o) is int and vt is not Bool and _int_fits(vt, o))
+                                    for o in operands):
             node = ops.make(rule[0], rule[1]._vt, tuple(o._node if type(o) is cls else _literal_node(vt, o)
                                                          for o in operands))
             out = rule[1].__new__(rule[1])
@@ -489,6 +499,13 @@ def apply(op: str, *operands):
                 vt = scalar_type_of(o, None)
             elif isinstance(o, (float, np.floating)) and not vt.is_float and op not in _BITWISE | _SHIFTS:
                 vt = Float32 if vt.rank < Float32.rank else vt
+            if isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)) \
+                    and vt.is_integral and vt is not Bool and not _int_fits(vt, o):
+                # Dr.Jit: a Python int beyond 32 bits is an Int64 (UInt64 beyond that), not wrapped.
+                big = Int64 if -2**63 <= int(o) < 2**63 else UInt64
+                if not -2**63 <= int(o) < 2**64:
+                    raise OverflowError(f"frostjit.{op}(): Python int {o} does not fit in 64 bits")
+                vt = promote(vt, big)
             cast_operands.append(o)
             continue
         if hasattr(o, "__symbolic_size__"):

@@ -103,6 +103,13 @@ class VectorBase:
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
+    def __dlpack__(self, *args, **kwargs):
+        """DLPack export of the ``(n, width)`` array (a copy: components live in separate buffers)."""
+        return self.numpy().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0)  # kDLCPU
+
     def __repr__(self) -> str:
         a = self.numpy().T
         from .flat import format_values

@@ -95,6 +95,11 @@ def gather(dtype, source, index, active=True):
     index : UInt32/Int32/... array or int
     active : Bool array or bool
     """
+    if isinstance(dtype, type) and issubclass(dtype, VectorBase) and isinstance(source, VectorBase):
+        # Dr.Jit: a static vector source gathers component by component.
+        if len(source) != dtype._n:
+            raise TypeError(f"gather(): cannot gather {dtype.__name__} from {type(source).__name__}")
+        return dtype._from_components([gather(dtype._elem, c, index, active) for c in source])
     if isinstance(dtype, type) and issubclass(dtype, VectorBase):
         n = dtype._n
         comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
@@ -150,6 +155,14 @@ def builtins_sum(it):
 
 
 def _scatter(who: str, reduce_op, target, value, index, active) -> None:
+    if isinstance(target, VectorBase):
+        # Dr.Jit: a static vector target is written component by component.
+        if isinstance(value, VectorBase) and len(value) != len(target):
+            raise TypeError(f"{who}(): cannot scatter {type(value).__name__} into {type(target).__name__}")
+        for k in range(len(target)):
+            _scatter(who, reduce_op, target[k], value[k] if isinstance(value, VectorBase) else value,
+                     index, active)
+        return
     if not isinstance(target, ArrayBase):
         raise TypeError(f"{who}(): 'target' must be a 1-D frostjit array, got {type(target).__name__}")
     if isinstance(value, VectorBase):

@@ -97,7 +97,9 @@ def dot(a, b):
 
 def _mask_reduce(op, x, name):
     if isinstance(x, VectorBase):
-        x = _combine_components(op, x)
+        if x._elem._vt is not Bool:
+            raise TypeError(f"frostjit.{name}(): expects a Bool array, got {type(x).__name__}")
+        return _combine_components(op, x)     # per lane, like sum(Array3f) (Dr.Jit: axis 0)
     if isinstance(x, (bool,)):
         return x
     if not (isinstance(x, ArrayBase) and x._vt is Bool):
@@ -122,14 +124,16 @@ def none(value, axis=None):
 
 
 def count(value, axis=None):
-    """Number of true elements of a Bool array (size-1 ``UInt32``)."""
+    """Number of true elements of a Bool array (size-1 ``UInt32``); per lane for a static vector."""
     if isinstance(value, VectorBase):
         from ..array.registry import flat_type
+        if value._elem._vt is not Bool:
+            raise TypeError(f"count(): expects a Bool array, got {type(value).__name__}")
         acc = None
         for c in value:
             u = flat_type(c._backend, UInt32)(c)
             acc = u if acc is None else acc + u
-        return sum(acc)
+        return acc
     if not (isinstance(value, ArrayBase) and value._vt is Bool):
         raise TypeError(f"count(): expects a Bool array, got {type(value).__name__}")
     from ..array.registry import flat_type

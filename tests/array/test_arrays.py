@@ -203,3 +203,21 @@ def test_math_helpers():
     np.testing.assert_allclose(fj.rsqrt(Float([4.0])).numpy(), [0.5])
     np.testing.assert_allclose(fj.rcp(Float([4.0])).numpy(), [0.25])
     np.testing.assert_array_equal(fj.floor(Int32([3])).numpy(), [3])
+
+
+def test_python_int_beyond_32_bits_promotes_instead_of_wrapping():
+    # Dr.Jit types a Python int outside the 32-bit range as Int64; wrapping it silently is wrong.
+    r = Int32([1, -1]) + 2**40
+    assert type(r) is Int64 and r.numpy().tolist() == [2**40 + 1, 2**40 - 1]
+    r = 2**40 * UInt32([3])
+    assert type(r) is Int64 and r.numpy().tolist() == [3 * 2**40]
+    assert type(fj.minimum(Int32([1]), 2**40)) is Int64
+    # values that fit the array's bits (signed or unsigned) keep its type, as before
+    assert type(UInt32([1]) * 0x9E3779B9) is UInt32 and (UInt32([1]) + -1).numpy().tolist() == [0]
+    assert type(Int32([1]) & 0xFFFFFFFF) is Int32
+
+
+def test_static_vector_dlpack_is_n_by_width():
+    v = Array3f([1, 2], [3, 4], [5, 6])
+    np.testing.assert_array_equal(np.from_dlpack(v), v.numpy())
+    assert np.from_dlpack(v).shape == (3, 2)

@@ -176,3 +176,24 @@ def test_parallel_mixed_scatter_and_scatter_add_into_one_target():
     fj.scatter_add(t, 1, lanes % 4)          # indices 0..3 get n/4 each
     fj.scatter(t, 7, fj.full(UInt32, 6, n))    # a plain scatter of the same size: the same kernel
     np.testing.assert_array_equal(t.numpy(), [n // 4] * 4 + [0, 0, 7, 0])
+
+
+def test_mask_reductions_of_static_vectors_combine_components_per_lane():
+    # like sum(Array3f) (a Float of the same width), as Dr.Jit's default axis=0 does
+    from frostjit.llvm import Array3b
+    v = Array3b([True, False, True], [True, True, False], [False, False, False])
+    assert fj.all(v).numpy().tolist() == [False, False, False]
+    assert fj.any(v).numpy().tolist() == [True, True, True]
+    assert fj.none(v).numpy().tolist() == [False, False, False]
+    assert fj.count(v).numpy().tolist() == [2, 1, 1]
+    assert fj.all(Array3b(True, True, True)).numpy().tolist() == [True]
+
+
+def test_gather_and_scatter_with_static_vector_source_and_target():
+    src = Array3f([1, 2], [3, 4], [5, 6])
+    g = fj.gather(Array3f, src, UInt32([1, 0, 7]))
+    np.testing.assert_array_equal(g.numpy(), [[2, 1, 0], [4, 3, 0], [6, 5, 0]])
+    t = fj.zeros(Array3f, 3)
+    fj.scatter(t, Array3f(1, 2, 3), UInt32([2]))
+    fj.scatter_add(t, 1.0, UInt32([0, 0]))
+    np.testing.assert_array_equal(t.numpy(), [[2, 0, 1], [2, 0, 2], [2, 0, 3]])
