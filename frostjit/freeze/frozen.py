@@ -16,6 +16,7 @@ import os
 import threading
 import types
 import warnings
+import weakref
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
@@ -32,6 +33,19 @@ log = logging.getLogger("frostjit")
 
 # One recording at a time per process (the recorder hook is global); reentrant for nesting.
 _RECORD_LOCK = threading.RLock()
+
+# Every frozen function, so that ``fj.flush_kernel_cache()`` can drop their recordings.
+_INSTANCES: "weakref.WeakSet[FrozenFunction]" = weakref.WeakSet()
+
+
+def drop_all_recordings() -> None:
+    """Drop the recordings of every frozen function (counters kept): the next calls trace again.
+
+    Called by ``fj.flush_kernel_cache()`` (as in Dr.Jit, where flushing the kernel cache forces
+    frozen functions to re-trace).
+    """
+    for ff in list(_INSTANCES):
+        ff._drop_all()
 
 
 class FreezeWarning(UserWarning):
@@ -162,6 +176,7 @@ class FrozenFunction:
         self._binders: dict = {}      # key -> generated binder (None: the structure has no binder)
         self._bound = None            # (binder, recording list, key) of the key replayed last
         self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
+        _INSTANCES.add(self)
 
     # -- public API --------------------------------------------------------------------
     @property
@@ -177,15 +192,19 @@ class FrozenFunction:
     def clear(self) -> None:
         """Drop every recording and reset both counters."""
         with self._lock:
+            self._drop_all()
+            self._n_recordings = 0
+            self._prev_paths = None
+            self._opaque_mask = set()
+
+    def _drop_all(self) -> None:
+        with self._lock:
             for lst in self._cache.values():
                 for r in lst:
                     r.close()
             self._cache.clear()
             self._binders.clear()
             self._bound = None
-            self._n_recordings = 0
-            self._prev_paths = None
-            self._opaque_mask = set()
 
     def __get__(self, obj, objtype=None):
         if obj is None:
