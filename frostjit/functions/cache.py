@@ -5,10 +5,13 @@ from __future__ import annotations
 def flush_kernel_cache() -> None:
     """Forget every compiled kernel held in memory.
 
-    Later launches find their kernels in the disk cache (or compile them).
+    Later launches find their kernels in the disk cache (or compile them).  As in Dr.Jit, frozen
+    functions drop their recordings (their next calls trace again).
     """
     from ..backend import current_backend
+    from ..freeze.frozen import drop_all_recordings
     current_backend().compiler.flush()
+    drop_all_recordings()
 
 
 def sync_thread() -> None:
