@@ -90,13 +90,18 @@ class VectorBase:
 
     @property
     def shape(self) -> tuple:
-        return (self._n, max((len(c) for c in self._c), default=0))
+        sizes = {len(c) for c in self._c}
+        return (self._n, min(sizes) if 0 in sizes else max(sizes, default=0))
 
     def numpy(self) -> np.ndarray:
         """Evaluate and return a NumPy array of shape ``(n, width)``."""
         from ..schedule.evaluate import evaluate
         evaluate([c._node for c in self._c])
-        width = max(len(c) for c in self._c)
+        sizes = {len(c) for c in self._c} - {1}
+        if len(sizes) > 1:
+            raise ValueError(f"{type(self).__name__}.numpy(): the components have incompatible sizes "
+                             f"({', '.join(str(len(c)) for c in self._c)})")
+        width = sizes.pop() if sizes else 1     # size-1 components broadcast (also to 0)
         return np.stack([np.broadcast_to(c.numpy(), (width,)) for c in self._c])
 
     def __array__(self, dtype=None, copy=None):
@@ -145,6 +150,8 @@ class VectorBase:
     def __rxor__(self, o): return apply_vector("xor", o, self)
     def __lshift__(self, o): return apply_vector("shl", self, o)
     def __rshift__(self, o): return apply_vector("shr", self, o)
+    def __rlshift__(self, o): return apply_vector("shl", o, self)
+    def __rrshift__(self, o): return apply_vector("shr", o, self)
     def __eq__(self, o): return apply_vector("eq", self, o)
     def __ne__(self, o): return apply_vector("ne", self, o)
     def __lt__(self, o): return apply_vector("lt", self, o)

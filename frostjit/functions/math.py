@@ -214,7 +214,7 @@ def sign(x):
     """
     if not _jit(x):
         return float(np.sign(x)) if isinstance(x, float) else int(np.sign(x))
-    return select(x > 0, 1, select(x < 0, -1, x * 0 if not _integral(x) else 0))
+    return select(x > 0, 1, select(x < 0, -1, x * 0 + 0 if not _integral(x) else 0))
 
 
 def fma(a, b, c):

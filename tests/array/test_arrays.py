@@ -221,3 +221,16 @@ def test_static_vector_dlpack_is_n_by_width():
     v = Array3f([1, 2], [3, 4], [5, 6])
     np.testing.assert_array_equal(np.from_dlpack(v), v.numpy())
     assert np.from_dlpack(v).shape == (3, 2)
+
+
+def test_static_vector_reflected_shifts():
+    np.testing.assert_array_equal((1 << Array3u(1, 2, 3)).numpy().ravel(), [2, 4, 8])
+    np.testing.assert_array_equal((64 >> Array3u(1, 2, 3)).numpy().ravel(), [32, 16, 8])
+
+
+def test_static_vector_numpy_with_ragged_or_empty_components():
+    with pytest.raises(ValueError, match=r"2, 3"):
+        Array3f(Float([1, 2]), Float([1, 2, 3]), 0).numpy()
+    v = Array3f(Float(), 1, 2)          # size-1 components broadcast to the size-0 one
+    assert v.shape == (3, 0) and v.numpy().shape == (3, 0)
+    np.testing.assert_array_equal(Array3f(Float([1, 2]), 1, 0).numpy(), [[1, 2], [1, 1], [0, 0]])

@@ -112,3 +112,9 @@ def test_transcendentals_are_vectorized_not_libm_calls():
     for libm in ("@sinf", "@expf", "@logf", "@llvm.sin.", "@llvm.exp.", "@llvm.log."):
         assert libm not in ir
     assert "x float>" in ir
+
+
+@pytest.mark.parametrize("T,dt", [(Float, np.float32), (Float64, np.float64)])
+def test_sign_matches_numpy_bit_for_bit_including_negative_zero(T, dt):
+    a = np.array([-0.0, 0.0, np.nan, -np.nan, -3, 2, -np.inf, np.inf], dt)
+    np.testing.assert_array_equal(fj.sign(T(a)).numpy().view(np.uint8), np.sign(a).view(np.uint8))
