@@ -620,7 +620,9 @@ class FrozenFunction:
         # The caller of this first call sees the same structure a replay builds.
         if type(recd) is _Fallback and recd.reason in _ad.REASONS:
             return recd, out        # keep the AD graph of this (plain) call's results
-        memo = {}
+        # An output shared with a write-back (described there first) is the object the plain
+        # call stored into the input; shares inside the outputs are rebuilt (as a replay does).
+        memo = dict(d.shared_objs)
         result = build(out_desc, flat, real_nodes, sym_values, memo)
         return recd, result
 
@@ -677,6 +679,7 @@ class _Describer:
         self.sym_outputs = []
         self.counts = collections.Counter()
         self.shared = {}
+        self.shared_objs = {}     # share index -> the object described (for the recorded call)
 
     def count(self, v, _seen=None) -> None:
         if _seen is None:
@@ -730,6 +733,7 @@ class _Describer:
         d = self._describe(v)
         if self.counts.get(id(v), 0) > 1 and d[0] not in ("leaf", "obj", "py", "sym"):
             i = self.shared[id(v)] = len(self.shared)
+            self.shared_objs[i] = v
             return ("share", i, d)
         return d
 
