@@ -21,7 +21,7 @@ from __future__ import annotations
 import operator
 
 from ..trace.state import state
-from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names
+from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names, value_token, Ident
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 
@@ -311,6 +311,12 @@ class _Gen:
     def obj(self, o, var) -> None:
         if not self.container(o, var):
             return
+        # plain objects are Python values (layout.value_token): by == when they define it, else identity
+        c = self.const(o)
+        if isinstance(value_token(o), Ident):
+            self.fail_if(f"{var} is not {c}")
+        else:
+            self.fail_if(f"{var} is not {c} and not ({var} == {c})")
         d = getattr(o, "__dict__", None)
         if d is not None:
             dv = self.var("d")

@@ -54,6 +54,18 @@ class Ident:
         return f"<{type(self.obj).__name__} object at {id(self.obj):#x}>"
 
 
+def value_token(o):
+    """``o`` itself when it compares by value (hashable, with its own ``__eq__``), else its
+    identity: a plain object is a Python value, by hash and ``==``, by identity when unhashable."""
+    if type(o).__eq__ is not object.__eq__:
+        try:
+            hash(o)
+            return o
+        except TypeError:
+            pass
+    return Ident(o)
+
+
 class Flat:
     """The result of walking one call's inputs (see module docstring)."""
 
@@ -262,7 +274,10 @@ class Walker:
         slots = _slot_names(type(o))
         if slots:
             names = names + tuple(n for n in slots if hasattr(o, n))
-        if self._container(o, path, (type(o), names)):
+        # A plain object is a Python value compared by identity (the seed: "changes of
+        # non-PyTree Python objects, as detected by mismatching id()"), *and* its attributes
+        # are walked, so a changed attribute of the same object is a key change too.
+        if self._container(o, path, (type(o), names, value_token(o))):
             for n in names:
                 v = d[n] if d is not None and n in d else getattr(o, n)
                 self.walk(v, f"{path}.{n}" if self.P else None)

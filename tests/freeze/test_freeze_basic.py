@@ -296,8 +296,43 @@ def test_method():
 
     m1, m2 = Model(F(2, 2)), Model(F(3, 3))
     assert same(m1.apply(F(1, 2)), F(2, 4))
-    assert same(m2.apply(F(1, 2)), F(3, 6))
+    assert same(m1.apply(F(5, 6)), F(10, 12))
     assert Model.apply.n_recordings == 1
+    # another instance is another Python value (keyed by identity, as Dr.Jit keys by id())
+    assert same(m2.apply(F(1, 2)), F(3, 6))
+    assert same(m2.apply(F(2, 2)), F(6, 6))
+    assert Model.apply.n_recordings == 2
+    assert same(m1.apply(F(1, 1)), F(2, 2))
+    assert Model.apply.n_recordings == 2
+
+
+def test_plain_objects_are_python_values():
+    class Unhashable:
+        __hash__ = None
+
+        def __eq__(self, other):
+            return isinstance(other, Unhashable)
+
+    class Point:
+        def __init__(self, v):
+            self.v = v
+
+        def __eq__(self, other):
+            return isinstance(other, Point) and other.v == self.v
+
+        def __hash__(self):
+            return hash(self.v)
+
+    f = fj.freeze(lambda x, o: x + 1)
+    for _ in range(3):
+        f(F(1, 2), Unhashable())           # unhashable: by identity (3 traces)
+    assert f.n_recordings == 3
+    g = fj.freeze(lambda x, p: x * p.v)
+    assert same(g(F(1, 2), Point(2.0)), F(2, 4))
+    assert same(g(F(1, 2), Point(2.0)), F(2, 4))   # equal value: replayed
+    assert g.n_recordings == 1
+    assert same(g(F(1, 2), Point(3.0)), F(3, 6))   # another value: traced
+    assert g.n_recordings == 2
 
 
 def test_state_fn():

@@ -45,6 +45,14 @@ class Slots:
 
 
 G = F(1, 2, 3)
+_OBJ = Obj(ramp(6), 3)
+_SLOTS = Slots(ramp(6))
+
+
+def _with(o, **attrs):
+    for k, v in attrs.items():
+        setattr(o, k, v)
+    return o
 
 
 def _evaluated(x):
@@ -60,8 +68,9 @@ def _cases():
         ("tuple of 12 size 1", lambda xs: xs[0] + xs[11], lambda i: ((tuple(F(i + k) for k in range(12)),), {})),
         ("dict", lambda d: d["a"] - d["b"], lambda i: (({"a": ramp(5, i), "b": ramp(5)},), {})),
         ("dataclass", lambda p: p.a * p.scale + p.b, lambda i: ((Params(ramp(4, i), ramp(4)),), {})),
-        ("object", lambda o: o.x * o.n, lambda i: ((Obj(ramp(6, i), 3),), {})),
-        ("slots", lambda o: o.x + 1, lambda i: ((Slots(ramp(6, i)),), {})),
+        # plain objects are keyed by identity: one object whose array attribute changes
+        ("object", lambda o: o.x * o.n, lambda i: ((_with(_OBJ, x=ramp(6, i)),), {})),
+        ("slots", lambda o: o.x + 1, lambda i: ((_with(_SLOTS, x=ramp(6, i)),), {})),
         ("vector", lambda v: v.x + v.z, lambda i: ((Array3f(ramp(3, i), ramp(3), ramp(3, 2)),), {})),
         ("kwargs", lambda x, *, k: x + k, lambda i: ((ramp(4, i),), {"k": ramp(4)})),
         ("python values", lambda x, s, t: x * s if t == "mul" else x, lambda i: ((ramp(4, i), 3.0, "mul"), {})),

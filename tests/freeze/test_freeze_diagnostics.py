@@ -87,7 +87,9 @@ def test_attribute_names_are_not_globals():
         def __init__(self, v):
             self.x = v
     f = fj.freeze(lambda p: p.x + 1)
-    f(P(ramp(3)))
+    p = P(ramp(3))
+    f(p)
     x = ramp(9)
-    f(P(ramp(3)))
+    p.x = ramp(3)
+    f(p)
     assert f.n_recordings == 1
