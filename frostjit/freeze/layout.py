@@ -17,8 +17,9 @@ function names, ``state_fn``'s result) produces:
 With ``paths=True`` the walk also records the path of every token in Dr.Jit's notation
 (``args[1]``, ``kwargs["scene"].camera``), for the re-trace diagnostics.
 
-Objects are walked through their ``__dict__``/``__slots__`` (so a changed plain attribute of
-``self`` is a key change); a class with ``__fj_opaque__ = True`` is keyed by identity and never
+Other objects are Python values (keyed by ``hash``/``==`` when their class defines ``__eq__``,
+else by identity) whose ``__dict__``/``__slots__`` are walked too (so a changed plain attribute
+of ``self`` is a key change); a class with ``__fj_opaque__ = True`` is keyed by identity and never
 walked (frozen functions themselves are); classes may instead define the traversal protocol
 ``__fj_traverse__(self) -> dict`` (state to walk), ``__fj_assign__(self, dict)`` (write-back)
 and ``__fj_construct__(cls, dict)`` (construction as an output).
