@@ -24,7 +24,7 @@ from ..schedule import memops
 from ..trace import ops
 from ..trace.dtypes import Bool
 from ..trace.node import Node
-from ..trace.state import state, JitFlag
+from ..trace.state import state, DEBUG
 
 
 class ReduceOp(enum.Enum):
@@ -116,7 +116,7 @@ def gather(dtype, source, index, active=True):
     idx = _index_node(index, source._backend, "gather")
     act = _active_node(active, "gather")
     _check_index_width("gather", idx, src.size)
-    if state.flags & JitFlag.Debug:
+    if state.flags & DEBUG:
         _check_bounds("gather", idx, act, src.size)
     node = ops.make("gather", dtype._vt, (idx, act), extra=src)
     ad = dtype._is_ad or source._is_ad
@@ -185,7 +185,7 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
     act = _active_node(active, who)
     tnode = _prepare_target(target)
     _check_index_width(who, idx, tnode.size)
-    if state.flags & JitFlag.Debug:
+    if state.flags & DEBUG:
         _check_bounds(who, idx, act, tnode.size)
     ops.broadcast_size(who, (vnode, idx, act))
     eff = ops.make("scatter", vt, (vnode, idx, act), extra=(tnode, reduce_op))

@@ -12,7 +12,8 @@ import enum
 import logging
 import time
 
-from ..trace.state import state, JitFlag
+from ..trace.state import state, KERNEL_HISTORY, JitBackend
+from ..backend import current_backend, _backends
 from .kernel import build_kernel, OUT
 
 log = logging.getLogger("frostjit")
@@ -54,7 +55,6 @@ def _plan(pending: list, effects: list) -> list:
 
 def evaluate(nodes) -> None:
     """Evaluate the pending nodes among ``nodes`` and every pending side effect."""
-    from ..backend import current_backend
     with state.lock:
         seen = set()
         pending = []
@@ -66,13 +66,17 @@ def evaluate(nodes) -> None:
         if not pending and not effects:
             return
         state.side_effects = []
-        backend = current_backend()
+        backend = _backends.get(JitBackend.LLVM) or current_backend()
         try:
-            for size, outputs, effs in _plan(pending, effects):
-                run_group(backend, size, outputs, effs)
+            if not effects and len(pending) == 1:
+                run_group(backend, pending[0].size, pending, effects)
+            else:
+                for size, outputs, effs in _plan(pending, effects):
+                    run_group(backend, size, outputs, effs)
         finally:
             # Scatters queued meanwhile (by another thread) keep their targets dirty.
-            state.dirty = {e.extra[0] for e in state.side_effects}
+            if state.dirty or state.side_effects:
+                state.dirty = {e.extra[0] for e in state.side_effects}
 
 
 def run_group(backend, size: int, outputs: list, effects: list) -> None:
@@ -88,7 +92,7 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
     rec = state.recorder
     if rec is not None:
         rec.on_launch(kernel, spec, size, buffers, effects)
-    history = state.flags & JitFlag.KernelHistory
+    history = state.flags & KERNEL_HISTORY
     t0 = time.perf_counter() if history else 0.0
     if size > 0:
         backend.launch(kernel, size, spec, buffers)
@@ -112,7 +116,7 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
 
 def record_operation(entry: dict) -> None:
     """Add a non-kernel operation (reduction, prefix sum, ...) to the kernel history."""
-    if state.flags & JitFlag.KernelHistory:
+    if state.flags & KERNEL_HISTORY:
         try:
             entry["type"] = KernelType(entry["type"])
         except ValueError:

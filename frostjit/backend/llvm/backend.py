@@ -39,10 +39,10 @@ class LLVMBackend(Backend):
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
-        return HostBuffer(pool.acquire(vt.np_dtype, size))
+        return HostBuffer.allocate(vt.np_dtype, size)
 
     def from_numpy(self, array):
-        buf = HostBuffer(pool.acquire(array.dtype, array.shape[0]))
+        buf = HostBuffer.allocate(array.dtype, array.shape[0])
         np.copyto(buf.array, array, casting="no")
         return buf
 

@@ -1,10 +1,12 @@
 """Host memory for the LLVM backend: buffers and a caching allocator.
 
 A :class:`HostBuffer` owns a NumPy array.  When the last node using it goes
-away, large arrays go back to a pool keyed by byte size instead of to the
+away, the array goes back to a pool keyed by byte size instead of to the
 operating system: a loop that evaluates a step per iteration then reuses the
-same few buffers, with no page faults and a flat memory profile.  An array is
-only recycled when nothing else (a DLPack capsule, a view) still refers to it.
+same few buffers, with no page faults and a flat memory profile.  The pool also
+remembers each array's address (asking NumPy for it costs ~1 us, a noticeable
+part of a small launch).  An array is only recycled when nothing else (a DLPack
+capsule, a view) still refers to it.
 """
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ import threading
 
 import numpy as np
 
-POOL_MIN_BYTES = 1 << 16          # smaller arrays are cheap to allocate
 POOL_MAX_BYTES = 1 << 30          # never hoard more than this
+POOL_MAX_PER_SIZE = 256           # nor more than this many arrays of one size
 
 
 class BufferPool:
@@ -25,23 +27,26 @@ class BufferPool:
         self.bytes = 0
         self.lock = threading.Lock()
 
-    def acquire(self, dtype: np.dtype, size: int) -> np.ndarray:
-        nbytes = size * dtype.itemsize
-        if nbytes >= POOL_MIN_BYTES:
-            with self.lock:
-                lst = self.free.get(nbytes)
-                if lst:
-                    raw = lst.pop()
-                    self.bytes -= nbytes
-                    return raw.view(dtype)
-            return np.empty(nbytes, np.uint8).view(dtype)
-        return np.empty(size, dtype)
+    def acquire_raw(self, nbytes: int):
+        """``(raw uint8 array, address)``: a pooled one of this size, or a new one."""
+        with self.lock:
+            lst = self.free.get(nbytes)
+            if lst:
+                self.bytes -= nbytes
+                return lst.pop()
+        raw = np.empty(nbytes, np.uint8)
+        return raw, raw.ctypes.data
 
-    def release(self, raw: np.ndarray) -> None:
+    def acquire(self, dtype: np.dtype, size: int) -> np.ndarray:
+        """A typed array of ``size`` elements backed by a pooled raw array."""
+        return self.acquire_raw(size * dtype.itemsize)[0].view(dtype)
+
+    def release(self, raw: np.ndarray, ptr: int) -> None:
         nbytes = raw.nbytes
         with self.lock:
-            if self.bytes + nbytes <= POOL_MAX_BYTES:
-                self.free.setdefault(nbytes, []).append(raw)
+            lst = self.free.setdefault(nbytes, [])
+            if self.bytes + nbytes <= POOL_MAX_BYTES and len(lst) < POOL_MAX_PER_SIZE:
+                lst.append((raw, ptr))
                 self.bytes += nbytes
 
     def trim(self) -> None:
@@ -59,17 +64,23 @@ class HostBuffer:
 
     __slots__ = ("array", "ptr", "__weakref__")
 
-    def __init__(self, array: np.ndarray):
+    def __init__(self, array: np.ndarray, ptr: int | None = None):
         self.array = array
-        self.ptr = array.ctypes.data
+        self.ptr = array.ctypes.data if ptr is None else ptr
+
+    @classmethod
+    def allocate(cls, dtype: np.dtype, size: int) -> "HostBuffer":
+        """A buffer of ``size`` elements from the pool (address known without asking NumPy)."""
+        raw, ptr = pool.acquire_raw(size * dtype.itemsize)
+        return cls(raw.view(dtype), ptr)
 
     def __del__(self):
         a = self.array
         # Two references: the attribute and getrefcount's argument. A third means a view or DLPack capsule.
-        if a.base is not None and a.nbytes >= POOL_MIN_BYTES and sys.getrefcount(a) <= 3:
+        if a.base is not None and sys.getrefcount(a) <= 3:
             raw = a.base
             if type(raw) is np.ndarray and raw.base is None and sys.getrefcount(raw) <= 3:
-                pool.release(raw)
+                pool.release(raw, self.ptr)
 
     def __len__(self) -> int:
         return self.array.shape[0]
