@@ -33,6 +33,7 @@ import numpy as np
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..backend.llvm.memory import HostBuffer, pool
+from ..backend.llvm.reduction import REDUCE_UFUNC, reduce_identity
 from ..schedule.kernel import OUT
 from ..trace.node import Node
 from ..trace.ops import normalize_literal
@@ -211,7 +212,7 @@ class Recording:
                 ns[f"V{i}"] = vt
                 ns[f"D{out}"] = vt.np_dtype
                 if n.is_const and n.value > 0 and rop in ("add", "mul", "min", "max"):
-                    ns[f"UF{i}"] = _UFUNC[rop]      # what _reduce does, inline
+                    ns[f"UF{i}"] = REDUCE_UFUNC[rop]      # what _reduce does, inline
                     L.append(f"{I}b{out} = alloc(D{out}, 1); "
                              f"b{out}.array[0] = UF{i}.reduce(b{src}.array[:{n.value}], dtype=D{out})")
                 else:
@@ -480,27 +481,15 @@ def _slab_allocator():
     return salloc, allocn, reserve
 
 
-_IDENTITY = {
-    "add": lambda dt: 0,
-    "mul": lambda dt: 1,
-    "min": lambda dt: np.inf if dt.kind == "f" else (True if dt.kind == "b" else np.iinfo(dt).max),
-    "max": lambda dt: -np.inf if dt.kind == "f" else (False if dt.kind == "b" else np.iinfo(dt).min),
-    "and": lambda dt: True,
-    "or": lambda dt: False,
-}
-_UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
-          "and": np.logical_and, "or": np.logical_or}
-
-
 def _reduce(alloc, op, dt, src, n):
     """The LLVM backend's ``reduce`` into a slab piece (no NumPy upload)."""
     a = src.array[:n]
     if n == 0:
-        value = np.array([_IDENTITY[op](dt)]).astype(dt)[0]
+        value = np.array([reduce_identity(op, dt)]).astype(dt)[0]
     elif op in ("and", "or"):
-        value = _UFUNC[op].reduce(a)
+        value = REDUCE_UFUNC[op].reduce(a)
     else:
-        value = _UFUNC[op].reduce(a, dtype=dt)
+        value = REDUCE_UFUNC[op].reduce(a, dtype=dt)
     out = alloc(dt, 1)
     out.array[0] = value
     return out

@@ -9,23 +9,12 @@ from ...trace.dtypes import Float32, Float64, UInt32, Bool
 from ..base import Backend
 from .compiler import Compiler
 from .memory import HostBuffer, pool
+from .reduction import REDUCE_UFUNC, reduce_identity
 from .threads import ThreadPool
 
 # Launch on several threads only when there is enough work to amortize the hand-off.
 PARALLEL_MIN_SIZE = 1 << 13
 PARALLEL_MIN_WORK = 1 << 17
-
-_IDENTITY = {
-    "add": lambda dt: 0,
-    "mul": lambda dt: 1,
-    "min": lambda dt: np.inf if dt.kind == "f" else (True if dt.kind == "b" else np.iinfo(dt).max),
-    "max": lambda dt: -np.inf if dt.kind == "f" else (False if dt.kind == "b" else np.iinfo(dt).min),
-    "and": lambda dt: True,
-    "or": lambda dt: False,
-}
-_UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
-          "and": np.logical_and, "or": np.logical_or}
-
 
 class LLVMBackend(Backend):
     """CPU backend: kernels compiled by LLVM, run on all cores."""
@@ -72,11 +61,11 @@ class LLVMBackend(Backend):
         a = buffer.array[:size]
         dt = a.dtype
         if size == 0:
-            value = np.array([_IDENTITY[op](dt)]).astype(dt)
+            value = np.array([reduce_identity(op, dt)]).astype(dt)
         elif op in ("and", "or"):
-            value = np.array([_UFUNC[op].reduce(a)], dtype=dt)
+            value = np.array([REDUCE_UFUNC[op].reduce(a)], dtype=dt)
         else:
-            value = np.array([_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
+            value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
         return self.from_numpy(value)
 
     def prefix_sum(self, vt, buffer, size, exclusive):

@@ -13,6 +13,8 @@ import itertools
 import os
 
 import numpy as np
+
+from .reduction import REDUCE_UFUNC, reduce_identity
 import queue
 import threading
 
@@ -57,7 +59,7 @@ class ThreadPool:
         """Run ``fn(start, end, args, shared)`` over ``[0, size)``, split across threads if ``parallel``.
 
         ``private`` lists the kernel's scatter-reduction targets that may be privatized,
-        as ``(param index, ufunc, dtype, all_reductions)`` (see :func:`private_targets`).
+        as ``(param index, operation, dtype, all_reductions)`` (see :func:`private_targets`).
         """
         n = self.n_threads
         if not parallel or n == 1:
@@ -98,16 +100,15 @@ def _privatize(args, size: int, n_workers: int, private):
     if not chosen:
         return [args] * (n_workers + 1), [], 1
     import ctypes
-    import numpy as np
     argsets = [args]
     copies = []
     for _ in range(n_workers):
         mine = (ctypes.c_int64 * len(args))()
         ctypes.memmove(mine, args, ctypes.sizeof(mine))
-        for p, ufunc, dtype, _all in chosen:
+        for p, op, dtype, _all in chosen:
+            ufunc = REDUCE_UFUNC[op]
             count = args[2 * p + 1]
-            copy = np.full(count, ufunc.identity if ufunc.identity is not None else _REDUCE_START[ufunc.__name__](dtype),
-                           dtype=dtype)
+            copy = np.full(count, reduce_identity(op, dtype), dtype=dtype)
             mine[2 * p] = copy.ctypes.data
             target = np.ctypeslib.as_array((np.ctypeslib.as_ctypes_type(dtype) * count).from_address(args[2 * p]))
             copies.append((target, ufunc, copy))
@@ -116,11 +117,6 @@ def _privatize(args, size: int, n_workers: int, private):
     return argsets, copies, 0 if every else 1
 
 
-# Identity of min/max reductions (NumPy's ufuncs have none).
-_REDUCE_START = {
-    "minimum": lambda dt: np.inf if np.dtype(dt).kind == "f" else np.iinfo(dt).max,
-    "maximum": lambda dt: -np.inf if np.dtype(dt).kind == "f" else np.iinfo(dt).min,
-}
 PRIVATE_RATIO = 4    # privatize a target at most a quarter of the launch size
 
 
@@ -129,10 +125,8 @@ def private_targets(spec) -> tuple:
 
     A target qualifies when every scatter into it in this kernel is a reduction with one
     operation (plain scatters into it would race with the copies' late combination).
-    Each entry is ``(param index, ufunc, dtype, True)``.
+    Each entry is ``(param index, operation name, dtype, all reductions privatizable)``.
     """
-    import numpy as np
-    ufuncs = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum}
     ops: dict = {}
     for ins in spec.instrs:
         if ins.op == "scatter":
@@ -141,7 +135,7 @@ def private_targets(spec) -> tuple:
     out = []
     for p, s in sorted(ops.items()):
         if len(s) == 1 and None not in s:
-            out.append((p, ufuncs[next(iter(s))], spec.params[p][1].np_dtype, True))
+            out.append((p, next(iter(s)), spec.params[p][1].np_dtype, True))
     if len(out) != sum(1 for s in ops.values() if s - {None}):    # some reduction stays shared
         out = [(p, u, d, False) for p, u, d, _ in out]
     return tuple(out)
