@@ -137,7 +137,7 @@ def _prepare_target(target: ArrayBase) -> Node:
     # pending scatters into this node (dirty set + each effect).  Anything more is a sharer.
     expected = 3
     if node in state.dirty:
-        expected += 1 + builtins_sum(1 for e in state.side_effects if e.extra[0] is node)
+        expected += 1 + sum(1 for e in state.side_effects if e.extra[0] is node)
     if sys.getrefcount(node) > expected:
         if node in state.dirty:
             from ..schedule.evaluate import evaluate
@@ -145,13 +145,6 @@ def _prepare_target(target: ArrayBase) -> Node:
         node = memops.copy(node)
         target._node = node
     return node
-
-
-def builtins_sum(it):
-    n = 0
-    for _ in it:
-        n += 1
-    return n
 
 
 def _scatter(who: str, reduce_op, target, value, index, active) -> None:
