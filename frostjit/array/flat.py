@@ -63,7 +63,8 @@ class ArrayBase:
         v = args[0]
         if isinstance(v, ArrayBase):
             if v._backend is not self._backend:
-                raise TypeError(f"{type(self).__name__}(): cannot convert an array of backend {v._backend} ")
+                raise TypeError(f"{type(self).__name__}(): cannot convert a {type(v).__name__} of backend "
+                                f"{v._backend} to backend {self._backend}")
             self._node = ops.cast(v._node, vt)
             if self._is_ad and v._ad is not None and vt.is_float:
                 state.ad_hook.on_op("cast", self, (v,))
