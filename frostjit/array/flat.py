@@ -454,17 +454,25 @@ def apply(op: str, *operands):
         rule = _fast_rules.get((op, cls, cls), False)
         if rule is False:
             rule = _fast_rule(op, cls, cls)
-        vt = cls._vt
-        if rule is not None and all((type(o) is cls and o._ad is None)
-                                    or (type(o) is float and vt.is_float)
-                                    or (type(o) is int and vt is not Bool and _int_fits(vt, o))
-                                    for o in operands):
-            node = ops.make(rule[0], rule[1]._vt, tuple(o._node if type(o) is cls else _literal_node(vt, o)
-                                                         for o in operands))
-            out = rule[1].__new__(rule[1])
-            out._node = node
-            out._ad = None
-            return out
+        if rule is not None:
+            vt = cls._vt
+            nodes = []
+            for o in operands:
+                t = type(o)
+                if t is cls:
+                    if o._ad is not None:
+                        break
+                    nodes.append(o._node)
+                elif (t is float and vt.is_float) or (t is int and vt is not Bool and _int_fits(vt, o)):
+                    nodes.append(_literal_node(vt, o))
+                else:
+                    break
+            else:
+                out_cls = rule[1]
+                out = out_cls.__new__(out_cls)
+                out._node = ops.make(rule[0], out_cls._vt, tuple(nodes))
+                out._ad = None
+                return out
     arrays = [o for o in operands if isinstance(o, ArrayBase)]
     if len(arrays) != len(operands):
         from .vector import VectorBase
