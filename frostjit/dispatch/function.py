@@ -178,6 +178,10 @@ class FunctionState:
         self.version = 0
         self.subscriptions: dict[int, Any] = {}
         self.traced_by_jax = False
+        #: ``jax_support.trace_mark()`` when the first decision since the last registration was
+        #: cached (``None``: none cached): a registration then asks whether jax may have traced
+        #: through a cached decision with static arguments since.
+        self.live_mark: int | None = None
         self.by_arity: dict[int, list[Candidate]] = {}
         self.targets: dict[int, Callable] = {}
         self.tracer_cache: dict[Any, Any] = {}
@@ -341,10 +345,11 @@ class FunctionState:
             self.pending.append(method)
             self.version += 1
             self.fn.version = self.version
+            mark, self.live_mark = self.live_mark, None
             self._invalidate()
             self._reshape()
             self._update_doc(self.fn)
-        self._notify_registration()
+        self._notify_registration(mark)
         return self.fn
 
     def dispatch(self, method: Callable | None = None, *, precedence: int = 0) -> Any:
@@ -366,9 +371,11 @@ class FunctionState:
 
         return decorate
 
-    def _notify_registration(self) -> None:
+    def _notify_registration(self, mark: int | None = None) -> None:
         if self.traced_by_jax:
             jax_support.on_registration(self)
+        elif mark is not None and "jax" in sys.modules:
+            jax_support.on_cached_registration(self, mark)
         for sub in list(self.subscriptions.values()):
             sub.callback(self.fn)
 
@@ -570,12 +577,16 @@ class FunctionState:
     def miss(self, args: tuple) -> Any:
         """Cache miss: resolve, store the decision unless a registration raced us, return it."""
         key = key_of(args)
-        traced = "jax" in sys.modules and jax_support.has_tracer(key_types(key))
-        if traced:
-            jax_support.note_traced(self)
-            entry = self.tracer_cache.get(key)
-            if entry is not None:
-                return entry
+        traced = False
+        if "jax" in sys.modules:
+            traced = jax_support.has_tracer(key_types(key))
+            if traced:
+                jax_support.note_traced(self)
+                entry = self.tracer_cache.get(key)
+                if entry is not None:
+                    return entry
+            elif jax_support.tracing():  # static arguments inside a jax trace
+                jax_support.note_traced(self)
         with self.lock:
             version, cache = self.version, self.live
             entry = self.entry_for(args)
@@ -584,6 +595,8 @@ class FunctionState:
                     if traced:
                         self.tracer_cache[key] = entry
                     else:
+                        if self.live_mark is None:
+                            self.live_mark = jax_support.trace_mark()
                         self.cache_put(cache, args, entry)
         return entry
 

@@ -7,7 +7,9 @@ Two levels, documented in docs/dispatch.md:
 * **Plain ``jax.jit``.** When a dispatched function ``F`` is called with a jax tracer
   argument outside a :func:`jit` wrapper's trace, ``F`` is marked as *traced by jax*. The next
   registration on ``F`` calls ``jax.clear_caches()`` (all of jax's compilation caches) and
-  clears the mark. Functions jax never traced through cost nothing.
+  clears the mark. A cache miss with static arguments while jax traces marks ``F`` too; a
+  cache hit during a trace is invisible, so a registration on ``F`` after it cached decisions
+  also clears jax's caches when jax reported a trace since (:func:`trace_mark`).
 * **:func:`jit`**, a thin wrapper around ``jax.jit``: while jax traces the wrapped function,
   every dispatched function it calls is recorded; a registration on any of them clears only
   that wrapper's cache (``jitted.clear_cache()``).
@@ -38,6 +40,69 @@ def has_tracer(types: Any) -> bool:
     if isinstance(types, type):
         types = (types,)
     return any(issubclass(T, tracer) for T in types)
+
+
+def tracing() -> bool:
+    """Whether jax is tracing right now (a ``jax.jit``/``grad``/``vmap`` trace is active).
+
+    Asked on cache misses whose arguments hold no tracer (static arguments), only when jax is
+    imported. Reads jax's current trace; ``False`` when jax's internals are not as expected.
+    """
+    core = sys.modules.get("jax._src.core")
+    ctx = getattr(core, "trace_ctx", None)
+    trace = getattr(ctx, "trace", None)
+    evaluating = getattr(core, "EvalTrace", None)
+    return trace is not None and evaluating is not None and not isinstance(trace, evaluating)
+
+
+#: Plain (non-:func:`jit`-wrapper) jax traces seen since the listener was installed, and
+#: whether it is installed (``_traces[1]``).
+_traces = [0, False]
+_TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
+
+
+def _on_event(event: str, *args: Any, **kw: Any) -> None:
+    if event == _TRACE_EVENT:
+        wrapped = getattr(_tls, "wrapper_traces", None)
+        name = kw.get("fun_name")
+        if wrapped and name in wrapped:  # the trace of a jit wrapper: tracked precisely
+            wrapped.remove(name)
+        else:
+            _traces[0] += 1
+
+
+def trace_mark() -> int:
+    """A mark to compare with later: the count of jax traces so far, or -1 when unknown.
+
+    Called when a function stores its first decision since its last registration (a cache
+    miss, so it costs the hot path nothing). When jax is imported, installs a listener on
+    jax's trace events (once), so a later registration can tell whether jax may have traced
+    through a cached decision (a cache *hit* during a trace is invisible otherwise).
+    """
+    if not _traces[1]:
+        jax = sys.modules.get("jax")
+        if jax is None:
+            return -1
+        try:
+            jax.monitoring.register_event_duration_secs_listener(_on_event)
+        except Exception:  # pragma: no cover - no monitoring API: always assume a trace
+            return -1
+        _traces[1] = True  # the decision is stored now: earlier traces cannot have used it
+    return _traces[0]
+
+
+def may_have_traced(mark: int) -> bool:
+    """Whether a plain jax trace may have happened since ``mark`` (from :func:`trace_mark`)."""
+    return mark < 0 or not _traces[1] or _traces[0] > mark
+
+
+def on_cached_registration(state: Any, mark: int) -> None:
+    """A registration on a function that held cached decisions since ``mark``, never seen
+    traced: a jax trace may still have hit those decisions (static arguments), so clear
+    jax's caches when one may have happened since they were stored."""
+    jax = sys.modules.get("jax")
+    if jax is not None and may_have_traced(mark):
+        jax.clear_caches()
 
 
 def note_traced(state: Any) -> None:
@@ -107,9 +172,15 @@ def jit(fun: Callable | None = None, **jit_kwargs: Any) -> Any:
         _tls.depth = getattr(_tls, "depth", 0) + 1
         try:
             with observe_calls(record):
-                return fun(*args, **kwargs)
+                out = fun(*args, **kwargs)
         finally:
             _tls.depth -= 1
+        if not _tls.depth and _traces[1]:  # jax reports this trace next: not a plain one
+            w = getattr(_tls, "wrapper_traces", None)
+            if w is None:
+                w = _tls.wrapper_traces = set()
+            w.add(getattr(fun, "__name__", None))
+        return out
 
     jitted = jax.jit(traced, **jit_kwargs)
     jitted_ref[0] = jitted

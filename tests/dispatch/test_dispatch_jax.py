@@ -126,9 +126,7 @@ def test_jitted_dispatched_function_itself():
     assert float(jf(jnp.zeros(()))) == 2.0
 
 
-@pytest.mark.xfail(reason="known gap: a plain jax.jit trace that hits F's cache with static (non-tracer) "
-                          "arguments is not detected; use frostjit.dispatch.jit", strict=True)
-def test_static_argument_cache_hit_during_plain_trace_is_not_detected():
+def test_static_argument_cache_hit_during_plain_trace_is_detected():
     d = Dispatcher()
 
     @d
