@@ -71,11 +71,41 @@ def key_types(key: Any) -> tuple[type, ...]:
 
 
 class MethodList(list):
-    """The methods of a dispatched function (a live list; pending annotations are fine)."""
+    """The methods of a dispatched function (a live list).
+
+    Reading it first reads pending annotations (as plum does), so a method replaced by a
+    redefinition with an equivalent signature is no longer listed.
+    """
+
+    __slots__ = ("_sync",)
+
+    def __init__(self, sync: Callable[[], None] | None = None):
+        super().__init__()
+        self._sync = sync
+
+    def _synced(self) -> None:
+        if self._sync is not None:
+            try:
+                self._sync()
+            except Exception:  # an unresolvable annotation raises at the call, not here
+                pass
+
+    def __len__(self) -> int:
+        self._synced()
+        return list.__len__(self)
+
+    def __iter__(self):
+        self._synced()
+        return list.__iter__(self)
+
+    def __getitem__(self, i: Any) -> Any:
+        self._synced()
+        return list.__getitem__(self, i)
 
     def __repr__(self) -> str:
-        lines = [f"List of {len(self)} method(s):"]
-        for i, m in enumerate(self):
+        self._synced()
+        lines = [f"List of {list.__len__(self)} method(s):"]
+        for i, m in enumerate(list.__iter__(self)):
             lines.append(f"    [{i}] {m.describe()}\n            {m.implementation!r} @ {m.location}")
         return "\n".join(lines)
 
@@ -172,7 +202,7 @@ class FunctionState:
         self.in_class = len(parts) > 1 and parts[-2] != "<locals>"
         self.display = qualname.split("<locals>.")[-1]
         self.lock = threading.RLock()
-        self.methods = MethodList()
+        self.methods = MethodList(self._sync_methods)
         self.pending: list[Method] = []
         self.table: list[tuple[Signature, Method]] = []
         self.version = 0
@@ -298,14 +328,15 @@ class FunctionState:
 
     def _reshape(self) -> None:
         """Regenerate the call path when the method table's shape changed (under ``lock``)."""
-        arities = {m.arity for m in self.methods}
+        methods = list.__iter__(self.methods)
+        arities = {m.arity for m in methods}
         shape = None
         if len(arities) == 1:
             (a,) = arities
             if a is not None and 1 <= a <= _MAX_SPECIALIZED_ARITY:
                 shape = a
-        kw = any(m.takes_keywords for m in self.methods)
-        ret = any(m.return_hint is not None for m in self.methods)
+        kw = any(m.takes_keywords for m in list.__iter__(self.methods))
+        ret = any(m.return_hint is not None for m in list.__iter__(self.methods))
         key = (shape, kw, self.uses_abc, ret)
         if key != self.shape:
             nested = shape if shape is not None and shape >= 2 else 0
@@ -425,15 +456,27 @@ class FunctionState:
         except Exception:
             self.pending = pending[pending.index(method):] + self.pending
             raise
+        live = {id(m) for _, m in self.table}
+        live.update(id(m) for m in self.pending)
+        if any(id(m) not in live for m in list.__iter__(self.methods)):
+            # Methods whose every signature was redefined are gone (as in plum).
+            self.methods[:] = [m for m in list.__iter__(self.methods) if id(m) in live]
+            self._update_doc(self.fn)
         self._reshape()
         self.by_arity = {}
 
+    def _sync_methods(self) -> None:
+        """Read pending annotations, so that ``methods`` drops redefined methods."""
+        if self.pending:
+            with self.lock:
+                self._process_pending()
+
     def _update_doc(self, fn: Callable) -> None:
-        head = f"Multiple-dispatch function `{self.display}` with {len(self.methods)} method(s)."
+        head = f"Multiple-dispatch function `{self.display}` with {list.__len__(self.methods)} method(s)."
         parts = [head]
         if self.doc_hint:
             parts.append(self.doc_hint)
-        for m in self.methods:
+        for m in list.__iter__(self.methods):
             parts.append(m.doc_entry())
         fn.__doc__ = "\n\n".join(parts)
 
@@ -498,6 +541,16 @@ class FunctionState:
         mros = [type(obj).__mro__]
         if isinstance(obj, type):
             mros.append(obj.__mro__)
+        return self._fallback_in(mros)
+
+    def _mro_fallback_for(self, cls: type) -> Callable | None:
+        """:meth:`mro_fallback` for an instance of ``cls`` (type level, for ``invoke``)."""
+        try:
+            return self._fallback_in([cls.__mro__])
+        except (AttributeError, TypeError):
+            return None
+
+    def _fallback_in(self, mros: list) -> Callable | None:
         for mro in mros:
             for i, C in enumerate(mro):
                 if _unwrap_descriptor(C.__dict__.get(self.name)) is self.fn:
@@ -699,6 +752,11 @@ class FunctionState:
         try:
             method = self.resolve_method(*types)
         except errors.NotFoundLookupError as e:
+            if self.in_class and types and isinstance(types[0], type):
+                # As a call would (and plum's invoke): the next class in ``self``'s MRO.
+                fallback = self._mro_fallback_for(types[0])
+                if fallback is not None:
+                    return fallback
             if self.in_class and self._resolves_with_self(types):
                 raise errors.NotFoundLookupError(
                     f"{e}\n\n`{self.display}` is a method: pass `self`'s class first, as in "

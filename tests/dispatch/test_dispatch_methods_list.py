@@ -1,0 +1,63 @@
+"""``f.methods`` and ``f.__doc__`` after redefinitions; ``invoke`` and the MRO."""
+
+import pytest
+
+from frostjit.dispatch import Dispatcher, NotFoundLookupError
+
+
+def test_redefinition_replaces_the_method_in_methods_and_doc():
+    d = Dispatcher()
+
+    @d
+    def f(x: int):
+        """first int"""
+        return 1
+
+    @d
+    def f(x: float):
+        return 2
+
+    @d
+    def f(x: int):
+        """second int"""
+        return 3
+
+    assert len(f.methods) == 2  # as plum: the redefined method is gone
+    assert [m.implementation(0) for m in f.methods] == [2, 3]
+    assert f(1) == 3
+    assert "first int" not in f.__doc__ and "second int" in f.__doc__
+    assert "2 method(s)" in f.__doc__ and "2 method(s)" in repr(f.methods)
+
+
+def test_methods_with_forward_reference_pending_are_listed():
+    d = Dispatcher()
+
+    @d
+    def g(x: "NotYetDefined"):  # noqa: F821
+        return 1
+
+    assert len(g.methods) == 1  # unresolvable for now: listed, no error until the call
+    with pytest.raises(NameError):
+        g(1)
+
+
+class _Base:
+    def m(self, x):
+        return "Base.m"
+
+
+class _Child(_Base):
+    _d = Dispatcher()
+
+    @_d
+    def m(self, x: float):
+        return "Child.m float"
+
+
+def test_invoke_falls_back_along_the_mro_like_a_call():
+    c = _Child()
+    assert c.m(1) == "Base.m"  # a call falls back
+    assert _Child.m.invoke(_Child, int)(c, 1) == "Base.m"  # so does invoke (as in plum)
+    assert _Child.m.invoke(_Child, float)(c, 1.0) == "Child.m float"
+    with pytest.raises(NotFoundLookupError):
+        _Child.m.invoke(int, int)
