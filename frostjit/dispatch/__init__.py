@@ -20,8 +20,26 @@ from .jax_support import jit
 from .observers import observe_calls, on_register
 from .signature import Signature
 
+class _PackageDispatcher(Dispatcher):
+    """The global dispatcher, which also answers for this package's namespace.
+
+    ``from frostjit import dispatch`` binds this object to the name ``frostjit.dispatch``
+    (as ``plum.dispatch`` is a dispatcher), which hides the subpackage of the same name;
+    attribute lookups that the dispatcher does not know fall back to the package, so
+    ``frostjit.dispatch.DispatchCache`` or ``frostjit.dispatch.observe_calls`` still work.
+    """
+
+    def __getattr__(self, name):
+        import sys
+        package = sys.modules[__name__]
+        try:
+            return getattr(package, name)
+        except AttributeError:
+            raise AttributeError(f"'Dispatcher' object has no attribute {name!r}") from None
+
+
 #: The global dispatcher.
-dispatch = Dispatcher()
+dispatch = _PackageDispatcher()
 
 __all__ = [
     "dispatch",

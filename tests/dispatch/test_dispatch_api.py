@@ -700,3 +700,15 @@ def test_dispatch_package_does_not_import_jax_or_the_jit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
     assert out.stdout.split()[0] == "False"
+
+
+def test_global_dispatcher_also_answers_for_the_package_namespace():
+    import frostjit
+    import frostjit.dispatch.function  # noqa: F401  (a submodule)
+    from frostjit import dispatch
+    assert dispatch is frostjit.dispatch
+    assert frostjit.dispatch.DispatchCache is frostjit.DispatchCache
+    assert callable(frostjit.dispatch.observe_calls)
+    assert frostjit.dispatch.function.__name__ == "frostjit.dispatch.function"
+    with pytest.raises(AttributeError, match="no_such_name"):
+        frostjit.dispatch.no_such_name
