@@ -238,7 +238,6 @@ class FrozenFunction:
         key = f.key
         key.append((tuple, len(args)))
         at = layout._ARRAY_TYPES
-        nodes = f.nodes
         for v in args:
             if type(v) not in at:
                 return None
@@ -248,22 +247,8 @@ class FrozenFunction:
             memo[id(v)] = len(memo)
             f.leaves.append(v)
             f.leaf_nodes.append(node)
-            k = f.node_index.get(id(node))
-            if k is None:
-                k = f.node_index[id(node)] = len(nodes)
-                nodes.append(node)
-                size = node.size
-                if size == 1:
-                    c = -1
-                else:
-                    c = f.size_index.get(size)
-                    if c is None:
-                        c = f.size_index[size] = len(f.sizes)
-                        f.sizes.append(size)
-                key.append((type(v), k, c, v._ad is not None))
-            else:
-                key.append((type(v), k, v._ad is not None))
-        f.has_jit = bool(nodes)
+            key.append(f.data_token(v, node))
+        f.has_jit = bool(f.nodes)
         memo[id(kw)] = len(memo)
         f.containers.append(kw)
         key.append(_EMPTY_DICT_TOKEN)

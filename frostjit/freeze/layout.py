@@ -87,6 +87,27 @@ class Flat:
         self.pending = []
         self.has_jit = False
 
+    def data_token(self, array, node) -> tuple:
+        """Key token of an evaluated array input (its node becomes an input slot on first sight).
+
+        The token holds the array type, the slot, the size class on first sight (-1 for size
+        1: size-1 arrays broadcast, so they are a different layout) and grad status.
+        """
+        k = self.node_index.get(id(node))
+        if k is not None:
+            return (type(array), k, array._ad is not None)
+        k = self.node_index[id(node)] = len(self.nodes)
+        self.nodes.append(node)
+        size = node.size
+        if size == 1:
+            c = -1
+        else:
+            c = self.size_index.get(size)
+            if c is None:
+                c = self.size_index[size] = len(self.sizes)
+                self.sizes.append(size)
+        return (type(array), k, c, array._ad is not None)
+
 
 def type_name(t) -> str:
     """Display name of a type in diagnostics (Dr.Jit spells Float32 ``Float``)."""
@@ -151,21 +172,7 @@ class Walker:
                 return True
         f.leaf_nodes.append(node)
         if op == "data":
-            k = f.node_index.get(id(node))
-            if k is None:
-                k = f.node_index[id(node)] = len(f.nodes)
-                f.nodes.append(node)
-                size = node.size
-                if size == 1:
-                    c = -1
-                else:
-                    c = f.size_index.get(size)
-                    if c is None:
-                        c = f.size_index[size] = len(f.sizes)
-                        f.sizes.append(size)
-                tok = (type(o), k, c, o._ad is not None)
-            else:
-                tok = (type(o), k, o._ad is not None)
+            tok = f.data_token(o, node)
             if self.P:
                 f.paths.append((path, tok))
             f.key.append(tok)
@@ -206,7 +213,6 @@ class Walker:
         leaves = f.leaves
         leaf_nodes = f.leaf_nodes
         key = f.key
-        node_index = f.node_index
         for v in o:
             if type(v) not in at:
                 w(v, None)
@@ -219,21 +225,7 @@ class Walker:
             memo[vid] = len(memo)
             leaves.append(v)
             leaf_nodes.append(node)
-            k = node_index.get(id(node))
-            if k is None:
-                k = node_index[id(node)] = len(f.nodes)
-                f.nodes.append(node)
-                size = node.size
-                if size == 1:
-                    c = -1
-                else:
-                    c = f.size_index.get(size)
-                    if c is None:
-                        c = f.size_index[size] = len(f.sizes)
-                        f.sizes.append(size)
-                key.append((type(v), k, c, v._ad is not None))
-            else:
-                key.append((type(v), k, v._ad is not None))
+            key.append(f.data_token(v, node))
         if leaves:
             f.has_jit = True
 
