@@ -144,6 +144,9 @@ def prefix_sum(value, exclusive: bool = True):
     """Prefix sum; exclusive by default (``[0, x0, x0+x1, ...]``), as in Dr.Jit."""
     if not isinstance(value, ArrayBase):
         raise TypeError(f"prefix_sum(): expects a 1-D JIT array, got {type(value).__name__}")
+    if value._vt is Bool:       # counting a mask (compaction offsets): as UInt32
+        from ..array.registry import flat_type
+        value = flat_type(value._backend, UInt32)(value)
     out = type(value)._from_node(memops.prefix_sum(value._node, exclusive))
     if value._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_op("prefix_sum_excl" if exclusive else "prefix_sum_incl", out, (value,))

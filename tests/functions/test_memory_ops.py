@@ -197,3 +197,11 @@ def test_gather_and_scatter_with_static_vector_source_and_target():
     fj.scatter(t, Array3f(1, 2, 3), UInt32([2]))
     fj.scatter_add(t, 1.0, UInt32([0, 0]))
     np.testing.assert_array_equal(t.numpy(), [[2, 0, 1], [2, 0, 2], [2, 0, 3]])
+
+
+def test_prefix_sum_of_a_mask_counts_as_uint32():
+    m = Bool([True, False, True, True])
+    r = fj.prefix_sum(m)
+    assert type(r) is UInt32
+    np.testing.assert_array_equal(r.numpy(), [0, 1, 1, 2])
+    np.testing.assert_array_equal(fj.cumsum(m).numpy(), [1, 1, 2, 3])
