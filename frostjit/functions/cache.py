@@ -16,3 +16,12 @@ def flush_kernel_cache() -> None:
 
 def sync_thread() -> None:
     """Wait for all launched work to finish (frostjit launches are synchronous: a no-op)."""
+
+
+def flush_malloc_cache() -> None:
+    """Return the memory held by the caching allocator (freed buffers kept for reuse) to the system.
+
+    As in Dr.Jit; buffers still in use are not affected.
+    """
+    from ..backend.llvm.memory import pool
+    pool.trim()

@@ -26,3 +26,20 @@ def test_100k_steps_keep_memory_flat():
     assert x[0] == 2.0
     # After warm-up, memory must not grow with the number of steps.
     assert samples[-1] - samples[1] < 20, samples
+
+
+def test_freed_buffers_are_reused_and_flush_malloc_cache_releases_them():
+    from frostjit.backend.llvm.memory import pool
+    fj.flush_malloc_cache()
+    assert pool.bytes == 0
+    x = fj.arange(Float, 100_000) * 2.0
+    fj.eval(x)
+    ptr = x._node.value.ptr
+    del x
+    assert pool.bytes >= 400_000            # the buffer went back to the pool ...
+    y = fj.arange(Float, 100_000) * 3.0
+    fj.eval(y)
+    assert y._node.value.ptr == ptr         # ... and was reused for the next array of that size
+    del y
+    fj.flush_malloc_cache()
+    assert pool.bytes == 0
