@@ -53,26 +53,92 @@ def _literal_key(v):
 def build_kernel(outputs: list, effects: list) -> KernelSpec:
     """Lower ``outputs`` (pending nodes to store) and ``effects`` (scatter nodes) to a spec.
 
-    Operands are visited depth-first without recursion (traces can be
-    thousands of operations deep); shared subexpressions are emitted once.
+    Operands are visited depth-first; shared subexpressions are emitted once, and so is
+    each distinct constant.
     """
-    spec = KernelSpec()
-    ids: dict = {}
-    params: dict = {}
+    b = _Builder()
+    spec = b.spec
+    ids = b.ids
+    for eff in effects:
+        for a in eff.args:
+            if a not in ids:
+                b.visit(a, 0)
+        target, reduce_op = eff.extra
+        p = b.param(target, SCATTER_DST)
+        spec.instrs.append(Instr("scatter", eff.vt, tuple(ids[a] for a in eff.args), (p, reduce_op)))
+        spec.has_side_effects = True
+    for out in outputs:
+        if out not in ids:
+            b.visit(out, 0)
+        p = b.param(out, OUT)
+        spec.outputs.append(out)
+        spec.instrs.append(Instr("store", out.vt, (ids[out],), p))
+    return spec
 
-    def param(node: Node, kind: str) -> int:
+
+class _Builder:
+    """The state of one :func:`build_kernel` call.
+
+    (A class rather than nested functions: a recursive closure would form a reference
+    cycle holding every visited node until the cyclic garbage collector runs, delaying
+    the release of their buffers.)
+    """
+
+    __slots__ = ("spec", "ids", "params", "literals")
+
+    def __init__(self):
+        self.spec = KernelSpec()
+        self.ids: dict = {}           # node -> instruction index
+        self.params: dict = {}        # (id(node), kind) -> parameter index
+        self.literals: dict = {}      # one instruction per distinct constant of a type
+
+    def param(self, node: Node, kind: str) -> int:
         key = (id(node), kind)
-        p = params.get(key)
+        p = self.params.get(key)
         if p is None:
-            p = params[key] = len(spec.params)
+            spec = self.spec
+            p = self.params[key] = len(spec.params)
             spec.params.append((kind, node.vt))
             spec.bindings.append(node)
         return p
 
-    instrs = spec.instrs
+    def emit(self, n: Node) -> None:
+        instrs = self.spec.instrs
+        ids = self.ids
+        op = n.op
+        if op == "literal":
+            v = n.value
+            lk = (n.vt, _literal_key(v))
+            i = self.literals.get(lk)
+            if i is None:
+                i = self.literals[lk] = len(instrs)
+                instrs.append(Instr("literal", n.vt, (), v))
+            ids[n] = i
+            return
+        if op == "data":
+            ins = Instr("load", n.vt, (), self.param(n, IN_SCALAR if n.size == 1 else IN))
+        elif op == "gather":
+            ins = Instr("gather", n.vt, tuple([ids[a] for a in n.args]), self.param(n.extra, GATHER_SRC))
+        else:
+            ins = Instr(op, n.vt, tuple([ids[a] for a in n.args]), n.value)
+        ids[n] = len(instrs)
+        instrs.append(ins)
 
-    def visit(root: Node) -> None:
-        # Post-order without recursion: a node is emitted once all its operands have ids.
+    def visit(self, n: Node, depth: int) -> None:
+        # Recursion is the fast path (each node is looked at once); deep chains switch to an
+        # explicit stack long before Python's recursion limit.
+        if depth > 200:
+            self.visit_deep(n)
+            return
+        ids = self.ids
+        for a in n.args:
+            if a not in ids:
+                self.visit(a, depth + 1)
+        self.emit(n)
+
+    def visit_deep(self, root: Node) -> None:
+        """Post-order without recursion: a node is emitted once all its operands have ids."""
+        ids = self.ids
         stack = [root]
         while stack:
             n = stack[-1]
@@ -87,28 +153,4 @@ def build_kernel(outputs: list, effects: list) -> KernelSpec:
             if waiting:
                 continue
             stack.pop()
-            op = n.op
-            if op == "data":
-                ins = Instr("load", n.vt, (), param(n, IN_SCALAR if n.size == 1 else IN))
-            elif op == "literal":
-                ins = Instr("literal", n.vt, (), n.value)
-            elif op == "gather":
-                ins = Instr("gather", n.vt, tuple([ids[a] for a in n.args]), param(n.extra, GATHER_SRC))
-            else:
-                ins = Instr(op, n.vt, tuple([ids[a] for a in n.args]), n.value)
-            ids[n] = len(instrs)
-            instrs.append(ins)
-
-    for eff in effects:
-        for a in eff.args:
-            visit(a)
-        target, reduce_op = eff.extra
-        p = param(target, SCATTER_DST)
-        spec.instrs.append(Instr("scatter", eff.vt, tuple(ids[a] for a in eff.args), (p, reduce_op)))
-        spec.has_side_effects = True
-    for out in outputs:
-        visit(out)
-        p = param(out, OUT)
-        spec.outputs.append(out)
-        spec.instrs.append(Instr("store", out.vt, (ids[out],), p))
-    return spec
+            self.emit(n)
