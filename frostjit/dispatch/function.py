@@ -303,7 +303,11 @@ class FunctionState:
     def _compile(self, shape: int | None, kw: bool, uses_abc: bool, ret: bool):
         ns: dict[str, Any] = {}
         exec(self._source(shape, kw, uses_abc, ret), self.ns, ns)  # noqa: S102 - fixed templates
-        code = ns["__dispatch__"].__code__.replace(co_name=self.name, co_qualname=self.qualname)
+        code = ns["__dispatch__"].__code__
+        if hasattr(code, "co_qualname"):      # Python >= 3.11
+            code = code.replace(co_name=self.name, co_qualname=self.qualname)
+        else:
+            code = code.replace(co_name=self.name)
         defaults = None if shape is None else (_MISSING,) * shape
         return code, defaults
 
