@@ -98,15 +98,17 @@ class Flat:
             return (type(array), k, array._ad is not None)
         k = self.node_index[id(node)] = len(self.nodes)
         self.nodes.append(node)
-        size = node.size
+        return (type(array), k, self.size_class(node.size), array._ad is not None)
+
+    def size_class(self, size: int) -> int:
+        """-1 for size 1 (it broadcasts); else the index of the first input with this size."""
         if size == 1:
-            c = -1
-        else:
-            c = self.size_index.get(size)
-            if c is None:
-                c = self.size_index[size] = len(self.sizes)
-                self.sizes.append(size)
-        return (type(array), k, c, array._ad is not None)
+            return -1
+        c = self.size_index.get(size)
+        if c is None:
+            c = self.size_index[size] = len(self.sizes)
+            self.sizes.append(size)
+        return c
 
 
 def type_name(t) -> str:
@@ -284,16 +286,7 @@ class Walker:
         f = self.f
         k = len(f.numpy)
         f.numpy.append(o)
-        c = -2
-        if o.ndim >= 1:
-            size = o.shape[0]
-            if size == 1:
-                c = -1
-            else:
-                c = f.size_index.get(size)
-                if c is None:
-                    c = f.size_index[size] = len(f.sizes)
-                    f.sizes.append(size)
+        c = f.size_class(o.shape[0]) if o.ndim >= 1 else -2
         aligned = o.ctypes.data % max(o.dtype.itemsize, 1) == 0
         self.tok((np.ndarray, k, o.dtype.str, o.ndim, o.shape[1:], c, aligned, o.flags.c_contiguous), path)
 
