@@ -468,3 +468,24 @@ def test_numpy_array_as_the_only_input_needs_no_backend():
     a[:] = 5                                   # mutated in place between calls: re-read
     assert f(a)[0] == 20
     assert f(np.ones(7, np.float32))[0] == 7   # a new width
+
+
+def test_exception_while_recording_leaks_no_buffer():
+    import gc
+    import weakref
+    refs = []
+
+    @fj.freeze
+    def f(x):
+        y = x * 2 + 1
+        fj.eval(y)
+        refs.append(weakref.ref(y._node.value))     # the buffer the failed recording made
+        raise RuntimeError("stop")
+
+    try:
+        f(F(1, 2, 3))
+    except RuntimeError:
+        pass
+    gc.collect()                                    # the traceback's frames are gone now
+    assert refs[0]() is None, "a buffer of the failed recording is still alive"
+    assert f.n_cached_recordings == 0
