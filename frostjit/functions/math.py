@@ -283,3 +283,43 @@ def normalize(v):
     """``v / norm(v)``."""
     _require_vector("normalize", v)
     return v * rsqrt(squared_norm(v))
+
+
+def safe_sqrt(x):
+    """``sqrt(maximum(x, 0))``: no NaN for slightly negative inputs."""
+    return sqrt(maximum(x, 0.0))
+
+
+def safe_asin(x):
+    """``asin`` of ``x`` clamped to [-1, 1]."""
+    return asin(clip(x, -1.0, 1.0))
+
+
+def safe_acos(x):
+    """``acos`` of ``x`` clamped to [-1, 1]."""
+    return acos(clip(x, -1.0, 1.0))
+
+
+def hypot(a, b):
+    """``sqrt(a*a + b*b)``."""
+    return sqrt(fma(a, a, b * b))
+
+
+def power(a, b):
+    """``a ** b``."""
+    return a ** b
+
+
+def log10(x):
+    """Base-10 logarithm (``log2(x) * log10(2)``)."""
+    return log2(x) * 0.30102999566398119521
+
+
+def deg2rad(x):
+    """Degrees to radians."""
+    return x * (_m.pi / 180.0)
+
+
+def rad2deg(x):
+    """Radians to degrees."""
+    return x * (180.0 / _m.pi)
