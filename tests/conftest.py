@@ -1,8 +1,9 @@
 """Shared test configuration: the hypothesis profiles.
 
-``ci`` (the default under CI=true): bounded examples, no deadline, seeds printed
-so a failure reproduces with ``--hypothesis-seed``.  ``dev``: the same, fewer
-examples, for quick local runs.  Choose with ``HYPOTHESIS_PROFILE``.
+``ci`` (the default): bounded examples, no deadline, seeds printed so a failure
+reproduces with ``--hypothesis-seed``.  ``dev``: the same, fewer examples, for
+quick local runs.  ``stress``: many more examples, for a long hunt before a
+release.  Choose with ``HYPOTHESIS_PROFILE``.
 """
 import os
 
@@ -15,6 +16,10 @@ settings.register_profile(
 )
 settings.register_profile(
     "dev", max_examples=15, deadline=None, print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "stress", max_examples=400, deadline=None, print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
