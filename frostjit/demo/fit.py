@@ -104,14 +104,18 @@ def make_optimizer(dr, T, k: int, lr: float):
     return opt
 
 
-def fit(dr, T, k: int, size: int, steps: int, lr: float = 0.01, progress=None, frozen: bool = False):
-    """Run ``steps`` training steps; returns (image, losses, seconds)."""
+def _training(dr, T, k: int, size: int, lr: float, frozen: bool):
+    """(target, geometry, optimizer, step function) of a fresh training run."""
     target = T.Float(target_image(size))
     geom = make_geometry(dr, T, k, size)
     opt = make_optimizer(dr, T, k, lr)
     step = make_step(dr, T, size * size)
-    if frozen:
-        step = dr.freeze(step)
+    return target, geom, opt, (dr.freeze(step) if frozen else step)
+
+
+def fit(dr, T, k: int, size: int, steps: int, lr: float = 0.01, progress=None, frozen: bool = False):
+    """Run ``steps`` training steps; returns (image, losses, seconds)."""
+    target, geom, opt, step = _training(dr, T, k, size, lr, frozen)
     losses, t0 = [], time.perf_counter()
     for i in range(steps):
         loss = step(opt, target, geom)
@@ -128,12 +132,7 @@ def fit(dr, T, k: int, size: int, steps: int, lr: float = 0.01, progress=None, f
 
 def step_time(dr, T, k: int, size: int, frozen: bool, steps: int = 10, lr: float = 0.01) -> float:
     """Median seconds per training step (after warm-up), frozen or not."""
-    target = T.Float(target_image(size))
-    geom = make_geometry(dr, T, k, size)
-    opt = make_optimizer(dr, T, k, lr)
-    step = make_step(dr, T, size * size)
-    if frozen:
-        step = dr.freeze(step)
+    target, geom, opt, step = _training(dr, T, k, size, lr, frozen)
     for _ in range(3):
         step(opt, target, geom)
     ts = []
