@@ -108,3 +108,13 @@ def test_cuda_backend_is_a_clear_error():
     from frostjit.backend import get_backend
     with pytest.raises(RuntimeError, match="CUDA"):
         get_backend(fj.JitBackend.CUDA)
+
+
+def test_bench_without_benchmarks_folder_says_where_it_looked(tmp_path, monkeypatch, capsys):
+    """An installed (non-editable) frostjit has no benchmarks/: help still works, a run says why not."""
+    from frostjit import cli
+    monkeypatch.setattr(cli, "BENCH_DIR", str(tmp_path / "benchmarks"))
+    assert cli.main(["bench", "--help"]) == 0
+    assert "source checkout" in capsys.readouterr().out
+    assert cli.main(["bench", "core", "--quick"]) == 2
+    assert "not found" in capsys.readouterr().err
