@@ -40,17 +40,19 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
+    """Run ``python -m frostjit demo`` with ``argv``; return the exit status (0 after ``--help``,
+    2 for a usage error)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in SUBCOMMANDS:
-        mod = importlib.import_module(f"{__name__}.{argv[0]}")
-        return int(mod.main(argv[1:]) or 0)
-    if argv and not argv[0].startswith("-"):
-        print(f"frostjit demo: unknown demo {argv[0]!r}; choose from {', '.join(SUBCOMMANDS)}",
-              file=sys.stderr)
-        return 2
     try:
+        if argv and argv[0] in SUBCOMMANDS:
+            mod = importlib.import_module(f"{__name__}.{argv[0]}")
+            return int(mod.main(argv[1:]) or 0)
+        if argv and not argv[0].startswith("-"):
+            print(f"frostjit demo: unknown demo {argv[0]!r}; choose from {', '.join(SUBCOMMANDS)}",
+                  file=sys.stderr)
+            return 2
         a = parser().parse_args(argv)
-    except SystemExit as e:  # --help (0) or a usage error (2)
+    except SystemExit as e:  # argparse: --help (0) or a usage error (2)
         return e.code if isinstance(e.code, int) else 2
     shared = _options.shared_argv(a)
     rc = main(["heat"] + shared)

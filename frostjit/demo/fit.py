@@ -83,11 +83,6 @@ def render(dr, T, p, geom, hw: int):
     return img
 
 
-def make_renderer(dr, T, k: int, size: int):
-    geom = make_geometry(dr, T, k, size)
-    return lambda p: render(dr, T, p, geom, size * size)
-
-
 def make_step(dr, T, hw: int):
     """One training step: render, loss, backward, Adam step.  Returns the loss (detached).
 
@@ -163,7 +158,7 @@ def time_problems(dr, T, problems, repeats: int, steps: int, frozen: bool = True
 def timing_report(name: str, rows, repeats: int, steps: int, this_run) -> str:
     """The step-time table and what it means."""
     has_fr = "frozen" in rows[0][1]
-    header = ["problem", "pairs", "unfrozen ms"] + (["frozen ms", "unfrozen/frozen"] if has_fr else [])
+    header = ["Gaussians x pixels", "pairs", "unfrozen ms"] + (["frozen ms", "unfrozen/frozen"] if has_fr else [])
     body = []
     for (k, size), t in rows:
         label = f"{k} x {size}x{size}" + (" (this run)" if (k, size) == this_run else "")
@@ -180,8 +175,8 @@ def timing_report(name: str, rows, repeats: int, steps: int, this_run) -> str:
             f"{name}.freeze records the step once and then replays its kernels without running "
             f"Python (tracing, building the AD graph): that saves "
             f"{_timing.ms(t0['unfrozen'].median - t0['frozen'].median)} ms per step on the "
-            f"{k0} x {s0}x{s0} problem (unfrozen - frozen).  The saving does not grow with the "
-            "problem, so the ratio is large when the kernels take microseconds and near 1 when "
+            f"{k0} x {s0}x{s0} problem (unfrozen - frozen).  That is Python work, the same whatever "
+            "the problem size, so the ratio is large when the kernels take microseconds and near 1 when "
             "they take milliseconds."))
         if any("~1x" in c for r in body for c in r):
             lines.append(_timing.note(_timing.NOISE_NOTE + "."))

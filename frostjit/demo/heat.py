@@ -221,7 +221,8 @@ def timing_report(name: str, rows, repeats: int, steps: int) -> str:
              _timing.table(header, body)]
     if has_np:
         lines.append(_timing.note(
-            f"numpy/{best}: how many times faster a {name} step is than NumPy's.  {name} runs the "
+            f"numpy/{best}: how many times faster the {'frozen' if has_fr else 'traced'} {name} "
+            f"step is than NumPy's.  {name} runs the "
             "step as one fused kernel on all cores; NumPy makes ~10 passes over the grid, each "
             "with a temporary.  On small grids fixed costs per step dominate (NumPy's ufunc "
             f"calls, {name}'s {'replay' if has_fr else 'tracing'} and launch); the large grids "
@@ -231,8 +232,8 @@ def timing_report(name: str, rows, repeats: int, steps: int) -> str:
         lines.append(_timing.note(
             f"{name}/frozen: {name}.freeze replays the recorded kernel instead of running the "
             f"Python step, which saves {_timing.ms(t0[name].median - t0['frozen'].median)} ms per step "
-            f"on the {n0} x {n0} grid (traced - frozen).  That saving does not grow with the grid, "
-            "so the ratio is large on small grids and near 1 on large ones."))
+            f"on the {n0} x {n0} grid (traced - frozen).  That is Python work, the same whatever "
+            "the grid size, so the ratio is large on small grids and near 1 on large ones."))
     if any("~1x" in c for r in body for c in r):
         lines.append(_timing.note(_timing.NOISE_NOTE + "."))
     return "\n".join(lines)
