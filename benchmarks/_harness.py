@@ -8,6 +8,7 @@ JSON line each prints, and formats tables.
 """
 from __future__ import annotations
 
+import argparse
 import glob
 import json
 import math
@@ -61,14 +62,33 @@ def child_env(system: str, extra: dict | None = None) -> dict:
     return env
 
 
+def thread_env(system: str, threads: int | None) -> dict:
+    """Environment variables that make a ``system`` child run with ``threads`` threads.
+
+    frostjit sizes its thread pool from ``FROSTJIT_NUM_THREADS`` when its backend
+    starts, so the variable must be set before the child starts.  drjit has no such
+    variable: its children call ``dr.set_thread_count`` (``_workloads.apply_threads``).
+    NumPy's ufuncs and JAX are left alone (``--threads`` says so in its help).
+    """
+    if threads and system == "frostjit":
+        return {"FROSTJIT_NUM_THREADS": str(int(threads))}
+    return {}
+
+
 def run_child(system: str, workload: str, params: dict | None = None,
               env_extra: dict | None = None, timeout: float = 900) -> dict:
-    """Run one workload for one system in a fresh process; return its JSON."""
+    """Run one workload for one system in a fresh process; return its JSON.
+
+    ``params["threads"]``, when set, reaches the child both as a parameter (drjit calls
+    ``set_thread_count``) and through the environment (frostjit, see :func:`thread_env`).
+    """
+    params = params or {}
     cmd = [sys.executable, str(WORKLOADS), "--system", system,
-           "--workload", workload, "--params", json.dumps(params or {})]
+           "--workload", workload, "--params", json.dumps(params)]
+    env = child_env(system, {**thread_env(system, params.get("threads")), **(env_extra or {})})
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=child_env(system, env_extra), cwd=str(REPO))
+                           env=env, cwd=str(REPO))
     except subprocess.TimeoutExpired:
         return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
     for line in reversed(p.stdout.splitlines()):
@@ -90,6 +110,34 @@ def fresh_cache_env(system: str, cache_dir: str | None = None) -> tuple[dict, st
     if system == "frostjit":
         return {"FROSTJIT_CACHE_DIR": d}, d
     return {}, d
+
+
+# ----------------------------------------------------------------- command line
+THREADS_HELP = ("threads for frostjit (FROSTJIT_NUM_THREADS in its process) and drjit "
+                "(set_thread_count); default: all cores.  NumPy's ufuncs and JAX are not affected")
+
+
+def comma_list(allowed: list[str], what: str = "system"):
+    """An argparse ``type`` for a comma list whose items must be among ``allowed``."""
+    def parse(text: str) -> list[str]:
+        items = [x for x in text.split(",") if x]
+        bad = [x for x in items if x not in allowed]
+        if bad or not items:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what} {', '.join(map(repr, bad)) or '(empty list)'}; choose from {','.join(allowed)}")
+        return items
+    return parse
+
+
+def positive_int(text: str) -> int:
+    """An argparse ``type``: an integer >= 1."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {v}")
+    return v
 
 
 # ----------------------------------------------------------------- formatting
@@ -159,9 +207,10 @@ def check(r, op: str, target: float) -> str:
     return "PASS" if good else "FAIL"
 
 
-def probe_systems(systems: list[str]) -> dict[str, dict]:
-    """Version/availability of each system, each probed in its own process."""
-    return {s: run_child(s, "probe", {}, timeout=300) for s in systems}
+def probe_systems(systems: list[str], threads: int | None = None) -> dict[str, dict]:
+    """Version/availability of each system (and the threads it runs with), each probed in
+    its own process with the same thread setting as the workloads."""
+    return {s: run_child(s, "probe", {"threads": threads}, timeout=300) for s in systems}
 
 
 def machine_line(probes: dict[str, dict]) -> str:

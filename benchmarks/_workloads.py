@@ -55,6 +55,35 @@ def load(system: str):
     raise NotAvailable(f"unknown system {system}")
 
 
+def thread_count(system: str, mod) -> int | None:
+    """The number of threads ``system`` launches kernels on in this process."""
+    tc = getattr(mod, "thread_count", None)
+    if callable(tc):
+        return int(tc())
+    if system == "frostjit":  # no public thread_count() yet: ask the LLVM backend's pool
+        from frostjit.backend import get_backend
+        return get_backend(mod.JitBackend.LLVM).threads.n_threads
+    return None
+
+
+def apply_threads(system: str, threads) -> None:
+    """Run this child's kernels on ``threads`` threads (frostjit and drjit), and check it.
+
+    frostjit reads FROSTJIT_NUM_THREADS (set by the driver, ``_harness.thread_env``) when
+    its backend starts; drjit is told with ``set_thread_count``.  A mismatch is an error,
+    so a table never shows figures measured with another thread count than asked for.
+    """
+    if not threads or system not in ("drjit", "frostjit"):
+        return
+    mod, _ = load(system)
+    if system == "drjit":
+        mod.set_thread_count(int(threads))
+    got = thread_count(system, mod)
+    if got != int(threads):
+        raise RuntimeError(f"{system} runs {got} threads, --threads asked for {threads} "
+                           f"(FROSTJIT_NUM_THREADS={os.environ.get('FROSTJIT_NUM_THREADS')})")
+
+
 def sync(dr) -> None:
     f = getattr(dr, "sync_thread", None)
     if f is not None:
@@ -413,8 +442,7 @@ def workload_probe(system, p):
     mod, sub = load(system)
     out = {"version": getattr(mod, "__version__", "?")}
     if system in ("drjit", "frostjit"):
-        tc = getattr(mod, "thread_count", None)
-        out["threads"] = tc() if callable(tc) else None
+        out["threads"] = thread_count(system, mod)
         x = sub.Float(np.arange(4, dtype=np.float32))
         y = mod.sin(x) + 1
         mod.eval(y)
@@ -448,9 +476,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     p = json.loads(a.params)
     try:
-        if a.system in ("drjit", "frostjit") and p.get("threads"):
-            mod, _ = load(a.system)
-            getattr(mod, "set_thread_count", lambda n: None)(int(p["threads"]))
+        apply_threads(a.system, p.get("threads"))
         res = {"status": "ok", **WORKLOADS[a.workload](a.system, p)}
     except NotAvailable as e:
         res = {"status": "n/a", "reason": str(e)}

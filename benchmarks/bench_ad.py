@@ -1,7 +1,7 @@
 """AD benchmark: the fit demo's training step (render, loss, backward, Adam step),
 frostjit beside Dr.Jit, unfrozen and frozen.
 
-    python benchmarks/bench_ad.py [--quick] [--json out/ad.json]
+    python benchmarks/bench_ad.py [--quick] [--problems small,large] [--threads N] [--json out/ad.json]
 
 Problems: K Gaussians splatted into an s x s image, K*s*s (gaussian, pixel)
 pairs: small = 16 x 8 x 8 (1e3), large = 256 x 64 x 64 (1e6).  Each system
@@ -24,6 +24,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import _harness as H  # noqa: E402
+import _workloads  # noqa: E402
 
 PROBLEMS = {"small": (16, 8), "large": (256, 64)}
 SYSTEMS = ["frostjit", "drjit"]
@@ -41,7 +42,8 @@ def child(system: str, params: dict) -> dict:
     else:
         import frostjit as dr
         import frostjit.llvm.ad as T
-    out = {"version": getattr(dr, "__version__", "?")}
+    _workloads.apply_threads(system, params.get("threads"))
+    out = {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr)}
     for name in params["problems"]:
         k, size = PROBLEMS[name]
         warmup, repeats = (5, params["repeats_small"]) if name == "small" else (3, params["repeats_large"])
@@ -79,7 +81,8 @@ def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=H.child_env(system), cwd=str(H.REPO))
+                           env=H.child_env(system, H.thread_env(system, params.get("threads"))),
+                           cwd=str(H.REPO))
     except subprocess.TimeoutExpired:
         return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
     for line in reversed(p.stdout.splitlines()):
@@ -138,14 +141,22 @@ def report(res: dict, problems) -> None:
             print(f"  note: {s}: {res[s].get('reason')}")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
-    ap.add_argument("--problems", default="small,large")
-    ap.add_argument("--json", default=None)
+def parser(prog: str = "bench_ad.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench ad`` shows it with ``--help``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (30 small, 5 large steps)")
+    ap.add_argument("--problems", type=H.comma_list(list(PROBLEMS), "problem"), default=list(PROBLEMS),
+                    help="comma list from small,large (default: both)")
+    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None, prog: str = "bench_ad.py") -> int:
+    a = parser(prog).parse_args(argv)
     if a.child:
         try:
             res = {"status": "ok", **child(a.child, json.loads(a.params))}
@@ -153,13 +164,15 @@ def main(argv=None) -> int:
             res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
         print(H.RESULT_MARK + json.dumps(res), flush=True)
         return 0
-    problems = [p for p in a.problems.split(",") if p]
+    problems = a.problems
     params = {"problems": problems, "repeats_small": 30 if a.quick else 200,
-              "repeats_large": 5 if a.quick else 20}
+              "repeats_large": 5 if a.quick else 20, "threads": a.threads}
     res = {}
     for s in SYSTEMS:
         res[s] = run_child(s, params)
-    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}" for s in SYSTEMS)
+    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
+                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "")
+                         for s in SYSTEMS)
     print(f"machine: {os.cpu_count()} cores; {versions}")
     report(res, problems)
     H.dump_json(a.json, res)

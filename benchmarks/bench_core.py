@@ -22,6 +22,7 @@ import _harness as H  # noqa: E402
 
 JIT = ["frostjit", "drjit"]
 ALL = ["frostjit", "drjit", "numpy"]
+WORKLOADS = ["W1", "W2", "W3"]
 
 W1_DESC = "W1  z = fma(z, y, 0.5)*0.999 + sin(z)*0.001, K times, eval (float32)"
 
@@ -154,23 +155,30 @@ def print_w3(summ):
                   f"left out of the load time")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="bench_core", description=__doc__,
+def parser(prog: str = "bench_core.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench core`` shows it with ``--help``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="fewer sizes and repeats")
-    ap.add_argument("--systems", default=",".join(ALL),
-                    help="comma list from frostjit,drjit,numpy (default all)")
-    ap.add_argument("--only", default="W1,W2,W3", help="workloads to run")
-    ap.add_argument("--repeats", type=int, default=None)
-    ap.add_argument("--threads", type=int, default=None,
-                    help="set_thread_count for drjit/frostjit (default: theirs)")
-    ap.add_argument("--json", default=None, help="write raw results here")
-    a = ap.parse_args(argv)
-    systems = [s for s in a.systems.split(",") if s]
-    only = set(a.only.split(","))
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: K=10 only, 5 repeats, 1 W3 trial")
+    ap.add_argument("--systems", type=H.comma_list(ALL), default=ALL,
+                    help=f"comma list from {','.join(ALL)} (default: all)")
+    ap.add_argument("--only", type=H.comma_list(WORKLOADS, "workload"), default=WORKLOADS,
+                    help="workloads to run, comma list from W1,W2,W3 (default: all)")
+    ap.add_argument("--repeats", type=H.positive_int, default=None,
+                    help="repeats per W1 and W2 measurement, median reported (default 15 and 7; --quick 5 and 3)")
+    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
+    return ap
+
+
+def main(argv=None, prog: str = "bench_core.py") -> int:
+    a = parser(prog).parse_args(argv)
+    systems = a.systems
+    only = set(a.only)
     repeats = a.repeats or (5 if a.quick else 15)
     t0 = time.time()
-    probes = H.probe_systems(systems)
+    probes = H.probe_systems(systems, a.threads)
     print("frostjit core benchmarks:", H.machine_line(probes))
     for note in H.notes_for(probes):
         print("  note:", note)
@@ -182,7 +190,7 @@ def main(argv=None) -> int:
         raw["W1"] = {f"{n}/{k}/{s}": v for (n, k, s), v in r.items()}
         print()
     if "W2" in only:
-        r = bench_w2(systems, 3 if a.quick else 7, a.threads)
+        r = bench_w2(systems, a.repeats or (3 if a.quick else 7), a.threads)
         print_w2(r)
         raw["W2"] = r
         print()

@@ -5,6 +5,7 @@ repeat the best of a few ``timeit`` loops; the columns of a row are measured int
 repeat by repeat) and ratios against the anchors measured in the same run. Missing anchors are reported as ``n/a``. Not a test: no assertion on timings.
 """
 
+import argparse
 import functools
 import statistics
 import sys
@@ -285,7 +286,14 @@ def reg_ovld():
     f(classes[0]())
 
 
-def main() -> None:
+def parser(prog: str = "bench_dispatch.py") -> argparse.ArgumentParser:
+    """The command line: no options; ``--help`` describes the benchmark."""
+    return argparse.ArgumentParser(prog=prog, description=__doc__,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+def main(argv=None, prog: str = "bench_dispatch.py") -> int:
+    parser(prog).parse_args(argv)
     fj = build_frostjit()
     anchors = {"plum": build_plum(), "ovld": build_ovld(), "multipledispatch": build_multipledispatch(),
                "singledispatch": build_singledispatch()}
@@ -344,7 +352,8 @@ def main() -> None:
         except Exception as e:
             print(f"   {name} n/a ({type(e).__name__})", end="")
     print()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -109,17 +109,26 @@ def report(res):
             print(f"  error: {w} {s}: {r.get('reason')}")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="bench_freeze", description=__doc__,
+SYSTEMS = ["frostjit", "drjit", "jax"]
+
+
+def parser(prog: str = "bench_freeze.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench freeze`` shows it with ``--help``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--systems", default="frostjit,drjit,jax")
-    ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--json", default=None)
-    a = ap.parse_args(argv)
-    systems = [s for s in a.systems.split(",") if s]
+    ap.add_argument("--quick", action="store_true", help="fewer repeats, leaves and inner loops")
+    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
+                    help=f"comma list from {','.join(SYSTEMS)} (default: all; jax runs case (e) only)")
+    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
+    return ap
+
+
+def main(argv=None, prog: str = "bench_freeze.py") -> int:
+    a = parser(prog).parse_args(argv)
+    systems = a.systems
     t0 = time.time()
-    probes = H.probe_systems(systems)
+    probes = H.probe_systems(systems, a.threads)
     print("frostjit freeze benchmarks:", H.machine_line(probes))
     for note in H.notes_for(probes):
         print("  note:", note)

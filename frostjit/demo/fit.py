@@ -4,29 +4,37 @@ K isotropic Gaussians (position, width, amplitude) are splatted into an
 h x w image: one wide array of K*h*w (gaussian, pixel) pairs, parameters read
 with ``gather``, contributions summed into the image with ``scatter_add``.
 Loss = mean squared error to a generated target; ``dr.backward`` + ``dr.opt.Adam``.
+Then the training step is timed unfrozen and frozen (``dr.freeze``), as medians over
+repeats, on this run's problem and on a small one where Python's share is largest.
 
     python -m frostjit demo fit [--k 256] [--size 64] [--steps 300] [--out frostjit_demo_fit]
     python -m frostjit demo fit --quick --backend drjit
 
-Writes PREFIX_target.png, PREFIX_fit.png and PREFIX_loss.png.
+Writes PREFIX_target.png, PREFIX_fit.png and PREFIX_loss.png (matplotlib).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 import time
 
 import numpy as np
 
 try:
-    from . import _backend, _png
+    from . import _backend, _options, _plot, _timing
     from ._progress import Progress
 except ImportError:  # top-level import in the isolated drjit child
     import _backend
-    import _png
+    import _options
+    import _plot
+    import _timing
     from _progress import Progress
 
 DEFAULT_OUT = "frostjit_demo_fit"
+# The small problem of the timing table (16 Gaussians x 8 x 8 pixels = 1024 pairs): its
+# kernels take microseconds, so a step's time is almost all Python (tracing, AD graph).
+SMALL = (16, 8)
 
 
 def target_image(size: int) -> np.ndarray:
@@ -75,11 +83,6 @@ def render(dr, T, p, geom, hw: int):
     return img
 
 
-def make_renderer(dr, T, k: int, size: int):
-    geom = make_geometry(dr, T, k, size)
-    return lambda p: render(dr, T, p, geom, size * size)
-
-
 def make_step(dr, T, hw: int):
     """One training step: render, loss, backward, Adam step.  Returns the loss (detached).
 
@@ -97,7 +100,6 @@ def make_step(dr, T, hw: int):
 
 
 def make_optimizer(dr, T, k: int, lr: float):
-    import importlib
     opt = importlib.import_module(dr.__name__ + ".opt").Adam(lr=lr)  # dr.opt.Adam
     for name, v in init_params(k).items():
         opt[name] = T.Float(v)
@@ -130,91 +132,123 @@ def fit(dr, T, k: int, size: int, steps: int, lr: float = 0.01, progress=None, f
     return out, np.array(losses), total
 
 
-def step_time(dr, T, k: int, size: int, frozen: bool, steps: int = 10, lr: float = 0.01) -> float:
-    """Median seconds per training step (after warm-up), frozen or not."""
+def step_runner(dr, T, k: int, size: int, frozen: bool, lr: float = 0.01):
+    """``run(n)``: n training steps of a fresh run, synchronized (for ``_timing``)."""
     target, geom, opt, step = _training(dr, T, k, size, lr, frozen)
-    for _ in range(3):
-        step(opt, target, geom)
-    ts = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        loss = step(opt, target, geom)
-        dr.eval(loss)
-        loss.numpy()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts))
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            loss = step(opt, target, geom)
+        loss.numpy()  # waits for the step's kernels
+
+    return run
 
 
-def loss_plot(losses: np.ndarray, w: int = 480, h: int = 240) -> np.ndarray:
-    """Log-scale loss curve as an RGB image (own rasterizer)."""
-    img = np.full((h, w, 3), 255, dtype=np.uint8)
-    img[[0, -1], :] = img[:, [0, -1]] = 180
-    lg = np.log10(np.maximum(losses, 1e-12))
-    lo, hi = lg.min(), lg.max() if lg.max() > lg.min() else lg.min() + 1
-    xs = np.linspace(4, w - 5, len(lg))
-    ys = (h - 5) - (lg - lo) / (hi - lo) * (h - 10)
-    for e in range(int(np.ceil(lo)), int(np.floor(hi)) + 1):
-        y = int(round((h - 5) - (e - lo) / (hi - lo) * (h - 10)))
-        img[y, 1:-1:3] = (200, 200, 200)
-    for a in range(len(lg) - 1):  # polyline, dense sampling
-        n = int(max(abs(xs[a + 1] - xs[a]), abs(ys[a + 1] - ys[a]))) + 2
-        for t in np.linspace(0, 1, n):
-            x = int(round(xs[a] + t * (xs[a + 1] - xs[a])))
-            y = int(round(ys[a] + t * (ys[a + 1] - ys[a])))
-            img[max(0, y - 1):y + 2, max(0, x - 1):x + 2] = (200, 40, 40)
-    return img
+def time_problems(dr, T, problems, repeats: int, steps: int, frozen: bool = True, lr: float = 0.01):
+    """Per-step times: ``[((k, size), {"unfrozen": Samples, "frozen": Samples})]``."""
+    out = []
+    for k, size in problems:
+        runners = {"unfrozen": step_runner(dr, T, k, size, False, lr)}
+        if frozen:
+            runners["frozen"] = step_runner(dr, T, k, size, True, lr)
+        out.append(((k, size), _timing.time_interleaved(runners, repeats, steps, warmup=3)))
+    return out
+
+
+def timing_report(name: str, rows, repeats: int, steps: int, this_run) -> str:
+    """The step-time table and what it means."""
+    has_fr = "frozen" in rows[0][1]
+    header = ["Gaussians x pixels", "pairs", "unfrozen ms"] + (["frozen ms", "unfrozen/frozen"] if has_fr else [])
+    body = []
+    for (k, size), t in rows:
+        label = f"{k} x {size}x{size}" + (" (this run)" if (k, size) == this_run else "")
+        r = [label, str(k * size * size), _timing.ms(t["unfrozen"])]
+        if has_fr:
+            r += [_timing.ms(t["frozen"]), _timing.ratio_text(t["unfrozen"], t["frozen"])]
+        body.append(r)
+    lines = [f"{name} training step (render, loss, backward, Adam), ms: median of {repeats} repeats "
+             f"x {steps} steps (ratio: median and range over the repeats)",
+             _timing.table(header, body)]
+    if has_fr:
+        (k0, s0), t0 = min(rows, key=lambda r: r[0][0] * r[0][1] ** 2)
+        lines.append(_timing.note(
+            f"{name}.freeze records the step once and then replays its kernels without running "
+            f"Python (tracing, building the AD graph): that saves "
+            f"{_timing.ms(t0['unfrozen'].median - t0['frozen'].median)} ms per step on the "
+            f"{k0} x {s0}x{s0} problem (unfrozen - frozen).  That is Python work, the same whatever "
+            "the problem size, so the ratio is large when the kernels take microseconds and near 1 when "
+            "they take milliseconds."))
+        if any("~1x" in c for r in body for c in r):
+            lines.append(_timing.note(_timing.NOISE_NOTE + "."))
+    return "\n".join(lines)
+
+
+def save_pictures(prefix: str, target: np.ndarray, img: np.ndarray, losses: np.ndarray,
+                  k: int) -> list[str]:
+    """PREFIX_target.png, PREFIX_fit.png and PREFIX_loss.png; returns the paths."""
+    size = int(round(np.sqrt(target.size)))
+    paths = [f"{prefix}_target.png", f"{prefix}_fit.png", f"{prefix}_loss.png"]
+    _plot.save(_plot.field_figure(target.reshape(size, size), f"target ({size} x {size})", "intensity",
+                                  0.0, 1.0, cmap="gray", axis_label="pixel"), paths[0])
+    _plot.save(_plot.field_figure(img.reshape(size, size), f"fit: {k} Gaussians after {len(losses)} "
+                                  "Adam steps", "intensity", 0.0, 1.0, cmap="gray",
+                                  axis_label="pixel"), paths[1])
+    _plot.save(_plot.loss_figure(losses, f"training loss, {k} Gaussians -> {size} x {size} target"),
+               paths[2])
+    return paths
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m frostjit demo fit",
+        description="Fit 2-D Gaussians to a picture with AD and Adam (frozen training step), "
+                    "time the step unfrozen and frozen, save the target, the fit and the loss curve.")
+    ap.add_argument("--k", type=int, default=None, help="number of Gaussians (default 256, --quick 64)")
+    ap.add_argument("--size", type=int, default=None, help="image is size x size (default 64, --quick 32)")
+    ap.add_argument("--steps", type=int, default=None, help="Adam steps (default 300, --quick 80)")
+    ap.add_argument("--lr", type=float, default=0.01, help="Adam's learning rate (default 0.01)")
+    ap.add_argument("--out", default=DEFAULT_OUT, help=f"prefix of the PNG files (default {DEFAULT_OUT})")
+    return _options.add_shared(ap)
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    ap = argparse.ArgumentParser(prog="frostjit demo fit",
-                                 description="fit 2-D Gaussians to a picture with Adam")
-    ap.add_argument("--k", type=int, default=None, help="number of Gaussians (default 256)")
-    ap.add_argument("--size", type=int, default=None, help="image is size x size (default 64)")
-    ap.add_argument("--steps", type=int, default=None, help="Adam steps (default 300)")
-    ap.add_argument("--lr", type=float, default=0.01)
-    ap.add_argument("--out", default=DEFAULT_OUT, help="output prefix")
-    ap.add_argument("--quick", action="store_true", help="k=64, size=32, 80 steps")
-    ap.add_argument("--backend", default="frostjit", choices=_backend.BACKENDS)
-    ap.add_argument("--no-progress", action="store_true")
-    ap.add_argument("--no-freeze", action="store_true", help="train without dr.freeze")
-    a = ap.parse_args(argv)
-    if a.backend == "drjit" and not _backend.in_isolated_process():
-        return _backend.run_isolated("fit", argv)
+    a = parser().parse_args(argv)
     k = a.k or (64 if a.quick else 256)
     size = a.size or (32 if a.quick else 64)
     steps = a.steps or (80 if a.quick else 300)
+    if k < 1 or size < 2 or steps < 1:
+        print(f"frostjit demo fit: need --k >= 1, --size >= 2 and --steps >= 1, got --k {k} "
+              f"--size {size} --steps {steps}", file=sys.stderr)
+        return 2
+    if not a.no_plot and not _plot.available():
+        print(f"frostjit demo fit: {_plot.missing_message()}", file=sys.stderr)
+        return 2
+    if a.backend == "drjit" and not _backend.in_isolated_process():
+        return _backend.run_isolated("fit", argv)
     try:
         dr, T = _backend.load(a.backend)
         T = _backend.ad_module(dr, T, a.backend)
     except _backend.BackendUnavailable as e:
         print(f"frostjit demo fit: {e}", file=sys.stderr)
         return 2
-    frozen = hasattr(dr, "freeze") and not a.no_freeze
-    print(f"fit demo: {k} Gaussians -> {size} x {size} target, {steps} Adam steps, "
-          f"backend {a.backend}{', frozen training step' if frozen else ''}")
+    frozen = not a.no_freeze
+    print(f"fit demo: {k} Gaussians -> {size} x {size} target ({k * size * size} gaussian-pixel pairs), "
+          f"{steps} Adam steps, backend {a.backend}{', frozen training step' if frozen else ''}")
     pb = Progress(steps, label=f"{a.backend:>8}", enabled=not a.no_progress)
     img, losses, total = fit(dr, T, k, size, steps, a.lr, pb, frozen=frozen)
     pb.close()
     print(f"loss {losses[0]:.3e} -> {losses[-1]:.3e} "
-          f"({losses[0] / max(losses[-1], 1e-30):.1f}x lower) in {total:.2f} s, "
-          f"{total / steps * 1e3:.1f} ms/step")
-    if hasattr(dr, "freeze"):
-        t_plain = step_time(dr, T, k, size, frozen=False, lr=a.lr)
-        try:
-            t_frozen = step_time(dr, T, k, size, frozen=True, lr=a.lr)
-            print(f"step time: unfrozen {t_plain * 1e3:.2f} ms, frozen {t_frozen * 1e3:.2f} ms "
-                  f"({t_plain / t_frozen:.1f}x faster frozen)")
-        except Exception as e:  # noqa: BLE001  (report, keep the demo's pictures)
-            print(f"step time: unfrozen {t_plain * 1e3:.2f} ms, frozen unavailable "
-                  f"({type(e).__name__}: {e})")
-    scale = max(1, 384 // size)
-    tgt = target_image(size).reshape(size, size)
-    _png.write_png(f"{a.out}_target.png", _png.upscale(_png.colormap(tgt, 0, 1), scale))
-    _png.write_png(f"{a.out}_fit.png",
-                   _png.upscale(_png.colormap(img.reshape(size, size), 0, 1), scale))
-    _png.write_png(f"{a.out}_loss.png", loss_plot(losses))
-    print(f"wrote {a.out}_target.png, {a.out}_fit.png, {a.out}_loss.png")
+          f"({losses[0] / max(losses[-1], 1e-30):.1f}x lower) in {total:.2f} s")
+    if not a.no_timing:
+        repeats, tsteps = (5, 10) if a.quick else (7, 20)
+        problems = [SMALL] + ([(k, size)] if (k, size) != SMALL else [])
+        rows = time_problems(dr, T, problems, repeats, tsteps, frozen=frozen, lr=a.lr)
+        print()
+        print(timing_report(a.backend, rows, repeats, tsteps, (k, size)))
+    if not a.no_plot:
+        paths = save_pictures(a.out, target_image(size), img, losses, k)
+        print(f"wrote {', '.join(paths)}")
     return 0 if losses[-1] < losses[0] else 1
 
 
