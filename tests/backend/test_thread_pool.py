@@ -11,6 +11,8 @@ import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import frostjit as fj
 from frostjit.backend import current_backend
@@ -97,6 +99,65 @@ def test_interrupt_while_waiting_for_workers(pool, monkeypatch):
     k = SlowWriter(SIZE)
     pool.run(k, SIZE, None, 16, True)
     np.testing.assert_array_equal(k.out, 1)
+
+
+class InterruptAt:
+    """The caller raises KeyboardInterrupt at its ``at``-th block, before or after writing it."""
+
+    def __init__(self, size, at, after_write):
+        self.out = np.zeros(size, np.int64)
+        self.caller = threading.get_ident()
+        self.at = at
+        self.after_write = after_write
+        self.calls = 0
+        self.running = 0
+        self.lock = threading.Lock()
+
+    def __call__(self, start, end, args, shared):
+        if threading.get_ident() == self.caller:
+            k = self.calls
+            self.calls += 1
+            if k == self.at and not self.after_write:
+                raise KeyboardInterrupt
+            self.out[start:end] += 1
+            if k == self.at:
+                raise KeyboardInterrupt
+            return
+        with self.lock:
+            self.running += 1
+        time.sleep(0.001)
+        self.out[start:end] += 1
+        with self.lock:
+            self.running -= 1
+
+
+@settings(max_examples=15)
+@given(n_threads=st.sampled_from([2, 3, 4]), blocks=st.integers(2, 24), at=st.integers(0, 6),
+       after_write=st.booleans())
+def test_an_interrupt_at_any_block_of_the_caller_leaves_the_pool_consistent(n_threads, blocks, at, after_write):
+    p = ThreadPool(n_threads)
+    try:
+        size = blocks * threads_mod.MIN_BLOCK
+        k = InterruptAt(size, at, after_write)
+        try:
+            p.run(k, size, None, 16, True)
+            interrupted = False
+        except KeyboardInterrupt:
+            interrupted = True
+        assert k.running == 0
+        seen = k.out.copy()
+        time.sleep(0.005)
+        np.testing.assert_array_equal(k.out, seen)          # nothing written after the launch returned
+        assert set(np.unique(seen)) <= {0, 1}
+        if not interrupted:
+            np.testing.assert_array_equal(seen, 1)
+        for _ in range(2):
+            k = SlowWriter(size)
+            p.run(k, size, None, 16, True)
+            assert k.running == 0
+            np.testing.assert_array_equal(k.out, 1)
+    finally:
+        p.close()
 
 
 def test_worker_exception_is_reraised_and_the_pool_stays_usable(pool):
