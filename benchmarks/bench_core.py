@@ -1,4 +1,4 @@
-"""Core engine benchmarks W1-W3: frostjit beside its anchors (drjit, numpy).
+"""Core engine benchmarks W1-W4: frostjit beside its anchors (drjit, numpy).
 
     python benchmarks/bench_core.py            # full run (a few minutes)
     python benchmarks/bench_core.py --quick    # smoke run
@@ -22,7 +22,7 @@ import _harness as H  # noqa: E402
 
 JIT = ["frostjit", "drjit"]
 ALL = ["frostjit", "drjit", "numpy"]
-WORKLOADS = ["W1", "W2", "W3"]
+WORKLOADS = ["W1", "W2", "W3", "W4"]
 
 W1_DESC = "W1  z = fma(z, y, 0.5)*0.999 + sin(z)*0.001, K times, eval (float32)"
 
@@ -155,6 +155,57 @@ def print_w3(summ):
                   f"left out of the load time")
 
 
+W4_KS = (100, 1000, 10000)        # 300 / 3,000 / 30,000 operations
+
+
+def bench_w4(systems, quick, threads):
+    """Per size and system: a fresh process with an empty kernel cache compiles the kernel once."""
+    ks = W4_KS[:2] if quick else W4_KS
+    out = {}
+    for k in ks:
+        for s in systems:
+            if s not in JIT:
+                continue
+            env, d = H.fresh_cache_env(s)
+            out[(k, s)] = H.run_child(s, "W4", {"k": k, "n": 10000, "repeats": 3, "threads": threads}, env)
+            shutil.rmtree(d, ignore_errors=True)
+    return out
+
+
+def print_w4(res):
+    print("W4  compile time of one large kernel: z = fma(z, z, x) * 0.5 + 0.25 unrolled K times "
+          "(3K ops), N=1e4")
+    print("  compile = first eval - steady eval (IR generation + LLVM), wall and CPU time of the process;")
+    print("  backend = the kernel history's LLVM time")
+    ks = sorted({k for k, _ in res})
+    rows = []
+    for k in ks:
+        fj, dj = res.get((k, "frostjit")), res.get((k, "drjit"))
+        cf, cd = H.val(fj, "compile_s"), H.val(dj, "compile_s")
+        uf, ud = H.val(fj, "compile_cpu_s"), H.val(dj, "compile_cpu_s")
+        rows.append([f"{3 * k:,}",
+                     H.fmt(cf and cf * 1e3, " ms"), H.fmt(uf and uf * 1e3, " ms"), H.cell(fj, "backend_ms", " ms"),
+                     H.fmt(uf and uf * 1e6 / (3 * k), " us"),
+                     H.fmt(cd and cd * 1e3, " ms"), H.fmt(ud and ud * 1e3, " ms"), H.cell(dj, "backend_ms", " ms"),
+                     H.fmt(ud and ud * 1e6 / (3 * k), " us"),
+                     H.fmt_ratio(H.ratio(cf, cd)), H.fmt_ratio(H.ratio(uf, ud))])
+    print(H.table(["ops", "fj wall", "fj cpu", "fj backend", "fj cpu/op", "drjit wall", "drjit cpu",
+                   "drjit backend", "drjit cpu/op", "fj/drjit wall", "fj/drjit cpu"], rows))
+    top = max(ks)
+    fj, dj = res.get((top, "frostjit")), res.get((top, "drjit"))
+    r = H.ratio(H.val(fj, "compile_s"), H.val(dj, "compile_s"))
+    rc = H.ratio(H.val(fj, "compile_cpu_s"), H.val(dj, "compile_cpu_s"))
+    print(f"  target: frostjit <= drjit at {3 * top:,} ops: wall {H.check(r, '<=', 1.0)}, "
+          f"cpu {H.check(rc, '<=', 1.0)}")
+    bad = [f"{s} K={k}: {v.get('reason')}" for (k, s), v in res.items() if v.get("status") == "error"]
+    for k in ks:
+        c = [H.val(res.get((k, s)), "checksum") for s in JIT if H.ok(res.get((k, s)))]
+        if len(c) == 2 and abs(c[0] - c[1]) > 1e-5 * max(1.0, abs(c[1])):
+            bad.append(f"K={k}: results differ ({c[0]} vs {c[1]})")
+    for b in bad:
+        print("  error:", b)
+
+
 def parser(prog: str = "bench_core.py") -> argparse.ArgumentParser:
     """The command line (``python -m frostjit bench core`` shows it with ``--help``)."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
@@ -164,7 +215,7 @@ def parser(prog: str = "bench_core.py") -> argparse.ArgumentParser:
     ap.add_argument("--systems", type=H.comma_list(ALL), default=ALL,
                     help=f"comma list from {','.join(ALL)} (default: all)")
     ap.add_argument("--only", type=H.comma_list(WORKLOADS, "workload"), default=WORKLOADS,
-                    help="workloads to run, comma list from W1,W2,W3 (default: all)")
+                    help="workloads to run, comma list from W1,W2,W3,W4 (default: all)")
     ap.add_argument("--repeats", type=H.positive_int, default=None,
                     help="repeats per W1 and W2 measurement, median reported (default 15 and 7; --quick 5 and 3)")
     ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
@@ -198,6 +249,11 @@ def main(argv=None, prog: str = "bench_core.py") -> int:
         r = summarize_w3(bench_w3(systems, 1 if a.quick else 3, a.threads))
         print_w3(r)
         raw["W3"] = r
+        print()
+    if "W4" in only:
+        r = bench_w4(systems, a.quick, a.threads)
+        print_w4(r)
+        raw["W4"] = {f"{k}/{s}": v for (k, s), v in r.items()}
         print()
     print(f"total {time.time() - t0:.0f} s")
     H.dump_json(a.json, raw)

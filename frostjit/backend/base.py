@@ -54,3 +54,11 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def copy(self, vt: VarType, buffer, size: int):
         """A new buffer with the same contents."""
+
+    def set_kernel_cache_size(self, size: int) -> int:
+        """Bound the in-memory kernel cache to ``size`` kernels; return the previous bound."""
+        raise NotImplementedError(f"the {self.name} backend has no bounded kernel cache")
+
+    def kernel_cache_info(self) -> dict:
+        """Counts of the in-memory kernel cache: ``capacity``, ``cached``, ``live``, ``evictions``."""
+        raise NotImplementedError(f"the {self.name} backend has no kernel cache")

@@ -492,10 +492,12 @@ class FrozenFunction:
                       for a in flat.numpy]
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
         prev = state.recorder
-        observer = _observe_dispatch()
-        state.recorder = rec
-        ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
+        observer = None
         try:
+            # Installed inside the try: an exception here (a Ctrl-C) must not leave the hook on.
+            observer = _observe_dispatch()
+            state.recorder = rec
+            ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
             try:
                 out = self.f(*args, **kwargs)
             finally:

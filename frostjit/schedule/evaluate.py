@@ -54,7 +54,14 @@ def _plan(pending: list, effects: list) -> list:
 
 
 def evaluate(nodes) -> None:
-    """Evaluate the pending nodes among ``nodes`` and every pending side effect."""
+    """Evaluate the pending nodes among ``nodes`` and every pending side effect.
+
+    If a group fails before its kernel starts (a compile error, out of memory, a
+    ``KeyboardInterrupt``), its side effects and those of every later group go back to
+    the front of the queue, in program order, and the next evaluation runs them.  The
+    side effects of a kernel interrupted while it ran count as done: their targets'
+    contents are then undefined (logged as a warning).
+    """
     with state.lock:
         seen = set()
         pending = []
@@ -65,21 +72,41 @@ def evaluate(nodes) -> None:
         effects = state.side_effects
         if not pending and not effects:
             return
-        state.side_effects = []
         backend = _backends.get(JitBackend.LLVM) or current_backend()
+        started = _Started()
         try:
+            state.side_effects = []
             if not effects and len(pending) == 1:
-                run_group(backend, pending[0].size, pending, effects)
+                run_group(backend, pending[0].size, pending, effects, started)
             else:
                 for size, outputs, effs in _plan(pending, effects):
-                    run_group(backend, size, outputs, effs)
+                    run_group(backend, size, outputs, effs, started)
+        except BaseException:
+            if started.launching:
+                log.warning("frostjit: a kernel with %d scatter(s) was interrupted while it ran; the contents "
+                            "of their targets are undefined", started.launching)
+            # Scatters not launched yet go back in front of any queued meanwhile.
+            state.side_effects = effects[started.effects:] + state.side_effects
+            raise
         finally:
-            # Scatters queued meanwhile (by another thread) keep their targets dirty.
+            # Scatters still queued (not launched, or queued meanwhile by another thread) keep
+            # their targets dirty.
             if state.dirty or state.side_effects:
                 state.dirty = {e.extra[0] for e in state.side_effects}
 
 
-def run_group(backend, size: int, outputs: list, effects: list) -> None:
+class _Started:
+    """How far an evaluation got: the side effects whose kernels have started (a prefix of the
+    queue, as groups run in program order), and those of the kernel running now."""
+
+    __slots__ = ("effects", "launching")
+
+    def __init__(self):
+        self.effects = 0
+        self.launching = 0
+
+
+def run_group(backend, size: int, outputs: list, effects: list, started: _Started | None = None) -> None:
     """Compile (or fetch) and launch the kernel computing one size group."""
     spec = build_kernel(outputs, effects)
     kernel, status = backend.compile(spec)
@@ -94,8 +121,13 @@ def run_group(backend, size: int, outputs: list, effects: list) -> None:
         rec.on_launch(kernel, spec, size, buffers, effects)
     history = state.flags & KERNEL_HISTORY
     t0 = time.perf_counter() if history else 0.0
+    if started is not None:
+        started.effects += len(effects)
+        started.launching = len(effects)
     if size > 0:
         backend.launch(kernel, size, spec, buffers)
+    if started is not None:
+        started.launching = 0
     t1 = time.perf_counter() if history else 0.0
     for (kind, vt), node, buf in zip(spec.params, spec.bindings, buffers):
         if kind == OUT:

@@ -8,6 +8,7 @@ import numpy as np
 from ...trace.dtypes import Float32, Float64, UInt32, Bool
 from ..base import Backend
 from .compiler import Compiler
+from .kernel_cache import check_capacity
 from .memory import HostBuffer, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .threads import ThreadPool
@@ -46,6 +47,17 @@ class LLVMBackend(Backend):
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
         return self.compiler.get(spec)
+
+    def set_kernel_cache_size(self, size) -> int:
+        """Bound the in-memory kernel cache (see :mod:`.kernel_cache`); return the previous bound."""
+        n = check_capacity(size, "set_kernel_cache_size()")
+        old = self.compiler.cache.capacity
+        self.compiler.set_capacity(n)
+        return old
+
+    def kernel_cache_info(self) -> dict:
+        """Counts of the in-memory kernel cache (see :meth:`.kernel_cache.KernelCache.info`)."""
+        return self.compiler.cache.info()
 
     def launch(self, kernel, size, spec, buffers):
         n = len(buffers)

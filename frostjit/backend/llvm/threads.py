@@ -2,27 +2,36 @@
 
 A kernel is a C function over ``[start, end)``; ctypes releases the GIL while
 it runs, so Python threads give real parallelism.  Large launches are cut into
-blocks (a few per thread, aligned to the SIMD width) that the threads take from
-a shared counter, so a thread slowed down by other load on its core does not
-hold everybody up.  The calling thread works too.  Small launches never leave
-the calling thread.
+blocks (a few per thread, aligned to the SIMD width) that the threads claim one
+at a time, so a thread slowed down by other load on its core does not hold
+everybody up.  The calling thread works too.  Small launches never leave the
+calling thread.
+
+Each launch keeps its own completion state (:class:`_Launch`: the next block to
+claim, the workers inside a block, a latch), never a queue shared between
+launches: an exception that interrupts the calling thread anywhere in a launch
+(a signal handler raising ``KeyboardInterrupt``) stops the launch from handing
+out blocks, waits for the blocks workers are running (they write into buffers
+the caller may free as soon as it returns), and re-raises.  A worker that picks
+up an interrupted launch later finds nothing left to do.
 """
 from __future__ import annotations
 
-import itertools
+import ctypes
 import os
+import queue
+import threading
 
 import numpy as np
 
 from .reduction import REDUCE_UFUNC, reduce_identity
-import queue
-import threading
 
 BLOCKS_PER_THREAD = 4
 MIN_BLOCK = 1 << 14
 
 
 def default_thread_count() -> int:
+    """Threads per launch: ``FROSTJIT_NUM_THREADS`` if set, else the cores this process may use."""
     env = os.environ.get("FROSTJIT_NUM_THREADS")
     if env:
         return max(1, int(env))
@@ -32,34 +41,62 @@ def default_thread_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class _Launch:
+    """The state of one parallel launch, shared by the caller and the workers it posted to.
+
+    ``next`` is the next block to claim; ``running`` counts *workers* inside a block (the
+    caller's own blocks are synchronous, so they need no count, and an exception that hits
+    the caller between two statements cannot leave the count wrong).  Once ``stopped`` is set
+    or every block is claimed, ``running`` only falls, and the worker that brings it to zero
+    releases ``done`` (at most once per launch).
+    """
+
+    __slots__ = ("fn", "size", "block", "n_blocks", "shared", "lock", "done", "next", "running", "stopped",
+                 "error")
+
+    def __init__(self, fn, size: int, block: int, shared: int):
+        self.fn = fn
+        self.size = size
+        self.block = block
+        self.n_blocks = -(-size // block)
+        self.shared = shared
+        self.lock = threading.Lock()
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.next = 0
+        self.running = 0
+        self.stopped = False
+        self.error: BaseException | None = None
+
+
 class ThreadPool:
-    """Workers waiting on per-thread queues (see module docstring)."""
+    """Worker threads waiting on per-thread inboxes (see module docstring)."""
 
     def __init__(self, n_threads: int | None = None):
         self.n_threads = n_threads or default_thread_count()
-        self.inboxes = []
-        self.done: queue.SimpleQueue = queue.SimpleQueue()
+        self.inboxes: list[queue.SimpleQueue] = []
+        self.workers: list[threading.Thread] = []
         for k in range(self.n_threads - 1):
             inbox: queue.SimpleQueue = queue.SimpleQueue()
-            t = threading.Thread(target=self._worker, args=(inbox,), name=f"frostjit-worker-{k}", daemon=True)
+            t = threading.Thread(target=_worker, args=(inbox,), name=f"frostjit-worker-{k}", daemon=True)
             t.start()
             self.inboxes.append(inbox)
-        self.lock = threading.Lock()
+            self.workers.append(t)
 
-    def _worker(self, inbox: queue.SimpleQueue) -> None:
-        while True:
-            job = inbox.get()
-            try:
-                _drain(*job)
-                self.done.put(None)
-            except BaseException as e:  # pragma: no cover - kernels do not raise
-                self.done.put(e)
+    def close(self) -> None:
+        """Stop the worker threads (after the launches they hold); the pool then runs launches alone."""
+        for inbox in self.inboxes:
+            inbox.put(None)
+        for t in self.workers:
+            t.join()
+        self.inboxes, self.workers, self.n_threads = [], [], 1
 
     def run(self, fn, size: int, args, align: int, parallel: bool, private=()) -> None:
         """Run ``fn(start, end, args, shared)`` over ``[0, size)``, split across threads if ``parallel``.
 
         ``private`` lists the kernel's scatter-reduction targets that may be privatized,
         as ``(param index, operation, dtype, all_reductions)`` (see :func:`private_targets`).
+        Returns only when no thread runs a block of this launch any more, also when it raises.
         """
         n = self.n_threads
         if not parallel or n == 1:
@@ -71,18 +108,89 @@ class ThreadPool:
         if n_workers <= 0:
             fn(0, size, args, 0)
             return
-        counter = itertools.count()
         argsets, copies, shared = _privatize(args, size, n_workers, private)
-        with self.lock:
-            for k, inbox in enumerate(self.inboxes[:n_workers]):
-                inbox.put((fn, size, block, argsets[k + 1], counter, shared))
-            _drain(fn, size, block, argsets[0], counter, shared)
-            errors = [self.done.get() for _ in range(n_workers)]
-        for e in errors:
-            if e is not None:
-                raise e
+        launch = _Launch(fn, size, block, shared)
+        try:
+            for k in range(n_workers):
+                self.inboxes[k].put((launch, argsets[k + 1]))
+            _caller_share(launch, argsets[0])
+            _wait(launch)
+        except BaseException:
+            _stop_and_wait(launch)
+            raise
+        if launch.error is not None:
+            raise launch.error
         for target, ufunc, copy in copies:
             ufunc(target, copy, out=target)
+
+
+def _worker(inbox: queue.SimpleQueue) -> None:
+    """A worker thread: run blocks of each launch posted to ``inbox``; ``None`` stops it."""
+    while True:
+        job = inbox.get()
+        if job is None:
+            return
+        launch, args = job
+        fn, size, block, shared, lock = launch.fn, launch.size, launch.block, launch.shared, launch.lock
+        while True:
+            with lock:
+                b = launch.next
+                if launch.stopped or b >= launch.n_blocks:
+                    break
+                launch.next = b + 1
+                launch.running += 1
+            error = None
+            try:
+                start = b * block
+                fn(start, min(size, start + block), args, shared)
+            except BaseException as e:      # kernels do not raise; a Python fn (tests) may
+                error = e
+            with lock:
+                launch.running -= 1
+                if error is not None and launch.error is None:
+                    launch.error = error
+                    launch.stopped = True
+                if launch.running == 0 and (launch.stopped or launch.next >= launch.n_blocks):
+                    launch.done.release()
+        del job, launch, args, fn       # let the launch's buffers go while the worker waits
+
+
+def _caller_share(launch: _Launch, args) -> None:
+    """The calling thread claims and runs blocks until none is left."""
+    fn, size, block, shared, lock = launch.fn, launch.size, launch.block, launch.shared, launch.lock
+    while True:
+        with lock:
+            b = launch.next
+            if launch.stopped or b >= launch.n_blocks:
+                return
+            launch.next = b + 1
+        start = b * block
+        fn(start, min(size, start + block), args, shared)
+
+
+def _wait(launch: _Launch) -> None:
+    """Wait (interruptibly) until no worker runs a block; every block is claimed already."""
+    with launch.lock:
+        if launch.running == 0:
+            return
+    launch.done.acquire()
+
+
+def _stop_and_wait(launch: _Launch) -> None:
+    """After an exception on the calling thread: hand out no more blocks, wait for the running ones.
+
+    Further exceptions (a second Ctrl-C) do not cut the wait short: the workers write into
+    buffers that the caller frees or reuses once it returns.  The caller re-raises the first.
+    """
+    while True:
+        try:
+            with launch.lock:
+                launch.stopped = True
+                if launch.running == 0:
+                    return
+            launch.done.acquire(timeout=0.01)
+        except BaseException:       # noqa: BLE001 - keep waiting, see docstring
+            continue
 
 
 def _privatize(args, size: int, n_workers: int, private):
@@ -99,7 +207,6 @@ def _privatize(args, size: int, n_workers: int, private):
     chosen = [p for p in private if args[2 * p[0] + 1] * PRIVATE_RATIO <= size]
     if not chosen:
         return [args] * (n_workers + 1), [], 1
-    import ctypes
     argsets = [args]
     copies = []
     for _ in range(n_workers):
@@ -139,12 +246,3 @@ def private_targets(spec) -> tuple:
     if len(out) != sum(1 for s in ops.values() if s - {None}):    # some reduction stays shared
         out = [(p, u, d, False) for p, u, d, _ in out]
     return tuple(out)
-
-
-def _drain(fn, size: int, block: int, args, counter, shared: int) -> None:
-    """Run blocks of ``[0, size)`` until the shared counter runs past the end."""
-    while True:
-        start = next(counter) * block   # itertools.count is atomic under the GIL
-        if start >= size:
-            return
-        fn(start, min(size, start + block), args, shared)
