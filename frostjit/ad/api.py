@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
@@ -378,7 +379,14 @@ def forward_to(*args, flags: ADFlag = ADFlag.Default):
     return _one([grad(a) for a in args])
 
 
-_queue: dict = {ADMode.Forward: [], ADMode.Backward: []}
+class _Queue(threading.local):
+    """Vertices enqueued for the next :func:`traverse`, per thread (as in Dr.Jit)."""
+
+    def __init__(self) -> None:
+        self.todo = {ADMode.Forward: [], ADMode.Backward: []}
+
+
+_queue = _Queue()
 
 
 def enqueue(mode: ADMode, *args) -> None:
@@ -386,7 +394,7 @@ def enqueue(mode: ADMode, *args) -> None:
 
     Like Dr.Jit, this ignores ``suspend_grad`` scopes: every grad-enabled array is enqueued.
     """
-    queue = _queue[mode]
+    queue = _queue.todo[mode]
     for a in _leaves(args, []):
         if a._ad is not None:
             queue.append(a._ad)
@@ -394,7 +402,8 @@ def enqueue(mode: ADMode, *args) -> None:
 
 def traverse(mode: ADMode, flags: ADFlag = ADFlag.Default) -> None:
     """Propagate the gradients of the enqueued vertices (see :func:`enqueue`)."""
-    starts, _queue[mode] = list({v.id: v for v in _queue[mode]}.values()), []
+    todo = _queue.todo
+    starts, todo[mode] = list({v.id: v for v in todo[mode]}.values()), []
     if mode is ADMode.Backward:
         graph.traverse_backward(starts, flags)
     elif mode is ADMode.Forward:

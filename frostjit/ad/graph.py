@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import threading
 import weakref
 
 from ..array.flat import ArrayBase
@@ -155,8 +156,9 @@ class EnableScope:
 _ROOT = EnableScope(True, frozenset())
 
 
-class Scopes:
-    """The active gradient scopes (innermost last)."""
+class Scopes(threading.local):
+    """The active gradient scopes (innermost last), per thread as in Dr.Jit: a ``suspend_grad``
+    in one thread does not affect another, and a new thread starts outside every scope."""
 
     def __init__(self) -> None:
         # EnableScope per suspend_grad / resume_grad / isolate_grad scope (empty: everything enabled)

@@ -32,6 +32,7 @@ from ..functions.memory import gather, scatter, scatter_add
 from ..functions.reduce import sum as fsum, prefix_sum
 from ..trace import ops
 from ..trace.dtypes import Bool
+from ..trace.state import state
 from .graph import Vertex, detached, is_active, scopes, broadcast, sized_literal
 
 
@@ -54,7 +55,8 @@ def scale(g, w):
     Dr.Jit's rule: where no gradient arrives, an infinite or NaN partial (the
     branch ``select`` did not take, ``sqrt'(0)``, ...) must not turn the zero
     into NaN.  Finite Python numbers need no guard.  Built directly from nodes
-    (this runs once per edge of every backward pass): ``select(g == 0, 0, g * w)``.
+    (this runs once per edge of every backward pass): ``select(g == 0, 0, g * w)``,
+    the test ``g == 0`` shared by the edges of one vertex.
     """
     if not isinstance(w, ArrayBase):
         # Exactly int/float: a width-derived number inside a frozen function is finite, and
@@ -63,14 +65,25 @@ def scale(g, w):
             return g * w
     p = g * w
     cls = type(p)
-    zero = ops.literal(cls._vt, 0.0)
-    node = ops.make("select", cls._vt, (_is_zero(g._node, zero), zero, p._node))
-    return cls._from_node(node)
+    is_zero, zero = _zero_test(g._node, cls._vt)
+    return cls._from_node(ops.make("select", cls._vt, (is_zero, zero, p._node)))
 
 
-def _is_zero(gnode, zero):
-    """``g == 0`` as a Bool node."""
-    return ops.make("eq", Bool, (gnode, zero))
+# The last gradient tested by scale(): (weak ref to its node, recorder, "== 0" node, zero literal).
+# The edges of a vertex are walked one after the other with the same gradient.
+_last_zero_test = (None, None, None, None)
+
+
+def _zero_test(gnode, vt):
+    """``(g == 0, 0)`` as nodes, reused while the same gradient node is scaled again (same recorder)."""
+    global _last_zero_test
+    ref, rec, is_zero, zero = _last_zero_test
+    if ref is not None and ref() is gnode and rec is state.recorder and zero.vt is vt:
+        return is_zero, zero
+    zero = ops.literal(vt, 0.0)
+    is_zero = ops.make("eq", Bool, (gnode, zero))
+    _last_zero_test = (weakref.ref(gnode), state.recorder, is_zero, zero)
+    return is_zero, zero
 
 
 def _py_rcp(d: float) -> float:

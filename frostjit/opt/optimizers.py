@@ -236,31 +236,23 @@ class Optimizer:
     def _step(self, value, g, state, lr):
         raise NotImplementedError
 
-    def _hyperparameters(self) -> tuple:
-        """The Python numbers the update folds into kernels (a frozen step is keyed on them)."""
-        return (self.mask_updates,)
-
     def __repr__(self) -> str:
         rates = {"default": self._lr_value, **self._lr_values}
         return f"{type(self).__name__}(lr={rates}, params={list(self.state)})"
 
-    # Frozen functions walk exactly this state: the learning rates are evaluated arrays (an
-    # input like the parameters, so a new rate never re-traces), the hyper-parameters folded
-    # into the kernels are Python values (a change re-traces, as it must).  The Python copies
-    # of the rates (``_lr_value``) are not walked.
-    __fj_traverse_attrs__ = ("_hyper", "_lr", "_lrs", "state")
-
-    @property
-    def _hyper(self) -> tuple:
-        return self._hyperparameters()
+    # Frozen functions walk exactly these attributes: the hyper-parameters folded into the
+    # kernels are Python values (a change re-traces, as it must), the learning rates evaluated
+    # arrays (inputs like the parameters, so a new rate never re-traces).  The Python copies of
+    # the rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
+    # hyper-parameters in front.
+    __fj_traverse_attrs__ = ("mask_updates", "_lr", "_lrs", "state")
 
     def __fj_traverse__(self) -> dict:
-        return {n: getattr(self, n) for n in self.__fj_traverse_attrs__}
+        return {n: getattr(self, n) for n in type(self).__fj_traverse_attrs__}
 
     def __fj_assign__(self, values: dict) -> None:
         for n, v in values.items():
-            if n != "_hyper":
-                setattr(self, n, v)
+            setattr(self, n, v)
 
 
     def _observed(self, g, new, old):
@@ -291,8 +283,7 @@ class SGD(Optimizer):
         self.nesterov = bool(nesterov)
         super().__init__(lr, params, mask_updates=mask_updates)
 
-    def _hyperparameters(self) -> tuple:
-        return (self.mask_updates, self.momentum, self.nesterov)
+    __fj_traverse_attrs__ = ("momentum", "nesterov") + Optimizer.__fj_traverse_attrs__
 
     def _init_state(self, param):
         if self.momentum == 0:
@@ -330,8 +321,7 @@ class Adam(Optimizer):
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         super().__init__(lr, params, mask_updates=mask_updates)
 
-    def _hyperparameters(self) -> tuple:
-        return (self.mask_updates, self.beta_1, self.beta_2, self.epsilon)
+    __fj_traverse_attrs__ = ("beta_1", "beta_2", "epsilon") + Optimizer.__fj_traverse_attrs__
 
     def _init_state(self, param):
         first = param._c[0] if isinstance(param, VectorBase) else param

@@ -5,6 +5,8 @@ A variable created inside an "only a set" scope joins that set until the scope e
 ``suspend_grad()`` with nothing resumed no variable can become differentiable.  The expected
 values were measured with Dr.Jit 1.5 side by side.
 """
+import threading
+
 import pytest
 
 import frostjit as fj
@@ -207,3 +209,42 @@ def test_backward_to_twice_inside_isolate_grad_accumulates():
         fj.set_grad(z, 1.0)
         assert fj.backward_to(a).numpy().tolist() == [7]
     assert fj.grad(a).numpy().tolist() == [7]
+
+
+def test_scopes_and_the_traversal_queue_are_per_thread():
+
+    x = leaf(1.0)
+    inside, done = threading.Event(), threading.Event()
+
+    def suspended():
+        with fj.suspend_grad():
+            inside.set()
+            done.wait(10)
+
+    t = threading.Thread(target=suspended)
+    t.start()
+    inside.wait(10)
+    try:
+        assert ge(x) and ge(x * 2)          # another thread's suspend_grad does not apply here
+    finally:
+        done.set()
+        t.join()
+    seen = {}
+
+    def fresh():
+        seen["outside"] = ge(x)
+        with fj.suspend_grad():
+            seen["inside"] = ge(x)
+
+    with fj.suspend_grad():
+        t = threading.Thread(target=fresh)
+        t.start()
+        t.join()
+    assert seen == {"outside": True, "inside": False}
+    y = x * 3
+    fj.set_grad(y, 1.0)
+    t = threading.Thread(target=lambda: fj.enqueue(fj.ADMode.Backward, y))
+    t.start()
+    t.join()
+    fj.traverse(fj.ADMode.Backward)          # nothing was enqueued in this thread
+    assert fj.grad(x).numpy().tolist() == [0]

@@ -1,4 +1,6 @@
 """frostjit.opt: SGD (with momentum) and Adam against NumPy references; the dict interface."""
+import logging
+
 import numpy as np
 import pytest
 
@@ -338,3 +340,23 @@ def test_frozen_step_with_learning_rate_schedule_records_once_and_matches_plain(
     np.testing.assert_array_equal(losses, plain_losses)
     np.testing.assert_array_equal(x, plain_x)
     np.testing.assert_array_equal(y, plain_y)
+
+
+@pytest.mark.parametrize("make_opt", [lambda: fj.opt.Adam(lr=0.1), lambda: fj.opt.SGD(lr=0.1, momentum=0.5)])
+def test_frozen_step_binds_the_optimizer_with_a_generated_binder(make_opt, caplog):
+    # The optimizer's traversal returns the same objects every call (no fresh tuples), so the
+    # frozen function's fast generated binder accepts it instead of walking it at every call.
+    opt = make_opt()
+    opt["x"] = Float(1.0, 2.0, 3.0)
+
+    @fj.freeze
+    def step(opt):
+        fj.backward(fj.sum(fj.square(opt["x"])))
+        opt.step()
+
+    with caplog.at_level(logging.DEBUG, logger="frostjit"):
+        for i in range(4):
+            opt.set_learning_rate(0.1 / (i + 1))
+            step(opt)
+    assert step.n_recordings == 1
+    assert not [r for r in caplog.records if "no binder" in r.getMessage()]
