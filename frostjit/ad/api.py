@@ -17,11 +17,11 @@ import contextlib
 import dataclasses
 import threading
 
+from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
-from ..trace import ops
 from . import graph
-from .graph import ADFlag, ADMode, Vertex, scopes, as_grad
+from .graph import ADFlag, ADMode, Vertex, scopes
 
 
 # ---------------------------------------------------------------------------
@@ -234,11 +234,9 @@ def detach(arg, preserve_type: bool = True):
     def one(a):
         cls = type(a)
         if not preserve_type and a._is_ad:
-            from ..array import registry
             cls = registry.flat_type(a._backend, a._vt, False)
         return cls._from_node(a._node)
     if isinstance(arg, VectorBase) and not preserve_type:
-        from ..array import registry
         comps = [one(c) for c in arg._c]
         vcls = registry.vector_type(comps[0]._backend, comps[0]._vt, len(comps), False)
         return vcls._from_components(comps)
