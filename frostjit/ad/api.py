@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 
+from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
-from ..trace import ops
 from . import graph
-from .graph import ADFlag, ADMode, Vertex, scopes, as_grad
+from .graph import ADFlag, ADMode, Vertex, scopes
 
 
 # ---------------------------------------------------------------------------
@@ -93,8 +94,11 @@ def enable_grad(*args) -> None:
 
     Raises ``TypeError`` for a non-AD or non-float array (import the types from
     ``frostjit.llvm.ad``).  Inside PyTrees, non-differentiable entries are skipped.
-    Already grad-enabled arrays are left as they are.
+    Already grad-enabled arrays are left as they are.  Inside ``suspend_grad()``
+    (no arguments, nothing resumed) this does nothing, as in Dr.Jit: no variable
+    can become differentiable there.
     """
+    allowed = graph.grad_allowed()
     for arg in args:
         if isinstance(arg, (ArrayBase, VectorBase)):
             leaves = _leaves(arg, [])
@@ -108,7 +112,7 @@ def enable_grad(*args) -> None:
         else:
             leaves = [a for a in _leaves(arg, []) if _differentiable(a)]
         for a in leaves:
-            if a._ad is None:
+            if a._ad is None and allowed:
                 a._ad = Vertex(type(a), a._node.size, (), a._node)
 
 
@@ -137,7 +141,7 @@ def _zeros_like(a):
 
 def _grad_of(a):
     v = a._ad
-    if v is None or not a._is_ad or v.grad is None:
+    if v is None or not a._is_ad or v.grad is None or not graph.is_active(v):
         return _zeros_like(a)
     g = v.grad
     if type(g) is not type(a):
@@ -150,7 +154,8 @@ def _grad_of(a):
 def grad(arg, preserve_type: bool = True):
     """The gradient of ``arg`` (zeros where it is not grad-enabled or nothing reached it).
 
-    Same type and shape as ``arg`` (PyTrees map element by element).
+    Same type and shape as ``arg`` (PyTrees map element by element).  Inside
+    ``suspend_grad`` for a variable, its gradient reads as zero (Dr.Jit).
     """
     if isinstance(arg, (int, float)):
         return type(arg)(0)
@@ -188,11 +193,21 @@ def _pairs(dst, src, who: str):
 
 
 def set_grad(dst, src) -> None:
-    """Set the gradient of ``dst`` to ``src`` (an array, PyTree or scalar; broadcast if needed)."""
-    for a, g in _pairs(dst, src, "set_grad"):
+    """Set the gradient of ``dst`` to ``src`` (an array, PyTree or scalar; broadcast if needed).
+
+    As in Dr.Jit, this clears the gradients of every array in ``dst`` and then
+    adds ``src`` to each: a variable appearing ``k`` times in ``dst`` (e.g.
+    ``Array3f(a, a, a)``) receives ``k`` contributions.
+    """
+    pairs = _pairs(dst, src, "set_grad")
+    for a, _ in pairs:
         v = a._ad
         if v is not None and graph.is_active(v):
-            v.grad = as_grad(v, g)
+            v.grad = None
+    for a, g in pairs:
+        v = a._ad
+        if v is not None and graph.is_active(v):
+            graph.accum(v, g)
 
 
 def accum_grad(dst, src) -> None:
@@ -219,11 +234,9 @@ def detach(arg, preserve_type: bool = True):
     def one(a):
         cls = type(a)
         if not preserve_type and a._is_ad:
-            from ..array import registry
             cls = registry.flat_type(a._backend, a._vt, False)
         return cls._from_node(a._node)
     if isinstance(arg, VectorBase) and not preserve_type:
-        from ..array import registry
         comps = [one(c) for c in arg._c]
         vcls = registry.vector_type(comps[0]._backend, comps[0]._vt, len(comps), False)
         return vcls._from_components(comps)
@@ -270,41 +283,53 @@ def _one(arg):
     return arg[0] if len(arg) == 1 else tuple(arg)
 
 
-def _seed(arg, who: str, flags) -> list:
-    """Vertices of ``arg`` with their gradient set to 1 (static vectors: each component once)."""
+def _starts(arg, who: str, flags, seed: bool) -> list:
+    """The distinct active vertices of ``arg``, after giving ``arg`` a gradient of 1 where needed.
+
+    ``seed=True`` (``backward``/``forward``): always ``set_grad(arg, 1)``.  ``seed=False``
+    (``backward_from``/``forward_from``): only if no array in ``arg`` has a gradient yet, so
+    ``set_grad(b, 1000); backward_from(b)`` propagates 1000 (Dr.Jit's rule).
+    """
     if not isinstance(arg, (ArrayBase, VectorBase)):
         raise TypeError(f"{who}(): expected a frostjit array, got {type(arg).__name__}")
-    starts = []
+    verts = {}
     for a in _leaves(arg, []):
         v = a._ad
-        if v is None or not graph.is_active(v):
-            continue
-        if isinstance(arg, VectorBase):
-            # Like Dr.Jit's `+arg`: a component appearing twice is seeded twice.
-            v = Vertex(v.cls, v.size, ((v, _identity, _identity),), a._node)
-        v.grad = as_grad(v, 1.0)
-        starts.append(v)
-    if not starts and not flags & ADFlag.AllowNoGrad:
-        raise RuntimeError(
-            f"{who}(): the argument does not depend on any grad-enabled variable. This usually means that "
-            "frostjit.enable_grad() was not called (or the computation used non-AD types). If this is "
-            f"expected, pass flags=frostjit.ADFlag.Default | frostjit.ADFlag.AllowNoGrad.")
-    return starts
+        if v is not None and graph.is_active(v):
+            verts[v.id] = v
+    if not verts:
+        if not flags & ADFlag.AllowNoGrad:
+            raise RuntimeError(
+                f"{who}(): the argument does not depend on any grad-enabled variable. This usually means that "
+                "frostjit.enable_grad() was not called (or the computation used non-AD types). If this is "
+                f"expected, pass flags=frostjit.ADFlag.Default | frostjit.ADFlag.AllowNoGrad.")
+        return []
+    if seed or all(v.grad is None for v in verts.values()):
+        set_grad(arg, 1.0)
+    return list(verts.values())
 
 
-def backward_from(arg, flags: ADFlag = ADFlag.Default) -> None:
-    """Set the gradient of ``arg`` to 1 and propagate it backward to everything ``arg`` depends on.
-
-    Afterwards :func:`grad` of the grad-enabled leaves holds ``d arg / d leaf``
-    (summed over ``arg``'s elements).  The gradient computations are traced,
-    not run: they fuse into a few kernels when the gradients are evaluated.
-    """
-    starts = _seed(arg, "backward_from", flags)
+def _backward(arg, flags, who: str, seed: bool) -> None:
+    starts = _starts(arg, who, flags, seed)
     if starts:
         graph.traverse_backward(starts, flags)
 
 
-backward = backward_from
+def backward_from(arg, flags: ADFlag = ADFlag.Default) -> None:
+    """Propagate the gradient of ``arg`` backward to everything ``arg`` depends on.
+
+    If no gradient was assigned to ``arg`` (:func:`set_grad`, :func:`accum_grad`),
+    it is seeded with 1 first; otherwise the assigned gradient is propagated.
+    Afterwards :func:`grad` of the grad-enabled leaves holds ``d arg / d leaf``
+    (summed over ``arg``'s elements).  The gradient computations are traced,
+    not run: they fuse into a few kernels when the gradients are evaluated.
+    """
+    _backward(arg, flags, "backward_from", seed=False)
+
+
+def backward(arg, flags: ADFlag = ADFlag.Default) -> None:
+    """``set_grad(arg, 1)`` followed by :func:`backward_from` (a gradient already on ``arg`` is replaced)."""
+    _backward(arg, flags, "backward", seed=True)
 
 
 def backward_to(*args, flags: ADFlag = ADFlag.Default):
@@ -320,20 +345,24 @@ def backward_to(*args, flags: ADFlag = ADFlag.Default):
     return _one([grad(a) for a in args])
 
 
-def forward_from(arg, flags: ADFlag = ADFlag.Default) -> None:
-    """Set the gradient of ``arg`` to 1 and propagate it forward to everything depending on ``arg``.
-
-    Afterwards :func:`grad` of a result ``y`` holds the directional derivative
-    ``d y / d arg``.
-    """
-    starts = _seed(arg, "forward_from", flags)
+def _forward(arg, flags, who: str, seed: bool) -> None:
+    starts = _starts(arg, who, flags, seed)
     if starts:
-        bound = graph.boundary()
-        verts = [v for v in graph.descendants(starts) if v.id >= bound or v in starts]
-        graph.traverse_forward(verts, starts, flags)
+        graph.traverse_forward(graph.descendants(starts), starts, flags)
 
 
-forward = forward_from
+def forward_from(arg, flags: ADFlag = ADFlag.Default) -> None:
+    """Propagate the gradient of ``arg`` forward to everything depending on ``arg``.
+
+    If no gradient was assigned to ``arg`` it is seeded with 1 first.  Afterwards
+    :func:`grad` of a result ``y`` holds the directional derivative ``d y / d arg``.
+    """
+    _forward(arg, flags, "forward_from", seed=False)
+
+
+def forward(arg, flags: ADFlag = ADFlag.Default) -> None:
+    """``set_grad(arg, 1)`` followed by :func:`forward_from` (a gradient already on ``arg`` is replaced)."""
+    _forward(arg, flags, "forward", seed=True)
 
 
 def forward_to(*args, flags: ADFlag = ADFlag.Default):
@@ -348,17 +377,31 @@ def forward_to(*args, flags: ADFlag = ADFlag.Default):
     return _one([grad(a) for a in args])
 
 
-_queue: dict = {ADMode.Forward: [], ADMode.Backward: []}
+class _Queue(threading.local):
+    """Vertices enqueued for the next :func:`traverse`, per thread (as in Dr.Jit)."""
+
+    def __init__(self) -> None:
+        self.todo = {ADMode.Forward: [], ADMode.Backward: []}
+
+
+_queue = _Queue()
 
 
 def enqueue(mode: ADMode, *args) -> None:
-    """Mark the vertices of ``args`` as starting points of the next :func:`traverse` in ``mode``."""
-    _queue[mode].extend(_vertices(args))
+    """Mark the vertices of ``args`` as starting points of the next :func:`traverse` in ``mode``.
+
+    Like Dr.Jit, this ignores ``suspend_grad`` scopes: every grad-enabled array is enqueued.
+    """
+    queue = _queue.todo[mode]
+    for a in _leaves(args, []):
+        if a._ad is not None:
+            queue.append(a._ad)
 
 
 def traverse(mode: ADMode, flags: ADFlag = ADFlag.Default) -> None:
     """Propagate the gradients of the enqueued vertices (see :func:`enqueue`)."""
-    starts, _queue[mode] = _queue[mode], []
+    todo = _queue.todo
+    starts, todo[mode] = list({v.id: v for v in todo[mode]}.values()), []
     if mode is ADMode.Backward:
         graph.traverse_backward(starts, flags)
     elif mode is ADMode.Forward:
@@ -375,12 +418,22 @@ def _enable_scope(suspend: bool, args, when: bool):
         return
     ids = None
     if args:
-        ids = frozenset(a._ad.id for a in _leaves(args, []) if a._ad is not None)
-    scopes.enable.append((suspend, ids))
+        # Arguments that are not grad-enabled arrays (scalars, plain arrays) are ignored.
+        ids = {a._ad.id for a in _leaves(args, []) if a._ad is not None}
+    scope = graph.current_scope().child(suspend, ids)
+    scopes.enable.append(scope)
     try:
         yield
     finally:
-        scopes.enable.pop()
+        _pop(scopes.enable, scope)
+
+
+def _pop(stack: list, scope) -> None:
+    """Remove ``scope`` from the top of ``stack`` (scopes nest, so it is the innermost one)."""
+    if stack and stack[-1] is scope:
+        stack.pop()
+    elif scope in stack:
+        stack.remove(scope)
 
 
 def suspend_grad(*args, when: bool = True):
@@ -405,17 +458,25 @@ def isolate_grad(when: bool = True):
 
     Gradients that reach them are postponed, and propagated further when the
     scope ends (Dr.Jit's semantics; frozen functions run in such a scope).
+    Inside, the gradients of those earlier variables are not cleared by a
+    traversal, and forward mode may not propagate into them (RuntimeError, as
+    Dr.Jit).  Variables created inside a ``suspend_grad``/``resume_grad``
+    combination stay enabled only until the scope ends.
     """
     if not when:
         yield
         return
     scope = [graph.next_id(), {}]
+    top = graph.current_scope()
+    enable = graph.EnableScope(top.complement, set(top.ids))
     scopes.isolate.append(scope)
+    scopes.enable.append(enable)
     ok = False
     try:
         yield
         ok = True
     finally:
-        scopes.isolate.pop()
+        _pop(scopes.enable, enable)
+        _pop(scopes.isolate, scope)
         if ok:
             graph.propagate_postponed(scope[1].values())

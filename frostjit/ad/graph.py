@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import threading
 import weakref
 
 from ..array.flat import ArrayBase
@@ -83,6 +84,10 @@ class Vertex:
         self.children = []
         self.grad = None
         self.node = weakref.ref(node) if node is not None else None
+        if scopes.enable:
+            top = scopes.enable[-1]
+            if not top.complement:
+                top.ids.add(self.id)      # created inside suspend_grad(): resume_grad(a): enabled there
         if parents:
             me = weakref.ref(self)
             for edge in parents:
@@ -117,11 +122,46 @@ def next_id() -> int:
 # ---------------------------------------------------------------------------
 # Scopes: suspend_grad / resume_grad / isolate_grad
 
-class Scopes:
-    """The active gradient scopes (innermost last)."""
+class EnableScope:
+    """Which variables are grad-enabled inside a ``suspend_grad``/``resume_grad`` scope (Dr.Jit's model).
+
+    ``complement=True``: every variable except those in ``ids``; ``complement=False``: only those
+    in ``ids``.  Each scope starts from a copy of its parent's state; a variable created inside a
+    ``complement=False`` scope that has any enabled variable joins ``ids`` (so ``enable_grad(d)``
+    inside ``suspend_grad(): resume_grad(a):`` enables ``d`` there), and leaves with the scope.
+    """
+
+    __slots__ = ("complement", "ids")
+
+    def __init__(self, complement: bool, ids: set) -> None:
+        self.complement = complement
+        self.ids = ids
+
+    def enabled(self, vid: int) -> bool:
+        return (vid not in self.ids) if self.complement else (vid in self.ids)
+
+    def child(self, suspend: bool, ids) -> "EnableScope":
+        """The state of a ``suspend_grad(*args)`` (``suspend``) or ``resume_grad(*args)`` scope inside this one.
+
+        ``ids=None``: no arguments (every variable).
+        """
+        if ids is None:
+            return EnableScope(not suspend, set())
+        # Suspending excluded ids / resuming included ids grows the set; the other two shrink it.
+        if suspend == self.complement:
+            return EnableScope(self.complement, set(self.ids) | ids)
+        return EnableScope(self.complement, set(self.ids) - ids)
+
+
+_ROOT = EnableScope(True, frozenset())
+
+
+class Scopes(threading.local):
+    """The active gradient scopes (innermost last), per thread as in Dr.Jit: a ``suspend_grad``
+    in one thread does not affect another, and a new thread starts outside every scope."""
 
     def __init__(self) -> None:
-        # (suspend: bool, vertex ids or None for "all")
+        # EnableScope per suspend_grad / resume_grad / isolate_grad scope (empty: everything enabled)
         self.enable: list = []
         # isolation scopes: [first vertex id, {id: vertex created before it that got a gradient}]
         self.isolate: list = []
@@ -132,12 +172,33 @@ class Scopes:
 scopes = Scopes()
 
 
+def current_scope() -> EnableScope:
+    """The innermost suspend/resume state (everything enabled outside any scope)."""
+    return scopes.enable[-1] if scopes.enable else _ROOT
+
+
 def is_active(v: Vertex) -> bool:
     """Whether operations on ``v`` are recorded (not inside a suspend_grad scope for it)."""
-    for suspend, ids in reversed(scopes.enable):
-        if ids is None or v.id in ids:
-            return not suspend
-    return True
+    return not scopes.enable or scopes.enable[-1].enabled(v.id)
+
+
+def grad_allowed() -> bool:
+    """Whether new variables can be made differentiable here (False inside ``suspend_grad()`` without
+    arguments, unless a ``resume_grad(*args)`` re-enabled some variables)."""
+    if not scopes.enable:
+        return True
+    top = scopes.enable[-1]
+    return top.complement or bool(top.ids)
+
+
+def scope_key() -> tuple:
+    """A hashable summary of the AD scope state: (complement, enabled/excluded ids, isolation depth).
+
+    Anything that caches work done under one scope state (frozen functions) must not reuse it
+    under another.
+    """
+    top = current_scope()
+    return (top.complement, frozenset(top.ids), len(scopes.isolate))
 
 
 def boundary() -> int:
@@ -207,9 +268,18 @@ def as_grad(v: Vertex, g):
 
 
 def accum(v: Vertex, g) -> None:
-    """``v.grad += g``."""
+    """``v.grad += g``; a literal zero adds nothing (and does not count as a gradient being set)."""
+    if _is_zero_literal(g):
+        return
     g = as_grad(v, g)
     v.grad = g if v.grad is None else v.grad + g
+
+
+def _is_zero_literal(g) -> bool:
+    if isinstance(g, ArrayBase):
+        node = g._node
+        return node.op == "literal" and node.value == 0
+    return (type(g) is int or type(g) is float) and g == 0
 
 
 # ---------------------------------------------------------------------------
@@ -284,22 +354,35 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
 
 
 def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> None:
-    """Propagate the gradients of ``sources`` to the vertices in ``verts`` that depend on them."""
+    """Propagate the gradients of ``sources`` to the vertices in ``verts`` that depend on them.
+
+    Only vertices with an edge walked here are cleared (``ClearInput`` / ``ClearInterior``): a
+    source nothing depends on keeps its gradient, as in Dr.Jit.  Inside ``isolate_grad``, the
+    vertices created before the scope keep their gradients, and propagating into one raises.
+    """
     verts.sort(key=lambda v: v.id)
     inside = {v.id for v in verts}
+    bound = boundary()
     has_child = set()
     for v in verts:
         for parent, fwd, _bwd in v.parents:
             if parent.id in inside:
                 has_child.add(parent.id)
                 if parent.grad is not None:
-                    accum(v, fwd(parent.grad))
+                    if v.id < bound:
+                        raise RuntimeError(
+                            "forward_to()/forward(): cannot propagate derivatives into a variable created before "
+                            "the enclosing isolate_grad() scope (a frozen function's call is one). Propagate "
+                            "them before entering the scope.")
+                    if getattr(fwd, "overwrites", False):
+                        v.grad = fwd(parent.grad, v.grad)
+                    else:
+                        accum(v, fwd(parent.grad))
     source_ids = {v.id for v in sources}
     for v in verts:
-        if v.id in source_ids:
-            if flags & ADFlag.ClearInput:
-                v.grad = None
-        elif v.id in has_child and flags & ADFlag.ClearInterior and v.id not in keep:
+        if v.id not in has_child or v.id < bound or v.id in keep:
+            continue
+        if flags & (ADFlag.ClearInput if v.id in source_ids else ADFlag.ClearInterior):
             v.grad = None
 
 

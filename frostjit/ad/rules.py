@@ -9,6 +9,17 @@ the detached operands ``a`` and the detached result ``z`` giving the partial
 derivative (a number, an array, or a :class:`Mask`).  Partials are computed
 when the gradient flows (inside the backward pass), so the forward kernels stay
 as they were and the derivative work fuses with the rest of the backward pass.
+
+Conventions (Dr.Jit 1.5's, measured side by side):
+
+* A zero gradient times any partial is zero (:func:`scale`), even where the
+  partial is infinite or NaN: a branch that ``select`` did not take, or a
+  function at a point where its derivative does not exist, contributes nothing
+  unless a nonzero gradient actually reaches it.
+* At kinks: ``abs'(0) = 0``; ``maximum(a, b)`` sends the gradient to ``a`` only
+  where ``a > b`` (ties and NaNs go to ``b``), ``minimum(a, b)`` to ``a`` where
+  ``a <= b``; ``d/dx x**y = 0`` where ``y == 0``; ``d/dy x**y = 0`` where
+  ``x**y == 0`` (no ``0 * log(0)``).
 """
 from __future__ import annotations
 
@@ -19,6 +30,9 @@ from ..array.flat import ArrayBase
 from ..functions import math as fm
 from ..functions.memory import gather, scatter, scatter_add
 from ..functions.reduce import sum as fsum, prefix_sum
+from ..trace import ops
+from ..trace.dtypes import Bool
+from ..trace.state import state
 from .graph import Vertex, detached, is_active, scopes, broadcast, sized_literal
 
 
@@ -35,6 +49,69 @@ def _not(m):
     return ~m
 
 
+def scale(g, w):
+    """``g * w`` for a gradient ``g`` and a partial derivative ``w``, with ``0 * w = 0`` for every ``w``.
+
+    Dr.Jit's rule: where no gradient arrives, an infinite or NaN partial (the
+    branch ``select`` did not take, ``sqrt'(0)``, ...) must not turn the zero
+    into NaN.  Finite Python numbers need no guard.  Built directly from nodes
+    (this runs once per edge of every backward pass): ``select(g == 0, 0, g * w)``,
+    the test ``g == 0`` shared by the edges of one vertex.
+    """
+    if not isinstance(w, ArrayBase):
+        # Exactly int/float: a width-derived number inside a frozen function is finite, and
+        # testing it would make the recording depend on its value.
+        if type(w) not in (int, float) or math.isfinite(w):
+            return g * w
+    p = g * w
+    cls = type(p)
+    is_zero, zero = _zero_test(g._node, cls._vt)
+    return cls._from_node(ops.make("select", cls._vt, (is_zero, zero, p._node)))
+
+
+# The last gradient tested by scale(): (weak ref to its node, recorder, "== 0" node, zero literal).
+# The edges of a vertex are walked one after the other with the same gradient.
+_last_zero_test = (None, None, None, None)
+
+
+def _zero_test(gnode, vt):
+    """``(g == 0, 0)`` as nodes, reused while the same gradient node is scaled again (same recorder)."""
+    global _last_zero_test
+    ref, rec, is_zero, zero = _last_zero_test
+    if ref is not None and ref() is gnode and rec is state.recorder and zero.vt is vt:
+        return is_zero, zero
+    zero = ops.literal(vt, 0.0)
+    is_zero = ops.make("eq", Bool, (gnode, zero))
+    _last_zero_test = (weakref.ref(gnode), state.recorder, is_zero, zero)
+    return is_zero, zero
+
+
+def _py_rcp(d: float) -> float:
+    """``1 / d`` for a Python number, IEEE style (``1 / 0.0 = inf``, ``1 / -0.0 = -inf``)."""
+    if d == 0:
+        return math.copysign(math.inf, d)
+    return 1.0 / d
+
+
+def _py_log(x: float) -> float:
+    """``log(x)`` for a Python number, IEEE style (``log(0) = -inf``, ``log(-1) = nan``)."""
+    if x == 0:
+        return -math.inf
+    if not x >= 0:
+        return math.nan
+    return math.log(x) if x != math.inf else math.inf
+
+
+def _abs_dx(x):
+    # sign(x), but 0 at +-0; NaN gives -1 (Dr.Jit: x >= 0 is False for NaN).
+    return fm.select(x > 0, 1.0, fm.select(x == 0, 0.0, -1.0))
+
+
+def _pow_dy(x, z):
+    # z * log(x), 0 where z == 0 (x == 0 < y: the function is flat there, not 0 * -inf).
+    return fm.select(z == 0, 0.0, z * (fm.log(x) if isinstance(x, ArrayBase) else _py_log(x)))
+
+
 _LN2 = math.log(2.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
@@ -43,17 +120,18 @@ PARTIALS = {
     "add": (lambda a, z: 1, lambda a, z: 1),
     "sub": (lambda a, z: 1, lambda a, z: -1),
     "mul": (lambda a, z: a[1], lambda a, z: a[0]),
-    "truediv": (lambda a, z: 1.0 / a[1], lambda a, z: -z / a[1]),
+    "truediv": (lambda a, z: 1.0 / a[1] if isinstance(a[1], ArrayBase) else _py_rcp(a[1]), lambda a, z: -z / a[1]),
     "mod": (lambda a, z: 1, lambda a, z: -(a[0] // a[1])),
-    "pow": (lambda a, z: _pow_dx(a[0], a[1]), lambda a, z: z * fm.log(a[0])),
+    "pow": (lambda a, z: _pow_dx(a[0], a[1]), lambda a, z: _pow_dy(a[0], z)),
+    # Ties and NaNs: minimum's gradient goes to a, maximum's to b (Dr.Jit).
     "min": (lambda a, z: Mask(a[0] <= a[1]), lambda a, z: Mask(_not(a[0] <= a[1]))),
-    "max": (lambda a, z: Mask(a[0] >= a[1]), lambda a, z: Mask(_not(a[0] >= a[1]))),
+    "max": (lambda a, z: Mask(a[0] > a[1]), lambda a, z: Mask(_not(a[0] > a[1]))),
     "fma": (lambda a, z: a[1], lambda a, z: a[0], lambda a, z: 1),
     "copysign": (lambda a, z: fm.copysign(1.0, a[0]) * fm.copysign(1.0, a[1]), None),
     "atan2": (lambda a, z: a[1] / (a[0] * a[0] + a[1] * a[1]), lambda a, z: -a[0] / (a[0] * a[0] + a[1] * a[1])),
     "select": (None, lambda a, z: Mask(a[0]), lambda a, z: Mask(~a[0])),
     "neg": (lambda a, z: -1,),
-    "abs": (lambda a, z: fm.copysign(1.0, a[0]),),
+    "abs": (lambda a, z: _abs_dx(a[0]),),
     "sqrt": (lambda a, z: 0.5 / z,),
     "rsqrt": (lambda a, z: -0.5 * z * z * z,),
     "rcp": (lambda a, z: -(z * z),),
@@ -83,14 +161,25 @@ ZERO = frozenset({"floor", "ceil", "round", "trunc", "floordiv", "sign"})
 
 
 def _pow_dx(x, y):
-    if not isinstance(y, ArrayBase):
-        if y == 0:
+    c = _constant(y) if isinstance(y, ArrayBase) else y
+    if c is None:                               # an array exponent: 0 where y == 0 (not 0 * inf)
+        return fm.select(y == 0, 0.0, y * x ** (y - 1))
+    if not hasattr(c, "__symbolic_size__"):     # (testing a frozen function's width would guard it)
+        if c == 0:
             return 0
-        if y == 1:
+        if c == 1:
             return 1
-        if y == 2:
+        if c == 2:
             return 2.0 * x
-    return y * x ** (y - 1)
+    return c * x ** (c - 1)
+
+
+def _constant(a):
+    """The Python value of a size-1 literal operand, else None."""
+    node = a._node
+    if node.op == "literal" and node.size == 1:
+        return node.value
+    return None
 
 
 def _mask_of(a, k, keep_where_true):
@@ -112,14 +201,29 @@ class Diagonal:
 
     def __call__(self, g):
         w = self.partial(self.a, self.z)
+        if isinstance(w, ArrayBase):
+            c = _constant(w)          # a scalar operand (x * 2.0): multiply by the number
+            if c is not None:
+                w = c
         if isinstance(w, Mask):
             return fm.select(w.cond, g, 0.0)
-        if isinstance(w, (int, float)):
+        if type(w) is int or type(w) is float:      # not a frozen function's symbolic width
             if w == 1:
                 return g
             if w == -1:
                 return -g
-        return g * w
+        return scale(g, w)
+
+
+def _operand(cls, o):
+    """Operand ``o`` as the partials see it: detached, of type ``cls`` (Bool masks stay Bool).
+
+    Python scalars stay Python numbers (the partials that compute with them use
+    :func:`_py_rcp` / :func:`_py_log`, never ``1.0 / 0.0`` or ``math.log(0.0)``).
+    """
+    if isinstance(o, ArrayBase):
+        return o if o._vt.is_bool else detached(cls, o)
+    return o
 
 
 def _vertex(out, operand) -> Vertex | None:
@@ -140,6 +244,9 @@ class Hook:
     """The object installed as ``state.ad_hook``: builds the AD graph as the program runs."""
 
     def on_op(self, op: str, out, operands) -> None:
+        if op == "cast" and out._node is operands[0]._node and type(out) is type(operands[0]):
+            out._ad = operands[0]._ad   # Float(x) of a Float: the same variable (Dr.Jit), not a copy
+            return
         verts = [_vertex(out, o) for o in operands]
         if not any(v is not None for v in verts):
             return
@@ -153,7 +260,7 @@ class Hook:
         if partials is None:
             raise NotImplementedError(f"frostjit AD: no derivative rule for operation {op!r}")
         cls = type(out)
-        a = tuple(o if isinstance(o, ArrayBase) and o._vt.is_bool else detached(cls, o) for o in operands)
+        a = tuple(_operand(cls, o) for o in operands)
         z = cls._from_node(out._node)
         edges = []
         for v, partial in zip(verts, partials):
@@ -211,16 +318,43 @@ class Hook:
             def bwd(g):
                 return gather(vcls, g, index, active)
 
-            def fwd(gv, reduce_op=reduce_op):
-                t = sized_literal(cls, 0, size, tref)
-                (scatter if reduce_op is None else scatter_add)(t, gv, index, active)
-                return t
+            if reduce_op is None:
+                fwd = _ScatterForward(cls, size, tref, index, active)
+            else:
+                def fwd(gv):
+                    t = sized_literal(cls, 0, size, tref)
+                    scatter_add(t, gv, index, active)
+                    return t
             edges.append((vv, fwd, bwd))
         target._ad = Vertex(cls, size, tuple(edges), target._node)
 
 
 def _identity(g):
     return g
+
+
+class _ScatterForward:
+    """Forward edge from a ``scatter``'s value to its result: the written entries of the result's
+    gradient *become* the value's gradient (``overwrites``: the traversal passes the current one).
+
+    A gradient left on the result by an earlier forward pass is overwritten there, not added
+    to (Dr.Jit: after ``forward(x, ADFlag.ClearVertices)``, a second ``forward(x)`` through the
+    same scatter gives the same derivative, not twice it).
+    """
+
+    overwrites = True
+    __slots__ = ("cls", "size", "tref", "index", "active")
+
+    def __init__(self, cls, size, tref, index, active):
+        self.cls, self.size, self.tref, self.index, self.active = cls, size, tref, index, active
+
+    def __call__(self, gv, current=None):
+        if current is None:
+            t = sized_literal(self.cls, 0, self.size, self.tref)
+        else:
+            t = self.cls._from_node(current._node)     # a new handle: the scatter rebinds it only
+        scatter(t, gv, self.index, self.active)
+        return t
 
 
 def _frozen_operand(x):
@@ -248,7 +382,7 @@ def _reduce_mul(out, x, v, op):
         zeros = fsum(fm.select(is_zero, 1.0, 0.0))
         return fm.select(zeros == 0, zd / xd, fm.select(is_zero & (zeros == 1), nz_prod, 0.0))
 
-    _attach(out, [(v, lambda g: fsum(g * weight()), lambda g: g * weight())])
+    _attach(out, [(v, lambda g: fsum(scale(g, weight())), lambda g: scale(g, weight()))])
 
 
 def _prod(x):

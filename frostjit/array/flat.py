@@ -550,14 +550,18 @@ def _pow_by_literal(x: "ArrayBase", e):
     if e == 2:
         return apply("mul", x, x)
     if e == 1:
-        return apply("add", x, 0.0) if x._ad is not None else x
+        # A new handle (in-place operators on the result must not change x); x * 1 keeps -0.
+        return apply("mul", x, 1.0) if x._ad is not None else type(x)._from_node(x._node)
     if e == 0.5:
         return apply("sqrt", x)
     if e == -1:
         return apply("truediv", 1.0, x)
     if e == 0:
-        return apply("add", apply("mul", x, 0.0), 1.0) if x._ad is not None else \
-            type(x)._from_node(ops.literal(x._vt, 1.0, x._node.size))
+        # 1 everywhere (also for inf and NaN, like NumPy); a constant, not grad-enabled (Dr.Jit).
+        one = ops.literal(x._vt, 1.0, x._node.size)
+        if one.size != 1 and x._node.sym is not None:
+            one.sym = x._node.sym       # inside a frozen function: x's symbolic width
+        return type(x)._from_node(one)
     return None
 
 

@@ -285,24 +285,79 @@ def normalize(v):
     return v * rsqrt(squared_norm(v))
 
 
+def _without_grad(a):
+    """A new handle on ``a``'s value that carries no derivative (the engine's view of a detach)."""
+    return type(a)._from_node(a._node)
+
+
+def _half_epsilon(x) -> float:
+    """Dr.Jit's ``epsilon`` of ``x``'s type: half the spacing of the floats just above 1."""
+    return float(np.finfo(x._vt.np_dtype).eps) / 2
+
+
+def _grad_safe(f, x):
+    """``f(x)`` for a differentiable flat array, component-wise for static vectors, else None."""
+    if isinstance(x, VectorBase):
+        if not (x._c and x._c[0]._is_ad and x._c[0]._vt.is_float):
+            return None
+        return type(x)._from_components([f(c) for c in x._c])
+    if isinstance(x, ArrayBase) and x._is_ad and x._vt.is_float:
+        return f(x)
+    return None
+
+
+def _safe_sqrt_ad(x):
+    # Derivative 1 / (2 sqrt(x)) where x > epsilon and 0 below, finite at 0 (Dr.Jit's values).
+    return sqrt(select(x > _half_epsilon(x), x, _without_grad(maximum(x, 0.0))))
+
+
 def safe_sqrt(x):
-    """``sqrt(maximum(x, 0))``: no NaN for slightly negative inputs."""
-    return sqrt(maximum(x, 0.0))
+    """``sqrt(maximum(x, 0))``: no NaN for slightly negative inputs.
+
+    Under AD the derivative is finite: ``1 / (2 sqrt(x))`` where ``x`` exceeds
+    ``epsilon`` (2**-24 for Float32, 2**-53 for Float64), 0 below, as in Dr.Jit.
+    """
+    out = _grad_safe(_safe_sqrt_ad, x)
+    return sqrt(maximum(x, 0.0)) if out is None else out
+
+
+def _clip_unit_ad(x):
+    # x itself strictly inside (-1 + eps, 1 - eps] (so the derivative flows), else the clamped
+    # value without a derivative: asin'/acos' stay finite at and beyond +-1 (Dr.Jit's values).
+    eps = _half_epsilon(x)
+    inside = (x > eps - 1.0) & (x <= 1.0 - eps)
+    return select(inside, x, _without_grad(clip(x, -1.0, 1.0)))
 
 
 def safe_asin(x):
-    """``asin`` of ``x`` clamped to [-1, 1]."""
-    return asin(clip(x, -1.0, 1.0))
+    """``asin`` of ``x`` clamped to [-1, 1].
+
+    Under AD the derivative is that of ``asin`` inside ``(-1 + eps, 1 - eps]``
+    and 0 outside, so it stays finite at the domain edges (Dr.Jit's values).
+    """
+    out = _grad_safe(lambda c: asin(_clip_unit_ad(c)), x)
+    return asin(clip(x, -1.0, 1.0)) if out is None else out
 
 
 def safe_acos(x):
-    """``acos`` of ``x`` clamped to [-1, 1]."""
-    return acos(clip(x, -1.0, 1.0))
+    """``acos`` of ``x`` clamped to [-1, 1] (derivative finite at +-1, as :func:`safe_asin`)."""
+    out = _grad_safe(lambda c: acos(_clip_unit_ad(c)), x)
+    return acos(clip(x, -1.0, 1.0)) if out is None else out
 
 
 def hypot(a, b):
-    """``sqrt(a*a + b*b)``."""
-    return sqrt(fma(a, a, b * b))
+    """``sqrt(a*a + b*b)`` without overflow or underflow in the squares.
+
+    Computed as ``hi * sqrt(1 + (lo/hi)**2)`` with ``hi = max(|a|, |b|)``.  Where
+    ``hi`` is 0, infinite or NaN the result is ``|a| + |b|`` (0, inf, NaN), so
+    under AD the derivative at the origin is 0, as in Dr.Jit.
+    """
+    if not (_jit(a) or _jit(b)):
+        return _m.hypot(a, b)
+    ax, ay = abs(a), abs(b)
+    hi, lo = maximum(ax, ay), minimum(ax, ay)
+    r = lo / hi
+    return select((hi > 0) & (hi < _m.inf), hi * sqrt(fma(r, r, 1.0)), ax + ay)
 
 
 def power(a, b):

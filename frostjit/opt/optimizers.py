@@ -14,10 +14,15 @@ once, and a frozen step updates the state correctly on every replay.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import numpy as np
+
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..functions import math as fm
+from ..functions.creation import zeros
 from ..functions.evaluation import eval as _eval, schedule as _schedule, make_opaque
 from ..trace.dtypes import Float64
 from ..ad import api as ad
@@ -44,22 +49,53 @@ def _scalar_array(like, value):
     return a
 
 
+def _check_rate(who: str, value):
+    """A learning rate: a real number or a 1-D JIT array (size 1, or one rate per element)."""
+    if isinstance(value, ArrayBase) and value._vt.is_float:
+        return value
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    raise TypeError(f"{who}: a learning rate must be a real number or a floating point JIT array, "
+                    f"got {type(value).__name__}")
+
+
+def _rate_array(backend, value):
+    """The learning rate ``value`` as an evaluated (opaque) Float64 array of ``backend``.
+
+    A new array every time the rate changes: a frozen function sees the same layout (one
+    evaluated array) and reads the new value at its next replay, and no kernel folds it in.
+    """
+    cls = registry.flat_type(backend, Float64, False)
+    a = cls(value) if isinstance(value, ArrayBase) else cls(float(value))   # detached copy
+    make_opaque(a)
+    return a
+
+
 class Optimizer:
-    """Base class: a dictionary of parameters plus per-parameter state.
+    """Base class: a dictionary of parameters plus per-parameter state (Dr.Jit's ``drjit.opt``).
 
     Parameters
     ----------
-    lr : float
-        Learning rate (``set_learning_rate`` changes it without recompiling).
+    lr : float or array
+        Default learning rate (> 0).  :meth:`set_learning_rate` changes it, or sets
+        one for a specific parameter, without recompiling a kernel or re-tracing a
+        frozen function.
     params : dict, optional
         Initial parameters (``{name: array}``).
+    mask_updates : bool
+        Leave the entries whose gradient is exactly zero (and their optimizer
+        state) unchanged, as if they had not been observed this step.
     """
 
-    def __init__(self, lr: float, params: dict | None = None):
-        if not lr >= 0:
-            raise ValueError(f"{type(self).__name__}(): the learning rate must be >= 0, got {lr}")
-        self.lr = float(lr)
-        self._lr = None                # opaque array holding lr (created with the first parameter)
+    def __init__(self, lr, params: dict | None = None, *, mask_updates: bool = False):
+        lr = _check_rate(f"{type(self).__name__}()", lr)
+        if not (isinstance(lr, ArrayBase) or lr > 0):
+            raise ValueError(f"{type(self).__name__}(): the learning rate 'lr' must be > 0, got {lr}")
+        self.mask_updates = bool(mask_updates)
+        self._lr_value = lr            # as given (learning_rate() returns it)
+        self._lr_values: dict = {}     # per-parameter rates, as given
+        self._lr = None                # opaque array of the default rate (made with the first parameter)
+        self._lrs: dict = {}           # key -> opaque array of its own rate
         # key -> [parameter (grad-enabled leaf), state tuple]
         self.state: dict = {}
         if params:
@@ -74,18 +110,21 @@ class Optimizer:
             param = type(param)._from_components([type(c)._from_node(c._node) for c in param._c])
         ad.enable_grad(param)
         if self._lr is None:
-            self._lr = _scalar_array(first, self.lr)
+            self._lr = _rate_array(first._backend, self._lr_value)
         old = self.state.get(key)
         if old is not None and type(old[0]) is type(param) and _width(old[0]) == _width(param):
             self.state[key] = [param, old[1]]
         else:
             self.state[key] = [param, self._init_state(param)]
 
+
     def __getitem__(self, key):
         return self.state[key][0]
 
     def __delitem__(self, key) -> None:
         del self.state[key]
+        self._lr_values.pop(key, None)
+        self._lrs.pop(key, None)
 
     def __contains__(self, key) -> bool:
         return key in self.state
@@ -116,14 +155,59 @@ class Optimizer:
             p = self.state[k][0]
             self.state[k][1] = self._init_state(p)
 
-    def set_learning_rate(self, lr: float) -> None:
-        """Change the learning rate (stored in memory, so no kernel is recompiled)."""
-        self.lr = float(lr)
-        if self._lr is not None:
-            self._lr = _scalar_array(self._lr, self.lr)
+    # -- learning rates ------------------------------------------------------
+    def set_learning_rate(self, value=None, /, **kwargs) -> None:
+        """Set the default learning rate, or the rates of specific parameters (Dr.Jit's forms).
 
-    def learning_rate(self) -> float:
-        return self.lr
+        >>> opt.set_learning_rate(1e-4)               # the default rate
+        >>> opt.set_learning_rate({"y": 1e-4})        # parameter 'y' only
+        >>> opt.set_learning_rate(y=1e-4)             # the same
+        >>> opt.set_learning_rate(y=None)             # 'y' follows the default again
+
+        A parameter's own rate always takes precedence over the default.  Rates
+        are real numbers or JIT arrays (size 1, or one rate per element).  They
+        are held in evaluated arrays, so changing one recompiles no kernel and
+        does not re-trace a frozen function.  Raises ``KeyError`` for an unknown
+        parameter name.
+        """
+        per_key = {}
+        if isinstance(value, Mapping):
+            per_key.update(value)
+        elif value is not None:
+            self._lr_value = _check_rate("set_learning_rate()", value)
+            if self._lr is not None:
+                self._lr = _rate_array(self._lr._backend, value)
+        per_key.update(kwargs)
+        for key, rate in per_key.items():
+            if key not in self.state:
+                raise KeyError(f"set_learning_rate(): the optimizer has no parameter {key!r}")
+            if rate is None:
+                self._lr_values.pop(key, None)
+                self._lrs.pop(key, None)
+            else:
+                self._lr_values[key] = _check_rate(f"set_learning_rate({key}=...)", rate)
+                self._lrs[key] = _rate_array(_backend_of(self.state[key][0]), rate)
+
+    def learning_rate(self, key=None):
+        """The default learning rate (as set), or the own rate of parameter ``key`` (None if it has none)."""
+        if key is None:
+            return self._lr_value
+        if key not in self.state:
+            raise KeyError(f"learning_rate(): the optimizer has no parameter {key!r}")
+        return self._lr_values.get(key)
+
+    @property
+    def lr(self):
+        """The default learning rate (assigning it calls :meth:`set_learning_rate`)."""
+        return self._lr_value
+
+    @lr.setter
+    def lr(self, value) -> None:
+        self.set_learning_rate(value)
+
+    def _rate(self, key):
+        """The opaque learning-rate array used for parameter ``key``."""
+        return self._lrs.get(key, self._lr)
 
     # -- the step -----------------------------------------------------------
     def step(self, eval: bool = True) -> None:  # noqa: A002  (Dr.Jit's name)
@@ -138,7 +222,7 @@ class Optimizer:
             p, st = entry
             g = ad.grad(p)
             value = ad.detach(p)
-            new_value, new_state = self._step(value, g, st)
+            new_value, new_state = self._step(value, g, st, self._rate(key))
             ad.enable_grad(new_value)
             entry[0], entry[1] = new_value, new_state
             touched.append((new_value, new_state))
@@ -149,15 +233,37 @@ class Optimizer:
     def _init_state(self, param):
         raise NotImplementedError
 
-    def _step(self, value, g, state):
+    def _step(self, value, g, state, lr):
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(lr={self.lr}, params={list(self.state)})"
+        rates = {"default": self._lr_value, **self._lr_values}
+        return f"{type(self).__name__}(lr={rates}, params={list(self.state)})"
 
-    # Frozen functions traverse these (parameters and state are JIT arrays).
-    def _traverse(self):
-        return {"lr": self._lr, "state": self.state}
+    # Frozen functions walk exactly these attributes: the hyper-parameters folded into the
+    # kernels are Python values (a change re-traces, as it must), the learning rates evaluated
+    # arrays (inputs like the parameters, so a new rate never re-traces).  The Python copies of
+    # the rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
+    # hyper-parameters in front.
+    __fj_traverse_attrs__ = ("mask_updates", "_lr", "_lrs", "state")
+
+    def __fj_traverse__(self) -> dict:
+        return {n: getattr(self, n) for n in type(self).__fj_traverse_attrs__}
+
+    def __fj_assign__(self, values: dict) -> None:
+        for n, v in values.items():
+            setattr(self, n, v)
+
+
+    def _observed(self, g, new, old):
+        """With ``mask_updates``: ``new`` where the gradient is nonzero, ``old`` elsewhere."""
+        if not self.mask_updates:
+            return new
+        return fm.select(g != 0, new, old)
+
+
+def _backend_of(param):
+    return (param._c[0] if isinstance(param, VectorBase) else param)._backend
 
 
 class SGD(Optimizer):
@@ -165,28 +271,35 @@ class SGD(Optimizer):
 
     ``v = momentum * v + g``, ``p = p - lr * v`` (with ``nesterov``:
     ``p = p - lr * (g + momentum * v)``).  With ``momentum=0`` simply
-    ``p = p - lr * g``.
+    ``p = p - lr * g``.  Arguments as Dr.Jit's: ``SGD(lr, params=None, *,
+    momentum=0, nesterov=False, mask_updates=False)``.
     """
 
-    def __init__(self, lr: float, momentum: float = 0.0, nesterov: bool = False, params: dict | None = None):
+    def __init__(self, lr, params: dict | None = None, *, momentum: float = 0.0, nesterov: bool = False,
+                 mask_updates: bool = False):
         if not 0 <= momentum < 1:
             raise ValueError(f"SGD(): momentum must be in [0, 1), got {momentum}")
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
-        super().__init__(lr, params)
+        super().__init__(lr, params, mask_updates=mask_updates)
+
+    __fj_traverse_attrs__ = ("momentum", "nesterov") + Optimizer.__fj_traverse_attrs__
 
     def _init_state(self, param):
         if self.momentum == 0:
             return ()
         return (_zeros_like(param),)
 
-    def _step(self, value, g, state):
-        lr = _lr_as(self._lr, value)
+    def _step(self, value, g, state, lr):
+        lr = _lr_as(lr, value)
         if self.momentum == 0:
-            return value - lr * g, ()
+            return self._observed(g, value - lr * g, value), ()
         v = state[0] * self.momentum + g
         step = g + v * self.momentum if self.nesterov else v
-        return value - lr * step, (v,)
+        return self._observed(g, value - lr * step, value), (self._observed(g, v, state[0]),)
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + f", momentum={self.momentum}, nesterov={self.nesterov})"
 
 
 class Adam(Optimizer):
@@ -201,37 +314,37 @@ class Adam(Optimizer):
     folded in as a constant that changes from step to step.
     """
 
-    def __init__(self, lr: float, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-8,
-                 mask_updates: bool = False, params: dict | None = None):
+    def __init__(self, lr, params: dict | None = None, *, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-8, mask_updates: bool = False):
         if not (0 <= beta_1 < 1 and 0 <= beta_2 < 1):
             raise ValueError(f"Adam(): beta_1 and beta_2 must be in [0, 1), got {beta_1} and {beta_2}")
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
-        self.mask_updates = bool(mask_updates)
-        super().__init__(lr, params)
+        super().__init__(lr, params, mask_updates=mask_updates)
+
+    __fj_traverse_attrs__ = ("beta_1", "beta_2", "epsilon") + Optimizer.__fj_traverse_attrs__
 
     def _init_state(self, param):
         first = param._c[0] if isinstance(param, VectorBase) else param
         # (beta_1^t, beta_2^t) at t = 0, first and second moments
         return (_scalar_array(first, 1), _scalar_array(first, 1), _zeros_like(param), _zeros_like(param))
 
-    def _step(self, value, g, state):
+    def _step(self, value, g, state, lr):
         b1_t, b2_t, m, v = state
         b1, b2 = self.beta_1, self.beta_2
         b1_t, b2_t = b1_t * b1, b2_t * b2
-        lr_t = self._lr * fm.sqrt(1 - b2_t) / (1 - b1_t)
+        lr_t = lr * fm.sqrt(1 - b2_t) / (1 - b1_t)
         m_new = m * b1 + g * (1 - b1)
         v_new = v * b2 + (g * g) * (1 - b2)
         new_value = value - _lr_as(lr_t, value) * m_new / (fm.sqrt(v_new) + self.epsilon)
-        if self.mask_updates:
-            nz = g != 0
-            m_new = fm.select(nz, m_new, m)
-            v_new = fm.select(nz, v_new, v)
-            new_value = fm.select(nz, new_value, value)
-        return new_value, (b1_t, b2_t, m_new, v_new)
+        # mask_updates: unobserved entries keep value and moments (the step count advances)
+        return self._observed(g, new_value, value), (b1_t, b2_t, self._observed(g, m_new, m),
+                                                     self._observed(g, v_new, v))
+
+    def __repr__(self) -> str:
+        return super().__repr__()[:-1] + f", beta=({self.beta_1}, {self.beta_2}), epsilon={self.epsilon})"
 
 
 def _zeros_like(param):
-    from ..functions.creation import zeros
     comps = param._c if isinstance(param, VectorBase) else [param]
     # The parameter's (AD) type, never grad-enabled: the state keeps one type across steps.
     out = [zeros(type(c), c._node.size) for c in comps]

@@ -1,4 +1,6 @@
 """frostjit.opt: SGD (with momentum) and Adam against NumPy references; the dict interface."""
+import logging
+
 import numpy as np
 import pytest
 
@@ -206,3 +208,155 @@ def test_adam_fits_a_small_model():
         fj.backward(fj.mean(fj.square(pred - Y)))
         opt.step()
     assert np.allclose(opt["c"].numpy(), [0.7, -0.3, 0.1], atol=0.02)
+
+
+# -- learning rates (issue 8 item 22): Dr.Jit's forms, never a re-trace ------------------------
+
+def sgd_step(opt, coef=2.0):
+    loss = fj.sum(opt["x"] * coef) + fj.sum(opt["y"] * coef)
+    fj.backward(loss)
+    opt.step()
+
+
+def test_set_learning_rate_forms_match_drjit():
+    opt = fj.opt.SGD(lr=0.5, params={"x": Float(1.0, 2.0), "y": Float(3.0)})
+    assert opt.learning_rate() == 0.5 and opt.learning_rate("x") is None
+    opt.set_learning_rate(0.25)
+    assert opt.learning_rate() == 0.25 and opt.lr == 0.25
+    opt.set_learning_rate({"x": 0.1})
+    assert opt.learning_rate("x") == 0.1 and opt.learning_rate("y") is None
+    opt.set_learning_rate(y=0.2)
+    assert opt.learning_rate("y") == 0.2
+    opt.set_learning_rate(1, x=2)
+    assert opt.learning_rate() == 1.0 and type(opt.learning_rate()) is float and opt.learning_rate("x") == 2.0
+    opt.set_learning_rate(y=None)
+    assert opt.learning_rate("y") is None
+    opt.set_learning_rate()                       # nothing to change
+    opt.set_learning_rate(None)
+    assert opt.learning_rate() == 1.0
+    rate = Float(0.3)
+    opt.set_learning_rate(rate)
+    assert opt.learning_rate() is rate
+    opt.lr = 0.7                                  # the attribute is the default rate, not a dead copy
+    assert opt.learning_rate() == 0.7
+
+
+def test_set_learning_rate_rejects_unknown_parameters_and_non_numbers():
+    opt = fj.opt.Adam(lr=0.1, params={"x": Float(1.0)})
+    with pytest.raises(KeyError, match="'z'"):
+        opt.set_learning_rate({"z": 1.0})
+    with pytest.raises(KeyError, match="'z'"):
+        opt.set_learning_rate(z=1.0)
+    with pytest.raises(KeyError, match="'z'"):
+        opt.learning_rate("z")
+    with pytest.raises(TypeError, match="learning rate"):
+        opt.set_learning_rate("fast")
+    with pytest.raises(ValueError, match="lr"):
+        fj.opt.SGD(lr=0.0)
+
+
+def test_per_parameter_rate_takes_precedence_until_removed():
+    # Dr.Jit 1.5 (measured): x 1 -> 0 -> -1 -> -1.2, y 1 -> -1 -> -1.2 -> -1.4
+    opt = fj.opt.SGD(lr=1.0)
+    opt["x"], opt["y"] = Float(1.0), Float(1.0)
+    opt.set_learning_rate({"x": 0.5})
+    sgd_step(opt)
+    assert (opt["x"][0], opt["y"][0]) == (0, -1)
+    opt.set_learning_rate(0.1)
+    sgd_step(opt)
+    assert opt["x"][0] == -1 and np.isclose(opt["y"][0], -1.2)
+    opt.set_learning_rate(x=None)
+    sgd_step(opt)
+    assert np.isclose(opt["x"][0], -1.2) and np.isclose(opt["y"][0], -1.4)
+
+
+def test_parameter_rate_is_forgotten_with_the_parameter():
+    opt = fj.opt.SGD(lr=1.0, params={"x": Float(1.0)})
+    opt.set_learning_rate(x=0.5)
+    del opt["x"]
+    opt["x"] = Float(1.0)
+    assert opt.learning_rate("x") is None
+    opt.set_learning_rate(x=0.5)
+    opt["x"] = Float(3.0)                           # re-setting the value keeps its rate
+    assert opt.learning_rate("x") == 0.5
+
+
+def test_learning_rate_array_with_one_rate_per_element():
+    opt = fj.opt.SGD(lr=Float(0.5, 0.25))
+    opt["x"] = Float(1.0, 1.0)
+    fj.backward(fj.sum(opt["x"] * 2))
+    opt.step()
+    assert opt["x"].numpy().tolist() == [0.0, 0.5]
+
+
+def test_constructor_arguments_follow_drjit():
+    x = Float(1.0)
+    opt = fj.opt.Adam(0.1, {"x": x}, beta_1=0.8, mask_updates=True)
+    assert "x" in opt and opt.beta_1 == 0.8 and opt.mask_updates
+    assert "x" in fj.opt.SGD(0.1, {"x": x}, momentum=0.5)
+    with pytest.raises(TypeError):
+        fj.opt.SGD(0.1, None, 0.9)                 # momentum is keyword-only, as in Dr.Jit
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.5])
+def test_sgd_mask_updates_leaves_entries_without_gradient_alone(momentum):
+    opt = fj.opt.SGD(lr=0.1, momentum=momentum, mask_updates=True)
+    opt["x"] = Float(1.0, 1.0)
+    for _ in range(2):
+        fj.backward(fj.sum(opt["x"] * Float(1.0, 0.0)))
+        opt.step()
+    assert opt["x"].numpy().tolist()[1] == 1.0 and opt["x"][0] < 1.0
+
+
+def _training(freeze: bool, make_opt, n: int, steps: int, per_param: bool):
+    opt = make_opt()
+    opt["x"] = Float(np.linspace(-1, 1, n, dtype=np.float32))
+    opt["y"] = Float(np.linspace(2, 3, n, dtype=np.float32))
+    target = Float(np.zeros(n, np.float32))
+
+    def step(opt, target):
+        loss = fj.sum(fj.square(opt["x"] - target)) + fj.sum(fj.square(opt["y"] * opt["x"]))
+        fj.backward(loss)
+        opt.step()
+        return fj.detach(loss)
+
+    f = fj.freeze(step) if freeze else step
+    losses = []
+    for i in range(steps):
+        opt.set_learning_rate(0.1 * 0.99 ** i)
+        if per_param:
+            opt.set_learning_rate(y=0.05 * 0.98 ** i)
+        losses.append(f(opt, target).numpy()[0])
+    return f, np.array(losses), opt["x"].numpy(), opt["y"].numpy()
+
+
+@pytest.mark.parametrize("make_opt", [lambda: fj.opt.Adam(lr=0.1), lambda: fj.opt.SGD(lr=0.1, momentum=0.5)])
+@pytest.mark.parametrize("n", [1, 7, 1000, 100003])
+def test_frozen_step_with_learning_rate_schedule_records_once_and_matches_plain(make_opt, n):
+    per_param = n == 7
+    f, losses, x, y = _training(True, make_opt, n, 200, per_param)
+    _, plain_losses, plain_x, plain_y = _training(False, make_opt, n, 200, per_param)
+    assert f.n_recordings <= 2
+    np.testing.assert_array_equal(losses, plain_losses)
+    np.testing.assert_array_equal(x, plain_x)
+    np.testing.assert_array_equal(y, plain_y)
+
+
+@pytest.mark.parametrize("make_opt", [lambda: fj.opt.Adam(lr=0.1), lambda: fj.opt.SGD(lr=0.1, momentum=0.5)])
+def test_frozen_step_binds_the_optimizer_with_a_generated_binder(make_opt, caplog):
+    # The optimizer's traversal returns the same objects every call (no fresh tuples), so the
+    # frozen function's fast generated binder accepts it instead of walking it at every call.
+    opt = make_opt()
+    opt["x"] = Float(1.0, 2.0, 3.0)
+
+    @fj.freeze
+    def step(opt):
+        fj.backward(fj.sum(fj.square(opt["x"])))
+        opt.step()
+
+    with caplog.at_level(logging.DEBUG, logger="frostjit"):
+        for i in range(4):
+            opt.set_learning_rate(0.1 / (i + 1))
+            step(opt)
+    assert step.n_recordings == 1
+    assert not [r for r in caplog.records if "no binder" in r.getMessage()]
