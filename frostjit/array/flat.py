@@ -11,6 +11,7 @@ import numbers
 
 import numpy as np
 
+from ..errors import ConversionOverflowError
 from ..trace import ops
 from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
@@ -345,7 +346,8 @@ del _op, _name
 # Construction helpers
 
 def _scalar_value(v, vt: VarType, who: str):
-    return v.item() if isinstance(v, np.generic) else v
+    """A constructor's scalar argument as ``vt`` stores it; out of range raises (no silent wrap)."""
+    return ops.convert_scalar(vt, v, f"{who}()")
 
 
 def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
@@ -371,15 +373,18 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
         if isinstance(v, ArrayBase):
             v = v[0] if len(v) == 1 else _bad_element(v)
         items.append(v)
+    who = f"{vt.name}()"
     try:
         if vt.is_integral:
-            a = np.array([int(v) for v in items], dtype=object)
-            bits = vt.bits
-            a = np.array([(int(v) & ((1 << bits) - 1)) for v in a], dtype=np.uint64).astype(vt.np_dtype) \
-                if len(a) else np.zeros(0, vt.np_dtype)
+            # Element by element, as the scalar constructor: out of range raises instead of wrapping.
+            a = np.array([ops.convert_scalar(vt, v, who) for v in items], dtype=vt.np_dtype) \
+                if items else np.zeros(0, vt.np_dtype)
         else:
-            a = np.array(items, dtype=np.float64 if vt.is_float else None).astype(vt.np_dtype)
+            with np.errstate(over="ignore"):     # 1e40 -> Float32 is +inf, as Float32(1e40) is
+                a = np.array(items, dtype=np.float64 if vt.is_float else None).astype(vt.np_dtype)
     except (TypeError, ValueError) as e:
+        if isinstance(e, ConversionOverflowError) or "NaN" in str(e):
+            raise
         raise TypeError(f"cannot build a {vt.name} array from {seq!r}: {e}") from None
     return _data_from_numpy(a, vt)
 

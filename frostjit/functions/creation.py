@@ -29,7 +29,11 @@ def _check_size(who, size):
     return n
 
 
-def _sized_literal(dtype, value, size):
+def _sized_literal(who, dtype, value, size):
+    if not hasattr(value, "__symbolic_size__"):
+        if not isinstance(value, (bool, int, float, np.number)):
+            raise TypeError(f"{who}(): 'value' must be a Python or NumPy scalar, got {type(value).__name__}")
+        value = ops.convert_scalar(dtype._vt, value, f"{who}({dtype.__name__})")
     rec = state.recorder
     if rec is not None and hasattr(size, "__symbolic_size__"):
         return dtype._from_node(rec.sized_literal(dtype._vt, value, size))
@@ -42,7 +46,7 @@ def full(dtype, value, shape=1):
     size = _check_size("full", shape)
     if issubclass(dtype, VectorBase):
         return dtype._from_components([full(dtype._elem, value, size) for _ in range(dtype._n)])
-    return _sized_literal(dtype, value, size)
+    return _sized_literal("full", dtype, value, size)
 
 
 def zeros(dtype, shape=1):
