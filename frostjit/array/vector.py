@@ -90,8 +90,13 @@ class VectorBase:
 
     @property
     def shape(self) -> tuple:
+        """``(n, width)``; size-1 components broadcast, other unequal sizes raise ``ValueError``."""
         sizes = {len(c) for c in self._c}
-        return (self._n, min(sizes) if 0 in sizes else max(sizes, default=0))
+        wide = sizes - {1}
+        if len(wide) > 1:
+            raise ValueError(f"{type(self).__name__}.shape: the components have incompatible sizes "
+                             f"({', '.join(str(len(c)) for c in self._c)}): the array is ragged")
+        return (self._n, wide.pop() if wide else max(sizes, default=0))
 
     def numpy(self) -> np.ndarray:
         """Evaluate and return a NumPy array of shape ``(n, width)``."""
