@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import ConversionOverflowError
+from ..errors import ConversionOverflowError, out_of_memory
 from ..trace import ops
 from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
@@ -126,9 +126,12 @@ class ArrayBase:
         rec = state.recorder
         if rec is not None:
             rec.on_read(node, "numpy()")
-        if node.op == "literal":
-            return np.full(node.size, node.value, dtype=node.vt.np_dtype)
-        return _backend().to_numpy(node.value, node.size)
+        try:
+            if node.op == "literal":
+                return np.full(node.size, node.value, dtype=node.vt.np_dtype)
+            return _backend().to_numpy(node.value, node.size)
+        except MemoryError:
+            raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()

@@ -76,8 +76,8 @@ def _check_bounds(who: str, index: Node, active: Node, size: int) -> None:
     from ..backend import current_backend
     be = current_backend()
 
-    def values(n):
-        return np.full(n.size, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
+    def values(n):      # a literal is one value for every lane: no array of its full size
+        return np.full(1, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
     idx = values(index).astype(np.int64) if index.vt.bits < 64 or index.vt.is_signed else values(index)
     act = np.broadcast_to(values(active).astype(bool), idx.shape if idx.shape[0] > 1 else (max(idx.shape[0], active.size),))
     idx = np.broadcast_to(idx, act.shape)
