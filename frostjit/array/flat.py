@@ -134,8 +134,12 @@ class ArrayBase:
             raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
+        if copy is False:
+            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit array converts to "
+                             "NumPy by copying; use np.from_dlpack(x) for a zero-copy view")
         a = self.numpy()
-        return a if dtype is None else a.astype(dtype)
+        return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, *args, **kwargs):
         node = self._buffer_node()
@@ -379,9 +383,13 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
     who = f"{vt.name}()"
     try:
         if vt.is_integral:
-            # Element by element, as the scalar constructor: out of range raises instead of wrapping.
-            a = np.array([ops.convert_scalar(vt, v, who) for v in items], dtype=vt.np_dtype) \
-                if items else np.zeros(0, vt.np_dtype)
+            # Each element as the scalar constructor converts it: out of range raises instead of
+            # wrapping.  A list of Python ints (the common case) is checked by its extremes.
+            lo, hi = ops.int_range(vt)
+            if all(type(v) is int for v in items) and (not items or lo <= min(items) and max(items) <= hi):
+                a = np.array(items, dtype=vt.np_dtype) if items else np.zeros(0, vt.np_dtype)
+            else:
+                a = np.array([ops.convert_scalar(vt, v, who) for v in items], dtype=vt.np_dtype)
         else:
             with np.errstate(over="ignore"):     # 1e40 -> Float32 is +inf, as Float32(1e40) is
                 a = np.array(items, dtype=np.float64 if vt.is_float else None).astype(vt.np_dtype)

@@ -110,8 +110,12 @@ class VectorBase:
         return np.stack([np.broadcast_to(c.numpy(), (width,)) for c in self._c])
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
+        if copy is False:
+            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit array converts to "
+                             "NumPy by copying; use np.from_dlpack(x) for a zero-copy view")
         a = self.numpy()
-        return a if dtype is None else a.astype(dtype)
+        return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, *args, **kwargs):
         """DLPack export of the ``(n, width)`` array (a copy: components live in separate buffers)."""

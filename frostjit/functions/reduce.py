@@ -105,6 +105,8 @@ def _is_mask(x) -> bool:
 
 def _check_operand(name: str, op: str, x) -> None:
     """Arithmetic reductions reject masks, Boolean ones need them (Dr.Jit)."""
+    if isinstance(x, ArrayBase) and (x._vt is Bool) == (op in ("and", "or")):
+        return
     if op in ("and", "or"):
         if not _is_mask(x):
             raise TypeError(f"frostjit.{name}(): expects a Bool array or bool, got {type(x).__name__}")
@@ -185,6 +187,9 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
     ``leaf`` maps each element before combining (``count`` turns masks into ``UInt32``);
     ``check`` validates the input and each element of a sequence (default: by ``op``).
     """
+    if isinstance(value, ArrayBase) and axis is ... and mode is None and leaf is None and check is None:
+        _check_operand(name, op, value)         # the common case, kept short: a 1-D array, axis 0
+        return _reduce_array(op, value)
     leaf = leaf or (lambda v: v)
     item_check = check      # sequences of Python numbers may hold bools (Dr.Jit: sum([True, False]) == 1)
     check = check or (lambda v: _check_operand(name, op, v))

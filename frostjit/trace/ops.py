@@ -14,7 +14,7 @@ import struct
 import numpy as np
 
 from ..errors import ConversionOverflowError
-from .dtypes import VarType, Bool
+from .dtypes import ALL_TYPES, VarType, Bool
 from .node import Node
 from .state import state
 
@@ -106,6 +106,9 @@ def int_range(vt: VarType) -> tuple[int, int]:
     return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if vt.is_signed else (0, (1 << bits) - 1)
 
 
+_INT_RANGES = {vt: int_range(vt) for vt in ALL_TYPES if vt.is_integral}
+
+
 def convert_scalar(vt: VarType, value, who: str):
     """Convert a Python or NumPy scalar to type ``vt`` as a constructor does (``UInt32(v)``,
     ``full(UInt32, v)``, the value of a scatter): never silently narrowing.
@@ -123,6 +126,13 @@ def convert_scalar(vt: VarType, value, who: str):
     Traceback (most recent call last):
     frostjit.errors.ConversionOverflowError: UInt32(): -1.5 is out of range for UInt32 [0, 4294967295]
     """
+    t = type(value)
+    if t is int:            # the common cases first: this is every constructor's path
+        rng = _INT_RANGES.get(vt)
+        if rng is not None and rng[0] <= value <= rng[1]:
+            return value
+    elif t is float and vt.is_float:
+        return normalize_literal(vt, value)
     if isinstance(value, np.generic):
         value = value.item()
     if vt is Bool:
@@ -141,7 +151,7 @@ def convert_scalar(vt: VarType, value, who: str):
         iv = int(value)     # truncation toward zero, as a C cast and Dr.Jit do
     else:
         iv = int(value)
-    lo, hi = int_range(vt)
+    lo, hi = _INT_RANGES[vt]
     if not lo <= iv <= hi:
         raise ConversionOverflowError(f"{who}: {_short(value)} is out of range for {vt.name} [{lo}, {hi}]")
     return iv

@@ -99,3 +99,13 @@ def test_arithmetic_with_python_ints_keeps_wrapping_semantics():
     # Operands of arithmetic are not constructors: ints that fit 32 bits wrap into the type.
     np.testing.assert_array_equal((UInt32(5, 6) + (-1)).numpy(), [4, 5])
     assert (UInt32(5) + 2**40).Type.name == "Int64"
+
+
+def test_asarray_without_a_copy_raises_instead_of_copying_silently():
+    x = Float([1, 2, 3])
+    with pytest.raises(ValueError, match="from_dlpack"):
+        np.asarray(x, copy=False)       # NumPy 2: copy=False means a view or an error
+    with pytest.raises(ValueError, match="from_dlpack"):
+        np.asarray(Array3u(1, 2, 3), copy=False)
+    np.testing.assert_array_equal(np.asarray(x, dtype=np.float64), [1, 2, 3])
+    np.testing.assert_array_equal(np.from_dlpack(x), [1, 2, 3])

@@ -288,3 +288,18 @@ def test_gradients_of_nan_ignoring_min_max_and_of_axis_reductions():
     fj.backward(fj.max(w, axis=None) + fj.sum(fj.min(w)))
     # max over everything is 7 (w.x lane 1); min over components per lane: 1 (x), 4 (y)
     np.testing.assert_array_equal(fj.grad(w).numpy(), [[1, 1], [0, 1], [0, 0]])
+
+
+def test_one_frozen_function_replays_nan_ignoring_reductions_at_every_width():
+    def f(x):
+        return fj.min(x), fj.max(x, axis=None), fj.sum(x, axis=0)
+    frozen = fj.freeze(f)
+    for w in WIDTHS + [7, 1, 100003]:
+        rng = np.random.default_rng(w)
+        a = rng.standard_normal(w).astype(np.float32)
+        a[rng.random(w) < 0.6] = np.nan
+        for p, g in zip(f(Float(a)), frozen(Float(a))):
+            np.testing.assert_array_equal(g.numpy(), p.numpy())
+        assert frozen(Float(a))[0].numpy().tolist() == [np.fmin.reduce(a, initial=np.inf)]
+        allnan = Float(np.full(w, np.nan, np.float32))
+        assert frozen(allnan)[0].numpy().tolist() == [np.inf]

@@ -46,18 +46,22 @@ class NanIgnoringReduction:
     """``numpy.fmin``/``numpy.fmax`` with the interface of a ufunc (call and ``reduce``);
     ``reduce`` starts from the identity, so all-NaN input gives +-inf as in Dr.Jit."""
 
-    __slots__ = ("ufunc", "op")
+    __slots__ = ("ufunc", "op", "initial")
 
     def __init__(self, ufunc, op: str):
         self.ufunc = ufunc
         self.op = op
+        self.initial: dict = {}     # dtype -> identity (a reduction is on the path of every replay)
 
     def __call__(self, *args, **kwargs):
         return self.ufunc(*args, **kwargs)
 
     def reduce(self, a: np.ndarray, dtype=None):
-        dt = np.dtype(dtype if dtype is not None else a.dtype)
-        return self.ufunc.reduce(a, dtype=dtype, initial=reduce_identity(self.op, dt))
+        dt = a.dtype if dtype is None else dtype
+        initial = self.initial.get(dt)
+        if initial is None:
+            initial = self.initial[dt] = reduce_identity(self.op, dt)
+        return self.ufunc.reduce(a, dtype=dtype, initial=initial)
 
 
 REDUCE_UFUNC = {"add": np.add, "mul": np.multiply,
