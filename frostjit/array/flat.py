@@ -364,9 +364,12 @@ def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
             a = a.reshape(1)
         else:
             raise ValueError(f"expected a 1-D array, got one of shape {a.shape}")
-    if a.dtype != vt.np_dtype:
-        a = a.astype(vt.np_dtype)
-    a = np.ascontiguousarray(a)
+    try:
+        if a.dtype != vt.np_dtype:
+            a = a.astype(vt.np_dtype)
+        a = np.ascontiguousarray(a)
+    except MemoryError:
+        raise out_of_memory(vt.name, a.shape[0], vt.itemsize, "convert a NumPy array into") from None
     node = ops.data(vt, _backend().from_numpy(a), a.shape[0])
     rec = state.recorder
     if rec is not None:

@@ -46,9 +46,11 @@ def _index_node(index, backend, who: str) -> Node:
             raise TypeError(f"{who}(): the index must be an integer array, got {type(index).__name__}")
         return index._node
     if isinstance(index, (int, np.integer)):
-        from ..trace.dtypes import UInt32, Int64
+        from ..trace.dtypes import UInt32, Int64, UInt64
         i = int(index)
-        return ops.literal(UInt32 if 0 <= i < 2**32 else Int64, i)
+        if not -2**63 <= i < 2**64:     # would wrap into range (2**64 + 1 read element 1)
+            raise IndexError(f"{who}(): index {i} does not fit a 64-bit index")
+        return ops.literal(UInt32 if 0 <= i < 2**32 else Int64 if i < 2**63 else UInt64, i)
     raise TypeError(f"{who}(): the index must be an integer array or int, got {type(index).__name__}")
 
 

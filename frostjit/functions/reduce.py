@@ -245,18 +245,19 @@ _AXIS_DOC = """
         Axes to reduce (Dr.Jit's convention, see :mod:`frostjit.functions.reduce`):
         the default ``...`` is axis 0, ``None`` every axis.  An axis outside
         ``[-ndim, ndim)`` raises :class:`~frostjit.errors.AxisError`.
-    mode : None, "evaluated" or "symbolic"
+"""
+_MODE_DOC = """    mode : None, "evaluated" or "symbolic"
         Dr.Jit's evaluation strategy.  Both give the same result here: frostjit
         always evaluates the input and reduces it with the backend.
-    keepdims : bool
+"""
+_KEEPDIMS_DOC = """    keepdims : bool
         Accepted where it changes nothing (the trailing, dynamic axis is
         never removed); ``ValueError`` for a reduction over a vector's components.
 """
 
 
 def sum(value, axis=..., mode=None, keepdims=False):  # noqa: A001
-    """Sum along ``axis`` (1-D array -> size-1 array; static vector -> sum of its components).
-    """
+    """Sum along ``axis`` (1-D array -> size-1 array; static vector -> sum of its components)."""
     return _reduce("add", "sum", value, axis, mode, keepdims)
 
 
@@ -277,14 +278,10 @@ def max(value, axis=..., mode=None, keepdims=False):  # noqa: A001
     return _reduce("max", "max", value, axis, mode, keepdims)
 
 
-for _f in (sum, prod, min, max):
-    _f.__doc__ += _AXIS_DOC
-
-
 def mean(value, axis=..., mode=None, keepdims=False):
     """Arithmetic mean along ``axis``: the sum divided by the number of reduced entries
     (NaN for an empty array).  Integer input gives a ``Float`` result.
-    """ + _AXIS_DOC
+    """
     from .evaluation import width
     total = _reduce("add", "mean", value, axis, mode, keepdims)
     if isinstance(value, ArrayBase):
@@ -339,24 +336,24 @@ def _dot_items(a: list, b: list):
 def all(value, axis=..., keepdims=False):  # noqa: A001
     """``True`` where every entry along ``axis`` is true (a size-1 ``Bool`` for a 1-D array;
     lane by lane for a static vector; ``True`` when empty).
-    """ + _AXIS_DOC
+    """
     return _reduce("and", "all", value, axis, None, keepdims)
 
 
 def any(value, axis=..., keepdims=False):  # noqa: A001
-    """``True`` where some entry along ``axis`` is true (``False`` when empty).""" + _AXIS_DOC
+    """``True`` where some entry along ``axis`` is true (``False`` when empty)."""
     return _reduce("or", "any", value, axis, None, keepdims)
 
 
 def none(value, axis=..., keepdims=False):
-    """``True`` where no entry along ``axis`` is true: ``~any(value, axis)``.""" + _AXIS_DOC
+    """``True`` where no entry along ``axis`` is true: ``~any(value, axis)``."""
     r = _reduce("or", "none", value, axis, None, keepdims)
     return not r if isinstance(r, (bool, np.bool_)) else ~r
 
 
 def count(value, axis=..., keepdims=False):
     """Number of true entries along ``axis`` (``UInt32`` arrays; an ``int`` for Python input).
-    """ + _AXIS_DOC
+    """
     def check(m):
         if not _is_mask(m):
             raise TypeError(f"frostjit.count(): expects a Bool array or bool, got {type(m).__name__}")
@@ -368,6 +365,13 @@ def count(value, axis=..., keepdims=False):
             return _vector_of([as_count(c) for c in m])
         return int(m)
     return _reduce("add", "count", value, axis, None, keepdims, leaf=as_count, check=check)
+
+
+for _f in (sum, prod, min, max, mean):
+    _f.__doc__ += _AXIS_DOC + _MODE_DOC + _KEEPDIMS_DOC
+for _f in (all, any, none, count):      # no 'mode' (Dr.Jit's signatures)
+    _f.__doc__ += _AXIS_DOC + _KEEPDIMS_DOC
+del _f
 
 
 # -- scans ---------------------------------------------------------------------

@@ -95,3 +95,16 @@ def test_static_vector_shapes_follow_drjit():
             fj.zeros(Array3f, bad)
     with pytest.raises(ValueError, match="does not fit Float"):
         fj.zeros(Float, (2, 3))
+
+
+def test_frozen_linspace_and_arange_match_plain_calls_at_every_width():
+    def f(x):
+        n = fj.width(x)
+        return (x + fj.linspace(Float, -2.2, 1.0, n), fj.linspace(Float64, 0, 1, n, endpoint=False),
+                fj.arange(Float, 0.5, 3.7, 0.3))
+    frozen = fj.freeze(f)
+    for w in WIDTHS[1:] + [3, 1]:
+        x = fj.zeros(Float, w) + 0.0
+        for p, g in zip(f(x), frozen(x)):
+            np.testing.assert_array_equal(g.numpy(), p.numpy())
+        np.testing.assert_array_equal(frozen(x)[0].numpy(), np.linspace(-2.2, 1.0, w).astype(np.float32))

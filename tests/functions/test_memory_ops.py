@@ -259,3 +259,14 @@ def test_gather_and_scatter_accept_sequences_of_indices_and_masks():
     t = fj.zeros(Float, 3)
     fj.scatter(t, Float([1, 2]), [2, 0])
     np.testing.assert_array_equal(t.numpy(), [2, 0, 1])
+
+
+def test_python_int_indices_beyond_64_bits_raise_instead_of_wrapping():
+    src = Float([10, 20, 30])
+    assert fj.gather(Float, src, 2**63 + 1).numpy().tolist() == [0]      # out of bounds: reads 0
+    assert fj.gather(Float, src, -1).numpy().tolist() == [0]
+    with pytest.raises(IndexError, match="64-bit"):
+        fj.gather(Float, src, 2**64 + 1)        # wrapped to 1 before: read 20
+    with pytest.raises(IndexError, match="64-bit"):
+        fj.scatter(src, 1.0, 2**64)
+    np.testing.assert_array_equal(src.numpy(), [10, 20, 30])
