@@ -404,7 +404,7 @@ def _prefix_sum(out, x, v, op):
         # d out_i / d x_j = 1 for j < i (exclusive) or j <= i: a suffix sum of g.
         return fsum(g) - prefix_sum(g, exclusive=not exclusive)
 
-    _attach(out, [(v, lambda g: prefix_sum(g, exclusive), bwd)])
+    _attach(out, [(v, lambda g: prefix_sum(g, exclusive=exclusive), bwd)])
 
 
 _SPECIAL = {"reduce_add": _reduce_add, "reduce_mul": _reduce_mul, "reduce_min": _reduce_minmax,

@@ -11,6 +11,7 @@ import numbers
 
 import numpy as np
 
+from ..errors import ConversionOverflowError, out_of_memory
 from ..trace import ops
 from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
@@ -125,13 +126,20 @@ class ArrayBase:
         rec = state.recorder
         if rec is not None:
             rec.on_read(node, "numpy()")
-        if node.op == "literal":
-            return np.full(node.size, node.value, dtype=node.vt.np_dtype)
-        return _backend().to_numpy(node.value, node.size)
+        try:
+            if node.op == "literal":
+                return np.full(node.size, node.value, dtype=node.vt.np_dtype)
+            return _backend().to_numpy(node.value, node.size)
+        except MemoryError:
+            raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
+        if copy is False:
+            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit array converts to "
+                             "NumPy by copying; use np.from_dlpack(x) for a zero-copy view")
         a = self.numpy()
-        return a if dtype is None else a.astype(dtype)
+        return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, *args, **kwargs):
         node = self._buffer_node()
@@ -345,7 +353,8 @@ del _op, _name
 # Construction helpers
 
 def _scalar_value(v, vt: VarType, who: str):
-    return v.item() if isinstance(v, np.generic) else v
+    """A constructor's scalar argument as ``vt`` stores it; out of range raises (no silent wrap)."""
+    return ops.convert_scalar(vt, v, f"{who}()")
 
 
 def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
@@ -355,9 +364,12 @@ def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
             a = a.reshape(1)
         else:
             raise ValueError(f"expected a 1-D array, got one of shape {a.shape}")
-    if a.dtype != vt.np_dtype:
-        a = a.astype(vt.np_dtype)
-    a = np.ascontiguousarray(a)
+    try:
+        if a.dtype != vt.np_dtype:
+            a = a.astype(vt.np_dtype)
+        a = np.ascontiguousarray(a)
+    except MemoryError:
+        raise out_of_memory(vt.name, a.shape[0], vt.itemsize, "convert a NumPy array into") from None
     node = ops.data(vt, _backend().from_numpy(a), a.shape[0])
     rec = state.recorder
     if rec is not None:
@@ -371,15 +383,22 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
         if isinstance(v, ArrayBase):
             v = v[0] if len(v) == 1 else _bad_element(v)
         items.append(v)
+    who = f"{vt.name}()"
     try:
         if vt.is_integral:
-            a = np.array([int(v) for v in items], dtype=object)
-            bits = vt.bits
-            a = np.array([(int(v) & ((1 << bits) - 1)) for v in a], dtype=np.uint64).astype(vt.np_dtype) \
-                if len(a) else np.zeros(0, vt.np_dtype)
+            # Each element as the scalar constructor converts it: out of range raises instead of
+            # wrapping.  A list of Python ints (the common case) is checked by its extremes.
+            lo, hi = ops.int_range(vt)
+            if all(type(v) is int for v in items) and (not items or lo <= min(items) and max(items) <= hi):
+                a = np.array(items, dtype=vt.np_dtype) if items else np.zeros(0, vt.np_dtype)
+            else:
+                a = np.array([ops.convert_scalar(vt, v, who) for v in items], dtype=vt.np_dtype)
         else:
-            a = np.array(items, dtype=np.float64 if vt.is_float else None).astype(vt.np_dtype)
+            with np.errstate(over="ignore"):     # 1e40 -> Float32 is +inf, as Float32(1e40) is
+                a = np.array(items, dtype=np.float64 if vt.is_float else None).astype(vt.np_dtype)
     except (TypeError, ValueError) as e:
+        if isinstance(e, ConversionOverflowError) or "NaN" in str(e):
+            raise
         raise TypeError(f"cannot build a {vt.name} array from {seq!r}: {e}") from None
     return _data_from_numpy(a, vt)
 

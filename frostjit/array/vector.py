@@ -90,8 +90,13 @@ class VectorBase:
 
     @property
     def shape(self) -> tuple:
+        """``(n, width)``; size-1 components broadcast, other unequal sizes raise ``ValueError``."""
         sizes = {len(c) for c in self._c}
-        return (self._n, min(sizes) if 0 in sizes else max(sizes, default=0))
+        wide = sizes - {1}
+        if len(wide) > 1:
+            raise ValueError(f"{type(self).__name__}.shape: the components have incompatible sizes "
+                             f"({', '.join(str(len(c)) for c in self._c)}): the array is ragged")
+        return (self._n, wide.pop() if wide else max(sizes, default=0))
 
     def numpy(self) -> np.ndarray:
         """Evaluate and return a NumPy array of shape ``(n, width)``."""
@@ -105,8 +110,12 @@ class VectorBase:
         return np.stack([np.broadcast_to(c.numpy(), (width,)) for c in self._c])
 
     def __array__(self, dtype=None, copy=None):
+        # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
+        if copy is False:
+            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit array converts to "
+                             "NumPy by copying; use np.from_dlpack(x) for a zero-copy view")
         a = self.numpy()
-        return a if dtype is None else a.astype(dtype)
+        return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, *args, **kwargs):
         """DLPack export of the ``(n, width)`` array (a copy: components live in separate buffers)."""

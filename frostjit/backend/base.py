@@ -27,6 +27,10 @@ class Backend(abc.ABC):
     def from_numpy(self, array: np.ndarray):
         """A new buffer holding a copy of a contiguous 1-D NumPy array."""
 
+    def full(self, vt: VarType, value, size: int):
+        """A new buffer of ``size`` elements equal to ``value`` (a literal made concrete)."""
+        return self.from_numpy(np.full(size, value, dtype=vt.np_dtype))
+
     @abc.abstractmethod
     def to_numpy(self, buffer, size: int) -> np.ndarray:
         """A NumPy copy of the first ``size`` elements of ``buffer``."""

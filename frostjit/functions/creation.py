@@ -1,13 +1,18 @@
 """Array creation: ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``linspace``, ``opaque``."""
 from __future__ import annotations
 
+import math
+import operator
+
 import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
 from ..trace import ops
+from ..trace.dtypes import Float64
 from ..trace.state import state
+
 
 
 def _check_type(who, dtype):
@@ -15,21 +20,36 @@ def _check_type(who, dtype):
         raise TypeError(f"{who}(): 'dtype' must be a frostjit array type (e.g. Float), got {dtype!r}")
 
 
-def _check_size(who, size):
+def _check_size(who, size, dtype=None):
+    """The number of lanes that ``shape`` asks for: an int >= 0, a 1-tuple for a 1-D type, or
+    ``(n, width)`` for a static vector type of ``n`` components (Dr.Jit's shape sequences)."""
+    if isinstance(size, (tuple, list)):
+        n_static = dtype._n if isinstance(dtype, type) and issubclass(dtype, VectorBase) else None
+        if n_static is None and len(size) == 1:
+            size = size[0]
+        elif n_static is not None and len(size) == 2 and not hasattr(size[0], "__symbolic_size__") \
+                and size[0] == n_static:
+            size = size[1]
+        else:
+            name = dtype.__name__ if isinstance(dtype, type) else "this type"
+            raise ValueError(f"{who}(): the shape {tuple(size)!r} does not fit {name} (expected "
+                             f"{'(n,)' if n_static is None else f'({n_static}, n)'} or an int)")
     if hasattr(size, "__symbolic_size__"):
         return size
-    if isinstance(size, (tuple, list)) and len(size) == 1:
-        size = size[0]
     try:
-        n = int(size) if not hasattr(size, "__index__") else size.__index__()
+        n = operator.index(size)    # not int(): a float size such as 2.5 must not truncate
     except TypeError:
-        raise TypeError(f"{who}(): the size must be an integer, got {type(size).__name__}") from None
+        raise TypeError(f"{who}(): the size must be an integer, got {type(size).__name__} {size!r}") from None
     if n < 0:
         raise ValueError(f"{who}(): the size must be >= 0, got {n}")
     return n
 
 
-def _sized_literal(dtype, value, size):
+def _sized_literal(who, dtype, value, size):
+    if not hasattr(value, "__symbolic_size__"):
+        if not isinstance(value, (bool, int, float, np.number)):
+            raise TypeError(f"{who}(): 'value' must be a Python or NumPy scalar, got {type(value).__name__}")
+        value = ops.convert_scalar(dtype._vt, value, f"{who}({dtype.__name__})")
     rec = state.recorder
     if rec is not None and hasattr(size, "__symbolic_size__"):
         return dtype._from_node(rec.sized_literal(dtype._vt, value, size))
@@ -39,10 +59,10 @@ def _sized_literal(dtype, value, size):
 def full(dtype, value, shape=1):
     """An array of ``shape`` elements all equal to ``value`` (a literal: no memory until needed)."""
     _check_type("full", dtype)
-    size = _check_size("full", shape)
+    size = _check_size("full", shape, dtype)
     if issubclass(dtype, VectorBase):
         return dtype._from_components([full(dtype._elem, value, size) for _ in range(dtype._n)])
-    return _sized_literal(dtype, value, size)
+    return _sized_literal("full", dtype, value, size)
 
 
 def zeros(dtype, shape=1):
@@ -58,7 +78,7 @@ def ones(dtype, shape=1):
 def empty(dtype, shape=1):
     """An uninitialized array (its contents are unspecified until written)."""
     _check_type("empty", dtype)
-    size = _check_size("empty", shape)
+    size = _check_size("empty", shape, dtype)
     if issubclass(dtype, VectorBase):
         return dtype._from_components([empty(dtype._elem, size) for _ in range(dtype._n)])
     if hasattr(size, "__symbolic_size__"):
@@ -89,42 +109,110 @@ def _counter(dtype, size):
     return dtype(idx_cls._from_node(node)) if dtype._vt is not node.vt else dtype._from_node(node)
 
 
-def arange(dtype, start=None, stop=None, step=1):
+def arange(dtype, start=None, stop=None, step=1, *, size=None):
     """``[start, start + step, ...)`` up to ``stop`` (exclusive), like ``numpy.arange``.
 
-    ``arange(T, n)`` gives ``0, 1, ..., n-1``.
+    ``arange(T, n)`` (or ``arange(T, size=n)``) gives ``0, 1, ..., n-1``.  Integer types need
+    integer arguments, and every value must fit the type; float types also take float
+    arguments (NumPy's rule: ``ceil((stop - start) / step)`` values ``start + i * delta``,
+    where ``delta`` is ``(start + step) - start`` rounded to the type).  ``stop <= start``
+    gives an empty array, as in NumPy.
+
+    Raises
+    ------
+    TypeError
+        A float argument for an integer type, or a static vector type.
+    ValueError
+        ``step == 0`` or a non-finite argument.
+    OverflowError
+        A value outside an integer type's range (``arange(UInt32, -3, 1)``).
     """
     _check_type("arange", dtype)
     if issubclass(dtype, VectorBase):
-        raise TypeError("arange(): expects a 1-D array type such as UInt32 or Float")
+        raise TypeError(f"arange(): expects a 1-D array type such as UInt32 or Float, got {dtype.__name__}")
+    if size is not None:
+        if start is not None or stop is not None:
+            raise TypeError("arange(): pass either 'size' or 'start'/'stop', not both")
+        start = size
     if stop is None:
         start, stop = 0, (start if start is not None else 0)
     if hasattr(stop, "__symbolic_size__") or hasattr(start, "__symbolic_size__"):
-        size = (stop - start) if step == 1 else -(-(stop - start) // step)
-    else:
+        n = (stop - start) if step == 1 else -(-(stop - start) // step)
+        n = _check_size("arange", n)
+        r = _counter(dtype, n)
+        if step != 1:
+            r = r * step
+        return r + start if not (isinstance(start, int) and start == 0) else r
+    vt = dtype._vt
+    if vt.is_float:
+        for name, v in (("start", start), ("stop", stop), ("step", step)):
+            if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool) or not math.isfinite(v):
+                raise (ValueError if isinstance(v, (float, np.floating)) else TypeError)(
+                    f"arange(): '{name}' must be a finite number, got {v!r}")
         if step == 0:
-            raise ValueError("arange(): step must be non-zero")
-        size = max(0, -(-(int(stop) - int(start)) // int(step))) if isinstance(step, int) \
-            else max(0, int(np.ceil((stop - start) / step)))
-    size = _check_size("arange", size)
-    r = _counter(dtype, size)
+            raise ValueError("arange(): 'step' must be non-zero")
+        n = max(0, math.ceil((stop - start) / step))
+        # NumPy stores start and start + step (rounded to the type), then fills on from them.
+        first, second = vt.np_dtype.type(start), vt.np_dtype.type(start + step)
+        delta = second - first
+        idx = _counter(dtype, _check_size("arange", n))
+        r = idx * float(delta) if delta != 1 else idx
+        r = r + float(first) if first != 0 else r
+        if n > 1 and first + delta != second:
+            from .math import select
+            r = select(idx == 1, float(second), r)
+        return r
+    try:
+        start, stop, step = (operator.index(v) for v in (start, stop, step))
+    except TypeError:
+        raise TypeError(f"arange(): {dtype.__name__} needs integer start/stop/step, got "
+                        f"({start!r}, {stop!r}, {step!r})") from None
+    if step == 0:
+        raise ValueError("arange(): 'step' must be non-zero")
+    n = max(0, -(-(stop - start) // step))
+    if n:
+        who = f"arange({dtype.__name__})"
+        ops.convert_scalar(vt, start, who)                    # the first and the last value must fit
+        ops.convert_scalar(vt, start + (n - 1) * step, who)
+    r = _counter(dtype, _check_size("arange", n))
     if step != 1:
         r = r * step
-    if not (isinstance(start, int) and start == 0):
-        r = r + start
-    return r
+    return r + start if start != 0 else r
 
 
 def linspace(dtype, start, stop, num, endpoint=True):
-    """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive if ``endpoint``)."""
+    """``num`` evenly spaced values from ``start`` to ``stop``, like ``numpy.linspace``.
+
+    Computed in double precision as NumPy does (``start + i * step``, then rounded to
+    ``dtype``); with ``endpoint=True`` (default) the last value is exactly ``stop``, else
+    the values stop one step short of it.
+
+    Parameters
+    ----------
+    dtype : type
+        A 1-D floating point array type (``Float``, ``Float64``).
+    start, stop : float
+    num : int
+        Number of values (>= 0).
+    endpoint : bool
+        Include ``stop`` (divide the interval into ``num - 1`` steps) or not (``num`` steps).
+    """
     _check_type("linspace", dtype)
+    if not issubclass(dtype, ArrayBase) or not dtype._vt.is_float:
+        raise TypeError(f"linspace(): 'dtype' must be a 1-D floating point type such as Float, got "
+                        f"{dtype.__name__}")
     num = _check_size("linspace", num)
-    div = (num - 1) if endpoint else num
+    steps = (num - 1) if endpoint else num
     rec = state.recorder
     if rec is not None and hasattr(num, "__symbolic_size__"):
-        step = (stop - start) / rec.symbolic_max(div, 1)
+        steps = rec.symbolic_max(steps, 1)
     else:
-        step = (stop - start) / (int(div) if int(div) > 0 else 1)
-    i = _counter(dtype, num)
-    from .math import fma
-    return fma(i, step, start)
+        steps = max(steps, 1)
+    step = (stop - start) / steps
+    f64 = registry.flat_type(dtype._backend, Float64)
+    i = _counter(f64, num)
+    y = i * step + start            # two roundings in double, as numpy.linspace
+    if endpoint:                    # numpy.linspace: the last value is stop itself (when num > 1)
+        from .math import select
+        y = select(i == steps, float(stop) if not hasattr(stop, "__symbolic_size__") else stop, y)
+    return y if dtype._vt is Float64 else dtype(y)

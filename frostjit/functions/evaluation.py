@@ -44,8 +44,7 @@ def make_opaque(*args) -> None:
     for a in arrays:
         node = a._node
         if node.op == "literal":
-            import numpy as np
-            buf = backend.from_numpy(np.full(node.size, node.value, dtype=node.vt.np_dtype))
+            buf = backend.full(node.vt, node.value, node.size)
             new = ops.data(node.vt, buf, node.size)
             rec = state.recorder
             if rec is not None:

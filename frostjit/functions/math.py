@@ -179,17 +179,32 @@ def _bool_vt():
 
 
 def minimum(a, b):
-    """Element-wise minimum (NaN-propagating, like ``numpy.minimum``)."""
+    """Element-wise minimum, NaN-propagating like Dr.Jit's and ``numpy.minimum`` (the
+    reduction :func:`frostjit.min` ignores NaN instead)."""
     if not (_jit(a) or _jit(b)):
-        return min(a, b)
+        return _scalar_minmax("minimum", min, a, b)
     return _binary("min", a, b)
 
 
 def maximum(a, b):
-    """Element-wise maximum (NaN-propagating, like ``numpy.maximum``)."""
+    """Element-wise maximum, NaN-propagating like Dr.Jit's and ``numpy.maximum``."""
     if not (_jit(a) or _jit(b)):
-        return max(a, b)
+        return _scalar_minmax("maximum", max, a, b)
     return _binary("max", a, b)
+
+
+def _scalar_minmax(name, pick, a, b):
+    """Two Python numbers: NaN if either is NaN (Python's ``min`` depends on the order); a
+    float if either is one, as Dr.Jit computes."""
+    numbers = (int, float, np.number)
+    if not (isinstance(a, numbers) and isinstance(b, numbers)):
+        raise TypeError(f"frostjit.{name}(): expects arrays or numbers, got {type(a).__name__} "
+                        f"and {type(b).__name__}")
+    if isinstance(a, (float, np.floating)) or isinstance(b, (float, np.floating)):
+        a, b = float(a), float(b)
+        if a != a or b != b:
+            return _m.nan
+    return pick(a, b)
 
 
 def clip(x, lo, hi):
@@ -268,15 +283,22 @@ def cross(a, b):
     return type(a)._from_components(comps)
 
 
-def squared_norm(v):
-    """``dot(v, v)``."""
-    from .reduce import dot
-    return dot(v, v)
+def squared_norm(v, axis=..., mode=None, keepdims=False):
+    """Squared 2-norm: ``dot(v, v)`` by default (lane by lane for a static vector, over the
+    elements of a 1-D array), else ``sum(v * v, axis, mode, keepdims)`` (see :func:`frostjit.sum`).
+    """
+    from .reduce import dot, sum as fsum
+    if axis is ... and mode is None and not keepdims:
+        return dot(v, v)
+    sq = [x * x for x in v] if not _jit(v) and not isinstance(v, (int, float, np.number)) else v * v
+    return fsum(sq, axis=axis, mode=mode, keepdims=keepdims)
 
 
-def norm(v):
-    """Euclidean length ``sqrt(dot(v, v))``."""
-    return sqrt(squared_norm(v))
+def norm(v, axis=..., mode=None, keepdims=False):
+    """2-norm ``sqrt(squared_norm(v, axis, mode, keepdims))``: the Euclidean length of a static
+    vector (lane by lane) or of a 1-D array's elements; ``axis=None`` over everything."""
+    r = squared_norm(v, axis, mode, keepdims)
+    return sqrt(r) if _jit(r) else _m.sqrt(r)
 
 
 def normalize(v):

@@ -38,20 +38,27 @@ class ReduceOp(enum.Enum):
 
 
 def _index_node(index, backend, who: str) -> Node:
+    if isinstance(index, (list, tuple, range)):     # Dr.Jit accepts a sequence of ints
+        from ..trace.dtypes import UInt32
+        index = registry.flat_type(backend, UInt32)(index)
     if isinstance(index, ArrayBase):
         if not index._vt.is_integral:
             raise TypeError(f"{who}(): the index must be an integer array, got {type(index).__name__}")
         return index._node
     if isinstance(index, (int, np.integer)):
-        from ..trace.dtypes import UInt32, Int64
+        from ..trace.dtypes import UInt32, Int64, UInt64
         i = int(index)
-        return ops.literal(UInt32 if 0 <= i < 2**32 else Int64, i)
+        if not -2**63 <= i < 2**64:     # would wrap into range (2**64 + 1 read element 1)
+            raise IndexError(f"{who}(): index {i} does not fit a 64-bit index")
+        return ops.literal(UInt32 if 0 <= i < 2**32 else Int64 if i < 2**63 else UInt64, i)
     raise TypeError(f"{who}(): the index must be an integer array or int, got {type(index).__name__}")
 
 
-def _active_node(active, who: str) -> Node:
+def _active_node(active, backend, who: str) -> Node:
     if isinstance(active, (bool, np.bool_)):
         return ops.literal(Bool, bool(active))
+    if isinstance(active, (list, tuple)):           # Dr.Jit accepts a sequence of bools
+        active = registry.flat_type(backend, Bool)(active)
     if isinstance(active, ArrayBase) and active._vt is Bool:
         return active._node
     raise TypeError(f"{who}(): 'active' must be a Bool array or bool, got {type(active).__name__}")
@@ -71,8 +78,8 @@ def _check_bounds(who: str, index: Node, active: Node, size: int) -> None:
     from ..backend import current_backend
     be = current_backend()
 
-    def values(n):
-        return np.full(n.size, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
+    def values(n):      # a literal is one value for every lane: no array of its full size
+        return np.full(1, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
     idx = values(index).astype(np.int64) if index.vt.bits < 64 or index.vt.is_signed else values(index)
     act = np.broadcast_to(values(active).astype(bool), idx.shape if idx.shape[0] > 1 else (max(idx.shape[0], active.size),))
     idx = np.broadcast_to(idx, act.shape)
@@ -102,6 +109,8 @@ def gather(dtype, source, index, active=True):
         return dtype._from_components([gather(dtype._elem, c, index, active) for c in source])
     if isinstance(dtype, type) and issubclass(dtype, VectorBase):
         n = dtype._n
+        if isinstance(source, ArrayBase):
+            _check_gather_type(dtype._elem, source, dtype.__name__)
         comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
                         active) for k in range(n)]
         return dtype._from_components(comps)
@@ -109,12 +118,11 @@ def gather(dtype, source, index, active=True):
         raise TypeError(f"gather(): 'dtype' must be a frostjit array type, got {dtype!r}")
     if not isinstance(source, ArrayBase):
         raise TypeError(f"gather(): 'source' must be a 1-D frostjit array, got {type(source).__name__}")
-    if source._vt is not dtype._vt:
-        source = registry.flat_type(source._backend, dtype._vt, source._is_ad)(source)
+    _check_gather_type(dtype, source, dtype.__name__)
     src = memops.materialize(source._node)
     source._node = src
     idx = _index_node(index, source._backend, "gather")
-    act = _active_node(active, "gather")
+    act = _active_node(active, source._backend, "gather")
     _check_index_width("gather", idx, src.size)
     if state.flags & DEBUG:
         _check_bounds("gather", idx, act, src.size)
@@ -125,6 +133,14 @@ def gather(dtype, source, index, active=True):
     if source._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_gather(out, source, index, active)
     return out
+
+
+def _check_gather_type(elem, source: ArrayBase, dtype_name: str) -> None:
+    """Dr.Jit: the result type must be the source's type; a gather never converts."""
+    if elem._vt is not source._vt:
+        raise TypeError(f"gather(): 'dtype' {dtype_name} does not match the type of 'source' "
+                        f"({type(source).__name__}); convert one of them first, e.g. "
+                        f"gather({dtype_name}, {elem.__name__}(source), ...)")
 
 
 def _prepare_target(target: ArrayBase) -> Node:
@@ -169,13 +185,19 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
     if isinstance(value, ArrayBase):
         if value._backend is not target._backend:
             raise TypeError(f"{who}(): target and value use different backends")
-        vnode = ops.cast(value._node, vt)
-    elif isinstance(value, (bool, int, float, np.number)) or hasattr(value, "__symbolic_size__"):
+        if value._vt is not vt:
+            # Dr.Jit: no implicit conversion (Float(-1.5) into UInt32 would wrap to 4294967295).
+            raise TypeError(f"{who}(): the value type {type(value).__name__} does not match the target type "
+                            f"{type(target).__name__}; convert it first, e.g. {type(target).__name__}(value)")
+        vnode = value._node
+    elif hasattr(value, "__symbolic_size__"):
         vnode = ops.literal(vt, value)
+    elif isinstance(value, (bool, int, float, np.number)):
+        vnode = ops.literal(vt, ops.convert_scalar(vt, value, f"{who}()"))
     else:
         raise TypeError(f"{who}(): unsupported value type {type(value).__name__}")
     idx = _index_node(index, target._backend, who)
-    act = _active_node(active, who)
+    act = _active_node(active, target._backend, who)
     tnode = _prepare_target(target)
     _check_index_width(who, idx, tnode.size)
     if state.flags & DEBUG:

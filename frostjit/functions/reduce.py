@@ -1,166 +1,446 @@
 """Reductions and scans: ``sum``, ``prod``, ``min``, ``max``, ``mean``, ``dot``, ``all``,
 ``any``, ``none``, ``count``, ``prefix_sum``, ``cumsum``, ``compress``.
 
-On a 1-D array a reduction returns a size-1 array of the same type, as in
-Dr.Jit; on a static vector it combines the components (``sum(Array3f)`` is a
-``Float``); on Python scalars and sequences it works like the builtins.
+Axes follow Dr.Jit 1.5.  A 1-D array (``Float``) has one axis; a static vector
+(``Array3f``) has two: axis 0 over its components, axis 1 over the lanes of
+each component (the trailing, dynamic axis).  The default ``axis=...`` is axis
+0, the outermost one:
+
+* ``sum(Float(1, 2, 3))`` is ``Float([6])`` (a size-1 array, never a Python scalar);
+* ``sum(Array3f)`` adds the components lane by lane (``x + y + z``, a ``Float``);
+* ``sum(Array3f, axis=1)`` sums each component: an ``Array3f`` of width 1;
+* ``axis=None`` reduces every axis: ``sum(Array3f, axis=None)`` is a size-1 ``Float``;
+* ``axis=()`` reduces nothing.  Negative axes count from the innermost one.
+
+Python sequences reduce along axis 0 (their elements, which may be arrays)
+and, with ``axis=None``, further; Python scalars are returned as they are.
+
+``min``/``max`` ignore NaN, as Dr.Jit's do (an all-NaN array reduces to
++inf / -inf, like an empty one), unlike the element-wise ``minimum``/``maximum``.
 """
 from __future__ import annotations
 
 import builtins
+import math
+import operator
 
-from ..array.flat import ArrayBase, apply
+import numpy as np
+
+from ..array import registry
+from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..errors import AxisError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import state
 
-_COMBINE = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b}
+_MODES = (None, "evaluated", "symbolic")
+_IDENTITY = {"add": 0, "mul": 1, "min": math.inf, "max": -math.inf, "and": True, "or": False}
 
 
-def _combine_components(op, v: VectorBase):
-    from .math import minimum, maximum
-    f = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b, "min": minimum, "max": maximum,
-         "and": lambda a, b: a & b, "or": lambda a, b: a | b}[op]
-    acc = v[0]
-    for c in list(v)[1:]:
-        acc = f(acc, c)
+# -- axes ----------------------------------------------------------------------
+
+def _axes(name: str, value, axis, ndim: int | None) -> frozenset:
+    """The axes of ``value`` (with ``ndim`` axes) that ``axis`` selects, each in ``[0, ndim)``.
+
+    ``ndim=None`` (a Python scalar) only checks the type of ``axis``: Dr.Jit returns a
+    scalar unchanged whatever the axis.
+    """
+    if ndim is None:
+        if axis is not ... and axis is not None:
+            for a in (axis if isinstance(axis, tuple) else (axis,)):
+                _axis_index(name, axis, a)
+        return frozenset()
+    if axis is ...:
+        return frozenset({0})           # Dr.Jit: the outermost axis for everything but tensors
+    if axis is None:
+        return frozenset(range(ndim))
+    items = axis if isinstance(axis, tuple) else (axis,)
+    out = set()
+    for a in items:
+        k = _axis_index(name, axis, a)
+        if not -ndim <= k < ndim:
+            raise AxisError(f"frostjit.{name}(): axis {k} is out of bounds for {_describe(value)}, which has "
+                            f"{ndim} {'axis' if ndim == 1 else 'axes'} (valid: {-ndim} to {ndim - 1}, or None)")
+        out.add(k % ndim)
+    return frozenset(out)
+
+
+def _axis_index(name: str, axis, a) -> int:
+    try:
+        return operator.index(a)
+    except TypeError:
+        raise TypeError(f"frostjit.{name}(): 'axis' must be an int, a tuple of ints, None or ..., "
+                        f"got {axis!r}") from None
+
+
+def _describe(value) -> str:
+    if isinstance(value, ArrayBase):
+        return f"a 1-D {type(value).__name__}"
+    if isinstance(value, VectorBase):
+        return f"an {type(value).__name__} (axis 0: its {len(value)} components, axis 1: their lanes)"
+    return f"a Python {type(value).__name__} (axis 0 only)"
+
+
+def _check_options(name: str, value, axes, mode, keepdims) -> None:
+    if mode not in _MODES:
+        raise ValueError(f"frostjit.{name}(): 'mode' must be 'evaluated', 'symbolic' or None, got {mode!r}")
+    # keepdims=True changes nothing where the trailing (dynamic) axis is the one reduced: that axis
+    # is never removed.  Keeping a reduced axis of static size (a vector's components) is impossible.
+    if keepdims and axes and not (isinstance(value, ArrayBase)
+                                  or (isinstance(value, VectorBase) and axes == {1})):
+        raise ValueError(f"frostjit.{name}(): keepdims=True is only supported for reductions of the trailing "
+                         f"(dynamic) axis, not axis={sorted(axes)} of {_describe(value)}")
+
+
+# -- element types -------------------------------------------------------------
+
+def _is_jit(x) -> bool:
+    return isinstance(x, (ArrayBase, VectorBase))
+
+
+def _is_mask(x) -> bool:
+    return x.Type is Bool if _is_jit(x) else isinstance(x, (bool, np.bool_))
+
+
+def _check_operand(name: str, op: str, x) -> None:
+    """Arithmetic reductions reject masks, Boolean ones need them (Dr.Jit)."""
+    if isinstance(x, ArrayBase) and (x._vt is Bool) == (op in ("and", "or")):
+        return
+    if op in ("and", "or"):
+        if not _is_mask(x):
+            raise TypeError(f"frostjit.{name}(): expects a Bool array or bool, got {type(x).__name__}")
+    elif _is_jit(x):
+        if x.Type is Bool:
+            raise TypeError(f"frostjit.{name}(): not defined for Bool arrays (use count/all/any), "
+                            f"got {type(x).__name__}")
+    elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)):
+        raise TypeError(f"frostjit.{name}(): expects an array, a sequence or a number, got {type(x).__name__}")
+
+
+# -- combining values ----------------------------------------------------------
+
+def _pair(op: str, a, b):
+    """``a op b`` for arrays, static vectors and Python scalars alike."""
+    if op == "add":
+        return a + b
+    if op == "mul":
+        return a * b
+    if op == "and":
+        return a & b
+    if op == "or":
+        return a | b
+    return _nan_ignoring_minmax(op, a, b)
+
+
+def _nan_ignoring_minmax(op: str, a, b):
+    """Element-wise min/max that ignores NaN in either operand (both NaN: NaN), as Dr.Jit's
+    reductions over components do; ``fj.minimum`` propagates NaN instead."""
+    if not (_is_jit(a) or _is_jit(b)):
+        if b != b:
+            return a
+        if a != a:
+            return b
+        return (a if a <= b else b) if op == "min" else (a if a >= b else b)
+    from .math import select, isnan, minimum, maximum
+    if not (a.Type.is_float if _is_jit(a) else isinstance(a, float)) and \
+            not (b.Type.is_float if _is_jit(b) else isinstance(b, float)):
+        return minimum(a, b) if op == "min" else maximum(a, b)      # integers: no NaN
+    if not _is_jit(b) and b != b:
+        return a
+    keep_a = (a <= b) if op == "min" else (a >= b)
+    if _is_jit(b):
+        keep_a = keep_a | isnan(b)
+    return select(keep_a, a, b)
+
+
+def _fold(op: str, items: list):
+    """``items[0] op items[1] op ...`` (the identity of ``op`` for no items)."""
+    if not items:
+        return _IDENTITY[op]
+    acc = items[0]
+    for x in items[1:]:
+        acc = _pair(op, acc, x)
     return acc
 
 
-def _reduce(op: str, x, name: str):
-    if isinstance(x, VectorBase):
-        return _combine_components(op, x)
-    if isinstance(x, ArrayBase):
-        if op in ("add", "mul", "min", "max") and x._vt is Bool:
-            raise TypeError(f"frostjit.{name}(): not defined for Bool arrays (use count/all/any)")
-        node = memops.reduce(op, x._node)
-        out = type(x)._from_node(node)
-        if x._ad is not None and state.ad_hook is not None:
-            state.ad_hook.on_op("reduce_" + op, out, (x,))
-        return out
-    if isinstance(x, (int, float)):
-        return x
-    seq = list(x)
-    if op == "add":
-        return builtins.sum(seq)
-    if op == "mul":
-        r = 1
-        for v in seq:
-            r = r * v
-        return r
-    return builtins.min(seq) if op == "min" else builtins.max(seq)
+def _reduce_array(op: str, x: ArrayBase):
+    """All elements of a 1-D array: a size-1 array of its type (an evaluated reduction)."""
+    node = memops.reduce(op, x._node)
+    out = type(x)._from_node(node)
+    if x._ad is not None and state.ad_hook is not None:
+        state.ad_hook.on_op("reduce_" + op, out, (x,))
+    return out
 
 
-def sum(value, axis=None):  # noqa: A001
-    """Sum of the elements (1-D array -> size-1 array; static vector -> sum of components)."""
-    return _reduce("add", value, "sum")
+def _vector_of(comps: list):
+    c = comps[0]
+    cls = registry.vector_type(c._backend, c._vt, len(comps), c._is_ad)
+    if cls is None:
+        raise TypeError(f"frostjit: no static vector type with {len(comps)} components of {c._vt.name}")
+    return cls._from_components(comps)
 
 
-def prod(value, axis=None):
-    """Product of the elements."""
-    return _reduce("mul", value, "prod")
+def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=None, check=None):
+    """Reduce ``value`` with ``op`` along ``axis`` (see the module docstring).
 
-
-def min(value, axis=None):  # noqa: A001
-    """Smallest element (NaN-propagating); +inf for an empty float array."""
-    return _reduce("min", value, "min")
-
-
-def max(value, axis=None):  # noqa: A001
-    """Largest element (NaN-propagating); -inf for an empty float array."""
-    return _reduce("max", value, "max")
-
-
-def mean(value, axis=None):
-    """Arithmetic mean: ``sum(value) / width(value)``."""
-    from .evaluation import width
+    ``leaf`` maps each element before combining (``count`` turns masks into ``UInt32``);
+    ``check`` validates the input and each element of a sequence (default: by ``op``).
+    """
+    if isinstance(value, ArrayBase) and axis is ... and mode is None and leaf is None and check is None:
+        _check_operand(name, op, value)         # the common case, kept short: a 1-D array, axis 0
+        return _reduce_array(op, value)
+    leaf = leaf or (lambda v: v)
+    item_check = check      # sequences of Python numbers may hold bools (Dr.Jit: sum([True, False]) == 1)
+    check = check or (lambda v: _check_operand(name, op, v))
+    if isinstance(value, ArrayBase):
+        axes = _axes(name, value, axis, 1)
+        _check_options(name, value, axes, mode, keepdims)
+        check(value)
+        return _reduce_array(op, leaf(value)) if axes else value
     if isinstance(value, VectorBase):
-        return sum(value) / len(value)
-    n = width(value)
-    return sum(value) / n
+        axes = _axes(name, value, axis, 2)
+        _check_options(name, value, axes, mode, keepdims)
+        check(value)
+        comps = [leaf(c) for c in value]
+        if axes == {1}:
+            return _vector_of([_reduce_array(op, c) for c in comps])
+        if axes == {0}:
+            return _fold(op, comps)
+        if axes == {0, 1}:
+            return _reduce_array(op, _fold(op, comps))
+        return value
+    if isinstance(value, (bool, int, float, np.bool_, np.number)):
+        _axes(name, value, axis, None)
+        _check_options(name, value, frozenset(), mode, keepdims)
+        check(value)
+        return leaf(value)
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"frostjit.{name}(): expects an array, a sequence or a number, "
+                        f"got {type(value).__name__}") from None
+    axes = _axes(name, value, axis, 1)
+    _check_options(name, value, axes, mode, keepdims)
+    if not axes:
+        return value
+    for x in items:
+        if item_check is not None or _is_jit(x) or op in ("and", "or"):
+            check(x)
+        elif not isinstance(x, (bool, int, float, np.bool_, np.number, np.ndarray)):
+            raise TypeError(f"frostjit.{name}(): cannot reduce a sequence holding a {type(x).__name__}")
+    r = _fold(op, [leaf(x) for x in items])
+    if axis is None and _is_jit(r):
+        r = _reduce(op, name, r, None)      # the elements' own axes too
+    return r
+
+
+# -- public reductions ---------------------------------------------------------
+
+_AXIS_DOC = """
+    Parameters
+    ----------
+    value : array, static vector, sequence or number
+    axis : int, tuple of ints, None or ...
+        Axes to reduce (Dr.Jit's convention, see :mod:`frostjit.functions.reduce`):
+        the default ``...`` is axis 0, ``None`` every axis.  An axis outside
+        ``[-ndim, ndim)`` raises :class:`~frostjit.errors.AxisError`.
+"""
+_MODE_DOC = """    mode : None, "evaluated" or "symbolic"
+        Dr.Jit's evaluation strategy.  Both give the same result here: frostjit
+        always evaluates the input and reduces it with the backend.
+"""
+_KEEPDIMS_DOC = """    keepdims : bool
+        Accepted where it changes nothing (the trailing, dynamic axis is
+        never removed); ``ValueError`` for a reduction over a vector's components.
+"""
+
+
+def sum(value, axis=..., mode=None, keepdims=False):  # noqa: A001
+    """Sum along ``axis`` (1-D array -> size-1 array; static vector -> sum of its components)."""
+    return _reduce("add", "sum", value, axis, mode, keepdims)
+
+
+def prod(value, axis=..., mode=None, keepdims=False):
+    """Product along ``axis``."""
+    return _reduce("mul", "prod", value, axis, mode, keepdims)
+
+
+def min(value, axis=..., mode=None, keepdims=False):  # noqa: A001
+    """Smallest element along ``axis``, ignoring NaN (Dr.Jit); +inf for an empty or all-NaN
+    float array, the type's largest value for an empty integer array."""
+    return _reduce("min", "min", value, axis, mode, keepdims)
+
+
+def max(value, axis=..., mode=None, keepdims=False):  # noqa: A001
+    """Largest element along ``axis``, ignoring NaN (Dr.Jit); -inf for an empty or all-NaN
+    float array."""
+    return _reduce("max", "max", value, axis, mode, keepdims)
+
+
+def mean(value, axis=..., mode=None, keepdims=False):
+    """Arithmetic mean along ``axis``: the sum divided by the number of reduced entries
+    (NaN for an empty array).  Integer input gives a ``Float`` result.
+    """
+    from .evaluation import width
+    total = _reduce("add", "mean", value, axis, mode, keepdims)
+    if isinstance(value, ArrayBase):
+        return total / width(value) if _axes("mean", value, axis, 1) else total
+    if isinstance(value, VectorBase):
+        axes = _axes("mean", value, axis, 2)
+        if axes == {1}:
+            return _vector_of([s / width(c) for s, c in zip(total, value)])
+        if axes == {0}:
+            return total / len(value)
+        return total / (len(value) * width(*value)) if axes else total
+    if not isinstance(value, (bool, int, float, np.bool_, np.number)):
+        items = list(value)
+        if not _axes("mean", value, axis, 1):
+            return total
+        n = len(items)
+        if axis is None and _is_jit(total):
+            n = n * width(*items)
+        return total / n
+    return total / 1.0
 
 
 def dot(a, b):
-    """Dot product: of the components for static vectors (a 1-D array), else ``sum(a * b)``."""
+    """Dot product: of the components for static vectors (a 1-D array, lane by lane), of the
+    elements for 1-D arrays (a size-1 array) and for Python sequences (a number)."""
     if isinstance(a, VectorBase) or isinstance(b, VectorBase):
         if not (isinstance(a, VectorBase) and isinstance(b, VectorBase)) or len(a) != len(b):
             raise TypeError(f"dot(): needs two static vectors of one size, got {type(a).__name__} "
                             f"and {type(b).__name__}")
-        from .math import fma
-        acc = a[0] * b[0]
-        for k in range(1, len(a)):
-            acc = fma(a[k], b[k], acc)
-        return acc
-    return sum(a * b)
+        return _dot_items(list(a), list(b))
+    if _is_jit(a) or _is_jit(b):
+        return sum(a * b)
+    numbers = (int, float, np.number)
+    if isinstance(a, numbers) or isinstance(b, numbers):
+        if not (isinstance(a, numbers) and isinstance(b, numbers)):
+            raise TypeError(f"dot(): cannot combine a {type(a).__name__} and a {type(b).__name__}")
+        return a * b
+    a, b = list(a), list(b)
+    if len(a) != len(b):
+        raise ValueError(f"dot(): the sequences have different lengths ({len(a)} and {len(b)})")
+    return _dot_items(a, b) if a else 0
 
 
-def _mask_reduce(op, x, name):
-    if isinstance(x, VectorBase):
-        if x._elem._vt is not Bool:
-            raise TypeError(f"frostjit.{name}(): expects a Bool array, got {type(x).__name__}")
-        return _combine_components(op, x)     # per lane, like sum(Array3f) (Dr.Jit: axis 0)
-    if isinstance(x, (bool,)):
-        return x
-    if not (isinstance(x, ArrayBase) and x._vt is Bool):
-        raise TypeError(f"frostjit.{name}(): expects a Bool array, got {type(x).__name__}")
-    return type(x)._from_node(memops.reduce(op, x._node))
+def _dot_items(a: list, b: list):
+    from .math import fma
+    acc = a[0] * b[0]
+    for k in range(1, len(a)):
+        acc = fma(a[k], b[k], acc)
+    return acc
 
 
-def all(value, axis=None):  # noqa: A001
-    """``True`` if every element is true (size-1 Bool array)."""
-    return _mask_reduce("and", value, "all")
+def all(value, axis=..., keepdims=False):  # noqa: A001
+    """``True`` where every entry along ``axis`` is true (a size-1 ``Bool`` for a 1-D array;
+    lane by lane for a static vector; ``True`` when empty).
+    """
+    return _reduce("and", "all", value, axis, None, keepdims)
 
 
-def any(value, axis=None):  # noqa: A001
-    """``True`` if some element is true (size-1 Bool array)."""
-    return _mask_reduce("or", value, "any")
+def any(value, axis=..., keepdims=False):  # noqa: A001
+    """``True`` where some entry along ``axis`` is true (``False`` when empty)."""
+    return _reduce("or", "any", value, axis, None, keepdims)
 
 
-def none(value, axis=None):
-    """``True`` if no element is true (size-1 Bool array)."""
-    r = any(value)
-    return not r if isinstance(r, bool) else ~r
+def none(value, axis=..., keepdims=False):
+    """``True`` where no entry along ``axis`` is true: ``~any(value, axis)``."""
+    r = _reduce("or", "none", value, axis, None, keepdims)
+    return not r if isinstance(r, (bool, np.bool_)) else ~r
 
 
-def count(value, axis=None):
-    """Number of true elements of a Bool array (size-1 ``UInt32``); per lane for a static vector."""
+def count(value, axis=..., keepdims=False):
+    """Number of true entries along ``axis`` (``UInt32`` arrays; an ``int`` for Python input).
+    """
+    def check(m):
+        if not _is_mask(m):
+            raise TypeError(f"frostjit.count(): expects a Bool array or bool, got {type(m).__name__}")
+
+    def as_count(m):
+        if isinstance(m, ArrayBase):
+            return registry.flat_type(m._backend, UInt32)(m)
+        if isinstance(m, VectorBase):
+            return _vector_of([as_count(c) for c in m])
+        return int(m)
+    return _reduce("add", "count", value, axis, None, keepdims, leaf=as_count, check=check)
+
+
+for _f in (sum, prod, min, max, mean):
+    _f.__doc__ += _AXIS_DOC + _MODE_DOC + _KEEPDIMS_DOC
+for _f in (all, any, none, count):      # no 'mode' (Dr.Jit's signatures)
+    _f.__doc__ += _AXIS_DOC + _KEEPDIMS_DOC
+del _f
+
+
+# -- scans ---------------------------------------------------------------------
+
+def prefix_sum(value, axis=0, reverse=False, *, exclusive=True):
+    """Exclusive prefix sum (``[0, x0, x0+x1, ...]``), as Dr.Jit's ``prefix_sum``.
+
+    Parameters
+    ----------
+    value : 1-D array or static vector
+        A ``Bool`` array is counted as ``UInt32`` (compaction offsets).
+    axis : int
+        0 (default): along a 1-D array, or across a static vector's components
+        (lane by lane); 1 / -1 along each component of a static vector.
+    reverse : bool
+        Accumulate from the end: ``out[i]`` sums the entries after ``i``.
+    exclusive : bool
+        ``False`` includes entry ``i`` itself (that is :func:`cumsum`).
+    """
+    return _scan("prefix_sum", value, axis, reverse, exclusive)
+
+
+def cumsum(value, axis=0, reverse=False):
+    """Inclusive prefix sum (``numpy.cumsum``); see :func:`prefix_sum`."""
+    return _scan("cumsum", value, axis, reverse, False)
+
+
+def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
+    if axis is None or isinstance(axis, tuple):
+        raise TypeError(f"frostjit.{name}(): 'axis' must be a single int, got {axis!r}")
     if isinstance(value, VectorBase):
-        from ..array.registry import flat_type
-        if value._elem._vt is not Bool:
-            raise TypeError(f"count(): expects a Bool array, got {type(value).__name__}")
-        acc = None
-        for c in value:
-            u = flat_type(c._backend, UInt32)(c)
-            acc = u if acc is None else acc + u
-        return acc
-    if not (isinstance(value, ArrayBase) and value._vt is Bool):
-        raise TypeError(f"count(): expects a Bool array, got {type(value).__name__}")
-    from ..array.registry import flat_type
-    return sum(flat_type(value._backend, UInt32)(value))
-
-
-def prefix_sum(value, exclusive: bool = True):
-    """Prefix sum; exclusive by default (``[0, x0, x0+x1, ...]``), as in Dr.Jit."""
+        (k,) = _axes(name, value, axis, 2)
+        if k == 1:
+            return _vector_of([_scan(name, c, 0, reverse, exclusive) for c in value])
+        # Across the components, lane by lane: out[j] = sum of the components before j.
+        from .creation import zeros
+        from .evaluation import width
+        comps = list(value)[::-1] if reverse else list(value)
+        out, acc = [], None
+        for c in comps:
+            total = c if acc is None else acc + c
+            out.append(total if not exclusive else zeros(type(c), width(c)) if acc is None else acc)
+            acc = total
+        return _vector_of(out[::-1] if reverse else out)
+    if isinstance(value, (list, tuple)):        # Dr.Jit: a Python sequence gives a list
+        _axes(name, value, axis, 1)
+        items = value[::-1] if reverse else list(value)
+        out, acc = [], 0
+        for x in items:
+            out.append(acc if exclusive else acc + x)
+            acc = acc + x
+        return out[::-1] if reverse else out
     if not isinstance(value, ArrayBase):
-        raise TypeError(f"prefix_sum(): expects a 1-D JIT array, got {type(value).__name__}")
+        raise TypeError(f"frostjit.{name}(): expects a 1-D JIT array, a static vector or a sequence, "
+                        f"got {type(value).__name__}")
+    _axes(name, value, axis, 1)
     if value._vt is Bool:       # counting a mask (compaction offsets): as UInt32
-        from ..array.registry import flat_type
-        value = flat_type(value._backend, UInt32)(value)
+        value = registry.flat_type(value._backend, UInt32)(value)
+    if reverse:
+        from .shape import reverse as flip
+        return flip(_scan(name, flip(value), 0, False, exclusive))
     out = type(value)._from_node(memops.prefix_sum(value._node, exclusive))
     if value._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_op("prefix_sum_excl" if exclusive else "prefix_sum_incl", out, (value,))
     return out
 
 
-def cumsum(value):
-    """Inclusive prefix sum (``numpy.cumsum``)."""
-    return prefix_sum(value, exclusive=False)
-
-
 def compress(mask):
     """Indices (``UInt32``) of the true entries of a Bool array; the size depends on the data."""
     if not (isinstance(mask, ArrayBase) and mask._vt is Bool):
         raise TypeError(f"compress(): expects a Bool array, got {type(mask).__name__}")
-    from ..array.registry import flat_type
-    return flat_type(mask._backend, UInt32)._from_node(memops.compress(mask._node))
+    return registry.flat_type(mask._backend, UInt32)._from_node(memops.compress(mask._node))

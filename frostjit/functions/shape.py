@@ -3,10 +3,12 @@
 """
 from __future__ import annotations
 
+import operator
+
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
-from ..trace.dtypes import UInt32
+from ..trace.dtypes import UInt32, UInt64
 from .creation import arange
 from .memory import gather
 
@@ -17,8 +19,9 @@ def _flat(x, who):
     return x
 
 
-def _index_type(x):
-    return registry.flat_type(x._backend, UInt32)
+def _index_type(x, count: int):
+    """The index type for ``count`` lanes: ``UInt32``, or ``UInt64`` beyond 2**32."""
+    return registry.flat_type(x._backend, UInt32 if count <= 2**32 else UInt64)
 
 
 def shape(x) -> tuple:
@@ -28,8 +31,18 @@ def shape(x) -> tuple:
     raise TypeError(f"shape(): expects a frostjit array, got {type(x).__name__}")
 
 
-def ravel(x):
-    """Flatten a static vector into one 1-D array, interleaved (``x0, y0, z0, x1, ...``)."""
+def _order(who: str, order: str) -> bool:
+    """Whether ``order`` lays a static vector out component by component (C) rather than
+    interleaved (F; ``"A"``, the default, means F for JIT arrays, as in Dr.Jit)."""
+    if order not in ("A", "C", "F"):
+        raise ValueError(f"{who}(): 'order' must be 'A', 'C' or 'F', got {order!r}")
+    return order == "C"
+
+
+def ravel(x, order: str = "A"):
+    """Flatten a static vector into one 1-D array: interleaved (``x0, y0, z0, x1, ...``) for
+    ``order="A"``/``"F"``, component after component (``x0, x1, ..., y0, ...``) for ``"C"``."""
+    by_component = _order("ravel", order)
     if isinstance(x, ArrayBase):
         return x
     if not isinstance(x, VectorBase):
@@ -39,46 +52,82 @@ def ravel(x):
     n = len(x)
     w = max(len(c) for c in x)
     out = empty(x._elem, n * w)
-    scatter(out, x, arange(_index_type(x[0]), w))
+    idx = arange(_index_type(x[0], n * w), w)
+    if by_component:
+        for k, c in enumerate(x):
+            scatter(out, c, idx + k * w)
+    else:
+        scatter(out, x, idx)
     return out
 
 
-def unravel(dtype, x):
-    """Inverse of :func:`ravel`: a static vector type from an interleaved 1-D array."""
+def unravel(dtype, x, order: str = "A"):
+    """Inverse of :func:`ravel`: a static vector type from a 1-D array (same ``order``)."""
+    by_component = _order("unravel", order)
     if not (isinstance(dtype, type) and issubclass(dtype, VectorBase)):
         raise TypeError(f"unravel(): 'dtype' must be a static vector type such as Array3f, got {dtype!r}")
     x = _flat(x, "unravel")
     n = dtype._n
     if len(x) % n:
         raise ValueError(f"unravel(): an array of size {len(x)} is not a multiple of {n} ({dtype.__name__})")
-    return gather(dtype, x, arange(_index_type(x), len(x) // n))
+    w = len(x) // n
+    idx = arange(_index_type(x, len(x)), w)
+    if by_component:
+        return dtype._from_components([gather(dtype._elem, x, idx + k * w) for k in range(n)])
+    return gather(dtype, x, idx)
+
+
+def _count(who: str, count, what: str) -> int:
+    """A repetition count: an int >= 0 (a float or negative count raises, as in Dr.Jit)."""
+    try:
+        k = operator.index(count)
+    except TypeError:
+        raise TypeError(f"{who}(): '{what}' must be an int, got {type(count).__name__} {count!r}") from None
+    if k < 0:
+        raise ValueError(f"{who}(): '{what}' must be >= 0, got {k}")
+    return k
 
 
 def tile(x, count: int):
-    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``."""
+    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``; a static
+    vector tiles each component."""
+    count = _count("tile", count, "reps")
+    if isinstance(x, VectorBase):
+        return type(x)._from_components([tile(c, count) for c in x])
     x = _flat(x, "tile")
     n = len(x)
     if n == 0 or count == 0:
         return type(x)()
-    return gather(type(x), x, arange(_index_type(x), n * count) % n)
+    return gather(type(x), x, arange(_index_type(x, n * count), n * count) % n)
 
 
 def repeat(x, count: int):
-    """Each element ``count`` times in a row, like ``numpy.repeat``."""
+    """Each element ``count`` times in a row, like ``numpy.repeat``; a static vector repeats
+    each component."""
+    count = _count("repeat", count, "repeats")
+    if isinstance(x, VectorBase):
+        return type(x)._from_components([repeat(c, count) for c in x])
     x = _flat(x, "repeat")
     n = len(x)
     if n == 0 or count == 0:
         return type(x)()
-    return gather(type(x), x, arange(_index_type(x), n * count) // count)
+    return gather(type(x), x, arange(_index_type(x, n * count), n * count) // count)
 
 
-def reverse(x):
-    """The elements in reverse order."""
+def reverse(x, axis: int = 0):
+    """The elements in reverse order; the components of a static vector (its axis 0), the
+    items of a Python sequence.  Only ``axis=0`` exists, as in Dr.Jit."""
+    if axis != 0:
+        raise ValueError(f"reverse(): only axis=0 is supported, got axis={axis!r}")
+    if isinstance(x, VectorBase):
+        return type(x)._from_components(list(x)[::-1])
+    if isinstance(x, (list, tuple)):
+        return type(x)(x[::-1])
     x = _flat(x, "reverse")
     n = len(x)
     if n == 0:
         return type(x)()
-    return gather(type(x), x, (n - 1) - arange(_index_type(x), n))
+    return gather(type(x), x, (n - 1) - arange(_index_type(x, n), n))
 
 
 def meshgrid(*args, indexing: str = "xy"):
@@ -90,8 +139,10 @@ def meshgrid(*args, indexing: str = "xy"):
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
     arrays = [_flat(a, "meshgrid") for a in args]
-    if len(arrays) < 2:
-        return tuple(arrays)
+    if len(arrays) == 1:
+        return arrays[0]        # Dr.Jit returns the one array itself, not a 1-tuple
+    if not arrays:
+        return ()
     sizes = [len(a) for a in arrays]
     # NumPy's "xy" swaps the first two axes of "ij"
     order = list(range(len(arrays)))
@@ -100,7 +151,7 @@ def meshgrid(*args, indexing: str = "xy"):
     total = 1
     for s in sizes:
         total *= s
-    idx = arange(_index_type(arrays[0]), total)
+    idx = arange(_index_type(arrays[0], total), total)
     out = [None] * len(arrays)
     stride = 1
     for axis in reversed(order):              # the last axis of the grid varies fastest

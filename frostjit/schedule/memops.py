@@ -7,8 +7,6 @@ recorder (which replays it on new inputs).
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..trace import ops
 from ..trace.node import Node
 from ..trace.state import state
@@ -23,7 +21,7 @@ def materialize(node: Node) -> Node:
         evaluate((node,))
     if node.op == "literal":
         from ..backend import current_backend
-        buf = current_backend().from_numpy(np.full(node.size, node.value, dtype=node.vt.np_dtype))
+        buf = current_backend().full(node.vt, node.value, node.size)
         new = ops.data(node.vt, buf, node.size)
         rec = state.recorder
         if rec is not None:

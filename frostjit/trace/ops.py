@@ -8,11 +8,17 @@ already has the type the operation expects.
 """
 from __future__ import annotations
 
+import math
+import struct
+
 import numpy as np
 
-from .dtypes import VarType, Bool
+from ..errors import ConversionOverflowError
+from .dtypes import ALL_TYPES, VarType, Bool
 from .node import Node
 from .state import state
+
+_F32 = struct.Struct("f")
 
 # Operations whose result is Bool regardless of operand type.
 COMPARISONS = frozenset({"eq", "ne", "lt", "le", "gt", "ge"})
@@ -68,12 +74,20 @@ def normalize_literal(vt: VarType, value):
     """Convert a Python scalar to the exact value type ``vt`` stores.
 
     Integers wrap around like a C cast (``UInt32(-1)`` is 4294967295), floats
-    round to the type's precision, Bool is ``value != 0``.
+    round to the type's precision (beyond its range to +-inf, as IEEE
+    arithmetic does), Bool is ``value != 0``.  This is the rule for operands
+    of arithmetic; constructors check their values with :func:`convert_scalar`.
     """
     if vt is Bool:
         return bool(value)
     if vt.is_float:
-        return float(np.asarray(value, dtype=np.float64).astype(vt.np_dtype))
+        value = float(value)
+        if vt.itemsize == 8:
+            return value
+        try:
+            return _F32.unpack(_F32.pack(value))[0]
+        except OverflowError:      # finite but beyond float32: rounds to infinity
+            return math.copysign(math.inf, value)
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise ValueError(f"cannot convert {value} to integer type {vt.name}")
@@ -84,6 +98,69 @@ def normalize_literal(vt: VarType, value):
     if vt.is_signed and value >= 1 << (bits - 1):
         value -= 1 << bits
     return value
+
+
+def int_range(vt: VarType) -> tuple[int, int]:
+    """The smallest and largest value of integer type ``vt``."""
+    bits = vt.bits
+    return (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if vt.is_signed else (0, (1 << bits) - 1)
+
+
+_INT_RANGES = {vt: int_range(vt) for vt in ALL_TYPES if vt.is_integral}
+
+
+def convert_scalar(vt: VarType, value, who: str):
+    """Convert a Python or NumPy scalar to type ``vt`` as a constructor does (``UInt32(v)``,
+    ``full(UInt32, v)``, the value of a scatter): never silently narrowing.
+
+    Integers must lie in ``vt``'s range; a float converts to an integer type by
+    truncation toward zero, and the result must lie in the range too.  Out of
+    range raises :class:`~frostjit.errors.ConversionOverflowError` (an
+    ``OverflowError`` as in NumPy 2, and a ``TypeError`` as in Dr.Jit); NaN
+    raises ``ValueError``.  Floats round to the float type (beyond its range
+    to +-inf, like ``numpy.float32(1e40)``); Bool is ``value != 0``.
+
+    Examples
+    --------
+    >>> convert_scalar(UInt32, -1.5, "UInt32()")
+    Traceback (most recent call last):
+    frostjit.errors.ConversionOverflowError: UInt32(): -1.5 is out of range for UInt32 [0, 4294967295]
+    """
+    t = type(value)
+    if t is int:            # the common cases first: this is every constructor's path
+        rng = _INT_RANGES.get(vt)
+        if rng is not None and rng[0] <= value <= rng[1]:
+            return value
+    elif t is float and vt.is_float:
+        return normalize_literal(vt, value)
+    if isinstance(value, np.generic):
+        value = value.item()
+    if vt is Bool:
+        return bool(value)
+    if vt.is_float:
+        try:
+            return normalize_literal(vt, value)
+        except OverflowError:       # a Python int beyond the float64 range
+            raise ConversionOverflowError(f"{who}: the Python int {_short(value)} is too large for {vt.name}") \
+                from None
+    if isinstance(value, float):
+        if value != value:
+            raise ValueError(f"{who}: cannot convert NaN to the integer type {vt.name}")
+        if value in (math.inf, -math.inf):
+            raise ConversionOverflowError(f"{who}: cannot convert {value} to the integer type {vt.name}")
+        iv = int(value)     # truncation toward zero, as a C cast and Dr.Jit do
+    else:
+        iv = int(value)
+    lo, hi = _INT_RANGES[vt]
+    if not lo <= iv <= hi:
+        raise ConversionOverflowError(f"{who}: {_short(value)} is out of range for {vt.name} [{lo}, {hi}]")
+    return iv
+
+
+def _short(value) -> str:
+    """``repr(value)``, abbreviated for Python ints of hundreds of digits."""
+    r = repr(value)
+    return r if len(r) <= 40 else f"{r[:12]}...{r[-4:]} ({len(r)} digits)"
 
 
 def literal(vt: VarType, value, size: int = 1) -> Node:

@@ -205,3 +205,68 @@ def test_prefix_sum_of_a_mask_counts_as_uint32():
     assert type(r) is UInt32
     np.testing.assert_array_equal(r.numpy(), [0, 1, 1, 2])
     np.testing.assert_array_equal(fj.cumsum(m).numpy(), [1, 1, 2, 3])
+
+
+# -- types: no implicit conversion (Dr.Jit) ------------------------------------
+
+def test_gather_with_a_dtype_other_than_the_source_type_raises_type_error():
+    src = Float([1.5, -2.5, 3.0])
+    with pytest.raises(TypeError, match=r"'dtype' UInt32 does not match the type of 'source' \(Float32\)"):
+        fj.gather(UInt32, src, UInt32([0, 1]))
+    with pytest.raises(TypeError, match="does not match"):
+        fj.gather(Float64, src, UInt32([0, 1]))
+    with pytest.raises(TypeError, match="does not match"):
+        fj.gather(Array3f, UInt32(np.arange(6, dtype=np.uint32)), UInt32([0, 1]))
+    np.testing.assert_array_equal(fj.gather(UInt32, UInt32(src + 3), UInt32([0, 1])).numpy(), [4, 0])
+
+
+@pytest.mark.parametrize("op", ["scatter", "scatter_add", "min", "max", "mul"])
+def test_scatter_of_another_value_type_raises_and_leaves_the_target_alone(op):
+    def run(target, value):
+        if op in ("scatter", "scatter_add"):
+            getattr(fj, op)(target, value, UInt32([0, 1]))
+        else:
+            fj.scatter_reduce(getattr(fj.ReduceOp, op.capitalize()), target, value, UInt32([0, 1]))
+    t = UInt32([5, 5, 5])
+    with pytest.raises(TypeError, match="value type Float32 does not match the target type UInt32"):
+        run(t, Float([-1.5, 2.5]))      # used to wrap to 4294967295 silently
+    with pytest.raises(TypeError, match="does not match"):
+        run(t, Int32([-1, 2]))
+    f = Float([5, 5, 5])
+    with pytest.raises(TypeError, match="does not match"):
+        run(f, Float64([1, 2]))
+    np.testing.assert_array_equal(t.numpy(), [5, 5, 5])
+    np.testing.assert_array_equal(f.numpy(), [5, 5, 5])
+
+
+def test_scatter_of_a_python_scalar_converts_like_the_constructor():
+    t = UInt32([5, 5, 5])
+    for bad in (-1.5, -1, 2**40, 1e40):
+        with pytest.raises(OverflowError, match="out of range for UInt32"):
+            fj.scatter_add(t, bad, UInt32([0, 1]))
+        with pytest.raises(OverflowError):
+            t[0] = bad
+    fj.scatter_add(t, 2.9, UInt32([0, 1]))      # truncates toward zero, as UInt32(2.9)
+    np.testing.assert_array_equal(t.numpy(), [7, 7, 5])
+    i = Int32([0, 0])
+    fj.scatter(i, -1.5, 1)
+    np.testing.assert_array_equal(i.numpy(), [0, -1])
+
+
+def test_gather_and_scatter_accept_sequences_of_indices_and_masks():
+    src = Float([10, 20, 30])
+    np.testing.assert_array_equal(fj.gather(Float, src, [2, 0], [True, False]).numpy(), [30, 0])
+    t = fj.zeros(Float, 3)
+    fj.scatter(t, Float([1, 2]), [2, 0])
+    np.testing.assert_array_equal(t.numpy(), [2, 0, 1])
+
+
+def test_python_int_indices_beyond_64_bits_raise_instead_of_wrapping():
+    src = Float([10, 20, 30])
+    assert fj.gather(Float, src, 2**63 + 1).numpy().tolist() == [0]      # out of bounds: reads 0
+    assert fj.gather(Float, src, -1).numpy().tolist() == [0]
+    with pytest.raises(IndexError, match="64-bit"):
+        fj.gather(Float, src, 2**64 + 1)        # wrapped to 1 before: read 20
+    with pytest.raises(IndexError, match="64-bit"):
+        fj.scatter(src, 1.0, 2**64)
+    np.testing.assert_array_equal(src.numpy(), [10, 20, 30])

@@ -53,3 +53,45 @@ def test_math_extras():
     assert not np.isnan(fj.safe_asin(Float([1.0000001])).numpy()).any()
     np.testing.assert_allclose(fj.rad2deg(fj.deg2rad(Float([30.0, 90.0]))).numpy(), [30, 90], rtol=1e-6)
     np.testing.assert_array_equal(fj.power(Float([2.0, 3.0]), 2).numpy(), [4, 9])
+
+
+@pytest.mark.parametrize("fn", [fj.tile, fj.repeat])
+def test_tile_and_repeat_reject_negative_and_float_counts(fn):
+    x = Float([1, 2])
+    for bad in (-1, -3):
+        with pytest.raises(ValueError, match="must be >= 0"):
+            fn(x, bad)                          # returned [] before
+        with pytest.raises(ValueError):
+            fn(Float(), bad)
+    for bad in (2.0, 2.5):
+        with pytest.raises(TypeError, match="must be an int"):
+            fn(x, bad)                          # tile(x, 2.5) gave [1, 2, 1, 2, 1]
+    assert len(fn(x, 0)) == 0 and len(fn(x, np.int64(2))) == 4
+
+
+def test_tile_repeat_reverse_of_static_vectors_and_sequences_follow_drjit():
+    v = Array3f([1, 2], [3, 4], [5, 6])
+    np.testing.assert_array_equal(fj.tile(v, 2).numpy(), np.tile(v.numpy(), 2))
+    np.testing.assert_array_equal(fj.repeat(v, 2).numpy(), np.repeat(v.numpy(), 2, axis=1))
+    np.testing.assert_array_equal(fj.reverse(v).numpy(), v.numpy()[::-1])      # the components
+    assert fj.reverse([1, 2, 3]) == [3, 2, 1]
+    with pytest.raises(ValueError, match="axis=0"):
+        fj.reverse(Float([1, 2]), axis=1)
+
+
+def test_ravel_and_unravel_orders_follow_drjit():
+    v = Array3f([1, 2], [3, 4], [5, 6])
+    np.testing.assert_array_equal(fj.ravel(v, "C").numpy(), [1, 2, 3, 4, 5, 6])
+    np.testing.assert_array_equal(fj.ravel(v, "F").numpy(), [1, 3, 5, 2, 4, 6])
+    np.testing.assert_array_equal(fj.unravel(Array3f, Float([1, 2, 3, 4, 5, 6]), "C").numpy(), v.numpy())
+    np.testing.assert_array_equal(fj.unravel(Array3f, fj.ravel(v, "A")).numpy(), v.numpy())
+    with pytest.raises(ValueError, match="'order'"):
+        fj.ravel(v, "X")
+
+
+def test_meshgrid_of_one_array_returns_it_and_shape_of_a_ragged_vector_raises():
+    x = Float([1, 2])
+    assert fj.meshgrid(x) is x              # Dr.Jit: the array, not a 1-tuple
+    with pytest.raises(ValueError, match="ragged"):
+        fj.shape(Array3f(Float([1, 2]), Float([1, 2, 3]), Float([1])))
+    assert fj.shape(Array3f(Float([1, 2]), Float([1]), 0)) == (3, 2)

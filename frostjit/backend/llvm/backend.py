@@ -5,6 +5,7 @@ import ctypes
 
 import numpy as np
 
+from ...errors import out_of_memory
 from ...trace.dtypes import Float32, Float64, UInt32, Bool
 from ..base import Backend
 from .compiler import Compiler
@@ -34,6 +35,11 @@ class LLVMBackend(Backend):
     def from_numpy(self, array):
         buf = HostBuffer.allocate(array.dtype, array.shape[0])
         np.copyto(buf.array, array, casting="no")
+        return buf
+
+    def full(self, vt, value, size):
+        buf = self.alloc(vt, size)      # straight into the pool's buffer: no NumPy temporary
+        buf.array[:size].fill(value)
         return buf
 
     def to_numpy(self, buffer, size):
@@ -83,15 +89,17 @@ class LLVMBackend(Backend):
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]
         out = self.alloc(vt, size)
-        if size:
-            c = np.cumsum(a, dtype=a.dtype)
+        if size:    # written straight into the output: no temporary as large as the input
             if exclusive:
                 out.array[0] = 0
-                out.array[1:] = c[:-1]
+                np.cumsum(a[:-1], dtype=a.dtype, out=out.array[1:size])
             else:
-                out.array[:] = c
+                np.cumsum(a, dtype=a.dtype, out=out.array[:size])
         return out
 
     def compress(self, buffer, size):
-        idx = np.flatnonzero(buffer.array[:size]).astype(np.uint32)
+        try:
+            idx = np.flatnonzero(buffer.array[:size]).astype(np.uint32)
+        except MemoryError:     # NumPy's int64 temporary of one entry per true element
+            raise out_of_memory("Bool", size, 12, "compress") from None
         return self.from_numpy(idx), int(idx.shape[0])

@@ -787,8 +787,8 @@ class _Emitter:
             new = self.binop("fadd" if vt.is_float else "add", t, old, value)
         elif reduce_op == "mul":
             new = self.binop("fmul" if vt.is_float else "mul", t, old, value)
-        elif vt.is_float:
-            new = self.call_binary_intrinsic("minimum" if reduce_op == "min" else "maximum", t, old, value)
+        elif vt.is_float:   # minnum/maxnum ignore NaN on either side, as Dr.Jit's scatter_reduce does
+            new = self.call_binary_intrinsic("minnum" if reduce_op == "min" else "maxnum", t, old, value)
         else:
             pred = {"min": "slt" if vt.is_signed else "ult", "max": "sgt" if vt.is_signed else "ugt"}[reduce_op]
             new = self.select(t, self.cmp("icmp", pred, t, old, value), old, value)
@@ -851,8 +851,8 @@ class _Emitter:
         t = scalar_type(vt)
         if reduce_op == "mul":
             return self.emit(f"{'fmul' if vt.is_float else 'mul'} {t} {a}, {b}")
-        if vt.is_float:
-            name = "minimum" if reduce_op == "min" else "maximum"
+        if vt.is_float:     # NaN-ignoring, as above
+            name = "minnum" if reduce_op == "min" else "maxnum"
             fn = self.intrinsic(f"llvm.{name}.{_suffix(t)}", t, [t, t])
             return self.emit(f"call {t} {fn}({t} {a}, {t} {b})")
         pred = {"min": "slt" if vt.is_signed else "ult", "max": "sgt" if vt.is_signed else "ugt"}[reduce_op]

@@ -15,6 +15,9 @@ import threading
 
 import numpy as np
 
+from ...errors import out_of_memory
+from ...trace.dtypes import BY_NUMPY
+
 POOL_MAX_BYTES = 1 << 30          # never hoard more than this
 POOL_MAX_PER_SIZE = 256           # nor more than this many arrays of one size
 
@@ -27,19 +30,33 @@ class BufferPool:
         self.bytes = 0
         self.lock = threading.Lock()
 
-    def acquire_raw(self, nbytes: int):
-        """``(raw uint8 array, address)``: a pooled one of this size, or a new one."""
+    def acquire_raw(self, nbytes: int, dtype: np.dtype = np.dtype(np.uint8), count: int | None = None):
+        """``(raw uint8 array, address)``: a pooled one of this size, or a new one.
+
+        When the system has no memory left, the pooled buffers are released and the
+        allocation is tried once more; then a ``MemoryError`` names the array (``count``
+        elements of ``dtype``) instead of NumPy's raw ``uint8`` buffer.
+        """
         with self.lock:
             lst = self.free.get(nbytes)
             if lst:
                 self.bytes -= nbytes
                 return lst.pop()
-        raw = np.empty(nbytes, np.uint8)
-        return raw, raw.ctypes.data
+        for attempt in (0, 1):
+            try:
+                raw = np.empty(nbytes, np.uint8)
+                return raw, raw.ctypes.data
+            except (MemoryError, ValueError):     # ValueError: beyond NumPy's largest dimension
+                if attempt:
+                    break
+                self.trim()
+        count = nbytes // dtype.itemsize if count is None else count
+        vt = BY_NUMPY.get(np.dtype(dtype))
+        raise out_of_memory(vt.name if vt is not None else str(dtype), count, np.dtype(dtype).itemsize) from None
 
     def acquire(self, dtype: np.dtype, size: int) -> np.ndarray:
         """A typed array of ``size`` elements backed by a pooled raw array."""
-        return self.acquire_raw(size * dtype.itemsize)[0].view(dtype)
+        return self.acquire_raw(size * dtype.itemsize, dtype, size)[0].view(dtype)
 
     def release(self, raw: np.ndarray, ptr: int) -> None:
         nbytes = raw.nbytes
@@ -71,7 +88,7 @@ class HostBuffer:
     @classmethod
     def allocate(cls, dtype: np.dtype, size: int) -> "HostBuffer":
         """A buffer of ``size`` elements from the pool (address known without asking NumPy)."""
-        raw, ptr = pool.acquire_raw(size * dtype.itemsize)
+        raw, ptr = pool.acquire_raw(size * dtype.itemsize, dtype, size)
         return cls(raw.view(dtype), ptr)
 
     def __del__(self):

@@ -2,13 +2,16 @@
 
 Shared by whole-array reductions (``fj.sum`` ...), frozen-function replays of them,
 and the per-thread private copies of scatter-reduction targets.
+
+``min`` and ``max`` ignore NaN, as Dr.Jit 1.5's reductions and
+``scatter_reduce(Min/Max)`` do: they are ``numpy.fmin``/``numpy.fmax``, and a
+whole-array reduction starts from the identity, so an array whose entries are
+all NaN reduces to it (+inf / -inf), like an empty array.  (The element-wise
+``fj.minimum``/``fj.maximum`` propagate NaN, as Dr.Jit's do.)
 """
 from __future__ import annotations
 
 import numpy as np
-
-REDUCE_UFUNC = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
-                "and": np.logical_and, "or": np.logical_or}
 
 
 def reduce_identity(op: str, dtype: np.dtype):
@@ -28,3 +31,39 @@ def reduce_identity(op: str, dtype: np.dtype):
         return op == "min"
     info = np.iinfo(dt)
     return info.max if op == "min" else info.min
+
+
+def private_identity(op: str, dtype: np.dtype):
+    """The fill of a thread's private copy of a scatter-reduction target: a value the final
+    combination with the target leaves unchanged.  For float ``min``/``max`` that is NaN
+    (``fmin(t, nan) == t``, also for a NaN target, which +inf would overwrite)."""
+    if op in ("min", "max") and np.dtype(dtype).kind == "f":
+        return np.nan
+    return reduce_identity(op, dtype)
+
+
+class NanIgnoringReduction:
+    """``numpy.fmin``/``numpy.fmax`` with the interface of a ufunc (call and ``reduce``);
+    ``reduce`` starts from the identity, so all-NaN input gives +-inf as in Dr.Jit."""
+
+    __slots__ = ("ufunc", "op", "initial")
+
+    def __init__(self, ufunc, op: str):
+        self.ufunc = ufunc
+        self.op = op
+        self.initial: dict = {}     # dtype -> identity (a reduction is on the path of every replay)
+
+    def __call__(self, *args, **kwargs):
+        return self.ufunc(*args, **kwargs)
+
+    def reduce(self, a: np.ndarray, dtype=None):
+        dt = a.dtype if dtype is None else dtype
+        initial = self.initial.get(dt)
+        if initial is None:
+            initial = self.initial[dt] = reduce_identity(self.op, dt)
+        return self.ufunc.reduce(a, dtype=dtype, initial=initial)
+
+
+REDUCE_UFUNC = {"add": np.add, "mul": np.multiply,
+                "min": NanIgnoringReduction(np.fmin, "min"), "max": NanIgnoringReduction(np.fmax, "max"),
+                "and": np.logical_and, "or": np.logical_or}

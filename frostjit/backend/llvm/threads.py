@@ -24,7 +24,7 @@ import threading
 
 import numpy as np
 
-from .reduction import REDUCE_UFUNC, reduce_identity
+from .reduction import REDUCE_UFUNC, private_identity
 
 BLOCKS_PER_THREAD = 4
 MIN_BLOCK = 1 << 14
@@ -215,7 +215,7 @@ def _privatize(args, size: int, n_workers: int, private):
         for p, op, dtype, _all in chosen:
             ufunc = REDUCE_UFUNC[op]
             count = args[2 * p + 1]
-            copy = np.full(count, reduce_identity(op, dtype), dtype=dtype)
+            copy = np.full(count, private_identity(op, dtype), dtype=dtype)
             mine[2 * p] = copy.ctypes.data
             target = np.ctypeslib.as_array((np.ctypeslib.as_ctypes_type(dtype) * count).from_address(args[2 * p]))
             copies.append((target, ufunc, copy))

@@ -1,0 +1,37 @@
+"""Exception types of the array API.
+
+Each derives from the built-in exceptions that NumPy and Dr.Jit raise in the
+same situation, so code written against either keeps catching them.
+"""
+from __future__ import annotations
+
+
+class AxisError(ValueError, IndexError):
+    """An ``axis=`` argument outside ``[-ndim, ndim)`` of the array it reduces
+    (like ``numpy.exceptions.AxisError``)."""
+
+
+class ConversionOverflowError(OverflowError, TypeError):
+    """A Python scalar that does not fit the element type it is converted to,
+    e.g. ``UInt32(2**40)`` or ``UInt32(-1)``.
+
+    An ``OverflowError`` as in Python and NumPy 2 (``np.uint32(2**40)``), and a
+    ``TypeError`` as in Dr.Jit, which rejects such a value as not convertible.
+    """
+
+
+def out_of_memory(type_name: str, count: int, itemsize: int, action: str = "allocate") -> MemoryError:
+    """The ``MemoryError`` to raise when an array of ``count`` elements cannot be allocated:
+    it names the frostjit type, the element count and the size in bytes (NumPy's own message
+    names a ``uint8`` buffer and says nothing of the array the user asked for)."""
+    nbytes = count * itemsize
+    return MemoryError(f"frostjit: out of memory: cannot {action} a {type_name} array of {count:,} elements "
+                       f"({_format_bytes(nbytes)}, {nbytes:,} bytes)")
+
+
+def _format_bytes(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.2f} {unit}"
+        n /= 1024
+    raise AssertionError("unreachable")
