@@ -305,7 +305,7 @@ class FrozenFunction:
                             why.append(f"guard failed: {e.why}")
                             return self._miss(args, kwargs, why)
                         except ReplayFailed as e:
-                            why.append(f"replay failed ({e})")
+                            self._replay_failed(recd, e, why)
                             return self._miss(args, kwargs, why)
                         _ad.after_call()
                         return out
@@ -338,7 +338,7 @@ class FrozenFunction:
                 why.append(f"guard failed: {e.why}")
                 return _MISS
             except ReplayFailed as e:
-                why.append(f"replay failed ({e})")
+                self._replay_failed(recd, e, why)
                 return _MISS
             _ad.after_call()
             return (out,)
@@ -381,11 +381,19 @@ class FrozenFunction:
                 why.append(f"guard failed: {e.why}")
                 continue
             except ReplayFailed as e:  # a size expression failed: the plain call decides what happens
-                why.append(f"replay failed ({e})")
+                self._replay_failed(recd, e, why)
                 continue
             _ad.after_call()        # gradients written back to inputs flow on to what they depend on
             return (out,)
         return _MISS
+
+    def _replay_failed(self, recd, e, why) -> None:
+        """A replay raised (not a guard): the call traces again, so the plain call decides what
+        happens (raise the same error, or record).  The recording is dropped, never retried: a
+        recording that cannot replay must not be tried first on every later call."""
+        why.append(f"replay failed ({e})")
+        log.debug("frostjit.freeze(%s): a replay raised %s; the recording is dropped", self.name, e)
+        self._drop(recd)
 
     def _drop(self, recd) -> None:
         with self._lock:

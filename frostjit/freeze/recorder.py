@@ -23,13 +23,19 @@ another node's): set ``new.sym = old.sym`` after creating it, as ``memops.copy``
 """
 from __future__ import annotations
 
+import operator
 import threading
 import weakref
 
 import numpy as np
 
 from ..schedule.kernel import OUT
-from .symbolic import Sym, const, ONE, sym_call
+from .symbolic import Sym, const, ONE, call, _expr, _ready
+from .values import value_key
+
+
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}
 
 
 class Op:
@@ -66,6 +72,8 @@ class Recorder:
         self._pending: list = []         # weakrefs to data nodes of unknown origin (uploads)
         self.np_inputs: list = []        # NumPy arrays among the inputs, by input order
         self.n_input_slots = 0
+        self.consts: dict = {}           # name -> constant of the expressions (see const_expr)
+        self._const_names: dict = {}     # value_key -> name
 
     # -- helpers ---------------------------------------------------------------------
     def mine(self) -> bool:
@@ -93,15 +101,35 @@ class Recorder:
             self.add_guard(f"{a.expr} == {b.expr}", max(a.ready, b.ready), why)
 
     def guard_value(self, s: Sym, what: str) -> None:
-        self.add_guard(f"{s.expr} == {s.value!r}", s.ready, f"a width used as a Python value by {what}")
+        """``s`` escaped into Python with its value: the replay needs exactly that value."""
+        v = s.value
+        expr = f"{s.expr} == {v!r}" if type(v) is int else f"SAME({s.expr}, {self.const_expr(v)})"
+        self.add_guard(expr, s.ready, f"a width used as a Python value by {what}")
 
-    def guard_compare(self, a: Sym, op: str, b: Sym, what: str) -> bool:
-        import operator as _o
-        fn = {"==": _o.eq, "!=": _o.ne, "<": _o.lt, "<=": _o.le, ">": _o.gt, ">=": _o.ge}[op]
-        result = bool(fn(a.value, b.value))
-        e = f"({a.expr} {op} {b.expr})"
-        self.add_guard(e if result else f"not {e}", max(a.ready, b.ready), f"a width used in {what}")
+    def guard_compare(self, a, op: str, b, what: str) -> bool:
+        """The outcome of ``a <op> b`` (Syms or numbers) seen by Python: guarded, returned."""
+        fn = _COMPARE[op]
+        result = bool(fn(a.value if type(a) is Sym else a, b.value if type(b) is Sym else b))
+        e = f"({_expr(self, a)} {op} {_expr(self, b)})"
+        self.add_guard(e if result else f"not {e}", max(_ready(self, a), _ready(self, b)),
+                       f"a width used in {what}")
         return result
+
+    def const_expr(self, value) -> str:
+        """``value`` in an expression: an ``int`` as a literal, anything else by a name bound
+        when the replay is generated (never by its repr: ``np.float64(0.5)``, ``nan``)."""
+        if type(value) is int:
+            return repr(value) if value >= 0 else f"({value!r})"
+        key = value_key(value)
+        name = self._const_names.get(key)
+        if name is None:
+            name = self._const_names[key] = f"_k{len(self.consts)}"
+            self.consts[name] = value
+        return name
+
+    def wrap(self, expr: str, value, ready: int):
+        """A width-derived result: a :class:`Sym` for a number, else the value itself."""
+        return Sym(expr, value, self, ready)
 
     def new_slot(self, buf, kind, size: Sym, vt) -> int:
         k = len(self.buffers)
@@ -280,10 +308,10 @@ class Recorder:
     # -- symbolic creation (functions/creation.py, trace/ops.py) -------------------------
     def sized_literal(self, vt, value, size):
         from ..trace import ops
-        if isinstance(value, Sym):
+        if type(value) is Sym:
             return self._broadcast_value(vt, value, size)
-        node = ops.literal(vt, value, int(size.value) if isinstance(size, Sym) else int(size))
-        if isinstance(size, Sym):
+        node = ops.literal(vt, value, int(size.value) if type(size) is Sym else int(size))
+        if type(size) is Sym:
             self._set_sym(node, size)
         return node
 
@@ -300,20 +328,23 @@ class Recorder:
         from ..trace import ops
         from ..trace.dtypes import UInt32, Int64
         n = int(size.value)
-        vt = UInt32 if n <= 2**32 else Int64
+        # the index type follows the size, as in functions/creation._counter: guard the choice
+        small = self.guard_compare(size, "<=", 2**32, "the index type of arange()") if size._live() \
+            else n <= 2**32
+        vt = UInt32 if small else Int64
         node = ops.literal(vt, 0, 1) if n == 1 else ops.make("counter", vt, (), size=n)
         self._set_sym(node, size)
         return node
 
     def symbolic_max(self, a, b):
-        return sym_call("max", max, a, b)
+        return call(max, a, b)
 
     def symbolic_literal(self, vt, value: Sym, size=1):
         """A width-derived *value* used as an array: a size-1 buffer the replay refills."""
         from ..trace import ops
         from ..trace.ops import normalize_literal
         from ..backend import current_backend
-        if isinstance(size, Sym) or int(size) != 1:
+        if type(size) is Sym or int(size) != 1:
             return self._broadcast_value(vt, value, size)
         if not value._live():
             return ops.literal(vt, value.value, 1)

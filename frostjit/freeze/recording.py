@@ -39,6 +39,7 @@ from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import state, JitFlag
 from . import layout
+from .values import same_value
 
 _ids = itertools.count()
 
@@ -90,6 +91,8 @@ class Recording:
         ns["alloc"], ns["allocn"], ns["reserve"] = _slab_allocator()
         ns["SB"] = SlabBuffer
         ns["NEWB"] = object.__new__
+        ns["SAME"] = same_value
+        ns.update(rec.consts)           # the named constants of the size expressions and guards
         L = ["def replay(flat, capn):", "    inn = flat.nodes; S = flat.sizes; npin = flat.numpy", "    try:",
              "        pass"]
         I = "        "
@@ -181,7 +184,7 @@ class Recording:
                             L.append(f"{I}if RN[{r}] < n: R[{r}] = alloc(D{slot}, n); RN[{r}] = n")
                             L.append(f"{I}b{slot} = R[{r}]")
                         L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr")
-                        n_expr = "n"
+                        n_expr = None       # the launch size
                     elif rec.slot_kind[slot][0] == "cap":
                         # captured buffers keep their address: patched once, here
                         args[2 * p] = rec.buffers[slot].ptr
@@ -190,11 +193,11 @@ class Recording:
                     else:
                         L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr")
                         n_expr = size[slot]
-                    sz = launch if n_expr == "n" else n_expr
+                    sz = launch if n_expr is None else n_expr
                     if sz.is_const:     # a constant size: patched once, here
                         args[2 * p + 1] = sz.value
                     else:
-                        L.append(f"{I}A{i}[{2 * p + 1}] = {'n' if n_expr == 'n' else n_expr.expr}")
+                        L.append(f"{I}A{i}[{2 * p + 1}] = {'n' if n_expr is None else n_expr.expr}")
                 thr = max(PARALLEL_MIN_SIZE, -(-PARALLEL_MIN_WORK // max(kernel.n_instrs, 1)))
                 if launch.is_const:
                     n0 = launch.value
@@ -426,7 +429,9 @@ def _slab_allocator():
     output array uses it any more.  Replays of one recording are serialized (the frozen
     function's lock), so no locking here.
     """
-    st = [None, SLAB_BYTES, 0]        # slab, offset, address
+    # slab, offset, address; the offset starts past the end, so even an empty first piece
+    # (a replay at width 0) makes the first slab
+    st = [None, SLAB_BYTES + 1, 0]
     new = object.__new__
     SB = SlabBuffer
 

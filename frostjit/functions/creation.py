@@ -1,7 +1,9 @@
 """Array creation: ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``linspace``, ``opaque``."""
 from __future__ import annotations
 
-import numpy as np
+import math
+import operator
+
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
@@ -16,17 +18,23 @@ def _check_type(who, dtype):
 
 
 def _check_size(who, size):
-    if hasattr(size, "__symbolic_size__"):
-        return size
     if isinstance(size, (tuple, list)) and len(size) == 1:
         size = size[0]
-    try:
-        n = int(size) if not hasattr(size, "__index__") else size.__index__()
-    except TypeError:
-        raise TypeError(f"{who}(): the size must be an integer, got {type(size).__name__}") from None
+    if hasattr(size, "__symbolic_size__") and isinstance(size, int):
+        n = size        # a width inside a frozen function stays symbolic; the check below is guarded
+    else:
+        try:
+            n = operator.index(size)      # as Dr.Jit and NumPy: a float size is an error
+        except TypeError:
+            raise TypeError(f"{who}(): the size must be an integer, got {size.__class__.__name__}") from None
     if n < 0:
         raise ValueError(f"{who}(): the size must be >= 0, got {n}")
     return n
+
+
+def _as_int(v):
+    """``int(v)``, except that a width inside a frozen function stays symbolic."""
+    return v if hasattr(v, "__symbolic_size__") and isinstance(v, int) else int(v)
 
 
 def _sized_literal(dtype, value, size):
@@ -99,13 +107,11 @@ def arange(dtype, start=None, stop=None, step=1):
         raise TypeError("arange(): expects a 1-D array type such as UInt32 or Float")
     if stop is None:
         start, stop = 0, (start if start is not None else 0)
-    if hasattr(stop, "__symbolic_size__") or hasattr(start, "__symbolic_size__"):
-        size = (stop - start) if step == 1 else -(-(stop - start) // step)
-    else:
-        if step == 0:
-            raise ValueError("arange(): step must be non-zero")
-        size = max(0, -(-(int(stop) - int(start)) // int(step))) if isinstance(step, int) \
-            else max(0, int(np.ceil((stop - start) / step)))
+    if step == 0:
+        raise ValueError("arange(): step must be non-zero")
+    # (one computation for plain and symbolic bounds: a frozen function guards what it decides)
+    size = max(0, -(-(_as_int(stop) - _as_int(start)) // int(step))) if isinstance(step, int) \
+        else max(0, math.ceil((stop - start) / step))
     size = _check_size("arange", size)
     r = _counter(dtype, size)
     if step != 1:
