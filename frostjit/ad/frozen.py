@@ -16,7 +16,7 @@ an input, or outputs connected to the inputs through the AD graph
 """
 from __future__ import annotations
 
-from .graph import Vertex, next_id, scopes, propagate_postponed
+from .graph import Vertex, next_id, scopes, propagate_postponed, is_active
 
 OUTPUT_REASON = ("returns (or writes back) arrays that depend on grad-enabled inputs through the AD graph; "
                  "so that gradients can flow through them, these calls run the plain function")
@@ -26,6 +26,22 @@ NOT_AN_INPUT = ("gives gradients to a grad-enabled variable that is not among it
                 "argument, an attribute of one, or use state_fn)")
 REBOUND = "enables, disables or rebinds the gradient tracking of an input; these calls run the plain function"
 REASONS = (OUTPUT_REASON, NOT_AN_INPUT, REBOUND)
+
+
+def scope_token(leaves):
+    """The AD scope a frozen call runs in, as far as it can change what the call does (part of
+    the layout key): ``None`` outside every ``suspend_grad``/``resume_grad``/``isolate_grad``
+    scope (the common case), else whether new variables are tracked, whether an isolation
+    scope is open, and whether each grad-enabled input (``leaves`` in walk order) is tracked.
+    """
+    if not scopes.enable and not scopes.isolate:
+        return None
+    default = True
+    for suspend, ids in reversed(scopes.enable):
+        if ids is None:
+            default = not suspend
+            break
+    return (default, bool(scopes.isolate), tuple(is_active(a._ad) for a in leaves if a._ad is not None))
 
 
 def enter(leaves):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import operator
 
 from ..trace.state import state
+from ..ad.frozen import scope_token, scopes as ad_scopes
 from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names, value_token, keys_token
 from .values import Ident, value_key, needs_key
 
@@ -384,7 +385,12 @@ def generate(ff, args, kwargs, flat, views):
         raise Unsupported("NumPy inputs")
     g = _Gen(ff._opaque_mask, not ff.auto_opaque)
     g.ns["FLAGS"] = int(state.flags)
-    g.line("if st.side_effects or st.flags != FLAGS: return None")
+    g.ns["SC"] = ad_scopes
+    scope = scope_token(flat.leaves)
+    if scope is None:       # the common case: no AD scope open, checked in one line
+        g.line("if st.side_effects or st.flags != FLAGS or SC.enable or SC.isolate: return None")
+    else:
+        g.line("if st.side_effects or st.flags != FLAGS: return None")
     # args: a fresh tuple (never aliased), then kwargs: a fresh dict
     g.memo[id(args)] = "args"
     g.containers.append("args")
@@ -439,6 +445,9 @@ def generate(ff, args, kwargs, flat, views):
     g.line(f"b.nodes = {nodes}")
     g.line(f"b.sizes = [{', '.join(g.class_vars)}]")
     g.line(f"b.leaves = [{', '.join(g.leaves)}]")
+    if scope is not None:
+        g.ns["SCOPE"] = scope_token
+        g.fail_if(f"SCOPE(b.leaves) != {g.const(scope)}")
     g.line(f"b.containers = [{', '.join(g.containers)}]")
     g.line("b.numpy = ()")
     g.line("return b")

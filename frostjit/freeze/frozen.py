@@ -258,7 +258,7 @@ class FrozenFunction:
             w.walk(self._cview, "nonlocals")
         if f.pending:
             return None
-        return f, (int(state.flags), tuple(key))
+        return f, (int(state.flags), _ad.scope_token(f.leaves), tuple(key))
 
     def _walk(self, args, kwargs, paths: bool):
         if state.side_effects:
@@ -279,9 +279,10 @@ class FrozenFunction:
                 break
             from ..schedule.evaluate import evaluate
             evaluate(flat.pending)      # every input is evaluated before the lookup
-        key = (int(state.flags), tuple(flat.key))
+        scope = _ad.scope_token(flat.leaves)
+        key = (int(state.flags), scope, tuple(flat.key))
         if paths:
-            flat.paths.insert(0, ("<JIT flags>", ("flags", int(state.flags))))
+            flat.paths[:0] = [("<JIT flags>", ("flags", int(state.flags))), ("<AD scope>", ("ad scope", scope))]
         return flat, key
 
     def _call(self, args, kwargs):

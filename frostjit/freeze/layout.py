@@ -458,6 +458,9 @@ def _token_change(a, b) -> str:
     tb = b[0] if isinstance(b, tuple) and b else b
     if p_is_flags(a):
         return f"JIT flags changed from {a[1]!r} to {b[1]!r}"
+    if isinstance(a, tuple) and a and a[0] == "ad scope":
+        return (f"the AD scope changed (suspend_grad / resume_grad / isolate_grad: tracked new variables, "
+                f"isolated, tracked inputs) from {a[1]!r} to {b[1]!r}")
     if ta == "ref" or tb == "ref":
         return "aliasing changed (the same object or array is now reached through another path)"
     if ta != tb:

@@ -84,3 +84,59 @@ def test_frozenset_values_are_keyed_by_their_elements():
     for s in (frozenset({0.0}), frozenset({-0.0}), frozenset({0.0})):
         assert same(fz(ramp(3, 1), s), ramp(3, 1) * math.copysign(1.0, next(iter(s))))
     assert fz.n_recordings == 2
+
+
+# --- item 2: the AD scope the call runs in ------------------------------------------------
+from contextlib import ExitStack  # noqa: E402
+
+from frostjit.llvm.ad import Float as FloatAD  # noqa: E402
+
+
+def ad_step(x, y):
+    """Backward inside the function; the result shows which inputs were tracked."""
+    z = fj.square(x) * 3 + y * x
+    fj.backward(fj.sum(z), flags=fj.ADFlag.Default | fj.ADFlag.AllowNoGrad)
+    w = x * 2
+    fj.enable_grad(w)
+    return fj.grad(x), fj.grad(y), fj.grad_enabled(w), fj.grad_enabled(x * y)
+
+
+def scoped(scope, x, y):
+    """The scopes of ``scope`` (outermost first) as context managers over inputs ``x``, ``y``."""
+    st = ExitStack()
+    for kind in scope:
+        st.enter_context({"suspend": lambda: fj.suspend_grad(), "suspend_x": lambda: fj.suspend_grad(x),
+                          "resume": lambda: fj.resume_grad(), "resume_y": lambda: fj.resume_grad(y),
+                          "isolate": lambda: fj.isolate_grad()}[kind]())
+    return st
+
+
+SCOPES = [(), ("suspend",), ("suspend_x",), ("suspend", "resume"), ("suspend", "resume_y"), ("isolate",),
+          ("isolate", "suspend"), ("suspend", "isolate", "resume")]
+
+
+@given(st.lists(st.integers(0, len(SCOPES) - 1), min_size=2, max_size=8), st.sampled_from([1, 7, 1000]))
+def test_ad_scopes_are_part_of_the_key(order, n):
+    fz = fj.freeze(ad_step, warn_after=100)
+
+    def inputs():
+        x, y = FloatAD(np.arange(n, dtype=np.float32)), FloatAD(np.ones(n, np.float32) * 2)
+        fj.enable_grad(x, y)
+        return x, y
+    for k in order:
+        ref_args, got_args = inputs(), inputs()
+        with scoped(SCOPES[k], *ref_args):
+            ref = ad_step(*ref_args)
+        with scoped(SCOPES[k], *got_args):
+            got = fz(*got_args)
+        assert same(got[0], ref[0]) and same(got[1], ref[1]) and got[2:] == ref[2:], (SCOPES[k], got, ref)
+
+
+def test_a_call_under_suspend_grad_does_not_change_later_gradients():
+    fz = fj.freeze(ad_step)
+    for suspend in (True, False, True, False):
+        x, y = FloatAD(1.0, 2.0, 3.0), FloatAD(1.0, 1.0, 1.0)
+        fj.enable_grad(x, y)
+        with fj.suspend_grad(when=suspend):
+            g = fz(x, y)[0]
+        assert same(g, FloatAD(0, 0, 0) if suspend else FloatAD(7, 13, 19))
