@@ -19,13 +19,13 @@ import warnings
 import weakref
 
 from ..array.flat import ArrayBase
-from ..array.vector import VectorBase
 from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
 from . import binder, layout
-from .layout import Walker, entries, kind_of, Ident
+from .layout import Walker, entries, kind_of
 from .recorder import Recorder
-from .recording import Recording, GuardFailed, ReplayFailed, build
+from .recording import Recording, GuardFailed, ReplayFailed
+from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
 
@@ -551,7 +551,14 @@ class FrozenFunction:
         w.walk(out, None)
         for v in new_values:
             w.walk(v, None)
-        pending = list(w.f.pending)
+        # (the describer reaches all instance state of output objects, which the walk of an
+        # input does not: a dataclass's non-field attributes, a dict subclass's attributes)
+        d = Describer(rec, flat, leaf_index, cont_index)
+        d.count(out)
+        for _, _, now, _ in changed:
+            for _, v in now:
+                d.count(v)
+        pending = list(w.f.pending) + d.pending
         for a, n in zip(flat.leaves, flat.leaf_nodes):
             if a._node is not n and a._node.op not in ("data", "literal"):
                 pending.append(a._node)
@@ -560,7 +567,7 @@ class FrozenFunction:
             state.scheduled = []
         evaluate(pending)
         rec._flush()
-        for a in w.f.numpy:
+        for a in w.f.numpy + d.numpy:
             if not any(a is b for b in flat.numpy) and rec.data_dependent is None:
                 rec.data_dependent = "returns a NumPy array computed in Python (not recorded)"
         for op in rec.ops:
@@ -573,11 +580,6 @@ class FrozenFunction:
                 rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
                                       "argument, an attribute of one, or use state_fn)")
         # 3. Describe outputs and write-backs against the node table.
-        d = _Describer(rec, flat, leaf_index, cont_index)
-        d.count(out)
-        for _, _, now, _ in changed:
-            for _, v in now:
-                d.count(v)
         actions = []
         for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
             if a._node is not n:
@@ -657,112 +659,6 @@ def _observe_dispatch():
         if threading.get_ident() == me:
             seen.add(fn)
     return observe_calls(cb), seen
-
-
-class _Describer:
-    """Turns the objects a recording returns or writes back into replay descriptors."""
-
-    def __init__(self, rec, flat, leaf_index, cont_index):
-        self.rec = rec
-        self.flat = flat
-        self.leaf_index = leaf_index
-        self.cont_index = cont_index
-        self.table = []           # node table entries (see recording.Recording._generate)
-        self.real_nodes = []      # the recorded nodes themselves (to build the first call's output)
-        self.node_ids = {}
-        self.sym_outputs = []
-        self.counts = collections.Counter()
-        self.shared = {}
-        self.shared_objs = {}     # share index -> the object described (for the recorded call)
-
-    def count(self, v, _seen=None) -> None:
-        if _seen is None:
-            _seen = set()
-        if isinstance(v, (int, float, str, bool, type(None), Sym)):
-            return
-        self.counts[id(v)] += 1
-        if id(v) in _seen or id(v) in self.leaf_index or id(v) in self.cont_index:
-            return
-        _seen.add(id(v))
-        if isinstance(v, ArrayBase):
-            return
-        if isinstance(v, VectorBase):
-            for c in v._c:
-                self.count(c, _seen)
-            return
-        h = layout._HANDLERS.get(type(v)) or layout._classify(type(v))
-        if h in (Walker.seq, Walker.dict, Walker.struct, Walker.dataclass, Walker.obj, Walker.custom):
-            for _, x in entries(v):
-                self.count(x, _seen)
-
-    def node(self, n) -> int:
-        k = self.node_ids.get(id(n))
-        if k is not None:
-            return k
-        rec = self.rec
-        if n.op == "literal":
-            entry = ("lit", n.vt, n.value, rec.sym_of(n))
-        elif n.op == "data":
-            slot = rec.slot_of.get(id(n.value))
-            if slot is None:
-                slot = rec.slot_for(n)
-            kind = rec.slot_kind[slot]
-            if kind[0] == "in":
-                entry = ("in", kind[1])
-            elif kind[0] == "cap":
-                entry = ("cap", kind[1])
-            else:
-                entry = ("buf", slot, n.vt, rec.slot_size[slot])
-        else:  # pragma: no cover - everything was evaluated
-            raise RuntimeError("frostjit.freeze: an output was not evaluated")
-        k = self.node_ids[id(n)] = len(self.table)
-        self.table.append(entry)
-        self.real_nodes.append(n)
-        return k
-
-    def describe(self, v):
-        i = self.shared.get(id(v))
-        if i is not None:
-            return ("ref", i)
-        d = self._describe(v)
-        if self.counts.get(id(v), 0) > 1 and d[0] not in ("leaf", "obj", "py", "sym"):
-            i = self.shared[id(v)] = len(self.shared)
-            self.shared_objs[i] = v
-            return ("share", i, d)
-        return d
-
-    def _describe(self, v):
-        if isinstance(v, ArrayBase):
-            i = self.leaf_index.get(id(v))
-            if i is not None:
-                return ("leaf", i)
-            if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay
-                reason = _ad.output_reason(v)
-                if reason is not None and self.rec.data_dependent is None:
-                    self.rec.data_dependent = reason
-                return ("arr", type(v), self.node(v._node), True)
-            return ("arr", type(v), self.node(v._node))
-        ci = self.cont_index.get(id(v))
-        if ci is not None and type(v) is not tuple:
-            return ("obj", ci)
-        if isinstance(v, Sym):
-            if v.is_const:
-                return ("py", v.value)
-            self.sym_outputs.append(v)
-            return ("sym", len(self.sym_outputs) - 1)
-        if isinstance(v, VectorBase):
-            return ("vec", type(v), [self.describe(c) for c in v._c])
-        h = layout._HANDLERS.get(type(v)) or layout._classify(type(v))
-        if h is Walker.seq:
-            return ("seq", type(v), [self.describe(x) for x in v])
-        if h is Walker.dict:
-            return ("dict", type(v), tuple(v.keys()), [self.describe(x) for x in v.values()])
-        if h in (Walker.struct, Walker.dataclass, Walker.obj, Walker.custom):
-            es = entries(v)
-            how = {Walker.struct: "struct", Walker.dataclass: "dataclass", Walker.obj: "obj",
-                   Walker.custom: "custom"}[h]
-            return ("fields", type(v), tuple(k for k, _ in es), [self.describe(x) for _, x in es], how)
-        return ("py", v)
 
 
 def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=None, auto_opaque: bool = True,

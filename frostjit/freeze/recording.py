@@ -30,16 +30,14 @@ import math
 
 import numpy as np
 
-from ..array.flat import ArrayBase
-from ..array.vector import VectorBase
 from ..backend.llvm.memory import HostBuffer, pool
 from ..backend.llvm.reduction import REDUCE_UFUNC, reduce_identity
 from ..schedule.kernel import OUT
 from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import state, JitFlag
-from . import layout
 from .values import same_value
+from .outputs import generate_finish
 
 _ids = itertools.count()
 
@@ -282,7 +280,7 @@ class Recording:
         L.append("    except Exception as e:")
         L.append("        raise ReplayFailed(e) from e")
         # Write-backs and outputs (errors here are the function's, not the replay's).
-        fin, out = _generate_finish(self.actions, self.out_desc, ns)
+        fin, out = generate_finish(self.actions, self.out_desc, ns)
         L.append("    leaves = flat.leaves; conts = flat.containers")
         L.extend("    " + x for x in fin)
         L.append(f"    return {out}")
@@ -513,180 +511,3 @@ def _history(kernel, n):
     state.history.append({"type": "jit", "backend": "LLVM", "size": n, "hash": kernel.hash, "ir": kernel.ir,
                           "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
                           "compile_time": 0.0, "replayed": True})
-
-
-# -------------------------------------------------------------------------------- outputs
-# Descriptors (built by frozen.describe at record time, interpreted here at every replay):
-#   ("arr", cls, nidx)        a fresh array around node-table entry nidx
-#   ("arr", cls, nidx, True)  the same, grad-enabled (a new AD leaf)
-#   ("leaf", i)               the live input array object i (passed through)
-#   ("obj", ci)               the live input container ci (passed through)
-#   ("vec", cls, [d])         a static vector
-#   ("seq", cls, [d])  ("dict", cls, keys, [d])  ("fields", cls, names, [d], how)
-#   ("py", value)  ("sym", j)  ("share", k, d)  ("ref", k)
-
-def build(d, flat, nodes, syms, memo):
-    tag = d[0]
-    if tag == "arr":
-        cls = d[1]
-        out = cls.__new__(cls)
-        out._node = nodes[d[2]]
-        out._ad = None
-        if len(d) > 3:      # grad-enabled when recorded: a new AD leaf
-            from ..ad.frozen import new_leaf
-            new_leaf(out)
-        return out
-    if tag == "leaf":
-        return flat.leaves[d[1]]
-    if tag == "py":
-        return d[1]
-    if tag == "seq":
-        items = [build(x, flat, nodes, syms, memo) for x in d[2]]
-        cls = d[1]
-        if cls is tuple:
-            return tuple(items)
-        if cls is list:
-            return items
-        return cls(*items) if hasattr(cls, "_fields") else cls(items)
-    if tag == "obj":
-        return flat.containers[d[1]]
-    if tag == "vec":
-        return d[1]._from_components([build(x, flat, nodes, syms, memo) for x in d[2]])
-    if tag == "dict":
-        cls = d[1]
-        vals = [build(x, flat, nodes, syms, memo) for x in d[3]]
-        r = dict(zip(d[2], vals))
-        return r if cls is dict else cls(r)
-    if tag == "fields":
-        cls, names, how = d[1], d[2], d[4]
-        vals = {n: build(x, flat, nodes, syms, memo) for n, x in zip(names, d[3])}
-        return _construct(cls, vals, how)
-    if tag == "sym":
-        return syms[d[1]]
-    if tag == "share":
-        v = build(d[2], flat, nodes, syms, memo)
-        memo[d[1]] = v
-        return v
-    if tag == "ref":
-        return memo[d[1]]
-    raise AssertionError(tag)  # pragma: no cover
-
-
-def _generate_finish(actions, out_desc, ns):
-    """The write-backs and the output build of one recording, as straight-line code over the
-    replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
-    interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
-    from ..ad.frozen import Vertex     # a grad-enabled output is a new AD leaf (ad.frozen.new_leaf)
-    ns.update({"NEW": object.__new__, "VERTEX": Vertex, "CONSTRUCT": _construct, "SET": layout.set_entry,
-               "DEL": layout.del_entry})
-    L = []
-    n = [0]
-    nc = [0]
-
-    def mapping(keys, vals) -> str:
-        """A dict display when every key is a str or int literal, else ``dict(zip(...))``."""
-        if all(type(k) in (str, int) for k in keys) and len(set(keys)) == len(keys):
-            return "{" + "".join(f"{k!r}: {v}, " for k, v in zip(keys, vals)) + "}"
-        return f"dict(zip({const(tuple(keys))}, ({''.join(v + ', ' for v in vals)})))"
-
-    def const(v):
-        nc[0] += 1
-        name = f"Q{nc[0]}"
-        ns[name] = v
-        return name
-
-    def tmp():
-        n[0] += 1
-        return f"t{n[0]}"
-
-    def expr(d) -> str:
-        tag = d[0]
-        if tag == "arr":
-            t = tmp()
-            L.append(f"{t} = NEW({const(d[1])}); {t}._node = N{d[2]}; {t}._ad = None")
-            if len(d) > 3:
-                L.append(f"{t}._ad = VERTEX({const(d[1])}, N{d[2]}.size, (), N{d[2]})")
-            return t
-        if tag == "leaf":
-            return f"leaves[{d[1]}]"
-        if tag == "py":
-            return const(d[1])
-        if tag == "obj":
-            return f"conts[{d[1]}]"
-        if tag == "sym":
-            return f"Y{d[1]}"
-        if tag == "ref":
-            return f"m{d[1]}"
-        if tag == "share":
-            L.append(f"m{d[1]} = {expr(d[2])}")
-            return f"m{d[1]}"
-        if tag == "seq":
-            items = "".join(expr(x) + ", " for x in d[2])
-            cls = d[1]
-            if cls is tuple:
-                return f"({items})"
-            if cls is list:
-                return f"[{items}]"
-            return f"{const(cls)}({items})" if hasattr(cls, "_fields") else f"{const(cls)}([{items}])"
-        if tag == "vec":
-            return f"{const(d[1])}._from_components([{''.join(expr(x) + ', ' for x in d[2])}])"
-        if tag == "dict":
-            vals = [expr(x) for x in d[3]]
-            r = mapping(d[2], vals)
-            return r if d[1] is dict else f"{const(d[1])}({r})"
-        if tag == "fields":
-            cls, names, how = d[1], d[2], d[4]
-            vals = [expr(x) for x in d[3]]
-            r = mapping(names, vals)
-            return f"CONSTRUCT({const(cls)}, {r}, {how!r})"
-        raise AssertionError(tag)  # pragma: no cover
-
-    for act in actions:
-        tag = act[0]
-        if tag == "node":
-            L.append(f"leaves[{act[1]}]._node = N{act[2]}")
-        elif tag == "set":
-            v = expr(act[3])
-            L.append(f"SET(conts[{act[1]}], {const(act[2])}, {v})")
-        elif tag == "del":
-            L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
-        elif tag == "setlist":
-            v = "".join(expr(x) + ", " for x in act[2])
-            L.append(f"conts[{act[1]}][:] = [{v}]")
-        elif tag == "assign":
-            vals = [expr(x) for x in act[2].values()]
-            L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
-        else:  # pragma: no cover
-            raise AssertionError(tag)
-    out = expr(out_desc)
-    return L, out
-
-
-def _construct(cls, vals: dict, how: str):
-    if how == "dataclass":
-        try:
-            return cls(**vals)
-        except TypeError:
-            pass
-    elif how == "struct":
-        try:
-            o = cls()
-        except TypeError as e:
-            raise RuntimeError(f"frostjit.freeze: cannot construct the output type {cls.__name__} "
-                               f"(DRJIT_STRUCT types need a constructor without arguments): {e}") from None
-        for n, v in vals.items():
-            setattr(o, n, v)
-        return o
-    elif how == "custom":
-        return cls.__fj_construct__(vals)
-    o = cls.__new__(cls)
-    for n, v in vals.items():
-        try:
-            object.__setattr__(o, n, v)
-        except AttributeError:
-            setattr(o, n, v)
-    return o
-
-
-def is_output_array(x) -> bool:
-    return isinstance(x, (ArrayBase, VectorBase))
