@@ -73,6 +73,7 @@ class Recorder:
         self.np_inputs: list = []        # NumPy arrays among the inputs, by input order
         self.n_input_slots = 0
         self.consts: dict = {}           # name -> constant of the expressions (see const_expr)
+        self.sym_sizes: dict = {}        # size -> a symbolic size with that value (see sym_of)
         self._const_names: dict = {}     # value_key -> name
 
     # -- helpers ---------------------------------------------------------------------
@@ -82,13 +83,22 @@ class Recorder:
     def sym_of(self, node) -> Sym:
         s = node.sym
         if s is None or (s.rec is not None and s.rec is not self):
-            return const(node.size)
+            s = const(node.size)
+        if s.rec is None and node.size != 1:
+            # Every size in a recording is symbolic or guarded: a constant size that equals a
+            # width of this call may have been computed from it out of sight (a size read from a
+            # freed node, NumPy, Python data), so the recording holds only while they agree.
+            w = self.sym_sizes.get(node.size)
+            if w is not None:
+                self.guard_equal(w, s, "an array of constant size equal to a width")
         return s
 
     def _set_sym(self, node, sym: Sym) -> None:
         if node.size == 1 and not sym.is_const:
             self.guard_equal(sym, ONE, "a size-1 array (size 1 broadcasts, wider sizes do not)")
             sym = ONE
+        elif not sym.is_const:
+            self.sym_sizes.setdefault(node.size, sym)
         node.sym = sym
 
     def add_guard(self, expr: str, ready: int, why: str) -> None:
@@ -142,6 +152,8 @@ class Recorder:
 
     def add_input(self, node, sym: Sym) -> int:
         """Register an input data node (called by the traversal before the function runs)."""
+        if not sym.is_const:
+            self.sym_sizes.setdefault(node.size, sym)
         k = self.new_slot(node.value, ("in", self.n_input_slots), sym, node.vt)
         self.n_input_slots += 1
         return k
@@ -201,6 +213,11 @@ class Recorder:
         if sym is None or node.size == 1:
             sym = ONE if node.size == 1 else const(node.size)
         node.sym = sym
+        if (op == "gather" or op == "scatter") and node.args[-2].vt.bits == 32:
+            # functions/memory._check_index_width: 32-bit indices reach 2^31 elements
+            target = self.sym_of(node.extra if op == "gather" else node.extra[0])
+            if target._live():
+                self.guard_compare(target, "<=", 2**31, "the index width check of gather/scatter")
 
     def on_upload(self, array, node) -> None:
         """``array`` (NumPy) was copied into the data node ``node``."""
@@ -219,6 +236,17 @@ class Recorder:
             if isinstance(array, np.ndarray) and np.shares_memory(array, inp):
                 self.data_dependent = ("builds an array from a view or slice of a NumPy input "
                                        "(pass the whole array, or a frostjit array)")
+
+    def on_bounds_check(self, who: str, index, active, target) -> None:
+        """Debug mode checked the indices of a gather/scatter into ``target``: replays check too."""
+        if not self.mine():
+            return
+        self._flush()
+
+        def spec(n):
+            return ("lit", n.value) if n.op == "literal" else ("slot", self.slot_for(n))
+        self.ops.append(Op("bounds", who, spec(index), spec(active), self.sym_of(index), self.sym_of(active),
+                           self.sym_of(target)))
 
     def on_read(self, node, what: str) -> None:
         if not self.mine():

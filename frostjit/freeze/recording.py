@@ -20,19 +20,26 @@ fill       vt, value, size, out
 symfill    vt, width-derived value, out          (``x + fj.width(x)``, ``fj.mean``)
 upload     vt, NumPy snapshot, out               (``Float([1, 2])`` inside the function)
 upload_input vt, NumPy input index, out          (a NumPy argument, re-read each call)
+bounds     who, index, active, their sizes, target size  (``JitFlag.Debug``: no output)
 ========== =====================================================
+
+With ``JitFlag.KernelHistory`` set (JIT flags are part of the key) the replay adds an entry to
+``fj.kernel_history()`` for every launch and memory operation, as the plain call does.
 """
 from __future__ import annotations
 
 import ctypes
 import itertools
 import math
+import time
 
 import numpy as np
 
 from ..backend.llvm.memory import HostBuffer, pool
 from ..backend.llvm.reduction import REDUCE_UFUNC, reduce_identity
 from ..schedule.kernel import OUT
+from ..schedule.evaluate import KernelType, record_operation
+from ..functions.memory import check_bounds
 from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import state, JitFlag
@@ -83,9 +90,11 @@ class Recording:
     # -- code generation ----------------------------------------------------------------
     def _generate(self, rec, n_classes, node_table, sym_outputs):
         be = self.backend
-        ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state, "KH": int(JitFlag.KernelHistory),
+        ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state,
               "run": be.threads.run, "W": be.width, "reduce": _reduce, "norm": normalize_literal,
-              "upload_input": _upload_input, "hist": _history}
+              "upload_input": _upload_input, "hist": _history, "hist_op": _history_op, "PC": time.perf_counter,
+              "bounds": _bounds, "FULL": np.full, "OutOfBounds": OutOfBounds}
+        history = bool(state.flags & JitFlag.KernelHistory)     # (JIT flags are part of the key)
         ns["alloc"], ns["allocn"], ns["reserve"] = _slab_allocator()
         ns["SB"] = SlabBuffer
         ns["NEWB"] = object.__new__
@@ -107,6 +116,8 @@ class Recording:
                 used.add(a[0])
             elif op.kind == "copy":
                 used.add(a[1])
+            elif op.kind == "bounds":
+                used.update(x[1] for x in a[1:3] if x[0] == "slot")
         for slot, kind in enumerate(rec.slot_kind):
             if slot not in used:
                 continue
@@ -197,6 +208,8 @@ class Recording:
                     else:
                         L.append(f"{I}A{i}[{2 * p + 1}] = {'n' if n_expr is None else n_expr.expr}")
                 thr = max(PARALLEL_MIN_SIZE, -(-PARALLEL_MIN_WORK // max(kernel.n_instrs, 1)))
+                if history:
+                    L.append(f"{I}t0 = PC()")
                 if launch.is_const:
                     n0 = launch.value
                     if n0 >= thr:
@@ -206,8 +219,8 @@ class Recording:
                 else:
                     L.append(f"{I}if n >= {thr}: run(K{i}, n, A{i}, W, True, H{i}.private)")
                     L.append(f"{I}elif n: K{i}(0, n, A{i}, 0)")
-                if state.flags & JitFlag.KernelHistory:   # JIT flags are part of the key
-                    L.append(f"{I}hist(H{i}, n)")
+                if history:
+                    L.append(f"{I}hist(H{i}, n, PC() - t0)")
             elif k == "reduce":
                 rop, vt, src, n, out = a
                 ns[f"V{i}"] = vt
@@ -252,8 +265,22 @@ class Recording:
                 vt, j, out = a
                 ns[f"V{i}"] = vt
                 L.append(f"{I}b{out} = upload_input(npin[{j}], V{i})")
+            elif k == "bounds":
+                who, idx, act, n_idx, n_act, target_size = a
+
+                def values(spec, n, name):
+                    if spec[0] == "slot":
+                        return f"b{spec[1]}.array[:{n.expr}]"
+                    ns[name] = spec[1]
+                    return f"FULL({n.expr}, {name})"
+                L.append(f"{I}bounds({who!r}, {values(idx, n_idx, f'BI{i}')}, {values(act, n_act, f'BA{i}')}, "
+                         f"{target_size.expr})")
             else:  # pragma: no cover
                 raise AssertionError(k)
+            if history and k in _HISTORY_KINDS:       # as schedule.memops reports them
+                n_in = a[3] if k in ("reduce", "prefix_sum") else a[1] if k == "compress" else a[2]
+                param = repr(a[0]) if k == "reduce" else repr(a[0]) if k == "prefix_sum" else "None"
+                L.append(f"{I}hist_op({k!r}, {n_in.expr}, {param})")
             emit_guards(i)
         # Output nodes: fresh data nodes around this replay's buffers.
         outs = []
@@ -277,6 +304,8 @@ class Recording:
             L.append(f"{I}Y{j} = {sym.expr}")
         L.append("    except GuardFailed:")
         L.append("        raise")
+        L.append("    except OutOfBounds as e:")
+        L.append("        raise IndexError(*e.args) from None     # (JitFlag.Debug, as in a plain call)")
         L.append("    except Exception as e:")
         L.append("        raise ReplayFailed(e) from e")
         # Write-backs and outputs (errors here are the function's, not the replay's).
@@ -336,6 +365,10 @@ def _plan_scratch(ops, node_table) -> dict:
         elif op.kind == "copy":
             last_use[a[1]] = i
             banned.add(a[1])        # copy reads the whole buffer: it must be exact-size
+        elif op.kind == "bounds":
+            for x in a[1:3]:
+                if x[0] == "slot":
+                    last_use[x[1]] = i
     regs: dict = {}
     free: dict = {}
     n = 0
@@ -507,7 +540,29 @@ def _upload_input(a, vt):
     return current_backend().from_numpy(np.ascontiguousarray(a))
 
 
-def _history(kernel, n):
-    state.history.append({"type": "jit", "backend": "LLVM", "size": n, "hash": kernel.hash, "ir": kernel.ir,
-                          "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
-                          "compile_time": 0.0, "replayed": True})
+_HISTORY_KINDS = ("reduce", "prefix_sum", "compress", "copy")
+
+
+def _history(kernel, n, seconds):
+    """A replayed launch in ``fj.kernel_history()``: the entry a plain call's launch makes
+    (schedule.evaluate.run_group), from the kernel cache."""
+    state.history.append({
+        "type": KernelType.JIT, "backend": "LLVM", "size": n, "hash": kernel.hash, "ir": kernel.ir,
+        "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
+        "codegen_time": 0.0, "backend_time": 0.0, "execution_time": seconds * 1e3})
+
+
+def _history_op(kind, size, param):
+    """A replayed memory operation in ``fj.kernel_history()`` (as schedule.memops reports it)."""
+    record_operation({"type": kind, "size": size, "operation": param})
+
+
+class OutOfBounds(Exception):
+    """A Debug-mode bounds check failed during a replay (re-raised as IndexError)."""
+
+
+def _bounds(who, idx, active, size):
+    try:
+        check_bounds(who, idx, active, size)
+    except IndexError as e:
+        raise OutOfBounds(*e.args) from None
