@@ -495,6 +495,9 @@ def _token_change(a, b) -> str:
         return f"Python value changed from {float.fromhex(a[1])!r} to {float.fromhex(b[1])!r}"
     if isinstance(t, type) and issubclass(t, (list, tuple)) and len(a) == 2 and isinstance(a[1], int):
         return f"number of elements changed from {a[1]} to {b[1]}"
+    if len(a) == 3 == len(b) and isinstance(a[2], Ident) and a[:2] == b[:2]:
+        return (f"a different {type_name(t)} object (objects without __eq__ are keyed by identity; "
+                "define __eq__ and __hash__ to key them by value)")
     if t is decimal.Decimal:
         return f"Python value changed from {_token_value(a)!r} to {_token_value(b)!r}"
     if isinstance(t, type) and len(a) == 2 and isinstance(a[1], tuple) and isinstance(b[1], tuple):

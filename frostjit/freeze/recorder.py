@@ -24,16 +24,24 @@ another node's): set ``new.sym = old.sym`` after creating it, as ``memops.copy``
 from __future__ import annotations
 
 import operator
+import re
 import threading
 import weakref
 
 import numpy as np
 
+from ..backend import current_backend
 from ..schedule.kernel import OUT
+from ..trace import ops
+from ..trace.dtypes import UInt32, Int64
+from ..trace.node import Node
+from ..trace.ops import normalize_literal
+from ..trace.state import state
 from .symbolic import Sym, const, ONE, call, _expr, _ready
 from .values import value_key
 
 
+_PIN = re.compile(r"^s(\d+) == (\d+)$")
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
 
@@ -74,6 +82,8 @@ class Recorder:
         self.n_input_slots = 0
         self.consts: dict = {}           # name -> constant of the expressions (see const_expr)
         self.sym_sizes: dict = {}        # size -> a symbolic size with that value (see sym_of)
+        self.pins: dict = {}             # size class -> the size a guard pins it to (s0 == 7)
+        self.effects: dict = {}          # id -> weakref of the scatters queued by this recording
         self._const_names: dict = {}     # value_key -> name
 
     # -- helpers ---------------------------------------------------------------------
@@ -105,6 +115,9 @@ class Recorder:
         if expr not in self._guard_set:
             self._guard_set.add(expr)
             self.guards.append((expr, ready, why))
+            m = _PIN.match(expr)
+            if m is not None and ready == -1:   # an input size pinned exactly: the cache indexes it
+                self.pins[int(m.group(1))] = int(m.group(2))
 
     def guard_equal(self, a: Sym, b: Sym, why: str) -> None:
         if a.expr != b.expr:
@@ -213,6 +226,8 @@ class Recorder:
         if sym is None or node.size == 1:
             sym = ONE if node.size == 1 else const(node.size)
         node.sym = sym
+        if op == "scatter":
+            self.effects[id(node)] = node.size     # launched by this thread (see on_launch, stolen_effects)
         if (op == "gather" or op == "scatter") and node.args[-2].vt.bits == 32:
             # functions/memory._check_index_width: 32-bit indices reach 2^31 elements
             target = self.sym_of(node.extra if op == "gather" else node.extra[0])
@@ -283,6 +298,11 @@ class Recorder:
         if not self.mine():
             return
         self._flush()
+        for e in effects:
+            if self.effects.pop(id(e), None) is None and self.data_dependent is None:
+                # another thread's pending scatter, evaluated by this one: the recording would
+                # contain it (the engine's queue of side effects is shared by all threads)
+                self.data_dependent = "evaluated scatters queued by another thread (record it again alone)"
         launch = None
         for n in list(spec.outputs) + list(effects):
             s = self.sym_of(n)
@@ -333,9 +353,14 @@ class Recorder:
         k = self.new_slot(out.value, ("op", op), self.sym_of(out), out.vt)
         o.args = o.args[:-1] + (k,)
 
+    def stolen_effects(self) -> None:
+        """After the recording's last evaluation: scatters it queued that it never saw launched
+        were evaluated by another thread, so the recording misses them (never replayed)."""
+        if self.effects and self.data_dependent is None:
+            self.data_dependent = "its scatters were evaluated by another thread (record it again alone)"
+
     # -- symbolic creation (functions/creation.py, trace/ops.py) -------------------------
     def sized_literal(self, vt, value, size):
-        from ..trace import ops
         if type(value) is Sym:
             return self._broadcast_value(vt, value, size)
         node = ops.literal(vt, value, int(size.value) if type(size) is Sym else int(size))
@@ -345,7 +370,6 @@ class Recorder:
 
     def _broadcast_value(self, vt, value: Sym, size):
         """A symbolic value broadcast to a (maybe symbolic) size: value + zeros(size)."""
-        from ..trace import ops
         v = self.symbolic_literal(vt, value, 1)
         z = self.sized_literal(vt, 0, size)
         if z.size == 1:
@@ -353,8 +377,6 @@ class Recorder:
         return ops.make("add", vt, (z, v))
 
     def sized_counter(self, size):
-        from ..trace import ops
-        from ..trace.dtypes import UInt32, Int64
         n = int(size.value)
         # the index type follows the size, as in functions/creation._counter: guard the choice
         small = self.guard_compare(size, "<=", 2**32, "the index type of arange()") if size._live() \
@@ -369,16 +391,12 @@ class Recorder:
 
     def symbolic_literal(self, vt, value: Sym, size=1):
         """A width-derived *value* used as an array: a size-1 buffer the replay refills."""
-        from ..trace import ops
-        from ..trace.ops import normalize_literal
-        from ..backend import current_backend
         if type(size) is Sym or int(size) != 1:
             return self._broadcast_value(vt, value, size)
         if not value._live():
             return ops.literal(vt, value.value, 1)
         v = normalize_literal(vt, value.value)
         buf = current_backend().from_numpy(np.array([v], dtype=vt.np_dtype))
-        from ..trace.node import Node
         node = Node("data", vt, 1, (), buf)
         node.sym = ONE
         op = len(self.ops)
@@ -392,3 +410,107 @@ class Recorder:
         self.slot_of = {}
         self._pending = []
         self.np_inputs = []
+
+
+# ------------------------------------------------------------------------------ all threads
+class Recorders:
+    """``state.recorder`` while any thread records: each hook goes to the calling thread's
+    :class:`Recorder`; a thread that is not recording gets the plain behaviour.
+
+    Several threads may record at once (a frozen function waiting for a thread that calls
+    another frozen function, or the same one), so no process-wide lock is needed; outside
+    recordings ``state.recorder`` is ``None`` and the engine pays one ``is None`` test.
+    """
+
+    def __init__(self):
+        self.by_thread: dict = {}
+        self.lock = threading.Lock()
+
+    def current(self):
+        """The calling thread's recorder, or ``None``."""
+        return self.by_thread.get(threading.get_ident())
+
+    def push(self, rec) -> None:
+        with self.lock:
+            self.by_thread[rec.thread] = rec
+            state.recorder = self
+
+    def pop(self, rec) -> None:
+        with self.lock:
+            if self.by_thread.get(rec.thread) is rec:
+                del self.by_thread[rec.thread]
+            if not self.by_thread:
+                state.recorder = None
+
+    # -- hooks: the calling thread's recorder, or the plain behaviour -------------------------
+    def on_node(self, node) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_node(node)
+
+    def on_launch(self, kernel, spec, size, buffers, effects=()) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_launch(kernel, spec, size, buffers, effects)
+
+    def on_memop(self, kind, param, inputs, outputs, count=None) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_memop(kind, param, inputs, outputs, count)
+
+    def on_upload(self, array, node) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_upload(array, node)
+
+    def on_read(self, node, what: str) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_read(node, what)
+
+    def on_bounds_check(self, who, index, active, target) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_bounds_check(who, index, active, target)
+
+    def on_len(self, node) -> int:
+        r = self.by_thread.get(threading.get_ident())
+        return node.size if r is None else r.on_len(node)
+
+    def on_width(self, w: int, arrays):
+        r = self.by_thread.get(threading.get_ident())
+        return w if r is None else r.on_width(w, arrays)
+
+    # A width is symbolic only in the thread that records; another thread that got hold of one
+    # uses its value.
+    def sized_literal(self, vt, value, size):
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            return r.sized_literal(vt, value, size)
+        return ops.literal(vt, _plain(value), int(_plain(size)))
+
+    def sized_counter(self, size):
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            return r.sized_counter(size)
+        n = int(_plain(size))
+        vt = UInt32 if n <= 2**32 else Int64
+        return ops.literal(vt, 0, 1) if n == 1 else ops.make("counter", vt, (), size=n)
+
+    def symbolic_max(self, a, b):
+        r = self.by_thread.get(threading.get_ident())
+        return max(_plain(a), _plain(b)) if r is None else r.symbolic_max(a, b)
+
+    def symbolic_literal(self, vt, value, size=1):
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            return r.symbolic_literal(vt, value, size)
+        return ops.literal(vt, _plain(value), int(_plain(size)))
+
+
+def _plain(x):
+    return x.value if type(x) is Sym else x
+
+
+RECORDERS = Recorders()
+

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ctypes
 import itertools
 import math
+import threading
 import time
 
 import numpy as np
@@ -84,6 +85,8 @@ class Recording:
         self.subscriptions = []
         self.valid = True
         self.source = ""
+        self.pins = dict(rec.pins)      # size class -> exact size (the cache indexes recordings by them)
+        self.lock = threading.Lock()
         # run(flat, capn) -> the outputs: the whole replay (launches, write-backs, outputs)
         self.run = self._generate(rec, n_classes, node_table, sym_outputs)
 
@@ -100,9 +103,12 @@ class Recording:
         ns["NEWB"] = object.__new__
         ns["SAME"] = same_value
         ns.update(rec.consts)           # the named constants of the size expressions and guards
-        L = ["def replay(flat, capn):", "    inn = flat.nodes; S = flat.sizes; npin = flat.numpy", "    try:",
-             "        pass"]
-        I = "        "
+        # The launches share this recording's argument arrays, scratch buffers and slab: one
+        # thread at a time (the write-backs and outputs after them run unlocked).
+        ns["LOCK"] = self.lock
+        L = ["def replay(flat, capn):", "    inn = flat.nodes; S = flat.sizes; npin = flat.numpy", "    with LOCK:",
+             "      try:", "            pass"]
+        I = "            "
         if n_classes:
             L.append(I + "".join(f"s{i}, " for i in range(n_classes)) + "= S")
         used = set()            # slots some operation reads (unused inputs are not bound)
@@ -302,11 +308,11 @@ class Recording:
             L.append(f"{I}N{j} = {o}")
         for j, sym in enumerate(sym_outputs):
             L.append(f"{I}Y{j} = {sym.expr}")
-        L.append("    except GuardFailed:")
+        L.append("      except GuardFailed:")
         L.append("        raise")
-        L.append("    except OutOfBounds as e:")
+        L.append("      except OutOfBounds as e:")
         L.append("        raise IndexError(*e.args) from None     # (JitFlag.Debug, as in a plain call)")
-        L.append("    except Exception as e:")
+        L.append("      except Exception as e:")
         L.append("        raise ReplayFailed(e) from e")
         # Write-backs and outputs (errors here are the function's, not the replay's).
         fin, out = generate_finish(self.actions, self.out_desc, ns)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import frostjit as fj
-from frostjit.llvm import Float, UInt32
+from frostjit.llvm import UInt32
 
 from freeze_helpers import ramp, same
 
