@@ -136,7 +136,7 @@ class RecordingCache:
         out = [r for e in self.entries.values() for r in e.order]
         self.entries.clear()
         self.n = 0
-        self.dead = []
+        self.dead.clear()
         return out
 
     def clear_binders(self) -> None:
@@ -145,7 +145,8 @@ class RecordingCache:
 
     def purge(self) -> list:
         """Drop the entries whose identity-keyed objects died; returns their recordings."""
-        dead, self.dead = self.dead, []
+        dead = self.dead[:]
+        del self.dead[:len(dead)]       # (in place: FrozenFunction checks this very list)
         out = []
         for key in dead:
             out += self.drop_key(key)

@@ -158,6 +158,7 @@ class FrozenFunction:
         self.auto_opaque = auto_opaque
         self.enabled = enabled
         self._cache = RecordingCache(self.limit)
+        self._dead = self._cache.dead     # (the list the cache appends dead keys to: checked per call)
         self._n_recordings = 0
         # Guards the cache and the counters, never held while the function runs (a recording
         # may wait for another thread that calls this or another frozen function).
@@ -280,7 +281,7 @@ class FrozenFunction:
         return flat, key
 
     def _call(self, args, kwargs):
-        if self._cache.dead:
+        if self._dead:
             self._purge()
         why = []
         b = self._bound
@@ -293,7 +294,7 @@ class FrozenFunction:
                     self._verify_binder(args, kwargs, flat, entry.key)
                 if self.limit is not None:
                     self._cache.touch(entry)
-                cands = entry.candidates(flat.sizes)
+                cands = entry.candidates(flat.sizes) if entry.pinned else entry.general
                 if len(cands) == 1:
                     recd = cands[0]
                     if type(recd) is Recording and not recd.captured:

@@ -95,7 +95,7 @@ class Recording:
         be = self.backend
         ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state,
               "run": be.threads.run, "W": be.width, "reduce": _reduce, "norm": normalize_literal,
-              "upload_input": _upload_input, "hist": _history, "hist_op": _history_op, "PC": time.perf_counter,
+              "upload_input": _upload_input, "hist_op": _history_op, "PC": time.perf_counter,
               "bounds": _bounds, "FULL": np.full, "OutOfBounds": OutOfBounds}
         history = bool(state.flags & JitFlag.KernelHistory)     # (JIT flags are part of the key)
         ns["alloc"], ns["allocn"], ns["reserve"] = _slab_allocator()
@@ -225,8 +225,10 @@ class Recording:
                 else:
                     L.append(f"{I}if n >= {thr}: run(K{i}, n, A{i}, W, True, H{i}.private)")
                     L.append(f"{I}elif n: K{i}(0, n, A{i}, 0)")
-                if history:
-                    L.append(f"{I}hist(H{i}, n, PC() - t0)")
+                if history:     # the entry of schedule.evaluate.run_group, from a template
+                    ns[f"HT{i}"] = _history_template(kernel)
+                    L.append(f"{I}h = HT{i}.copy(); h['size'] = n; h['execution_time'] = (PC() - t0) * 1e3; "
+                             f"st.history.append(h)")
             elif k == "reduce":
                 rop, vt, src, n, out = a
                 ns[f"V{i}"] = vt
@@ -549,13 +551,12 @@ def _upload_input(a, vt):
 _HISTORY_KINDS = ("reduce", "prefix_sum", "compress", "copy")
 
 
-def _history(kernel, n, seconds):
+def _history_template(kernel) -> dict:
     """A replayed launch in ``fj.kernel_history()``: the entry a plain call's launch makes
-    (schedule.evaluate.run_group), from the kernel cache."""
-    state.history.append({
-        "type": KernelType.JIT, "backend": "LLVM", "size": n, "hash": kernel.hash, "ir": kernel.ir,
-        "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
-        "codegen_time": 0.0, "backend_time": 0.0, "execution_time": seconds * 1e3})
+    (schedule.evaluate.run_group) when the kernel is in the memory cache."""
+    return {"type": KernelType.JIT, "backend": "LLVM", "size": 0, "hash": kernel.hash, "ir": kernel.ir,
+            "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
+            "codegen_time": 0.0, "backend_time": 0.0, "execution_time": 0.0}
 
 
 def _history_op(kind, size, param):
