@@ -484,10 +484,12 @@ class FrozenFunction:
         rec.np_sym = [ONE if a.ndim == 0 or a.shape[0] == 1 else syms[flat.size_index[a.shape[0]]]
                       for a in flat.numpy]
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
-        observer = _observe_dispatch()
-        RECORDERS.push(rec)
-        ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
+        observer = None
         try:
+            # Installed inside the try: an exception here (a Ctrl-C) must not leave the hook on.
+            observer = _observe_dispatch()
+            RECORDERS.push(rec)
+            ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
             try:
                 out = self.f(*args, **kwargs)
             finally:

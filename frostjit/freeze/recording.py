@@ -448,8 +448,9 @@ class _Slab(dict):
 def _new_slab(st) -> None:
     slab = _Slab()
     slab.raw = np.zeros(SLAB_BYTES, np.uint8)      # zeroed: a fresh piece reads as zeros
-    st[0] = slab
-    st[2] = slab.raw.ctypes.data
+    # Both stored together, after the address is known: an exception (Ctrl-C) between two
+    # stores would pair the new slab with the old slab's address (memory freed with it).
+    st[0], st[2] = slab, slab.raw.ctypes.data
 
 
 def _is_zero(value) -> bool:
