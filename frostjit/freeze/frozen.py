@@ -174,6 +174,7 @@ class FrozenFunction:
         self._gview = _GlobalsView(self._globals, self._global_names) if self._global_names else None
         self._cview = _CellsView(self._cells, self._cell_names) if self._cells else None
         self._bound = None            # (binder, cache entry) of the key replayed last
+        self._recording: dict = {}    # key -> thread recording it now
         self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
         _INSTANCES.add(self)
 
@@ -449,9 +450,16 @@ class FrozenFunction:
             raise RuntimeError(f"frostjit.freeze({self.name}): backend {self.backend!r} is not available "
                                "(only JitBackend.LLVM exists)")
         with self._lock:
-            self._n_recordings += 1
-            n = self._n_recordings
-            prev = self._prev_paths
+            busy = key in self._recording
+            if not busy:
+                self._recording[key] = threading.get_ident()
+                self._n_recordings += 1
+                n = self._n_recordings
+                prev = self._prev_paths
+        if busy:
+            # Another thread is recording this very layout: run plainly rather than record it
+            # twice or wait (that thread may be waiting for this one).
+            return self.f(*args, **kwargs)
         reasons = list(why)
         if prev is not None:
             reasons += layout.diff(prev, flat.paths)
@@ -463,8 +471,14 @@ class FrozenFunction:
             _warn(f"frozen function {self.name!r} was traced {n} times. Tracing repeatedly "
                   f"defeats the purpose of freezing it; it usually means its inputs keep changing in a way no "
                   f"cached recording covers. Inputs that differ from the previous recording:\n  {lines}")
-        out, recd = self._trace(args, kwargs, flat, key)        # (no lock held: see __init__)
+        try:
+            out, recd = self._trace(args, kwargs, flat, key)        # (no lock held: see __init__)
+        finally:
+            with self._lock:
+                del self._recording[key]
         _ad.after_call()
+        if recd is None:
+            return out
         with self._lock:
             self._prev_paths = flat.paths
             evicted = self._cache.add(key, recd)
@@ -590,6 +604,11 @@ class FrozenFunction:
         real_nodes = list(d.real_nodes)
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
+        if rec.interfered is not None:
+            # not a property of the function: nothing is cached, the next call traces again
+            _warn(f"frozen function {self.name!r} {rec.interfered} while it was being recorded; the "
+                  "recording is not kept (this call's results are those of a plain call)")
+            return None, out
         if rec.data_dependent is not None:
             reason = rec.data_dependent
             _warn(f"frozen function {self.name!r} {reason}: its recording depends on data the layout key does "

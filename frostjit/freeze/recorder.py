@@ -77,6 +77,7 @@ class Recorder:
         self._guard_set: set = set()
         self.n_counts = 0                # compress counts c0, c1, ...
         self.data_dependent: str | None = None
+        self.interfered: str | None = None      # another thread's work mixed in: not kept at all
         self._pending: list = []         # weakrefs to data nodes of unknown origin (uploads)
         self.np_inputs: list = []        # NumPy arrays among the inputs, by input order
         self.n_input_slots = 0
@@ -299,10 +300,10 @@ class Recorder:
             return
         self._flush()
         for e in effects:
-            if self.effects.pop(id(e), None) is None and self.data_dependent is None:
+            if self.effects.pop(id(e), None) is None and self.interfered is None:
                 # another thread's pending scatter, evaluated by this one: the recording would
                 # contain it (the engine's queue of side effects is shared by all threads)
-                self.data_dependent = "evaluated scatters queued by another thread (record it again alone)"
+                self.interfered = "evaluated scatters queued by another thread"
         launch = None
         for n in list(spec.outputs) + list(effects):
             s = self.sym_of(n)
@@ -356,8 +357,8 @@ class Recorder:
     def stolen_effects(self) -> None:
         """After the recording's last evaluation: scatters it queued that it never saw launched
         were evaluated by another thread, so the recording misses them (never replayed)."""
-        if self.effects and self.data_dependent is None:
-            self.data_dependent = "its scatters were evaluated by another thread (record it again alone)"
+        if self.effects and self.interfered is None:
+            self.interfered = "had its scatters evaluated by another thread"
 
     # -- symbolic creation (functions/creation.py, trace/ops.py) -------------------------
     def sized_literal(self, vt, value, size):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import frostjit as fj
+from frostjit.ad import graph as ad_graph
 from frostjit.llvm import Float, UInt32
 
 from freeze_helpers import ramp, same
@@ -134,6 +135,23 @@ def test_recording_waits_for_a_thread_that_calls_the_same_frozen_function():
         return x * 2
     assert same(f(ramp(4), 1), ramp(4) * 2)
     assert same(f(ramp(4), 0), ramp(4) * 2)
+
+
+def test_a_thread_calling_a_layout_being_recorded_runs_it_plainly():
+    @fj.freeze
+    def f(x, started):
+        if not started.is_set():                # the recording waits for a call with the same layout
+            started.set()
+            started.result = _run_in_thread(f, ramp(5), started)
+        return x * 2
+    started = threading.Event()
+    assert same(f(ramp(3), started), ramp(3) * 2)
+    assert same(started.result, ramp(5) * 2)
+    assert same(f(ramp(4), started), ramp(4) * 2)
+    if isinstance(ad_graph.scopes, threading.local):
+        # With per-thread AD scopes (Dr.Jit's), the other thread's call has the same layout as
+        # the recording in progress (whose isolation scope is not its own) and ran plainly.
+        assert f.n_recordings == 1
 
 
 def test_concurrent_recordings_in_threads_agree_with_plain_calls():
