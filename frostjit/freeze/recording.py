@@ -96,7 +96,7 @@ class Recording:
         ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state,
               "run": be.threads.run, "W": be.width, "reduce": _reduce, "norm": normalize_literal,
               "upload_input": _upload_input, "hist_op": _history_op, "PC": time.perf_counter,
-              "bounds": _bounds, "FULL": np.full, "OutOfBounds": OutOfBounds}
+              "bounds": _bounds, "OutOfBounds": OutOfBounds}
         history = bool(state.flags & JitFlag.KernelHistory)     # (JIT flags are part of the key)
         ns["alloc"], ns["allocn"], ns["reserve"] = _slab_allocator()
         ns["SB"] = SlabBuffer
@@ -279,8 +279,8 @@ class Recording:
                 def values(spec, n, name):
                     if spec[0] == "slot":
                         return f"b{spec[1]}.array[:{n.expr}]"
-                    ns[name] = spec[1]
-                    return f"FULL({n.expr}, {name})"
+                    ns[name] = np.full(1, spec[1])        # a literal: one value for every lane
+                    return name
                 L.append(f"{I}bounds({who!r}, {values(idx, n_idx, f'BI{i}')}, {values(act, n_act, f'BA{i}')}, "
                          f"{target_size.expr})")
             else:  # pragma: no cover

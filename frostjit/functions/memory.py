@@ -71,8 +71,8 @@ def _check_bounds(who: str, index: Node, active: Node, target: Node) -> None:
     from ..backend import current_backend
     be = current_backend()
 
-    def values(n):
-        return np.full(n.size, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
+    def values(n):      # a literal is one value for every lane: no array of its full size
+        return np.full(1, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
     check_bounds(who, values(index), values(active), target.size)
     rec = state.recorder
     if rec is not None:
