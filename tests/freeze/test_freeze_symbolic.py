@@ -104,6 +104,7 @@ def test_width_derived_int_beyond_32_bits_promotes_as_in_a_plain_call():
                            make=lambda n: (fj.arange(UInt32, n),), widths=(7, 1000, 100003, 70000, 7))
     x = fj.arange(UInt32, 100003)
     assert type(fz(x)).__name__ == "Int64"
+    assert fz.n_recordings == 2         # UInt32 below 2^16 lanes, Int64 above: guarded, not pinned
 
 
 def test_width_derived_negative_int_with_unsigned_arrays():
