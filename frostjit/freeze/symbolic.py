@@ -31,6 +31,8 @@ import math
 import numbers
 import operator
 
+import numpy as np
+
 
 def _plain(v):
     """Unpickling a Sym gives the number it stood for."""
@@ -189,7 +191,6 @@ class Sym:
         return operator.index(self._escape("an index (range(), slicing, ...)"))
 
     def __array__(self, dtype=None, copy=None):
-        import numpy as np
         a = np.asarray(self._escape("numpy.asarray()"))
         return a if dtype is None else a.astype(dtype)
 
