@@ -16,7 +16,8 @@ an input, or outputs connected to the inputs through the AD graph
 """
 from __future__ import annotations
 
-from .graph import Vertex, next_id, scopes, propagate_postponed
+from . import graph
+from .graph import Vertex, next_id, scopes, propagate_postponed, is_active
 
 OUTPUT_REASON = ("returns (or writes back) arrays that depend on grad-enabled inputs through the AD graph; "
                  "so that gradients can flow through them, these calls run the plain function")
@@ -26,6 +27,34 @@ NOT_AN_INPUT = ("gives gradients to a grad-enabled variable that is not among it
                 "argument, an attribute of one, or use state_fn)")
 REBOUND = "enables, disables or rebinds the gradient tracking of an input; these calls run the plain function"
 REASONS = (OUTPUT_REASON, NOT_AN_INPUT, REBOUND)
+
+
+class _NewVariable:
+    """Stands for a variable created now (an id no vertex has yet), to ask how the scope treats one."""
+
+    __slots__ = ("id",)
+
+    def __init__(self):
+        self.id = next_id()
+
+
+# Whether enable_grad() can make new variables differentiable in the current scope (graph's
+# model of Dr.Jit's suspend/resume scopes; without it, it always can).
+_grad_allowed = getattr(graph, "grad_allowed", lambda: True)
+
+
+def scope_token(leaves):
+    """The AD scope a frozen call runs in, as far as it can change what the call does (part of
+    the layout key): ``None`` outside every ``suspend_grad``/``resume_grad``/``isolate_grad``
+    scope (the common case), else whether new variables are tracked and can be made
+    differentiable, whether an isolation scope is open, and whether each grad-enabled input
+    (``leaves`` in walk order) is tracked.  Inputs are described by position, never by vertex id,
+    so a scope over this call's inputs matches the next call's.
+    """
+    if not scopes.enable and not scopes.isolate:
+        return None
+    return (is_active(_NewVariable()), _grad_allowed(), bool(scopes.isolate),
+            tuple(is_active(a._ad) for a in leaves if a._ad is not None))
 
 
 def enter(leaves):

@@ -74,7 +74,7 @@ class Vertex:
         inside frozen functions).
     """
 
-    __slots__ = ("id", "cls", "size", "parents", "children", "grad", "node", "__weakref__")
+    __slots__ = ("id", "cls", "size", "parents", "children", "grad", "node", "sym", "__weakref__")
 
     def __init__(self, cls, size: int, parents: tuple = (), node=None):
         self.id = next(_ids)
@@ -88,6 +88,8 @@ class Vertex:
             top = scopes.enable[-1]
             if not top.complement:
                 top.ids.add(self.id)      # created inside suspend_grad(): resume_grad(a): enabled there
+        # inside a frozen function: the symbolic size, which outlives the node (see sized_literal)
+        self.sym = node.sym if node is not None else None
         if parents:
             me = weakref.ref(self)
             for edge in parents:
@@ -228,12 +230,16 @@ def sized_literal(cls, value, size: int, like=None):
     """
     node = ops.literal(cls._vt, value, size)
     if size != 1 and state.recorder is not None and like is not None:
+        vsym = vsize = None
         if isinstance(like, Vertex):
-            like = like.node
+            vsym, vsize, like = like.sym, like.size, like.node
         if isinstance(like, weakref.ref):
             like = like()
-        sym = getattr(like, "sym", None)
-        if sym is not None and like.size == size:
+        if like is None:            # the node was freed: the vertex kept its symbolic size
+            sym, like_size = vsym, vsize
+        else:
+            sym, like_size = getattr(like, "sym", None), like.size
+        if sym is not None and like_size == size:
             node.sym = sym
     return cls._from_node(node)
 

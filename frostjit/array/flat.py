@@ -530,8 +530,11 @@ def apply(op: str, *operands):
             if isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)) \
                     and vt.is_integral and vt is not Bool and not _int_fits(vt, o):
                 # Dr.Jit: a Python int beyond 32 bits is an Int64 (UInt64 beyond that), not wrapped.
-                big = Int64 if -2**63 <= int(o) < 2**63 else UInt64
-                if not -2**63 <= int(o) < 2**64:
+                # (A width inside a frozen function is compared as it is: the recording guards
+                # the comparisons instead of pinning the exact value.)
+                v = o if hasattr(o, "__symbolic_size__") else int(o)
+                big = Int64 if -2**63 <= v < 2**63 else UInt64
+                if not -2**63 <= v < 2**64:
                     raise OverflowError(f"frostjit.{op}(): Python int {o} does not fit in 64 bits")
                 vt = promote(vt, big)
             cast_operands.append(o)

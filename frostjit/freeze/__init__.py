@@ -1,9 +1,13 @@
 """Frozen functions: ``fj.freeze`` records a function's kernel launches once and replays them.
 
 * :mod:`.layout`: walking the inputs into a layout key (and the re-trace diagnostics);
-* :mod:`.symbolic`: symbolic sizes and guards;
-* :mod:`.recorder`: the engine hooks that write down launches and memory operations;
+* :mod:`.values`: Python values in the key (type and bits; weak identities);
+* :mod:`.symbolic`: symbolic sizes and guards (a width is the number it stands for);
+* :mod:`.recorder`: the engine hooks that write down launches and memory operations (per thread);
 * :mod:`.recording`: a recording and its generated replay driver;
+* :mod:`.outputs`: outputs and write-backs, described when recorded, rebuilt by every replay;
+* :mod:`.cache`: recordings by key (pinned sizes indexed, dead identities dropped);
+* :mod:`.binder`: generated input binders (the lookup without building a key);
 * :mod:`.frozen`: the frozen-function object (lookup, recording, replay, warnings).
 
 See docs/freeze.md.

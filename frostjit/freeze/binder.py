@@ -21,7 +21,9 @@ from __future__ import annotations
 import operator
 
 from ..trace.state import state
-from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names, value_token, Ident
+from ..ad.frozen import scope_token, scopes as ad_scopes
+from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names, value_token, keys_token
+from .values import Ident, value_key, needs_key
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 
@@ -289,7 +291,7 @@ class _Gen:
         if not keys:
             self.fail_if(f"{var}")
             return
-        self.fail_if(f"tuple({var}) != {self.const(keys)}")
+        self.fail_if(self.keys_differ(f"tuple({var})", keys))
         for v, x in zip(self.unpack(f"{var}.values()", len(keys)), o.values()):
             self.emit(x, v)
 
@@ -304,7 +306,7 @@ class _Gen:
             return
         d = self.var("d")
         self.line(f"{d} = {var}.__fj_traverse__()")
-        self.fail_if(f"tuple({d}) != {self.const(tuple(st))}")
+        self.fail_if(self.keys_differ(f"tuple({d})", tuple(st)))
         for v, x in zip(self.unpack(f"{d}.values()", len(st)), st.values()):
             self.emit(x, v)
 
@@ -312,10 +314,11 @@ class _Gen:
         if not self.container(o, var):
             return
         # plain objects are Python values (layout.value_token): by == when they define it, else identity
-        c = self.const(o)
-        if isinstance(value_token(o), Ident):
-            self.fail_if(f"{var} is not {c}")
+        tok = value_token(o)
+        if isinstance(tok, Ident):
+            self.fail_if(f"{var} is not {self.weak(tok)}()")
         else:
+            c = self.const(o)
             self.fail_if(f"{var} is not {c} and not ({var} == {c})")
         d = getattr(o, "__dict__", None)
         if d is not None:
@@ -340,16 +343,35 @@ class _Gen:
 
     def value(self, o, var) -> None:
         t = type(o)
-        c = self.const(o)
         if t is float:
+            c = self.const(o)
             self.fail_if(f"type({var}) is not float or ({var} is not {c} and {var}.hex() != {self.const(o.hex())})")
             return
-        try:
-            hash(o)
-        except TypeError:
-            self.fail_if(f"{var} is not {c}")
+        key = value_key(o)
+        if len(key) == 2 and type(key[1]) is Ident:           # by identity, held weakly
+            self.fail_if(f"{var} is not {self.weak(key[1])}()")
             return
+        if needs_key(t):        # == is not exact for these (-0.0 == 0.0, nan != nan): the key
+            self.ns["KEY"] = value_key
+            self.fail_if(f"KEY({var}) != {self.const(key)}")
+            return
+        c = self.const(o)
         self.fail_if(f"type({var}) is not {self.const(t)} or ({var} is not {c} and not ({var} == {c}))")
+
+    def keys_differ(self, expr: str, keys: tuple) -> str:
+        """The condition that the dict keys ``expr`` are not ``keys`` (as layout.keys_token
+        compares them: non-str keys by value_key)."""
+        tok = keys_token(keys)
+        if tok is keys:
+            return f"{expr} != {self.const(keys)}"
+        self.ns["KEYS"] = keys_token
+        return f"KEYS({expr}) != {self.const(tok)}"
+
+    def weak(self, ident) -> str:
+        """A name for a callable returning the object of ``ident`` (``None`` once it died): the
+        binder must not keep identity-keyed objects alive."""
+        ref = ident.ref if ident.ref is not None else (lambda o=ident.strong: o)
+        return self.const(ref)
 
 
 def generate(ff, args, kwargs, flat, views):
@@ -363,7 +385,12 @@ def generate(ff, args, kwargs, flat, views):
         raise Unsupported("NumPy inputs")
     g = _Gen(ff._opaque_mask, not ff.auto_opaque)
     g.ns["FLAGS"] = int(state.flags)
-    g.line("if st.side_effects or st.flags != FLAGS: return None")
+    g.ns["SC"] = ad_scopes
+    scope = scope_token(flat.leaves)
+    if scope is None:       # the common case: no AD scope open, checked in one line
+        g.line("if st.side_effects or st.flags != FLAGS or SC.enable or SC.isolate: return None")
+    else:
+        g.line("if st.side_effects or st.flags != FLAGS: return None")
     # args: a fresh tuple (never aliased), then kwargs: a fresh dict
     g.memo[id(args)] = "args"
     g.containers.append("args")
@@ -418,6 +445,9 @@ def generate(ff, args, kwargs, flat, views):
     g.line(f"b.nodes = {nodes}")
     g.line(f"b.sizes = [{', '.join(g.class_vars)}]")
     g.line(f"b.leaves = [{', '.join(g.leaves)}]")
+    if scope is not None:
+        g.ns["SCOPE"] = scope_token
+        g.fail_if(f"SCOPE(b.leaves) != {g.const(scope)}")
     g.line(f"b.containers = [{', '.join(g.containers)}]")
     g.line("b.numpy = ()")
     g.line("return b")

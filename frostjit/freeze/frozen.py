@@ -9,7 +9,6 @@ its key falls back to the plain call (with a one-time :class:`FreezeWarning` nam
 """
 from __future__ import annotations
 
-import collections
 import functools
 import logging
 import os
@@ -19,20 +18,18 @@ import warnings
 import weakref
 
 from ..array.flat import ArrayBase
-from ..array.vector import VectorBase
 from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
 from . import binder, layout
-from .layout import Walker, entries, kind_of, Ident
-from .recorder import Recorder
-from .recording import Recording, GuardFailed, ReplayFailed, build
+from .layout import Walker, entries, kind_of
+from .recorder import Recorder, RECORDERS
+from .cache import RecordingCache, MISS as _NO_BINDER
+from .recording import Recording, GuardFailed, ReplayFailed
+from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
 
 log = logging.getLogger("frostjit")
-
-# One recording at a time per process (the recorder hook is global); reentrant for nesting.
-_RECORD_LOCK = threading.RLock()
 
 # Every frozen function, so that ``fj.flush_kernel_cache()`` can drop their recordings.
 _INSTANCES: "weakref.WeakSet[FrozenFunction]" = weakref.WeakSet()
@@ -160,8 +157,11 @@ class FrozenFunction:
         self.backend = backend
         self.auto_opaque = auto_opaque
         self.enabled = enabled
-        self._cache: collections.OrderedDict = collections.OrderedDict()
+        self._cache = RecordingCache(self.limit)
+        self._dead = self._cache.dead     # (the list the cache appends dead keys to: checked per call)
         self._n_recordings = 0
+        # Guards the cache and the counters, never held while the function runs (a recording
+        # may wait for another thread that calls this or another frozen function).
         self._lock = threading.RLock()
         self._opaque_mask: set = set()
         self._prev_paths = None
@@ -173,8 +173,8 @@ class FrozenFunction:
         # The globals/closure views are stateless (read and write live): one of each, reused.
         self._gview = _GlobalsView(self._globals, self._global_names) if self._global_names else None
         self._cview = _CellsView(self._cells, self._cell_names) if self._cells else None
-        self._binders: dict = {}      # key -> generated binder (None: the structure has no binder)
-        self._bound = None            # (binder, recording list, key) of the key replayed last
+        self._bound = None            # (binder, cache entry) of the key replayed last
+        self._recording: dict = {}    # key -> thread recording it now
         self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
         _INSTANCES.add(self)
 
@@ -187,7 +187,7 @@ class FrozenFunction:
     @property
     def n_cached_recordings(self) -> int:
         """How many recordings are cached now."""
-        return sum(len(v) for v in self._cache.values())
+        return self._cache.n
 
     def clear(self) -> None:
         """Drop every recording and reset both counters."""
@@ -199,11 +199,8 @@ class FrozenFunction:
 
     def _drop_all(self) -> None:
         with self._lock:
-            for lst in self._cache.values():
-                for r in lst:
-                    r.close()
-            self._cache.clear()
-            self._binders.clear()
+            for r in self._cache.clear():
+                r.close()
             self._bound = None
 
     def __get__(self, obj, objtype=None):
@@ -219,11 +216,10 @@ class FrozenFunction:
         if not self.enabled or self.limit == 0:
             return self.f(*args, **kwargs)
         rec = state.recorder
-        if rec is not None and rec.thread == threading.get_ident():
+        if rec is not None and rec.current() is not None:
             # Called while an outer frozen function records: its work is part of that recording.
             return self.f(*args, **kwargs)
-        with self._lock:
-            return self._call(args, kwargs)
+        return self._call(args, kwargs)
 
     def _walk_fast(self, args, kw):
         """``_walk`` for the common call ``f(array, array, ...)``: the same key, fewer steps.
@@ -258,7 +254,7 @@ class FrozenFunction:
             w.walk(self._cview, "nonlocals")
         if f.pending:
             return None
-        return f, (int(state.flags), tuple(key))
+        return f, (int(state.flags), _ad.scope_token(f.leaves), tuple(key))
 
     def _walk(self, args, kwargs, paths: bool):
         if state.side_effects:
@@ -279,82 +275,67 @@ class FrozenFunction:
                 break
             from ..schedule.evaluate import evaluate
             evaluate(flat.pending)      # every input is evaluated before the lookup
-        key = (int(state.flags), tuple(flat.key))
+        scope = _ad.scope_token(flat.leaves)
+        key = (int(state.flags), scope, tuple(flat.key))
         if paths:
-            flat.paths.insert(0, ("<JIT flags>", ("flags", int(state.flags))))
+            flat.paths[:0] = [("<JIT flags>", ("flags", int(state.flags))), ("<AD scope>", ("ad scope", scope))]
         return flat, key
 
     def _call(self, args, kwargs):
+        if self._dead:
+            self._purge()
         why = []
         b = self._bound
         if b is not None:
             # The key replayed last: its generated binder checks and extracts the inputs.
             flat = b[0](args, kwargs)
             if flat is not None:
-                lst = b[1]
-                if lst:
-                    if VERIFY_BINDERS:
-                        self._verify_binder(args, kwargs, flat, b[2])
-                    if self.limit is not None:
-                        self._cache.move_to_end(b[2])
-                    recd = lst[0]
-                    if len(lst) == 1 and type(recd) is Recording and not recd.captured:
-                        try:        # the common case, inlined (as in _replay_list)
+                entry = b[1]
+                if VERIFY_BINDERS:
+                    self._verify_binder(args, kwargs, flat, entry.key)
+                if self.limit is not None:
+                    self._cache.touch(entry)
+                cands = entry.candidates(flat.sizes) if entry.pinned else entry.general
+                if len(cands) == 1:
+                    recd = cands[0]
+                    if type(recd) is Recording and not recd.captured:
+                        try:        # the common case, inlined (as in _replay)
                             out = recd.run(flat, ())
                         except GuardFailed as e:
                             why.append(f"guard failed: {e.why}")
                             return self._miss(args, kwargs, why)
                         except ReplayFailed as e:
-                            why.append(f"replay failed ({e})")
+                            self._replay_failed(recd, e, why)
                             return self._miss(args, kwargs, why)
                         _ad.after_call()
                         return out
-                    r = self._replay_list(lst, flat, args, kwargs, why)
-                    if r is not _MISS:
-                        return r[0]
-                    return self._miss(args, kwargs, why)
-                self._bound = None
+                r = self._replay(cands, flat, args, kwargs, why)
+                if r is not _MISS:
+                    return r[0]
+                return self._miss(args, kwargs, why)
         r = None
         if not kwargs and self.state_fn is None and not state.side_effects:
             r = self._walk_fast(args, kwargs)
         flat, key = r if r is not None else self._walk(args, kwargs, False)
-        lst = self._cache.get(key)
-        if lst is not None:
-            if self.limit is not None:
-                self._cache.move_to_end(key)
-            self._bind(args, kwargs, flat, key, lst)
-            r = self._replay_list(lst, flat, args, kwargs, why)
+        entry = self._cache.get(key)
+        if entry is not None:
+            self._bind(args, kwargs, flat, entry)
+            r = self._replay(entry.candidates(flat.sizes), flat, args, kwargs, why)
             if r is not _MISS:
                 return r[0]
         return self._miss(args, kwargs, why)
 
-    def _replay_list(self, lst, flat, args, kwargs, why):
-        recd = lst[0]
-        if len(lst) == 1 and type(recd) is Recording and not recd.captured:
-            # the common case, inlined: one recording, nothing captured
-            try:
-                out = recd.run(flat, ())
-            except GuardFailed as e:
-                why.append(f"guard failed: {e.why}")
-                return _MISS
-            except ReplayFailed as e:
-                why.append(f"replay failed ({e})")
-                return _MISS
-            _ad.after_call()
-            return (out,)
-        return self._replay(lst, flat, args, kwargs, why)
-
-    def _bind(self, args, kwargs, flat, key, lst) -> None:
-        """Make ``key`` the one whose binder runs first (generating the binder once)."""
-        bnd = self._binders.get(key, _MISS)
-        if bnd is _MISS:
+    def _bind(self, args, kwargs, flat, entry) -> None:
+        """Make ``entry``'s key the one whose binder runs first (generating the binder once)."""
+        bnd = entry.binder
+        if bnd is _NO_BINDER:
             try:
                 bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview))
             except binder.Unsupported as e:
                 log.debug("frostjit.freeze(%s): no binder for this input structure (%s)", self.name, e)
                 bnd = None
-            self._binders[key] = bnd
-        self._bound = None if bnd is None else (bnd, lst, key)
+            entry.binder = bnd
+        self._bound = None if bnd is None else (bnd, entry)
 
     def _verify_binder(self, args, kwargs, b, key) -> None:
         """Debug/test mode: a binder hit must be what the full walk finds."""
@@ -364,8 +345,9 @@ class FrozenFunction:
                 and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)):
             raise AssertionError(f"frostjit.freeze({self.name}): binder disagrees with the layout walk")
 
-    def _replay(self, lst, flat, args, kwargs, why):
-        for recd in list(lst):
+    def _replay(self, cands, flat, args, kwargs, why):
+        """Replay the first of ``cands`` whose guards hold: ``(outputs,)``, or ``_MISS``."""
+        for recd in list(cands):
             if type(recd) is _Fallback:
                 return (self.f(*args, **kwargs),)
             capn = ()
@@ -381,24 +363,38 @@ class FrozenFunction:
                 why.append(f"guard failed: {e.why}")
                 continue
             except ReplayFailed as e:  # a size expression failed: the plain call decides what happens
-                why.append(f"replay failed ({e})")
+                self._replay_failed(recd, e, why)
                 continue
             _ad.after_call()        # gradients written back to inputs flow on to what they depend on
             return (out,)
         return _MISS
 
+    def _replay_failed(self, recd, e, why) -> None:
+        """A replay raised (not a guard): the call traces again, so the plain call decides what
+        happens (raise the same error, or record).  The recording is dropped, never retried: a
+        recording that cannot replay must not be tried first on every later call."""
+        why.append(f"replay failed ({e})")
+        log.debug("frostjit.freeze(%s): a replay raised %s; the recording is dropped", self.name, e)
+        self._drop(recd)
+
     def _drop(self, recd) -> None:
         with self._lock:
-            lst = self._cache.get(recd.key)
-            if lst is not None:
-                for i, r in enumerate(lst):
-                    if r is recd:
-                        del lst[i]
-                        break
-                if not lst:
-                    del self._cache[recd.key]
-                    self._binders.pop(recd.key, None)
-            recd.close()
+            self._cache.drop(recd)
+            self._forget_dropped_binder()
+        recd.close()
+
+    def _purge(self) -> None:
+        """Drop the entries whose identity-keyed objects died (cache.RecordingCache.purge)."""
+        with self._lock:
+            dropped = self._cache.purge()
+            self._forget_dropped_binder()
+        for r in dropped:
+            r.close()
+
+    def _forget_dropped_binder(self) -> None:
+        b = self._bound
+        if b is not None and self._cache.entries.get(b[1].key) is not b[1]:
+            self._bound = None
 
     def _miss(self, args, kwargs, why):
         pflat, pkey = self._walk(args, kwargs, True)
@@ -419,13 +415,14 @@ class FrozenFunction:
             if new_mask:
                 log.debug("frostjit.freeze(%s): literal inputs changed; made opaque: %s", self.name,
                           ", ".join(p for p, t in pflat.paths if self._leaf_index_of(pflat, p) in new_mask))
-                self._opaque_mask |= new_mask
-                self._binders.clear()       # keys with these literals now walk differently
-                self._bound = None
+                with self._lock:
+                    self._opaque_mask = self._opaque_mask | new_mask     # (a new set: walks may read it)
+                    self._cache.clear_binders()     # keys with these literals now walk differently
+                    self._bound = None
                 flat, key = self._walk(args, kwargs, False)
-                lst = self._cache.get(key)
-                if lst is not None:
-                    r = self._replay(lst, flat, args, kwargs, why)
+                entry = self._cache.get(key)
+                if entry is not None:
+                    r = self._replay(entry.candidates(flat.sizes), flat, args, kwargs, why)
                     if r is not _MISS:
                         return r[0]
                 pflat, pkey = self._walk(args, kwargs, True)
@@ -452,32 +449,42 @@ class FrozenFunction:
         if self.backend is not None and self.backend not in (JitBackend.LLVM, "llvm", "LLVM"):
             raise RuntimeError(f"frostjit.freeze({self.name}): backend {self.backend!r} is not available "
                                "(only JitBackend.LLVM exists)")
-        self._n_recordings += 1
+        with self._lock:
+            busy = key in self._recording
+            if not busy:
+                self._recording[key] = threading.get_ident()
+                self._n_recordings += 1
+                n = self._n_recordings
+                prev = self._prev_paths
+        if busy:
+            # Another thread is recording this very layout: run plainly rather than record it
+            # twice or wait (that thread may be waiting for this one).
+            return self.f(*args, **kwargs)
         reasons = list(why)
-        if self._prev_paths is not None:
-            reasons += layout.diff(self._prev_paths, flat.paths)
-        if self._n_recordings > 1:
-            log.debug("frostjit.freeze(%s): tracing again (trace %d): %s", self.name, self._n_recordings,
+        if prev is not None:
+            reasons += layout.diff(prev, flat.paths)
+        if n > 1:
+            log.debug("frostjit.freeze(%s): tracing again (trace %d): %s", self.name, n,
                       "; ".join(reasons) or "new input layout")
-        if self._n_recordings > self.warn_after and self._n_recordings > 1:
+        if n > self.warn_after and n > 1:
             lines = "\n  ".join(reasons) if reasons else "(no difference in the inputs: guards or evictions)"
-            _warn(f"frozen function {self.name!r} was traced {self._n_recordings} times. Tracing repeatedly "
+            _warn(f"frozen function {self.name!r} was traced {n} times. Tracing repeatedly "
                   f"defeats the purpose of freezing it; it usually means its inputs keep changing in a way no "
                   f"cached recording covers. Inputs that differ from the previous recording:\n  {lines}")
-        with _RECORD_LOCK:
-            out, recd = self._trace(args, kwargs, flat, key)
+        try:
+            out, recd = self._trace(args, kwargs, flat, key)        # (no lock held: see __init__)
+        finally:
+            with self._lock:
+                del self._recording[key]
         _ad.after_call()
-        self._prev_paths = flat.paths
-        self._cache.setdefault(key, []).append(recd)
-        if self.limit is not None:
-            self._cache.move_to_end(key)
-            while self.n_cached_recordings > self.limit:
-                k0 = next(iter(self._cache))
-                lst = self._cache[k0]
-                lst.pop(0).close()
-                if not lst:
-                    del self._cache[k0]
-                    self._binders.pop(k0, None)
+        if recd is None:
+            return out
+        with self._lock:
+            self._prev_paths = flat.paths
+            evicted = self._cache.add(key, recd)
+            self._forget_dropped_binder()
+        for r in evicted:
+            r.close()
         return out
 
     def _trace(self, args, kwargs, flat, key):
@@ -491,12 +498,11 @@ class FrozenFunction:
         rec.np_sym = [ONE if a.ndim == 0 or a.shape[0] == 1 else syms[flat.size_index[a.shape[0]]]
                       for a in flat.numpy]
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
-        prev = state.recorder
         observer = None
         try:
             # Installed inside the try: an exception here (a Ctrl-C) must not leave the hook on.
             observer = _observe_dispatch()
-            state.recorder = rec
+            RECORDERS.push(rec)
             ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
             try:
                 out = self.f(*args, **kwargs)
@@ -506,13 +512,13 @@ class FrozenFunction:
                 rec.data_dependent = ad_reason
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer)
         except BaseException:
-            state.recorder = prev
+            RECORDERS.pop(rec)
             if state.side_effects:      # leave the engine as a plain call would
                 from ..schedule.evaluate import evaluate
                 evaluate(())
             raise
         finally:
-            state.recorder = prev
+            RECORDERS.pop(rec)
             if observer is not None:
                 observer[0].close()
             for node in flat.nodes:
@@ -544,7 +550,14 @@ class FrozenFunction:
         w.walk(out, None)
         for v in new_values:
             w.walk(v, None)
-        pending = list(w.f.pending)
+        # (the describer reaches all instance state of output objects, which the walk of an
+        # input does not: a dataclass's non-field attributes, a dict subclass's attributes)
+        d = Describer(rec, flat, leaf_index, cont_index)
+        d.count(out)
+        for _, _, now, _ in changed:
+            for _, v in now:
+                d.count(v)
+        pending = list(w.f.pending) + d.pending
         for a, n in zip(flat.leaves, flat.leaf_nodes):
             if a._node is not n and a._node.op not in ("data", "literal"):
                 pending.append(a._node)
@@ -553,7 +566,8 @@ class FrozenFunction:
             state.scheduled = []
         evaluate(pending)
         rec._flush()
-        for a in w.f.numpy:
+        rec.stolen_effects()
+        for a in w.f.numpy + d.numpy:
             if not any(a is b for b in flat.numpy) and rec.data_dependent is None:
                 rec.data_dependent = "returns a NumPy array computed in Python (not recorded)"
         for op in rec.ops:
@@ -566,11 +580,6 @@ class FrozenFunction:
                 rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
                                       "argument, an attribute of one, or use state_fn)")
         # 3. Describe outputs and write-backs against the node table.
-        d = _Describer(rec, flat, leaf_index, cont_index)
-        d.count(out)
-        for _, _, now, _ in changed:
-            for _, v in now:
-                d.count(v)
         actions = []
         for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
             if a._node is not n:
@@ -595,6 +604,11 @@ class FrozenFunction:
         real_nodes = list(d.real_nodes)
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
+        if rec.interfered is not None:
+            # not a property of the function: nothing is cached, the next call traces again
+            _warn(f"frozen function {self.name!r} {rec.interfered} while it was being recorded; the "
+                  "recording is not kept (this call's results are those of a plain call)")
+            return None, out
         if rec.data_dependent is not None:
             reason = rec.data_dependent
             _warn(f"frozen function {self.name!r} {reason}: its recording depends on data the layout key does "
@@ -650,112 +664,6 @@ def _observe_dispatch():
         if threading.get_ident() == me:
             seen.add(fn)
     return observe_calls(cb), seen
-
-
-class _Describer:
-    """Turns the objects a recording returns or writes back into replay descriptors."""
-
-    def __init__(self, rec, flat, leaf_index, cont_index):
-        self.rec = rec
-        self.flat = flat
-        self.leaf_index = leaf_index
-        self.cont_index = cont_index
-        self.table = []           # node table entries (see recording.Recording._generate)
-        self.real_nodes = []      # the recorded nodes themselves (to build the first call's output)
-        self.node_ids = {}
-        self.sym_outputs = []
-        self.counts = collections.Counter()
-        self.shared = {}
-        self.shared_objs = {}     # share index -> the object described (for the recorded call)
-
-    def count(self, v, _seen=None) -> None:
-        if _seen is None:
-            _seen = set()
-        if isinstance(v, (int, float, str, bool, type(None), Sym)):
-            return
-        self.counts[id(v)] += 1
-        if id(v) in _seen or id(v) in self.leaf_index or id(v) in self.cont_index:
-            return
-        _seen.add(id(v))
-        if isinstance(v, ArrayBase):
-            return
-        if isinstance(v, VectorBase):
-            for c in v._c:
-                self.count(c, _seen)
-            return
-        h = layout._HANDLERS.get(type(v)) or layout._classify(type(v))
-        if h in (Walker.seq, Walker.dict, Walker.struct, Walker.dataclass, Walker.obj, Walker.custom):
-            for _, x in entries(v):
-                self.count(x, _seen)
-
-    def node(self, n) -> int:
-        k = self.node_ids.get(id(n))
-        if k is not None:
-            return k
-        rec = self.rec
-        if n.op == "literal":
-            entry = ("lit", n.vt, n.value, rec.sym_of(n))
-        elif n.op == "data":
-            slot = rec.slot_of.get(id(n.value))
-            if slot is None:
-                slot = rec.slot_for(n)
-            kind = rec.slot_kind[slot]
-            if kind[0] == "in":
-                entry = ("in", kind[1])
-            elif kind[0] == "cap":
-                entry = ("cap", kind[1])
-            else:
-                entry = ("buf", slot, n.vt, rec.slot_size[slot])
-        else:  # pragma: no cover - everything was evaluated
-            raise RuntimeError("frostjit.freeze: an output was not evaluated")
-        k = self.node_ids[id(n)] = len(self.table)
-        self.table.append(entry)
-        self.real_nodes.append(n)
-        return k
-
-    def describe(self, v):
-        i = self.shared.get(id(v))
-        if i is not None:
-            return ("ref", i)
-        d = self._describe(v)
-        if self.counts.get(id(v), 0) > 1 and d[0] not in ("leaf", "obj", "py", "sym"):
-            i = self.shared[id(v)] = len(self.shared)
-            self.shared_objs[i] = v
-            return ("share", i, d)
-        return d
-
-    def _describe(self, v):
-        if isinstance(v, ArrayBase):
-            i = self.leaf_index.get(id(v))
-            if i is not None:
-                return ("leaf", i)
-            if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay
-                reason = _ad.output_reason(v)
-                if reason is not None and self.rec.data_dependent is None:
-                    self.rec.data_dependent = reason
-                return ("arr", type(v), self.node(v._node), True)
-            return ("arr", type(v), self.node(v._node))
-        ci = self.cont_index.get(id(v))
-        if ci is not None and type(v) is not tuple:
-            return ("obj", ci)
-        if isinstance(v, Sym):
-            if v.is_const:
-                return ("py", v.value)
-            self.sym_outputs.append(v)
-            return ("sym", len(self.sym_outputs) - 1)
-        if isinstance(v, VectorBase):
-            return ("vec", type(v), [self.describe(c) for c in v._c])
-        h = layout._HANDLERS.get(type(v)) or layout._classify(type(v))
-        if h is Walker.seq:
-            return ("seq", type(v), [self.describe(x) for x in v])
-        if h is Walker.dict:
-            return ("dict", type(v), tuple(v.keys()), [self.describe(x) for x in v.values()])
-        if h in (Walker.struct, Walker.dataclass, Walker.obj, Walker.custom):
-            es = entries(v)
-            how = {Walker.struct: "struct", Walker.dataclass: "dataclass", Walker.obj: "obj",
-                   Walker.custom: "custom"}[h]
-            return ("fields", type(v), tuple(k for k, _ in es), [self.describe(x) for _, x in es], how)
-        return ("py", v)
 
 
 def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=None, auto_opaque: bool = True,

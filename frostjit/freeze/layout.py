@@ -27,6 +27,7 @@ and ``__fj_construct__(cls, dict)`` (construction as an output).
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import enum
 import functools
 import types
@@ -35,29 +36,12 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
-
-
-class Ident:
-    """Key token for an unhashable object: equal only to itself (keeps the object alive)."""
-
-    __slots__ = ("obj",)
-
-    def __init__(self, obj):
-        self.obj = obj
-
-    def __eq__(self, other):
-        return type(other) is Ident and other.obj is self.obj
-
-    def __hash__(self):
-        return id(self.obj)
-
-    def __repr__(self):
-        return f"<{type(self.obj).__name__} object at {id(self.obj):#x}>"
+from .values import Ident, value_key
 
 
 def value_token(o):
-    """``o`` itself when it compares by value (hashable, with its own ``__eq__``), else its
-    identity: a plain object is a Python value, by hash and ``==``, by identity when unhashable."""
+    """A plain object's identity in the key: itself when it compares by value (hashable, with its
+    own ``__eq__``), else its (weak) identity (:class:`~.values.Ident`)."""
     if type(o).__eq__ is not object.__eq__:
         try:
             hash(o)
@@ -65,6 +49,15 @@ def value_token(o):
         except TypeError:
             pass
     return Ident(o)
+
+
+def keys_token(keys: tuple) -> tuple:
+    """Dict keys in the key: ``str`` keys as they are, others by :func:`~.values.value_key`
+    (``{1: a}`` and ``{True: a}``, ``{0.0: a}`` and ``{-0.0: a}`` are different inputs)."""
+    for k in keys:
+        if type(k) is not str:
+            return tuple(k if type(k) is str else value_key(k) for k in keys)
+    return keys
 
 
 class Flat:
@@ -233,7 +226,7 @@ class Walker:
 
     def dict(self, o, path) -> None:
         try:
-            keys = tuple(o)
+            keys = keys_token(tuple(o))
         except TypeError:
             keys = ()
         if self._container(o, path, (type(o), keys)):
@@ -258,7 +251,7 @@ class Walker:
 
     def custom(self, o, path) -> None:
         state = o.__fj_traverse__()
-        if self._container(o, path, (type(o), tuple(state))):
+        if self._container(o, path, (type(o), keys_token(tuple(state)))):
             key_style = getattr(type(o), "__fj_path_style__", None) == "key"
             for n, v in state.items():
                 self.walk(v, (f'{path}["{n}"]' if key_style else f"{path}.{n}") if self.P else None)
@@ -291,15 +284,9 @@ class Walker:
         self.tok((np.ndarray, k, o.dtype.str, o.ndim, o.shape[1:], c, aligned, o.flags.c_contiguous), path)
 
     def value(self, o, path) -> None:
-        t = type(o)
-        if t is float:
-            self.tok((float, o.hex()), path)
-            return
-        try:
-            hash(o)
-            self.tok((t, o), path)
-        except TypeError:
-            self.tok((t, Ident(o)), path)
+        # numbers by type and bits (-0.0 is not 0.0, NaN is NaN, True is not 1), objects by
+        # their own ==, else by weak identity (values.value_key)
+        self.tok(value_key(o), path)
 
     def sym(self, o, path) -> None:
         if o._live():               # a width inside a recording (outputs): no escape guard
@@ -471,6 +458,9 @@ def _token_change(a, b) -> str:
     tb = b[0] if isinstance(b, tuple) and b else b
     if p_is_flags(a):
         return f"JIT flags changed from {a[1]!r} to {b[1]!r}"
+    if isinstance(a, tuple) and a and a[0] == "ad scope":
+        return (f"the AD scope changed (suspend_grad / resume_grad / isolate_grad: tracked new variables, "
+                f"isolated, tracked inputs) from {a[1]!r} to {b[1]!r}")
     if ta == "ref" or tb == "ref":
         return "aliasing changed (the same object or array is now reached through another path)"
     if ta != tb:
@@ -505,12 +495,32 @@ def _token_change(a, b) -> str:
         return f"Python value changed from {float.fromhex(a[1])!r} to {float.fromhex(b[1])!r}"
     if isinstance(t, type) and issubclass(t, (list, tuple)) and len(a) == 2 and isinstance(a[1], int):
         return f"number of elements changed from {a[1]} to {b[1]}"
+    if len(a) == 3 == len(b) and isinstance(a[2], Ident) and a[:2] == b[:2]:
+        return (f"a different {type_name(t)} object (objects without __eq__ are keyed by identity; "
+                "define __eq__ and __hash__ to key them by value)")
+    if t is decimal.Decimal:
+        return f"Python value changed from {_token_value(a)!r} to {_token_value(b)!r}"
     if isinstance(t, type) and len(a) == 2 and isinstance(a[1], tuple) and isinstance(b[1], tuple):
         return f"keys/fields changed from {list(a[1])} to {list(b[1])}"
     if isinstance(t, type) and issubclass(t, VectorBase):
         return "number of components changed"
-    va, vb = (a[1] if isinstance(a, tuple) and len(a) > 1 else a), (b[1] if isinstance(b, tuple) and len(b) > 1 else b)
-    return f"Python value changed from {va!r} to {vb!r}"
+    return f"Python value changed from {_token_value(a)!r} to {_token_value(b)!r}"
+
+
+def _token_value(tok):
+    """The Python value a :func:`~.values.value_key` token stands for (for diagnostics)."""
+    if not (isinstance(tok, tuple) and len(tok) > 1):
+        return tok
+    t, v = tok[0], tok[1]
+    if isinstance(t, type) and issubclass(t, (np.floating, np.complexfloating)) and isinstance(v, bytes):
+        return np.frombuffer(v, dtype=t)[0]
+    if isinstance(t, type) and issubclass(t, complex) and len(tok) == 3:
+        return complex(float.fromhex(tok[1]), float.fromhex(tok[2]))
+    if isinstance(t, type) and issubclass(t, float) and isinstance(v, str):
+        return float.fromhex(v)
+    if t is decimal.Decimal:
+        return decimal.Decimal(v)
+    return v
 
 
 def p_is_flags(tok) -> bool:

@@ -23,13 +23,27 @@ another node's): set ``new.sym = old.sym`` after creating it, as ``memops.copy``
 """
 from __future__ import annotations
 
+import operator
+import re
 import threading
 import weakref
 
 import numpy as np
 
+from ..backend import current_backend
 from ..schedule.kernel import OUT
-from .symbolic import Sym, const, ONE, sym_call
+from ..trace import ops
+from ..trace.dtypes import UInt32, Int64
+from ..trace.node import Node
+from ..trace.ops import normalize_literal
+from ..trace.state import state
+from .symbolic import Sym, const, ONE, call, _expr, _ready
+from .values import value_key
+
+
+_PIN = re.compile(r"^s(\d+) == (\d+)$")
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+            ">=": operator.ge}
 
 
 class Op:
@@ -63,9 +77,15 @@ class Recorder:
         self._guard_set: set = set()
         self.n_counts = 0                # compress counts c0, c1, ...
         self.data_dependent: str | None = None
+        self.interfered: str | None = None      # another thread's work mixed in: not kept at all
         self._pending: list = []         # weakrefs to data nodes of unknown origin (uploads)
         self.np_inputs: list = []        # NumPy arrays among the inputs, by input order
         self.n_input_slots = 0
+        self.consts: dict = {}           # name -> constant of the expressions (see const_expr)
+        self.sym_sizes: dict = {}        # size -> a symbolic size with that value (see sym_of)
+        self.pins: dict = {}             # size class -> the size a guard pins it to (s0 == 7)
+        self.effects: dict = {}          # id -> weakref of the scatters queued by this recording
+        self._const_names: dict = {}     # value_key -> name
 
     # -- helpers ---------------------------------------------------------------------
     def mine(self) -> bool:
@@ -74,34 +94,66 @@ class Recorder:
     def sym_of(self, node) -> Sym:
         s = node.sym
         if s is None or (s.rec is not None and s.rec is not self):
-            return const(node.size)
+            s = const(node.size)
+        if s.rec is None and node.size != 1:
+            # Every size in a recording is symbolic or guarded: a constant size that equals a
+            # width of this call may have been computed from it out of sight (a size read from a
+            # freed node, NumPy, Python data), so the recording holds only while they agree.
+            w = self.sym_sizes.get(node.size)
+            if w is not None:
+                self.guard_equal(w, s, "an array of constant size equal to a width")
         return s
 
     def _set_sym(self, node, sym: Sym) -> None:
         if node.size == 1 and not sym.is_const:
             self.guard_equal(sym, ONE, "a size-1 array (size 1 broadcasts, wider sizes do not)")
             sym = ONE
+        elif not sym.is_const:
+            self.sym_sizes.setdefault(node.size, sym)
         node.sym = sym
 
     def add_guard(self, expr: str, ready: int, why: str) -> None:
         if expr not in self._guard_set:
             self._guard_set.add(expr)
             self.guards.append((expr, ready, why))
+            m = _PIN.match(expr)
+            if m is not None and ready == -1:   # an input size pinned exactly: the cache indexes it
+                self.pins[int(m.group(1))] = int(m.group(2))
 
     def guard_equal(self, a: Sym, b: Sym, why: str) -> None:
         if a.expr != b.expr:
             self.add_guard(f"{a.expr} == {b.expr}", max(a.ready, b.ready), why)
 
     def guard_value(self, s: Sym, what: str) -> None:
-        self.add_guard(f"{s.expr} == {s.value!r}", s.ready, f"a width used as a Python value by {what}")
+        """``s`` escaped into Python with its value: the replay needs exactly that value."""
+        v = s.value
+        expr = f"{s.expr} == {v!r}" if type(v) is int else f"SAME({s.expr}, {self.const_expr(v)})"
+        self.add_guard(expr, s.ready, f"a width used as a Python value by {what}")
 
-    def guard_compare(self, a: Sym, op: str, b: Sym, what: str) -> bool:
-        import operator as _o
-        fn = {"==": _o.eq, "!=": _o.ne, "<": _o.lt, "<=": _o.le, ">": _o.gt, ">=": _o.ge}[op]
-        result = bool(fn(a.value, b.value))
-        e = f"({a.expr} {op} {b.expr})"
-        self.add_guard(e if result else f"not {e}", max(a.ready, b.ready), f"a width used in {what}")
+    def guard_compare(self, a, op: str, b, what: str) -> bool:
+        """The outcome of ``a <op> b`` (Syms or numbers) seen by Python: guarded, returned."""
+        fn = _COMPARE[op]
+        result = bool(fn(a.value if type(a) is Sym else a, b.value if type(b) is Sym else b))
+        e = f"({_expr(self, a)} {op} {_expr(self, b)})"
+        self.add_guard(e if result else f"not {e}", max(_ready(self, a), _ready(self, b)),
+                       f"a width used in {what}")
         return result
+
+    def const_expr(self, value) -> str:
+        """``value`` in an expression: an ``int`` as a literal, anything else by a name bound
+        when the replay is generated (never by its repr: ``np.float64(0.5)``, ``nan``)."""
+        if type(value) is int:
+            return repr(value) if value >= 0 else f"({value!r})"
+        key = value_key(value)
+        name = self._const_names.get(key)
+        if name is None:
+            name = self._const_names[key] = f"_k{len(self.consts)}"
+            self.consts[name] = value
+        return name
+
+    def wrap(self, expr: str, value, ready: int):
+        """A width-derived result: a :class:`Sym` for a number, else the value itself."""
+        return Sym(expr, value, self, ready)
 
     def new_slot(self, buf, kind, size: Sym, vt) -> int:
         k = len(self.buffers)
@@ -114,6 +166,8 @@ class Recorder:
 
     def add_input(self, node, sym: Sym) -> int:
         """Register an input data node (called by the traversal before the function runs)."""
+        if not sym.is_const:
+            self.sym_sizes.setdefault(node.size, sym)
         k = self.new_slot(node.value, ("in", self.n_input_slots), sym, node.vt)
         self.n_input_slots += 1
         return k
@@ -173,6 +227,13 @@ class Recorder:
         if sym is None or node.size == 1:
             sym = ONE if node.size == 1 else const(node.size)
         node.sym = sym
+        if op == "scatter":
+            self.effects[id(node)] = node.size     # launched by this thread (see on_launch, stolen_effects)
+        if (op == "gather" or op == "scatter") and node.args[-2].vt.bits == 32:
+            # functions/memory._check_index_width: 32-bit indices reach 2^31 elements
+            target = self.sym_of(node.extra if op == "gather" else node.extra[0])
+            if target._live():
+                self.guard_compare(target, "<=", 2**31, "the index width check of gather/scatter")
 
     def on_upload(self, array, node) -> None:
         """``array`` (NumPy) was copied into the data node ``node``."""
@@ -191,6 +252,17 @@ class Recorder:
             if isinstance(array, np.ndarray) and np.shares_memory(array, inp):
                 self.data_dependent = ("builds an array from a view or slice of a NumPy input "
                                        "(pass the whole array, or a frostjit array)")
+
+    def on_bounds_check(self, who: str, index, active, target) -> None:
+        """Debug mode checked the indices of a gather/scatter into ``target``: replays check too."""
+        if not self.mine():
+            return
+        self._flush()
+
+        def spec(n):
+            return ("lit", n.value) if n.op == "literal" else ("slot", self.slot_for(n))
+        self.ops.append(Op("bounds", who, spec(index), spec(active), self.sym_of(index), self.sym_of(active),
+                           self.sym_of(target)))
 
     def on_read(self, node, what: str) -> None:
         if not self.mine():
@@ -227,6 +299,11 @@ class Recorder:
         if not self.mine():
             return
         self._flush()
+        for e in effects:
+            if self.effects.pop(id(e), None) is None and self.interfered is None:
+                # another thread's pending scatter, evaluated by this one: the recording would
+                # contain it (the engine's queue of side effects is shared by all threads)
+                self.interfered = "evaluated scatters queued by another thread"
         launch = None
         for n in list(spec.outputs) + list(effects):
             s = self.sym_of(n)
@@ -277,19 +354,23 @@ class Recorder:
         k = self.new_slot(out.value, ("op", op), self.sym_of(out), out.vt)
         o.args = o.args[:-1] + (k,)
 
+    def stolen_effects(self) -> None:
+        """After the recording's last evaluation: scatters it queued that it never saw launched
+        were evaluated by another thread, so the recording misses them (never replayed)."""
+        if self.effects and self.interfered is None:
+            self.interfered = "had its scatters evaluated by another thread"
+
     # -- symbolic creation (functions/creation.py, trace/ops.py) -------------------------
     def sized_literal(self, vt, value, size):
-        from ..trace import ops
-        if isinstance(value, Sym):
+        if type(value) is Sym:
             return self._broadcast_value(vt, value, size)
-        node = ops.literal(vt, value, int(size.value) if isinstance(size, Sym) else int(size))
-        if isinstance(size, Sym):
+        node = ops.literal(vt, value, int(size.value) if type(size) is Sym else int(size))
+        if type(size) is Sym:
             self._set_sym(node, size)
         return node
 
     def _broadcast_value(self, vt, value: Sym, size):
         """A symbolic value broadcast to a (maybe symbolic) size: value + zeros(size)."""
-        from ..trace import ops
         v = self.symbolic_literal(vt, value, 1)
         z = self.sized_literal(vt, 0, size)
         if z.size == 1:
@@ -297,29 +378,26 @@ class Recorder:
         return ops.make("add", vt, (z, v))
 
     def sized_counter(self, size):
-        from ..trace import ops
-        from ..trace.dtypes import UInt32, Int64
         n = int(size.value)
-        vt = UInt32 if n <= 2**32 else Int64
+        # the index type follows the size, as in functions/creation._counter: guard the choice
+        small = self.guard_compare(size, "<=", 2**32, "the index type of arange()") if size._live() \
+            else n <= 2**32
+        vt = UInt32 if small else Int64
         node = ops.literal(vt, 0, 1) if n == 1 else ops.make("counter", vt, (), size=n)
         self._set_sym(node, size)
         return node
 
     def symbolic_max(self, a, b):
-        return sym_call("max", max, a, b)
+        return call(max, a, b)
 
     def symbolic_literal(self, vt, value: Sym, size=1):
         """A width-derived *value* used as an array: a size-1 buffer the replay refills."""
-        from ..trace import ops
-        from ..trace.ops import normalize_literal
-        from ..backend import current_backend
-        if isinstance(size, Sym) or int(size) != 1:
+        if type(size) is Sym or int(size) != 1:
             return self._broadcast_value(vt, value, size)
         if not value._live():
             return ops.literal(vt, value.value, 1)
         v = normalize_literal(vt, value.value)
         buf = current_backend().from_numpy(np.array([v], dtype=vt.np_dtype))
-        from ..trace.node import Node
         node = Node("data", vt, 1, (), buf)
         node.sym = ONE
         op = len(self.ops)
@@ -333,3 +411,107 @@ class Recorder:
         self.slot_of = {}
         self._pending = []
         self.np_inputs = []
+
+
+# ------------------------------------------------------------------------------ all threads
+class Recorders:
+    """``state.recorder`` while any thread records: each hook goes to the calling thread's
+    :class:`Recorder`; a thread that is not recording gets the plain behaviour.
+
+    Several threads may record at once (a frozen function waiting for a thread that calls
+    another frozen function, or the same one), so no process-wide lock is needed; outside
+    recordings ``state.recorder`` is ``None`` and the engine pays one ``is None`` test.
+    """
+
+    def __init__(self):
+        self.by_thread: dict = {}
+        self.lock = threading.Lock()
+
+    def current(self):
+        """The calling thread's recorder, or ``None``."""
+        return self.by_thread.get(threading.get_ident())
+
+    def push(self, rec) -> None:
+        with self.lock:
+            self.by_thread[rec.thread] = rec
+            state.recorder = self
+
+    def pop(self, rec) -> None:
+        with self.lock:
+            if self.by_thread.get(rec.thread) is rec:
+                del self.by_thread[rec.thread]
+            if not self.by_thread:
+                state.recorder = None
+
+    # -- hooks: the calling thread's recorder, or the plain behaviour -------------------------
+    def on_node(self, node) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_node(node)
+
+    def on_launch(self, kernel, spec, size, buffers, effects=()) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_launch(kernel, spec, size, buffers, effects)
+
+    def on_memop(self, kind, param, inputs, outputs, count=None) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_memop(kind, param, inputs, outputs, count)
+
+    def on_upload(self, array, node) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_upload(array, node)
+
+    def on_read(self, node, what: str) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_read(node, what)
+
+    def on_bounds_check(self, who, index, active, target) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_bounds_check(who, index, active, target)
+
+    def on_len(self, node) -> int:
+        r = self.by_thread.get(threading.get_ident())
+        return node.size if r is None else r.on_len(node)
+
+    def on_width(self, w: int, arrays):
+        r = self.by_thread.get(threading.get_ident())
+        return w if r is None else r.on_width(w, arrays)
+
+    # A width is symbolic only in the thread that records; another thread that got hold of one
+    # uses its value.
+    def sized_literal(self, vt, value, size):
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            return r.sized_literal(vt, value, size)
+        return ops.literal(vt, _plain(value), int(_plain(size)))
+
+    def sized_counter(self, size):
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            return r.sized_counter(size)
+        n = int(_plain(size))
+        vt = UInt32 if n <= 2**32 else Int64
+        return ops.literal(vt, 0, 1) if n == 1 else ops.make("counter", vt, (), size=n)
+
+    def symbolic_max(self, a, b):
+        r = self.by_thread.get(threading.get_ident())
+        return max(_plain(a), _plain(b)) if r is None else r.symbolic_max(a, b)
+
+    def symbolic_literal(self, vt, value, size=1):
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            return r.symbolic_literal(vt, value, size)
+        return ops.literal(vt, _plain(value), int(_plain(size)))
+
+
+def _plain(x):
+    return x.value if type(x) is Sym else x
+
+
+RECORDERS = Recorders()
+

@@ -20,25 +20,32 @@ fill       vt, value, size, out
 symfill    vt, width-derived value, out          (``x + fj.width(x)``, ``fj.mean``)
 upload     vt, NumPy snapshot, out               (``Float([1, 2])`` inside the function)
 upload_input vt, NumPy input index, out          (a NumPy argument, re-read each call)
+bounds     who, index, active, their sizes, target size  (``JitFlag.Debug``: no output)
 ========== =====================================================
+
+With ``JitFlag.KernelHistory`` set (JIT flags are part of the key) the replay adds an entry to
+``fj.kernel_history()`` for every launch and memory operation, as the plain call does.
 """
 from __future__ import annotations
 
 import ctypes
 import itertools
 import math
+import threading
+import time
 
 import numpy as np
 
-from ..array.flat import ArrayBase
-from ..array.vector import VectorBase
 from ..backend.llvm.memory import HostBuffer, pool
 from ..backend.llvm.reduction import REDUCE_UFUNC, reduce_identity
 from ..schedule.kernel import OUT
+from ..schedule.evaluate import KernelType, record_operation
+from ..functions.memory import check_bounds
 from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import state, JitFlag
-from . import layout
+from .values import same_value
+from .outputs import generate_finish
 
 _ids = itertools.count()
 
@@ -78,21 +85,30 @@ class Recording:
         self.subscriptions = []
         self.valid = True
         self.source = ""
+        self.pins = dict(rec.pins)      # size class -> exact size (the cache indexes recordings by them)
+        self.lock = threading.Lock()
         # run(flat, capn) -> the outputs: the whole replay (launches, write-backs, outputs)
         self.run = self._generate(rec, n_classes, node_table, sym_outputs)
 
     # -- code generation ----------------------------------------------------------------
     def _generate(self, rec, n_classes, node_table, sym_outputs):
         be = self.backend
-        ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state, "KH": int(JitFlag.KernelHistory),
+        ns = {"Node": Node, "GuardFailed": GuardFailed, "be": be, "st": state,
               "run": be.threads.run, "W": be.width, "reduce": _reduce, "norm": normalize_literal,
-              "upload_input": _upload_input, "hist": _history}
+              "upload_input": _upload_input, "hist_op": _history_op, "PC": time.perf_counter,
+              "bounds": _bounds, "OutOfBounds": OutOfBounds}
+        history = bool(state.flags & JitFlag.KernelHistory)     # (JIT flags are part of the key)
         ns["alloc"], ns["allocn"], ns["reserve"] = _slab_allocator()
         ns["SB"] = SlabBuffer
         ns["NEWB"] = object.__new__
-        L = ["def replay(flat, capn):", "    inn = flat.nodes; S = flat.sizes; npin = flat.numpy", "    try:",
-             "        pass"]
-        I = "        "
+        ns["SAME"] = same_value
+        ns.update(rec.consts)           # the named constants of the size expressions and guards
+        # The launches share this recording's argument arrays, scratch buffers and slab: one
+        # thread at a time (the write-backs and outputs after them run unlocked).
+        ns["LOCK"] = self.lock
+        L = ["def replay(flat, capn):", "    inn = flat.nodes; S = flat.sizes; npin = flat.numpy", "    with LOCK:",
+             "      try:", "            pass"]
+        I = "            "
         if n_classes:
             L.append(I + "".join(f"s{i}, " for i in range(n_classes)) + "= S")
         used = set()            # slots some operation reads (unused inputs are not bound)
@@ -106,6 +122,8 @@ class Recording:
                 used.add(a[0])
             elif op.kind == "copy":
                 used.add(a[1])
+            elif op.kind == "bounds":
+                used.update(x[1] for x in a[1:3] if x[0] == "slot")
         for slot, kind in enumerate(rec.slot_kind):
             if slot not in used:
                 continue
@@ -181,7 +199,7 @@ class Recording:
                             L.append(f"{I}if RN[{r}] < n: R[{r}] = alloc(D{slot}, n); RN[{r}] = n")
                             L.append(f"{I}b{slot} = R[{r}]")
                         L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr")
-                        n_expr = "n"
+                        n_expr = None       # the launch size
                     elif rec.slot_kind[slot][0] == "cap":
                         # captured buffers keep their address: patched once, here
                         args[2 * p] = rec.buffers[slot].ptr
@@ -190,12 +208,14 @@ class Recording:
                     else:
                         L.append(f"{I}A{i}[{2 * p}] = b{slot}.ptr")
                         n_expr = size[slot]
-                    sz = launch if n_expr == "n" else n_expr
+                    sz = launch if n_expr is None else n_expr
                     if sz.is_const:     # a constant size: patched once, here
                         args[2 * p + 1] = sz.value
                     else:
-                        L.append(f"{I}A{i}[{2 * p + 1}] = {'n' if n_expr == 'n' else n_expr.expr}")
+                        L.append(f"{I}A{i}[{2 * p + 1}] = {'n' if n_expr is None else n_expr.expr}")
                 thr = max(PARALLEL_MIN_SIZE, -(-PARALLEL_MIN_WORK // max(kernel.n_instrs, 1)))
+                if history:
+                    L.append(f"{I}t0 = PC()")
                 if launch.is_const:
                     n0 = launch.value
                     if n0 >= thr:
@@ -205,8 +225,10 @@ class Recording:
                 else:
                     L.append(f"{I}if n >= {thr}: run(K{i}, n, A{i}, W, True, H{i}.private)")
                     L.append(f"{I}elif n: K{i}(0, n, A{i}, 0)")
-                if state.flags & JitFlag.KernelHistory:   # JIT flags are part of the key
-                    L.append(f"{I}hist(H{i}, n)")
+                if history:     # the entry of schedule.evaluate.run_group, from a template
+                    ns[f"HT{i}"] = _history_template(kernel)
+                    L.append(f"{I}h = HT{i}.copy(); h['size'] = n; h['execution_time'] = (PC() - t0) * 1e3; "
+                             f"st.history.append(h)")
             elif k == "reduce":
                 rop, vt, src, n, out = a
                 ns[f"V{i}"] = vt
@@ -251,8 +273,22 @@ class Recording:
                 vt, j, out = a
                 ns[f"V{i}"] = vt
                 L.append(f"{I}b{out} = upload_input(npin[{j}], V{i})")
+            elif k == "bounds":
+                who, idx, act, n_idx, n_act, target_size = a
+
+                def values(spec, n, name):
+                    if spec[0] == "slot":
+                        return f"b{spec[1]}.array[:{n.expr}]"
+                    ns[name] = np.full(1, spec[1])        # a literal: one value for every lane
+                    return name
+                L.append(f"{I}bounds({who!r}, {values(idx, n_idx, f'BI{i}')}, {values(act, n_act, f'BA{i}')}, "
+                         f"{target_size.expr})")
             else:  # pragma: no cover
                 raise AssertionError(k)
+            if history and k in _HISTORY_KINDS:       # as schedule.memops reports them
+                n_in = a[3] if k in ("reduce", "prefix_sum") else a[1] if k == "compress" else a[2]
+                param = repr(a[0]) if k == "reduce" else repr(a[0]) if k == "prefix_sum" else "None"
+                L.append(f"{I}hist_op({k!r}, {n_in.expr}, {param})")
             emit_guards(i)
         # Output nodes: fresh data nodes around this replay's buffers.
         outs = []
@@ -274,12 +310,14 @@ class Recording:
             L.append(f"{I}N{j} = {o}")
         for j, sym in enumerate(sym_outputs):
             L.append(f"{I}Y{j} = {sym.expr}")
-        L.append("    except GuardFailed:")
+        L.append("      except GuardFailed:")
         L.append("        raise")
-        L.append("    except Exception as e:")
+        L.append("      except OutOfBounds as e:")
+        L.append("        raise IndexError(*e.args) from None     # (JitFlag.Debug, as in a plain call)")
+        L.append("      except Exception as e:")
         L.append("        raise ReplayFailed(e) from e")
         # Write-backs and outputs (errors here are the function's, not the replay's).
-        fin, out = _generate_finish(self.actions, self.out_desc, ns)
+        fin, out = generate_finish(self.actions, self.out_desc, ns)
         L.append("    leaves = flat.leaves; conts = flat.containers")
         L.extend("    " + x for x in fin)
         L.append(f"    return {out}")
@@ -335,6 +373,10 @@ def _plan_scratch(ops, node_table) -> dict:
         elif op.kind == "copy":
             last_use[a[1]] = i
             banned.add(a[1])        # copy reads the whole buffer: it must be exact-size
+        elif op.kind == "bounds":
+            for x in a[1:3]:
+                if x[0] == "slot":
+                    last_use[x[1]] = i
     regs: dict = {}
     free: dict = {}
     n = 0
@@ -427,7 +469,9 @@ def _slab_allocator():
     output array uses it any more.  Replays of one recording are serialized (the frozen
     function's lock), so no locking here.
     """
-    st = [None, SLAB_BYTES, 0]        # slab, offset, address
+    # slab, offset, address; the offset starts past the end, so even an empty first piece
+    # (a replay at width 0) makes the first slab
+    st = [None, SLAB_BYTES + 1, 0]
     new = object.__new__
     SB = SlabBuffer
 
@@ -505,184 +549,28 @@ def _upload_input(a, vt):
     return current_backend().from_numpy(np.ascontiguousarray(a))
 
 
-def _history(kernel, n):
-    state.history.append({"type": "jit", "backend": "LLVM", "size": n, "hash": kernel.hash, "ir": kernel.ir,
-                          "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
-                          "compile_time": 0.0, "replayed": True})
+_HISTORY_KINDS = ("reduce", "prefix_sum", "compress", "copy")
 
 
-# -------------------------------------------------------------------------------- outputs
-# Descriptors (built by frozen.describe at record time, interpreted here at every replay):
-#   ("arr", cls, nidx)        a fresh array around node-table entry nidx
-#   ("arr", cls, nidx, True)  the same, grad-enabled (a new AD leaf)
-#   ("leaf", i)               the live input array object i (passed through)
-#   ("obj", ci)               the live input container ci (passed through)
-#   ("vec", cls, [d])         a static vector
-#   ("seq", cls, [d])  ("dict", cls, keys, [d])  ("fields", cls, names, [d], how)
-#   ("py", value)  ("sym", j)  ("share", k, d)  ("ref", k)
-
-def build(d, flat, nodes, syms, memo):
-    tag = d[0]
-    if tag == "arr":
-        cls = d[1]
-        out = cls.__new__(cls)
-        out._node = nodes[d[2]]
-        out._ad = None
-        if len(d) > 3:      # grad-enabled when recorded: a new AD leaf
-            from ..ad.frozen import new_leaf
-            new_leaf(out)
-        return out
-    if tag == "leaf":
-        return flat.leaves[d[1]]
-    if tag == "py":
-        return d[1]
-    if tag == "seq":
-        items = [build(x, flat, nodes, syms, memo) for x in d[2]]
-        cls = d[1]
-        if cls is tuple:
-            return tuple(items)
-        if cls is list:
-            return items
-        return cls(*items) if hasattr(cls, "_fields") else cls(items)
-    if tag == "obj":
-        return flat.containers[d[1]]
-    if tag == "vec":
-        return d[1]._from_components([build(x, flat, nodes, syms, memo) for x in d[2]])
-    if tag == "dict":
-        cls = d[1]
-        vals = [build(x, flat, nodes, syms, memo) for x in d[3]]
-        r = dict(zip(d[2], vals))
-        return r if cls is dict else cls(r)
-    if tag == "fields":
-        cls, names, how = d[1], d[2], d[4]
-        vals = {n: build(x, flat, nodes, syms, memo) for n, x in zip(names, d[3])}
-        return _construct(cls, vals, how)
-    if tag == "sym":
-        return syms[d[1]]
-    if tag == "share":
-        v = build(d[2], flat, nodes, syms, memo)
-        memo[d[1]] = v
-        return v
-    if tag == "ref":
-        return memo[d[1]]
-    raise AssertionError(tag)  # pragma: no cover
+def _history_template(kernel) -> dict:
+    """A replayed launch in ``fj.kernel_history()``: the entry a plain call's launch makes
+    (schedule.evaluate.run_group) when the kernel is in the memory cache."""
+    return {"type": KernelType.JIT, "backend": "LLVM", "size": 0, "hash": kernel.hash, "ir": kernel.ir,
+            "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
+            "codegen_time": 0.0, "backend_time": 0.0, "execution_time": 0.0}
 
 
-def _generate_finish(actions, out_desc, ns):
-    """The write-backs and the output build of one recording, as straight-line code over the
-    replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
-    interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
-    from ..ad.frozen import Vertex     # a grad-enabled output is a new AD leaf (ad.frozen.new_leaf)
-    ns.update({"NEW": object.__new__, "VERTEX": Vertex, "CONSTRUCT": _construct, "SET": layout.set_entry,
-               "DEL": layout.del_entry})
-    L = []
-    n = [0]
-    nc = [0]
-
-    def mapping(keys, vals) -> str:
-        """A dict display when every key is a str or int literal, else ``dict(zip(...))``."""
-        if all(type(k) in (str, int) for k in keys) and len(set(keys)) == len(keys):
-            return "{" + "".join(f"{k!r}: {v}, " for k, v in zip(keys, vals)) + "}"
-        return f"dict(zip({const(tuple(keys))}, ({''.join(v + ', ' for v in vals)})))"
-
-    def const(v):
-        nc[0] += 1
-        name = f"Q{nc[0]}"
-        ns[name] = v
-        return name
-
-    def tmp():
-        n[0] += 1
-        return f"t{n[0]}"
-
-    def expr(d) -> str:
-        tag = d[0]
-        if tag == "arr":
-            t = tmp()
-            L.append(f"{t} = NEW({const(d[1])}); {t}._node = N{d[2]}; {t}._ad = None")
-            if len(d) > 3:
-                L.append(f"{t}._ad = VERTEX({const(d[1])}, N{d[2]}.size, (), N{d[2]})")
-            return t
-        if tag == "leaf":
-            return f"leaves[{d[1]}]"
-        if tag == "py":
-            return const(d[1])
-        if tag == "obj":
-            return f"conts[{d[1]}]"
-        if tag == "sym":
-            return f"Y{d[1]}"
-        if tag == "ref":
-            return f"m{d[1]}"
-        if tag == "share":
-            L.append(f"m{d[1]} = {expr(d[2])}")
-            return f"m{d[1]}"
-        if tag == "seq":
-            items = "".join(expr(x) + ", " for x in d[2])
-            cls = d[1]
-            if cls is tuple:
-                return f"({items})"
-            if cls is list:
-                return f"[{items}]"
-            return f"{const(cls)}({items})" if hasattr(cls, "_fields") else f"{const(cls)}([{items}])"
-        if tag == "vec":
-            return f"{const(d[1])}._from_components([{''.join(expr(x) + ', ' for x in d[2])}])"
-        if tag == "dict":
-            vals = [expr(x) for x in d[3]]
-            r = mapping(d[2], vals)
-            return r if d[1] is dict else f"{const(d[1])}({r})"
-        if tag == "fields":
-            cls, names, how = d[1], d[2], d[4]
-            vals = [expr(x) for x in d[3]]
-            r = mapping(names, vals)
-            return f"CONSTRUCT({const(cls)}, {r}, {how!r})"
-        raise AssertionError(tag)  # pragma: no cover
-
-    for act in actions:
-        tag = act[0]
-        if tag == "node":
-            L.append(f"leaves[{act[1]}]._node = N{act[2]}")
-        elif tag == "set":
-            v = expr(act[3])
-            L.append(f"SET(conts[{act[1]}], {const(act[2])}, {v})")
-        elif tag == "del":
-            L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
-        elif tag == "setlist":
-            v = "".join(expr(x) + ", " for x in act[2])
-            L.append(f"conts[{act[1]}][:] = [{v}]")
-        elif tag == "assign":
-            vals = [expr(x) for x in act[2].values()]
-            L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
-        else:  # pragma: no cover
-            raise AssertionError(tag)
-    out = expr(out_desc)
-    return L, out
+def _history_op(kind, size, param):
+    """A replayed memory operation in ``fj.kernel_history()`` (as schedule.memops reports it)."""
+    record_operation({"type": kind, "size": size, "operation": param})
 
 
-def _construct(cls, vals: dict, how: str):
-    if how == "dataclass":
-        try:
-            return cls(**vals)
-        except TypeError:
-            pass
-    elif how == "struct":
-        try:
-            o = cls()
-        except TypeError as e:
-            raise RuntimeError(f"frostjit.freeze: cannot construct the output type {cls.__name__} "
-                               f"(DRJIT_STRUCT types need a constructor without arguments): {e}") from None
-        for n, v in vals.items():
-            setattr(o, n, v)
-        return o
-    elif how == "custom":
-        return cls.__fj_construct__(vals)
-    o = cls.__new__(cls)
-    for n, v in vals.items():
-        try:
-            object.__setattr__(o, n, v)
-        except AttributeError:
-            setattr(o, n, v)
-    return o
+class OutOfBounds(Exception):
+    """A Debug-mode bounds check failed during a replay (re-raised as IndexError)."""
 
 
-def is_output_array(x) -> bool:
-    return isinstance(x, (ArrayBase, VectorBase))
+def _bounds(who, idx, active, size):
+    try:
+        check_bounds(who, idx, active, size)
+    except IndexError as e:
+        raise OutOfBounds(*e.args) from None

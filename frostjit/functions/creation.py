@@ -34,12 +34,13 @@ def _check_size(who, size, dtype=None):
             name = dtype.__name__ if isinstance(dtype, type) else "this type"
             raise ValueError(f"{who}(): the shape {tuple(size)!r} does not fit {name} (expected "
                              f"{'(n,)' if n_static is None else f'({n_static}, n)'} or an int)")
-    if hasattr(size, "__symbolic_size__"):
-        return size
-    try:
-        n = operator.index(size)    # not int(): a float size such as 2.5 must not truncate
-    except TypeError:
-        raise TypeError(f"{who}(): the size must be an integer, got {type(size).__name__} {size!r}") from None
+    if hasattr(size, "__symbolic_size__") and isinstance(size, int):
+        n = size        # a width inside a frozen function stays symbolic; the check below is guarded
+    else:
+        try:
+            n = operator.index(size)    # not int(): a float size such as 2.5 must not truncate
+        except TypeError:
+            raise TypeError(f"{who}(): the size must be an integer, got {type(size).__name__} {size!r}") from None
     if n < 0:
         raise ValueError(f"{who}(): the size must be >= 0, got {n}")
     return n

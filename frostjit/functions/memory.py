@@ -71,8 +71,8 @@ def _check_index_width(who: str, index: Node, size: int) -> None:
                          f"(32-bit indices reach 2^31 elements)")
 
 
-def _check_bounds(who: str, index: Node, active: Node, size: int) -> None:
-    """Debug mode: raise IndexError for the first active out-of-bounds index."""
+def _check_bounds(who: str, index: Node, active: Node, target: Node) -> None:
+    """Debug mode: raise IndexError for the first active out-of-bounds index into ``target``."""
     from ..schedule.evaluate import evaluate
     evaluate((index, active))
     from ..backend import current_backend
@@ -80,8 +80,17 @@ def _check_bounds(who: str, index: Node, active: Node, size: int) -> None:
 
     def values(n):      # a literal is one value for every lane: no array of its full size
         return np.full(1, n.value) if n.op == "literal" else be.to_numpy(n.value, n.size)
-    idx = values(index).astype(np.int64) if index.vt.bits < 64 or index.vt.is_signed else values(index)
-    act = np.broadcast_to(values(active).astype(bool), idx.shape if idx.shape[0] > 1 else (max(idx.shape[0], active.size),))
+    check_bounds(who, values(index), values(active), target.size)
+    rec = state.recorder
+    if rec is not None:
+        rec.on_bounds_check(who, index, active, target)     # a frozen function's replays check too
+
+
+def check_bounds(who: str, idx: np.ndarray, active: np.ndarray, size: int) -> None:
+    """Raise IndexError for the first active index of ``idx`` outside ``[0, size)`` (Debug mode)."""
+    if idx.dtype != np.uint64:
+        idx = idx.astype(np.int64)
+    act = np.broadcast_to(active.astype(bool), idx.shape if idx.shape[0] > 1 else (max(idx.shape[0], active.shape[0]),))
     idx = np.broadcast_to(idx, act.shape)
     bad = act & ((idx < 0) | (idx >= size))
     if bad.any():
@@ -125,7 +134,7 @@ def gather(dtype, source, index, active=True):
     act = _active_node(active, source._backend, "gather")
     _check_index_width("gather", idx, src.size)
     if state.flags & DEBUG:
-        _check_bounds("gather", idx, act, src.size)
+        _check_bounds("gather", idx, act, src)
     node = ops.make("gather", dtype._vt, (idx, act), extra=src)
     ad = dtype._is_ad or source._is_ad
     cls = registry.flat_type(source._backend, dtype._vt, ad)
@@ -201,7 +210,7 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
     tnode = _prepare_target(target)
     _check_index_width(who, idx, tnode.size)
     if state.flags & DEBUG:
-        _check_bounds(who, idx, act, tnode.size)
+        _check_bounds(who, idx, act, tnode)
     ops.broadcast_size(who, (vnode, idx, act))
     eff = ops.make("scatter", vt, (vnode, idx, act), extra=(tnode, reduce_op))
     with state.lock:      # atomic with respect to an evaluation taking the queue

@@ -202,7 +202,7 @@ def test_binder_dropped_with_its_recordings():
         ff(ramp(4))
     assert ff._bound is not None
     ff.clear()
-    assert ff._bound is None and not ff._binders
+    assert ff._bound is None and not ff._cache.entries
     assert same(ff(ramp(4)), ramp(4) + 1)
     assert ff.n_recordings == 1
 

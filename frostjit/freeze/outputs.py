@@ -1,0 +1,412 @@
+"""A recording's outputs and write-backs: described once when recorded, rebuilt by every replay.
+
+:class:`Describer` turns what the function returned (and what it stored into its inputs) into
+*descriptors*; :func:`generate_finish` turns descriptors into straight-line replay code, and
+:func:`build` interprets them for the recorded call itself, so both calls return the same
+structure.
+
+Outputs are rebuilt as the plain call left them, **without running user constructors**: a
+dataclass with a ``__post_init__`` that transforms a field, a ``DRJIT_STRUCT`` whose ``__init__``
+needs arguments, or an object whose ``__init__`` has side effects is rebuilt by
+``cls.__new__(cls)`` and its recorded instance state (``__dict__`` and slots), never by calling
+``cls(...)``.  Subclasses of ``list``, ``tuple`` and ``dict`` (``defaultdict``, ``OrderedDict``,
+``namedtuple``, user subclasses with attributes) are rebuilt through their copy protocol
+(``__reduce_ex__``, as ``copy.copy`` does), which keeps state that is not an item (a
+``defaultdict``'s ``default_factory``).
+
+Descriptors::
+
+    ("arr", cls, n)               a fresh array around node-table entry n
+    ("arr", cls, n, True, g)      the same, grad-enabled (a new AD leaf) with gradient g (or None)
+    ("leaf", i)  ("obj", ci)      the live input array i / input container ci (passed through)
+    ("vec", cls, [d])             a static vector
+    ("seq", cls, [d])             an exact tuple or list
+    ("dict", keys, [d])           an exact dict
+    ("object", cls, names, [d], slots, [d])           instance state, no constructor
+    ("reduce", func, [d], state, [d], keys, [d])      the copy protocol (list/tuple/dict subclasses)
+    ("custom", cls, names, [d])   ``cls.__fj_construct__(dict)``
+    ("py", value)  ("sym", j)  ("share", k, d)  ("ref", k)
+"""
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+from . import layout
+from .layout import Walker, entries, _slot_names
+from .symbolic import Sym
+from ..ad import frozen as _ad
+from ..ad.frozen import Vertex
+
+_SCALAR_TYPES = (int, float, str, bool, type(None), Sym)
+
+
+def instance_state(o) -> tuple:
+    """``(names, values, slot names, slot values)`` of an object's instance state."""
+    d = getattr(o, "__dict__", None)
+    names = tuple(d) if d is not None else ()
+    values = [d[n] for n in names]
+    slots = tuple(n for n in _slot_names(type(o)) if (d is None or n not in d) and hasattr(o, n))
+    return names, values, slots, [getattr(o, n) for n in slots]
+
+
+def new_object(cls, state: dict, slots: dict):
+    """An instance of ``cls`` with exactly this state, without calling ``__init__`` (nor
+    ``__post_init__``, nor a frozen dataclass's ``__setattr__``)."""
+    o = cls.__new__(cls)
+    if state:
+        o.__dict__.update(state)
+    for n, v in slots.items():
+        object.__setattr__(o, n, v)
+    return o
+
+
+def reconstruct(func, args, state, items, pairs):
+    """Rebuild an object from its copy protocol parts (``copy._reconstruct``, shallow)."""
+    y = func(*args)
+    if state is not None:
+        if hasattr(y, "__setstate__"):
+            y.__setstate__(state)
+        else:
+            slotstate = None
+            if isinstance(state, tuple) and len(state) == 2:
+                state, slotstate = state
+            if state:
+                y.__dict__.update(state)
+            if slotstate:
+                for k, v in slotstate.items():
+                    setattr(y, k, v)
+    if items:
+        for x in items:
+            y.append(x)
+    if pairs:
+        for k, v in pairs:
+            y[k] = v
+    return y
+
+
+def _reduce_parts(v):
+    """The copy protocol of ``v``: ``(func, args, state, items, pairs)``, or None (not usable)."""
+    try:
+        rv = v.__reduce_ex__(4)
+    except Exception:       # noqa: BLE001 - an object that cannot be copied is returned as is
+        return None
+    if not isinstance(rv, tuple) or len(rv) < 2:
+        return None
+    rv = tuple(rv) + (None,) * (5 - len(rv))
+    func, args, state, items, pairs = rv[:5]
+    return func, tuple(args), state, list(items) if items is not None else None, \
+        list(pairs) if pairs is not None else None
+
+
+def _kind(v) -> str:
+    """How an output object is described (see module docstring)."""
+    t = type(v)
+    h = layout._HANDLERS.get(t) or layout._classify(t)
+    if h is Walker.seq:
+        return "seq" if t is tuple or t is list else "reduce"
+    if h is Walker.dict:
+        return "dict" if t is dict else "reduce"
+    if h in (Walker.struct, Walker.dataclass, Walker.obj):
+        return "object"
+    if h is Walker.custom:
+        return "custom"
+    return "py"
+
+
+class Describer:
+    """Turns the objects a recording returns or writes back into descriptors (module docstring)."""
+
+    def __init__(self, rec, flat, leaf_index, cont_index):
+        self.rec = rec
+        self.flat = flat
+        self.leaf_index = leaf_index
+        self.cont_index = cont_index
+        self.table = []           # node table entries (see recording.Recording._generate)
+        self.real_nodes = []      # the recorded nodes themselves (to build the first call's output)
+        self.node_ids = {}
+        self.sym_outputs = []
+        self.counts = collections.Counter()
+        self.shared = {}
+        self.shared_objs = {}     # share index -> the object described (for the recorded call)
+        self._parts = {}          # id(object) -> its copy protocol parts (computed once)
+        self.pending = []         # unevaluated nodes of the arrays reached (count() collects them)
+        self.numpy = []           # NumPy arrays reached
+
+    def children(self, v) -> list:
+        """The values inside an output object (what :meth:`describe` describes)."""
+        if isinstance(v, ArrayBase):
+            g = v._ad.grad if v._ad is not None else None
+            return [g] if g is not None else []
+        if isinstance(v, VectorBase):
+            return list(v._c)
+        k = _kind(v)
+        if k == "seq":
+            return list(v)
+        if k == "dict":
+            return list(v.values())
+        if k == "object":
+            _, values, _, svalues = instance_state(v)
+            return values + svalues
+        if k == "custom":
+            return [x for _, x in entries(v)]
+        if k == "reduce":
+            p = self.parts(v)
+            if p is None:
+                return []
+            _, args, state, items, pairs = p
+            return list(args) + [state] + (items or []) + [x for _, x in pairs or ()]
+        return []
+
+    def parts(self, v):
+        p = self._parts.get(id(v), False)
+        if p is False:
+            p = self._parts[id(v)] = (v, _reduce_parts(v))
+        return p[1]
+
+    def count(self, v, _seen=None) -> None:
+        """Count references to every object, so that objects reached twice are rebuilt once."""
+        if _seen is None:
+            _seen = set()
+        if isinstance(v, _SCALAR_TYPES):
+            return
+        self.counts[id(v)] += 1
+        if id(v) in _seen or id(v) in self.leaf_index or id(v) in self.cont_index:
+            return
+        _seen.add(id(v))
+        if isinstance(v, ArrayBase) and v._node.op not in ("data", "literal"):
+            self.pending.append(v._node)
+        elif isinstance(v, np.ndarray):
+            self.numpy.append(v)
+        for x in self.children(v):
+            self.count(x, _seen)
+
+    def node(self, n) -> int:
+        k = self.node_ids.get(id(n))
+        if k is not None:
+            return k
+        rec = self.rec
+        if n.op == "literal":
+            entry = ("lit", n.vt, n.value, rec.sym_of(n))
+        elif n.op == "data":
+            slot = rec.slot_of.get(id(n.value))
+            if slot is None:
+                slot = rec.slot_for(n)
+            kind = rec.slot_kind[slot]
+            if kind[0] == "in":
+                entry = ("in", kind[1])
+            elif kind[0] == "cap":
+                entry = ("cap", kind[1])
+            else:
+                entry = ("buf", slot, n.vt, rec.slot_size[slot])
+        else:  # pragma: no cover - everything was evaluated
+            raise RuntimeError("frostjit.freeze: an output was not evaluated")
+        k = self.node_ids[id(n)] = len(self.table)
+        self.table.append(entry)
+        self.real_nodes.append(n)
+        return k
+
+    def describe(self, v):
+        i = self.shared.get(id(v))
+        if i is not None:
+            return ("ref", i)
+        d = self._describe(v)
+        if self.counts.get(id(v), 0) > 1 and d[0] not in ("leaf", "obj", "py", "sym"):
+            i = self.shared[id(v)] = len(self.shared)
+            self.shared_objs[i] = v
+            return ("share", i, d)
+        return d
+
+    def _describe(self, v):
+        if isinstance(v, ArrayBase):
+            i = self.leaf_index.get(id(v))
+            if i is not None:
+                return ("leaf", i)
+            if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay, with its gradient
+                reason = _ad.output_reason(v)
+                if reason is not None and self.rec.data_dependent is None:
+                    self.rec.data_dependent = reason
+                g = v._ad.grad
+                return ("arr", type(v), self.node(v._node), True, None if g is None else self.describe(g))
+            return ("arr", type(v), self.node(v._node))
+        ci = self.cont_index.get(id(v))
+        if ci is not None and type(v) is not tuple:
+            return ("obj", ci)
+        if type(v) is Sym:
+            if v.is_const or not v._live():
+                return ("py", v.value)
+            self.sym_outputs.append(v)
+            return ("sym", len(self.sym_outputs) - 1)
+        if isinstance(v, VectorBase):
+            return ("vec", type(v), [self.describe(c) for c in v._c])
+        k = _kind(v)
+        if k == "seq":
+            return ("seq", type(v), [self.describe(x) for x in v])
+        if k == "dict":
+            return ("dict", tuple(v.keys()), [self.describe(x) for x in v.values()])
+        if k == "object":
+            names, values, slots, svalues = instance_state(v)
+            return ("object", type(v), names, [self.describe(x) for x in values], slots,
+                    [self.describe(x) for x in svalues])
+        if k == "custom":
+            es = entries(v)
+            return ("custom", type(v), tuple(n for n, _ in es), [self.describe(x) for _, x in es])
+        if k == "reduce":
+            p = self.parts(v)
+            if p is not None:
+                func, args, state, items, pairs = p
+                return ("reduce", func, [self.describe(x) for x in args],
+                        None if state is None else self.describe(state),
+                        None if items is None else [self.describe(x) for x in items],
+                        None if pairs is None else tuple(k for k, _ in pairs),
+                        None if pairs is None else [self.describe(x) for _, x in pairs])
+        return ("py", v)
+
+
+# ------------------------------------------------------------------------------ the first call
+def build(d, flat, nodes, syms, memo):
+    """Interpret descriptor ``d`` for the recorded call (``nodes``: the recorded nodes)."""
+    tag = d[0]
+    if tag == "arr":
+        cls = d[1]
+        out = cls.__new__(cls)
+        out._node = nodes[d[2]]
+        out._ad = None
+        if len(d) > 3:      # grad-enabled when recorded: a new AD leaf, with the gradient it had
+            _ad.new_leaf(out)
+            if d[4] is not None:
+                out._ad.grad = build(d[4], flat, nodes, syms, memo)
+        return out
+    if tag == "leaf":
+        return flat.leaves[d[1]]
+    if tag == "obj":
+        return flat.containers[d[1]]
+    if tag == "py":
+        return d[1]
+    if tag == "sym":
+        return syms[d[1]]
+    if tag == "share":
+        v = memo[d[1]] = build(d[2], flat, nodes, syms, memo)
+        return v
+    if tag == "ref":
+        return memo[d[1]]
+    b = [build(x, flat, nodes, syms, memo) for x in d[2]] if tag in ("seq", "vec", "dict") else None
+    if tag == "seq":
+        return tuple(b) if d[1] is tuple else b
+    if tag == "vec":
+        return d[1]._from_components(b)
+    if tag == "dict":
+        return dict(zip(d[1], b))
+    if tag == "object":
+        return new_object(d[1], {n: build(x, flat, nodes, syms, memo) for n, x in zip(d[2], d[3])},
+                          {n: build(x, flat, nodes, syms, memo) for n, x in zip(d[4], d[5])})
+    if tag == "custom":
+        return d[1].__fj_construct__({n: build(x, flat, nodes, syms, memo) for n, x in zip(d[2], d[3])})
+    if tag == "reduce":
+        _, func, args, state, items, keys, vals = d
+        return reconstruct(func, [build(x, flat, nodes, syms, memo) for x in args],
+                           None if state is None else build(state, flat, nodes, syms, memo),
+                           None if items is None else [build(x, flat, nodes, syms, memo) for x in items],
+                           None if keys is None else list(zip(keys, [build(x, flat, nodes, syms, memo)
+                                                                      for x in vals])))
+    raise AssertionError(tag)  # pragma: no cover
+
+
+# ------------------------------------------------------------------------------ every replay
+def generate_finish(actions, out_desc, ns):
+    """The write-backs and the output build of one recording, as straight-line code over the
+    replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
+    interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
+    ns.update({"NEW": object.__new__, "VERTEX": Vertex, "NEWOBJ": new_object, "RECON": reconstruct,
+               "SET": layout.set_entry, "DEL": layout.del_entry})
+    L = []
+    n = [0]
+    nc = [0]
+
+    def mapping(keys, vals) -> str:
+        """A dict display when every key is a str or int literal, else ``dict(zip(...))``."""
+        if all(type(k) in (str, int) for k in keys) and len(set(keys)) == len(keys):
+            return "{" + "".join(f"{k!r}: {v}, " for k, v in zip(keys, vals)) + "}"
+        return f"dict(zip({const(tuple(keys))}, ({''.join(v + ', ' for v in vals)})))"
+
+    def const(v):
+        nc[0] += 1
+        name = f"Q{nc[0]}"
+        ns[name] = v
+        return name
+
+    def tmp():
+        n[0] += 1
+        return f"t{n[0]}"
+
+    def items(ds) -> str:
+        return "".join(expr(x) + ", " for x in ds)
+
+    def expr(d) -> str:
+        tag = d[0]
+        if tag == "arr":
+            t = tmp()
+            L.append(f"{t} = NEW({const(d[1])}); {t}._node = N{d[2]}; {t}._ad = None")
+            if len(d) > 3:
+                L.append(f"{t}._ad = VERTEX({const(d[1])}, N{d[2]}.size, (), N{d[2]})")
+                if d[4] is not None:
+                    L.append(f"{t}._ad.grad = {expr(d[4])}")
+            return t
+        if tag == "leaf":
+            return f"leaves[{d[1]}]"
+        if tag == "obj":
+            return f"conts[{d[1]}]"
+        if tag == "py":
+            return const(d[1])
+        if tag == "sym":
+            return f"Y{d[1]}"
+        if tag == "ref":
+            return f"m{d[1]}"
+        if tag == "share":
+            L.append(f"m{d[1]} = {expr(d[2])}")
+            return f"m{d[1]}"
+        if tag == "seq":
+            return f"({items(d[2])})" if d[1] is tuple else f"[{items(d[2])}]"
+        if tag == "vec":
+            return f"{const(d[1])}._from_components([{items(d[2])}])"
+        if tag == "dict":
+            return mapping(d[1], [expr(x) for x in d[2]])
+        if tag == "object":
+            t = tmp()
+            state = mapping(d[2], [expr(x) for x in d[3]])
+            slots = mapping(d[4], [expr(x) for x in d[5]])
+            L.append(f"{t} = NEWOBJ({const(d[1])}, {state}, {slots})")
+            return t
+        if tag == "custom":
+            return f"{const(d[1])}.__fj_construct__({mapping(d[2], [expr(x) for x in d[3]])})"
+        if tag == "reduce":
+            _, func, args, state, its, keys, vals = d
+            t = tmp()
+            st = "None" if state is None else expr(state)
+            lst = "None" if its is None else f"[{items(its)}]"
+            pairs = "None" if keys is None else f"list(zip({const(keys)}, ({items(vals)})))"
+            L.append(f"{t} = RECON({const(func)}, ({items(args)}), {st}, {lst}, {pairs})")
+            return t
+        raise AssertionError(tag)  # pragma: no cover
+
+    for act in actions:
+        tag = act[0]
+        if tag == "node":
+            L.append(f"leaves[{act[1]}]._node = N{act[2]}")
+        elif tag == "set":
+            v = expr(act[3])
+            L.append(f"SET(conts[{act[1]}], {const(act[2])}, {v})")
+        elif tag == "del":
+            L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
+        elif tag == "setlist":
+            L.append(f"conts[{act[1]}][:] = [{items(act[2])}]")
+        elif tag == "assign":
+            vals = [expr(x) for x in act[2].values()]
+            L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
+        else:  # pragma: no cover
+            raise AssertionError(tag)
+    out = expr(out_desc)
+    return L, out

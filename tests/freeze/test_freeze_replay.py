@@ -1,0 +1,158 @@
+"""A replay does everything the plain call does besides computing: Debug-mode bounds checks,
+kernel-history entries, and every size it allocates follows the new inputs (or is guarded)."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import frostjit as fj
+from frostjit.llvm import Float, UInt32
+
+from freeze_helpers import ramp, same
+
+
+class debug_mode:
+    def __enter__(self):
+        fj.set_flag(fj.JitFlag.Debug, True)
+
+    def __exit__(self, *exc):
+        fj.set_flag(fj.JitFlag.Debug, False)
+
+
+@pytest.fixture
+def history():
+    fj.set_flag(fj.JitFlag.KernelHistory, True)
+    fj.kernel_history()
+    yield
+    fj.set_flag(fj.JitFlag.KernelHistory, False)
+    fj.kernel_history()
+
+
+def _gather(x, i):
+    return fj.gather(Float, x, i) + 1
+
+
+def _scatter(x, i):
+    fj.scatter(x, Float(9.0), i)
+    return x * 1
+
+
+def _scatter_add_masked(x, i):
+    fj.scatter_add(x, 1.0, i, i < 1000)
+    return x + 0
+
+
+def _gather_of_width(x, i):
+    return fj.gather(Float, x, fj.arange(UInt32, fj.width(i)) + i)
+
+
+def outcome(fn, *args):
+    try:
+        return np.asarray(fn(*args).numpy())
+    except IndexError as e:
+        return ("IndexError", str(e))
+
+
+@pytest.mark.parametrize("fn", [_gather, _scatter, _scatter_add_masked, _gather_of_width])
+@given(st.lists(st.tuples(st.sampled_from([1, 7, 1000]), st.integers(0, 1200)), min_size=2, max_size=6))
+def test_debug_bounds_checks_hold_under_replay(fn, calls):
+    fz = fj.freeze(fn, warn_after=100)
+    with debug_mode():
+        check_calls(fn, fz, calls)
+
+
+def check_calls(fn, fz, calls):
+    for n, bad in calls:
+        def args():
+            idx = np.arange(n, dtype=np.uint32) % n
+            idx[-1] = bad                      # in or out of bounds
+            return ramp(n), UInt32(idx)
+        ref, got = outcome(fn, *args()), outcome(fz, *args())
+        assert (ref == got) if isinstance(ref, tuple) or isinstance(got, tuple) else \
+            np.array_equal(ref, got), (n, bad, ref, got)
+
+
+def test_out_of_bounds_replay_raises_index_error_and_leaves_inputs():
+    fz = fj.freeze(_scatter)
+    with debug_mode():
+        fz(ramp(3), UInt32(0, 1, 2))
+        x = ramp(3)
+        with pytest.raises(IndexError, match=r"scatter\(\): index 5 \(at position 1\) is out of bounds"):
+            fz(x, UInt32(0, 5, 1))
+    assert same(x, ramp(3)) and fz.n_recordings == 1
+
+
+def _history_program(x):
+    m = fj.compress(x > 1)
+    y = fj.gather(Float, x, m)
+    return fj.sum(x) + fj.prefix_sum(x), y, fj.max(y)
+
+
+def _entries(h):
+    return [(e["type"], e["size"], e.get("operation")) for e in h]
+
+
+def test_kernel_history_of_a_replay_lists_every_launch(history):
+    fz = fj.freeze(_history_program)
+    for n in (7, 7, 1000, 7):
+        x = ramp(n)
+        fj.kernel_history()
+        out = _history_program(x)
+        fj.eval(out)
+        ref = fj.kernel_history()
+        fz(x)
+        got = fj.kernel_history()
+        assert sorted(map(str, _entries(got))) == sorted(map(str, _entries(ref))), (n, got, ref)
+        assert {tuple(sorted(e)) for e in got} == {tuple(sorted(e)) for e in ref}     # the same fields
+    assert fz.n_recordings == 1
+
+
+# --- item 14a: every size in a recording is symbolic or guarded ------------------------------
+from frostjit.llvm.ad import Float as FloatAD, UInt32 as UInt32AD  # noqa: E402
+
+
+def _helper(x):
+    t = fj.zeros(FloatAD, fj.width(x) // 2 + 1)
+    fj.scatter_add(t, x, fj.arange(UInt32AD, fj.width(x)) // 2)
+    y = fj.gather(FloatAD, t, fj.arange(UInt32AD, fj.width(x)) // 2)
+    fj.eval(y)              # t is freed when the helper returns: only y's AD vertex refers to it
+    return y
+
+
+def _backward_through_freed_gather_source(x):
+    y = _helper(x)
+    fj.backward(fj.sum(y * y * y))
+    return fj.grad(x)
+
+
+def test_gradient_of_a_freed_gather_source_follows_the_width():
+    fz = fj.freeze(_backward_through_freed_gather_source)
+    for n in (4, 7, 1000, 7, 100003, 4):
+        def mk():
+            x = FloatAD(np.arange(n, dtype=np.float32) * 2)
+            fj.enable_grad(x)
+            return x
+        assert same(fz(mk()), _backward_through_freed_gather_source(mk())), n
+    assert fz.n_recordings == 1
+
+
+def test_constant_size_equal_to_a_width_is_guarded():
+    # a constant size that equals a width may have been computed from it where frostjit cannot
+    # see (NumPy, Python data): the recording holds only while they agree
+    def fn(x):
+        a = Float(np.zeros(3, dtype=np.float32)) + 1
+        fj.eval(a)                      # (not launched together with x * 2)
+        return a, x * 2
+    fz = fj.freeze(fn)
+    for n in (3, 5, 3, 1000):
+        a, b = fz(ramp(n))
+        assert same(a, Float(1, 1, 1)) and same(b, ramp(n) * 2)
+    assert fz.n_recordings == 2
+
+
+def test_index_width_check_is_guarded():
+    # functions/memory._check_index_width rejects 32-bit indices into more than 2^31 elements;
+    # a replay at such a size must trace again (and raise) instead of launching
+    fz = fj.freeze(lambda x, i: fj.gather(Float, x, i))
+    fz(ramp(5), UInt32(0, 1))
+    (recd,) = fz._cache.entries[next(iter(fz._cache.entries))].order
+    assert any("2147483648" in expr for expr, _, _ in recd.guards)
