@@ -138,7 +138,14 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
     if stop is None:
         start, stop = 0, (start if start is not None else 0)
     if hasattr(stop, "__symbolic_size__") or hasattr(start, "__symbolic_size__"):
-        n = (stop - start) if step == 1 else -(-(stop - start) // step)
+        # A width inside a frozen function: the same count as the plain path (empty when
+        # stop <= start), in symbolic arithmetic, so the recording follows the width.
+        if step == 0:
+            raise ValueError("arange(): 'step' must be non-zero")
+        if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int):
+            n = max(0, -(-(stop - start) // step))
+        else:
+            n = max(0, math.ceil((stop - start) / step))
         n = _check_size("arange", n)
         r = _counter(dtype, n)
         if step != 1:

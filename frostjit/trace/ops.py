@@ -133,6 +133,13 @@ def convert_scalar(vt: VarType, value, who: str):
             return value
     elif t is float and vt.is_float:
         return normalize_literal(vt, value)
+    if hasattr(value, "__symbolic_size__"):
+        # A width inside a frozen function: check the range with comparisons (the recording
+        # guards them, they hold at other widths) and keep the value symbolic for literal().
+        rng = _INT_RANGES.get(vt)
+        if rng is not None and not rng[0] <= value <= rng[1]:
+            raise ConversionOverflowError(f"{who}: {value} is out of range for {vt.name} [{rng[0]}, {rng[1]}]")
+        return value
     if isinstance(value, np.generic):
         value = value.item()
     if vt is Bool:
