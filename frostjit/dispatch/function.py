@@ -213,7 +213,6 @@ class FunctionState:
         #: through a cached decision with static arguments since.
         self.live_mark: int | None = None
         self.by_arity: dict[int, list[Candidate]] = {}
-        self.targets: dict[int, Callable] = {}
         self.tracer_cache: dict[Any, Any] = {}
         self.doc_hint = doc_hint
         self.uses_abc = False
@@ -497,13 +496,15 @@ class FunctionState:
 
     def target(self, method: Method) -> Callable:
         """What the cache stores for a method: the implementation, or a return-checking wrapper."""
-        t = self.targets.get(id(method))
+        # Stored on the method itself: a table keyed by ``id(method)`` would hand a new method
+        # the target of a freed (redefined) one that happened to live at the same address.
+        t = method.target
         if t is None:
             if method.return_hint is None:
                 t = method.implementation
             else:
                 t = _make_return_checker(method.implementation, method.return_hint, self.display)
-            self.targets[id(method)] = t
+            method.target = t
         return t
 
     def pick(self, matched: list[Candidate], args: tuple) -> Callable:
@@ -672,7 +673,7 @@ class FunctionState:
     def _is_method_target(self, entry: Any) -> bool:
         # A fallback found through ``cls.__mro__`` (a classmethod) depends on the class, not on
         # the key ``type(cls)``: only genuine method decisions may be cached for such calls.
-        return hasattr(entry, "_dispatch_select") or any(entry is t for t in self.targets.values())
+        return hasattr(entry, "_dispatch_select") or any(entry is m.target for _, m in self.table)
 
     def final_target(self, args: tuple) -> Callable:
         """The callable that handles these arguments, value-dependent decisions included."""

@@ -7,6 +7,7 @@ that string forward references to classes defined later work.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 import os
 import sys
@@ -14,6 +15,7 @@ import typing
 from typing import Any, Callable
 
 from . import hints as H
+from .forward_refs import enclosing_namespace, has_forward_refs, resolve_forward_refs
 from .hints import ANY, Hint
 
 _P = inspect.Parameter
@@ -150,7 +152,7 @@ class Method:
     """
 
     __slots__ = ("implementation", "precedence", "explicit", "signatures", "return_hint",
-                 "_inspected", "location", "function_name", "arity", "takes_keywords", "_doc", "__weakref__")
+                 "_inspected", "location", "function_name", "arity", "takes_keywords", "_doc", "target", "__weakref__")
 
     def __init__(self, implementation: Callable, explicit: Signature | None, precedence: int,
                  function_name: str):
@@ -160,6 +162,8 @@ class Method:
         self.function_name = function_name
         self.signatures: list[Signature] | None = None
         self.return_hint: Hint | None = None
+        #: What the cache stores for this method (set by the function at the first decision).
+        self.target: Callable | None = None
         self.location = source_location(implementation)
         try:
             self._inspected: inspect.Signature | None = inspect.signature(implementation)
@@ -249,28 +253,27 @@ class Method:
         self.return_hint = self._return_hint(anns)
 
     def _annotations(self) -> dict[str, Any]:
+        """The raw annotations, with string forward references resolved wherever they are
+        nested (``"B"``, ``Union[int, "B"]``, ``list["B"]``, PEP 563 strings)."""
         if self._inspected is None:
             return {}
         raw = {p.name: p.annotation for p in self._inspected.parameters.values()}
         raw["return"] = self._inspected.return_annotation
-        if not any(isinstance(a, (str, typing.ForwardRef)) for a in raw.values()):
+        if not any(has_forward_refs(a) for a in raw.values()):
             return raw
-        try:
-            return typing.get_type_hints(self.implementation, include_extras=True)
-        except Exception:
-            pass
-        glb = getattr(inspect.unwrap(self.implementation), "__globals__", {})
+        target = inspect.unwrap(self.implementation)
+        glb = getattr(target, "__globals__", None) or vars(sys.modules.get(
+            getattr(self.implementation, "__module__", None) or "builtins", builtins))
+        loc = enclosing_namespace(target)
         out = {}
         for k, a in raw.items():
-            if isinstance(a, str):
-                try:
-                    a = eval(a, glb)  # noqa: S307 - the same thing typing.get_type_hints does
-                except Exception as e:
-                    raise NameError(
-                        f"{self.function_name}: cannot resolve the annotation {a!r} of `{k}` "
-                        f"({e}); forward references are resolved at the first call"
-                    ) from None
-            out[k] = a
+            try:
+                out[k] = resolve_forward_refs(a, glb, loc)
+            except Exception as e:
+                raise NameError(
+                    f"{self.function_name}: cannot resolve the annotation {a!r} of `{k}` "
+                    f"({e}); forward references are resolved at the first call"
+                ) from None
         return out
 
     @staticmethod
