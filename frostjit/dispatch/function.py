@@ -35,6 +35,7 @@ from . import errors, hints as H
 from . import jax_support
 from . import observers
 from .observers import ACTIVE, CallObserver
+from .fallback import METHOD, Fallback, next_in_mro, owner_from_qualname, owner_in_mros, placement
 from .resolution import Candidate, Deferred, beats, best, classify_candidates
 from .signature import Method, Signature
 
@@ -185,12 +186,6 @@ def _make_return_checker(impl: Callable, hint: H.Hint, name: str) -> Callable:
     return checked
 
 
-def _unwrap_descriptor(attr: Any) -> Any:
-    if isinstance(attr, (staticmethod, classmethod)):
-        return attr.__func__
-    return attr
-
-
 class FunctionState:
     """Everything one dispatched function knows (the generated function reads ``ns``)."""
 
@@ -200,6 +195,9 @@ class FunctionState:
         self.module = module
         parts = qualname.split(".")
         self.in_class = len(parts) > 1 and parts[-2] != "<locals>"
+        #: The class whose body defined this function (found at the first fallback).
+        self.owner: type | None = None
+        self.placement = METHOD
         self.display = qualname.split("<locals>.")[-1]
         self.lock = threading.RLock()
         self.methods = MethodList(self._sync_methods)
@@ -273,11 +271,15 @@ class FunctionState:
             key = "[type(args[0]) if len(args) == 1 else tuple(map(type, args))]"
         else:
             names = [f"a{i}" for i in range(shape)]
-            params = ", ".join(f"{n}=M" for n in names) + ", /" + (", **kw" if kw else "")
+            params = ", ".join(f"{n}=M" for n in names) + ", /, *rest" + (", **kw" if kw else "")
             call = ", ".join(names)
             tup = f"({call},)"
+            # More positional arguments than the methods take: no method, maybe a parent
+            # class's (the slow path raises NotFoundLookupError or falls back along the MRO).
             if kw:
-                lines += ["    if kw:", f"        return slow({tup}, (), kw)"]
+                lines += ["    if rest or kw:", f"        return slow({tup}, rest, kw)"]
+            else:
+                lines += ["    if rest:", f"        return slow({tup}, rest, {{}})"]
             key = "".join(f"[type({n})]" for n in names)
         if uses_abc:
             lines += ["    if abc_token() != tok[0]:", "        refresh_abc()"]
@@ -539,40 +541,37 @@ class FunctionState:
         return out
 
     def mro_fallback(self, args: tuple) -> Callable | None:
-        """For a method defined in a class: the same-named attribute of the next class in the MRO."""
-        if not self.in_class or not args:
+        """For a method defined in a class with no method for ``args``: a :class:`Fallback`
+        to the same-named attribute of the next class in the owner's MRO, or ``None``."""
+        if not self.in_class:
             return None
-        obj = args[0]
-        mros = [type(obj).__mro__]
-        if isinstance(obj, type):
-            mros.append(obj.__mro__)
-        return self._fallback_in(mros)
+        mros = []
+        if args:
+            mros.append(type(args[0]).__mro__)
+            if isinstance(args[0], type):
+                mros.append(args[0].__mro__)
+        return self._fallback(mros)
 
     def _mro_fallback_for(self, cls: type) -> Callable | None:
-        """:meth:`mro_fallback` for an instance of ``cls`` (type level, for ``invoke``)."""
-        try:
-            return self._fallback_in([cls.__mro__])
-        except (AttributeError, TypeError):
-            return None
+        """:meth:`mro_fallback` for a first argument of class ``cls`` (type level, for ``invoke``)."""
+        mro = getattr(cls, "__mro__", None)
+        return self._fallback([mro] if mro else [])
 
-    def _fallback_in(self, mros: list) -> Callable | None:
-        for mro in mros:
-            for i, C in enumerate(mro):
-                if _unwrap_descriptor(C.__dict__.get(self.name)) is self.fn:
-                    break
-            else:
-                continue
-            for C in mro[i + 1:]:
-                if C is object or C is type:
-                    continue
-                attr = C.__dict__.get(self.name)
-                if attr is None or getattr(attr, "__isabstractmethod__", False):
-                    continue
-                if isinstance(attr, staticmethod):
-                    f = attr.__func__
-                    return lambda *a, **kw: f(*a[1:], **kw)
-                return _unwrap_descriptor(attr)
-        return None
+    def _fallback(self, mros: list) -> Fallback | None:
+        owner = self.owner
+        if owner is None:
+            owner = (owner_from_qualname(self.module, self.qualname)
+                     or owner_in_mros(mros, self.name, self.qualname.rpartition(".")[0], self.fn))
+            if owner is None:
+                return None
+            self.owner = owner
+            self.placement = placement(owner.__dict__.get(self.name), self.fn) or METHOD
+        if next_in_mro(owner, self.name) is None:
+            return None
+        return Fallback(owner, self.name, self.placement, self._not_found)
+
+    def _not_found(self, args: tuple) -> errors.NotFoundLookupError:
+        return errors.not_found(self.display, tuple(map(type, args)), self.closest(args))
 
     def entry_for(self, args: tuple) -> Any:
         """Resolve the cache entry for the types of ``args`` (under ``lock``)."""
@@ -649,13 +648,14 @@ class FunctionState:
             version, cache = self.version, self.live
             entry = self.entry_for(args)
             if version == self.version and cache is self.live:
-                if not (self.in_class and args and isinstance(args[0], type)) or self._is_method_target(entry):
-                    if traced:
-                        self.tracer_cache[key] = entry
-                    else:
-                        if self.live_mark is None:
-                            self.live_mark = jax_support.trace_mark()
-                        self.cache_put(cache, args, entry)
+                # Every entry depends on the argument types only (a fallback on the owner,
+                # which is fixed), so it may be cached whatever the call went through.
+                if traced:
+                    self.tracer_cache[key] = entry
+                else:
+                    if self.live_mark is None:
+                        self.live_mark = jax_support.trace_mark()
+                    self.cache_put(cache, args, entry)
         return entry
 
     def rmiss(self, args: tuple) -> tuple:
@@ -669,11 +669,6 @@ class FunctionState:
             if self.cache_get(self.live, args) is entry and rcache is self.rlive:
                 self.cache_put(rcache, args, pair)
         return pair
-
-    def _is_method_target(self, entry: Any) -> bool:
-        # A fallback found through ``cls.__mro__`` (a classmethod) depends on the class, not on
-        # the key ``type(cls)``: only genuine method decisions may be cached for such calls.
-        return hasattr(entry, "_dispatch_select") or any(entry is m.target for _, m in self.table)
 
     def final_target(self, args: tuple) -> Callable:
         """The callable that handles these arguments, value-dependent decisions included."""
