@@ -1,54 +1,66 @@
-"""Multiple dispatch whose caches JIT caches can trust.
+"""Multiple dispatch whose caches JIT caches can trust, with plum's public API.
 
-Public API (``from frostjit import dispatch, Dispatcher, ...``):
-
-* :data:`dispatch`, the global :class:`Dispatcher`: ``@dispatch``, ``@dispatch(precedence=n)``,
-  ``@dispatch.multi((int,), (float,))``, ``@dispatch.abstract``;
-* :class:`NotFoundLookupError`, :class:`AmbiguousLookupError` (both ``LookupError``);
-* :class:`DispatchCache`: record decisions, replay them without resolving;
-* hooks for JIT caches: :func:`observe_calls`, :func:`on_register`, and ``f.version``;
-* :func:`jit`: ``jax.jit`` that forgets exactly the traces depending on a function that
-  gained a method.
+``frostjit.dispatch`` is at once this package and the global :class:`Dispatcher` (as
+``plum.dispatch`` is): ``from frostjit import dispatch`` and ``import frostjit.dispatch`` give
+the same object, which decorates (``@dispatch``, ``@dispatch(precedence=1)``,
+``@dispatch.multi(...)``, ``@dispatch.abstract``) and holds every public name
+(``frostjit.dispatch.Dispatcher``, ``.parametric``, ``.convert``, ...). The implementation lives
+in private modules.
 
 This package imports nothing else from frostjit, and never imports jax by itself.
 """
 
-from .cache import DispatchCache
-from .dispatcher import Dispatcher
-from .errors import AmbiguousLookupError, NotFoundLookupError
-from .jax_support import jit
-from .observers import observe_calls, on_register
-from .signature import Signature
+import sys as _sys
+import types as _types
 
-class _PackageDispatcher(Dispatcher):
-    """The global dispatcher, which also answers for this package's namespace.
-
-    ``from frostjit import dispatch`` binds this object to the name ``frostjit.dispatch``
-    (as ``plum.dispatch`` is a dispatcher), which hides the subpackage of the same name;
-    attribute lookups that the dispatcher does not know fall back to the package, so
-    ``frostjit.dispatch.DispatchCache`` or ``frostjit.dispatch.observe_calls`` still work.
-    """
-
-    def __getattr__(self, name):
-        import sys
-        package = sys.modules[__name__]
-        try:
-            return getattr(package, name)
-        except AttributeError:
-            raise AttributeError(f"'Dispatcher' object has no attribute {name!r}") from None
-
-
-#: The global dispatcher.
-dispatch = _PackageDispatcher()
+from ._dispatch_cache import DispatchCache
+from ._dispatcher import Dispatcher, clear_all_cache
+from ._errors import AmbiguousLookupError, MethodRedefinitionWarning, NotFoundLookupError
+from ._function import Function
+from ._jax import jit
+from ._method_table import MethodList
+from ._observers import observe_calls, on_register
+from ._signature import Method, Missing, Signature
+from . import repr  # noqa: A004 - plum's public module name
 
 __all__ = [
     "dispatch",
     "Dispatcher",
+    "Function",
+    "Method",
+    "MethodList",
+    "Signature",
+    "Missing",
     "NotFoundLookupError",
     "AmbiguousLookupError",
+    "MethodRedefinitionWarning",
+    "clear_all_cache",
     "DispatchCache",
     "observe_calls",
     "on_register",
-    "Signature",
     "jit",
 ]
+
+
+# Public classes show their public home in reprs and tracebacks.
+for _cls in (DispatchCache, Dispatcher, AmbiguousLookupError, MethodRedefinitionWarning, NotFoundLookupError,
+             Function, MethodList, Method, Missing, Signature):
+    _cls.__module__ = __name__
+
+
+class _DispatchPackage(_types.ModuleType, Dispatcher):
+    """The class of this package's module object: the module is the global dispatcher.
+
+    ``dispatch(...)``, ``dispatch.multi``, ``dispatch.abstract``, ``dispatch.functions`` work
+    on the module itself, so there is one object whichever way it is imported.
+    """
+
+    def __repr__(self) -> str:
+        return f"<frostjit.dispatch: the global Dispatcher, {len(self._scopes)} function(s)>"
+
+
+_module = _sys.modules[__name__]
+_module.__class__ = _DispatchPackage
+Dispatcher.__init__(_module)
+#: The global dispatcher: this module itself.
+dispatch = _module

@@ -14,8 +14,12 @@ import functools
 import types
 from typing import Any, Callable, Sequence
 
-from .hints import ALWAYS, DEPENDS, NEVER, Hint
-from .signature import Method, Signature
+from typing import TYPE_CHECKING
+
+from ._hints import ALWAYS, DEPENDS, NEVER, Hint
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._signature import Method, Signature
 
 
 class Candidate:

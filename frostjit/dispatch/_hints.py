@@ -543,3 +543,24 @@ def prepare_annotation(a: Any) -> None:
     """Hook run before normalising an annotation: registers lazy third-party classifiers."""
     if "jax" in sys.modules:
         _install_jax_classifier()
+
+
+def is_faithful_hint(h: Hint) -> bool:
+    """Whether ``isinstance(x, hint) == issubclass(type(x), hint)`` for every ``x`` (plum's
+    *faithful*): plain classes, ABCs and unions of them; a class may declare ``__faithful__``."""
+    if h is ANY:
+        return True
+    if isinstance(h, UnionHint):
+        return all(is_faithful_hint(m) for m in h.members)
+    if type(h) is ClassHint:
+        declared = getattr(h.cls, "__faithful__", None)
+        if declared is not None:
+            return bool(declared)
+        return h._kind == "plain"
+    return False
+
+
+def clear_caches() -> None:
+    """Forget normalised annotations and per-type answers (``clear_all_cache``)."""
+    _normalize_cache.clear()
+    _liar_cache.clear()

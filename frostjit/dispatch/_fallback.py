@@ -69,6 +69,17 @@ def owner_from_qualname(module: str, qualname: str) -> type | None:
     return None
 
 
+def class_from_name(name: str) -> type | None:
+    """The class with the fully qualified name ``module.Qualified.Name`` (the longest prefix
+    that is an imported module is the module), or ``None``."""
+    parts = name.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:i])
+        if module in sys.modules:
+            return owner_from_qualname(module, ".".join(parts[i:]) + ".f")
+    return None
+
+
 def owner_in_mros(mros: list, name: str, class_qualname: str, fn: Callable) -> type | None:
     """The class in these MROs (the first argument's class's, and its own for a class
     argument) whose ``name`` attribute is ``fn`` (through decorators) and whose qualified

@@ -22,7 +22,7 @@ import sys
 import threading
 from typing import Any, Callable
 
-from .observers import observe_calls, on_register
+from ._observers import observe_calls, on_register
 
 _tls = threading.local()
 
