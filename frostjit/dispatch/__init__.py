@@ -11,7 +11,7 @@ This package imports nothing else from frostjit, and never imports jax by itself
 """
 
 import sys as _sys
-import types as _types
+import types as _pytypes
 
 from ._dispatch_cache import DispatchCache
 from ._dispatcher import Dispatcher, clear_all_cache
@@ -20,7 +20,11 @@ from ._function import Function
 from ._jax import jit
 from ._method_table import MethodList
 from ._observers import observe_calls, on_register
+from ._parametric import (CovariantMeta, Kind, kind, parametric, type_nonparametric, type_parameter,
+                          type_unparametrized)
 from ._signature import Method, Missing, Signature
+from ._types import (ModuleType, PromisedType, is_faithful, isinstance, issubclass, resolve_type_hint,
+                     type_mapping)
 from . import repr  # noqa: A004 - plum's public module name
 
 __all__ = [
@@ -35,6 +39,20 @@ __all__ = [
     "AmbiguousLookupError",
     "MethodRedefinitionWarning",
     "clear_all_cache",
+    "parametric",
+    "type_parameter",
+    "type_unparametrized",
+    "type_nonparametric",
+    "CovariantMeta",
+    "Kind",
+    "kind",
+    "PromisedType",
+    "ModuleType",
+    "resolve_type_hint",
+    "type_mapping",
+    "isinstance",
+    "issubclass",
+    "is_faithful",
     "DispatchCache",
     "observe_calls",
     "on_register",
@@ -44,11 +62,11 @@ __all__ = [
 
 # Public classes show their public home in reprs and tracebacks.
 for _cls in (DispatchCache, Dispatcher, AmbiguousLookupError, MethodRedefinitionWarning, NotFoundLookupError,
-             Function, MethodList, Method, Missing, Signature):
+             Function, MethodList, Method, Missing, Signature, PromisedType, ModuleType, CovariantMeta):
     _cls.__module__ = __name__
 
 
-class _DispatchPackage(_types.ModuleType, Dispatcher):
+class _DispatchPackage(_pytypes.ModuleType, Dispatcher):
     """The class of this package's module object: the module is the global dispatcher.
 
     ``dispatch(...)``, ``dispatch.multi``, ``dispatch.abstract``, ``dispatch.functions`` work

@@ -92,15 +92,18 @@ def owner_in_mros(mros: list, name: str, class_qualname: str, fn: Callable) -> t
     return None
 
 
-def next_in_mro(owner: type, name: str) -> Any:
+def next_in_mro(owner: type, name: str, fn: Callable | None = None) -> Any:
     """The attribute ``name`` of the first class after ``owner`` in its MRO that defines it
-    (``object`` and ``type`` excluded, abstract methods skipped, as in plum), or ``None``."""
+    (``object`` and ``type`` excluded, abstract methods and ``fn`` itself skipped, as in plum),
+    or ``None``."""
     for C in owner.__mro__[1:]:
         if C is object or C is type:
             continue
         attr = C.__dict__.get(name)
         if attr is None or getattr(attr, "__isabstractmethod__", False):
             continue
+        if fn is not None and placement(attr, fn) is not None:
+            continue  # the same dispatched function (a class that re-exports it)
         return attr
     return None
 
@@ -142,16 +145,18 @@ class Fallback:
     ``not_found(args)``.
     """
 
-    __slots__ = ("owner", "name", "kind", "not_found", "__weakref__")
+    __slots__ = ("owner", "name", "kind", "not_found", "fn", "__weakref__")
 
-    def __init__(self, owner: type, name: str, kind: str, not_found: Callable[[tuple], Exception]):
+    def __init__(self, owner: type, name: str, kind: str, not_found: Callable[[tuple], Exception],
+                 fn: Callable | None = None):
         self.owner = owner
         self.name = name
         self.kind = kind
         self.not_found = not_found
+        self.fn = fn
 
     def __call__(self, *args: Any, **kw: Any) -> Any:
-        attr = next_in_mro(self.owner, self.name)
+        attr = next_in_mro(self.owner, self.name, self.fn)
         if attr is None:
             raise self.not_found(args)
         kind = self.kind

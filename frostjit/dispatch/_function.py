@@ -265,6 +265,17 @@ class FunctionState:
     def _after_resolve(self) -> None:
         self._reshape()
         self.fn.__doc__ = self._doc()
+        # Promised and module types this function's signatures mention: delivering one
+        # re-resolves the function (``_types.PromisedType.deliver``).
+        for m in self.table.active:
+            sig = m.signature
+            hs = sig.hints + ((sig.varargs_hint,) if sig.varargs_hint is not None else ())
+            if m.return_hint is not None:
+                hs += (m.return_hint,)
+            for h in hs:
+                for sub in H.walk(h):
+                    if type(sub) is H.LazyHint:
+                        sub.cls._dependents().add(self)
 
     # -- decisions -------------------------------------------------------------------------------
     def target(self, method: Method) -> Callable:
@@ -324,6 +335,12 @@ class FunctionState:
                          or owner_in_mros(list(mros), self.name, self.qualname.rpartition(".")[0], self.fn))
             if owner is None:
                 return None
+            # The name may now refer to a subclass of the defining class (``@parametric``
+            # returns one): the owner is the class whose body holds this function.
+            for C in owner.__mro__:
+                if placement(C.__dict__.get(self.name), self.fn) is not None:
+                    owner = C
+                    break
             self.owner = owner
             self.fn.owner = owner
             self.placement = placement(owner.__dict__.get(self.name), self.fn) or METHOD
@@ -331,9 +348,9 @@ class FunctionState:
 
     def _fallback(self, mros: list) -> Fallback | None:
         owner = self.find_owner(mros)
-        if owner is None or next_in_mro(owner, self.name) is None:
+        if owner is None or next_in_mro(owner, self.name, self.fn) is None:
             return None
-        return Fallback(owner, self.name, self.placement, self._not_found)
+        return Fallback(owner, self.name, self.placement, self._not_found, self.fn)
 
     # -- introspection -----------------------------------------------------------------------
     @property
