@@ -22,6 +22,7 @@ from ._method_table import MethodList
 from ._observers import observe_calls, on_register
 from ._parametric import (CovariantMeta, Kind, kind, parametric, type_nonparametric, type_parameter,
                           type_unparametrized)
+from ._promotion import add_conversion_method, add_promotion_rule, conversion_method, convert, promote
 from ._signature import Method, Missing, Signature
 from ._types import (ModuleType, PromisedType, is_faithful, isinstance, issubclass, resolve_type_hint,
                      type_mapping)
@@ -53,6 +54,11 @@ __all__ = [
     "isinstance",
     "issubclass",
     "is_faithful",
+    "convert",
+    "add_conversion_method",
+    "conversion_method",
+    "add_promotion_rule",
+    "promote",
     "DispatchCache",
     "observe_calls",
     "on_register",

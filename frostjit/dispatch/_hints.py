@@ -23,6 +23,8 @@ import types
 import typing
 from typing import Any
 
+from .repr import repr_short
+
 NEVER = 0
 ALWAYS = 1
 DEPENDS = 2
@@ -349,6 +351,43 @@ def _safe_eq(x: Any, y: Any) -> bool:
         return False
 
 
+class SubhintHint(Hint):
+    """Values that are type hints below ``target`` (``int`` and ``bool | int`` are values of
+    ``SubhintHint(int | str)``): how ``convert`` and promotion rules dispatch on a target type.
+
+    The value is any hint object (a class, a union, ``list[int]``), so only the value decides:
+    ``classify`` is always *depends*, and decisions are remembered per value (hints hash).
+    """
+
+    __slots__ = ("target", "raw")
+
+    def __init__(self, raw: Any):
+        self.raw = raw
+        self.target = normalize(raw)
+
+    @property
+    def uses_abc(self) -> bool:
+        return self.target.uses_abc
+
+    def match(self, value: Any) -> bool:
+        try:
+            return le(normalize(value), self.target)
+        except TypeError:  # not a type hint
+            return False
+
+    def classify(self, T: type) -> int:
+        return DEPENDS
+
+    def value_keyable(self, T: type) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return repr_short(self.raw)
+
+    def __hash__(self) -> int:
+        return hash(("Subhint", self.target))
+
+
 class SubclassHint(Hint):
     """``type[X]``: the value is a class that is a subclass of ``X``."""
 
@@ -539,6 +578,8 @@ def normalize(annotation: Any) -> Hint:
 
 
 def _normalize(a: Any) -> Hint:
+    if isinstance(a, Hint):  # already normalised (``SubhintHint`` in convert's signatures)
+        return a
     if type_mapping:
         try:
             if a in type_mapping:
@@ -629,6 +670,8 @@ def le(a: Hint, b: Hint) -> bool:
         if not isinstance(a, AnnotatedHint):
             return False  # T is less specific than Annotated[T, ...]
         return le(a.base, b.base) and _same_metadata(a.metadata, b.metadata)
+    if isinstance(a, SubhintHint) or isinstance(b, SubhintHint):
+        return isinstance(a, SubhintHint) and isinstance(b, SubhintHint) and le(a.target, b.target)
     if isinstance(a, LiteralHint):
         if isinstance(b, LiteralHint):
             return all(any(type(v) is type(w) and v == w for w in b.values) for v in a.values)

@@ -16,6 +16,7 @@ import functools
 from typing import Any, Callable
 
 from . import _hints as H
+from .repr import repr_short
 
 
 class _Planner:
@@ -86,8 +87,9 @@ def check_return(r: Any, ok: ReturnTypes) -> Any:
         if c == H.DEPENDS and ok.hint.match(r):
             return r
         raise TypeError(
-            f"Cannot convert `{r}` to `{ok.annotation!r}`: `{ok.name}` returned a value of type "
-            f"{H.type_name(T)}, which does not match its return annotation {ok.hint!r}"
+            f"Cannot convert `{r}` to `{repr_short(ok.annotation)}`. (`{ok.name}` returned a value "
+            f"of type {H.type_name(T)}, which does not match its return annotation, and no "
+            f"conversion method applies: see `add_conversion_method`.)"
         )
     if plan is None:  # depends on the value: convert this one
         return planner.convert(r, ok.annotation)
