@@ -13,6 +13,10 @@ This package imports nothing else from frostjit, and never imports jax by itself
 import sys as _sys
 import types as _pytypes
 
+import typing as _typing
+
+from ._alias import activate_union_aliases, deactivate_union_aliases, set_union_alias
+from ._autoreload import activate_autoreload, deactivate_autoreload
 from ._dispatch_cache import DispatchCache
 from ._dispatcher import Dispatcher, clear_all_cache
 from ._errors import AmbiguousLookupError, MethodRedefinitionWarning, NotFoundLookupError
@@ -26,7 +30,13 @@ from ._promotion import add_conversion_method, add_promotion_rule, conversion_me
 from ._signature import Method, Missing, Signature
 from ._types import (ModuleType, PromisedType, is_faithful, isinstance, issubclass, resolve_type_hint,
                      type_mapping)
+from ._util import argsort, get_class, get_context, is_in_class, wrap_lambda
 from . import repr  # noqa: A004 - plum's public module name
+
+#: ``typing.overload`` (plum's): overloads with bodies, then a body-less ``@dispatch`` def
+#: registers them all.
+overload = _typing.overload
+get_overloads = getattr(_typing, "get_overloads", None)
 
 __all__ = [
     "dispatch",
@@ -59,6 +69,19 @@ __all__ = [
     "conversion_method",
     "add_promotion_rule",
     "promote",
+    "overload",
+    "get_overloads",
+    "activate_union_aliases",
+    "deactivate_union_aliases",
+    "set_union_alias",
+    "activate_autoreload",
+    "deactivate_autoreload",
+    "get_class",
+    "get_context",
+    "is_in_class",
+    "wrap_lambda",
+    "argsort",
+    "repr",
     "DispatchCache",
     "observe_calls",
     "on_register",

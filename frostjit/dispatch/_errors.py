@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ._hints import type_name
+from .repr import repr_pyfunction
 
 
 class _LookupError(LookupError):
@@ -39,7 +40,7 @@ def _candidate_lines(methods: Sequence[Any]) -> str:
     lines = []
     for m in methods:
         lines.append(f"    {m.describe()}")
-        lines.append(f"        {m.implementation!r} @ {m.location}")
+        lines.append(f"        {repr_pyfunction(m.implementation)}")
     return "\n".join(lines)
 
 

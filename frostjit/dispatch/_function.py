@@ -50,6 +50,12 @@ def all_functions() -> list[FunctionState]:
     return list(_all_states)
 
 
+def refresh_all_docs() -> None:
+    """Recompute every function's ``__doc__`` (union aliases changed how types print)."""
+    for state in all_functions():
+        state.refresh_doc()
+
+
 class FunctionState:
     """Everything one dispatched function knows (the generated function reads ``ns``).
 

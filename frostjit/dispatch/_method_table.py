@@ -14,6 +14,7 @@ from typing import Any
 from ._errors import MethodRedefinitionWarning
 from ._resolution import Candidate
 from ._signature import Method, Registration
+from .repr import repr_pyfunction
 
 
 class MethodList(list):
@@ -50,7 +51,7 @@ class MethodList(list):
         self._synced()
         lines = [f"List of {list.__len__(self)} method(s):"]
         for i, m in enumerate(list.__iter__(self)):
-            lines.append(f"    [{i}] {m.describe()}\n        {m.implementation!r} @ {m.location}")
+            lines.append(f"    [{i}] {m.describe()}\n        {repr_pyfunction(m.implementation)}")
         return "\n".join(lines)
 
     __str__ = __repr__

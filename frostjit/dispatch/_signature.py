@@ -18,7 +18,7 @@ from typing import Any, Callable
 from . import _hints as H
 from ._forward_refs import enclosing_namespace, has_forward_refs, resolve_forward_refs
 from ._hints import ANY, Hint
-from .repr import repr_short
+from .repr import repr_pyfunction, repr_short
 
 _P = inspect.Parameter
 
@@ -306,11 +306,13 @@ class Method:
         return out
 
     def __repr__(self) -> str:
-        return (f"Method(function_name={self.function_name!r}, signature={self.signature!r}, "
-                f"return_type={self.return_type!r}, implementation={self.implementation!r})")
+        """``f(x: int) -> float`` and the implementation with its source location (plum's
+        rich display, as plain text)."""
+        return f"{self.describe()}\n    {repr_pyfunction(self.implementation)}"
 
     def __str__(self) -> str:
-        return f"{self.describe()}\n    {self.implementation!r} @ {self.location}"
+        return (f"Method(function_name={self.function_name!r}, signature={self.signature!r}, "
+                f"return_type={self.return_type!r}, implementation={self.implementation!r})")
 
 
 class Registration:

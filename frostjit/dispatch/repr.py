@@ -8,30 +8,25 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import os
 import sys
 import typing
 from typing import Any, Callable
 
 __all__ = ["repr_short", "repr_type", "repr_source_path", "repr_pyfunction", "rich_repr"]
 
-#: Display names of unions registered with ``set_union_alias`` (``_alias`` fills it).
-union_aliases: dict[Any, str] = {}
-
-
 def repr_short(x: object, /) -> str:
     """A short text for a type or type hint: ``int``, ``numpy.ndarray``, ``list[int]``.
 
     Builtins are shown by name, other classes as ``module.QualifiedName`` (``__main__.A``),
-    ``typing`` constructs as ``typing`` prints them (an aliased union by its alias).
+    ``typing`` constructs as ``typing`` prints them (with union aliases active, an aliased union
+    as ``typing.Union[Alias]``).
 
     Examples
     --------
     >>> repr_short(int), repr_short(list[int])
     ('int', 'list[int]')
     """
-    alias = _union_alias(x)
-    if alias is not None:
-        return alias
     if isinstance(x, type):
         if x.__module__ == "builtins":
             return x.__qualname__
@@ -43,15 +38,6 @@ def repr_short(x: object, /) -> str:
     return typing._type_repr(x)  # what typing itself prints inside a subscription
 
 
-def _union_alias(x: Any) -> str | None:
-    if not union_aliases:
-        return None
-    try:
-        return union_aliases.get(x)
-    except TypeError:  # unhashable
-        return None
-
-
 def repr_type(x: object, /) -> str:
     """The text of a type or module (plum returns it as highlighted ``rich.Text``)."""
     if inspect.ismodule(x):
@@ -60,17 +46,19 @@ def repr_type(x: object, /) -> str:
 
 
 def repr_source_path(function: Callable[..., Any], /) -> str | None:
-    """``path:line`` of a function's definition, or ``None`` when it cannot be found."""
+    """``path:line`` of a function's definition, or ``None`` when it is not in a file (code
+    made by ``exec``, the REPL) or cannot be found."""
     target = inspect.unwrap(function) if callable(function) else function
     code = getattr(target, "__code__", None)
     if code is not None:
-        return f"{code.co_filename}:{code.co_firstlineno}"
+        path, line = code.co_filename, code.co_firstlineno
+        return f"{path}:{line}" if os.path.isfile(path) else None
     try:
         path = inspect.getfile(target)
     except TypeError:  # a C callable (jax.jit objects, builtins): its module's file
         module = sys.modules.get(getattr(function, "__module__", None) or "")
         path = getattr(module, "__file__", None)
-    return path
+    return path if path and os.path.isfile(path) else None
 
 
 def repr_pyfunction(f: Callable[..., Any]) -> str:

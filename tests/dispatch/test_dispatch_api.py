@@ -642,8 +642,8 @@ def test_repr_of_methods_lists_locations():
         return x
 
     assert "f(x: int)" in repr(f.methods) and __file__ in repr(f.methods)
-    assert "f(x: int)" in str(f.methods[0]) and __file__ in str(f.methods[0])
-    assert repr(f.methods[0]).startswith("Method(function_name='f', signature=Signature(int), ")
+    assert "f(x: int)" in repr(f.methods[0]) and __file__ in repr(f.methods[0])
+    assert str(f.methods[0]).startswith("Method(function_name='f', signature=Signature(int), ")
 
 
 def test_functions_are_collected_when_unreferenced():
