@@ -13,8 +13,8 @@ For a function whose methods all take two positional arguments the body is::
         return resolve((a0, a1))(a0, a1)
 
 The code is registered with :mod:`linecache` under a readable file name, so tracebacks show
-its lines, and written to ``$FROSTJIT_DUMP/dispatch/<module>.<name>-<digest>.py`` when the
-environment variable ``FROSTJIT_DUMP`` is set (the code then runs from that file).
+its lines, and written to ``$FROSTJIT_DUMP/dispatch/the_call_path_of_<module>.<name>-<digest>.py``
+when the environment variable ``FROSTJIT_DUMP`` is set (the code then runs from that file).
 """
 
 from __future__ import annotations
@@ -86,39 +86,40 @@ def _identifier(name: str) -> str:
 
 
 def compile_source(src: str, module: str, qualname: str, namespace: dict) -> Any:
-    """Compile a generated function's source; register it with ``linecache`` (and dump it when
-    ``FROSTJIT_DUMP`` is set). Returns the code object, named after the dispatched function."""
-    filename, src = _register(src, module, qualname)
-    code = compile(src, filename, "exec")
-    local: dict[str, Any] = {}
-    exec(code, namespace, local)  # noqa: S102 - our own templates
-    (fn,) = local.values()
-    code = fn.__code__
+    """Compile a generated call path; returns the code object, named after the dispatched
+    function (see :func:`compile_generated`)."""
+    code = compile_generated(src, f"the call path of {module}.{qualname}", namespace)
     name = qualname.rsplit(".", 1)[-1]
     if hasattr(code, "co_qualname"):  # Python >= 3.11
         return code.replace(co_name=name, co_qualname=qualname)
     return code.replace(co_name=name)
 
 
-def _register(src: str, module: str, qualname: str) -> tuple[str, str]:
-    """A file name for generated code, and the source to compile: written to
-    ``$FROSTJIT_DUMP/dispatch/...py`` when that is set, else ``<frostjit.dispatch ...>``;
-    registered with ``linecache`` either way."""
-    # Named by the function and its shape (a digest of the source): regenerating the same
-    # shape reuses the entry, so entries stay bounded by names x shapes.
-    n = f"{zlib.crc32(src.encode()):08x}"
-    label = f"{module}.{qualname}".replace("<locals>", "locals")
-    src = f"# frostjit.dispatch: the call path of {module}.{qualname} (generated)\n" + src
+def compile_generated(src: str, what: str, namespace: dict) -> Any:
+    """Compile generated code defining one function; return that function's code object.
+
+    The source is registered with ``linecache`` under a readable file name
+    (``<frostjit.dispatch: the call path of mod.f 1a2b3c4d>``), so tracebacks show its lines,
+    and written to ``$FROSTJIT_DUMP/dispatch/<what>-<digest>.py`` when the environment variable
+    ``FROSTJIT_DUMP`` is set (the code then runs from that file). The digest of the source
+    names the entry, so generating the same code again reuses it: entries stay bounded.
+    """
+    digest = f"{zlib.crc32(src.encode()):08x}"
+    label = what.replace("<locals>", "locals")
+    src = f"# frostjit.dispatch: {what} (generated)\n" + src
     dump = os.environ.get("FROSTJIT_DUMP")
     if dump:
         folder = os.path.join(dump, "dispatch")
         os.makedirs(folder, exist_ok=True)
-        safe = re.sub(r"[^\w.]", "_", label)
-        filename = os.path.join(folder, f"{safe}-{n}.py")
+        safe = re.sub(r"[^\w.]", "_", label.replace(" ", "_"))
+        filename = os.path.join(folder, f"{safe}-{digest}.py")
         with open(filename, "w") as fh:
             fh.write(src)
     else:
-        filename = f"<frostjit.dispatch call path of {label} {n}>"
+        filename = f"<frostjit.dispatch: {label} {digest}>"
     # mtime None: linecache.checkcache() keeps entries that are not files on disk.
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    return filename, src
+    local: dict[str, Any] = {}
+    exec(compile(src, filename, "exec"), namespace, local)  # noqa: S102 - our own templates
+    (fn,) = local.values()
+    return fn.__code__
