@@ -64,6 +64,14 @@ def _deactivate(obj: Any) -> None:
             _sync_all()
 
 
+def notify_call(function: Any) -> None:
+    """Tell the active observers that ``function`` was called (for callables that are not
+    dispatched functions themselves but stand for one, such as ``promote``)."""
+    for h in tuple(ACTIVE):
+        if type(h) is CallObserver:
+            h.callback(function)
+
+
 class CallObserver:
     """Handle returned by :func:`observe_calls`; a context manager, also closable by hand."""
 

@@ -25,6 +25,7 @@ from typing import Any, Callable
 from . import _hints as H
 from . import _returns
 from ._function import FunctionState, all_functions
+from ._observers import ACTIVE, notify_call
 from ._resolution import Candidate, best
 from ._signature import Signature
 from ._types import resolve_type_hint
@@ -81,6 +82,7 @@ def add_conversion_method(type_from: Any, type_to: Any, f: Callable[[Any], Any])
     def perform_conversion(obj: Any, _: Any) -> Any:
         return f(obj)
 
+    perform_conversion._dispatch_convert = f  # a plan calls ``f`` directly
     _register_conversion(perform_conversion, type_from, type_to)
 
 
@@ -137,7 +139,8 @@ def plan_conversion(T: type, hint: H.Hint, type_to: Any) -> Any:
     impl = w.method.implementation
     if _is_identity(impl):
         return _returns.IDENTITY
-    return lambda r: impl(r, type_to)
+    direct = getattr(impl, "_dispatch_convert", None)
+    return direct if direct is not None else (lambda r: impl(r, type_to))
 
 
 def may_convert(type_to: Any) -> bool:
@@ -196,65 +199,91 @@ def _forget_plans() -> None:
     _promoters.clear()
 
 
+def _unchanged(x: Any) -> Any:
+    return x
+
+
 def _promoter(types: tuple) -> Callable[[tuple], tuple]:
+    """How to promote objects of these types: each converted to the common type (a plan per
+    position, found once; ``_unchanged`` where the object already is one and no conversion
+    method applies)."""
     common = types[0]
     for t in types[1:]:
         common = _rule_fn(common, t)
+    hint = H.normalize(common)
     plans = []
     remember = True
     for t in types:
-        p = plan_conversion(t, H.normalize(common), common)
+        p = plan_conversion(t, hint, common)
         if p is None:
             remember = False
             p = (lambda c: lambda x: convert(x, c))(common)
         elif p is _returns.IDENTITY:
-            p = (lambda c: lambda x: _convert_default(x, c))(common)
+            k = hint.classify(t)
+            # Already of the common type: unchanged. Otherwise ``_convert_default`` checks
+            # each object (and raises "Cannot convert" when it is not one).
+            p = _unchanged if k == H.ALWAYS else (lambda c: lambda x: _convert_default(x, c))(common)
         plans.append(p)
     if len(plans) == 2:
         p0, p1 = plans
-
-        def promote_two(objs: tuple) -> tuple:
-            return p0(objs[0]), p1(objs[1])
-
-        promoter = promote_two
+        if p0 is _unchanged and p1 is _unchanged:
+            promoter = _unchanged
+        elif p0 is _unchanged:
+            def promoter(objs: tuple) -> tuple:
+                return objs[0], p1(objs[1])
+        elif p1 is _unchanged:
+            def promoter(objs: tuple) -> tuple:
+                return p0(objs[0]), objs[1]
+        else:
+            def promoter(objs: tuple) -> tuple:
+                return p0(objs[0]), p1(objs[1])
     else:
-        def promote_many(objs: tuple) -> tuple:
-            return tuple(p(x) for p, x in zip(plans, objs))
-
-        promoter = promote_many
+        def promoter(objs: tuple) -> tuple:
+            return tuple([p(x) for p, x in zip(plans, objs)])
     if remember:
         _promoters[types] = promoter
     return promoter
 
 
-def _promote_impl(*objs: Any) -> tuple:
-    if len(objs) < 2:
+def promote(*objs: Any) -> tuple:
+    """Promote objects to a common type (plum's ``promote``).
+
+    The common type comes from the promotion rules (:func:`add_promotion_rule`; a type
+    promotes with its subclasses to itself); every object is converted to it with
+    :func:`convert`. How to promote a tuple of argument types is found once and remembered.
+
+    JIT caches see calls of ``promote`` as calls of a dispatched function (``promote.rules``,
+    whose ``version`` moves when a promotion rule or a conversion method is added).
+
+    Examples
+    --------
+    >>> add_promotion_rule(int, float, float)                     # doctest: +SKIP
+    >>> add_conversion_method(int, float, float)                  # doctest: +SKIP
+    >>> promote(1, 2.0)                                           # doctest: +SKIP
+    (1.0, 2.0)
+    """
+    if ACTIVE:
+        notify_call(_promote_fn)
+    n = len(objs)
+    if n < 2:
         return objs
-    types = tuple(map(type, objs))
-    p = _promoters.get(types)
-    if p is None:
+    types = (type(objs[0]), type(objs[1])) if n == 2 else tuple(map(type, objs))
+    try:
+        p = _promoters[types]
+    except KeyError:
         with _lock:
             p = _promoter(types)
     return p(objs)
 
 
-_promote_state = FunctionState("promote", "promote", "frostjit.dispatch", head=_promote_impl)
-_promote_state.register(_promote_impl)
-#: ``promote(*objs)``: the objects converted to their common type (a dispatched function, so
-#: JIT caches see it; plum's name).
-promote = _promote_state.fn
-promote.__doc__ = """Promote objects to a common type (plum's ``promote``).
+def _rules_changed(*objs: Any) -> tuple:
+    """Stands for ``promote`` to JIT caches (no methods: never called)."""
+    return objs
 
-The common type comes from the promotion rules (:func:`add_promotion_rule`; a type promotes
-with its subclasses to itself); every object is converted to it with :func:`convert`.
 
-Examples
---------
->>> add_promotion_rule(int, float, float)                     # doctest: +SKIP
->>> add_conversion_method(int, float, float)                  # doctest: +SKIP
->>> promote(1, 2.0)                                           # doctest: +SKIP
-(1.0, 2.0)
-"""
+_promote_state = FunctionState("promote", "promote", "frostjit.dispatch", head=_rules_changed)
+_promote_fn = _promote_state.fn
+promote.rules = _promote_fn
 
 
 def _install_defaults() -> None:

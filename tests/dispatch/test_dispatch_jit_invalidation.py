@@ -88,9 +88,9 @@ def test_promotion_rule_drops_recordings_that_promoted():
         both(ramp(Volts, n), ramp(Volts, n))
     before = record_all(same_type, Volts)
     assert both.n_cached_recordings > 0
-    v = promote.version
+    v = promote.rules.version
     add_promotion_rule(Volts, Millivolts, Volts)
-    assert promote.version > v
+    assert promote.rules.version > v
     assert both.n_cached_recordings == 0 and untouched(same_type, before)
     for n in WIDTHS:
         x = np.arange(n, dtype=np.float32)
