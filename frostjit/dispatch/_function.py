@@ -28,7 +28,7 @@ from typing import Any, Callable
 from . import _call_path, _errors, _jax, _observers
 from . import _hints as H
 from ._call_cache import NOT_PASSED, Decisions
-from ._docs import function_doc
+from ._docs import FunctionDoc
 from ._fallback import (METHOD, Fallback, class_from_name, next_in_mro, owner_from_qualname, owner_in_mros,
                         placement)
 from ._method_table import MethodList, MethodTable
@@ -81,8 +81,8 @@ class FunctionState:
         self.lock = threading.RLock()
         self.table = MethodTable(self.display, warn_redefinition, self.lock)
         self.table.after_resolve = self._after_resolve
-        self.head = head
         self.head_fixed = head is not None
+        self.doc = FunctionDoc(head)
         self.version = 0
         self.subscriptions: dict[int, Any] = {}
         self.traced_by_jax = False
@@ -130,7 +130,7 @@ class FunctionState:
             dispatch_multi=self.dispatch_multi,
             resolve_method=self.resolve_method,
         )
-        fn.__doc__ = self._doc()
+        fn.__doc__ = self.doc.text()
         return fn
 
     def publish(self) -> None:
@@ -152,17 +152,23 @@ class FunctionState:
             self.fn.__code__ = _call_path.compile_source(src, self.module, self.qualname, self.ns)
             self.fn.__defaults__ = None if shape is None else (NOT_PASSED,) * shape
 
-    def _doc(self) -> str | None:
-        return function_doc(self.head, self.table.documented())
+    @property
+    def head(self) -> Any:
+        """The definition whose docstring heads ``__doc__``."""
+        return self.doc.head
 
-    def refresh_doc(self) -> None:
-        """Recompute ``__doc__`` (after a registration, or when union aliases change)."""
-        for r in self.table.documented():
-            try:
-                del r._doc
-            except AttributeError:
-                pass
-        self.fn.__doc__ = self._doc()
+    def refresh_doc(self, reprint: bool = True) -> None:
+        """Rebuild ``__doc__`` from the registrations (after resolution reordered them; with
+        ``reprint``, also their signature lines: union aliases changed how types print)."""
+        regs = self.table.documented()
+        if reprint:
+            for r in regs:
+                try:
+                    del r._doc
+                except AttributeError:
+                    pass
+        self.doc.rebuild(regs)
+        self.fn.__doc__ = self.doc.text()
 
     # -- registration ------------------------------------------------------------------------
     def register(self, implementation: Callable, signature: Any = None, precedence: int = 0) -> Callable:
@@ -188,11 +194,12 @@ class FunctionState:
             signature = Signature(*signature)
         reg = Registration(implementation, signature, precedence, self.display)
         with self.lock:
-            if self.head is None and not self.head_fixed:
-                self.head = implementation
+            if not self.head_fixed:
+                self.doc.set_head(implementation)
                 self.head_fixed = True
             self.table.add(reg)
-            self.fn.__doc__ = self._doc()
+            self.doc.add(reg)
+            self.fn.__doc__ = self.doc.text()
         self.changed()
         return self.fn
 
@@ -270,7 +277,7 @@ class FunctionState:
 
     def _after_resolve(self) -> None:
         self._reshape()
-        self.fn.__doc__ = self._doc()
+        self.refresh_doc(reprint=False)
         # Promised and module types this function's signatures mention: delivering one
         # re-resolves the function (``_types.PromisedType.deliver``).
         for m in self.table.active:

@@ -57,6 +57,35 @@ class MethodList(list):
     __str__ = __repr__
 
 
+class _RedefinitionIndex:
+    """Finds the methods a new signature would replace without comparing it with every
+    method: plain-class signatures are looked up by :meth:`Signature.fast_key`; the others
+    (``Literal``, containers, promised types, ...) are compared one by one."""
+
+    def __init__(self, methods: list[Method]):
+        self.rebuild(methods)
+
+    def rebuild(self, methods: list[Method]) -> None:
+        self.by_key: dict[tuple, list[Method]] = {}
+        self.others: list[Method] = []
+        for m in methods:
+            self.add(m)
+
+    def add(self, m: Method) -> None:
+        k = m.signature.fast_key()
+        if k is None:
+            self.others.append(m)
+        else:
+            self.by_key.setdefault(k, []).append(m)
+
+    def equivalents(self, sig: Any) -> list[Method]:
+        k = sig.fast_key()
+        found = list(self.by_key.get(k, ())) if k is not None else [
+            m for ms in self.by_key.values() for m in ms if m.signature.equivalent(sig)]
+        found += [m for m in self.others if m.signature.equivalent(sig)]
+        return found
+
+
 class MethodTable:
     """Registrations and the methods they resolved to, for one dispatched function.
 
@@ -89,12 +118,25 @@ class MethodTable:
         self.unresolved: list[Registration] = []
         #: Called (under the lock) after pending registrations were resolved.
         self.after_resolve: Any = None
+        # The shape of the live registrations, kept up to date as they come (see ``shape``).
+        self._arities: dict[Any, int] = {}
+        self._keywords = 0
+        self._returns: bool | None = False
 
     # -- registration ------------------------------------------------------------------------
     def add(self, registration: Registration) -> None:
         """Queue a registration (under the function's lock)."""
         self.registrations.append(registration)
         self.pending.append(registration)
+        self._count(registration, 1)
+
+    def _count(self, r: Registration, k: int) -> None:
+        n = self._arities.get(r.arity, 0) + k
+        if n:
+            self._arities[r.arity] = n
+        else:
+            del self._arities[r.arity]
+        self._keywords += k if r.takes_keywords else 0
 
     def sync(self) -> None:
         """Resolve what can be resolved, for ``f.methods`` (a name not defined yet is listed
@@ -113,11 +155,12 @@ class MethodTable:
             return False
         pending, self.pending = self.pending, []
         methods = list(self.active)
+        index = _RedefinitionIndex(methods)
         try:
             for reg in pending:
                 new = reg.resolve()
                 for m in new:
-                    methods = self._insert(methods, m)
+                    methods = self._insert(methods, m, index)
                     self._note_hints(m)
         except Exception:
             done = pending.index(reg)
@@ -131,25 +174,28 @@ class MethodTable:
             self.after_resolve()
         return True
 
-    def _insert(self, methods: list[Method], m: Method) -> list[Method]:
+    def _insert(self, methods: list[Method], m: Method, index: _RedefinitionIndex) -> list[Method]:
         """``methods`` with ``m`` added; a method of an equivalent signature is replaced in
         place (a redefinition, as in plum)."""
-        sig = m.signature
+        replaced = index.equivalents(m.signature)
+        if not replaced:
+            methods.append(m)
+            index.add(m)
+            return methods
+        for old in replaced:
+            if self.warn_redefinition and old.implementation is not m.implementation:
+                warnings.warn(
+                    f"`{m!s}` (`{m.location}`) overwrites the earlier definition `{old!s}` "
+                    f"(`{old.location}`).", MethodRedefinitionWarning, stacklevel=6)
+        gone = {id(old) for old in replaced}
         out: list[Method] = []
-        placed = False
         for old in methods:
-            if old.signature.equivalent(sig):
-                if self.warn_redefinition and old.implementation is not m.implementation:
-                    warnings.warn(
-                        f"`{m!r}` (`{m.location}`) overwrites the earlier definition `{old!r}` "
-                        f"(`{old.location}`).", MethodRedefinitionWarning, stacklevel=6)
-                if not placed:
+            if id(old) in gone:
+                if m not in out:
                     out.append(m)
-                    placed = True
                 continue
             out.append(old)
-        if not placed:
-            out.append(m)
+        index.rebuild(out)
         return out
 
     def _note_hints(self, m: Method) -> None:
@@ -160,6 +206,7 @@ class MethodTable:
 
     def _install(self, methods: list[Method]) -> None:
         self.active = methods
+        self._returns = None
         shown = list(methods)
         for r in self.unresolved:
             shown.extend(r.provisional_methods())
@@ -168,7 +215,13 @@ class MethodTable:
         live.update(id(r) for r in self.pending)
         # Registrations whose every method was redefined are gone (as in plum); ``live`` holds
         # ids of objects alive right now, so it cannot confuse two of them.
-        self.registrations = [r for r in self.registrations if id(r) in live]
+        kept = []
+        for r in self.registrations:
+            if id(r) in live:
+                kept.append(r)
+            else:
+                self._count(r, -1)
+        self.registrations = kept
         self.by_arity = {}
 
     def reset(self) -> None:
@@ -178,6 +231,7 @@ class MethodTable:
             r.methods = None
         self.pending = list(self.registrations)
         self.active = []
+        self._returns = None
         self.methods[:] = []
         self.by_arity = {}
         self.uses_abc = False
@@ -203,10 +257,12 @@ class MethodTable:
         """``(arity, keywords, returns)``: the single arity of every registration (or
         ``None``), whether some can take keywords, whether some resolved method has a return
         annotation."""
-        arities = {r.arity for r in self.registrations}
+        arities = self._arities
         arity = next(iter(arities)) if len(arities) == 1 else None
-        kw = any(r.takes_keywords for r in self.registrations)
-        ret = any(m.return_hint is not None for m in self.active)
+        kw = self._keywords > 0
+        ret = self._returns
+        if ret is None:
+            ret = self._returns = any(m.return_hint is not None for m in self.active)
         return arity, kw, ret
 
     def candidates(self, n: int) -> list[Candidate]:

@@ -30,6 +30,9 @@ class Missing:
         raise TypeError("Missing is a sentinel; use the class itself")
 
 
+_UNKNOWN = object()
+
+
 class Signature:
     """The positional parameter types of a method, its ``*args`` type and its precedence.
 
@@ -65,6 +68,7 @@ class Signature:
         self.precedence = precedence
         self.hints: tuple[Hint, ...] | None = None
         self.varargs_hint: Hint | None = None
+        self._fast_key: Any = _UNKNOWN
 
     @classmethod
     def from_hints(cls, types: tuple, hints: tuple[Hint, ...], varargs: Any, varargs_hint: Hint | None,
@@ -146,10 +150,9 @@ class Signature:
 
     def fast_key(self) -> tuple | None:
         """For plain-class signatures, a tuple equal exactly for equivalent signatures; else ``None``."""
-        try:
-            return self._fast_key
-        except AttributeError:
-            pass
+        key = self._fast_key
+        if key is not _UNKNOWN:
+            return key
         self.normalize()
         hs = self.hints + ((self.varargs_hint,) if self.varargs_hint is not None else ())
         key = None
