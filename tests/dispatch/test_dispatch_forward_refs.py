@@ -83,6 +83,42 @@ CASES = {
         """
         NameError
         """),
+    "forward_refs_inside_type_annotated_and_return_annotations": Case(
+        """
+        from typing import Annotated, Type
+        from LIB import Dispatcher
+        d = Dispatcher()
+        @d
+        def g(x: Annotated["B", "meta"]) -> "list[B]": return [x]
+        @d
+        def h(x: type["B"]): return "type"
+        @d
+        def k(x: Type["B"]): return "Type"
+        class B: pass
+        print(type(g(B())[0]).__name__, h(B), k(B))
+        """,
+        """
+        B type Type
+        """),
+    "forward_refs_in_explicit_signatures": Case(
+        """
+        from LIB import Dispatcher, Signature
+        d = Dispatcher()
+        @d.multi(("B",), Signature(list["B"]))
+        def f(x): return "multi"
+        class B: pass
+        try:
+            print(f(B()), f([B()]))
+        except Exception as e:
+            print(type(e).__name__)
+        """,
+        """
+        multi multi
+        """,
+        # plum hands the strings to beartype, which rejects them.
+        plum="""
+        BeartypeDoorNonpepException
+        """),
     "nested_class_self_reference": Case(
         """
         from LIB import Dispatcher
