@@ -332,13 +332,60 @@ def reg_ovld():
     f(classes[0]())
 
 
+_WITHOUT_EXTRA = {
+    1: """def without_extra(a0=NOT_PASSED, /):
+    try:
+        return decisions[type(a0)](a0)
+    except KeyError as error:
+        if error.__traceback__.tb_next is not None:
+            raise
+    return resolve((a0,))(a0)
+""",
+    3: """def without_extra(a0=NOT_PASSED, a1=NOT_PASSED, a2=NOT_PASSED, /):
+    try:
+        return decisions[type(a0)][type(a1)][type(a2)](a0, a1, a2)
+    except KeyError as error:
+        if error.__traceback__.tb_next is not None:
+            raise
+    return resolve((a0, a1, a2))(a0, a1, a2)
+""",
+}
+
+
+def extra_cost(repeats: int = 25) -> None:
+    """What the ``*extra`` parameter of the fixed-arity call path costs: the current call path
+    beside the same template without it (the one before plum's too-many-arguments semantics),
+    both reading the same function's decisions, interleaved; the fastest of ``repeats``."""
+    fj = build_frostjit()
+    rows = {"1 arg, int": (fj["f1"], (1,)), "3 args (int, float, ndarray)": (fj["f3"], ARGS3)}
+    print(f"Call path with and without *extra, ns per call (fastest of {repeats}; interleaved)\n")
+    print("| case | without *extra | with *extra (current) | cost |")
+    print("|---|---|---|---|")
+    for label, (f, args) in rows.items():
+        local: dict = {}
+        exec(_WITHOUT_EXTRA[len(args)], f._dispatch_state.ns, local)  # noqa: S102 - a fixed template
+        old = local["without_extra"]
+        f(*args), old(*args)
+        timers = {"old": _timer(old, args), "new": _timer(f, args)}
+        best = {"old": float("inf"), "new": float("inf")}
+        for _ in range(repeats):
+            for k, t in timers.items():
+                best[k] = min(best[k], min(t.repeat(repeat=3, number=NUMBER)) / NUMBER * 1e9)
+        print(f"| {label} | {best['old']:.1f} | {best['new']:.1f} | +{best['new'] - best['old']:.1f} ns |")
+
+
 def main(argv=None) -> None:
     global REPEATS, NUMBER
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="3 repeats of 10 000 calls (a smoke run)")
+    ap.add_argument("--extra-cost", action="store_true",
+                    help="only compare the call path with and without its *extra parameter")
     args = ap.parse_args(argv)
     if args.quick:
         REPEATS, NUMBER = 3, 10_000
+    if args.extra_cost:
+        extra_cost()
+        return
     fj = build_frostjit()
     anchors = {"plum": build_plum(), "ovld": build_ovld(), "multipledispatch": build_multipledispatch(),
                "singledispatch": build_singledispatch()}
