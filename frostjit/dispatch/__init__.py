@@ -27,16 +27,21 @@ from ._observers import observe_calls, on_register
 from ._parametric import (CovariantMeta, Kind, kind, parametric, type_nonparametric, type_parameter,
                           type_unparametrized)
 from ._promotion import add_conversion_method, add_promotion_rule, conversion_method, convert, promote
-from ._signature import Method, Missing, Signature
+from ._signature import Method, Missing, Signature, append_default_args, extract_return_type, inspect_signature
 from ._types import (ModuleType, PromisedType, is_faithful, isinstance, issubclass, resolve_type_hint,
                      type_mapping)
-from ._util import argsort, get_class, get_context, is_in_class, wrap_lambda
+from ._util import Comparable, argsort, get_class, get_context, is_in_class, wrap_lambda
 from . import repr  # noqa: A004 - plum's public module name
 
 #: ``typing.overload`` (plum's): overloads with bodies, then a body-less ``@dispatch`` def
 #: registers them all.
 overload = _typing.overload
 get_overloads = getattr(_typing, "get_overloads", None)
+#: plum's names for annotations: a type hint, and ``typing.Callable``.
+TypeHint = object
+Callable = _typing.Callable
+#: plum compiled with mypyc; frostjit.dispatch is plain Python (its hot path is generated code).
+COMPILED = False
 
 __all__ = [
     "dispatch",
@@ -61,8 +66,6 @@ __all__ = [
     "ModuleType",
     "resolve_type_hint",
     "type_mapping",
-    "isinstance",
-    "issubclass",
     "is_faithful",
     "convert",
     "add_conversion_method",
@@ -81,7 +84,13 @@ __all__ = [
     "is_in_class",
     "wrap_lambda",
     "argsort",
-    "repr",
+    "Comparable",
+    "extract_return_type",
+    "inspect_signature",
+    "append_default_args",
+    "TypeHint",
+    "Callable",
+    "COMPILED",
     "DispatchCache",
     "observe_calls",
     "on_register",

@@ -222,6 +222,32 @@ class Signature:
         return f"Signature({', '.join(parts)})"
 
 
+def inspect_signature(f: Callable) -> inspect.Signature:
+    """``inspect.signature(f)`` (plum's name)."""
+    return inspect.signature(f)
+
+
+def extract_return_type(f: Callable) -> Any:
+    """The return annotation of ``f`` with forward references resolved; ``typing.Any`` when
+    there is none (plum's name)."""
+    reg = Registration(f, None, 0, getattr(f, "__name__", "f"))
+    ret = reg._annotations().get("return", _P.empty)
+    return Any if ret is _P.empty else ret
+
+
+def append_default_args(signature: Signature, f: Callable) -> list[Signature]:
+    """``signature`` and the shorter signatures ``f``'s default arguments allow: for
+    ``f(x, y=1.0)``, ``[Signature(int, float), Signature(int)]`` (plum's name)."""
+    params = [p for p in inspect.signature(f).parameters.values()
+              if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
+    out = [signature]
+    for k in range(len(params) - 1, -1, -1):
+        if params[k].default is _P.empty:
+            break
+        out.append(Signature(*signature.types[:k], precedence=signature.precedence))
+    return out
+
+
 def source_location(fn: Any) -> str:
     """``file:line`` of a callable, or its module's file / ``<unknown>`` when it has no source."""
     target = inspect.unwrap(fn) if callable(fn) else fn

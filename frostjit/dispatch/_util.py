@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-__all__ = ["get_class", "get_context", "is_in_class", "wrap_lambda", "argsort"]
+__all__ = ["get_class", "get_context", "is_in_class", "wrap_lambda", "argsort", "Comparable"]
 
 
 def _parts(f: Callable) -> list[str]:
@@ -48,3 +48,35 @@ def wrap_lambda(f: Callable) -> Callable:
 def argsort(seq: Sequence[Any]) -> list[int]:
     """The indices that sort ``seq``."""
     return sorted(range(len(seq)), key=seq.__getitem__)
+
+
+class Comparable:
+    """A mixin that makes instances comparable from ``__le__`` alone (plum's ``Comparable``).
+
+    ``a == b`` is ``a <= b and b <= a``; ``a < b`` is ``a <= b and a != b``; ``>=``/``>`` mirror
+    them; ``is_comparable(b)`` is ``a <= b or b <= a``.
+    """
+
+    def __eq__(self, other: Any) -> bool:
+        return self <= other and other <= self
+
+    def __ne__(self, other: Any) -> bool:
+        return not self == other
+
+    def __lt__(self, other: Any) -> bool:
+        return self <= other and self != other
+
+    def __ge__(self, other: Any) -> bool:
+        return other.__le__(self)
+
+    def __gt__(self, other: Any) -> bool:
+        return self >= other and self != other
+
+    def __le__(self, other: Any) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    __hash__ = object.__hash__
+
+    def is_comparable(self, other: Any) -> bool:
+        """Whether ``self`` and ``other`` are ordered one way or the other."""
+        return self <= other or other <= self

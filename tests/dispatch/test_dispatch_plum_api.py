@@ -277,6 +277,24 @@ CASES = {
         wrap_lambda(len)([1, 2]) 2
         argsort([3, 1, 2]) [1, 2, 0]
         """),
+    "introspection_helpers": Case(
+        """
+        from LIB import (extract_return_type, inspect_signature, append_default_args, Signature, Comparable,
+                         COMPILED, TypeHint, Callable)
+        def f(x: int, y: "float" = 1.0) -> "list[int]": pass
+        def g(x): pass
+        print(extract_return_type(f), inspect_signature(f), append_default_args(Signature(int, float), f))
+        print(extract_return_type(g), append_default_args(Signature(object), g), isinstance(COMPILED, bool))
+        class C(Comparable):
+            def __init__(self, v): self.v = v
+            def __le__(self, o): return self.v <= o.v
+        print(C(1) < C(2), C(2) == C(2), C(1) >= C(2), C(1).is_comparable(C(2)), C(1) != C(2), C(1) > C(0))
+        """,
+        """
+        list[int] (x: int, y: 'float' = 1.0) -> 'list[int]' [Signature(int, float), Signature(int)]
+        typing.Any [Signature(object)] True
+        True True False True True True
+        """),
     "repr_helpers": Case(
         """
         import typing
@@ -378,6 +396,21 @@ def test_redefinition_warns_once_not_again_after_clear_cache():
         warnings.simplefilter("error")
         k.clear_cache()
         assert k(1) == 2
+
+
+def test_every_name_plum_exports_is_here_and_star_import_keeps_builtins():
+    import frostjit.dispatch as fd
+    namespace: dict = {}
+    exec("from frostjit.dispatch import *", namespace)
+    assert "isinstance" not in namespace and "issubclass" not in namespace and "repr" not in namespace
+    assert fd.isinstance([1], list[int]) and fd.issubclass(list[int], list)
+    if importlib.util.find_spec("plum") is not None:
+        import subprocess
+        import sys
+        out = subprocess.run([sys.executable, "-c", "import plum; print(' '.join(plum.__all__))"],
+                             capture_output=True, text=True, timeout=120)
+        missing = [n for n in out.stdout.split() if n not in fd.__all__ or not hasattr(fd, n)]
+        assert not missing, missing
 
 
 def test_dispatched_function_signature_is_neutral():
