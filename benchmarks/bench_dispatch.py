@@ -374,18 +374,24 @@ def extra_cost(repeats: int = 25) -> None:
         print(f"| {label} | {best['old']:.1f} | {best['new']:.1f} | +{best['new'] - best['old']:.1f} ns |")
 
 
-def main(argv=None) -> None:
-    global REPEATS, NUMBER
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser(prog: str = "bench_dispatch.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench dispatch --help`` prints it)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="3 repeats of 10 000 calls (a smoke run)")
     ap.add_argument("--extra-cost", action="store_true",
                     help="only compare the call path with and without its *extra parameter")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None, prog: str = "bench_dispatch.py") -> int:
+    global REPEATS, NUMBER
+    args = parser(prog).parse_args(argv)
     if args.quick:
         REPEATS, NUMBER = 3, 10_000
     if args.extra_cost:
         extra_cost()
-        return
+        return 0
     fj = build_frostjit()
     anchors = {"plum": build_plum(), "ovld": build_ovld(), "multipledispatch": build_multipledispatch(),
                "singledispatch": build_singledispatch()}
@@ -453,7 +459,8 @@ def main(argv=None) -> None:
         except Exception as e:
             print(f"   {name} n/a ({type(e).__name__})", end="")
     print()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
