@@ -1,8 +1,9 @@
 """Dispatch overhead: frostjit beside a plain call, plum, ovld, multipledispatch, singledispatch.
 
-Run: ``python benchmarks/bench_dispatch.py``. Prints ns per call (median over repeats, each
-repeat the best of a few ``timeit`` loops; the columns of a row are measured interleaved,
-repeat by repeat) and ratios against the anchors measured in the same run. Missing anchors are reported as ``n/a``. Not a test: no assertion on timings.
+Run: ``python benchmarks/bench_dispatch.py`` (``--quick``: fewer, shorter repeats). Prints ns
+per call (median over repeats, each repeat the best of a few ``timeit`` loops; the columns of a
+row are measured interleaved, repeat by repeat) and ratios against the anchors measured in the
+same run. Missing anchors are reported as ``n/a``. Not a test: no assertion on timings.
 """
 
 import argparse
@@ -18,7 +19,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from frostjit.dispatch import Dispatcher  # noqa: E402
+from frostjit.dispatch import (Dispatcher, add_conversion_method, add_promotion_rule,  # noqa: E402
+                               parametric)
+from frostjit.dispatch import promote as fj_promote  # noqa: E402
 
 try:
     from frostjit.llvm import Float as FJFloat  # noqa: E402
@@ -45,7 +48,12 @@ def ns_per_call(fn, args) -> float:
 def ns_per_call_many(fns, args) -> dict:
     """Like :func:`ns_per_call` for several callables, interleaved repeat by repeat (so a slow
     spell of this shared machine hits every column alike, not just one)."""
-    timers = {k: _timer(f, args) for k, f in fns.items()}
+    return ns_per_call_many_args({k: (f, args) for k, f in fns.items()})
+
+
+def ns_per_call_many_args(fns) -> dict:
+    """:func:`ns_per_call_many` with each callable's own arguments: ``{name: (fn, args)}``."""
+    timers = {k: _timer(f, a) for k, (f, a) in fns.items()}
     samples = {k: [] for k in fns}
     for _ in range(REPEATS):
         for k, t in timers.items():
@@ -56,6 +64,10 @@ def ns_per_call_many(fns, args) -> dict:
 # -- implementations under test ------------------------------------------------------------
 
 def plain1(x):
+    return x
+
+
+def plain2(x, y):
     return x
 
 
@@ -78,10 +90,10 @@ def build_frostjit():
     fns = {}
     for T in one_types:
         d.multi((T,))(_rename(lambda x: x, "f1"))
-    fns["f1"] = d.functions[(__name__, "f1")]
+    fns["f1"] = d.functions["f1"]
     d.multi((int, float, np.ndarray), (float, float, np.ndarray), (object, object, object))(
         _rename(lambda x, y, z: x, "f3"))
-    fns["f3"] = d.functions[(__name__, "f3")]
+    fns["f3"] = d.functions["f3"]
 
     def ret(x: int) -> int:
         return x
@@ -90,7 +102,7 @@ def build_frostjit():
         return x
 
     d(_rename(ret, "ret")), d(_rename(ret_f, "ret"))
-    fns["ret"] = d.functions[(__name__, "ret")]
+    fns["ret"] = d.functions["ret"]
 
     def lit(x: int):
         return x
@@ -103,7 +115,7 @@ def build_frostjit():
 
     for g in (lit, lit_s, lit_str):
         d(_rename(g, "lit"))
-    fns["lit"] = d.functions[(__name__, "lit")]
+    fns["lit"] = d.functions["lit"]
 
     def par(x: int):
         return x
@@ -112,7 +124,7 @@ def build_frostjit():
         return x
 
     d(_rename(par, "par")), d(_rename(par_l, "par"))
-    fns["par"] = d.functions[(__name__, "par")]
+    fns["par"] = d.functions["par"]
     def kw(x: int, *, scale: int = 1):
         return x
 
@@ -120,14 +132,46 @@ def build_frostjit():
         return x
 
     d(_rename(kw, "kw")), d(_rename(kw_f, "kw"))
-    fns["kw"] = d.functions[(__name__, "kw")]
+    fns["kw"] = d.functions["kw"]
     many = Dispatcher()
     classes = [type(f"C{i}", (), {}) for i in range(299)]
     for C in classes:
         many.multi((C,))(_rename(lambda x: x, "m300"))
     many.multi((int,))(_rename(lambda x: x, "m300"))
-    fns["m300"] = many.functions[(__name__, "m300")]
+    fns["m300"] = many.functions["m300"]
+    fns.update(_plum_feature_functions(Dispatcher(), parametric, add_conversion_method, add_promotion_rule))
+    fns["promote"] = fj_promote
     return fns
+
+
+def _plum_feature_functions(d, parametric, add_conversion_method, add_promotion_rule):
+    """The same parametric, conversion and promotion workloads for frostjit and plum: a
+    function of a parametric argument (3 methods), a function whose int result is converted
+    to its ``float`` annotation, and the rules ``promote(1, 2.0)`` needs."""
+    @parametric
+    class Box:
+        def __init__(self, x):
+            self.x = x
+
+    def box_int(x: Box[int]):
+        return x
+
+    def box_float(x: Box[float]):
+        return x
+
+    def box_any(x: Box):
+        return x
+
+    for g in (box_int, box_float, box_any):
+        d(_rename(g, "box"))
+
+    def conv(x: int) -> float:
+        return x
+
+    d(_rename(conv, "conv"))
+    add_conversion_method(int, float, float)
+    add_promotion_rule(int, float, float)
+    return {"box": d.functions["box"], "conv": d.functions["conv"], "box_arg": Box(1)}
 
 
 def _rename(fn, name):
@@ -187,6 +231,8 @@ def build_plum():
     @d
     def kw(x: float, *, scale: int = 1): return x
     out["kw"] = kw
+    out.update(_plum_feature_functions(d, plum.parametric, plum.add_conversion_method, plum.add_promotion_rule))
+    out["promote"] = plum.promote
     return out
 
 
@@ -260,7 +306,7 @@ def reg_frostjit():
             return x
         impl.__name__ = impl.__qualname__ = "reg"
         d(impl)
-    f = d.functions[(impl.__module__, "reg")]
+    f = d.functions["reg"]
     f(classes[0]())
 
 
@@ -286,14 +332,66 @@ def reg_ovld():
     f(classes[0]())
 
 
+_WITHOUT_EXTRA = {
+    1: """def without_extra(a0=NOT_PASSED, /):
+    try:
+        return decisions[type(a0)](a0)
+    except KeyError as error:
+        if error.__traceback__.tb_next is not None:
+            raise
+    return resolve((a0,))(a0)
+""",
+    3: """def without_extra(a0=NOT_PASSED, a1=NOT_PASSED, a2=NOT_PASSED, /):
+    try:
+        return decisions[type(a0)][type(a1)][type(a2)](a0, a1, a2)
+    except KeyError as error:
+        if error.__traceback__.tb_next is not None:
+            raise
+    return resolve((a0, a1, a2))(a0, a1, a2)
+""",
+}
+
+
+def extra_cost(repeats: int = 25) -> None:
+    """What the ``*extra`` parameter of the fixed-arity call path costs: the current call path
+    beside the same template without it (the one before plum's too-many-arguments semantics),
+    both reading the same function's decisions, interleaved; the fastest of ``repeats``."""
+    fj = build_frostjit()
+    rows = {"1 arg, int": (fj["f1"], (1,)), "3 args (int, float, ndarray)": (fj["f3"], ARGS3)}
+    print(f"Call path with and without *extra, ns per call (fastest of {repeats}; interleaved)\n")
+    print("| case | without *extra | with *extra (current) | cost |")
+    print("|---|---|---|---|")
+    for label, (f, args) in rows.items():
+        local: dict = {}
+        exec(_WITHOUT_EXTRA[len(args)], f._dispatch_state.ns, local)  # noqa: S102 - a fixed template
+        old = local["without_extra"]
+        f(*args), old(*args)
+        timers = {"old": _timer(old, args), "new": _timer(f, args)}
+        best = {"old": float("inf"), "new": float("inf")}
+        for _ in range(repeats):
+            for k, t in timers.items():
+                best[k] = min(best[k], min(t.repeat(repeat=3, number=NUMBER)) / NUMBER * 1e9)
+        print(f"| {label} | {best['old']:.1f} | {best['new']:.1f} | +{best['new'] - best['old']:.1f} ns |")
+
+
 def parser(prog: str = "bench_dispatch.py") -> argparse.ArgumentParser:
-    """The command line: no options; ``--help`` describes the benchmark."""
-    return argparse.ArgumentParser(prog=prog, description=__doc__,
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The command line (``python -m frostjit bench dispatch --help`` prints it)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="3 repeats of 10 000 calls (a smoke run)")
+    ap.add_argument("--extra-cost", action="store_true",
+                    help="only compare the call path with and without its *extra parameter")
+    return ap
 
 
 def main(argv=None, prog: str = "bench_dispatch.py") -> int:
-    parser(prog).parse_args(argv)
+    global REPEATS, NUMBER
+    args = parser(prog).parse_args(argv)
+    if args.quick:
+        REPEATS, NUMBER = 3, 10_000
+    if args.extra_cost:
+        extra_cost()
+        return 0
     fj = build_frostjit()
     anchors = {"plum": build_plum(), "ovld": build_ovld(), "multipledispatch": build_multipledispatch(),
                "singledispatch": build_singledispatch()}
@@ -301,16 +399,21 @@ def main(argv=None, prog: str = "bench_dispatch.py") -> int:
     rows = []
 
     def row(label, fj_fn, key, args, plain):
-        fns = {"plain": plain, "frostjit": fj_fn}
+        row_with(label, fj_fn, key, args, args, plain)
+
+    def row_with(label, fj_fn, key, args, plum_args, plain):
+        """A row whose plum column takes its own arguments (plum's parametric instances)."""
+        fns = {"plain": (plain, args), "frostjit": (fj_fn, args)}
         for name, table in anchors.items():
             fn = table.get(key) if table else None
-            if fn is not None:
+            a = plum_args if name == "plum" else args
+            if fn is not None and a is not None and not any(x is None for x in a):
                 try:
-                    fn(*args)
-                    fns[name] = fn
+                    fn(*a)
+                    fns[name] = (fn, a)
                 except Exception:
                     pass
-        r = {"case": label, **ns_per_call_many(fns, args)}
+        r = {"case": label, **ns_per_call_many_args(fns)}
         rows.append(r)
 
     ns_per_call_many({"warm-up": fj["f1"]}, (1,))  # the first measurement of a process runs slow
@@ -325,6 +428,10 @@ def main(argv=None, prog: str = "bench_dispatch.py") -> int:
     row("list[int] method present, int arg", fj["par"], "par", (1,), plain1)
     row("keyword-only parameter, int arg, no keyword", fj["kw"], "kw", (1,), plain1)
     row("300 methods, int arg", fj["m300"], "-", (1,), plain1)
+    plum_box = (anchors["plum"] or {}).get("box_arg")
+    row_with("parametric-type argument Box[int]", fj["box"], "box", (fj["box_arg"],), (plum_box,), plain1)
+    row("return value converted (int -> float)", fj["conv"], "conv", (1,), plain1)
+    row("promote(1, 2.0)", fj["promote"], "promote", (1, 2.0), plain2)
 
     def fmt(v):
         return "n/a" if v is None else f"{v:7.0f}"

@@ -26,14 +26,14 @@ def test_registration_invalidates_only_that_functions_cache():
         return "g"
 
     assert f(1) == "object" and g(1) == "g"
-    g_cache = _state(g).ns["cache"]
+    g_cache = _state(g).ns["decisions"]
 
     @d
     def f(x: int):
         return "int"
 
     assert f(1) == "int"
-    assert _state(g).ns["cache"] is g_cache and int in g_cache
+    assert _state(g).ns["decisions"] is g_cache and int in g_cache
 
 
 def test_version_increments_on_every_registration():
@@ -62,7 +62,7 @@ def test_clear_cache_keeps_methods():
 
     f(1)
     f.clear_cache()
-    assert not _state(f).ns["cache"] and f(1) == 1
+    assert not _state(f).ns["decisions"] and f(1) == 1
 
 
 def test_abc_register_after_first_call_re_resolves():
@@ -146,7 +146,7 @@ def test_literal_method_keeps_fast_path_for_other_types():
         return "str"
 
     f(1), f("fast"), f("slow")
-    cache = _state(f).ns["cache"]
+    cache = _state(f).ns["decisions"]
     assert cache[int] is f.invoke(int)  # a plain entry, no value check for ints
     assert f("fast") == "fast" and f("slow") == "str"
 
@@ -156,9 +156,9 @@ def test_cache_hit_does_not_depend_on_number_of_methods():
     classes = [type(f"C{i}", (), {}) for i in range(300)]
     for i, C in enumerate(classes):
         d.multi((C,))(_named(lambda x, i=i: i))
-    f = d.functions[(__name__, "many")]
+    f = d.functions["many"]
     assert f(classes[123]()) == 123
-    assert len(_state(f).ns["cache"]) == 1
+    assert len(_state(f).ns["decisions"]) == 1
 
 
 def _named(fn):
@@ -367,7 +367,7 @@ def test_hot_path_unaffected_after_observers_close():
 
     with observe_calls(lambda fn: None):
         f(1)
-    from frostjit.dispatch.observers import ACTIVE
+    from frostjit.dispatch._observers import ACTIVE
 
     assert ACTIVE == []
     with pytest.raises(NotFoundLookupError):
@@ -394,7 +394,7 @@ def test_nested_cache_for_fixed_arity_functions():
     for _ in range(2):  # misses, then hits
         for args, expected in calls:
             assert f(*args) == expected, args
-    cache = _state(f).ns["cache"]
+    cache = _state(f).ns["decisions"]
     assert set(cache) == {int, float} and set(cache[int]) == {float, int}
     assert cache[int][int][str] is f.methods[1].implementation
     with pytest.raises(NotFoundLookupError):
@@ -429,7 +429,7 @@ def test_nested_cache_with_value_dependent_and_return_checked_methods():
         assert (f(1, "slow"), f(1, "fast"), f(2, "fast")) == (0, 1, 1)
     with pytest.raises(TypeError, match="return annotation"):
         f(1.0, "x")
-    assert str in _state(f).ns["rcache"][int]
+    assert str in _state(f).ns["decisions_returning"][int]
 
 
 def test_nested_cache_respects_abc_register_and_observers():
@@ -472,7 +472,7 @@ def test_value_keyed_entries_on_fixed_arity_paths():
     for _ in range(3):
         assert f(1, "fast") == ("literal", 1) and f(1, "slow") == ("str", 1)
         assert f(1, "exact", scale=2) == ("literal", 2) and f(1, "other", scale=3) == ("str", 3)
-    entry = _state(f).ns["cache"][int][str]
+    entry = _state(f).ns["decisions"][int][str]
     assert entry.__code__.co_argcount == 2  # generated for the fixed arity, no *args/**kw
     with DispatchCache() as c:
         assert f(1, "fast") == ("literal", 1)
@@ -509,7 +509,7 @@ def test_hooks_divert_every_call_path_shape_and_restore_the_live_caches():
              (kw, (1,), {}, ("kw", 0)), (ret, (1,), {}, 7), (var, (1, 2, 3), {}, ("var", 2))]
     for f, a, k, expected in calls:
         assert f(*a, **k) == expected  # warm the caches
-    live = {f: _state(f).live for f in (one, three, kw, ret, var)}
+    live = {f: _state(f).decisions.live for f in (one, three, kw, ret, var)}
     seen = []
     with observe_calls(seen.append):
         for f, a, k, expected in calls:
@@ -530,8 +530,8 @@ def test_hooks_divert_every_call_path_shape_and_restore_the_live_caches():
         assert one("a") == "str"
     assert seen == [f for f, *_ in calls] + [three, late, one]
     for f in (three, kw, var):
-        assert _state(f).ns["cache"] is live[f]  # decisions kept
-    assert _state(one).ns["cache"] is _state(one).live  # re-published after the registration
+        assert _state(f).ns["decisions"] is live[f]  # decisions kept
+    assert _state(one).ns["decisions"] is _state(one).decisions.live  # re-published after the registration
     n = len(seen)
     for f, a, k, expected in calls:
         assert f(*a, **k) == expected

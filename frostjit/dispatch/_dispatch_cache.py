@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from .observers import _activate, _deactivate, on_register
+from ._observers import _activate, _deactivate, on_register
 
 
 class DispatchCache:

@@ -23,6 +23,8 @@ import types
 import typing
 from typing import Any
 
+from .repr import repr_short
+
 NEVER = 0
 ALWAYS = 1
 DEPENDS = 2
@@ -161,6 +163,11 @@ class ClassHint(Hint):
             self._kind = "protocol"
         elif cls in _type_classifiers:
             self._kind = "registered"
+        elif getattr(meta, "__dispatch_parametric__", False):
+            # ``@parametric`` classes: ``isinstance(x, A[int])`` is ``issubclass(type(x), A[int])``;
+            # a parameter that is an ABC makes the answer depend on ABC registrations.
+            self._kind = "parametric"
+            self.uses_abc = self.uses_abc or _parameters_use_abc(cls)
         elif hasattr(cls, "array_type") and hasattr(cls, "dtypes") and hasattr(cls, "dim_str"):
             self._kind = "jaxtyping"
         elif check is _type_instancecheck or check is _abc_instancecheck:
@@ -176,6 +183,13 @@ class ClassHint(Hint):
         if kind == "plain":
             if issubclass(T, self.cls):
                 return ALWAYS
+            return DEPENDS if lies_about_class(T) else NEVER
+        if kind == "parametric":
+            try:
+                if issubclass(T, self.cls):
+                    return ALWAYS
+            except TypeError:
+                return DEPENDS
             return DEPENDS if lies_about_class(T) else NEVER
         if kind == "registered":
             return _type_classifiers[self.cls](T)
@@ -198,6 +212,23 @@ class ClassHint(Hint):
 
     def __hash__(self) -> int:
         return hash(self.cls)
+
+
+def _parameters_use_abc(cls: type) -> bool:
+    if not cls.__dict__.get("_concrete", False):
+        return False
+    p = cls.__dict__.get("_type_parameter")
+    todo = list(p) if isinstance(p, tuple) else [p]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, abc.ABCMeta):
+            return True
+        if isinstance(x, tuple):
+            todo.extend(x)
+        elif isinstance(x, type) and getattr(type(x), "__dispatch_parametric__", False):
+            if _parameters_use_abc(x):
+                return True
+    return False
 
 
 def classify_class(cls: Any, T: type) -> int:
@@ -264,6 +295,97 @@ class LiteralHint(Hint):
 
     def __hash__(self) -> int:
         return hash(("Literal", len(self.values)))
+
+
+def _is_validator(m: Any) -> bool:
+    """A beartype validator (``beartype.vale.Is[...]``, ``IsAttr``, ``IsEqual``, ...): checked on
+    the value, as plum does. Other metadata only marks the hint (see :class:`AnnotatedHint`)."""
+    return type(m).__name__ == "BeartypeValidator" and callable(getattr(m, "is_valid", None))
+
+
+class AnnotatedHint(Hint):
+    """``Annotated[T, m1, ...]``: values of ``T`` that pass every validator among the metadata.
+
+    As in plum, an ``Annotated`` hint is strictly more specific than its ``T`` (even with
+    metadata that validates nothing), and two of them with the same ``T`` and metadata are the
+    same hint (a redefinition).
+    """
+
+    __slots__ = ("base", "metadata", "validators")
+
+    def __init__(self, base: Hint, metadata: tuple):
+        self.base = base
+        self.metadata = metadata
+        self.validators = tuple(m for m in metadata if _is_validator(m))
+
+    @property
+    def uses_abc(self) -> bool:
+        return self.base.uses_abc
+
+    @property
+    def nested(self) -> tuple:
+        return (self.base,)
+
+    def match(self, value: Any) -> bool:
+        return self.base.match(value) and all(v.is_valid(value) for v in self.validators)
+
+    def classify(self, T: type) -> int:
+        c = self.base.classify(T)
+        return DEPENDS if c != NEVER and self.validators else c
+
+    def __repr__(self) -> str:
+        return f"Annotated[{self.base!r}, {', '.join(map(repr, self.metadata))}]"
+
+    def __hash__(self) -> int:
+        return hash(("Annotated", self.base))
+
+
+def _same_metadata(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y or _safe_eq(x, y) for x, y in zip(a, b))
+
+
+def _safe_eq(x: Any, y: Any) -> bool:
+    try:
+        return bool(x == y)
+    except Exception:  # noqa: BLE001 - metadata with an odd __eq__
+        return False
+
+
+class SubhintHint(Hint):
+    """Values that are type hints below ``target`` (``int`` and ``bool | int`` are values of
+    ``SubhintHint(int | str)``): how ``convert`` and promotion rules dispatch on a target type.
+
+    The value is any hint object (a class, a union, ``list[int]``), so only the value decides:
+    ``classify`` is always *depends*, and decisions are remembered per value (hints hash).
+    """
+
+    __slots__ = ("target", "raw")
+
+    def __init__(self, raw: Any):
+        self.raw = raw
+        self.target = normalize(raw)
+
+    @property
+    def uses_abc(self) -> bool:
+        return self.target.uses_abc
+
+    def match(self, value: Any) -> bool:
+        try:
+            return le(normalize(value), self.target)
+        except TypeError:  # not a type hint
+            return False
+
+    def classify(self, T: type) -> int:
+        return DEPENDS
+
+    def value_keyable(self, T: type) -> bool:
+        return True
+
+    def __repr__(self) -> str:
+        return repr_short(self.raw)
+
+    def __hash__(self) -> int:
+        return hash(("Subhint", self.target))
 
 
 class SubclassHint(Hint):
@@ -376,6 +498,51 @@ _MAPPING_ORIGINS = (dict, cabc.Mapping, cabc.MutableMapping)
 
 
 _normalize_cache: dict[Any, Hint] = {}
+#: Class -> class replacements applied to every annotation (plum's ``type_mapping``; IPython
+#: autoreload maps a reloaded class's old version to its new one). ``clear_all_cache()`` must
+#: follow a change, as in plum.
+type_mapping: dict[Any, Any] = {}
+
+
+class LazyHint(Hint):
+    """A ``PromisedType`` or ``ModuleType``: what it stands for is looked up at each use.
+
+    Unresolved (a module not imported yet) it matches nothing; a promise not delivered yet
+    raises ``TypeError`` when used.
+    """
+
+    __slots__ = ("cls",)
+
+    def __init__(self, cls: type):
+        self.cls = cls
+
+    def resolved(self) -> Hint | None:
+        r = self.cls.resolve()
+        return None if r is self.cls else normalize(r)
+
+    @property
+    def uses_abc(self) -> bool:
+        r = self.resolved()
+        # Unresolved, the class may turn out to be an ABC: check the ABC token meanwhile.
+        return True if r is None else r.uses_abc
+
+    def match(self, value: Any) -> bool:
+        r = self.resolved()
+        return False if r is None else r.match(value)
+
+    def classify(self, T: type) -> int:
+        r = self.resolved()
+        return NEVER if r is None else r.classify(T)
+
+    def value_keyable(self, T: type) -> bool:
+        r = self.resolved()
+        return True if r is None else r.value_keyable(T)
+
+    def __repr__(self) -> str:
+        return self.cls.__qualname__
+
+    def __hash__(self) -> int:
+        return hash(self.cls)
 
 
 def normalize(annotation: Any) -> Hint:
@@ -411,6 +578,16 @@ def normalize(annotation: Any) -> Hint:
 
 
 def _normalize(a: Any) -> Hint:
+    if isinstance(a, Hint):  # already normalised (``SubhintHint`` in convert's signatures)
+        return a
+    if type_mapping:
+        try:
+            if a in type_mapping:
+                return normalize(type_mapping[a])
+        except TypeError:  # unhashable
+            pass
+    if getattr(type(a), "__dispatch_lazy__", False):
+        return LazyHint(a)
     if a is Any or a is typing.Any or a is object:
         return ANY if a is not object else ClassHint(object)
     if a is None or a is _NoneType:
@@ -420,7 +597,7 @@ def _normalize(a: Any) -> Hint:
     origin = typing.get_origin(a)
     args = typing.get_args(a)
     if origin is typing.Annotated:
-        return normalize(args[0])
+        return AnnotatedHint(normalize(args[0]), tuple(a.__metadata__))
     if origin is typing.Union or (sys.version_info >= (3, 10) and origin is types.UnionType):
         members: list[Hint] = []
         for m in args:
@@ -473,6 +650,12 @@ def le(a: Hint, b: Hint) -> bool:
     """
     if a is b:
         return True
+    if isinstance(a, LazyHint) or isinstance(b, LazyHint):
+        ra = a.resolved() if isinstance(a, LazyHint) else a
+        rb = b.resolved() if isinstance(b, LazyHint) else b
+        if ra is None or rb is None:  # an unresolved module type: only below itself and Any
+            return (ra is None and rb is None and a.cls is b.cls) or isinstance(b, AnyHint)
+        return le(ra, rb)
     if isinstance(b, AnyHint):
         return True
     if isinstance(a, AnyHint):
@@ -481,6 +664,14 @@ def le(a: Hint, b: Hint) -> bool:
         return all(le(m, b) for m in a.members)
     if isinstance(b, UnionHint):
         return any(le(a, m) for m in b.members)
+    if isinstance(a, AnnotatedHint) or isinstance(b, AnnotatedHint):
+        if not isinstance(b, AnnotatedHint):
+            return le(a.base, b)
+        if not isinstance(a, AnnotatedHint):
+            return False  # T is less specific than Annotated[T, ...]
+        return le(a.base, b.base) and _same_metadata(a.metadata, b.metadata)
+    if isinstance(a, SubhintHint) or isinstance(b, SubhintHint):
+        return isinstance(a, SubhintHint) and isinstance(b, SubhintHint) and le(a.target, b.target)
     if isinstance(a, LiteralHint):
         if isinstance(b, LiteralHint):
             return all(any(type(v) is type(w) and v == w for w in b.values) for v in a.values)
@@ -543,3 +734,46 @@ def prepare_annotation(a: Any) -> None:
     """Hook run before normalising an annotation: registers lazy third-party classifiers."""
     if "jax" in sys.modules:
         _install_jax_classifier()
+
+
+def walk(h: Hint):
+    """``h`` and every hint nested in it."""
+    yield h
+    if isinstance(h, UnionHint):
+        subs: tuple = h.members
+    elif isinstance(h, SequenceHint):
+        subs = (h.elem,)
+    elif isinstance(h, TupleHint):
+        subs = h.items
+    elif isinstance(h, MappingHint):
+        subs = (h.key, h.value)
+    elif isinstance(h, SubclassHint):
+        subs = (h.inner,)
+    else:
+        subs = getattr(h, "nested", ())
+    for s in subs:
+        yield from walk(s)
+
+
+def is_faithful_hint(h: Hint) -> bool:
+    """Whether ``isinstance(x, hint) == issubclass(type(x), hint)`` for every ``x`` (plum's
+    *faithful*): plain classes, ABCs and unions of them; a class may declare ``__faithful__``."""
+    if h is ANY:
+        return True
+    if isinstance(h, UnionHint):
+        return all(is_faithful_hint(m) for m in h.members)
+    if type(h) is ClassHint:
+        declared = getattr(h.cls, "__faithful__", None)
+        if declared is not None:
+            return bool(declared)
+        return h._kind == "plain"
+    if type(h) is LazyHint:
+        r = h.resolved()
+        return True if r is None else is_faithful_hint(r)
+    return False
+
+
+def clear_caches() -> None:
+    """Forget normalised annotations and per-type answers (``clear_all_cache``)."""
+    _normalize_cache.clear()
+    _liar_cache.clear()

@@ -14,8 +14,13 @@ import functools
 import types
 from typing import Any, Callable, Sequence
 
-from .hints import ALWAYS, DEPENDS, NEVER, Hint
-from .signature import Method, Signature
+from typing import TYPE_CHECKING
+
+from ._call_path import compile_generated
+from ._hints import ALWAYS, DEPENDS, NEVER, Hint
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._signature import Method, Signature
 
 
 class Candidate:
@@ -148,7 +153,7 @@ class Deferred:
         values, select, i = self.values, self.select, self.positions[0]
         if arity is not None and 1 <= arity <= 8 and i < arity:
             code = _value_entry_code(arity, i)
-            fn = types.FunctionType(code.replace(), {"values": values, "select": select,
+            fn = types.FunctionType(code.replace(), {"decided_by_value": values, "select": select,
                                                      "__builtins__": __builtins__})
             fn._dispatch_select = select
             return fn
@@ -174,13 +179,11 @@ def _value_entry_code(arity: int, i: int) -> types.CodeType:
     names = ", ".join(f"a{k}" for k in range(arity))
     # Lookup and call in one expression; a KeyError/TypeError raised in this frame (not by
     # the implementation: no deeper traceback entry) is a new or unhashable value.
-    src = (f"def deferred_call({names}, /):\n"
+    src = (f"def call_by_value({names}, /):\n"
            f"    try:\n"
-           f"        return values[a{i}]({names})\n"
-           f"    except (KeyError, TypeError) as x:\n"
-           f"        if x.__traceback__.tb_next is not None:\n"
+           f"        return decided_by_value[a{i}]({names})\n"
+           f"    except (KeyError, TypeError) as error:\n"
+           f"        if error.__traceback__.tb_next is not None:\n"
            f"            raise\n"
            f"    return select(({names},))({names})\n")
-    ns: dict[str, Any] = {}
-    exec(src, {}, ns)  # noqa: S102 - a fixed template
-    return ns["deferred_call"].__code__
+    return compile_generated(src, f"a decision by the value of argument {i} of {arity}", {})

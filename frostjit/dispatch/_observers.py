@@ -23,7 +23,7 @@ from typing import Any, Callable
 ACTIVE: list[Any] = []
 _lock = threading.Lock()
 #: Serializes activations, so that ``_activate`` returns only once every function diverts.
-_sync_lock = threading.Lock()
+sync_lock = threading.Lock()
 #: Every dispatched function's state (weakly): while ``ACTIVE`` is non-empty each of them
 #: publishes an empty cache, so its call path misses into the slow path that notifies.
 _functions: weakref.WeakSet = weakref.WeakSet()
@@ -31,18 +31,18 @@ _functions: weakref.WeakSet = weakref.WeakSet()
 
 def track(state: Any) -> None:
     """Register a new function's state; it publishes the cache matching the current hooks."""
-    with _sync_lock:
+    with sync_lock:
         _functions.add(state)
         state.publish()
 
 
-def _sync_all() -> None:  # under _sync_lock
+def _sync_all() -> None:  # under sync_lock
     for state in list(_functions):
         state.publish()
 
 
 def _activate(obj: Any) -> None:
-    with _sync_lock:
+    with sync_lock:
         with _lock:
             ACTIVE.append(obj)
             first = len(ACTIVE) == 1
@@ -51,7 +51,7 @@ def _activate(obj: Any) -> None:
 
 
 def _deactivate(obj: Any) -> None:
-    with _sync_lock:
+    with sync_lock:
         with _lock:
             for i in range(len(ACTIVE) - 1, -1, -1):
                 if ACTIVE[i] is obj:
@@ -62,6 +62,14 @@ def _deactivate(obj: Any) -> None:
             last = not ACTIVE
         if last:
             _sync_all()
+
+
+def notify_call(function: Any) -> None:
+    """Tell the active observers that ``function`` was called (for callables that are not
+    dispatched functions themselves but stand for one, such as ``promote``)."""
+    for h in tuple(ACTIVE):
+        if type(h) is CallObserver:
+            h.callback(function)
 
 
 class CallObserver:

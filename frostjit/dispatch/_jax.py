@@ -22,7 +22,7 @@ import sys
 import threading
 from typing import Any, Callable
 
-from .observers import observe_calls, on_register
+from ._observers import observe_calls, on_register
 
 _tls = threading.local()
 
@@ -63,11 +63,12 @@ _TRACE_EVENT = "/jax/core/compile/jaxpr_trace_duration"
 
 def _on_event(event: str, *args: Any, **kw: Any) -> None:
     if event == _TRACE_EVENT:
-        wrapped = getattr(_tls, "wrapper_traces", None)
-        name = kw.get("fun_name")
-        if wrapped and name in wrapped:  # the trace of a jit wrapper: tracked precisely
-            wrapped.remove(name)
-        else:
+        # The event right after a jit wrapper's traced function returned is that wrapper's
+        # trace (tracked precisely, not counted). The expectation is one-shot: a leftover
+        # (the wrapper's event never came) cannot swallow a later plain trace of that name.
+        expected = getattr(_tls, "expected_wrapper_trace", None)
+        _tls.expected_wrapper_trace = None
+        if expected is None or kw.get("fun_name") != expected:
             _traces[0] += 1
 
 
@@ -176,10 +177,7 @@ def jit(fun: Callable | None = None, **jit_kwargs: Any) -> Any:
         finally:
             _tls.depth -= 1
         if not _tls.depth and _traces[1]:  # jax reports this trace next: not a plain one
-            w = getattr(_tls, "wrapper_traces", None)
-            if w is None:
-                w = _tls.wrapper_traces = set()
-            w.add(getattr(fun, "__name__", None))
+            _tls.expected_wrapper_trace = getattr(fun, "__name__", None)
         return out
 
     jitted = jax.jit(traced, **jit_kwargs)
