@@ -13,6 +13,7 @@ from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase, apply_vector
 from ..array import registry
 from ..trace import ops
+from ..tree import LeafError, is_pytree, map2
 
 _PY_UNARY = {
     "abs": abs, "sqrt": _m.sqrt, "exp": _m.exp, "exp2": lambda x: 2.0 ** x, "log": _m.log, "log2": _m.log2,
@@ -247,12 +248,35 @@ def lerp(a, b, t):
 
 
 def select(condition, a, b):
-    """Element-wise ``a if condition else b`` (``condition`` is a Bool array)."""
+    """Element-wise ``a if condition else b`` (``condition`` is a Bool array or a bool).
+
+    ``a`` and ``b`` may be PyTrees of the same structure (Dr.Jit): the result has that
+    structure, each array selected lane by lane; equal Python values are kept, differing
+    numbers become arrays, other differing Python values raise ``TypeError``.
+    """
     if isinstance(condition, (bool, np.bool_)):
         return a if condition else b
+    if is_pytree(a) and not isinstance(a, VectorBase) or is_pytree(b) and not isinstance(b, VectorBase):
+        return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     if any(isinstance(v, VectorBase) for v in (condition, a, b)):
         return apply_vector("select", condition, a, b)
     return apply("select", condition, a, b)
+
+
+def _select_leaf(condition, x, y):
+    """``select`` of two matching leaves of PyTrees."""
+    if _jit(x) or _jit(y) or (isinstance(x, _NUMBERS) and isinstance(y, _NUMBERS) and x != y):
+        return select(condition, x, y)
+    try:
+        same = type(x) is type(y) and (x is y or bool(x == y))
+    except (TypeError, ValueError):         # e.g. NumPy arrays: no single truth value
+        same = False
+    if not same:
+        raise LeafError(f"cannot choose lane by lane between the Python values {x!r} and {y!r}")
+    return x
+
+
+_NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
 def reinterpret_array(dtype, value):

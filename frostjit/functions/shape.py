@@ -9,6 +9,7 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
 from ..trace.dtypes import UInt32, UInt64
+from ..tree import transform
 from .creation import arange
 from .memory import gather
 
@@ -89,12 +90,18 @@ def _count(who: str, count, what: str) -> int:
 
 
 def tile(x, count: int):
-    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``; a static
-    vector tiles each component."""
+    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``.
+
+    A static vector tiles each component, a PyTree each of its arrays (its Python values
+    are kept), as in Dr.Jit.
+    """
     count = _count("tile", count, "reps")
-    if isinstance(x, VectorBase):
-        return type(x)._from_components([tile(c, count) for c in x])
-    x = _flat(x, "tile")
+    if not isinstance(x, ArrayBase):
+        return transform(x, lambda a: _tile(a, count), who="tile", root="x")
+    return _tile(x, count)
+
+
+def _tile(x, count: int):
     n = len(x)
     if n == 0 or count == 0:
         return type(x)()
@@ -102,12 +109,18 @@ def tile(x, count: int):
 
 
 def repeat(x, count: int):
-    """Each element ``count`` times in a row, like ``numpy.repeat``; a static vector repeats
-    each component."""
+    """Each element ``count`` times in a row, like ``numpy.repeat``.
+
+    A static vector repeats each component, a PyTree each of its arrays (its Python values
+    are kept), as in Dr.Jit.
+    """
     count = _count("repeat", count, "repeats")
-    if isinstance(x, VectorBase):
-        return type(x)._from_components([repeat(c, count) for c in x])
-    x = _flat(x, "repeat")
+    if not isinstance(x, ArrayBase):
+        return transform(x, lambda a: _repeat(a, count), who="repeat", root="x")
+    return _repeat(x, count)
+
+
+def _repeat(x, count: int):
     n = len(x)
     if n == 0 or count == 0:
         return type(x)()
