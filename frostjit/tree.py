@@ -185,6 +185,7 @@ class NodeType:
 
 # ------------------------------------------------------------------------------ resolution
 _TYPES: dict = {}       # type -> NodeType (resolved on first sight)
+_ARRAY_TYPES: set = set()     # the 1-D array classes resolved so far (a set lookup: the fast path)
 
 
 def node_type(cls: type) -> NodeType:
@@ -214,6 +215,7 @@ def node_type(cls: type) -> NodeType:
 
 def _resolve(t: type) -> NodeType:
     if issubclass(t, ArrayBase):
+        _ARRAY_TYPES.add(t)
         return NodeType(t, ARRAY)
     if issubclass(t, VectorBase):
         return NodeType(t, VECTOR)
@@ -347,9 +349,6 @@ def _leaf_error(who: str, path: _Path, e: LeafError) -> TypeError:
 
 
 # ------------------------------------------------------------------------------ read-only walks
-_EXIT = object()
-
-
 def traverse(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], Any] | None = None) -> None:
     """Call ``fn(array)`` for every 1-D JIT array in ``tree``, in order.
 
@@ -367,37 +366,38 @@ def traverse(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], Any
     Depth-first, children in order: sequence order, dict order, field order, the order of
     ``__fj_traverse__``.  A reference cycle is skipped (logged at DEBUG on the "frostjit" logger).
     """
-    t = type(tree)
-    nt = _TYPES.get(t) or node_type(t)
-    if nt.kind is ARRAY:
+    if type(tree) in _ARRAY_TYPES:
         fn(tree)
+    else:
+        _traverse(tree, fn, value_fn, set())
+
+
+def _traverse(o, fn, value_fn, active: set) -> None:
+    nt = _TYPES.get(type(o)) or node_type(type(o))
+    kind = nt.kind
+    if kind is ARRAY:
+        fn(o)
         return
-    stack = [tree]
-    active: set = set()         # ids of the containers on the path to the current node
-    while stack:
-        o = stack.pop()
-        if o is _EXIT:
-            active.discard(stack.pop())
-            continue
-        nt = _TYPES.get(type(o)) or node_type(type(o))
-        kind = nt.kind
-        if kind is ARRAY:
-            fn(o)
-        elif kind is VALUE:
-            if value_fn is not None:
-                value_fn(o)
-        elif kind is VECTOR:
-            for c in o._c:
-                fn(c)
+    if kind is VALUE:
+        if value_fn is not None:
+            value_fn(o)
+        return
+    if kind is VECTOR:
+        for c in o._c:
+            fn(c)
+        return
+    i = id(o)
+    if i in active:         # ``active``: the containers on the path to ``o``
+        log.debug("frostjit.tree: skipped a reference cycle through a %s", type(o).__name__)
+        return
+    active.add(i)
+    arrays = _ARRAY_TYPES
+    for v in (o if kind is SEQUENCE else nt.children(o)[1]):
+        if type(v) in arrays:
+            fn(v)
         else:
-            i = id(o)
-            if i in active:
-                log.debug("frostjit.tree: skipped a reference cycle through a %s", type(o).__name__)
-                continue
-            active.add(i)
-            stack.append(i)
-            stack.append(_EXIT)
-            stack.extend(reversed(nt.children(o)[1]))
+            _traverse(v, fn, value_fn, active)
+    active.discard(i)
 
 
 def leaves(tree) -> list:
@@ -407,10 +407,10 @@ def leaves(tree) -> list:
     --------
     >>> fj.tree.leaves({"a": Float(1), "b": (2, Array3f(1, 2, 3))})    # 4 arrays
     """
-    if isinstance(tree, ArrayBase):
+    if type(tree) in _ARRAY_TYPES:
         return [tree]
     out: list = []
-    traverse(tree, out.append)
+    _traverse(tree, out.append, None, set())
     return out
 
 
@@ -604,13 +604,14 @@ def unflatten(treedef: TreeDef, leaves: Iterable) -> Any:
 def _describe(o) -> str:
     nt = node_type(type(o))
     name = type(o).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
     if nt.kind is SEQUENCE:
-        return f"a {name} of {len(o)} {'entry' if len(o) == 1 else 'entries'}"
+        return f"{article} {name} of {len(o)} {'entry' if len(o) == 1 else 'entries'}"
     if nt.kind is MAPPING:
-        return f"a {name} with keys {list(o)}"
-    if nt.kind is VALUE:
-        return f"a {name} ({o!r})" if isinstance(o, (int, float, str, type(None))) else f"a {name}"
-    return f"a {name}"
+        return f"{article} {name} with keys {list(o)}"
+    if nt.kind is VALUE and isinstance(o, (int, float, str, type(None))):
+        return f"{article} {name} ({o!r})"
+    return f"{article} {name}"
 
 
 def _match(nt: NodeType, a, b, bt: NodeType | None, broadcast: bool):

@@ -80,10 +80,11 @@ def width(*args) -> int:
     traverse(args, arrays.append, lambda _: sizes.add(1))     # a Python value counts as size 1
     for a in arrays:
         sizes.add(a._node.size)
-    w = max(sizes, default=0)
-    for s in sizes:
-        if s != w and s != 1 and w != 1:
-            raise ValueError(f"width(): incompatible sizes {s} and {w}")
+    w = max(sizes) if sizes else 0
+    if len(sizes) > 1:
+        for s in sizes:
+            if s != w and s != 1 and w != 1:
+                raise ValueError(f"width(): incompatible sizes {s} and {w}")
     rec = state.recorder
     if rec is not None:
         return rec.on_width(w, arrays)

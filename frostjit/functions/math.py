@@ -13,7 +13,7 @@ from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase, apply_vector
 from ..array import registry
 from ..trace import ops
-from ..tree import LeafError, is_pytree, map2
+from ..tree import LeafError, map2
 
 _PY_UNARY = {
     "abs": abs, "sqrt": _m.sqrt, "exp": _m.exp, "exp2": lambda x: 2.0 ** x, "log": _m.log, "log2": _m.log2,
@@ -256,17 +256,26 @@ def select(condition, a, b):
     """
     if isinstance(condition, (bool, np.bool_)):
         return a if condition else b
-    if is_pytree(a) and not isinstance(a, VectorBase) or is_pytree(b) and not isinstance(b, VectorBase):
+    if _tree_or_value(a) or _tree_or_value(b):
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
+    return _select(condition, a, b)
+
+
+def _select(condition, a, b):
     if any(isinstance(v, VectorBase) for v in (condition, a, b)):
         return apply_vector("select", condition, a, b)
     return apply("select", condition, a, b)
 
 
+def _tree_or_value(x) -> bool:
+    """A PyTree container or a Python value other than a number (not something ``apply`` takes)."""
+    return not (_jit(x) or isinstance(x, _NUMBERS))
+
+
 def _select_leaf(condition, x, y):
     """``select`` of two matching leaves of PyTrees."""
     if _jit(x) or _jit(y) or (isinstance(x, _NUMBERS) and isinstance(y, _NUMBERS) and x != y):
-        return select(condition, x, y)
+        return _select(condition, x, y)
     try:
         same = type(x) is type(y) and (x is y or bool(x == y))
     except (TypeError, ValueError):         # e.g. NumPy arrays: no single truth value
