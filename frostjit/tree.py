@@ -62,7 +62,8 @@ from .array.vector import VectorBase
 log = logging.getLogger("frostjit")
 
 __all__ = ["Kind", "NodeType", "TreeDef", "LeafError", "node_type", "is_pytree", "traverse", "leaves",
-           "transform", "flatten", "unflatten", "map2", "traverse2"]
+           "transform", "flatten", "unflatten", "map2", "traverse2",
+           "vector_from_components"]
 
 
 class Kind(enum.Enum):
@@ -305,18 +306,26 @@ def _rebuild_mapping(o, keys: tuple, values: list):
 
 
 def _rebuild_vector(o, values: list):
-    cls = type(o)
-    elem = cls._elem
-    if all(type(v) is elem for v in values):
-        return cls._from_components(values)
-    # The components changed type (e.g. detach(preserve_type=False)): the matching vector type.
-    first = values[0] if values else None
-    if isinstance(first, ArrayBase) and all(type(v) is type(first) for v in values):
-        vcls = registry.vector_type(first._backend, first._vt, len(values), first._is_ad)
+    return vector_from_components(type(o), values)
+
+
+def vector_from_components(like: type, components: list):
+    """A static vector of ``components``: of type ``like`` when they are its component type,
+    else of the vector type matching theirs (an AD component makes an AD vector, as in Dr.Jit's
+    arithmetic), so a vector's class never disagrees with its components.
+
+    Raises :class:`LeafError` (a ``TypeError``) when the components are not 1-D arrays of one type.
+    """
+    elem = like._elem
+    if all(type(v) is elem for v in components):
+        return like._from_components(components)
+    first = components[0] if components else None
+    if isinstance(first, ArrayBase) and all(type(v) is type(first) for v in components):
+        vcls = registry.vector_type(first._backend, first._vt, len(components), first._is_ad)
         if vcls is not None:
-            return vcls._from_components(values)
-    raise LeafError(f"cannot make a static vector like {cls.__name__} from components of types "
-                    f"{', '.join(sorted({type(v).__name__ for v in values}))}")
+            return vcls._from_components(components)
+    raise LeafError(f"cannot make a static vector like {like.__name__} from components of types "
+                    f"{', '.join(sorted({type(v).__name__ for v in components}))}")
 
 
 # ------------------------------------------------------------------------------ paths

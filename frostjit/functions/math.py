@@ -13,7 +13,7 @@ from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase, apply_vector
 from ..array import registry
 from ..trace import ops
-from ..tree import LeafError, map2
+from ..tree import LeafError, map2, vector_from_components
 
 _PY_UNARY = {
     "abs": abs, "sqrt": _m.sqrt, "exp": _m.exp, "exp2": lambda x: 2.0 ** x, "log": _m.log, "log2": _m.log2,
@@ -313,7 +313,7 @@ def cross(a, b):
     if len(a) != 3 or len(b) != 3:
         raise ValueError(f"cross(): needs 3-vectors, got sizes {len(a)} and {len(b)}")
     comps = [fma(a[1], b[2], -(a[2] * b[1])), fma(a[2], b[0], -(a[0] * b[2])), fma(a[0], b[1], -(a[1] * b[0]))]
-    return type(a)._from_components(comps)
+    return vector_from_components(type(a), comps)     # cross(Array3f, ad.Array3f) is an ad.Array3f
 
 
 def squared_norm(v, axis=..., mode=None, keepdims=False):

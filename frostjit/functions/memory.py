@@ -20,7 +20,7 @@ import numpy as np
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
-from ..tree import LeafError, node_type, transform, traverse2, Kind
+from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
 from ..trace import ops
 from ..trace.dtypes import Bool
@@ -120,14 +120,14 @@ def gather(dtype, source, index, active=True):
         # Dr.Jit: a static vector source gathers component by component.
         if len(source) != dtype._n:
             raise TypeError(f"gather(): cannot gather {dtype.__name__} from {type(source).__name__}")
-        return dtype._from_components([gather(dtype._elem, c, index, active) for c in source])
+        return vector_from_components(dtype, [gather(dtype._elem, c, index, active) for c in source])
     if isinstance(dtype, type) and issubclass(dtype, VectorBase):
         n = dtype._n
         if isinstance(source, ArrayBase):
             _check_gather_type(dtype._elem, source, dtype.__name__)
         comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
                         active) for k in range(n)]
-        return dtype._from_components(comps)
+        return vector_from_components(dtype, comps)      # an AD source makes an AD vector
     if not (isinstance(dtype, type) and issubclass(dtype, ArrayBase)):
         raise TypeError(f"gather(): 'dtype' must be a frostjit array type, got {dtype!r}")
     if not isinstance(source, ArrayBase):

@@ -9,7 +9,7 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
 from ..trace.dtypes import UInt32, UInt64
-from ..tree import transform
+from ..tree import transform, vector_from_components
 from .creation import arange
 from .memory import gather
 
@@ -74,7 +74,7 @@ def unravel(dtype, x, order: str = "A"):
     w = len(x) // n
     idx = arange(_index_type(x, len(x)), w)
     if by_component:
-        return dtype._from_components([gather(dtype._elem, x, idx + k * w) for k in range(n)])
+        return vector_from_components(dtype, [gather(dtype._elem, x, idx + k * w) for k in range(n)])
     return gather(dtype, x, idx)
 
 
