@@ -5,7 +5,7 @@
 
 Each system runs in its own subprocess (never drjit and frostjit in one process; see
 DEVELOPERS.md).  Not a test (pytest does not collect it: drjit is not a dependency); the
-behaviours it confirmed are tested in tests/test_tree.py, tests/functions/test_pytrees.py and
+behaviours it confirmed are tested in tests/tree/, tests/functions/test_pytrees.py and
 tests/ad/test_ad_pytrees.py, and the remaining differences are listed in docs/engine.md
 ("PyTrees") and docs/ad.md.
 """

@@ -1,5 +1,5 @@
 """Hypothesis strategies for random nested PyTrees (every kind frostjit.tree knows), and helpers
-to compare them.  Used by tests/test_tree.py, tests/functions/test_pytrees.py and
+to compare them.  Used by tests/tree/, tests/functions/test_pytrees.py and
 tests/ad/test_ad_pytrees.py (pytest puts this folder, the one of conftest.py, on sys.path).
 """
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from frostjit import tree
+from frostjit.llvm import Float, Array3f
 
 Pair = collections.namedtuple("Pair", "first second")
 
@@ -89,6 +90,16 @@ def _two(kind, a, b):
 CONTAINERS = ["tuple", "list", "dict", "namedtuple", "ordereddict", "defaultdict", "dataclass", "frozen",
               "struct", "protocol", "attrs"]
 PY_VALUES = st.sampled_from([None, 0, 3, -2.5, "label", True])
+
+
+@st.composite
+def random_arrays(draw, widths=(1, 7, 1000, 100003)):
+    """A ``Float`` or an ``Array3f`` of random values, of one of ``widths`` elements."""
+    n = draw(st.sampled_from(widths))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    if draw(st.booleans()):
+        return Float(rng.standard_normal(n).astype(np.float32))
+    return Array3f(rng.standard_normal((3, n)).astype(np.float32))
 
 
 def pytrees(array_leaf, max_leaves: int = 8, values: bool = True):

@@ -8,26 +8,15 @@ import frostjit as fj
 from frostjit import tree
 from frostjit.llvm import Float, UInt32, Bool, Array3f
 
-from pytree_strategies import (Attrs, Box, Pair, Struct, Traversable, assert_leaves_equal,
-                               assert_same_structure, numpy_leaves, pytrees)
+from pytree_strategies import (Attrs, Box, Pair, Struct, Traversable, assert_leaves_equal, assert_same_structure,
+                               numpy_leaves, pytrees, random_arrays)
 
 WIDTHS = [1, 7, 1000, 100003]
 
 
-def leaf_of_width(n: int):
-    """A Float or Array3f of ``n`` random elements."""
-    @st.composite
-    def draw_leaf(draw):
-        rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
-        if draw(st.booleans()):
-            return Float(rng.standard_normal(n).astype(np.float32))
-        return Array3f(rng.standard_normal((3, n)).astype(np.float32))
-    return draw_leaf()
-
-
 def same_width_trees(values: bool = True):
     """(n, a PyTree whose arrays all have n elements)."""
-    return st.sampled_from(WIDTHS).flatmap(lambda n: st.tuples(st.just(n), pytrees(leaf_of_width(n), values=values)))
+    return st.sampled_from(WIDTHS).flatmap(lambda n: st.tuples(st.just(n), pytrees(random_arrays(widths=(n,)), values=values)))
 
 
 def lazy(t):
