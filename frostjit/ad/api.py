@@ -129,6 +129,8 @@ def grad(arg, preserve_type: bool = True):
 def _pairs(dst, src, who: str) -> list:
     """``(array of dst, matching part of src)`` for every array of ``dst``; ``src`` has
     ``dst``'s structure or broadcasts over it (an array or a Python number)."""
+    if isinstance(dst, ArrayBase) and isinstance(src, (ArrayBase, int, float)):
+        return [(dst, src)]
     pairs = []
 
     def pair(a, g):
@@ -184,6 +186,8 @@ def detach(arg, preserve_type: bool = True):
         if not preserve_type and a._is_ad:
             cls = registry.flat_type(a._backend, a._vt, False)
         return cls._from_node(a._node)
+    if isinstance(arg, ArrayBase):
+        return one(arg)
     return transform(arg, one, who="detach", root="arg")
 
 

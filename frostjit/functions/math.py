@@ -256,7 +256,7 @@ def select(condition, a, b):
     """
     if isinstance(condition, (bool, np.bool_)):
         return a if condition else b
-    if _tree_or_value(a) or _tree_or_value(b):
+    if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     return _select(condition, a, b)
 
@@ -265,11 +265,6 @@ def _select(condition, a, b):
     if any(isinstance(v, VectorBase) for v in (condition, a, b)):
         return apply_vector("select", condition, a, b)
     return apply("select", condition, a, b)
-
-
-def _tree_or_value(x) -> bool:
-    """A PyTree container or a Python value other than a number (not something ``apply`` takes)."""
-    return not (_jit(x) or isinstance(x, _NUMBERS))
 
 
 def _select_leaf(condition, x, y):
@@ -286,6 +281,7 @@ def _select_leaf(condition, x, y):
 
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_JIT_OR_NUMBER = (ArrayBase, VectorBase) + _NUMBERS      # what select() takes without walking a PyTree
 
 
 def reinterpret_array(dtype, value):

@@ -263,7 +263,10 @@ def vector_from_components(like: type, components: list):
     Raises :class:`LeafError` (a ``TypeError``) when the components are not 1-D arrays of one type.
     """
     elem = like._elem
-    if all(type(v) is elem for v in components):
+    for v in components:
+        if type(v) is not elem:
+            break
+    else:
         return like._from_components(components)
     first = components[0] if components else None
     if isinstance(first, ArrayBase) and all(type(v) is type(first) for v in components):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .kinds import ARRAY, MAPPING, SEQUENCE, TYPES, VALUE, VECTOR, LeafError, NodeType, node_type
+from .kinds import ARRAY, ARRAY_TYPES, MAPPING, SEQUENCE, TYPES, VALUE, VECTOR, LeafError, NodeType, node_type
 from .walk import Path, cycle_error, leaf_error
 
 
@@ -56,6 +56,11 @@ def _match(nt: NodeType, a, b, bt: NodeType | None, broadcast: bool):
 
 def _walk2(a, b, leaf: Callable, rebuild: bool, broadcast: bool, who: str, names: tuple):
     """Walk ``a`` and ``b`` together, calling ``leaf(x, y)`` at each leaf of ``a``."""
+    if type(a) in ARRAY_TYPES and (type(b) in ARRAY_TYPES or type(b) in _NUMBERS):    # the common case
+        try:
+            return leaf(a, b)
+        except LeafError as e:
+            raise leaf_error(who, Path(names[0]), e) from None
     path = Path(names[0])
     active: set = set()
 
@@ -93,6 +98,9 @@ def _walk2(a, b, leaf: Callable, rebuild: bool, broadcast: bool, who: str, names
             raise leaf_error(who, path, e) from None
 
     return rec(a, b)
+
+
+_NUMBERS = {int, float, bool}
 
 
 def map2(a, b, fn: Callable[[Any, Any], Any], *, broadcast: bool = False, who: str = "map2",

@@ -6,7 +6,8 @@ import logging
 from typing import Any, Callable, Iterable
 
 from ..array.flat import ArrayBase
-from .kinds import ARRAY, ARRAY_TYPES, TYPES, VALUE, VECTOR, SEQUENCE, LeafError, NodeType, node_type
+from .kinds import (ARRAY, ARRAY_TYPES, TYPES, VALUE, VECTOR, SEQUENCE, LeafError, NodeType, node_type,
+                    vector_from_components)
 
 log = logging.getLogger("frostjit")
 
@@ -99,8 +100,15 @@ def leaves(tree) -> list:
     --------
     >>> fj.tree.leaves({"a": Float(1), "b": (2, Array3f(1, 2, 3))})    # 4 arrays
     """
-    if type(tree) in ARRAY_TYPES:
+    t = type(tree)
+    if t in ARRAY_TYPES:
         return [tree]
+    if t is tuple:              # the arguments of fj.eval(x, y), enable_grad(x), ...
+        for v in tree:
+            if type(v) not in ARRAY_TYPES:
+                break
+        else:
+            return list(tree)
     out: list = []
     _traverse(tree, out.append, None, set())
     return out
@@ -133,8 +141,18 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
     TypeError
         ``fn`` or ``value_fn`` raised :class:`LeafError`: the message names the leaf's path.
     """
+    t = type(tree)
+    try:                        # the common cases, an array or a static vector: no path, no closure
+        if t in ARRAY_TYPES:
+            return fn(tree)
+        nt = TYPES.get(t)
+        if nt is not None and nt.kind is VECTOR:
+            return vector_from_components(t, [fn(c) for c in tree._c])
+    except LeafError as e:
+        raise leaf_error(who, Path(root), e) from None
     path = Path(root)
     active: set = set()
+    arrays = ARRAY_TYPES
 
     def rec(o):
         t = type(o)
@@ -145,6 +163,8 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
                 return fn(o)
             if kind is VALUE:
                 return o if value_fn is None else value_fn(o)
+            if kind is VECTOR:
+                return vector_from_components(t, [fn(c) for c in o._c])
         except LeafError as e:
             raise leaf_error(who, path, e) from None
         i = id(o)
@@ -155,7 +175,7 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
         out = []
         for k, v in zip(range(len(values)) if keys is None else keys, values):
             path.push(nt, k)
-            out.append(rec(v))
+            out.append(fn(v) if type(v) in arrays else rec(v))
             path.pop()
         active.discard(i)
         try:
@@ -163,7 +183,10 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
         except LeafError as e:
             raise leaf_error(who, path, e) from None
 
-    return rec(tree)
+    try:
+        return rec(tree)
+    except LeafError as e:      # raised by ``fn`` for an array child (the path is still pushed)
+        raise leaf_error(who, path, e) from None
 
 
 class TreeDef:
