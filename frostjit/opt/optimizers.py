@@ -245,11 +245,13 @@ class Optimizer:
         rates = {"default": self._lr_value, **self._lr_values}
         return f"{type(self).__name__}(lr={rates}, params={list(self.state)})"
 
-    # Frozen functions walk exactly these attributes: the hyper-parameters folded into the
-    # kernels are Python values (a change re-traces, as it must), the learning rates evaluated
-    # arrays (inputs like the parameters, so a new rate never re-traces).  The Python copies of
-    # the rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
-    # hyper-parameters in front.
+    # An optimizer is a PyTree (frostjit.tree's traversal protocol) of exactly these attributes,
+    # for fj.eval, AD and frozen functions alike: the hyper-parameters folded into the kernels
+    # are Python values (a change re-traces, as it must), the learning rates evaluated arrays
+    # (inputs like the parameters, so a new rate never re-traces).  The Python copies of the
+    # rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
+    # hyper-parameters in front.  (``__fj_traverse__`` says the same for freeze's walker, which
+    # recognises the protocol by it.)
     __fj_traverse_attrs__ = ("mask_updates", "_lr", "_lrs", "state")
 
     def __fj_traverse__(self) -> dict:
