@@ -250,10 +250,15 @@ def _scatter_tree(who: str, reduce_op, target, value, index, active) -> None:
     def pair(t, v):
         if not isinstance(t, ArrayBase):
             raise LeafError(f"expected a JIT array to write into, got a Python value of type {type(t).__name__}")
+        if not isinstance(v, _VALUES) and not hasattr(v, "__symbolic_size__"):
+            raise LeafError(f"cannot write a {type(v).__name__} into a {type(t).__name__}")
         pairs.append((t, v))
     traverse2(target, value, pair, who=who, names=("target", "value"))     # every leaf checked first
     for t, v in pairs:
         _scatter(who, reduce_op, t, v, index, active)
+
+
+_VALUES = (ArrayBase, VectorBase, bool, int, float, np.number)    # what a scatter writes
 
 
 def scatter(target, value, index, active=True) -> None:
