@@ -1,5 +1,8 @@
 """Reshaping helpers of Dr.Jit's API: ``shape``, ``ravel``, ``unravel``, ``tile``, ``repeat``,
 ``reverse``, ``meshgrid``.  All are gathers over index arithmetic, so they stay lazy and fuse.
+
+Sizes are read with ``width()``, never ``len()``: inside a frozen function ``width()`` is
+symbolic, so a replay at a new width computes the new sizes (``len()`` pins the exact width).
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from ..array import registry
 from ..trace.dtypes import UInt32, UInt64
 from ..tree import transform, vector_from_components
 from .creation import arange
+from .evaluation import width
 from .memory import gather
 
 
@@ -51,7 +55,7 @@ def ravel(x, order: str = "A"):
     from .memory import scatter
     from .creation import empty
     n = len(x)
-    w = max(len(c) for c in x)
+    w = max(width(c) for c in x)
     out = empty(x._elem, n * w)
     idx = arange(_index_type(x[0], n * w), w)
     if by_component:
@@ -69,10 +73,11 @@ def unravel(dtype, x, order: str = "A"):
         raise TypeError(f"unravel(): 'dtype' must be a static vector type such as Array3f, got {dtype!r}")
     x = _flat(x, "unravel")
     n = dtype._n
-    if len(x) % n:
-        raise ValueError(f"unravel(): an array of size {len(x)} is not a multiple of {n} ({dtype.__name__})")
-    w = len(x) // n
-    idx = arange(_index_type(x, len(x)), w)
+    size = width(x)
+    if size % n:
+        raise ValueError(f"unravel(): an array of size {size} is not a multiple of {n} ({dtype.__name__})")
+    w = size // n
+    idx = arange(_index_type(x, size), w)
     if by_component:
         return vector_from_components(dtype, [gather(dtype._elem, x, idx + k * w) for k in range(n)])
     return gather(dtype, x, idx)
@@ -102,7 +107,7 @@ def tile(x, count: int):
 
 
 def _tile(x, count: int):
-    n = len(x)
+    n = width(x)        # not len(x): inside a frozen function, width() stays symbolic
     if n == 0 or count == 0:
         return type(x)()
     return gather(type(x), x, arange(_index_type(x, n * count), n * count) % n)
@@ -121,7 +126,7 @@ def repeat(x, count: int):
 
 
 def _repeat(x, count: int):
-    n = len(x)
+    n = width(x)
     if n == 0 or count == 0:
         return type(x)()
     return gather(type(x), x, arange(_index_type(x, n * count), n * count) // count)
@@ -137,7 +142,7 @@ def reverse(x, axis: int = 0):
     if isinstance(x, (list, tuple)):
         return type(x)(x[::-1])
     x = _flat(x, "reverse")
-    n = len(x)
+    n = width(x)
     if n == 0:
         return type(x)()
     return gather(type(x), x, (n - 1) - arange(_index_type(x, n), n))
@@ -156,7 +161,7 @@ def meshgrid(*args, indexing: str = "xy"):
         return arrays[0]        # Dr.Jit returns the one array itself, not a 1-tuple
     if not arrays:
         return ()
-    sizes = [len(a) for a in arrays]
+    sizes = [width(a) for a in arrays]
     # NumPy's "xy" swaps the first two axes of "ij"
     order = list(range(len(arrays)))
     if indexing == "xy":

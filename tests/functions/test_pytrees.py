@@ -216,3 +216,36 @@ def test_tile_and_repeat_of_a_pytree_act_on_each_array(nt, op, count):
 
 def test_tile_and_repeat_keep_python_values():
     assert fj.tile(5, 2) == 5 and fj.repeat({"n": None, "a": Float(1, 2)}, 2)["n"] is None
+
+
+# ---------------------------------------------------------------------------- inside fj.freeze
+def pytree_step(state, idx):
+    """gather, select, scatter_add and width of PyTrees, on a protocol object."""
+    g = fj.gather(dict, {"p": state.x, "q": state.y}, idx)
+    out = fj.select(g["p"] > 0, g, {"p": g["q"], "q": g["p"] * 2})
+    fj.scatter_add({"y": state.y}, {"y": out["p"]}, idx)
+    return out, fj.width(state) + 0 * state.x
+
+
+def test_pytree_functions_in_a_frozen_function_match_the_plain_call_at_several_widths():
+    frozen = fj.freeze(pytree_step)
+    rng = np.random.default_rng(5)
+    for n in [1, 7, 1000, 100003, 7, 1000]:
+        x, y = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+        idx = rng.integers(0, n, max(n // 2, 1)).astype(np.uint32)
+        plain_state, frozen_state = Traversable(Float(x), Float(y)), Traversable(Float(x), Float(y))
+        want = pytree_step(plain_state, UInt32(idx))
+        got = frozen(frozen_state, UInt32(idx))
+        assert_same_structure(got, want)
+        assert_leaves_equal(numpy_leaves(got), numpy_leaves(want))
+        assert_leaves_equal(numpy_leaves(frozen_state), numpy_leaves(plain_state))
+    assert frozen.n_recordings == 2     # width 1 (it broadcasts) and every other width
+
+
+def test_tile_of_a_pytree_in_a_frozen_function_replays_at_a_new_width():
+    frozen = fj.freeze(lambda t: fj.tile(t, 2))
+    for n in [7, 1000, 100003]:
+        t = {"a": fj.arange(Float, n), "n": 3}
+        got = frozen(t)
+        assert got["n"] == 3 and np.array_equal(got["a"].numpy(), np.tile(np.arange(n, dtype=np.float32), 2))
+    assert frozen.n_recordings == 1
