@@ -33,7 +33,8 @@ through the built-in constructors, dict subclasses through their base class
 (``defaultdict`` keeps its ``default_factory``), dataclasses and ``DRJIT_STRUCT``
 objects as a shallow copy whose fields are replaced (``__init__`` and
 ``__post_init__`` do not run again; other attributes are kept), protocol objects
-with ``__fj_construct__`` or else as a shallow copy given ``__fj_assign__``.
+with ``__fj_construct__`` or else as a shallow copy given ``__fj_assign__`` (without it,
+the children are set as attributes by name).
 
 A container reached twice is walked twice (a PyTree is a tree: shared subtrees
 count at each place).  A reference cycle is skipped by the read-only walks

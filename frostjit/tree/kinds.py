@@ -13,7 +13,7 @@ from ..array.vector import VectorBase
 
 
 class Kind(enum.Enum):
-    """What an object is in a PyTree (see the module docstring for the order of the checks)."""
+    """What an object is in a PyTree (the order of the checks: :mod:`frostjit.tree`)."""
 
     ARRAY = "array"            # a 1-D JIT array: a leaf
     VECTOR = "vector"          # a static vector: its components
