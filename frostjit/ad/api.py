@@ -1,7 +1,11 @@
 """The gradient API (Dr.Jit names): ``enable_grad``, ``grad``, ``backward``, ``forward``, scopes, ...
 
-Every function accepts arrays, static vectors and PyTrees of them (lists,
-tuples, dicts, dataclasses, ``DRJIT_STRUCT`` classes).
+Every function accepts arrays, static vectors and PyTrees of them (what a
+PyTree is is defined once, in :mod:`frostjit.tree`: tuples, lists, dicts and their
+subclasses, dataclasses, ``DRJIT_STRUCT`` classes, objects using the traversal
+protocol), and the functions that return arrays return the same structure;
+``backward``/``forward`` and their ``_from`` forms take an array or a static
+vector, as in Dr.Jit.
 
 >>> from frostjit.llvm.ad import Float
 >>> x = Float(1, 2, 3)
@@ -14,68 +18,23 @@ tuples, dicts, dataclasses, ``DRJIT_STRUCT`` classes).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import threading
 
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..tree import leaves, transform, traverse2, map2, LeafError
 from . import graph
 from .graph import ADFlag, ADMode, Vertex, scopes
 
 
 # ---------------------------------------------------------------------------
-# PyTree helpers
-
-def _leaves(obj, out: list) -> list:
-    """The 1-D arrays inside ``obj`` (static vectors give their components)."""
-    if isinstance(obj, ArrayBase):
-        out.append(obj)
-    elif isinstance(obj, VectorBase):
-        out.extend(obj._c)
-    elif isinstance(obj, (list, tuple)):
-        for o in obj:
-            _leaves(o, out)
-    elif isinstance(obj, dict):
-        for o in obj.values():
-            _leaves(o, out)
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        for f in dataclasses.fields(obj):
-            _leaves(getattr(obj, f.name), out)
-    elif hasattr(type(obj), "DRJIT_STRUCT"):
-        for k in type(obj).DRJIT_STRUCT:
-            _leaves(getattr(obj, k), out)
-    return out
-
-
-def _map(fn, obj):
-    """Rebuild ``obj`` with every 1-D array ``a`` replaced by ``fn(a)``."""
-    if isinstance(obj, ArrayBase):
-        return fn(obj)
-    if isinstance(obj, VectorBase):
-        comps = [fn(c) for c in obj._c]
-        return type(obj)._from_components(comps)
-    if isinstance(obj, list):
-        return [_map(fn, o) for o in obj]
-    if isinstance(obj, tuple):
-        items = [_map(fn, o) for o in obj]
-        return type(obj)(*items) if hasattr(obj, "_fields") else tuple(items)
-    if isinstance(obj, dict):
-        return type(obj)((k, _map(fn, v)) for k, v in obj.items())
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.replace(obj, **{f.name: _map(fn, getattr(obj, f.name))
-                                            for f in dataclasses.fields(obj) if f.init})
-    if hasattr(type(obj), "DRJIT_STRUCT"):
-        new = type(obj).__new__(type(obj))
-        for k in type(obj).DRJIT_STRUCT:
-            setattr(new, k, _map(fn, getattr(obj, k)))
-        return new
-    return obj
-
+# PyTrees: every function here walks its arguments with frostjit.tree (one definition
+# shared with eval, gather/scatter and freeze).
 
 def _vertices(args) -> list:
     out = []
-    for a in _leaves(args, []):
+    for a in leaves(args):
         v = a._ad
         if v is not None and graph.is_active(v):
             out.append(v)
@@ -101,8 +60,8 @@ def enable_grad(*args) -> None:
     allowed = graph.grad_allowed()
     for arg in args:
         if isinstance(arg, (ArrayBase, VectorBase)):
-            leaves = _leaves(arg, [])
-            for a in leaves:
+            arrays = leaves(arg)
+            for a in arrays:
                 if not _differentiable(a):
                     raise TypeError(
                         f"enable_grad(): {type(arg).__module__}.{type(arg).__name__} cannot carry gradients "
@@ -110,15 +69,15 @@ def enable_grad(*args) -> None:
         elif isinstance(arg, (int, float, complex, str, bytes)) or arg is None:
             raise TypeError(f"enable_grad(): expected a frostjit AD array, got {type(arg).__name__}")
         else:
-            leaves = [a for a in _leaves(arg, []) if _differentiable(a)]
-        for a in leaves:
+            arrays = [a for a in leaves(arg) if _differentiable(a)]
+        for a in arrays:
             if a._ad is None and allowed:
                 a._ad = Vertex(type(a), a._node.size, (), a._node)
 
 
 def disable_grad(*args) -> None:
     """Detach the arrays in ``args`` from the AD graph (in place)."""
-    for a in _leaves(args, []):
+    for a in leaves(args):
         a._ad = None
 
 
@@ -151,45 +110,36 @@ def _grad_of(a):
     return g
 
 
+def _zero_value(v):
+    """``grad`` of a Python number inside a PyTree is a zero of its type (Dr.Jit); other
+    Python values stay as they are."""
+    return type(v)(0) if isinstance(v, (int, float)) else v
+
+
 def grad(arg, preserve_type: bool = True):
     """The gradient of ``arg`` (zeros where it is not grad-enabled or nothing reached it).
 
-    Same type and shape as ``arg`` (PyTrees map element by element).  Inside
-    ``suspend_grad`` for a variable, its gradient reads as zero (Dr.Jit).
+    Same type and structure as ``arg``: a PyTree gives a PyTree of gradients, a Python
+    number a zero of its type.  Inside ``suspend_grad`` for a variable, its gradient reads
+    as zero (Dr.Jit).
     """
-    if isinstance(arg, (int, float)):
-        return type(arg)(0)
-    return _map(_grad_of, arg)
+    return transform(arg, _grad_of, _zero_value, who="grad", root="arg")
 
 
-def _pairs(dst, src, who: str):
-    """(array of dst, matching part of src) pairs; src broadcasts over dst's structure."""
-    if isinstance(dst, ArrayBase):
-        if isinstance(src, VectorBase):
-            raise TypeError(f"{who}(): cannot assign a {type(src).__name__} to a {type(dst).__name__}")
+def _pairs(dst, src, who: str) -> list:
+    """``(array of dst, matching part of src)`` for every array of ``dst``; ``src`` has
+    ``dst``'s structure or broadcasts over it (an array or a Python number)."""
+    if isinstance(dst, ArrayBase) and isinstance(src, (ArrayBase, int, float)):
         return [(dst, src)]
-    if isinstance(dst, VectorBase):
-        if isinstance(src, VectorBase):
-            if len(src) != len(dst):
-                raise TypeError(f"{who}(): {type(src).__name__} does not match {type(dst).__name__}")
-            return list(zip(dst._c, src._c))
-        return [(c, src) for c in dst._c]
-    if isinstance(dst, (list, tuple)):
-        if isinstance(src, (list, tuple)):
-            if len(src) != len(dst):
-                raise ValueError(f"{who}(): the gradient has {len(src)} entries, the target {len(dst)}")
-            return [p for d, s in zip(dst, src) for p in _pairs(d, s, who)]
-        return [p for d in dst for p in _pairs(d, src, who)]
-    if isinstance(dst, dict):
-        if isinstance(src, dict):
-            return [p for k in dst for p in _pairs(dst[k], src[k], who)]
-        return [p for d in dst.values() for p in _pairs(d, src, who)]
-    if dataclasses.is_dataclass(dst) or hasattr(type(dst), "DRJIT_STRUCT"):
-        names = [f.name for f in dataclasses.fields(dst)] if dataclasses.is_dataclass(dst) \
-            else list(type(dst).DRJIT_STRUCT)
-        same = type(src) is type(dst)
-        return [p for k in names for p in _pairs(getattr(dst, k), getattr(src, k) if same else src, who)]
-    return []
+    pairs = []
+
+    def pair(a, g):
+        if isinstance(a, ArrayBase):
+            if isinstance(g, VectorBase):
+                raise LeafError(f"cannot assign a {type(g).__name__} to a {type(a).__name__}")
+            pairs.append((a, g))
+    traverse2(dst, src, pair, broadcast=True, who=who, names=("dst", "src"))
+    return pairs
 
 
 def set_grad(dst, src) -> None:
@@ -220,38 +170,55 @@ def accum_grad(dst, src) -> None:
 
 def clear_grad(*args) -> None:
     """Reset the gradients of ``args`` to zero."""
-    for a in _leaves(args, []):
+    for a in leaves(args):
         if a._ad is not None:
             a._ad.grad = None
 
 
 def detach(arg, preserve_type: bool = True):
-    """A copy of ``arg`` that shares its values but is not part of the AD graph.
+    """A copy of ``arg`` (an array or PyTree) that shares its values but is not part of the AD graph.
 
-    With ``preserve_type=False`` the result has the non-AD type
-    (``frostjit.llvm.Float`` instead of ``frostjit.llvm.ad.Float``).
+    With ``preserve_type=False`` the arrays have the non-AD type
+    (``frostjit.llvm.Float`` instead of ``frostjit.llvm.ad.Float``, ``Array3f`` likewise).
     """
     def one(a):
         cls = type(a)
         if not preserve_type and a._is_ad:
             cls = registry.flat_type(a._backend, a._vt, False)
         return cls._from_node(a._node)
-    if isinstance(arg, VectorBase) and not preserve_type:
-        comps = [one(c) for c in arg._c]
-        vcls = registry.vector_type(comps[0]._backend, comps[0]._vt, len(comps), False)
-        return vcls._from_components(comps)
-    return _map(one, arg)
+    if isinstance(arg, ArrayBase):
+        return one(arg)
+    return transform(arg, one, who="detach", root="arg")
 
 
 def replace_grad(a, b):
-    """An array with the value of ``a`` and the derivatives of ``b`` (``b``'s AD graph)."""
+    """The value of ``a`` with the derivatives of ``b`` (``b``'s AD graph).
+
+    ``a`` and ``b`` are arrays (a 1-D array broadcasts over a static vector) or PyTrees of
+    the same structure, replaced leaf by leaf.
+    """
+    if isinstance(a, (ArrayBase, VectorBase)) and isinstance(b, (ArrayBase, VectorBase)):
+        return _replace_grad(a, b)
+    return map2(a, b, _replace_leaf, who="replace_grad")
+
+
+def _replace_leaf(x, y):
+    if isinstance(x, (ArrayBase, VectorBase)) or isinstance(y, (ArrayBase, VectorBase)):
+        try:
+            return _replace_grad(x, y)
+        except TypeError as e:
+            raise LeafError(str(e).removeprefix("replace_grad(): ")) from None
+    return x
+
+
+def _replace_grad(a, b):
     if isinstance(a, VectorBase) or isinstance(b, VectorBase):
         if isinstance(a, VectorBase) and isinstance(b, VectorBase) and len(a) != len(b):
             raise TypeError("replace_grad(): static sizes differ")
         n = len(a) if isinstance(a, VectorBase) else len(b)
         ca = a._c if isinstance(a, VectorBase) else [a] * n
         cb = b._c if isinstance(b, VectorBase) else [b] * n
-        comps = [replace_grad(x, y) for x, y in zip(ca, cb)]
+        comps = [_replace_grad(x, y) for x, y in zip(ca, cb)]
         vec = a if isinstance(a, VectorBase) else b
         return type(vec)._from_components(comps)
     if not (isinstance(a, ArrayBase) and isinstance(b, ArrayBase)):
@@ -293,7 +260,7 @@ def _starts(arg, who: str, flags, seed: bool) -> list:
     if not isinstance(arg, (ArrayBase, VectorBase)):
         raise TypeError(f"{who}(): expected a frostjit array, got {type(arg).__name__}")
     verts = {}
-    for a in _leaves(arg, []):
+    for a in leaves(arg):
         v = a._ad
         if v is not None and graph.is_active(v):
             verts[v.id] = v
@@ -393,7 +360,7 @@ def enqueue(mode: ADMode, *args) -> None:
     Like Dr.Jit, this ignores ``suspend_grad`` scopes: every grad-enabled array is enqueued.
     """
     queue = _queue.todo[mode]
-    for a in _leaves(args, []):
+    for a in leaves(args):
         if a._ad is not None:
             queue.append(a._ad)
 
@@ -419,7 +386,7 @@ def _enable_scope(suspend: bool, args, when: bool):
     ids = None
     if args:
         # Arguments that are not grad-enabled arrays (scalars, plain arrays) are ignored.
-        ids = {a._ad.id for a in _leaves(args, []) if a._ad is not None}
+        ids = {a._ad.id for a in leaves(args) if a._ad is not None}
     scope = graph.current_scope().child(suspend, ids)
     scopes.enable.append(scope)
     try:

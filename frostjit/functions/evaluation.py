@@ -6,7 +6,7 @@ from ..array.vector import VectorBase
 from ..schedule.evaluate import evaluate, kernel_history  # noqa: F401  (re-exported)
 from ..trace import ops
 from ..trace.state import state
-from ..tree import arrays_in
+from ..tree import leaves, traverse
 
 
 def eval(*args) -> None:  # noqa: A001  (Dr.Jit's name)
@@ -14,12 +14,20 @@ def eval(*args) -> None:  # noqa: A001  (Dr.Jit's name)
 
     Pending elementwise work of equal size fuses into one kernel launch.
 
+    Parameters
+    ----------
+    *args : PyTree
+        Arrays, static vectors, or any PyTree of them (see :mod:`frostjit.tree`: tuples,
+        lists, dicts, dataclasses, ``DRJIT_STRUCT`` classes, objects using the traversal
+        protocol such as the optimizers); Python values inside are ignored.
+
     Examples
     --------
     >>> x = fj.arange(Float, 10) * 2 + 1
     >>> fj.eval(x)      # one kernel
+    >>> fj.eval({"a": x + 1, "b": [x * 2]})     # one kernel for both
     """
-    nodes = [a._node for a in arrays_in(args)]
+    nodes = [a._node for a in leaves(args)]
     if state.scheduled:
         nodes = state.scheduled + nodes
         state.scheduled = []
@@ -27,17 +35,19 @@ def eval(*args) -> None:  # noqa: A001  (Dr.Jit's name)
 
 
 def schedule(*args) -> None:
-    """Mark the arrays in the given PyTrees for evaluation by the next :func:`eval`."""
-    state.scheduled.extend(a._node for a in arrays_in(args) if a._node.op not in ("data", "literal"))
+    """Mark the arrays in the given PyTrees (as :func:`eval` takes them) for evaluation by the
+    next :func:`eval`."""
+    state.scheduled.extend(a._node for a in leaves(args) if a._node.op not in ("data", "literal"))
 
 
 def make_opaque(*args) -> None:
-    """Evaluate the arrays in the given PyTrees and turn literals into memory.
+    """Evaluate the arrays in the given PyTrees (as :func:`eval` takes them) and turn literals
+    into memory.
 
     Afterwards no value of these arrays is folded into kernels as a constant,
     so changing them does not compile new kernels.
     """
-    arrays = arrays_in(args)
+    arrays = leaves(args)
     eval(*arrays)
     from ..backend import current_backend
     backend = current_backend()
@@ -54,21 +64,30 @@ def make_opaque(*args) -> None:
 
 
 def width(*args) -> int:
-    """The number of lanes of the arguments: the largest size among their arrays (1 if none).
+    """The number of lanes of the arguments (Dr.Jit's rule).
 
-    Raises ``ValueError`` when two arrays have different sizes neither of which is 1.
+    Each array of a PyTree counts with its size, each Python value (a number, ``None``, ...)
+    as 1; the width is the largest of them, and 0 when there is nothing at all
+    (``width()``, ``width(())``, ``width(Float())``).
+
+    Raises
+    ------
+    ValueError
+        Two sizes differ and neither is 1 (a ragged input).
     """
-    w = 1
-    for a in arrays_in(args):
-        s = a._node.size
-        if s != w:
-            if w == 1:
-                w = s
-            elif s != 1:
-                raise ValueError(f"width(): incompatible sizes {w} and {s}")
+    arrays: list = []
+    sizes = set()
+    traverse(args, arrays.append, lambda _: sizes.add(1))     # a Python value counts as size 1
+    for a in arrays:
+        sizes.add(a._node.size)
+    w = max(sizes) if sizes else 0
+    if len(sizes) > 1:
+        for s in sizes:
+            if s != w and s != 1 and w != 1:
+                raise ValueError(f"width(): incompatible sizes {s} and {w}")
     rec = state.recorder
     if rec is not None:
-        return rec.on_width(w, arrays_in(args))
+        return rec.on_width(w, arrays)
     return w
 
 

@@ -13,6 +13,7 @@ from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase, apply_vector
 from ..array import registry
 from ..trace import ops
+from ..tree import LeafError, map2, vector_from_components
 
 _PY_UNARY = {
     "abs": abs, "sqrt": _m.sqrt, "exp": _m.exp, "exp2": lambda x: 2.0 ** x, "log": _m.log, "log2": _m.log2,
@@ -247,12 +248,40 @@ def lerp(a, b, t):
 
 
 def select(condition, a, b):
-    """Element-wise ``a if condition else b`` (``condition`` is a Bool array)."""
+    """Element-wise ``a if condition else b`` (``condition`` is a Bool array or a bool).
+
+    ``a`` and ``b`` may be PyTrees of the same structure (Dr.Jit): the result has that
+    structure, each array selected lane by lane; equal Python values are kept, differing
+    numbers become arrays, other differing Python values raise ``TypeError``.
+    """
     if isinstance(condition, (bool, np.bool_)):
         return a if condition else b
+    if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
+        return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
+    return _select(condition, a, b)
+
+
+def _select(condition, a, b):
     if any(isinstance(v, VectorBase) for v in (condition, a, b)):
         return apply_vector("select", condition, a, b)
     return apply("select", condition, a, b)
+
+
+def _select_leaf(condition, x, y):
+    """``select`` of two matching leaves of PyTrees."""
+    if _jit(x) or _jit(y) or (isinstance(x, _NUMBERS) and isinstance(y, _NUMBERS) and x != y):
+        return _select(condition, x, y)
+    try:
+        same = type(x) is type(y) and (x is y or bool(x == y))
+    except (TypeError, ValueError):         # e.g. NumPy arrays: no single truth value
+        same = False
+    if not same:
+        raise LeafError(f"cannot choose lane by lane between the Python values {x!r} and {y!r}")
+    return x
+
+
+_NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_JIT_OR_NUMBER = (ArrayBase, VectorBase) + _NUMBERS      # what select() takes without walking a PyTree
 
 
 def reinterpret_array(dtype, value):
@@ -280,7 +309,7 @@ def cross(a, b):
     if len(a) != 3 or len(b) != 3:
         raise ValueError(f"cross(): needs 3-vectors, got sizes {len(a)} and {len(b)}")
     comps = [fma(a[1], b[2], -(a[2] * b[1])), fma(a[2], b[0], -(a[0] * b[2])), fma(a[0], b[1], -(a[1] * b[0]))]
-    return type(a)._from_components(comps)
+    return vector_from_components(type(a), comps)     # cross(Array3f, ad.Array3f) is an ad.Array3f
 
 
 def squared_norm(v, axis=..., mode=None, keepdims=False):

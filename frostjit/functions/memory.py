@@ -20,6 +20,7 @@ import numpy as np
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
+from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
 from ..trace import ops
 from ..trace.dtypes import Bool
@@ -105,24 +106,37 @@ def gather(dtype, source, index, active=True):
     ----------
     dtype : type
         Result type, e.g. ``Float``; a static vector type (``Array3f``) reads
-        ``n`` consecutive elements per index (``source[n*index + k]``).
-    source : array
-        1-D array to read from (evaluated first if needed).
+        ``n`` consecutive elements per index (``source[n*index + k]``), or
+        component by component from a static vector ``source``; a PyTree type
+        (``tuple``, ``dict``, a dataclass, a ``DRJIT_STRUCT`` class, ...) gathers
+        every array of a ``source`` of that type (Dr.Jit).
+    source : array or PyTree
+        What to read from (evaluated first if needed).  In a PyTree, every leaf
+        must be a JIT array.
     index : UInt32/Int32/... array or int
     active : Bool array or bool
+
+    Examples
+    --------
+    >>> fj.gather(Float, Float(10, 20, 30), UInt32(2, 0))
+    [30, 10]
+    >>> fj.gather(dict, {"p": Array3f(...), "w": Float(...)}, UInt32(2, 0))   # a dict of two gathers
     """
+    if isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) \
+            and node_type(dtype).kind is not Kind.VALUE:
+        return _gather_tree(dtype, source, index, active)
     if isinstance(dtype, type) and issubclass(dtype, VectorBase) and isinstance(source, VectorBase):
         # Dr.Jit: a static vector source gathers component by component.
         if len(source) != dtype._n:
             raise TypeError(f"gather(): cannot gather {dtype.__name__} from {type(source).__name__}")
-        return dtype._from_components([gather(dtype._elem, c, index, active) for c in source])
+        return vector_from_components(dtype, [gather(dtype._elem, c, index, active) for c in source])
     if isinstance(dtype, type) and issubclass(dtype, VectorBase):
         n = dtype._n
         if isinstance(source, ArrayBase):
             _check_gather_type(dtype._elem, source, dtype.__name__)
         comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
                         active) for k in range(n)]
-        return dtype._from_components(comps)
+        return vector_from_components(dtype, comps)      # an AD source makes an AD vector
     if not (isinstance(dtype, type) and issubclass(dtype, ArrayBase)):
         raise TypeError(f"gather(): 'dtype' must be a frostjit array type, got {dtype!r}")
     if not isinstance(source, ArrayBase):
@@ -142,6 +156,20 @@ def gather(dtype, source, index, active=True):
     if source._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_gather(out, source, index, active)
     return out
+
+
+def _gather_tree(dtype, source, index, active):
+    """``gather`` of a PyTree type: each array of ``source`` read with its own type."""
+    if type(source) is not dtype:
+        raise TypeError(f"gather(): 'dtype' {dtype.__name__} does not match the type of 'source' "
+                        f"({type(source).__name__})")
+
+    def one(a):
+        return gather(type(a), a, index, active)
+
+    def value(v):
+        raise LeafError(f"expected a JIT array, got a Python value of type {type(v).__name__}")
+    return transform(source, one, value, who="gather", root="source")
 
 
 def _check_gather_type(elem, source: ArrayBase, dtype_name: str) -> None:
@@ -173,6 +201,9 @@ def _prepare_target(target: ArrayBase) -> Node:
 
 
 def _scatter(who: str, reduce_op, target, value, index, active) -> None:
+    if not isinstance(target, (ArrayBase, VectorBase)) and node_type(type(target)).kind is not Kind.VALUE:
+        _scatter_tree(who, reduce_op, target, value, index, active)
+        return
     if isinstance(target, VectorBase):
         # Dr.Jit: a static vector target is written component by component.
         if isinstance(value, VectorBase) and len(value) != len(target):
@@ -220,21 +251,43 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         state.ad_hook.on_scatter(who, reduce_op, target, value, index, active)
 
 
+def _scatter_tree(who: str, reduce_op, target, value, index, active) -> None:
+    """A scatter into every array of the PyTree ``target`` from the matching part of ``value``
+    (a PyTree of the same structure, as in Dr.Jit; its leaves may be arrays or numbers)."""
+    pairs = []
+
+    def pair(t, v):
+        if not isinstance(t, ArrayBase):
+            raise LeafError(f"expected a JIT array to write into, got a Python value of type {type(t).__name__}")
+        if not isinstance(v, _VALUES) and not hasattr(v, "__symbolic_size__"):
+            raise LeafError(f"cannot write a {type(v).__name__} into a {type(t).__name__}")
+        pairs.append((t, v))
+    traverse2(target, value, pair, who=who, names=("target", "value"))     # every leaf checked first
+    for t, v in pairs:
+        _scatter(who, reduce_op, t, v, index, active)
+
+
+_VALUES = (ArrayBase, VectorBase, bool, int, float, np.number)    # what a scatter writes
+
+
 def scatter(target, value, index, active=True) -> None:
     """Write ``target[index] = value`` where ``active`` (in place; out-of-bounds writes are skipped).
 
-    With duplicate indices, which write wins is unspecified (as in Dr.Jit).
+    ``target`` is an array or a PyTree of arrays (tuple, dict, dataclass, ...); then
+    ``value`` is a PyTree of the same structure (Dr.Jit).  With duplicate indices, which
+    write wins is unspecified (as in Dr.Jit).
     """
     _scatter("scatter", None, target, value, index, active)
 
 
 def scatter_add(target, value, index, active=True) -> None:
-    """Atomically add ``value`` into ``target[index]`` where ``active``."""
+    """Atomically add ``value`` into ``target[index]`` where ``active`` (PyTrees as in :func:`scatter`)."""
     _scatter("scatter_add", "add", target, value, index, active)
 
 
 def scatter_reduce(op, target, value, index, active=True) -> None:
-    """Atomically combine ``value`` into ``target[index]`` with ``op`` (a :class:`ReduceOp`)."""
+    """Atomically combine ``value`` into ``target[index]`` with ``op`` (a :class:`ReduceOp`;
+    PyTrees as in :func:`scatter`)."""
     if isinstance(op, str):
         op = ReduceOp[op]
     if not isinstance(op, ReduceOp):

@@ -1,5 +1,8 @@
 """Reshaping helpers of Dr.Jit's API: ``shape``, ``ravel``, ``unravel``, ``tile``, ``repeat``,
 ``reverse``, ``meshgrid``.  All are gathers over index arithmetic, so they stay lazy and fuse.
+
+Sizes are read with ``width()``, never ``len()``: inside a frozen function ``width()`` is
+symbolic, so a replay at a new width computes the new sizes (``len()`` pins the exact width).
 """
 from __future__ import annotations
 
@@ -9,7 +12,9 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
 from ..trace.dtypes import UInt32, UInt64
+from ..tree import transform, vector_from_components
 from .creation import arange
+from .evaluation import width
 from .memory import gather
 
 
@@ -50,7 +55,7 @@ def ravel(x, order: str = "A"):
     from .memory import scatter
     from .creation import empty
     n = len(x)
-    w = max(len(c) for c in x)
+    w = max(width(c) for c in x)
     out = empty(x._elem, n * w)
     idx = arange(_index_type(x[0], n * w), w)
     if by_component:
@@ -68,12 +73,13 @@ def unravel(dtype, x, order: str = "A"):
         raise TypeError(f"unravel(): 'dtype' must be a static vector type such as Array3f, got {dtype!r}")
     x = _flat(x, "unravel")
     n = dtype._n
-    if len(x) % n:
-        raise ValueError(f"unravel(): an array of size {len(x)} is not a multiple of {n} ({dtype.__name__})")
-    w = len(x) // n
-    idx = arange(_index_type(x, len(x)), w)
+    size = width(x)
+    if size % n:
+        raise ValueError(f"unravel(): an array of size {size} is not a multiple of {n} ({dtype.__name__})")
+    w = size // n
+    idx = arange(_index_type(x, size), w)
     if by_component:
-        return dtype._from_components([gather(dtype._elem, x, idx + k * w) for k in range(n)])
+        return vector_from_components(dtype, [gather(dtype._elem, x, idx + k * w) for k in range(n)])
     return gather(dtype, x, idx)
 
 
@@ -89,26 +95,38 @@ def _count(who: str, count, what: str) -> int:
 
 
 def tile(x, count: int):
-    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``; a static
-    vector tiles each component."""
+    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``.
+
+    A static vector tiles each component, a PyTree each of its arrays (its Python values
+    are kept), as in Dr.Jit.
+    """
     count = _count("tile", count, "reps")
-    if isinstance(x, VectorBase):
-        return type(x)._from_components([tile(c, count) for c in x])
-    x = _flat(x, "tile")
-    n = len(x)
+    if not isinstance(x, ArrayBase):
+        return transform(x, lambda a: _tile(a, count), who="tile", root="x")
+    return _tile(x, count)
+
+
+def _tile(x, count: int):
+    n = width(x)        # not len(x): inside a frozen function, width() stays symbolic
     if n == 0 or count == 0:
         return type(x)()
     return gather(type(x), x, arange(_index_type(x, n * count), n * count) % n)
 
 
 def repeat(x, count: int):
-    """Each element ``count`` times in a row, like ``numpy.repeat``; a static vector repeats
-    each component."""
+    """Each element ``count`` times in a row, like ``numpy.repeat``.
+
+    A static vector repeats each component, a PyTree each of its arrays (its Python values
+    are kept), as in Dr.Jit.
+    """
     count = _count("repeat", count, "repeats")
-    if isinstance(x, VectorBase):
-        return type(x)._from_components([repeat(c, count) for c in x])
-    x = _flat(x, "repeat")
-    n = len(x)
+    if not isinstance(x, ArrayBase):
+        return transform(x, lambda a: _repeat(a, count), who="repeat", root="x")
+    return _repeat(x, count)
+
+
+def _repeat(x, count: int):
+    n = width(x)
     if n == 0 or count == 0:
         return type(x)()
     return gather(type(x), x, arange(_index_type(x, n * count), n * count) // count)
@@ -124,7 +142,7 @@ def reverse(x, axis: int = 0):
     if isinstance(x, (list, tuple)):
         return type(x)(x[::-1])
     x = _flat(x, "reverse")
-    n = len(x)
+    n = width(x)
     if n == 0:
         return type(x)()
     return gather(type(x), x, (n - 1) - arange(_index_type(x, n), n))
@@ -143,7 +161,7 @@ def meshgrid(*args, indexing: str = "xy"):
         return arrays[0]        # Dr.Jit returns the one array itself, not a 1-tuple
     if not arrays:
         return ()
-    sizes = [len(a) for a in arrays]
+    sizes = [width(a) for a in arrays]
     # NumPy's "xy" swaps the first two axes of "ij"
     order = list(range(len(arrays)))
     if indexing == "xy":

@@ -25,11 +25,14 @@ from ..functions import math as fm
 from ..functions.creation import zeros
 from ..functions.evaluation import eval as _eval, schedule as _schedule, make_opaque
 from ..trace.dtypes import Float64
+from ..tree import leaves, transform
 from ..ad import api as ad
 
 
 def _check_param(who: str, key, value):
-    comps = value._c if isinstance(value, VectorBase) else [value] if isinstance(value, ArrayBase) else None
+    """The first array of a parameter: a differentiable float array or static vector (as in
+    Dr.Jit, a PyTree is not a parameter: register its arrays one by one)."""
+    comps = leaves(value) if isinstance(value, (ArrayBase, VectorBase)) else None
     if not comps or not all(c._is_ad and c._vt.is_float for c in comps):
         raise TypeError(f"{who}[{key!r}] = ...: expected a differentiable floating point array "
                         f"(a type from frostjit.llvm.ad), got {type(value).__name__}")
@@ -37,8 +40,12 @@ def _check_param(who: str, key, value):
 
 
 def _width(value) -> int:
-    comps = value._c if isinstance(value, VectorBase) else [value]
-    return max(c._node.size for c in comps)
+    return max(c._node.size for c in leaves(value))
+
+
+def _first(value):
+    """The first 1-D array of a parameter (its backend and element type are the parameter's)."""
+    return leaves(value)[0]
 
 
 def _scalar_array(like, value):
@@ -105,9 +112,7 @@ class Optimizer:
     # -- the dict interface ----------------------------------------------
     def __setitem__(self, key, value) -> None:
         first = _check_param(f"{type(self).__name__}", key, value)
-        param = ad.detach(value)
-        if isinstance(param, VectorBase):
-            param = type(param)._from_components([type(c)._from_node(c._node) for c in param._c])
+        param = ad.detach(value)        # new array objects: the caller's arrays stay as they are
         ad.enable_grad(param)
         if self._lr is None:
             self._lr = _rate_array(first._backend, self._lr_value)
@@ -240,11 +245,13 @@ class Optimizer:
         rates = {"default": self._lr_value, **self._lr_values}
         return f"{type(self).__name__}(lr={rates}, params={list(self.state)})"
 
-    # Frozen functions walk exactly these attributes: the hyper-parameters folded into the
-    # kernels are Python values (a change re-traces, as it must), the learning rates evaluated
-    # arrays (inputs like the parameters, so a new rate never re-traces).  The Python copies of
-    # the rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
-    # hyper-parameters in front.
+    # An optimizer is a PyTree (frostjit.tree's traversal protocol) of exactly these attributes,
+    # for fj.eval, AD and frozen functions alike: the hyper-parameters folded into the kernels
+    # are Python values (a change re-traces, as it must), the learning rates evaluated arrays
+    # (inputs like the parameters, so a new rate never re-traces).  The Python copies of the
+    # rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
+    # hyper-parameters in front.  (``__fj_traverse__`` says the same for freeze's walker, which
+    # recognises the protocol by it.)
     __fj_traverse_attrs__ = ("mask_updates", "_lr", "_lrs", "state")
 
     def __fj_traverse__(self) -> dict:
@@ -263,7 +270,7 @@ class Optimizer:
 
 
 def _backend_of(param):
-    return (param._c[0] if isinstance(param, VectorBase) else param)._backend
+    return _first(param)._backend
 
 
 class SGD(Optimizer):
@@ -324,7 +331,7 @@ class Adam(Optimizer):
     __fj_traverse_attrs__ = ("beta_1", "beta_2", "epsilon") + Optimizer.__fj_traverse_attrs__
 
     def _init_state(self, param):
-        first = param._c[0] if isinstance(param, VectorBase) else param
+        first = _first(param)
         # (beta_1^t, beta_2^t) at t = 0, first and second moments
         return (_scalar_array(first, 1), _scalar_array(first, 1), _zeros_like(param), _zeros_like(param))
 
@@ -345,17 +352,13 @@ class Adam(Optimizer):
 
 
 def _zeros_like(param):
-    comps = param._c if isinstance(param, VectorBase) else [param]
     # The parameter's (AD) type, never grad-enabled: the state keeps one type across steps.
-    out = [zeros(type(c), c._node.size) for c in comps]
-    for o in out:
-        make_opaque(o)
-    if isinstance(param, VectorBase):
-        return type(param)._from_components(out)
-    return out[0]
+    out = transform(param, lambda c: zeros(type(c), c._node.size))
+    make_opaque(out)
+    return out
 
 
 def _lr_as(lr, value):
     """The size-1 Float64 learning-rate array converted to the parameter's element type."""
-    first = value._c[0] if isinstance(value, VectorBase) else value
+    first = _first(value)
     return registry.flat_type(first._backend, first._vt, False)(lr)

@@ -1,0 +1,277 @@
+"""What each object is in a PyTree (:class:`Kind`), resolved once per type (:func:`node_type`),
+and how a node's children are read, written and rebuilt (:class:`NodeType`).  The order of the
+checks is in the package docstring (:mod:`frostjit.tree`)."""
+from __future__ import annotations
+
+import collections
+import dataclasses
+import enum
+
+from ..array import registry
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+
+
+class Kind(enum.Enum):
+    """What an object is in a PyTree (the order of the checks: :mod:`frostjit.tree`)."""
+
+    ARRAY = "array"            # a 1-D JIT array: a leaf
+    VECTOR = "vector"          # a static vector: its components
+    PROTOCOL = "protocol"      # __fj_traverse_attrs__ / __fj_traverse__
+    SEQUENCE = "sequence"      # tuple, list and subclasses
+    MAPPING = "mapping"        # dict and subclasses
+    STRUCT = "struct"          # DRJIT_STRUCT classes
+    DATACLASS = "dataclass"
+    VALUE = "value"            # a Python value: a leaf that is not a JIT array
+
+
+ARRAY, VECTOR, PROTOCOL, SEQUENCE, MAPPING, STRUCT, DATACLASS, VALUE = Kind
+
+
+class LeafError(TypeError):
+    """Raised by a callback of :func:`transform`, :func:`map2` or :func:`traverse2` for a leaf
+    it cannot handle; the walk re-raises it as a ``TypeError`` naming the leaf's path."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class NodeType:
+    """How objects of one type are walked: the children of a node and how it is rebuilt.
+
+    Attributes
+    ----------
+    cls : type
+        The type described.
+    kind : Kind
+        What objects of ``cls`` are.
+    fields : tuple of str or None
+        The attribute names of a ``DRJIT_STRUCT`` class, a dataclass or a protocol class
+        with ``__fj_traverse_attrs__`` (None: read from each object).
+    key_paths : bool
+        Paths show the children as ``["name"]`` rather than ``.name``
+        (``__fj_path_style__ = "key"``).
+    """
+
+    cls: type
+    kind: Kind
+    fields: tuple | None = None
+    key_paths: bool = False
+
+    def children(self, o) -> tuple[tuple | None, list]:
+        """``(keys, values)`` of node ``o``: keys are None for sequences and vectors (positions)."""
+        kind = self.kind
+        if kind is SEQUENCE:
+            return None, list(o)
+        if kind is VECTOR:
+            return None, list(o._c)
+        if kind is MAPPING:
+            items = list(o.items())
+            return tuple(k for k, _ in items), [v for _, v in items]
+        if self.fields is not None:
+            return self.fields, [getattr(o, n) for n in self.fields]
+        if kind is PROTOCOL:
+            state = o.__fj_traverse__()
+            return tuple(state), list(state.values())
+        raise TypeError(f"frostjit.tree: a {self.cls.__name__} ({kind.value}) has no children")
+
+    def rebuild(self, o, keys: tuple | None, values: list):
+        """A new object like node ``o`` with children ``values`` (``o`` is left as it is)."""
+        kind = self.kind
+        cls = self.cls
+        if kind is SEQUENCE:
+            if cls is tuple:
+                return tuple(values)
+            if cls is list:
+                return values
+            return _rebuild_sequence(o, values)
+        if kind is MAPPING:
+            if cls is dict:
+                return dict(zip(keys, values))
+            return _rebuild_mapping(o, keys, values)
+        if kind is VECTOR:
+            return _rebuild_vector(o, values)
+        if kind is PROTOCOL and hasattr(cls, "__fj_construct__"):
+            return cls.__fj_construct__(dict(zip(keys, values)))
+        new = _shallow_copy(o)
+        if kind is PROTOCOL and hasattr(cls, "__fj_assign__"):
+            new.__fj_assign__(dict(zip(keys, values)))
+        else:
+            for n, v in zip(keys, values):
+                object.__setattr__(new, n, v)       # frozen dataclasses too; no __init__ runs again
+        return new
+
+    def assign(self, o, keys: tuple | None, values: list) -> None:
+        """Write the children ``values`` into node ``o`` in place (raises ``TypeError`` for a tuple)."""
+        kind = self.kind
+        if kind is VECTOR:
+            o._c[:] = values
+        elif kind is SEQUENCE:
+            if isinstance(o, tuple):
+                raise TypeError(f"frostjit.tree: cannot assign into a {self.cls.__name__} (tuples are immutable)")
+            o[:] = values
+        elif kind is MAPPING:
+            for k, v in zip(keys, values):
+                o[k] = v
+        elif kind is PROTOCOL and hasattr(self.cls, "__fj_assign__"):
+            o.__fj_assign__(dict(zip(keys, values)))
+        else:
+            for n, v in zip(keys, values):
+                try:
+                    setattr(o, n, v)
+                except (AttributeError, dataclasses.FrozenInstanceError):
+                    object.__setattr__(o, n, v)
+
+    def format_key(self, key) -> str:
+        """One step of a path in Dr.Jit's notation: ``[2]``, ``["name"]`` or ``.name``."""
+        kind = self.kind
+        if kind is SEQUENCE or kind is VECTOR:
+            return f"[{key}]"
+        if kind is MAPPING or self.key_paths:
+            return f'["{key}"]' if isinstance(key, str) else f"[{key!r}]"
+        return f".{key}"
+
+
+# ------------------------------------------------------------------------------ resolution
+TYPES: dict = {}       # type -> NodeType (resolved on first sight)
+ARRAY_TYPES: set = set()     # the 1-D array classes resolved so far (a set lookup: the fast path)
+
+
+def node_type(cls: type) -> NodeType:
+    """How objects of type ``cls`` are walked (resolved once per type, then cached).
+
+    Parameters
+    ----------
+    cls : type
+        The type of an object found in a PyTree.
+
+    Returns
+    -------
+    NodeType
+        Its :class:`Kind`, its field names where they are fixed per type, and the
+        ``children``/``rebuild``/``assign`` operations.
+
+    Examples
+    --------
+    >>> fj.tree.node_type(dict).kind
+    <Kind.MAPPING: 'mapping'>
+    """
+    nt = TYPES.get(cls)
+    if nt is None:
+        nt = TYPES[cls] = _resolve(cls)
+    return nt
+
+
+def _resolve(t: type) -> NodeType:
+    if issubclass(t, ArrayBase):
+        ARRAY_TYPES.add(t)
+        return NodeType(t, ARRAY)
+    if issubclass(t, VectorBase):
+        return NodeType(t, VECTOR)
+    if getattr(t, "__fj_opaque__", False):
+        return NodeType(t, VALUE)
+    if hasattr(t, "__fj_traverse__") or hasattr(t, "__fj_traverse_attrs__"):
+        attrs = getattr(t, "__fj_traverse_attrs__", None)
+        return NodeType(t, PROTOCOL, tuple(attrs) if attrs is not None else None,
+                        getattr(t, "__fj_path_style__", None) == "key")
+    if issubclass(t, (tuple, list)):
+        return NodeType(t, SEQUENCE)
+    if issubclass(t, dict):
+        return NodeType(t, MAPPING)
+    struct = getattr(t, "DRJIT_STRUCT", None)
+    if isinstance(struct, dict):
+        return NodeType(t, STRUCT, tuple(struct))
+    if dataclasses.is_dataclass(t):
+        return NodeType(t, DATACLASS, tuple(f.name for f in dataclasses.fields(t)))
+    return NodeType(t, VALUE)
+
+
+def is_pytree(obj) -> bool:
+    """Whether ``obj`` is a PyTree node with children (not a JIT array, not a Python value)."""
+    kind = node_type(type(obj)).kind
+    return kind is not ARRAY and kind is not VALUE
+
+
+# ------------------------------------------------------------------------------ rebuilding
+def _slot_names(t: type) -> tuple:
+    names = []
+    for k in t.__mro__:
+        sl = k.__dict__.get("__slots__", ())
+        if isinstance(sl, str):
+            sl = (sl,)
+        names.extend(n for n in sl if n not in ("__dict__", "__weakref__") and n not in names)
+    return tuple(names)
+
+
+def _copy_attributes(o, new) -> None:
+    """Copy the instance attributes (``__dict__`` and slots) of ``o`` into ``new``, shallowly."""
+    d = getattr(o, "__dict__", None)
+    if d:
+        new.__dict__.update(d)
+    for n in _slot_names(type(o)):
+        try:
+            v = object.__getattribute__(o, n)
+        except AttributeError:
+            continue
+        object.__setattr__(new, n, v)
+
+
+def _shallow_copy(o):
+    """A new object of ``o``'s type with ``o``'s attributes, made without calling ``__init__``."""
+    new = type(o).__new__(type(o))
+    _copy_attributes(o, new)
+    return new
+
+
+def _rebuild_sequence(o, values: list):
+    cls = type(o)
+    if isinstance(o, list):
+        new = list.__new__(cls)
+        list.extend(new, values)
+    else:
+        try:
+            new = tuple.__new__(cls, values)         # namedtuple: no user __new__ runs
+        except TypeError:                           # e.g. os.stat_result: its own constructor
+            return cls(values)
+    _copy_attributes(o, new)
+    return new
+
+
+_DICT_BASES = (collections.OrderedDict, collections.defaultdict, dict)
+
+
+def _rebuild_mapping(o, keys: tuple, values: list):
+    cls = type(o)
+    base = next(b for b in cls.__mro__ if b in _DICT_BASES)
+    new = base.__new__(cls)
+    if base is collections.defaultdict:
+        new.default_factory = o.default_factory
+    setitem = base.__setitem__
+    for k, v in zip(keys, values):
+        setitem(new, k, v)
+    _copy_attributes(o, new)
+    return new
+
+
+def _rebuild_vector(o, values: list):
+    return vector_from_components(type(o), values)
+
+
+def vector_from_components(like: type, components: list):
+    """A static vector of ``components``: of type ``like`` when they are its component type,
+    else of the vector type matching theirs (an AD component makes an AD vector, as in Dr.Jit's
+    arithmetic), so a vector's class never disagrees with its components.
+
+    Raises :class:`LeafError` (a ``TypeError``) when the components are not 1-D arrays of one type.
+    """
+    elem = like._elem
+    for v in components:
+        if type(v) is not elem:
+            break
+    else:
+        return like._from_components(components)
+    first = components[0] if components else None
+    if isinstance(first, ArrayBase) and all(type(v) is type(first) for v in components):
+        vcls = registry.vector_type(first._backend, first._vt, len(components), first._is_ad)
+        if vcls is not None:
+            return vcls._from_components(components)
+    raise LeafError(f"cannot make a static vector like {like.__name__} from components of types "
+                    f"{', '.join(sorted({type(v).__name__ for v in components}))}")
