@@ -51,6 +51,11 @@ class VectorBase:
             raise TypeError(f"{type(self).__name__}() takes 0, 1 or {n} arguments ({len(args)} given)")
 
     @classmethod
+    def _apply(cls, op: str, *operands):
+        """``apply(op, *operands)`` when an operand is a static vector (called by the 1-D door)."""
+        return apply_vector(op, *operands)
+
+    @classmethod
     def _from_components(cls, comps):
         out = cls.__new__(cls)
         out._c = list(comps)
