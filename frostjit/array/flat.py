@@ -293,22 +293,27 @@ def _binary_operator(op: str, reflected: bool):
         if kind is float or kind is int:
             if kind is int and not rule.lo <= other <= rule.hi:
                 return apply(op, other, self) if reflected else apply(op, self, other)
-            b = rule.literals.get(other) if state.recorder is None else None
+            b = rule.literals.get(other) if _state.recorder is None else None
             if b is None:
-                b = ops.operand_literal(rule.lit_vt, other)
+                b = _operand_literal(rule.lit_vt, other)
         elif other._ad is not None:
             return apply(op, other, self) if reflected else apply(op, self, other)
         else:
             b = other._node
-        node = ops.make_binary(rule.node_op, rule.out_vt, b, self._node) if reflected else \
-            ops.make_binary(rule.node_op, rule.out_vt, self._node, b)
-        cls = rule.out_cls
-        out = cls.__new__(cls)
-        out._node = node
+        out = _new(rule.out_cls)
+        out._node = _make_binary(rule.node_op, rule.out_vt, b, self._node) if reflected else \
+            _make_binary(rule.node_op, rule.out_vt, self._node, b)
         out._ad = None
         return out
     operator.__name__ = operator.__qualname__ = f"__{'r' if reflected else ''}{_OPERATOR_NAMES.get(op, op)}__"
     return operator
+
+
+# Bound once: the operators above are the hottest code of tracing (a global lookup each).
+_new = object.__new__
+_make_binary = ops.make_binary
+_operand_literal = ops.operand_literal
+_state = state
 
 
 _OPERATOR_NAMES = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
@@ -412,20 +417,22 @@ def apply(op: str, *operands):
     Returns the result array (a static vector if an operand is one).  Raises ``TypeError``
     for operand types the op's type rule rejects, ``ValueError`` for incompatible sizes.
     """
-    entry = OPS.get(op)
-    if entry is None or not entry.lanewise:
-        raise TypeError(f"frostjit: {op!r} is not an element-wise operation")
     if op == "pow" and len(operands) == 2 and isinstance(operands[1], (int, float)) \
             and not isinstance(operands[1], bool) and isinstance(operands[0], ArrayBase):
         special = _pow_by_literal(operands[0], operands[1])
         if special is not None:
             return special
     cls = type(operands[0])
-    vt = getattr(cls, "_vt", None)
-    if vt is not None and (op in SAME_TYPE or (op in ROUNDING and vt.is_float)):
-        out = _apply_same_type(entry, cls, vt, operands)
+    rule = _same_type_rules.get((op, cls), False)
+    if rule is False:
+        rule = _same_type_rule(op, cls)
+    if rule is not None:
+        out = _apply_same_type(rule, cls, operands)
         if out is not None:
             return out
+    entry = OPS.get(op)
+    if entry is None or not entry.lanewise:
+        raise TypeError(f"frostjit: {op!r} is not an element-wise operation")
     arrays = [o for o in operands if isinstance(o, ArrayBase)]
     if len(arrays) != len(operands):
         for o in operands:
@@ -502,9 +509,26 @@ def apply(op: str, *operands):
     return out
 
 
-def _apply_same_type(entry, cls, vt, operands):
+# (op, class) -> (node op, result class, operand type) when every operand of that class (or a
+# Python number it takes as it is) needs no conversion; None: the general path decides.
+_same_type_rules: dict = {}
+
+
+def _same_type_rule(op: str, cls):
+    vt = getattr(cls, "_vt", None)
+    rule = None
+    if vt is not None and (op in SAME_TYPE or (op in ROUNDING and vt.is_float)):
+        out_vt = promotion.fast_result_type(OPS[op], vt, promotion.SAME, False)
+        if out_vt is not None:
+            rule = (node_op(op, vt), flat_of(cls._backend, out_vt, cls._is_ad), vt)
+    _same_type_rules[(op, cls)] = rule
+    return rule
+
+
+def _apply_same_type(rule, cls, operands):
     """``apply`` when every operand is of class ``cls`` or a Python number it takes as it is
     and no gradient is attached; None otherwise (the general path decides)."""
+    node_op_, out_cls, vt = rule
     nodes = []
     for o in operands:
         t = type(o)
@@ -513,15 +537,12 @@ def _apply_same_type(entry, cls, vt, operands):
                 return None
             nodes.append(o._node)
         elif (t is float and vt.is_float) or (t is int and vt is not Bool and promotion.int_fits(vt, o)):
-            nodes.append(ops.operand_literal(vt, o))
+            b = ops.literal_cache(vt).get(o) if _state.recorder is None else None
+            nodes.append(b if b is not None else _operand_literal(vt, o))
         else:
             return None
-    out_vt = promotion.fast_result_type(entry, vt, promotion.SAME, False)
-    if out_vt is None:
-        return None
-    out_cls = cls if out_vt is vt else flat_of(cls._backend, out_vt, cls._is_ad)
-    out = out_cls.__new__(out_cls)
-    out._node = ops.make(node_op(entry.name, vt), out_vt, tuple(nodes))
+    out = _new(out_cls)
+    out._node = ops.make(node_op_, out_cls._vt, tuple(nodes))
     out._ad = None
     return out
 

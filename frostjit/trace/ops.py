@@ -52,9 +52,10 @@ def broadcast_size(op: str, args) -> int:
 def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | None = None) -> Node:
     """Create a pending node ``op(*args)`` of type ``vt`` (``op``: a name of the op table)."""
     if size is None:
-        if len(args) == 2:
-            return make_binary(op, vt, args[0], args[1], value, extra)
-        size = broadcast_size(op, args)
+        n = len(args)
+        if n == 2 and value is None and extra is None:
+            return make_binary(op, vt, args[0], args[1])
+        size = args[0].size if n == 1 else broadcast_size(op, args)
     if state.dirty:
         flush_if_dirty(args)
     node = Node(op, vt, size, args, value, extra)
@@ -64,8 +65,8 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
     return node
 
 
-def make_binary(op: str, vt: VarType, a: Node, b: Node, value=None, extra=None) -> Node:
-    """``make(op, vt, (a, b), value, extra)``: the door of every two-operand operation.
+def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
+    """``make(op, vt, (a, b))``: the door of every two-operand operation without a parameter.
 
     The hottest function of tracing (``x * 2 + 1`` calls it twice), so the node is built
     slot by slot rather than through ``Node.__init__`` (measured ~10% less per operation).
@@ -81,8 +82,8 @@ def make_binary(op: str, vt: VarType, a: Node, b: Node, value=None, extra=None) 
     node.vt = vt
     node.size = sb if sa == 1 else sa
     node.args = (a, b)
-    node.value = value
-    node.extra = extra
+    node.value = None
+    node.extra = None
     node.sym = None
     rec = state.recorder
     if rec is not None:
