@@ -330,7 +330,10 @@ def hypot(a, b):
 
 
 def power(a, b):
-    """``a ** b``."""
+    """``a ** b``; on two Python numbers in double precision with IEEE special values, as
+    Dr.Jit (``power(2, 3) == 8.0``, ``power(-8.0, 1/3)`` is NaN, not a complex number)."""
+    if not (_jit(a) or _jit(b)):
+        return _py("pow")(a, b)
     return a ** b
 
 

@@ -257,8 +257,8 @@ def _fma_exact(a: float, b: float, c: float) -> float:
         return 0.0
     try:
         return float(exact)          # int / int true division is correctly rounded
-    except OverflowError:
-        return math.copysign(math.inf, exact)
+    except OverflowError:       # rounds beyond the largest float64
+        return math.inf if exact > 0 else -math.inf
 
 
 @_quiet

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import ConversionOverflowError
 from .dtypes import ALL_TYPES, VarType, Bool
+from . import numpy_semantics as ns
 from .node import Node
 from .optable import COMPARISONS, FLOAT_TESTS
 from .state import state
@@ -262,20 +263,17 @@ def data(vt: VarType, buffer, size: int) -> Node:
 
 
 def cast(node: Node, vt: VarType) -> Node:
-    """Convert ``node`` to type ``vt`` (literals are converted at trace time)."""
+    """Convert ``node`` to type ``vt`` (literals are converted at trace time, with the
+    conversion's reference semantics, so a folded literal is what a kernel would compute)."""
     if node.vt is vt:
         return node
     if node.op == "literal":
-        v = node.value
-        if vt.is_float:
-            out = literal(vt, float(v), node.size)
-        elif vt is Bool:
-            out = literal(vt, v != 0, node.size)
-        elif node.vt.is_float:
-            # Float -> int: truncation toward zero, as a kernel would do it.
-            out = literal(vt, int(np.trunc(v)) if v == v and abs(v) != math.inf else 0, node.size)
+        src = np.array([node.value], dtype=node.vt.np_dtype)
+        if ns.cast_unspecified(vt, src)[0]:
+            v = 0       # NaN, +-inf or out of range: unspecified (the hardware decides in a kernel)
         else:
-            out = literal(vt, int(v), node.size)
+            v = ns.cast(vt, src)[0].item()
+        out = literal(vt, v, node.size)
         out.sym = node.sym      # a frozen function's symbolic size carries over
         return out
     return make("cast", vt, (node,), value=vt)

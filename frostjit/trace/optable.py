@@ -275,22 +275,37 @@ def _py_rsqrt(x):
     return 1.0 / math.sqrt(x)
 
 
-def _py_minmax(pick):
+def _py_minmax(pick, less: bool):
     def py(a, b):
-        """NaN if either is NaN (Python's min/max depend on the order); a float if either is one."""
+        """NaN if either is NaN (Python's min/max depend on the order); -0 < +0 as in the array
+        version (IEEE 754-2019); a float if either is one."""
         if isinstance(a, (float, np.floating)) or isinstance(b, (float, np.floating)):
             a, b = float(a), float(b)
             if a != a or b != b:
                 return math.nan
+            if a == b:
+                a_negative = math.copysign(1.0, a) < 0
+                return (a if a_negative else b) if less else (b if a_negative else a)
         return pick(a, b)
     py.__name__ = py.__qualname__ = pick.__name__
     return py
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _py_copysign(a, b):
+    """The magnitude of ``a`` with the sign of ``b``; two integers give an integer (Dr.Jit)."""
+    if _is_int(a) and _is_int(b):
+        return -abs(a) if b < 0 else abs(a)
+    return math.copysign(a, b)
+
+
 def _py_fma(a, b, c):
     """One rounding in double precision (Dr.Jit: ``fma(0.1, 10.0, -1.0) == 5.55e-17``);
     integers stay integers."""
-    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in (a, b, c)):
+    if _is_int(a) and _is_int(b) and _is_int(c):
         return a * b + c
     args = (np.array([float(v)]) for v in (a, b, c))
     return float(ns.fma(Float64, *args)[0])
@@ -395,7 +410,7 @@ _op("truediv", 2, EW, T.FLOAT, numpy=ns.truediv,
 _op("floordiv", 2, EW, T.NUMERIC, numpy=ns.floordiv, deriv=ZERO, doc="a // b, rounded toward -inf")
 _op("mod", 2, EW, T.NUMERIC, numpy=ns.mod,
     deriv=(lambda f, a, z: 1, lambda f, a, z: -(a[0] // a[1])), doc="a % b, with the divisor's sign")
-_op("pow", 2, EW, T.NUMERIC, numpy=ns.power, py=operator.pow, integer_variant="pow_int",
+_op("pow", 2, EW, T.NUMERIC, numpy=ns.power, py=_ieee(math.pow, np.power), integer_variant="pow_int",
     deriv=(lambda f, a, z: _pow_dx(f, a[0], a[1]), lambda f, a, z: _pow_dy(f, a[0], z)),
     accuracy=_bounds(1, ((LogUniform(-20, 20),), (Uniform(-30, 30),)),
                      "x in [2^-20, 2^20] log-uniform, y uniform in [-30, 30]", 2),
@@ -406,13 +421,13 @@ _op("abs", 1, EW, T.ANY, numpy=ns.abs, py=abs, deriv=(lambda f, a, z: _abs_dx(f,
 _op("fma", 3, EW, T.NUMERIC, numpy=ns.fma, py=_py_fma,
     deriv=(lambda f, a, z: a[1], lambda f, a, z: a[0], lambda f, a, z: 1), doc="a * b + c, rounded once")
 # Ties and NaNs: minimum's gradient goes to a, maximum's to b (Dr.Jit).
-_op("min", 2, EW, T.NUMERIC, numpy=ns.minimum, py=_py_minmax(min),
+_op("min", 2, EW, T.NUMERIC, numpy=ns.minimum, py=_py_minmax(min, True),
     deriv=(lambda f, a, z: f.mask(a[0] <= a[1]), lambda f, a, z: f.mask(~(a[0] <= a[1]))),
     doc="the smaller operand; NaN if either is NaN")
-_op("max", 2, EW, T.NUMERIC, numpy=ns.maximum, py=_py_minmax(max),
+_op("max", 2, EW, T.NUMERIC, numpy=ns.maximum, py=_py_minmax(max, False),
     deriv=(lambda f, a, z: f.mask(a[0] > a[1]), lambda f, a, z: f.mask(~(a[0] > a[1]))),
     doc="the larger operand; NaN if either is NaN")
-_op("copysign", 2, EW, T.FLOAT, numpy=ns.copysign, py=math.copysign,
+_op("copysign", 2, EW, T.FLOAT, numpy=ns.copysign, py=_py_copysign,
     deriv=(lambda f, a, z: f.copysign(1.0, a[0]) * f.copysign(1.0, a[1]), None),
     doc="the magnitude of a with the sign of b")
 _op("select", 3, EW, T.SELECT, numpy=ns.select,
