@@ -33,7 +33,7 @@ import weakref
 from ..array.flat import ArrayBase
 from ..functions import math as fm
 from ..functions.memory import gather, scatter, scatter_add
-from ..functions.reduce import sum as fsum, prefix_sum
+from ..functions.reduce import sum as fsum, prefix_sum, prod
 from ..trace import ops
 from ..trace.dtypes import Bool
 from ..trace.optable import OPS, SPECIAL, ZERO
@@ -346,16 +346,11 @@ def _reduce_mul(out, x, v, op):
     def weight():
         # d prod / d x_i = product of the others, also where x_i == 0.
         is_zero = xd == 0
-        nz_prod = _prod(fm.select(is_zero, 1.0, xd))
+        nz_prod = prod(fm.select(is_zero, 1.0, xd))
         zeros = fsum(fm.select(is_zero, 1.0, 0.0))
         return fm.select(zeros == 0, zd / xd, fm.select(is_zero & (zeros == 1), nz_prod, 0.0))
 
     _attach(out, [(v, lambda g: fsum(scale(g, weight())), lambda g: scale(g, weight()))])
-
-
-def _prod(x):
-    from ..functions.reduce import prod
-    return prod(x)
 
 
 def _reduce_minmax(out, x, v, op):

@@ -165,13 +165,12 @@ class ArrayBase:
                         "(use frostjit.gather() for array indices)")
 
     def __setitem__(self, index, value):
-        from ..functions.memory import scatter
         if isinstance(index, (int, np.integer)):
             size = self._node.size
             i = int(index) + (size if index < 0 else 0)
             if not 0 <= i < size:
                 raise IndexError(f"{type(self).__name__}[{index}] = ...: index out of range for size {size}")
-            scatter(self, value, i)
+            _item_scatter[0](self, value, i)
             return
         raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)}")
 
@@ -238,6 +237,15 @@ class ArrayBase:
     def __ixor__(self, o): return self._inplace("xor", o)
     def __ilshift__(self, o): return self._inplace("shl", o)
     def __irshift__(self, o): return self._inplace("shr", o)
+
+
+# ``x[i] = v`` is a scatter: functions/memory.py (a layer above) registers frostjit.scatter here.
+_item_scatter = [None]
+
+
+def register_item_scatter(scatter) -> None:
+    """Install ``scatter(target, value, index)``, which ``x[i] = v`` calls."""
+    _item_scatter[0] = scatter
 
 
 # ---------------------------------------------------------------------------
