@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frostjit.backend.llvm.vmath import SUPPORTED, accuracy, math_function
+from frostjit.backend.llvm.vmath import SUPPORTED, accuracy_of, math_function
 from frostjit.trace.dtypes import Float32, Float64
 from frostjit.backend.llvm.vmath.accuracy import NUMPY_REF, Kernels, mp_reference, sample, ulp_error
 
@@ -25,7 +25,7 @@ SOME = ["sin", "cos", "sincos", "tan", "exp", "log", "atan2", "pow"]
 # Documented bounds (the op table's accuracy, docs/math_accuracy.md) over the ranges of
 # accuracy.sample(); measured maxima are a little lower.  float64 bounds are against mpmath;
 # NumPy comparisons add one ULP.
-BOUND = {scalar: {name: accuracy(name).of(vt).ulp for name in ALL}
+BOUND = {scalar: {name: accuracy_of(name).of(vt).ulp for name in ALL}
          for scalar, vt in (("float", Float32), ("double", Float64))}
 
 

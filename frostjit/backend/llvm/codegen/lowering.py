@@ -14,6 +14,7 @@ from __future__ import annotations
 from ....schedule.kernel import IN_SCALAR
 from ....trace.dtypes import Bool
 from ....trace.optable import TRANSCENDENTAL
+from ..vmath import SUPPORTED
 from .ir_types import float_constant, memory_type, scalar_type, suffix
 
 #: op name -> lowering ``f(emitter, instr) -> operand text`` (the IR value of the result).
@@ -494,10 +495,12 @@ def _math_lowering(name: str):
     def lower(e, ins):
         return e.math(name, scalar_type(ins.vt), *(e.vals[a] for a in ins.args))
     lower.__name__ = f"op_{name}"
+    lower.vmath = True
     return lower
 
 
-# Transcendental functions: a call of the vectorized math library's function of that name.
-for _name in sorted(TRANSCENDENTAL):
-    LOWERINGS[_name] = _math_lowering(_name)
+# Transcendental functions without a lowering of their own: a call of the vectorized math
+# library's function of that name.
+for _name in sorted(TRANSCENDENTAL & SUPPORTED):
+    LOWERINGS.setdefault(_name, _math_lowering(_name))
 del _name

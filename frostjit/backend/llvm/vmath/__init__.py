@@ -16,6 +16,6 @@ builder the kernels are written against), ``constants.py``, and one module per f
 kernels: ``trig.py``, ``exponential.py``, ``logarithm.py``, ``inverse_trig.py``, ``erf.py``,
 ``power.py`` (pow and cbrt).  ``accuracy.py`` measures them.
 """
-from .functions import INTERNAL, SUPPORTED, MathFunction, accuracy, math_function
+from .functions import INTERNAL, SUPPORTED, MathFunction, accuracy_of, math_function
 
-__all__ = ["INTERNAL", "MathFunction", "SUPPORTED", "accuracy", "math_function"]
+__all__ = ["INTERNAL", "MathFunction", "SUPPORTED", "accuracy_of", "math_function"]

@@ -15,7 +15,7 @@ import numpy as np
 
 from ....trace.dtypes import Float32, Float64
 from ....trace.optable import Uniform
-from . import SUPPORTED, accuracy, math_function
+from . import SUPPORTED, accuracy_of, math_function
 
 _NP = {"float": np.float32, "double": np.float64}
 
@@ -183,7 +183,7 @@ def _draw(rng, part, n):
 def sample(name, scalar, rng, n):
     """(x, y, description) of the documented test range for ``name`` (the op table's
     :class:`~frostjit.trace.optable.Accuracy` domain; y is None for one operand)."""
-    acc = accuracy(name).of(Float32 if scalar == "float" else Float64)
+    acc = accuracy_of(name).of(Float32 if scalar == "float" else Float64)
     operands = []
     for parts in acc.domain:
         share = n // len(parts)

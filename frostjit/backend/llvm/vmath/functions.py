@@ -25,13 +25,42 @@ INTERNAL = {
                  "[-40.0, 709.7] uniform + |x| in [2^-30, 1] log-uniform"))),
 }
 
-#: name -> (arity, results)
-_SIGNATURES = {**{name: (OPS[name].arity, 1) for name in TRANSCENDENTAL},
-               **{name: (arity, results) for name, (arity, results, _) in INTERNAL.items()}}
+
+def _trig(name):
+    return lambda b, args, state: [trig.sincos(b, args[0], state, want=(name,))[name]]
+
+
+def _unary(kernel):
+    return lambda b, args, state: [kernel(b, args[0])]
+
+
+def _binary(kernel):
+    return lambda b, args, state: [kernel(b, args[0], args[1])]
+
+
+def _sincos(b, args, state):
+    sc = trig.sincos(b, args[0], state)
+    return [sc["sin"], sc["cos"]]
+
+
+#: name -> builder(b, args, state) returning the result values: the functions this library has.
+_KERNELS = {
+    "sin": _trig("sin"), "cos": _trig("cos"), "tan": _trig("tan"), "sincos": _sincos,
+    "exp": _unary(exponential.exp), "exp2": _unary(exponential.exp2), "expm1": _unary(exponential.expm1),
+    "sinh": _unary(exponential.sinh), "cosh": _unary(exponential.cosh), "tanh": _unary(exponential.tanh),
+    "log": _unary(logarithm.log), "log2": _unary(logarithm.log2),
+    "atan": _unary(inverse_trig.atan), "asin": _unary(inverse_trig.asin), "acos": _unary(inverse_trig.acos),
+    "atan2": _binary(inverse_trig.atan2), "erf": _unary(erf.erf), "pow": _binary(power.pow),
+    "cbrt": _unary(power.cbrt),
+}
+
+#: name -> (arity, results): ops of the table take their arity from it.
+_SIGNATURES = {name: (OPS[name].arity, 1) if name in OPS else INTERNAL[name][:2] for name in _KERNELS}
 SUPPORTED: frozenset[str] = frozenset(_SIGNATURES)
+assert all(name in TRANSCENDENTAL or name in INTERNAL for name in SUPPORTED), "vmath: a function of no op"
 
 
-def accuracy(name: str) -> Bounds:
+def accuracy_of(name: str) -> Bounds:
     """The documented accuracy of function ``name`` (an op of the table or an internal kernel)."""
     return INTERNAL[name][2] if name in INTERNAL else OPS[name].accuracy
 
@@ -64,14 +93,6 @@ class MathFunction:
     def ir(self) -> str:
         """Definitions of the function and its helpers (no declarations), as one string."""
         return "\n".join(self.definitions.values())
-
-
-_UNARY = {
-    "exp": exponential.exp, "exp2": exponential.exp2, "expm1": exponential.expm1, "log": logarithm.log,
-    "log2": logarithm.log2, "sinh": exponential.sinh, "cosh": exponential.cosh, "tanh": exponential.tanh,
-    "atan": inverse_trig.atan, "asin": inverse_trig.asin, "acos": inverse_trig.acos, "erf": erf.erf,
-    "cbrt": power.cbrt,
-}
 
 
 @lru_cache(maxsize=None)
@@ -111,17 +132,7 @@ def math_function(name: str, scalar: str, width: int) -> MathFunction:
     b = Builder(body, scalar, width)
     args = [f"%x{k}" for k in range(arity)]
     state: dict = {}
-    if name in ("sin", "cos", "tan"):
-        outs = [trig.sincos(b, args[0], state, want=(name,))[name]]
-    elif name == "sincos":
-        sc = trig.sincos(b, args[0], state)
-        outs = [sc["sin"], sc["cos"]]
-    elif name == "atan2":
-        outs = [inverse_trig.atan2(b, args[0], args[1])]
-    elif name == "pow":
-        outs = [power.pow(b, args[0], args[1])]
-    else:
-        outs = [_UNARY[name](b, args[0])]
+    outs = _KERNELS[name](b, args, state)
     tag = ("f32" if scalar == "float" else "f64") if width == 1 else f"v{width}{'f32' if scalar == 'float' else 'f64'}"
     symbol = f"fj_{name}_{tag}"
     if results == 1:
