@@ -1,9 +1,11 @@
 """1-D JIT arrays (``Float``, ``UInt32``, ...): construction, operators, conversion.
 
 An array is a thin handle on a trace :class:`~frostjit.trace.node.Node`.  Every
-operator goes through :func:`apply`, which promotes operand types
-(Dr.Jit's rules), checks sizes, creates the node and, for AD arrays, tells the
-AD graph.  Reading values (``x[i]``, ``.numpy()``, printing) evaluates.
+operation goes through :func:`apply`, which types the operands by the op table's rules
+(Dr.Jit's promotion, :mod:`.promotion`), creates the node through the trace's one door
+(:mod:`frostjit.trace.ops`) and, for AD arrays, tells the AD graph; the Python operators
+take a fast path for operands that need no conversion (decided once per operation,
+class and operand kind).  Reading values (``x[i]``, ``.numpy()``, printing) evaluates.
 """
 from __future__ import annotations
 

@@ -18,20 +18,13 @@ import struct
 import numpy as np
 
 from ..errors import ConversionOverflowError
-from .dtypes import ALL_TYPES, VarType, Bool
 from . import numpy_semantics as ns
+from .dtypes import ALL_TYPES, VarType, Bool
 from .node import Node
-from .optable import COMPARISONS, FLOAT_TESTS
 from .state import state
 
 _F32 = struct.Struct("f")
 _new = object.__new__
-
-# Kept for readers of the old names: the op table's classes.
-UNARY_FLOAT_TESTS = FLOAT_TESTS
-__all__ = ["COMPARISONS", "UNARY_FLOAT_TESTS", "make", "make_binary", "operand_literal", "literal_cache", "literal",
-           "data", "cast", "bitcast", "broadcast_size", "flush_if_dirty", "normalize_literal", "convert_scalar",
-           "int_range"]
 
 
 def broadcast_size(op: str, args) -> int:
