@@ -15,7 +15,9 @@ def _round_exact(q: Fraction, dtype) -> float:
     largest = Fraction(float(np.finfo(dtype).max))
     guess = dtype(float(q)) if abs(q) <= largest else dtype(largest if q > 0 else -largest)
     best = None
-    for c in (np.nextafter(guess, dtype(-np.inf)), guess, np.nextafter(guess, dtype(np.inf))):
+    with np.errstate(over="ignore"):
+        candidates = (np.nextafter(guess, dtype(-np.inf)), guess, np.nextafter(guess, dtype(np.inf)))
+    for c in candidates:
         if not np.isfinite(c):
             continue
         d = abs(Fraction(float(c)) - q)
