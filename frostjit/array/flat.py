@@ -283,7 +283,9 @@ def _fast_rule(op: str, cls, kind, rules: dict):
             promotion.INT if kind is int else None
         out_vt = None if category is None else promotion.fast_result_type(OPS[op], vt, category, True)
         if out_vt is not None:
-            rule = _FastRule(node_op(op, vt), registry.flat_type(cls._backend, out_vt, cls._is_ad), vt)
+            # A result of the operand's type keeps its class (a user's subclass of Float too).
+            out_cls = cls if out_vt is vt else registry.flat_type(cls._backend, out_vt, cls._is_ad)
+            rule = _FastRule(node_op(op, vt), out_cls, vt)
     rules.setdefault(cls, {})[kind] = rule
     return rule
 
@@ -530,7 +532,8 @@ def _same_type_rule(op: str, cls):
     if vt is not None and (op in SAME_TYPE or (op in ROUNDING and vt.is_float)):
         out_vt = promotion.fast_result_type(OPS[op], vt, promotion.SAME, False)
         if out_vt is not None:
-            rule = (node_op(op, vt), flat_of(cls._backend, out_vt, cls._is_ad), vt)
+            # A result of the operand's type keeps its class (a user's subclass of Float too).
+            rule = (node_op(op, vt), cls if out_vt is vt else flat_of(cls._backend, out_vt, cls._is_ad), vt)
     _same_type_rules[(op, cls)] = rule
     return rule
 
