@@ -16,9 +16,10 @@ from .functions.creation import zeros, ones, full, empty, arange, linspace, opaq
 from .functions.math import (
     abs, sqrt, rsqrt, rcp, square, cbrt, exp, exp2, log, log2, sin, cos, tan, sincos, asin, acos, atan, atan2,
     sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip, clamp,
-    copysign, sign, fma, lerp, select, reinterpret_array, cross, squared_norm, norm, normalize,
+    copysign, sign, fma, lerp, select, reinterpret_array,
     safe_sqrt, safe_asin, safe_acos, hypot, power, log10, deg2rad, rad2deg,
 )
+from .functions.geometry import cross, squared_norm, norm, normalize
 from .functions.shape import shape, ravel, unravel, tile, repeat, reverse, meshgrid
 from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress
 from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce

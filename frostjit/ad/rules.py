@@ -4,11 +4,15 @@ The engine tells the installed :class:`Hook` about every operation on a
 grad-enabled array (``state.ad_hook``); the hook creates the result's
 :class:`~frostjit.ad.graph.Vertex` with one edge per differentiable operand.
 
-Elementwise operations use :data:`PARTIALS`: for each operand, a function of
-the detached operands ``a`` and the detached result ``z`` giving the partial
-derivative (a number, an array, or a :class:`Mask`).  Partials are computed
-when the gradient flows (inside the backward pass), so the forward kernels stay
-as they were and the derivative work fuses with the rest of the backward pass.
+The rules themselves live in the op table (:mod:`frostjit.trace.optable`, each
+entry's ``deriv``); this module is the machinery that applies them.  Elementwise
+operations have one *partial* per operand: a function of the namespace
+:data:`DERIVATIVE_MATH`, the detached operands ``a`` and the detached result ``z``
+giving the partial derivative (a number, an array, or a :class:`Mask`).  Partials
+are computed when the gradient flows (inside the backward pass), so the forward
+kernels stay as they were and the derivative work fuses with the rest of the
+backward pass.  Memory operations and reductions (``deriv`` is ``SPECIAL``) are
+implemented here by hand.
 
 Conventions (Dr.Jit 1.5's, measured side by side):
 
@@ -29,9 +33,10 @@ import weakref
 from ..array.flat import ArrayBase
 from ..functions import math as fm
 from ..functions.memory import gather, scatter, scatter_add
-from ..functions.reduce import sum as fsum, prefix_sum
+from ..functions.reduce import sum as fsum, prefix_sum, prod
 from ..trace import ops
 from ..trace.dtypes import Bool
+from ..trace.optable import OPS, SPECIAL, ZERO
 from ..trace.state import state
 from .graph import Vertex, detached, is_active, scopes, broadcast, sized_literal
 
@@ -43,10 +48,6 @@ class Mask:
 
     def __init__(self, cond):
         self.cond = cond
-
-
-def _not(m):
-    return ~m
 
 
 def scale(g, w):
@@ -102,76 +103,49 @@ def _py_log(x: float) -> float:
     return math.log(x) if x != math.inf else math.inf
 
 
-def _abs_dx(x):
-    # sign(x), but 0 at +-0; NaN gives -1 (Dr.Jit: x >= 0 is False for NaN).
-    return fm.select(x > 0, 1.0, fm.select(x == 0, 0.0, -1.0))
+class _DerivativeMath:
+    """The namespace ``f`` the op table's derivative rules are written over (see
+    :mod:`frostjit.trace.optable`): the element-wise functions (on Python numbers they follow
+    IEEE, ``f.rcp(0.0) == inf``), plus the few helpers the rules need."""
+
+    select = staticmethod(fm.select)
+    sin = staticmethod(fm.sin)
+    cos = staticmethod(fm.cos)
+    exp = staticmethod(fm.exp)
+    sinh = staticmethod(fm.sinh)
+    cosh = staticmethod(fm.cosh)
+    rsqrt = staticmethod(fm.rsqrt)
+    copysign = staticmethod(fm.copysign)
+    mask = Mask
+
+    # Operands that are not arrays may be a frozen function's symbolic width (not a float):
+    # plain arithmetic, with IEEE's answers at 0.
+    @staticmethod
+    def log(x):
+        return fm.log(x) if isinstance(x, ArrayBase) else _py_log(x)
+
+    @staticmethod
+    def rcp(x):
+        return 1.0 / x if isinstance(x, ArrayBase) else _py_rcp(x)
+
+    @staticmethod
+    def is_array(x) -> bool:
+        return isinstance(x, ArrayBase)
+
+    @staticmethod
+    def is_mask(x) -> bool:
+        return isinstance(x, ArrayBase) and x._vt.is_bool
+
+    @staticmethod
+    def literal_value(x):
+        return _constant(x)
+
+    @staticmethod
+    def is_symbolic(c) -> bool:
+        return hasattr(c, "__symbolic_size__")
 
 
-def _pow_dy(x, z):
-    # z * log(x), 0 where z == 0 (x == 0 < y: the function is flat there, not 0 * -inf).
-    return fm.select(z == 0, 0.0, z * (fm.log(x) if isinstance(x, ArrayBase) else _py_log(x)))
-
-
-_LN2 = math.log(2.0)
-_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
-
-# op -> per-operand partial derivative functions f(a, z); None: not differentiable in that operand.
-PARTIALS = {
-    "add": (lambda a, z: 1, lambda a, z: 1),
-    "sub": (lambda a, z: 1, lambda a, z: -1),
-    "mul": (lambda a, z: a[1], lambda a, z: a[0]),
-    "truediv": (lambda a, z: 1.0 / a[1] if isinstance(a[1], ArrayBase) else _py_rcp(a[1]), lambda a, z: -z / a[1]),
-    "mod": (lambda a, z: 1, lambda a, z: -(a[0] // a[1])),
-    "pow": (lambda a, z: _pow_dx(a[0], a[1]), lambda a, z: _pow_dy(a[0], z)),
-    # Ties and NaNs: minimum's gradient goes to a, maximum's to b (Dr.Jit).
-    "min": (lambda a, z: Mask(a[0] <= a[1]), lambda a, z: Mask(_not(a[0] <= a[1]))),
-    "max": (lambda a, z: Mask(a[0] > a[1]), lambda a, z: Mask(_not(a[0] > a[1]))),
-    "fma": (lambda a, z: a[1], lambda a, z: a[0], lambda a, z: 1),
-    "copysign": (lambda a, z: fm.copysign(1.0, a[0]) * fm.copysign(1.0, a[1]), None),
-    "atan2": (lambda a, z: a[1] / (a[0] * a[0] + a[1] * a[1]), lambda a, z: -a[0] / (a[0] * a[0] + a[1] * a[1])),
-    "select": (None, lambda a, z: Mask(a[0]), lambda a, z: Mask(~a[0])),
-    "neg": (lambda a, z: -1,),
-    "abs": (lambda a, z: _abs_dx(a[0]),),
-    "sqrt": (lambda a, z: 0.5 / z,),
-    "rsqrt": (lambda a, z: -0.5 * z * z * z,),
-    "rcp": (lambda a, z: -(z * z),),
-    "cbrt": (lambda a, z: 1.0 / (3.0 * z * z),),
-    "sin": (lambda a, z: fm.cos(a[0]),),
-    "cos": (lambda a, z: -fm.sin(a[0]),),
-    "tan": (lambda a, z: 1.0 + z * z,),
-    "asin": (lambda a, z: fm.rsqrt(1.0 - a[0] * a[0]),),
-    "acos": (lambda a, z: -fm.rsqrt(1.0 - a[0] * a[0]),),
-    "atan": (lambda a, z: 1.0 / (1.0 + a[0] * a[0]),),
-    "exp": (lambda a, z: z,),
-    "exp2": (lambda a, z: z * _LN2,),
-    "log": (lambda a, z: 1.0 / a[0],),
-    "log2": (lambda a, z: 1.0 / (a[0] * _LN2),),
-    "sinh": (lambda a, z: fm.cosh(a[0]),),
-    "cosh": (lambda a, z: fm.sinh(a[0]),),
-    "tanh": (lambda a, z: 1.0 - z * z,),
-    "erf": (lambda a, z: _TWO_OVER_SQRT_PI * fm.exp(-(a[0] * a[0])),),
-    "cast": (lambda a, z: 1,),
-    # x & mask (keeps x where mask), x | mask (all bits set where mask)
-    "and": (lambda a, z: _mask_of(a, 0, True), lambda a, z: _mask_of(a, 1, True)),
-    "or": (lambda a, z: _mask_of(a, 0, False), lambda a, z: _mask_of(a, 1, False)),
-}
-
-# Piecewise constant: derivative zero, the result is not grad-enabled.
-ZERO = frozenset({"floor", "ceil", "round", "trunc", "floordiv", "sign"})
-
-
-def _pow_dx(x, y):
-    c = _constant(y) if isinstance(y, ArrayBase) else y
-    if c is None:                               # an array exponent: 0 where y == 0 (not 0 * inf)
-        return fm.select(y == 0, 0.0, y * x ** (y - 1))
-    if not hasattr(c, "__symbolic_size__"):     # (testing a frozen function's width would guard it)
-        if c == 0:
-            return 0
-        if c == 1:
-            return 1
-        if c == 2:
-            return 2.0 * x
-    return c * x ** (c - 1)
+DERIVATIVE_MATH = _DerivativeMath()
 
 
 def _constant(a):
@@ -182,15 +156,9 @@ def _constant(a):
     return None
 
 
-def _mask_of(a, k, keep_where_true):
-    m = a[1 - k]
-    if not (isinstance(m, ArrayBase) and m._vt.is_bool):
-        raise NotImplementedError("frostjit AD: bitwise operations between float arrays are not differentiable")
-    return Mask(m if keep_where_true else ~m)
-
-
 class Diagonal:
-    """Edge function of an elementwise operation: gradient times the partial derivative."""
+    """Edge function of an elementwise operation: gradient times the partial derivative
+    (``partial(f, a, z)`` from the op table, evaluated when the gradient flows)."""
 
     __slots__ = ("partial", "a", "z")
 
@@ -200,7 +168,7 @@ class Diagonal:
         self.z = z
 
     def __call__(self, g):
-        w = self.partial(self.a, self.z)
+        w = self.partial(DERIVATIVE_MATH, self.a, self.z)
         if isinstance(w, ArrayBase):
             c = _constant(w)          # a scalar operand (x * 2.0): multiply by the number
             if c is not None:
@@ -219,7 +187,7 @@ def _operand(cls, o):
     """Operand ``o`` as the partials see it: detached, of type ``cls`` (Bool masks stay Bool).
 
     Python scalars stay Python numbers (the partials that compute with them use
-    :func:`_py_rcp` / :func:`_py_log`, never ``1.0 / 0.0`` or ``math.log(0.0)``).
+    ``f.rcp`` / ``f.log``, which give IEEE's inf and NaN for them, never an exception).
     """
     if isinstance(o, ArrayBase):
         return o if o._vt.is_bool else detached(cls, o)
@@ -250,13 +218,13 @@ class Hook:
         verts = [_vertex(out, o) for o in operands]
         if not any(v is not None for v in verts):
             return
-        special = _SPECIAL.get(op)
-        if special is not None:
-            special(out, operands[0], verts[0], op)
+        entry = OPS.get(op)
+        partials = None if entry is None else entry.deriv
+        if partials is SPECIAL:
+            _SPECIAL[op](out, operands[0], verts[0], op)
             return
-        if op in ZERO:
+        if partials is ZERO:
             return
-        partials = PARTIALS.get(op)
         if partials is None:
             raise NotImplementedError(f"frostjit AD: no derivative rule for operation {op!r}")
         cls = type(out)
@@ -378,16 +346,11 @@ def _reduce_mul(out, x, v, op):
     def weight():
         # d prod / d x_i = product of the others, also where x_i == 0.
         is_zero = xd == 0
-        nz_prod = _prod(fm.select(is_zero, 1.0, xd))
+        nz_prod = prod(fm.select(is_zero, 1.0, xd))
         zeros = fsum(fm.select(is_zero, 1.0, 0.0))
         return fm.select(zeros == 0, zd / xd, fm.select(is_zero & (zeros == 1), nz_prod, 0.0))
 
     _attach(out, [(v, lambda g: fsum(scale(g, weight())), lambda g: scale(g, weight()))])
-
-
-def _prod(x):
-    from ..functions.reduce import prod
-    return prod(x)
 
 
 def _reduce_minmax(out, x, v, op):

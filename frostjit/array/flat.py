@@ -1,34 +1,27 @@
 """1-D JIT arrays (``Float``, ``UInt32``, ...): construction, operators, conversion.
 
 An array is a thin handle on a trace :class:`~frostjit.trace.node.Node`.  Every
-operator goes through :func:`apply`, which promotes operand types
-(Dr.Jit's rules), checks sizes, creates the node and, for AD arrays, tells the
-AD graph.  Reading values (``x[i]``, ``.numpy()``, printing) evaluates.
+operation goes through :func:`apply`, which types the operands by the op table's rules
+(Dr.Jit's promotion, :mod:`.promotion`), creates the node through the trace's one door
+(:mod:`frostjit.trace.ops`) and, for AD arrays, tells the AD graph; the Python operators
+take a fast path for operands that need no conversion (decided once per operation,
+class and operand kind).  Reading values (``x[i]``, ``.numpy()``, printing) evaluates.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from ..backend import current_backend as _backend
 from ..errors import ConversionOverflowError, out_of_memory
+from ..schedule.evaluate import evaluate as _evaluate
 from ..trace import ops
-from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote, from_numpy_dtype
+from ..trace.dtypes import Bool, Float32, Int64, UInt64, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
+from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
-from . import registry
+from . import promotion, registry
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
-
-
-def _evaluate(nodes) -> None:
-    from ..schedule.evaluate import evaluate
-    evaluate(nodes)
-
-
-def _backend():
-    from ..backend import current_backend
-    return current_backend()
 
 
 def _type_name(x) -> str:
@@ -174,13 +167,12 @@ class ArrayBase:
                         "(use frostjit.gather() for array indices)")
 
     def __setitem__(self, index, value):
-        from ..functions.memory import scatter
         if isinstance(index, (int, np.integer)):
             size = self._node.size
             i = int(index) + (size if index < 0 else 0)
             if not 0 <= i < size:
                 raise IndexError(f"{type(self).__name__}[{index}] = ...: index out of range for size {size}")
-            scatter(self, value, i)
+            _item_scatter[0](self, value, i)
             return
         raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)}")
 
@@ -249,93 +241,91 @@ class ArrayBase:
     def __irshift__(self, o): return self._inplace("shr", o)
 
 
+# ``x[i] = v`` is a scatter: functions/memory.py (a layer above) registers frostjit.scatter here.
+_item_scatter = [None]
+
+
+def register_item_scatter(scatter) -> None:
+    """Install ``scatter(target, value, index)``, which ``x[i] = v`` calls."""
+    _item_scatter[0] = scatter
+
+
 # ---------------------------------------------------------------------------
-# Fast path for binary operators
+# Fast path for operators
 #
 # Tracing cost per operation is what a user of an unfrozen loop pays, so the
-# common cases (both operands of one type, or an array and a Python int/float
+# common cases (both operands of one class, or an array and a Python int/float
 # that does not change the type) skip apply()'s general promotion logic.  The
-# decision for each (operation, class, operand kind) is computed once by
-# _fast_rule and cached.
+# decision for each (operation, class, operand kind) is made once from the op
+# table (promotion.fast_result_type) and kept in a per-operator dict.
 
-_fast_rules: dict = {}
-# Operations apply() may take through the fast path (their result type is the operand type).
-_FAST_APPLY = frozenset({"fma", "neg", "abs", "sqrt", "rsqrt", "rcp", "sin", "cos", "tan", "asin", "acos",
-                         "atan", "exp", "exp2", "log", "log2", "sinh", "cosh", "tanh", "erf", "cbrt",
-                         "floor", "ceil", "round", "trunc", "min", "max", "copysign", "atan2"})
-_f32 = __import__("struct").Struct("f")
+class _FastRule:
+    """What ``cls <op> kind`` does when it needs no promotion (made once per combination)."""
+
+    __slots__ = ("node_op", "out_cls", "out_vt", "literals", "lit_vt", "lo", "hi")
+
+    def __init__(self, node_op, out_cls, lit_vt):
+        self.node_op = node_op
+        self.out_cls = out_cls
+        self.out_vt = out_cls._vt
+        self.lit_vt = lit_vt                        # type of a Python-number operand
+        self.literals = ops.literal_cache(lit_vt)   # its shared literal nodes
+        # Python ints this type takes without widening (beyond: apply() promotes to Int64)
+        self.lo, self.hi = promotion.int_range(lit_vt)
 
 
-def _fast_rule(op: str, cls, other_kind):
-    """(node op, result class) when ``cls <op> other_kind`` needs no promotion, else None."""
-    key = (op, cls, other_kind)
-    try:
-        return _fast_rules[key]
-    except KeyError:
-        pass
+def _fast_rule(op: str, cls, kind, rules: dict):
+    """The :class:`_FastRule` of ``cls <op> kind`` (None: take apply()), remembered in ``rules``."""
     vt = cls._vt
     rule = None
-    simple = (other_kind is cls or (other_kind is float and vt.is_float)
-              or (other_kind is int and vt is not Bool))
-    if op == "pow" and other_kind is not cls:
-        simple = False      # literal exponents have exact special cases in apply()
-    if simple:
-        if op in ops.COMPARISONS:
-            rule = (op, registry.flat_type(cls._backend, Bool, False))
-        elif op in _SHIFTS:
-            rule = (op, cls) if vt.is_integral else None
-        elif op in _BITWISE:
-            rule = (op, cls) if other_kind is cls or not vt.is_float else None
-        elif vt is not Bool and (vt.is_float or op not in _FLOAT_ONLY):
-            rule = (_node_op(op, vt), cls)
-    _fast_rules[key] = rule
+    if vt is not None:
+        category = promotion.SAME if kind is cls else promotion.FLOAT if kind is float else \
+            promotion.INT if kind is int else None
+        out_vt = None if category is None else promotion.fast_result_type(OPS[op], vt, category, True)
+        if out_vt is not None:
+            # A result of the operand's type keeps its class (a user's subclass of Float too).
+            out_cls = cls if out_vt is vt else registry.flat_type(cls._backend, out_vt, cls._is_ad)
+            rule = _FastRule(node_op(op, vt), out_cls, vt)
+    rules.setdefault(cls, {})[kind] = rule
     return rule
 
 
-def _literal_node(vt: VarType, v) -> Node:
-    if vt is Float32 and type(v) is float:
-        try:
-            v = _f32.unpack(_f32.pack(v))[0]
-        except OverflowError:
-            v = ops.normalize_literal(vt, v)
-        node = Node("literal", vt, 1, (), v)
-        if state.recorder is not None:
-            state.recorder.on_node(node)
-        return node
-    return ops.literal(vt, v)
-
-
 def _binary_operator(op: str, reflected: bool):
+    """The Python operator ``__<op>__`` (or ``__r<op>__``) of every 1-D array class."""
+    rules: dict = {}        # cls -> {operand kind -> _FastRule or None}
+
     def operator(self, other):
-        cls = type(self)
         kind = type(other)
-        if kind is not cls and kind is not float and kind is not int:
+        try:
+            rule = rules[type(self)][kind]
+        except KeyError:
+            rule = _fast_rule(op, type(self), kind, rules)
+        if rule is None or self._ad is not None:
             return apply(op, other, self) if reflected else apply(op, self, other)
-        rule = _fast_rules.get((op, cls, kind), False)
-        if rule is False:
-            rule = _fast_rule(op, cls, kind)
-        if rule is None or self._ad is not None or (kind is cls and other._ad is not None) \
-                or (kind is int and not _int_fits(cls._vt, other)):
+        if kind is float or kind is int:
+            if kind is int and not rule.lo <= other <= rule.hi:
+                return apply(op, other, self) if reflected else apply(op, self, other)
+            b = rule.literals.get(other) if _state.recorder is None else None
+            if b is None:
+                b = _operand_literal(rule.lit_vt, other)
+        elif other._ad is not None:
             return apply(op, other, self) if reflected else apply(op, self, other)
-        a = self._node
-        b = other._node if kind is cls else _literal_node(cls._vt, other)
-        node_op, out_cls = rule
-        # ops.make() inlined: this is the hottest path of tracing.
-        sa = a.size
-        sb = b.size
-        if sa != sb and sb != 1 and sa != 1:
-            ops.broadcast_size(op, (a, b))    # raises the size error
-        if state.dirty:
-            ops.flush_if_dirty((a, b))
-        node = Node(node_op, out_cls._vt, sb if sa == 1 else sa, (b, a) if reflected else (a, b))
-        if state.recorder is not None:
-            state.recorder.on_node(node)
-        out = out_cls.__new__(out_cls)
-        out._node = node
+        else:
+            b = other._node
+        out = _new(rule.out_cls)
+        out._node = _make_binary(rule.node_op, rule.out_vt, b, self._node) if reflected else \
+            _make_binary(rule.node_op, rule.out_vt, self._node, b)
         out._ad = None
         return out
-    operator.__name__ = f"__{'r' if reflected else ''}{op}__"
+    operator.__name__ = operator.__qualname__ = f"__{'r' if reflected else ''}{_OPERATOR_NAMES.get(op, op)}__"
     return operator
+
+
+# Bound once: the operators above are the hottest code of tracing (a global lookup each).
+_new = object.__new__
+_make_binary = ops.make_binary
+_operand_literal = ops.operand_literal
+_state = state
 
 
 _OPERATOR_NAMES = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
@@ -344,7 +334,7 @@ _OPERATOR_NAMES = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv
 for _op, _name in _OPERATOR_NAMES.items():
     setattr(ArrayBase, f"__{_name}__", _binary_operator(_op, False))
     setattr(ArrayBase, f"__r{_name}__", _binary_operator(_op, True))
-for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
+for _op in COMPARISONS:
     setattr(ArrayBase, f"__{_op}__", _binary_operator(_op, False))
 del _op, _name
 
@@ -427,40 +417,17 @@ def format_values(a: np.ndarray, vt: VarType) -> str:
 # ---------------------------------------------------------------------------
 # The one door for elementwise operations
 
-_ARITH = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "min", "max", "fma", "copysign", "atan2"})
-_BITWISE = frozenset({"and", "or", "xor"})
-_SHIFTS = frozenset({"shl", "shr"})
-_FLOAT_ONLY = frozenset({"truediv", "sqrt", "rsqrt", "rcp", "sin", "cos", "tan", "asin", "acos", "atan",
-                         "exp", "exp2", "log", "log2", "sinh", "cosh", "tanh", "erf", "atan2", "cbrt", "copysign"})
-
-
-def _int_fits(vt: VarType, v) -> bool:
-    """Whether Python int ``v`` is representable in ``vt``'s bits (as signed or unsigned)."""
-    if not vt.is_integral or vt is Bool:
-        return True
-    bits = vt.bits
-    return -(1 << (bits - 1)) <= v < (1 << bits)
-
-
 def scalar_type_of(v, like: VarType) -> VarType:
     """Type a Python scalar takes when combined with an array of type ``like``."""
-    if isinstance(v, (bool, np.bool_)):
-        return like if like is not None else Bool
-    if isinstance(v, (int, np.integer)):
-        if like is None or like is Bool:
-            return Int32
-        return like
-    if isinstance(v, (float, np.floating)):
-        if like is not None and like.is_float:
-            return like
-        return Float32
-    raise TypeError
+    return promotion.scalar_type_of(v, like)
 
 
 def apply(op: str, *operands):
-    """Apply elementwise ``op`` to arrays / Python scalars, with Dr.Jit promotion.
+    """Apply the lane-wise operation ``op`` (a name of the op table) to arrays and Python
+    scalars, with Dr.Jit's promotion.
 
-    Returns the result array (a static vector if an operand is one).
+    Returns the result array (a static vector if an operand is one).  Raises ``TypeError``
+    for operand types the op's type rule rejects, ``ValueError`` for incompatible sizes.
     """
     if op == "pow" and len(operands) == 2 and isinstance(operands[1], (int, float)) \
             and not isinstance(operands[1], bool) and isinstance(operands[0], ArrayBase):
@@ -468,36 +435,22 @@ def apply(op: str, *operands):
         if special is not None:
             return special
     cls = type(operands[0])
-    if op in _FAST_APPLY and getattr(cls, "_vt", None) is not None:
-        # Fast path: every operand of one (non-promoting) type, no gradients attached.
-        rule = _fast_rules.get((op, cls, cls), False)
-        if rule is False:
-            rule = _fast_rule(op, cls, cls)
-        if rule is not None:
-            vt = cls._vt
-            nodes = []
-            for o in operands:
-                t = type(o)
-                if t is cls:
-                    if o._ad is not None:
-                        break
-                    nodes.append(o._node)
-                elif (t is float and vt.is_float) or (t is int and vt is not Bool and _int_fits(vt, o)):
-                    nodes.append(_literal_node(vt, o))
-                else:
-                    break
-            else:
-                out_cls = rule[1]
-                out = out_cls.__new__(out_cls)
-                out._node = ops.make(rule[0], out_cls._vt, tuple(nodes))
-                out._ad = None
-                return out
+    rule = _same_type_rules.get((op, cls), False)
+    if rule is False:
+        rule = _same_type_rule(op, cls)
+    if rule is not None:
+        out = _apply_same_type(rule, cls, operands)
+        if out is not None:
+            return out
+    entry = OPS.get(op)
+    if entry is None or not entry.lanewise:
+        raise TypeError(f"frostjit: {op!r} is not an element-wise operation")
     arrays = [o for o in operands if isinstance(o, ArrayBase)]
     if len(arrays) != len(operands):
-        from .vector import VectorBase
-        if any(isinstance(o, VectorBase) for o in operands):
-            from .vector import apply_vector
-            return apply_vector(op, *operands)
+        for o in operands:
+            if getattr(o, "IsVector", False):
+                # A static vector operand: the operation applies component by component.
+                return type(o)._apply(op, *operands)
         if not arrays:
             raise TypeError(f"frostjit.{op}(): expected at least one frostjit array, got "
                             + ", ".join(_type_name(o) for o in operands))
@@ -512,7 +465,7 @@ def apply(op: str, *operands):
             continue
         vt = a._vt if vt is None else promote(vt, a._vt)
         ad = ad or a._is_ad
-    nodes = []
+    no_float_promotion = entry.types in (TypeRule.BITWISE, TypeRule.SHIFT)
     # Python scalars (and NumPy arrays) adopt the array type.
     cast_operands = []
     for k, o in enumerate(operands):
@@ -524,11 +477,11 @@ def apply(op: str, *operands):
                 cast_operands.append(flat_of(backend, Bool, False)(bool(o)))
                 continue
             if vt is None:
-                vt = scalar_type_of(o, None)
-            elif isinstance(o, (float, np.floating)) and not vt.is_float and op not in _BITWISE | _SHIFTS:
+                vt = promotion.scalar_type_of(o, None)
+            elif isinstance(o, (float, np.floating)) and not vt.is_float and not no_float_promotion:
                 vt = Float32 if vt.rank < Float32.rank else vt
             if isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)) \
-                    and vt.is_integral and vt is not Bool and not _int_fits(vt, o):
+                    and vt.is_integral and vt is not Bool and not promotion.int_fits(vt, o):
                 # Dr.Jit: a Python int beyond 32 bits is an Int64 (UInt64 beyond that), not wrapped.
                 # (A width inside a frozen function is compared as it is: the recording guards
                 # the comparisons instead of pinning the exact value.)
@@ -543,8 +496,8 @@ def apply(op: str, *operands):
             # A width inside a frozen function (frostjit.freeze): typed like the number it stands for.
             v = o.__symbolic_size__
             if vt is None:
-                vt = scalar_type_of(v, None)
-            elif isinstance(v, float) and not vt.is_float and op not in _BITWISE | _SHIFTS:
+                vt = promotion.scalar_type_of(v, None)
+            elif isinstance(v, float) and not vt.is_float and not no_float_promotion:
                 vt = Float32 if vt.rank < Float32.rank else vt
             cast_operands.append(o)
             continue
@@ -554,14 +507,59 @@ def apply(op: str, *operands):
             continue
         raise TypeError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
                         f"(combined with {type(first).__name__})")
-    in_vt, out_vt, nodes = _operand_types(op, vt, cast_operands, first)
-    node = ops.make(_node_op(op, in_vt), out_vt, tuple(nodes))
+    if entry.types is TypeRule.ROUNDING and vt is not Bool and not vt.is_float:
+        # Integers are already rounded: fj.floor(Int32 array) is the array itself.
+        return flat_of(backend, vt, ad)._from_node(_to_node(first, vt))
+    names = ", ".join(type(o).__name__ for o in cast_operands)
+    operand_vts = [o._vt if isinstance(o, ArrayBase) else None for o in cast_operands]
+    in_vt, out_vt, targets = promotion.operand_types(entry, vt, operand_vts, names)
+    nodes = tuple([o._node if t is None else _to_node(o, t) for o, t in zip(cast_operands, targets)])
+    node = ops.make(node_op(op, in_vt), out_vt, nodes)
     cls = flat_of(backend, out_vt, ad)
     out = cls.__new__(cls)
     out._node = node
     out._ad = None
     if ad and out_vt.is_float and any(isinstance(o, ArrayBase) and o._ad is not None for o in cast_operands):
-        state.ad_hook.on_op(op, out, tuple(cast_operands))
+        state.ad_hook.on_op(node.op, out, tuple(cast_operands))
+    return out
+
+
+# (op, class) -> (node op, result class, operand type) when every operand of that class (or a
+# Python number it takes as it is) needs no conversion; None: the general path decides.
+_same_type_rules: dict = {}
+
+
+def _same_type_rule(op: str, cls):
+    vt = getattr(cls, "_vt", None)
+    rule = None
+    if vt is not None and (op in SAME_TYPE or (op in ROUNDING and vt.is_float)):
+        out_vt = promotion.fast_result_type(OPS[op], vt, promotion.SAME, False)
+        if out_vt is not None:
+            # A result of the operand's type keeps its class (a user's subclass of Float too).
+            rule = (node_op(op, vt), cls if out_vt is vt else flat_of(cls._backend, out_vt, cls._is_ad), vt)
+    _same_type_rules[(op, cls)] = rule
+    return rule
+
+
+def _apply_same_type(rule, cls, operands):
+    """``apply`` when every operand is of class ``cls`` or a Python number it takes as it is
+    and no gradient is attached; None otherwise (the general path decides)."""
+    node_op_, out_cls, vt = rule
+    nodes = []
+    for o in operands:
+        t = type(o)
+        if t is cls:
+            if o._ad is not None:
+                return None
+            nodes.append(o._node)
+        elif (t is float and vt.is_float) or (t is int and vt is not Bool and promotion.int_fits(vt, o)):
+            b = ops.literal_cache(vt).get(o) if _state.recorder is None else None
+            nodes.append(b if b is not None else _operand_literal(vt, o))
+        else:
+            return None
+    out = _new(out_cls)
+    out._node = ops.make(node_op_, out_cls._vt, tuple(nodes))
+    out._ad = None
     return out
 
 
@@ -591,50 +589,7 @@ def flat_of(backend, vt, ad):
     return registry.flat_type(backend, vt, ad)
 
 
-def _node_op(op: str, vt: VarType) -> str:
-    if op == "pow":
-        return "pow_float" if vt.is_float else "pow_int"
-    return op
-
-
 def _to_node(o, vt: VarType) -> Node:
     if isinstance(o, ArrayBase):
         return ops.cast(o._node, vt)
     return ops.literal(vt, o)
-
-
-def _operand_types(op: str, vt: VarType, operands, first):
-    """Decide input and output types of ``op`` and convert operand nodes."""
-    names = ", ".join(type(o).__name__ if isinstance(o, ArrayBase) else _type_name(o) for o in operands)
-    if op in ops.COMPARISONS:
-        return vt, Bool, [_to_node(o, vt) for o in operands]
-    if op == "select":
-        m = operands[0]
-        if not (isinstance(m, ArrayBase) and m._vt is Bool):
-            raise TypeError(f"frostjit.select(): the condition must be a Bool array, got {names.split(',')[0]}")
-        return vt, vt, [m._node] + [_to_node(o, vt) for o in operands[1:]]
-    if op in _BITWISE:
-        # x & mask / x | mask keep x's type (Dr.Jit masking idiom)
-        if len(operands) == 2 and isinstance(operands[1], ArrayBase) and operands[1]._vt is Bool and vt is not Bool:
-            a = operands[0]
-            avt = a._vt if isinstance(a, ArrayBase) else vt
-            if op == "xor":
-                raise TypeError(f"frostjit.xor(): unsupported operand types ({names})")
-            return avt, avt, [_to_node(a, avt), operands[1]._node]
-        if len(operands) == 2 and isinstance(operands[0], ArrayBase) and operands[0]._vt is Bool and vt is not Bool:
-            return _operand_types(op, vt, operands[::-1], first)
-        return vt, vt, [_to_node(o, vt) for o in operands]
-    if op in _SHIFTS:
-        if not vt.is_integral:
-            raise TypeError(f"frostjit.{op}(): shifts need integer arrays, got ({names})")
-        return vt, vt, [_to_node(o, vt) for o in operands]
-    if op in ("not",):
-        if vt.is_float:
-            raise TypeError(f"frostjit: '~' is not defined for {names}")
-        return vt, vt, [_to_node(o, vt) for o in operands]
-    if vt is Bool and op not in ("abs",):
-        raise TypeError(f"frostjit.{op}(): arithmetic is not defined for Bool arrays ({names}); "
-                        "convert them first, e.g. UInt32(mask)")
-    if op in _FLOAT_ONLY and not vt.is_float:
-        vt = Float32
-    return vt, vt, [_to_node(o, vt) for o in operands]

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..schedule.evaluate import evaluate
 from . import registry
-from .flat import ArrayBase, apply, _SCALARS
+from .flat import ArrayBase, apply, format_values, _SCALARS
 
 
 class VectorBase:
@@ -49,6 +50,11 @@ class VectorBase:
                 raise TypeError(f"{type(self).__name__}(): cannot construct from {type(v).__name__}")
         else:
             raise TypeError(f"{type(self).__name__}() takes 0, 1 or {n} arguments ({len(args)} given)")
+
+    @classmethod
+    def _apply(cls, op: str, *operands):
+        """``apply(op, *operands)`` when an operand is a static vector (called by the 1-D door)."""
+        return apply_vector(op, *operands)
 
     @classmethod
     def _from_components(cls, comps):
@@ -100,7 +106,6 @@ class VectorBase:
 
     def numpy(self) -> np.ndarray:
         """Evaluate and return a NumPy array of shape ``(n, width)``."""
-        from ..schedule.evaluate import evaluate
         evaluate([c._node for c in self._c])
         sizes = {len(c) for c in self._c} - {1}
         if len(sizes) > 1:
@@ -126,7 +131,6 @@ class VectorBase:
 
     def __repr__(self) -> str:
         a = self.numpy().T
-        from .flat import format_values
         rows = [format_values(r, self._elem._vt) for r in a[:20]]
         more = f",\n .. {a.shape[0] - 20} skipped .." if a.shape[0] > 20 else ""
         return "[" + ",\n ".join(rows) + more + "]"

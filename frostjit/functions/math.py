@@ -1,7 +1,8 @@
 """Elementwise mathematical functions (``fj.sin``, ``fj.fma``, ``fj.select``, ...).
 
 Each accepts 1-D arrays, static vectors (component-wise) and Python scalars
-(computed in double precision with :mod:`math`, as Dr.Jit does).
+(computed in double precision as Dr.Jit does: the op table's ``py`` implementation,
+with IEEE special values, e.g. ``fj.log(0.0) == -inf``).
 """
 from __future__ import annotations
 
@@ -11,18 +12,14 @@ import numpy as np
 
 from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase, apply_vector
-from ..array import registry
 from ..trace import ops
-from ..tree import LeafError, map2, vector_from_components
+from ..trace.optable import OPS
+from ..tree import LeafError, map2
 
-_PY_UNARY = {
-    "abs": abs, "sqrt": _m.sqrt, "exp": _m.exp, "exp2": lambda x: 2.0 ** x, "log": _m.log, "log2": _m.log2,
-    "sin": _m.sin, "cos": _m.cos, "tan": _m.tan, "asin": _m.asin, "acos": _m.acos, "atan": _m.atan,
-    "sinh": _m.sinh, "cosh": _m.cosh, "tanh": _m.tanh, "erf": _m.erf, "floor": _m.floor, "ceil": _m.ceil,
-    "trunc": _m.trunc, "round": lambda x: float(np.rint(x)), "rcp": lambda x: 1.0 / x,
-    "rsqrt": lambda x: 1.0 / _m.sqrt(x), "cbrt": lambda x: float(np.cbrt(x)),
-    "isnan": _m.isnan, "isinf": _m.isinf, "isfinite": _m.isfinite,
-}
+
+def _py(op: str):
+    """The Python-number implementation of ``op`` (the op table's ``py``)."""
+    return OPS[op].py
 
 
 def _jit(x) -> bool:
@@ -35,7 +32,7 @@ def _unary(op: str, x):
     if isinstance(x, VectorBase):
         return apply_vector(op, x)
     if isinstance(x, (int, float, np.number)):
-        return _PY_UNARY[op](x)
+        return _py(op)(x)
     raise TypeError(f"frostjit.{op}(): unsupported argument type {type(x).__name__}")
 
 
@@ -74,31 +71,39 @@ def cbrt(x):
     return _unary("cbrt", x)
 
 
-def _make_math(name: str, doc: str):
+def _make_math(name: str):
+    """The public function of transcendental op ``name``, documented from the op table."""
+    entry = OPS[name]
+
     def f(x):
         return _unary(name, x)
     f.__name__ = name
     f.__qualname__ = name
-    f.__doc__ = (f"{doc}, element-wise.\n\n    Vectorized polynomial approximation; see docs/math_accuracy.md for the\n"
-                 f"    error bound in ULP.\n\n    Parameters\n    ----------\n    x : array or float\n\n"
-                 f"    Returns\n    -------\n    array or float\n")
+    b32, b64 = entry.accuracy.float32, entry.accuracy.float64
+    f.__doc__ = (f"{entry.doc[0].upper()}{entry.doc[1:]}, element-wise.\n\n"
+                 f"    A vectorized polynomial approximation (docs/math_accuracy.md), at most\n"
+                 f"    {b32.ulp:g} ULP in Float32 on {b32.text},\n"
+                 f"    {b64.ulp:g} ULP in Float64 on {b64.text}.\n"
+                 f"    On a Python number: double precision, IEEE special values.\n\n"
+                 f"    Parameters\n    ----------\n    x : array, static vector or float\n\n"
+                 f"    Returns\n    -------\n    array, static vector or float\n")
     return f
 
 
-exp = _make_math("exp", "Natural exponential")
-exp2 = _make_math("exp2", "Base-2 exponential")
-log = _make_math("log", "Natural logarithm")
-log2 = _make_math("log2", "Base-2 logarithm")
-sin = _make_math("sin", "Sine")
-cos = _make_math("cos", "Cosine")
-tan = _make_math("tan", "Tangent")
-asin = _make_math("asin", "Arcsine")
-acos = _make_math("acos", "Arccosine")
-atan = _make_math("atan", "Arctangent")
-sinh = _make_math("sinh", "Hyperbolic sine")
-cosh = _make_math("cosh", "Hyperbolic cosine")
-tanh = _make_math("tanh", "Hyperbolic tangent")
-erf = _make_math("erf", "Error function")
+exp = _make_math("exp")
+exp2 = _make_math("exp2")
+log = _make_math("log")
+log2 = _make_math("log2")
+sin = _make_math("sin")
+cos = _make_math("cos")
+tan = _make_math("tan")
+asin = _make_math("asin")
+acos = _make_math("acos")
+atan = _make_math("atan")
+sinh = _make_math("sinh")
+cosh = _make_math("cosh")
+tanh = _make_math("tanh")
+erf = _make_math("erf")
 
 
 def sincos(x):
@@ -109,7 +114,7 @@ def sincos(x):
 def atan2(y, x):
     """Four-quadrant arctangent of ``y / x``, element-wise."""
     if not (_jit(y) or _jit(x)):
-        return _m.atan2(y, x)
+        return _py("atan2")(y, x)
     return _binary("atan2", y, x)
 
 
@@ -162,50 +167,41 @@ def isfinite(x):
 
 def _float_test(op, x):
     if _integral(x):
+        # Integers are finite and never NaN: a constant, of x's size.
         value = op == "isfinite"
-        return apply_vector("eq", x, x) if isinstance(x, VectorBase) and value else \
-            (x == x if value else x != x)
+        if isinstance(x, VectorBase):
+            return apply_vector("eq" if value else "ne", x, x)
+        return x == x if value else x != x
     if isinstance(x, ArrayBase):
-        node = ops.make(op, _bool_vt(), (x._node,))
-        return registry.flat_type(x._backend, _bool_vt(), False)._from_node(node)
+        return apply(op, x)
     if isinstance(x, VectorBase):
-        comps = [_float_test(op, c) for c in x]
-        return registry.vector_type(comps[0]._backend, _bool_vt(), len(comps))._from_components(comps)
-    return _PY_UNARY[op](x)
-
-
-def _bool_vt():
-    from ..trace.dtypes import Bool
-    return Bool
+        return apply_vector(op, x)
+    return _py(op)(x)
 
 
 def minimum(a, b):
     """Element-wise minimum, NaN-propagating like Dr.Jit's and ``numpy.minimum`` (the
     reduction :func:`frostjit.min` ignores NaN instead)."""
     if not (_jit(a) or _jit(b)):
-        return _scalar_minmax("minimum", min, a, b)
+        return _scalar_minmax("minimum", "min", a, b)
     return _binary("min", a, b)
 
 
 def maximum(a, b):
     """Element-wise maximum, NaN-propagating like Dr.Jit's and ``numpy.maximum``."""
     if not (_jit(a) or _jit(b)):
-        return _scalar_minmax("maximum", max, a, b)
+        return _scalar_minmax("maximum", "max", a, b)
     return _binary("max", a, b)
 
 
-def _scalar_minmax(name, pick, a, b):
+def _scalar_minmax(name, op, a, b):
     """Two Python numbers: NaN if either is NaN (Python's ``min`` depends on the order); a
     float if either is one, as Dr.Jit computes."""
     numbers = (int, float, np.number)
     if not (isinstance(a, numbers) and isinstance(b, numbers)):
         raise TypeError(f"frostjit.{name}(): expects arrays or numbers, got {type(a).__name__} "
                         f"and {type(b).__name__}")
-    if isinstance(a, (float, np.floating)) or isinstance(b, (float, np.floating)):
-        a, b = float(a), float(b)
-        if a != a or b != b:
-            return _m.nan
-    return pick(a, b)
+    return _py(op)(a, b)
 
 
 def clip(x, lo, hi):
@@ -219,7 +215,7 @@ clamp = clip
 def copysign(a, b):
     """Magnitude of ``a`` with the sign of ``b``."""
     if not (_jit(a) or _jit(b)):
-        return _m.copysign(a, b)
+        return _py("copysign")(a, b)
     return _binary("copysign", a, b)
 
 
@@ -236,7 +232,7 @@ def sign(x):
 def fma(a, b, c):
     """Fused multiply-add ``a * b + c`` with a single rounding."""
     if not (_jit(a) or _jit(b) or _jit(c)):
-        return float(np.fma(a, b, c)) if hasattr(np, "fma") else a * b + c
+        return _py("fma")(a, b, c)
     if any(isinstance(v, VectorBase) for v in (a, b, c)):
         return apply_vector("fma", a, b, c)
     return apply("fma", a, b, c)
@@ -293,47 +289,6 @@ def reinterpret_array(dtype, value):
         raise TypeError(f"reinterpret_array(): expected a JIT array, got {type(value).__name__}")
     node = ops.bitcast(value._node, dtype._vt)
     return dtype._from_node(node)
-
-
-# -- static-vector geometry ----------------------------------------------
-
-def _require_vector(name, *vs):
-    for v in vs:
-        if not isinstance(v, VectorBase):
-            raise TypeError(f"frostjit.{name}(): expected static vectors (e.g. Array3f), got {type(v).__name__}")
-
-
-def cross(a, b):
-    """Cross product of two 3-vectors."""
-    _require_vector("cross", a, b)
-    if len(a) != 3 or len(b) != 3:
-        raise ValueError(f"cross(): needs 3-vectors, got sizes {len(a)} and {len(b)}")
-    comps = [fma(a[1], b[2], -(a[2] * b[1])), fma(a[2], b[0], -(a[0] * b[2])), fma(a[0], b[1], -(a[1] * b[0]))]
-    return vector_from_components(type(a), comps)     # cross(Array3f, ad.Array3f) is an ad.Array3f
-
-
-def squared_norm(v, axis=..., mode=None, keepdims=False):
-    """Squared 2-norm: ``dot(v, v)`` by default (lane by lane for a static vector, over the
-    elements of a 1-D array), else ``sum(v * v, axis, mode, keepdims)`` (see :func:`frostjit.sum`).
-    """
-    from .reduce import dot, sum as fsum
-    if axis is ... and mode is None and not keepdims:
-        return dot(v, v)
-    sq = [x * x for x in v] if not _jit(v) and not isinstance(v, (int, float, np.number)) else v * v
-    return fsum(sq, axis=axis, mode=mode, keepdims=keepdims)
-
-
-def norm(v, axis=..., mode=None, keepdims=False):
-    """2-norm ``sqrt(squared_norm(v, axis, mode, keepdims))``: the Euclidean length of a static
-    vector (lane by lane) or of a 1-D array's elements; ``axis=None`` over everything."""
-    r = squared_norm(v, axis, mode, keepdims)
-    return sqrt(r) if _jit(r) else _m.sqrt(r)
-
-
-def normalize(v):
-    """``v / norm(v)``."""
-    _require_vector("normalize", v)
-    return v * rsqrt(squared_norm(v))
 
 
 def _without_grad(a):
@@ -412,7 +367,10 @@ def hypot(a, b):
 
 
 def power(a, b):
-    """``a ** b``."""
+    """``a ** b``; on two Python numbers in double precision with IEEE special values, as
+    Dr.Jit (``power(2, 3) == 8.0``, ``power(-8.0, 1/3)`` is NaN, not a complex number)."""
+    if not (_jit(a) or _jit(b)):
+        return _py("pow")(a, b)
     return a ** b
 
 

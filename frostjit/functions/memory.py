@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, register_item_scatter
 from ..array.vector import VectorBase
 from ..array import registry
 from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
@@ -293,3 +293,7 @@ def scatter_reduce(op, target, value, index, active=True) -> None:
     if not isinstance(op, ReduceOp):
         raise TypeError(f"scatter_reduce(): 'op' must be a frostjit.ReduceOp, got {op!r}")
     _scatter("scatter_reduce", op.value, target, value, index, active)
+
+
+# x[i] = v on a 1-D array is a scatter (the array layer does not import this module).
+register_item_scatter(scatter)

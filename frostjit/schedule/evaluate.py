@@ -146,6 +146,10 @@ def run_group(backend, size: int, outputs: list, effects: list, started: _Starte
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, len(spec.instrs), status)
 
 
+# The trace flushes pending scatters through this hook (it must not import the scheduler).
+state.evaluate = evaluate
+
+
 def record_operation(entry: dict) -> None:
     """Add a non-kernel operation (reduction, prefix sum, ...) to the kernel history."""
     if state.flags & KERNEL_HISTORY:

@@ -234,3 +234,18 @@ def test_static_vector_numpy_with_ragged_or_empty_components():
     v = Array3f(Float(), 1, 2)          # size-1 components broadcast to the size-0 one
     assert v.shape == (3, 0) and v.numpy().shape == (3, 0)
     np.testing.assert_array_equal(Array3f(Float([1, 2]), 1, 0).numpy(), [[1, 2], [1, 1], [0, 0]])
+
+
+def test_same_type_arithmetic_on_a_subclass_keeps_the_subclass():
+    """``x * 2`` on a user subclass of Float is of that subclass (dispatch on return annotations
+    relies on it); a comparison gives Bool; mixing with another type promotes to a frostjit type."""
+    from frostjit.llvm import Float, Bool as B, Float64
+
+    class Meters(Float):
+        pass
+
+    m = Meters([1.0, 2.0])
+    for r in (m * 2, 2.0 * m, m + m, -m, fj.sin(m), fj.fma(m, m, 1.0), m ** 2, abs(m)):
+        assert type(r) is Meters, type(r)
+    assert type(m < 1) is B
+    assert type(m + Float64([1.0, 2.0])) is Float64

@@ -15,20 +15,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from frostjit.backend.llvm.vmath import SUPPORTED, math_function
+from frostjit.backend.llvm.vmath import SUPPORTED, accuracy_of, math_function
+from frostjit.trace.dtypes import Float32, Float64
 from frostjit.backend.llvm.vmath.accuracy import NUMPY_REF, Kernels, mp_reference, sample, ulp_error
 
 ALL = sorted(SUPPORTED)
 SOME = ["sin", "cos", "sincos", "tan", "exp", "log", "atan2", "pow"]
 
-# Documented bounds (docs/math_accuracy.md) over the ranges of accuracy.sample(); measured maxima
-# are a little lower.  float64 bounds are against mpmath; NumPy comparisons add one ULP.
-BOUND = {
-    "float": dict(sin=2, cos=2, sincos=2, tan=3, asin=2, acos=2, atan=2.5, atan2=3, exp=1, exp2=1, expm1=2,
-                  log=1, log2=2, sinh=2.5, cosh=2, tanh=2.5, erf=3, pow=1, cbrt=1),
-    "double": dict(sin=1.5, cos=1.5, sincos=1.5, tan=3, asin=2, acos=1.5, atan=2, atan2=3, exp=1, exp2=1,
-                   expm1=2, log=1, log2=1.5, sinh=2, cosh=1.5, tanh=3, erf=2, pow=2, cbrt=1),
-}
+# Documented bounds (the op table's accuracy, docs/math_accuracy.md) over the ranges of
+# accuracy.sample(); measured maxima are a little lower.  float64 bounds are against mpmath;
+# NumPy comparisons add one ULP.
+BOUND = {scalar: {name: accuracy_of(name).of(vt).ulp for name in ALL}
+         for scalar, vt in (("float", Float32), ("double", Float64))}
 
 
 @pytest.fixture(scope="module")

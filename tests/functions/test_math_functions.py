@@ -118,3 +118,53 @@ def test_transcendentals_are_vectorized_not_libm_calls():
 def test_sign_matches_numpy_bit_for_bit_including_negative_zero(T, dt):
     a = np.array([-0.0, 0.0, np.nan, -np.nan, -3, 2, -np.inf, np.inf], dt)
     np.testing.assert_array_equal(fj.sign(T(a)).numpy().view(np.uint8), np.sign(a).view(np.uint8))
+
+
+# -- Python numbers: double precision with IEEE special values, as Dr.Jit (measured 1.5) --------
+
+@pytest.mark.parametrize("call,want", [
+    (lambda: fj.log(0.0), -math.inf), (lambda: fj.log(-1.0), math.nan), (lambda: fj.log2(0.0), -math.inf),
+    (lambda: fj.sqrt(-1.0), math.nan), (lambda: fj.exp(1000.0), math.inf), (lambda: fj.exp2(2000.0), math.inf),
+    (lambda: fj.sinh(1000.0), math.inf), (lambda: fj.cosh(-1000.0), math.inf), (lambda: fj.rcp(0.0), math.inf),
+    (lambda: fj.rcp(-0.0), -math.inf), (lambda: fj.rsqrt(0.0), math.inf), (lambda: fj.rsqrt(-1.0), math.nan),
+    (lambda: fj.asin(2.0), math.nan), (lambda: fj.acos(2.0), math.nan), (lambda: fj.sin(math.inf), math.nan),
+])
+def test_math_of_python_numbers_gives_ieee_special_values_like_drjit(call, want):
+    """math.log(0.0) and friends raise ValueError/OverflowError; Dr.Jit returns -inf, NaN, inf."""
+    got = call()
+    assert isinstance(got, float)
+    assert (math.isnan(got) and math.isnan(want)) or (got == want and math.copysign(1, got) == math.copysign(1, want))
+
+
+@pytest.mark.parametrize("f,x,want", [(fj.floor, 2.5, 2.0), (fj.floor, -0.5, -1.0), (fj.ceil, -0.5, -0.0),
+                                      (fj.trunc, -2.5, -2.0), (fj.round, 2.5, 2.0), (fj.floor, 3, 3.0),
+                                      (fj.floor, math.inf, math.inf)])
+def test_rounding_python_numbers_gives_floats_like_drjit(f, x, want):
+    """math.floor returns an int (and raises for inf); dr.floor(2.5) is 2.0 and dr.floor(3) is 3.0."""
+    got = f(x)
+    assert type(got) is float and got == want and math.copysign(1, got) == math.copysign(1, want)
+
+
+def test_fma_of_python_numbers_rounds_once_like_drjit():
+    assert fj.fma(0.1, 10.0, -1.0) == 5.551115123125783e-17      # a * b + c would give 0.0
+    assert fj.fma(3, 4, 5) == 17 and type(fj.fma(3, 4, 5)) is int
+    assert fj.fma(1e308, 10.0, -math.inf) == -math.inf            # the exact product is finite
+
+
+def test_power_of_python_numbers_is_a_real_ieee_result_like_drjit():
+    assert fj.power(2, 3) == 8.0 and type(fj.power(2, 3)) is float
+    assert math.isnan(fj.power(-8.0, 1 / 3))                      # not Python's complex number
+    assert fj.power(2.0, 2000.0) == math.inf                      # not OverflowError
+
+
+def test_copysign_of_python_ints_stays_an_int_like_drjit():
+    assert fj.copysign(3, -1) == -3 and type(fj.copysign(3, -1)) is int
+    assert fj.copysign(2.0, -0.0) == -2.0
+
+
+def test_minimum_maximum_of_python_zeros_order_negative_zero_first():
+    """As fj.minimum on arrays (IEEE 754-2019); Dr.Jit's Python-number versions return the second
+    operand on ties (a documented difference)."""
+    for a, b in ((0.0, -0.0), (-0.0, 0.0)):
+        assert math.copysign(1, fj.minimum(a, b)) == -1
+        assert math.copysign(1, fj.maximum(a, b)) == 1

@@ -13,7 +13,9 @@ import sys
 
 import numpy as np
 
-from . import SUPPORTED, math_function
+from ....trace.dtypes import Float32, Float64
+from ....trace.optable import Uniform
+from . import SUPPORTED, accuracy_of, math_function
 
 _NP = {"float": np.float32, "double": np.float64}
 
@@ -162,7 +164,7 @@ def mp_reference(name, x, y=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# Test ranges: name -> (scalar -> sampler(rng, n) returning (x, y|None), description)
+# Test ranges: the documented domains of the op table (and of INTERNAL kernels)
 # ---------------------------------------------------------------------------------------------
 
 def _log_uniform(rng, n, lo_exp, hi_exp, signed=False):
@@ -172,47 +174,23 @@ def _log_uniform(rng, n, lo_exp, hi_exp, signed=False):
     return v
 
 
+def _draw(rng, part, n):
+    if isinstance(part, Uniform):
+        return rng.uniform(part.lo, part.hi, n)
+    return _log_uniform(rng, n, part.lo_exp, part.hi_exp, part.signed)
+
+
 def sample(name, scalar, rng, n):
-    """(x, y, description) of the documented test range for ``name``."""
-    f32 = scalar == "float"
-    u = rng.uniform
-    if name in ("sin", "cos", "tan", "sincos"):
-        lim = 1e4 if f32 else 1e6
-        return u(-lim, lim, n), None, f"|x| <= {lim:g} (uniform)"
-    if name in ("exp",):
-        lo, hi = (-103.9, 88.7) if f32 else (-745.0, 709.7)
-        return u(lo, hi, n), None, f"[{lo}, {hi}] (uniform)"
-    if name == "exp2":
-        lo, hi = (-149.9, 127.9) if f32 else (-1074.0, 1023.9)
-        return u(lo, hi, n), None, f"[{lo}, {hi}] (uniform)"
-    if name == "expm1":
-        lo, hi = (-20.0, 88.7) if f32 else (-40.0, 709.7)
-        x = np.concatenate([u(lo, hi, n // 2), _log_uniform(rng, n - n // 2, -30, 0, signed=True)])
-        return x, None, f"[{lo}, {hi}] uniform + |x| in [2^-30, 1] log-uniform"
-    if name in ("log", "log2"):
-        lo, hi = (-149, 128) if f32 else (-1074, 1024)
-        x = np.concatenate([_log_uniform(rng, n // 2, lo, hi), u(0.5, 2.0, n - n // 2)])
-        return x, None, f"all positive (2^{lo}..2^{hi} log-uniform, incl. subnormals) + [0.5, 2] uniform"
-    if name in ("sinh", "cosh"):
-        lim = 89.4 if f32 else 710.4
-        x = np.concatenate([u(-lim, lim, n // 2), _log_uniform(rng, n - n // 2, -30, 3, signed=True)])
-        return x, None, f"|x| <= {lim} uniform + |x| in [2^-30, 8] log-uniform"
-    if name in ("tanh", "erf", "atan"):
-        x = np.concatenate([u(-10, 10, n // 2), _log_uniform(rng, n - n // 2, -30, 30, signed=True)])
-        return x, None, "|x| <= 10 uniform + |x| in [2^-30, 2^30] log-uniform"
-    if name in ("asin", "acos"):
-        x = np.concatenate([u(-1, 1, n // 2), _log_uniform(rng, n - n // 2, -30, 0, signed=True)])
-        return x, None, "[-1, 1] uniform + |x| in [2^-30, 1] log-uniform"
-    if name == "atan2":
-        return u(-10, 10, n), u(-10, 10, n), "y, x uniform in [-10, 10]"
-    if name == "pow":
-        x = _log_uniform(rng, n, -20, 20)
-        y = u(-30, 30, n)
-        return x, y, "x in [2^-20, 2^20] log-uniform, y uniform in [-30, 30]"
-    if name == "cbrt":
-        lo, hi = (-149, 128) if f32 else (-1074, 1024)
-        return _log_uniform(rng, n, lo, hi, signed=True), None, "all finite (log-uniform, signed, incl. subnormals)"
-    raise KeyError(name)
+    """(x, y, description) of the documented test range for ``name`` (the op table's
+    :class:`~frostjit.trace.optable.Accuracy` domain; y is None for one operand)."""
+    acc = accuracy_of(name).of(Float32 if scalar == "float" else Float64)
+    operands = []
+    for parts in acc.domain:
+        share = n // len(parts)
+        sizes = [share] * (len(parts) - 1) + [n - share * (len(parts) - 1)]
+        draws = [_draw(rng, part, m) for part, m in zip(parts, sizes)]
+        operands.append(draws[0] if len(draws) == 1 else np.concatenate(draws))
+    return operands[0], operands[1] if len(operands) > 1 else None, acc.text
 
 
 def measure(name, scalar, kernels, n, rng, reference="auto"):

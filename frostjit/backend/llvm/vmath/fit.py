@@ -12,6 +12,8 @@ value*, not of the polynomial itself: e.g. for ``sin(r) = r + r**3 * S(r**2)`` t
 
 from __future__ import annotations
 
+import pathlib
+
 import mpmath as mp
 
 mp.mp.dps = 50
@@ -150,8 +152,6 @@ def main():
     lines.append("}")
     lines.append(f"ERF_SPLIT = {ERF_SPLIT!r}")
     lines.append("ERF_CENTRES = {" + ", ".join(f"{k!r}: {v[2]!r}" for k, v in ERF_LARGE.items()) + "}")
-    import pathlib
-
     path = pathlib.Path(__file__).with_name("coefficients.py")
     path.write_text("\n".join(lines) + "\n")
     print("wrote", path)

@@ -1,0 +1,125 @@
+"""Dr.Jit's typing of operations on arrays and Python numbers, driven by the op table.
+
+Operand types are first promoted to one type (:func:`~frostjit.trace.dtypes.promote`;
+Python numbers adopt the array's type), then the op's :class:`~frostjit.trace.optable.TypeRule`
+says what the operands are converted to and what the result is.  Nothing here knows
+about array classes: the array layer hands in element types and gets element types back.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..trace.dtypes import Bool, Float32, Int32, VarType
+from ..trace.optable import OpDef, TypeRule
+
+# Operand kinds for fast_result_type(): an array of the same class, a Python float, a Python int.
+SAME, FLOAT, INT = "same", "float", "int"
+
+
+def int_range(vt: VarType) -> tuple[int, int]:
+    """The Python ints an integer ``vt`` takes without widening: its values as signed or
+    unsigned bits (``UInt32(x) + -1`` is ``x + 0xFFFFFFFF``); floats and Bool take any."""
+    if not vt.is_integral:
+        return -math.inf, math.inf
+    bits = vt.bits
+    return -(1 << (bits - 1)), (1 << bits) - 1
+
+
+def int_fits(vt: VarType, v) -> bool:
+    """Whether Python int ``v`` is representable in ``vt``'s bits (as signed or unsigned)."""
+    if not vt.is_integral or vt is Bool:
+        return True
+    bits = vt.bits
+    return -(1 << (bits - 1)) <= v < (1 << bits)
+
+
+def scalar_type_of(v, like: VarType | None) -> VarType:
+    """Type a Python scalar takes when combined with an array of type ``like``."""
+    if isinstance(v, (bool, np.bool_)):
+        return like if like is not None else Bool
+    if isinstance(v, (int, np.integer)):
+        if like is None or like is Bool:
+            return Int32
+        return like
+    if isinstance(v, (float, np.floating)):
+        if like is not None and like.is_float:
+            return like
+        return Float32
+    raise TypeError
+
+
+def fast_result_type(entry: OpDef, vt: VarType, kind: str, is_operator: bool) -> VarType | None:
+    """The result type of ``entry`` on an array of type ``vt`` and an operand of ``kind``
+    (:data:`SAME`, :data:`FLOAT`, :data:`INT`) when nothing needs converting, else None.
+
+    ``None`` sends the operation to the general path (promotion, conversions, errors).
+    ``is_operator``: a Python operator (``x ** 2`` has exact special cases there).
+    """
+    simple = kind == SAME or (kind == FLOAT and vt.is_float) or (kind == INT and vt is not Bool)
+    if not simple or (entry.integer_variant is not None and kind != SAME):
+        return None
+    rule = entry.types
+    if rule is TypeRule.COMPARE:
+        return Bool
+    if rule is TypeRule.SHIFT:
+        return vt if vt.is_integral else None
+    if rule is TypeRule.BITWISE:
+        return vt if kind == SAME or not vt.is_float else None
+    if vt is Bool:
+        return None
+    if rule in (TypeRule.NUMERIC, TypeRule.ANY):
+        return vt
+    if rule in (TypeRule.FLOAT, TypeRule.ROUNDING):
+        return vt if vt.is_float else None
+    return None
+
+
+def operand_types(entry: OpDef, vt: VarType, operand_vts: list, names: str):
+    """``(node_vt, result_vt, targets)`` of ``entry`` on operands promoted to ``vt``.
+
+    ``operand_vts[k]`` is operand k's element type (None for a Python number);
+    ``targets[k]`` the type it is converted to (None: keep it as it is).  ``names``
+    describes the operands for error messages.  Raises ``TypeError`` for types the op's
+    rule rejects.
+    """
+    op = entry.name
+    rule = entry.types
+    n = len(operand_vts)
+    if rule is TypeRule.COMPARE:
+        return vt, Bool, [vt] * n
+    if rule is TypeRule.SELECT:
+        if operand_vts[0] is not Bool:
+            raise TypeError(f"frostjit.select(): the condition must be a Bool array, got {names.split(',')[0]}")
+        return vt, vt, [None] + [vt] * (n - 1)
+    if rule is TypeRule.BITWISE:
+        # x & mask / x | mask keep x's type (Dr.Jit's masking idiom)
+        if n == 2 and operand_vts[1] is Bool and vt is not Bool:
+            if op == "xor":
+                raise TypeError(f"frostjit.xor(): unsupported operand types ({names})")
+            avt = operand_vts[0] if operand_vts[0] is not None else vt
+            return avt, avt, [avt, None]
+        return vt, vt, [vt] * n
+    if rule is TypeRule.SHIFT:
+        if not vt.is_integral:
+            raise TypeError(f"frostjit.{op}(): shifts need integer arrays, got ({names})")
+        return vt, vt, [vt] * n
+    if rule is TypeRule.NOT:
+        if vt.is_float:
+            raise TypeError(f"frostjit: '~' is not defined for {names}")
+        return vt, vt, [vt] * n
+    if rule is TypeRule.FLOAT_TEST:
+        if not vt.is_float:
+            raise TypeError(f"frostjit.{op}(): needs a float array, got ({names})")
+        return vt, Bool, [vt] * n
+    if rule in (TypeRule.CONVERT, TypeRule.REINTERPRET, TypeRule.NONE):
+        raise TypeError(f"frostjit.{op}() is not an element-wise operation on arrays")
+    if vt is Bool and rule is not TypeRule.ANY:
+        raise TypeError(f"frostjit.{op}(): arithmetic is not defined for Bool arrays ({names}); "
+                        "convert them first, e.g. UInt32(mask)")
+    if rule is TypeRule.FLOAT and not vt.is_float:
+        vt = Float32
+    elif rule is TypeRule.INTEGER and not vt.is_integral:
+        raise TypeError(f"frostjit.{op}(): needs integer arrays, got ({names})")
+    return vt, vt, [vt] * n

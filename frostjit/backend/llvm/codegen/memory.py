@@ -1,0 +1,297 @@
+"""Lowering of gathers and scatters: the strategies for random memory access.
+
+A gather whose index is the lane counter plus a constant becomes a masked vector load;
+otherwise each chunk decides at run time between one load (every active lane reads one
+element), a vector load (consecutive elements) and a hardware gather.  Scatter
+reductions combine lanes hitting one address in lane order; ``scatter_add`` of a chunk
+whose active lanes all hit one address is one atomic add of their sum; atomic
+instructions are used only when other threads run the same launch (``%shared.b``).
+"""
+from __future__ import annotations
+
+from ....trace.dtypes import Bool, VarType
+from .ir_types import float_constant, memory_type, scalar_type, suffix
+
+#: op name -> lowering ``f(emitter, instr) -> operand text`` (the IR value of the result).
+LOWERINGS: dict = {}
+
+
+def _lowers(name: str):
+    """Register the decorated function as the lowering of op ``name``."""
+    def register(f):
+        LOWERINGS[name] = f
+        return f
+    return register
+
+
+def _addresses(e, k: int, vt: VarType, index_instr: int, active: str | None):
+    ivt = e.spec.instrs[index_instr].vt
+    idx = e.vals[index_instr]
+    if ivt.bits == 32:
+        # Negative Int32 indices are huge when compared unsigned: out of bounds.
+        inb = e.cmp("icmp", "ult", "i32", idx, f"%n{k}.w")
+    else:
+        inb = e.cmp("icmp", "ult", "i64", idx, f"%n{k}.v")
+    m = e.binop("and", "i1", "%mask", inb)
+    if active is not None:
+        m = e.binop("and", "i1", m, active)
+    ptrs = e.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, <{e.W} x {scalar_type(ivt)}> {idx}")
+    return ptrs, m
+
+
+def _lane_offset(e, index_instr: int):
+    """``c`` if the index is ``lane + c`` (the launch's lane counter plus a literal), else None.
+
+    Such a gather reads consecutive elements: a masked vector load replaces the gather.
+    """
+    ins = e.spec.instrs[index_instr]
+    if ins.op == "counter":
+        return 0
+    if ins.op in ("add", "sub") and ins.vt.is_integral:
+        a, b = (e.spec.instrs[j] for j in ins.args)
+        if a.op == "counter" and b.op == "literal":
+            c = b.value
+        elif ins.op == "add" and b.op == "counter" and a.op == "literal":
+            c = a.value
+        else:
+            return None
+        bits = ins.vt.bits
+        c &= (1 << bits) - 1
+        if c >= 1 << (bits - 1):      # wrapped (unsigned) literals are negative offsets
+            c -= 1 << bits
+        return -c if ins.op == "sub" else c
+    return None
+
+
+def _all_active(e, lanes_ok: str, m: str) -> str:
+    """i1: ``lanes_ok`` holds on every active lane, and lane 0 is active."""
+    off = e.binop("xor", "i1", m, e.splat("i1", "true"))
+    ok = e.binop("or", "i1", lanes_ok, off)
+    fn = e.intrinsic(f"llvm.vector.reduce.and.v{e.W}i1", "i1", [e.vty("i1")])
+    every = e.emit(f"call i1 {fn}({e.vty('i1')} {ok})")
+    lane0 = e.emit(f"extractelement {e.vty('i1')} {m}, i64 0")
+    return e.emit(f"and i1 {every}, {lane0}")
+
+
+def _same_address(e, ptrs: str, m: str):
+    """(first address, i1: every active lane uses it)."""
+    W = e.W
+    p0 = e.emit(f"extractelement <{W} x ptr> {ptrs}, i64 0")
+    s0 = e.emit(f"insertelement <{W} x ptr> poison, ptr {p0}, i64 0")
+    sp = e.emit(f"shufflevector <{W} x ptr> {s0}, <{W} x ptr> poison, <{W} x i32> zeroinitializer")
+    return p0, _all_active(e, e.emit(f"icmp eq <{W} x ptr> {ptrs}, {sp}"), m)
+
+
+def _consecutive_addresses(e, ptrs: str, m: str, itemsize: int):
+    """(first address, i1: every active lane k uses first address + k elements)."""
+    W = e.W
+    p0 = e.emit(f"extractelement <{W} x ptr> {ptrs}, i64 0")
+    ints = e.emit(f"ptrtoint <{W} x ptr> {ptrs} to <{W} x i64>")
+    b0 = e.emit(f"ptrtoint ptr {p0} to i64")
+    bs = e.emit(f"insertelement <{W} x i64> poison, i64 {b0}, i64 0")
+    bv = e.emit(f"shufflevector <{W} x i64> {bs}, <{W} x i64> poison, <{W} x i32> zeroinitializer")
+    steps = ", ".join(f"i64 {k * itemsize}" for k in range(W))
+    want = e.emit(f"add <{W} x i64> {bv}, <{steps}>")
+    return p0, _all_active(e, e.emit(f"icmp eq <{W} x i64> {ints}, {want}"), m)
+
+
+@_lowers("gather")
+
+def op_gather(e, ins):
+    k = ins.value
+    vt = ins.vt
+    ptrs, m = _addresses(e, k, vt, ins.args[0], e.arg(ins, 1))
+    offset = _lane_offset(e, ins.args[0])
+    if offset is not None:
+        # In-bounds lanes have index == i + lane + offset exactly; the mask covers the others.
+        start = e.emit(f"add i64 %i, {offset}")
+        p = e.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 {start}")
+        return e.masked_mem("load", vt, p, mask=m)
+    # Decided per chunk at run time: every lane reads one element (a parameter per object,
+    # read by the object's consecutive lanes) -> one load; consecutive elements -> a vector
+    # load; anything else -> a hardware gather.
+    mt = memory_type(vt)
+    v = e.vty(mt)
+    pv = e.vty("ptr")
+    tag = e.tmp()[1:]
+    p0, uniform = _same_address(e, ptrs, m)
+    e.body.append(f"  br i1 {uniform}, label %{tag}.one, label %{tag}.test")
+    e.body.append(f"{tag}.one:")
+    x = e.emit(f"load {mt}, ptr {p0}, align {vt.itemsize}")
+    xs = e.emit(f"insertelement {v} poison, {mt} {x}, i64 0")
+    xv = e.emit(f"shufflevector {v} {xs}, {v} poison, <{e.W} x i32> zeroinitializer")
+    r_one = e.select(mt, m, xv, "zeroinitializer")
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.test:")
+    _, consecutive = _consecutive_addresses(e, ptrs, m, vt.itemsize)
+    e.body.append(f"  br i1 {consecutive}, label %{tag}.vec, label %{tag}.any")
+    e.body.append(f"{tag}.vec:")
+    fn = e.intrinsic(f"llvm.masked.load.v{e.W}{suffix(mt)}.p0", v, ["ptr", "i32", e.vty("i1"), v])
+    r_vec = e.emit(f"call {v} {fn}(ptr {p0}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.any:")
+    fn = e.intrinsic(f"llvm.masked.gather.v{e.W}{suffix(mt)}.v{e.W}p0", v, [pv, "i32", e.vty("i1"), v])
+    r_any = e.emit(f"call {v} {fn}({pv} {ptrs}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.end:")
+    r = e.emit(f"phi {v} [ {r_one}, %{tag}.one ], [ {r_vec}, %{tag}.vec ], [ {r_any}, %{tag}.any ]")
+    if vt is Bool:
+        r = e.cmp("icmp", "ne", "i8", r, "zeroinitializer")
+    return r
+
+
+@_lowers("scatter")
+
+def op_scatter(e, ins):
+    k, reduce_op = ins.value
+    vt = ins.vt
+    value = e.arg(ins, 0)
+    ptrs, m = _addresses(e, k, vt, ins.args[1], e.arg(ins, 2))
+    mt = memory_type(vt)
+    if vt is Bool:
+        value = e.emit(f"zext {e.vty('i1')} {value} to {e.vty('i8')}")
+    if reduce_op is None:
+        v = e.vty(mt)
+        pv = e.vty("ptr")
+        fn = e.intrinsic(f"llvm.masked.scatter.v{e.W}{suffix(mt)}.v{e.W}p0", "void", [v, pv, "i32", e.vty("i1")])
+        e.body.append(f"  call void {fn}({v} {value}, {pv} {ptrs}, i32 {vt.itemsize}, {e.vty('i1')} {m})")
+        return ""
+    if reduce_op == "add":
+        _uniform_scatter_add(e, vt, value, ptrs, m)
+    else:
+        _atomic_scatter(e, vt, reduce_op, value, ptrs, m)
+    return ""
+
+
+def _uniform_scatter_add(e, vt, value, ptrs, m):
+    """scatter_add whose active lanes all hit one address: one atomic add of their sum.
+
+    Common in gradients (the adjoint of a gather by a slowly varying index, e.g. a
+    parameter per object read by many consecutive lanes); otherwise per-lane updates.
+    """
+    t = scalar_type(vt)
+    W = e.W
+    tag = e.tmp()[1:]
+    p0, uniform = _same_address(e, ptrs, m)
+    e.body.append(f"  br i1 {uniform}, label %{tag}.uni, label %{tag}.lanes")
+    e.body.append(f"{tag}.uni:")
+    vz = e.select(t, m, value, "zeroinitializer")
+    if vt.is_float:
+        fn = e.intrinsic(f"llvm.vector.reduce.fadd.v{W}{suffix(t)}", t, [t, e.vty(t)])
+        total = e.emit(f"call reassoc {t} {fn}({t} {float_constant(-0.0, vt)}, {e.vty(t)} {vz})")
+        e.body.append(f"  atomicrmw fadd ptr {p0}, {t} {total} monotonic, align {vt.itemsize}")
+    else:
+        fn = e.intrinsic(f"llvm.vector.reduce.add.v{W}{t}", t, [e.vty(t)])
+        total = e.emit(f"call {t} {fn}({e.vty(t)} {vz})")
+        e.body.append(f"  atomicrmw add ptr {p0}, {t} {total} monotonic, align {vt.itemsize}")
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.lanes:")
+    _atomic_scatter(e, vt, "add", value, ptrs, m)
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.end:")
+
+
+def _atomic_scatter(e, vt, reduce_op, value, ptrs, m):
+    """Per-lane read-modify-write, in lane order (so lanes hitting one address combine).
+
+    Atomic instructions (a compare-and-swap loop for floats on x86, ~5x slower) only
+    when other threads run the same launch; a launch on one thread uses plain ones.
+    """
+    tag = e.tmp()[1:]
+    e.body.append(f"  br i1 %shared.b, label %{tag}.atomic, label %{tag}.plain")
+    e.body.append(f"{tag}.atomic:")
+    _atomic_lanes(e, vt, reduce_op, value, ptrs, m)
+    e.body.append(f"  br label %{tag}.done")
+    e.body.append(f"{tag}.plain:")
+    _contiguous_or_lanes(e, vt, reduce_op, value, ptrs, m)
+    e.body.append(f"  br label %{tag}.done")
+    e.body.append(f"{tag}.done:")
+
+
+def _contiguous_or_lanes(e, vt, reduce_op, value, ptrs, m):
+    """Without other threads: consecutive addresses (a run of pixels, a contiguous block)
+    are one vector read-modify-write; anything else goes lane by lane."""
+    t = scalar_type(vt)
+    tag = e.tmp()[1:]
+    p0, contiguous = _consecutive_addresses(e, ptrs, m, vt.itemsize)
+    e.body.append(f"  br i1 {contiguous}, label %{tag}.vec, label %{tag}.lanes")
+    e.body.append(f"{tag}.vec:")
+    old = e.masked_mem("load", vt, p0, mask=m)
+    if reduce_op == "add":
+        new = e.binop("fadd" if vt.is_float else "add", t, old, value)
+    elif reduce_op == "mul":
+        new = e.binop("fmul" if vt.is_float else "mul", t, old, value)
+    elif vt.is_float:   # minnum/maxnum ignore NaN on either side, as Dr.Jit's scatter_reduce does
+        new = e.call_binary_intrinsic("minnum" if reduce_op == "min" else "maxnum", t, old, value)
+    else:
+        pred = {"min": "slt" if vt.is_signed else "ult", "max": "sgt" if vt.is_signed else "ugt"}[reduce_op]
+        new = e.select(t, e.cmp("icmp", pred, t, old, value), old, value)
+    e.masked_mem("store", vt, p0, new, mask=m)
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.lanes:")
+    _plain_lanes(e, vt, reduce_op, value, ptrs, m)
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.end:")
+
+
+def _plain_lanes(e, vt, reduce_op, value, ptrs, m):
+    t = scalar_type(vt)
+    for lane in range(e.W):
+        tag = e.tmp()[1:]
+        mk = e.emit(f"extractelement {e.vty('i1')} {m}, i64 {lane}")
+        e.body.append(f"  br i1 {mk}, label %{tag}.do, label %{tag}.next")
+        e.body.append(f"{tag}.do:")
+        p = e.emit(f"extractelement {e.vty('ptr')} {ptrs}, i64 {lane}")
+        v = e.emit(f"extractelement {e.vty(t)} {value}, i64 {lane}")
+        old = e.emit(f"load {t}, ptr {p}, align {vt.itemsize}")
+        if reduce_op == "add":
+            new = e.emit(f"{'fadd' if vt.is_float else 'add'} {t} {old}, {v}")
+        else:
+            new = _scalar_reduce(e, vt, reduce_op, old, v)
+        e.body.append(f"  store {t} {new}, ptr {p}, align {vt.itemsize}")
+        e.body.append(f"  br label %{tag}.next")
+        e.body.append(f"{tag}.next:")
+
+
+def _atomic_lanes(e, vt, reduce_op, value, ptrs, m):
+    t = scalar_type(vt)
+    it = f"i{vt.bits}"
+    for lane in range(e.W):
+        tag = e.tmp()[1:]
+        mk = e.emit(f"extractelement {e.vty('i1')} {m}, i64 {lane}")
+        e.body.append(f"  br i1 {mk}, label %{tag}.do, label %{tag}.next")
+        e.body.append(f"{tag}.do:")
+        p = e.emit(f"extractelement {e.vty('ptr')} {ptrs}, i64 {lane}")
+        v = e.emit(f"extractelement {e.vty(t)} {value}, i64 {lane}")
+        if reduce_op == "add":
+            e.body.append(f"  atomicrmw {'fadd' if vt.is_float else 'add'} ptr {p}, {t} {v} monotonic, align {vt.itemsize}")
+            e.body.append(f"  br label %{tag}.next")
+        else:
+            # Compare-and-swap loop for operations without a native atomic.
+            o0 = e.emit(f"load atomic {it}, ptr {p} monotonic, align {vt.itemsize}")
+            e.body.append(f"  br label %{tag}.loop")
+            e.body.append(f"{tag}.loop:")
+            old = e.tmp()
+            seen = e.tmp()
+            e.body.append(f"  {old} = phi {it} [ {o0}, %{tag}.do ], [ {seen}, %{tag}.loop ]")
+            oldv = old if not vt.is_float else e.emit(f"bitcast {it} {old} to {t}")
+            new = _scalar_reduce(e, vt, reduce_op, oldv, v)
+            newi = new if not vt.is_float else e.emit(f"bitcast {t} {new} to {it}")
+            res = e.emit(f"cmpxchg ptr {p}, {it} {old}, {it} {newi} monotonic monotonic, align {vt.itemsize}")
+            e.body.append(f"  {seen} = extractvalue {{ {it}, i1 }} {res}, 0")
+            ok = e.emit(f"extractvalue {{ {it}, i1 }} {res}, 1")
+            e.body.append(f"  br i1 {ok}, label %{tag}.next, label %{tag}.loop")
+        e.body.append(f"{tag}.next:")
+
+
+def _scalar_reduce(e, vt, reduce_op, a, b) -> str:
+    t = scalar_type(vt)
+    if reduce_op == "mul":
+        return e.emit(f"{'fmul' if vt.is_float else 'mul'} {t} {a}, {b}")
+    if vt.is_float:     # NaN-ignoring, as above
+        name = "minnum" if reduce_op == "min" else "maxnum"
+        fn = e.intrinsic(f"llvm.{name}.{suffix(t)}", t, [t, t])
+        return e.emit(f"call {t} {fn}({t} {a}, {t} {b})")
+    pred = {"min": "slt" if vt.is_signed else "ult", "max": "sgt" if vt.is_signed else "ugt"}[reduce_op]
+    c = e.emit(f"icmp {pred} {t} {a}, {b}")
+    return e.emit(f"select i1 {c}, {t} {a}, {t} {b}")

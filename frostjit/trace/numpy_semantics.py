@@ -1,0 +1,500 @@
+"""The NumPy reference semantics of every operation: the specification backends implement.
+
+The op table (:mod:`frostjit.trace.optable`) points each operation at one function
+here.  They are the *spec* of what a kernel computes, written over NumPy arrays so a
+reader can run them, the generated tests can compare a backend against them, and the
+NumPy reference backend can interpret a ``KernelSpec`` with them.
+
+Contract of a lane-wise reference ``ref(vt, *args)``
+---------------------------------------------------
+* ``vt`` is the result's :class:`~frostjit.trace.dtypes.VarType` (``Instr.vt``);
+  the result is a new array of dtype ``vt.np_dtype``.
+* ``args`` are NumPy arrays (or NumPy scalars) whose dtypes are the operand types that
+  the op's type rule gives after promotion (the types of the kernel instruction's
+  operands: a comparison of two ``Float32`` takes two ``float32`` arrays; ``select`` a
+  ``bool`` condition and two arrays of ``vt``; a bitwise op with a mask a ``bool``
+  second operand).  Lengths are equal or 1 (size-1 operands broadcast, NumPy's rule).
+* Vectorized, exact, and total: no Python loop over elements (except the rare fallback
+  lanes of :func:`fma` on ``float64``), no warning and no exception for any input
+  value, inputs are never modified.
+* What a backend must match:
+
+  - bit for bit, including the sign of zero, except that any NaN matches any NaN
+    (payload and sign of a NaN are unspecified);
+  - except on lanes where the op's ``unspecified(vt, *args)`` is true (float to
+    integer conversions out of range or of NaN: the hardware decides);
+  - transcendental functions (ops with an ``accuracy``) are computed here in
+    ``float64`` (or better) and rounded once: a backend must stay within the op's
+    documented bound in ULP over the documented domain and match the special values
+    (NaN, +-inf, +-0 in and out, and what the C99 functions give at their poles).
+
+Integer semantics (also NumPy's, where NumPy defines them): arithmetic wraps around;
+``//`` and ``%`` round toward -infinity, and ``x // 0 == x % 0 == 0`` (also for
+``INT_MIN // -1``, which wraps to ``INT_MIN``); shifts by the bit width or more (and by
+negative counts, seen as huge unsigned counts) give 0, or -1 for a right shift of a
+negative signed value; ``x ** n`` wraps and is 0 for a negative signed exponent.
+
+Float semantics: IEEE 754 with round to nearest even; ``minimum``/``maximum``
+propagate NaN and order ``-0 < +0`` (IEEE 754-2019 ``minimum``/``maximum``);
+``floordiv``/``mod`` are NumPy's ``npy_divmod`` (a floor quotient, a remainder with the
+divisor's sign, ``x // 0 == x / 0``); ``fma`` rounds once; ``rsqrt`` is
+``1 / sqrt(x)`` (two roundings); ``round`` is ties-to-even (``numpy.rint``).
+
+Memory operations (:func:`gather`, :func:`scatter`) and whole-array reductions
+(:func:`reduce`) have their own signatures, given in their docstrings.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from .dtypes import Bool, VarType
+
+_UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def _quiet(f):
+    """``f`` with NumPy's floating-point warnings off (the spec never warns)."""
+    def ref(*args):
+        with np.errstate(all="ignore"):
+            return f(*args)
+    ref.__name__ = f.__name__
+    ref.__qualname__ = f.__qualname__
+    ref.__doc__ = f.__doc__
+    return ref
+
+
+def _out(vt: VarType, r) -> np.ndarray:
+    return np.asarray(r).astype(vt.np_dtype, copy=False)
+
+
+def _ufunc(uf, name: str):
+    """A reference that is the NumPy ufunc ``uf`` in the result's dtype."""
+    def ref(vt, *args):
+        with np.errstate(all="ignore"):
+            return _out(vt, uf(*args))
+    ref.__name__ = ref.__qualname__ = name
+    ref.__doc__ = f"``numpy.{uf.__name__}`` in the result type (integers wrap around)."
+    return ref
+
+
+add = _ufunc(np.add, "add")
+sub = _ufunc(np.subtract, "sub")
+mul = _ufunc(np.multiply, "mul")
+truediv = _ufunc(np.true_divide, "truediv")
+neg = _ufunc(np.negative, "neg")
+sqrt = _ufunc(np.sqrt, "sqrt")
+copysign = _ufunc(np.copysign, "copysign")
+floor = _ufunc(np.floor, "floor")
+ceil = _ufunc(np.ceil, "ceil")
+trunc = _ufunc(np.trunc, "trunc")
+round = _ufunc(np.rint, "round")    # noqa: A001 (ties to even)
+isnan = _ufunc(np.isnan, "isnan")
+isinf = _ufunc(np.isinf, "isinf")
+isfinite = _ufunc(np.isfinite, "isfinite")
+eq = _ufunc(np.equal, "eq")
+ne = _ufunc(np.not_equal, "ne")     # true for NaN (unordered)
+lt = _ufunc(np.less, "lt")
+le = _ufunc(np.less_equal, "le")
+gt = _ufunc(np.greater, "gt")
+ge = _ufunc(np.greater_equal, "ge")
+
+
+@_quiet
+def rsqrt(vt, a):
+    """``1 / sqrt(a)``, two roundings in the operand type."""
+    one = a.dtype.type(1)
+    return _out(vt, one / np.sqrt(a))
+
+
+@_quiet
+def rcp(vt, a):
+    """``1 / a`` in the operand type."""
+    return _out(vt, a.dtype.type(1) / a)
+
+
+@_quiet
+def abs(vt, a):  # noqa: A001
+    """``|a|``: clears a float's sign bit; ``abs(INT_MIN) == INT_MIN``; unsigned and Bool unchanged."""
+    if vt is Bool or (not vt.is_float and not vt.is_signed):
+        return _out(vt, a).copy()
+    return _out(vt, np.abs(a))
+
+
+@_quiet
+def logical_not(vt, a):
+    """``~a``: logical not of a Bool, all bits flipped of an integer."""
+    return _out(vt, np.invert(a))
+
+
+def _safe_divisor(vt, b):
+    """``b`` with 0 (and -1 for signed types, whose ``INT_MIN / -1`` overflows) replaced by 1."""
+    bad = b == 0
+    if vt.is_signed:
+        bad = bad | (b == -1)
+    return np.where(bad, b.dtype.type(1), b)
+
+
+@_quiet
+def floordiv(vt, a, b):
+    """Floor quotient: integers round toward -inf, ``x // 0 == 0``, ``x // -1 == -x`` (wraps);
+    floats are NumPy's ``floor_divide`` (``npy_divmod``; ``x // 0.0 == x / 0.0``)."""
+    if vt.is_float:
+        return _out(vt, np.floor_divide(a, b))
+    a, b = np.broadcast_arrays(a, b)
+    q = np.floor_divide(a, _safe_divisor(vt, b))
+    if vt.is_signed:
+        q = np.where(b == -1, np.negative(a), q)
+    return _out(vt, np.where(b == 0, 0, q))
+
+
+@_quiet
+def mod(vt, a, b):
+    """Remainder with the divisor's sign: ``x % 0 == 0`` and ``x % -1 == 0`` for integers;
+    floats are NumPy's ``remainder`` (``npy_divmod``; ``x % 0.0`` is NaN)."""
+    if vt.is_float:
+        return _out(vt, np.remainder(a, b))
+    a, b = np.broadcast_arrays(a, b)
+    r = np.remainder(a, _safe_divisor(vt, b))
+    if vt.is_signed:
+        r = np.where(b == -1, 0, r)
+    return _out(vt, np.where(b == 0, 0, r))
+
+
+@_quiet
+def pow_int(vt, a, b):
+    """``a ** b`` for integers by repeated squaring, wrapping around; 0 for ``b < 0``."""
+    a, b = np.broadcast_arrays(a, b)
+    e = b.astype(_UNSIGNED[vt.bits])      # the exponent's bits
+    result = np.ones(a.shape, vt.np_dtype)
+    base = a.astype(vt.np_dtype)
+    for k in range(vt.bits):
+        on = ((e >> e.dtype.type(k)) & e.dtype.type(1)) != 0
+        result = np.where(on, result * base, result)
+        base = base * base
+    if vt.is_signed:
+        result = np.where(b < 0, 0, result)
+    return _out(vt, result)
+
+
+def _ieee_minmax(vt, a, b, less: bool):
+    if not vt.is_float:
+        return _out(vt, np.minimum(a, b) if less else np.maximum(a, b))
+    a, b = np.broadcast_arrays(a, b)
+    first = a < b if less else a > b
+    second = b < a if less else b > a
+    # Equal values: only +-0 differ; minimum takes the negative zero, maximum the positive one.
+    tie = np.signbit(a) if less else ~np.signbit(a)
+    r = np.where(first, a, np.where(second, b, np.where(tie, a, b)))
+    return _out(vt, np.where(np.isnan(a) | np.isnan(b), np.nan, r))
+
+
+@_quiet
+def minimum(vt, a, b):
+    """Smaller operand; NaN if either is NaN; ``minimum(-0, +0) == -0`` (IEEE 754-2019)."""
+    return _ieee_minmax(vt, a, b, True)
+
+
+@_quiet
+def maximum(vt, a, b):
+    """Larger operand; NaN if either is NaN; ``maximum(-0, +0) == +0`` (IEEE 754-2019)."""
+    return _ieee_minmax(vt, a, b, False)
+
+
+@_quiet
+def select(vt, c, a, b):
+    """``a`` where the Bool ``c`` holds, else ``b``."""
+    return _out(vt, np.where(c, a, b))
+
+
+# -- fused multiply-add ---------------------------------------------------------------
+
+def _two_sum(a, b):
+    """``(s, e)`` with ``s = RN(a + b)`` and ``s + e == a + b`` exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _round_to_odd_sum(hi, lo):
+    """``hi + lo`` rounded to odd (truncate, then set the last bit if inexact); ``hi`` is
+    ``RN(hi + lo)``.  Rounding to odd first and to nearest later rounds only once."""
+    s, e = _two_sum(hi, lo)
+    bits = s.view(np.int64 if s.dtype == np.float64 else np.int32)
+    fix = (e != 0) & ((bits & 1) == 0) & np.isfinite(s)
+    toward = np.where(e > 0, np.inf, -np.inf).astype(s.dtype)
+    return np.where(fix, np.nextafter(s, toward), s)
+
+
+def _two_prod(a, b):
+    """``(p, e)`` with ``p = RN(a * b)`` and ``p + e == a * b`` exactly (Dekker/Veltkamp;
+    valid when nothing overflows or underflows)."""
+    p = a * b
+    split = 134217729.0     # 2**27 + 1
+    t = split * a
+    ah = t - (t - a)
+    al = a - ah
+    t = split * b
+    bh = t - (t - b)
+    bl = b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _fma_exact(a: float, b: float, c: float) -> float:
+    """One ``float64`` fma with rational arithmetic (the lanes :func:`fma` cannot do fast)."""
+    if math.isnan(a) or math.isnan(b) or math.isnan(c):
+        return math.nan
+    if math.isinf(a) or math.isinf(b):
+        return a * b + c            # an infinite (or NaN) product: IEEE arithmetic is exact
+    if math.isinf(c):
+        return c
+    if a * b == 0 and (a == 0 or b == 0) and c == 0:
+        return a * b + c            # signed zeros follow IEEE addition
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return 0.0
+    try:
+        return float(exact)          # int / int true division is correctly rounded
+    except OverflowError:       # rounds beyond the largest float64
+        return math.inf if exact > 0 else -math.inf
+
+
+@_quiet
+def fma(vt, a, b, c):
+    """``a * b + c`` with one rounding (integers: wrapping ``a * b + c``).
+
+    ``float32``: the product is exact in ``float64``; the sum is rounded to odd in
+    ``float64`` and then to nearest in ``float32``, which is one correct rounding.
+    ``float64``: Dekker's exact product and Boldo-Melquiond's rounding to odd where no
+    intermediate can overflow or underflow, exact rational arithmetic elsewhere.
+    """
+    if not vt.is_float:
+        return _out(vt, a * b + c)
+    a, b, c = (np.asarray(x) for x in np.broadcast_arrays(a, b, c))
+    if vt.itemsize == 4:
+        p = a.astype(np.float64) * b.astype(np.float64)      # exact
+        return _out(vt, _round_to_odd_sum(p, c.astype(np.float64)))
+    a, b, c = (x.astype(np.float64) for x in (a, b, c))
+    p, pe = _two_prod(a, b)
+    th, tl = _two_sum(c, p)
+    r = th + _round_to_odd_sum(tl, pe)
+    ap, aa, ab, ac = np.abs(p), np.abs(a), np.abs(b), np.abs(c)
+    safe = (np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (aa < 2.0**990) & (ab < 2.0**990)
+            & (ac < 2.0**1000) & ((ac == 0) | (ac >= 2.0**-900))
+            & (((a == 0) | (b == 0)) | ((ap >= 2.0**-900) & (ap < 2.0**1000))))
+    zero_product = (a == 0) | (b == 0)
+    # A zero product keeps IEEE's signed-zero addition (fma(-0, 1, -0) == -0).
+    r = np.where(zero_product & (c == 0), p + c, r)
+    slow = np.flatnonzero(~np.broadcast_to(safe, r.shape))
+    if slow.size:
+        r = np.array(r, copy=True).reshape(-1)
+        af, bf, cf = a.reshape(-1), b.reshape(-1), c.reshape(-1)
+        for k in slow:
+            r[k] = _fma_exact(float(af[k]), float(bf[k]), float(cf[k]))
+    return _out(vt, r)
+
+
+# -- transcendental functions: float64 (or exact) references, rounded once ---------------
+
+def _in_float64(f, name: str):
+    def ref(vt, *args):
+        with np.errstate(all="ignore"):
+            return _out(vt, f(*(np.asarray(x, np.float64) for x in args)))
+    ref.__name__ = ref.__qualname__ = name
+    ref.__doc__ = f"``{name}`` computed in float64 and rounded to the result type."
+    return ref
+
+
+_erf64 = np.frompyfunc(math.erf, 1, 1)
+sin = _in_float64(np.sin, "sin")
+cos = _in_float64(np.cos, "cos")
+tan = _in_float64(np.tan, "tan")
+asin = _in_float64(np.arcsin, "asin")
+acos = _in_float64(np.arccos, "acos")
+atan = _in_float64(np.arctan, "atan")
+atan2 = _in_float64(np.arctan2, "atan2")
+exp = _in_float64(np.exp, "exp")
+exp2 = _in_float64(np.exp2, "exp2")
+log = _in_float64(np.log, "log")
+log2 = _in_float64(np.log2, "log2")
+sinh = _in_float64(np.sinh, "sinh")
+cosh = _in_float64(np.cosh, "cosh")
+tanh = _in_float64(np.tanh, "tanh")
+cbrt = _in_float64(np.cbrt, "cbrt")
+erf = _in_float64(lambda x: _erf64(x).astype(np.float64), "erf")
+power = _in_float64(np.power, "pow")
+
+
+# -- bitwise operations and shifts ----------------------------------------------------------
+
+def _bitwise(uf, name: str):
+    def ref(vt, a, b):
+        """``a OP b`` bit by bit (floats by their bits, Bool logically).  With a Bool mask
+        ``b`` and a non-Bool ``a`` (Dr.Jit's masking idiom): ``a & m`` is ``a`` where ``m``
+        and 0 elsewhere, ``a | m`` has every bit set where ``m`` (a NaN for floats)."""
+        with np.errstate(all="ignore"):
+            a, b = np.asarray(a), np.asarray(b)
+            if vt is not Bool and b.dtype == np.bool_:
+                if uf is np.bitwise_and:
+                    return _out(vt, np.where(b, a, a.dtype.type(0)))
+                ones = np.array(-1, np.int64).astype(_UNSIGNED[vt.bits]).view(vt.np_dtype)
+                return _out(vt, np.where(b, ones, a))
+            if vt.is_float:
+                it = _UNSIGNED[vt.bits]
+                return _out(vt, uf(a.view(it), b.view(it)).view(vt.np_dtype))
+            return _out(vt, uf(a, b))
+    ref.__name__ = ref.__qualname__ = name
+    return ref
+
+
+bitwise_and = _bitwise(np.bitwise_and, "and")
+bitwise_or = _bitwise(np.bitwise_or, "or")
+bitwise_xor = _bitwise(np.bitwise_xor, "xor")
+
+
+def _shift(left: bool, name: str):
+    def ref(vt, a, b):
+        """Shift by ``b`` bits; counts >= the width (negative ones as huge unsigned counts)
+        give 0, or -1 for a right shift of a negative signed value."""
+        with np.errstate(all="ignore"):
+            a, b = np.broadcast_arrays(a, b)
+            count = b.astype(_UNSIGNED[vt.bits])
+            big = count >= vt.bits
+            safe = np.where(big, 0, count).astype(vt.np_dtype)
+            if left:
+                return _out(vt, np.where(big, 0, np.left_shift(a, safe)))
+            if vt.is_signed:
+                fill = np.right_shift(a, vt.np_dtype.type(vt.bits - 1))
+                return _out(vt, np.where(big, fill, np.right_shift(a, safe)))
+            return _out(vt, np.where(big, 0, np.right_shift(a, safe)))
+    ref.__name__ = ref.__qualname__ = name
+    return ref
+
+
+shl = _shift(True, "shl")
+shr = _shift(False, "shr")
+
+
+# -- conversions ----------------------------------------------------------------------------
+
+def _int_limits(vt: VarType) -> tuple[float, float]:
+    """``[lo, hi)``, powers of two (exact in every float type): the truncated values in range."""
+    return (-2.0 ** (vt.bits - 1), 2.0 ** (vt.bits - 1)) if vt.is_signed else (0.0, 2.0 ** vt.bits)
+
+
+def cast_unspecified(vt, a):
+    """Lanes whose conversion result is not specified: a float that is NaN or whose truncation
+    lies outside the integer target's range (the hardware's answer, like C and Dr.Jit)."""
+    a = np.asarray(a)
+    if a.dtype.kind != "f" or vt.is_float or vt is Bool:
+        return np.zeros(a.shape, bool)
+    lo, hi = _int_limits(vt)
+    with np.errstate(all="ignore"):
+        t = np.trunc(a.astype(np.float64))
+        return ~((t >= lo) & (t < hi))
+
+
+@_quiet
+def cast(vt, a):
+    """Convert to ``vt``: to Bool ``a != 0`` (NaN is true); from Bool 0/1; float to integer
+    truncates toward zero (see :func:`cast_unspecified`); integer to float and float to a
+    narrower float round to nearest (overflow gives +-inf); integers wrap or extend."""
+    a = np.asarray(a)
+    if vt is Bool:
+        return a != 0
+    if a.dtype.kind == "f" and not vt.is_float:
+        bad = cast_unspecified(vt, a)
+        return np.where(bad, 0, np.trunc(a)).astype(vt.np_dtype)
+    return a.astype(vt.np_dtype)
+
+
+def bitcast(vt, a):
+    """The same bits seen as ``vt`` (same width)."""
+    return np.ascontiguousarray(a).view(vt.np_dtype).copy()
+
+
+# -- sources and memory ------------------------------------------------------------------------
+
+def counter(vt, size: int):
+    """``0, 1, ..., size - 1`` as ``vt`` (the lane index of a launch)."""
+    return np.arange(size, dtype=np.int64).astype(vt.np_dtype)
+
+
+def _valid_lanes(n: int, index, active):
+    index = np.asarray(index)
+    signed = index.astype(np.int64) if index.dtype != np.uint64 else index
+    ok = (signed >= 0) & (signed < n) if index.dtype != np.uint64 else index < n
+    return ok & np.asarray(active, bool)
+
+
+def gather(vt, src, index, active):
+    """``src[index]`` where ``active`` holds and the index is in bounds, else 0."""
+    src = np.asarray(src)
+    index, active = np.broadcast_arrays(np.asarray(index), np.asarray(active, bool))
+    ok = _valid_lanes(src.shape[0], index, active)
+    safe = np.where(ok, index, 0).astype(np.int64)
+    return np.where(ok, src[safe] if src.shape[0] else 0, 0).astype(vt.np_dtype)
+
+
+_SCATTER_AT = {"add": np.add, "mul": np.multiply}
+
+
+def scatter(target, value, index, active, reduce_op=None):
+    """Write ``value`` into a copy of ``target`` at ``index`` where ``active`` holds and the
+    index is in bounds, and return it; out-of-bounds and inactive lanes write nothing.
+
+    ``reduce_op`` None: plain writes (which of several writes to one index wins is
+    unspecified); ``"add"``/``"mul"``: combined (float sums in unspecified order);
+    ``"min"``/``"max"``: NaN-ignoring for floats (``fmin``/``fmax``, Dr.Jit's
+    ``scatter_reduce``).
+    """
+    out = np.array(target, copy=True)
+    value, index, active = np.broadcast_arrays(np.asarray(value), np.asarray(index), np.asarray(active, bool))
+    ok = _valid_lanes(out.shape[0], index, active)
+    idx = index[ok].astype(np.int64)
+    v = value[ok].astype(out.dtype)
+    with np.errstate(all="ignore"):
+        if reduce_op is None:
+            out[idx] = v
+        elif reduce_op in _SCATTER_AT:
+            _SCATTER_AT[reduce_op].at(out, idx, v)
+        elif out.dtype.kind == "f":
+            (np.fmin if reduce_op == "min" else np.fmax).at(out, idx, v)
+        else:
+            (np.minimum if reduce_op == "min" else np.maximum).at(out, idx, v)
+    return out
+
+
+_REDUCE = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax,
+           "and": np.logical_and, "or": np.logical_or}
+
+
+def reduce(op: str, a):
+    """Reduce all of ``a`` with ``op`` (``add``, ``mul``, ``min``, ``max``, ``and``, ``or``) to
+    a 1-element array of ``a``'s dtype.  Starts from the identity (an empty array gives it;
+    float ``min``/``max`` ignore NaN, so all-NaN gives +-inf); float sums in unspecified order."""
+    a = np.asarray(a)
+    dt = a.dtype
+    if op in ("add", "mul", "and", "or"):
+        ident = {"add": 0, "mul": 1, "and": True, "or": False}[op]
+    elif dt.kind == "f":
+        ident = np.inf if op == "min" else -np.inf
+    elif dt.kind == "b":
+        ident = op == "min"
+    else:
+        info = np.iinfo(dt)
+        ident = info.max if op == "min" else info.min
+    with np.errstate(all="ignore"):
+        return np.array([_REDUCE[op].reduce(a, dtype=dt, initial=ident)]).astype(dt)
+
+
+def prefix_sum(a, exclusive: bool):
+    """Inclusive (or exclusive: shifted by one, starting at 0) running sum, wrapping for integers."""
+    a = np.asarray(a)
+    with np.errstate(all="ignore"):
+        s = np.cumsum(a, dtype=a.dtype)
+    if exclusive:
+        s = np.concatenate([np.zeros(1, a.dtype), s[:-1]]) if a.shape[0] else s
+    return s

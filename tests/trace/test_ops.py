@@ -1,0 +1,76 @@
+"""The node constructors of trace/ops.py: literal folding follows the op table's semantics,
+shared operand literals, the one door's checks."""
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import frostjit as fj
+from frostjit.array import registry
+from frostjit.trace import ops
+from frostjit.trace.dtypes import ALL_TYPES, Bool
+from frostjit.trace.state import JitBackend
+
+CONVERSIONS = [(s, d) for s in ALL_TYPES for d in ALL_TYPES if s is not d]
+
+
+def _cls(vt):
+    return registry.flat_type(JitBackend.LLVM, vt, False)
+
+
+def _values(vt, rng, n):
+    if vt is Bool:
+        return rng.integers(0, 2, n).astype(bool)
+    if vt.is_float:
+        return (rng.standard_normal(n) * 2.0 ** rng.integers(-30, 70, n)).astype(vt.np_dtype)
+    lo, hi = ops.int_range(vt)
+    return rng.integers(lo, hi, n, dtype=np.uint64 if vt.bits == 64 and not vt.is_signed else np.int64,
+                        endpoint=True).astype(vt.np_dtype)
+
+
+@pytest.mark.parametrize("src,dst", CONVERSIONS, ids=lambda t: t.name)
+def test_cast_of_a_literal_gives_what_the_kernel_computes(src, dst):
+    """Folding Float32(Int64 literal) rounded twice (through a Python float): 2**60 + 2**36 + 1
+    became 2**60 where a kernel (and NumPy) give 2**60 + 2**37."""
+    rng = np.random.default_rng(7)
+    values = _values(src, rng, 64)
+    if src.is_integral and dst is fj.llvm.Float32._vt:
+        values[:2] = [2**60 + 2**36 + 1, 2**62 + 2**38 + 1] if src.bits == 64 else values[:2]
+    S, D = _cls(src), _cls(dst)
+    in_kernel = D(S(values)).numpy()
+    for k, v in enumerate(values):
+        folded = D(S(v.item()))
+        assert folded.state == "literal"
+        if src.is_float and not dst.is_float and dst is not Bool:
+            lo, hi = ops.int_range(dst)
+            if not (np.isfinite(v) and lo <= np.trunc(v) <= hi):
+                continue        # out of range: unspecified
+        got, want = folded[0], in_kernel[k].item()
+        assert got == want or (got != got and want != want), f"{src.name}({v!r}) -> {dst.name}: {got!r} != {want!r}"
+
+
+@given(st.floats(allow_nan=False), st.floats(allow_nan=False))
+def test_operand_literals_are_shared_but_keep_the_sign_of_zero(a, b):
+    x = fj.llvm.Float64([1.0, 2.0])
+    y1 = x * a
+    y2 = x * a
+    if a != 0:
+        assert y1._node.args[1] is y2._node.args[1]
+    z = x * 0.0
+    w = x * -0.0
+    assert np.signbit(w._node.args[1].value) and not np.signbit(z._node.args[1].value)
+    with np.errstate(over="ignore"):
+        want = np.array([1.0, 2.0]) * b
+    np.testing.assert_array_equal((x * b).numpy(), want)
+
+
+def test_operand_literal_cache_is_bounded():
+    x = fj.llvm.Float64([1.0])
+    for k in range(3000):
+        x * (k + 0.5)
+    assert len(ops.literal_cache(x._vt)) <= 1024
+
+
+def test_make_binary_checks_sizes_and_names_the_op():
+    a, b = fj.llvm.Float([1, 2, 3]), fj.llvm.Float([1, 2])
+    with pytest.raises(ValueError, match=r"frostjit.add\(\): incompatible array sizes \(3, 2\)"):
+        a + b
