@@ -15,11 +15,11 @@ from typing import Union
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
-from ..functions.creation import arange
-from ..functions.evaluation import make_opaque
-from ..functions.math import fma, reinterpret_array
+from ..functions.creation import arange, full
+from ..functions.evaluation import make_opaque, width
+from ..functions.math import fma, reinterpret_array, select
 from ..trace import ops
-from ..trace.dtypes import Float32, Float64, Int32, UInt32, UInt64
+from ..trace.dtypes import Bool, Float32, Float64, Int32, UInt32, UInt64
 from ..array import registry
 from ._types import philox_class
 from .rejection import redraw_rejected
@@ -55,13 +55,26 @@ def _is_one(v) -> bool:
 
 
 def _affine(x, scale, offset):
-    """``fma(x, scale, offset)``, with Dr.Jit's folding of a literal 0 offset and 1 scale (which
-    decides the sign of a zero result, so it matters for bit-exactness)."""
+    """``fma(x, scale, offset)`` with Dr.Jit's folding of literals: a 0 offset is not added
+    (``-0`` stays ``-0``), a 1 scale not multiplied, and a 0 scale gives ``offset`` itself
+    (even where ``x`` is NaN).  The folds decide signs of zeros and NaNs, so they matter for
+    bit-exactness."""
+    if _is_zero(scale):
+        return _broadcast(offset, x)
     if _is_zero(offset):
         return x if _is_one(scale) else x * scale
     if _is_one(scale):
         return x + offset
     return fma(x, scale, offset)
+
+
+def _broadcast(v, like):
+    """``v`` (a number or an array) as an array of ``like``'s type and width, bits unchanged."""
+    cls = type(like)
+    if _is_number(v):
+        return full(cls, v, width(like))
+    v = v if type(v) is cls else cls(v)
+    return v if len(v) == len(like) else select(full(registry.flat_type(like._backend, Bool), True, width(like)), v, v)
 
 
 class Generator:

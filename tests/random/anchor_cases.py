@@ -45,7 +45,7 @@ RNG_PROGRAM = (
     ("uniform", "Float", (-1.3, 2.7)), ("uniform", "Float64", (0.1, 0.7)), ("uniform", "Float", (0.0, 3.0)),
     ("uniform_arrays", "Float", None),
     ("normal_args", "Float", (0.3, 1.7)), ("normal_args", "Float", (0.0, 2.0)), ("normal_args", "Float64", (-1.0, 1.0)),
-    ("normal_arrays", "Float", None),
+    ("normal_arrays", "Float", None), ("normal_args", "Float", (1.5, 0.0)), ("uniform", "Float64", (2.0, 2.0)),
     ("integers", "UInt32", (10, None, False)), ("integers", "Int32", (-5, 7, False)),
     ("integers", "UInt32", (3 * 2**30, None, False)), ("integers", "Int32", (-2**31, 2**31 - 1, False)),
     ("integers", "UInt32", (0, 6, True)), ("integers", "UInt32", (2**31 + 1, None, False)),

@@ -186,3 +186,13 @@ def test_errors_name_the_argument():
         fj.rng(seed=2**64)
     assert "PCG32" not in dir(fj)          # PCG32 lives in the backend modules, as in Dr.Jit
     assert PCG32.__module__ == "frostjit.llvm"
+
+
+def test_literal_folds_follow_drjit():
+    """Dr.Jit folds literal operands: x * 0.0 -> 0.0 (even for NaN), x + 0.0 -> x (keeps -0)."""
+    from frostjit.random.generator import _affine
+    x = Float([float("nan"), -1.0, -0.0])
+    np.testing.assert_array_equal(np.asarray(_affine(x, 0.0, 2.0)), [2.0, 2.0, 2.0])
+    assert np.signbit(np.asarray(_affine(x, 1.0, 0.0))[2])
+    np.testing.assert_array_equal(np.asarray(_affine(x, 0.0, Float(3.0))), [3.0, 3.0, 3.0])
+    np.testing.assert_array_equal(np.asarray(fj.rng(seed=1).normal(Float, 4, 1.5, 0.0)), [1.5] * 4)
