@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..array import registry
-from ..functions.math import fma, reinterpret_array, sqrt
+from ..functions.math import fma, maximum, minimum, reinterpret_array, sqrt
 from ..trace.dtypes import Float32, Float64, UInt64
 from . import cephes
 
@@ -43,11 +43,15 @@ def float64_from_uint64(u, float_cls):
 
 
 def normal_from_uniform(u):
-    """Standard normal variate ``sqrt(2) erfinv(2u - 1)`` from a uniform ``u`` on ``[0, 1)``.
+    """Standard normal variate ``-sqrt(2) erfinv(1 - 2u)`` from a uniform ``u`` on ``[0, 1)``.
 
-    ``u == 0`` gives NaN, as in Dr.Jit (probability ``2^-23`` per ``Float32`` variate).
+    As in Dr.Jit, ``u`` is first clamped to ``[eps, 1 - eps]`` (``eps`` = 2^-24 for Float32,
+    2^-53 for Float64), so ``u = 0`` gives a finite variate rather than ``-inf``, and the sign
+    is applied last, so ``u = 0.5`` gives ``-0.0``.
     """
-    return cephes.erfinv(fma(u, 2.0, -1.0)) * _SQRT_TWO
+    eps = 2.0**-53 if u._vt is Float64 else 2.0**-24
+    u = minimum(maximum(u, eps), 1.0 - eps)
+    return cephes.erfinv(fma(u, -2.0, 1.0)) * -_SQRT_TWO
 
 
 def box_muller(angle, radius):

@@ -30,6 +30,13 @@ PCG_PROGRAM = (
     ("next_uint32",), ("state",),
 )
 
+# PCG32 states whose next output is an edge of the float conversions (found by search with
+# reference.RefPCG32): 23 zero bits (u = 0), u = 0.5 (a zero normal), the largest Float32
+# uniform, and outputs 0 and 2^31 (the Float64 conversion's 0 and 0.5).
+PCG_EDGE_STATES = (0x38000954018C1953, 0xA04F6813DF7373C6, 0xB923D1B70ED9B72D, 0x28000A0000AC8BE0,
+                   0x4800120801568A13)
+PCG_EDGE_OPS = ("next_float32_normal", "next_float64_normal", "next_float32", "next_float64", "next_uint32")
+
 PHILOX_SEEDS = (0, 1, 0x123456789ABCDEF0, 2**64 - 1, "lanes")
 PHILOX_PROGRAM = (
     ("next_uint32x4",), ("next_uint64x2",), ("next_float32x4",), ("next_float64x2",),
@@ -61,6 +68,7 @@ def cases():
         for k, seed in enumerate(seeds):
             for w in WIDTHS + ((WIDE,) if k == 1 else ()):
                 out.append((f"{family}-{k}-{w}", family, seed, w))
+    out.append(("pcg32-edges-5", "pcg32_edges", None, len(PCG_EDGE_STATES)))
     out.append(("rng-array-seed-7", "rng", "lanes", 7))
     out.append(("rng-symbolic-17", "rng", "symbolic", 17))
     return out
@@ -86,6 +94,8 @@ def run_case(dr, L, family, seed, width):
     """Run one case; returns the list of NumPy arrays it produced."""
     if family == "pcg32":
         return _run_pcg(dr, L, seed, width)
+    if family == "pcg32_edges":
+        return _run_pcg_edges(dr, L, width)
     if family == "philox":
         return _run_philox(dr, L, seed, width)
     return _run_rng(dr, L, seed, width)
@@ -132,6 +142,16 @@ def _run_pcg(dr, L, seed, w):
             out.append(_np(rng.inc))
         else:
             out.append(_np(getattr(rng, op)()))
+    return out
+
+
+def _run_pcg_edges(dr, L, w):
+    out = []
+    for op in PCG_EDGE_OPS:
+        rng = L.PCG32(w)
+        rng.state = L.UInt64(list(PCG_EDGE_STATES))
+        out.append(_np(getattr(rng, op)()))
+        out.append(_np(getattr(rng, op.replace("next_", "prev_"))()))     # the same value, stepping back
     return out
 
 

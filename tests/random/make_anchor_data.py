@@ -39,14 +39,15 @@ def math_inputs():
     rs = np.random.default_rng(20251130)
     u64 = np.floor(rs.random(1 << 20) * 2.0**52) * 2.0**-52        # Float64 uniforms (52 bits)
     u64_32 = np.floor(rs.random(1 << 20) * 2.0**32) * 2.0**-32     # PCG32's Float64 (32 bits)
+    u64_32[:2] = 0.0, 0.5                                           # the clamped edge, a zero result
     return {
         "log2_f32": ("log2", (1.0 - u32).astype(np.float32)),     # Box-Muller radius
         "sincos_f32": ("sincos_2pi", u32),                         # Box-Muller angle
-        "erfinv_f32": ("erfinv", (2.0 * u32 - 1.0).astype(np.float32)),
+        "erfinv_f32": ("erfinv", (1.0 - 2.0 * np.clip(u32, 2.0**-24, 1 - 2.0**-24)).astype(np.float32)),
         "log_f32": ("log", np.concatenate([(1.0 - u32), u32[1:]]).astype(np.float32)),
         "log2_f64": ("log2", 1.0 - u64),
         "sincos_f64": ("sincos_2pi", u64),
-        "erfinv_f64": ("erfinv", 2.0 * u64_32 - 1.0),
+        "erfinv_f64": ("erfinv", 1.0 - 2.0 * np.clip(u64_32, 2.0**-53, 1 - 2.0**-53)),
         "log_f64": ("log", np.concatenate([1.0 - u64, u64[1:]])),
     }
 
@@ -97,9 +98,12 @@ def child(system: str, out: str, width: int | None, random_seeds: int) -> None:
             extra += [(f"pcg32-r{k}", "pcg32", (s, q), width), (f"philox-r{k}", "philox", s, width),
                       (f"rng-r{k}", "rng", s, width)]
         names = {}
-        for n, family, seed, _ in cases:
-            names.setdefault(f"{n.rsplit('-', 1)[0]}-{width}", (family, seed))
-        cases = [(n, family, seed, width) for n, (family, seed) in names.items()] + extra
+        for n, family, seed, w in cases:
+            if family == "pcg32_edges":         # fixed states, a fixed width
+                names.setdefault(n, (family, seed, w))
+            else:
+                names.setdefault(f"{n.rsplit('-', 1)[0]}-{width}", (family, seed, width))
+        cases = [(n, *v) for n, v in names.items()] + extra
     for name, family, seed, w in cases:
         values = anchor_cases.run_case(dr, L, family, seed, w)
         if width is None:
