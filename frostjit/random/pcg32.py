@@ -76,7 +76,7 @@ class PCG32Base:
     >>> from frostjit.llvm import PCG32
     >>> rng = PCG32(size=4)
     >>> rng.next_float32()      # 4 uniform floats on [0, 1), the same as Dr.Jit's
-    [0.108379, 0.533909, 0.00684452, 0.623583]
+    [0.10837865, 0.5339087, 0.0068445206, 0.6235827]
     >>> rng += 10               # skip 10 draws in O(64) operations
     """
 

@@ -37,6 +37,7 @@ class Philox4x32Base:
 
     Examples
     --------
+    >>> import frostjit as fj
     >>> from frostjit.llvm import Philox4x32, UInt32
     >>> rng = Philox4x32(seed=1, counter_0=fj.arange(UInt32, 1000))
     >>> u = rng.next_float32x4()      # Array4f: 4 uniform floats per lane, as Dr.Jit's
