@@ -32,6 +32,7 @@ from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_
                  backward, backward_from, backward_to, forward, forward_from, forward_to, replace_grad,
                  suspend_grad, resume_grad, isolate_grad, set_grad_enabled, enqueue, traverse, ADFlag, ADMode)
 from . import opt
+from .random import rng
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``
 # is itself the global Dispatcher (one object, however it is imported).
 from .dispatch import dispatch, Dispatcher, NotFoundLookupError, AmbiguousLookupError, DispatchCache

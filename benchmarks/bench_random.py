@@ -1,0 +1,201 @@
+"""Random numbers: PCG32 samples and a Monte Carlo estimate of pi, frostjit beside Dr.Jit and NumPy.
+
+    python benchmarks/bench_random.py [--quick] [--n 10000000] [--systems frostjit,drjit,numpy]
+                                      [--threads N] [--json out/random.json]
+
+Workloads (n = 1e7 by default), medians of repeated steady-state calls, each system in its own
+subprocess (this script re-runs itself with ``--child SYSTEM``; never drjit and frostjit in one
+process):
+
+* ``pcg32``: ``x = rng.next_float32()`` for a ``PCG32(size=n)``, evaluate ``x`` and the
+  advanced generator, then ``sum(x)``.  NumPy: ``Generator(PCG64).random(n, float32).sum()``.
+* ``pi``: ``x, y`` = two ``next_float32()``, count ``x*x + y*y <= 1`` (one fused kernel with
+  the generator update, then a reduction); frostjit and Dr.Jit also frozen (``freeze``, the
+  generator an input).  NumPy: two ``random(n, float32)`` and ``count_nonzero``.
+
+``first`` is the first call (kernel compilation included, disk caches empty: each JIT runs
+with a fresh cache directory).  The JIT sides run the same code; their checksums (the sum and
+the count) must agree, since frostjit draws Dr.Jit's numbers.  Target: frostjit's steady state
+no slower than Dr.Jit's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _harness as H  # noqa: E402
+import _workloads  # noqa: E402
+
+SYSTEMS = ["frostjit", "drjit", "numpy"]
+ROWS = [("pcg32", "plain"), ("pi", "plain"), ("pi", "frozen")]
+
+
+# ----------------------------------------------------------------- child side
+def _time(fn, repeats: int):
+    t0 = time.perf_counter()
+    check = fn()
+    first = time.perf_counter() - t0
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return {"status": "ok", "first_ms": first * 1e3, "ms": statistics.median(ts) * 1e3,
+            "min_ms": min(ts) * 1e3, "check": check}
+
+
+def _jit_cases(dr, T, n):
+    rng = T.PCG32(size=n)
+    dr.eval(rng)
+
+    def pcg32():
+        x = rng.next_float32()
+        dr.eval(x, rng)
+        return float(dr.sum(x)[0])
+
+    def count_inside(r):
+        x = r.next_float32()
+        y = r.next_float32()
+        inside = dr.fma(x, x, y * y) <= 1.0
+        dr.eval(inside, r)
+        return dr.count(inside)
+
+    pi_rng = T.PCG32(size=n, initstate=7)
+    frozen_rng = T.PCG32(size=n, initstate=7)
+    frozen = dr.freeze(count_inside)
+    return {("pcg32", "plain"): pcg32,
+            ("pi", "plain"): lambda: int(count_inside(pi_rng)[0]),
+            ("pi", "frozen"): lambda: int(frozen(frozen_rng)[0])}
+
+
+def _numpy_cases(np, n):
+    gen = np.random.Generator(np.random.PCG64(0))
+
+    def pcg32():
+        return float(gen.random(n, dtype=np.float32).sum())
+
+    def pi():
+        x = gen.random(n, dtype=np.float32)
+        y = gen.random(n, dtype=np.float32)
+        return int(np.count_nonzero(x * x + y * y <= 1.0))
+    return {("pcg32", "plain"): pcg32, ("pi", "plain"): pi}
+
+
+def child(system: str, params: dict) -> dict:
+    mod, T = _workloads.load(system)
+    _workloads.apply_threads(system, params.get("threads"))
+    n, repeats = params["n"], params["repeats"]
+    cases = _numpy_cases(mod, n) if system == "numpy" else _jit_cases(mod, T, n)
+    out = {"version": getattr(mod, "__version__", "?"), "threads": _workloads.thread_count(system, mod)}
+    for key, fn in cases.items():
+        try:
+            out["/".join(key)] = _time(fn, repeats)
+        except Exception as e:  # noqa: BLE001  (a failing case is reported, not fatal)
+            out["/".join(key)] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
+    return out
+
+
+# ----------------------------------------------------------------- driver side
+def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
+    with tempfile.TemporaryDirectory(prefix=f"bench_random_{system}_") as cache:
+        env_extra, _ = H.fresh_cache_env(system, cache)
+        env = H.child_env(system, {**H.thread_env(system, params.get("threads")), **env_extra})
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(H.REPO))
+        except subprocess.TimeoutExpired:
+            return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith(H.RESULT_MARK):
+            return json.loads(line[len(H.RESULT_MARK):])
+    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+
+
+def report(res: dict, systems, n: int) -> None:
+    def get(s, key):
+        r = res.get(s, {})
+        if r.get("status") == "error":
+            return r
+        return r.get("/".join(key))
+
+    rows = []
+    for key in ROWS:
+        label = {"pcg32": f"pcg32: {H.fmt_n(n)} next_float32 + sum", "pi": f"pi: {H.fmt_n(n)} points"}[key[0]]
+        row = [f"{label} ({key[1]})"]
+        for s in systems:
+            r = get(s, key)
+            row.append("-" if r is None and s == "numpy" else
+                       f"{H.cell(r, 'ms', ' ms')} (first {H.cell(r, 'first_ms', ' ms')})")
+        fj, dj = H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms")
+        npy = H.val(get("numpy", (key[0], "plain")), "ms")
+        row += [H.fmt_ratio(H.ratio(fj, dj)), H.fmt_ratio(H.ratio(npy, fj))]
+        rows.append(row)
+    print("median ms per call (steady state); first call in parentheses (compilation included)")
+    print(H.table(["workload"] + list(systems) + ["frostjit / drjit", "numpy / frostjit"], rows))
+    for key in ROWS:
+        fj, dj = H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms")
+        r = H.ratio(fj, dj)
+        print(f"  target: steady state <= Dr.Jit, {'/'.join(key)}: {H.fmt_ratio(r)} {H.check(r, '<=', 1.0)}")
+    checks = {s: {"/".join(k): H.val(get(s, k), "check") for k in ROWS} for s in systems if s != "numpy"}
+    if {"frostjit", "drjit"} <= set(checks):
+        same = checks["frostjit"]["pi/plain"] == checks["drjit"]["pi/plain"] \
+            and checks["frostjit"]["pi/frozen"] == checks["drjit"]["pi/frozen"]
+        print(f"  points inside the circle, frostjit vs drjit (same seeds): {checks['frostjit']['pi/plain']} vs "
+              f"{checks['drjit']['pi/plain']} -> {'identical' if same else 'DIFFERENT'}")
+    for s in systems:
+        r = res.get(s, {})
+        if r.get("status") == "error":
+            print(f"  note: {s}: {r.get('reason')}")
+        for k, v in r.items():
+            if isinstance(v, dict) and v.get("status") == "error":
+                print(f"  note: {s} {k}: {v.get('reason')}")
+
+
+def parser(prog: str = "bench_random.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench random`` shows it with ``--help``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (5 instead of 30) and n = 1e6")
+    ap.add_argument("--n", type=H.positive_int, default=None, help="samples per call (default 1e7)")
+    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
+                    help="comma list from frostjit,drjit,numpy (default: all)")
+    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    return ap
+
+
+def main(argv=None, prog: str = "bench_random.py") -> int:
+    a = parser(prog).parse_args(argv)
+    if a.child:
+        try:
+            res = {"status": "ok", **child(a.child, json.loads(a.params))}
+        except _workloads.NotAvailable as e:
+            res = {"status": "n/a", "reason": str(e)}
+        except Exception as e:  # noqa: BLE001
+            res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+        print(H.RESULT_MARK + json.dumps(res), flush=True)
+        return 0
+    n = a.n or (10**6 if a.quick else 10**7)
+    params = {"n": n, "repeats": 5 if a.quick else 30, "threads": a.threads}
+    res = {s: run_child(s, params) for s in a.systems}
+    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
+                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in a.systems)
+    print(f"machine: {os.cpu_count()} cores; {versions}")
+    report(res, a.systems, n)
+    H.dump_json(a.json, res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

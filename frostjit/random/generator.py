@@ -1,0 +1,327 @@
+"""``fj.rng()``: NumPy-style generators (``random``, ``uniform``, ``normal``, ``integers``) over
+Philox4x32, bit-exact with Dr.Jit 1.5's ``dr.rng()``.
+
+Every call of a sampling method maps the counter ``(counter, lane, 0, 0)`` under the key
+``seed`` for each lane of the requested width, takes the block's outputs from the last one
+down (one per leaf of the requested type, a fresh block with the next counter when a block is
+used up), and advances the generator's counter by the number of blocks used.  So a call never
+depends on the width of earlier calls, and differently seeded generators are independent.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Union
+
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+from ..functions.creation import arange, full
+from ..functions.evaluation import make_opaque, width
+from ..functions.math import fma, reinterpret_array, select
+from ..trace import ops
+from ..trace.dtypes import Bool, Float32, Float64, Int32, UInt32, UInt64
+from ..array import registry
+from ._types import philox_class
+from .rejection import redraw_rejected
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+
+def _literal_value(v):
+    """The Python value of a number or of a size-1 literal array, else None."""
+    if _is_number(v):
+        return v
+    if isinstance(v, ArrayBase) and v._node.op == "literal" and v._node.size == 1 and v._ad is None:
+        return v._node.value
+    return None
+
+
+def _is_zero(v) -> bool:
+    x = _literal_value(v)
+    return x is not None and x == 0 and math.copysign(1.0, x) > 0   # +0 only: -0 + x is not x
+
+
+def _is_one(v) -> bool:
+    x = _literal_value(v)
+    return x is not None and x == 1
+
+
+def _affine(x, scale, offset):
+    """``fma(x, scale, offset)`` with Dr.Jit's folding of literals: a 0 offset is not added
+    (``-0`` stays ``-0``), a 1 scale not multiplied, and a 0 scale gives ``offset`` itself
+    (even where ``x`` is NaN).  The folds decide signs of zeros and NaNs, so they matter for
+    bit-exactness."""
+    if _is_zero(scale):
+        return _broadcast(offset, x)
+    if _is_zero(offset):
+        return x if _is_one(scale) else x * scale
+    if _is_one(scale):
+        return x + offset
+    return fma(x, scale, offset)
+
+
+def _broadcast(v, like):
+    """``v`` (a number or an array) as an array of ``like``'s type and width, bits unchanged."""
+    cls = type(like)
+    if _is_number(v):
+        return full(cls, v, width(like))
+    v = v if type(v) is cls else cls(v)
+    return v if len(v) == len(like) else select(full(registry.flat_type(like._backend, Bool), True, width(like)), v, v)
+
+
+class Generator:
+    """Base class of the generators :func:`frostjit.rng` returns (Dr.Jit's
+    ``drjit.random.Generator``): NumPy-style sampling of JIT arrays of a given type and shape."""
+
+    def random(self, dtype, shape):
+        """Uniform variates on ``[0, 1)`` of type ``dtype`` (a ``Float32``/``Float64`` array or
+        static vector type, e.g. ``Float``, ``Array3f``) and ``shape`` (the width, or
+        ``(n, width)`` for an ``n``-vector type)."""
+        return self._sample(dtype, shape, "uniform", "random")
+
+    def uniform(self, dtype, shape, low=0.0, high=1.0):
+        """Uniform variates on ``[low, high)``: ``fma(random(), high - low, low)`` (``low`` and
+        ``high`` may be numbers or arrays)."""
+        u = self._sample(dtype, shape, "uniform", "uniform")
+        return self._map(u, lambda c: _affine(c, high - low, low))
+
+    def normal(self, dtype, shape, loc=0.0, scale=1.0):
+        """Normal variates with mean ``loc`` and standard deviation ``scale``:
+        ``fma(z, scale, loc)`` of standard normal ``z`` (Box-Muller)."""
+        z = self._sample(dtype, shape, "normal", "normal")
+        return self._map(z, lambda c: _affine(c, scale, loc))
+
+    def integers(self, dtype, shape, low=0, high=None, endpoint=False):
+        """Uniform integers of type ``dtype`` (``Int32`` or ``UInt32``) on ``[low, high)``
+        (``[low, high]`` with ``endpoint=True``; ``[0, low)`` when ``high`` is None), unbiased
+        (Lemire's multiply-shift method with rejection)."""
+        return self._integers(dtype, shape, low, high, endpoint)
+
+    @staticmethod
+    def _map(v, f):
+        if isinstance(v, VectorBase):
+            return type(v)._from_components([f(c) for c in v])
+        return f(v)
+
+
+class Philox4x32Generator(Generator):
+    """The generator :func:`frostjit.rng` returns: a seed and a call counter over
+    :class:`~frostjit.random.Philox4x32`.
+
+    ``_seed`` (a Python int, or a ``UInt64`` array after the first call) and ``_counter``
+    (likewise, a ``UInt32`` array) form the ``DRJIT_STRUCT``, so a generator is a PyTree: an
+    input of a frozen function advances on every replay.  Unless ``symbolic``, both are kept in
+    memory (never folded into kernels), so generating again compiles nothing new.
+    """
+
+    DRJIT_STRUCT = {"_seed": Union[int, ArrayBase], "_counter": Union[int, ArrayBase]}
+
+    def __init__(self, seed=0, symbolic: bool = False):
+        self._seed = seed
+        self._counter = 0
+        self._symbolic = bool(symbolic)
+
+    def __repr__(self) -> str:
+        return f"Philox4x32Generator(symbolic={self._symbolic})"
+
+    # -- freeze protocol: 'symbolic' is a Python value of the key --------------------------------
+    def __fj_traverse__(self) -> dict:
+        return {"_seed": self._seed, "_counter": self._counter, "_symbolic": self._symbolic}
+
+    def __fj_assign__(self, values: dict) -> None:
+        for name, value in values.items():
+            setattr(self, name, value)
+
+    @classmethod
+    def __fj_construct__(cls, values: dict):
+        out = cls.__new__(cls)
+        out._symbolic = False
+        out.__fj_assign__(values)
+        return out
+
+    def clone(self) -> "Philox4x32Generator":
+        """An independent copy in the same state (the same future variates)."""
+        out = type(self).__new__(type(self))
+        out._symbolic = self._symbolic
+        out._seed = self._seed if not isinstance(self._seed, ArrayBase) else type(self._seed)._from_node(self._seed._node)
+        out._counter = self._counter if not isinstance(self._counter, ArrayBase) \
+            else type(self._counter)._from_node(self._counter._node)
+        return out
+
+    # -- state ------------------------------------------------------------------------------------
+    def _state(self, backend, who: str):
+        """``(seed, counter)`` as ``UInt64`` / ``UInt32`` arrays of ``backend``, stored back."""
+        u64 = registry.flat_type(backend, UInt64)
+        u32 = registry.flat_type(backend, UInt32)
+        seed, counter = self._seed, self._counter
+        if isinstance(seed, ArrayBase):
+            if seed._backend is not backend or not seed._vt.is_integral:
+                raise TypeError(f"{who}: the seed is a {type(seed).__name__}; expected an integer "
+                                f"array of the {backend.name} backend")
+            seed = seed if type(seed) is u64 else u64(seed)
+        else:
+            seed = u64(ops.convert_scalar(UInt64, seed, who))
+        counter = counter if type(counter) is u32 else u32(counter & 0xFFFFFFFF if _is_int(counter) else counter)
+        if not self._symbolic:
+            make_opaque(seed, counter)
+        self._seed, self._counter = seed, counter
+        return seed, counter
+
+    @staticmethod
+    def _next_counter(counter):
+        """``counter + 1``; a literal stays a literal (as Dr.Jit folds it), so a symbolic
+        generator's counter never becomes a growing chain of additions."""
+        node = counter._node
+        if node.op == "literal" and node.size == 1:
+            return type(counter)((node.value + 1) & 0xFFFFFFFF)
+        return counter + 1
+
+    # -- sampling ---------------------------------------------------------------------------------
+    def _layout(self, dtype, shape, who: str, kinds):
+        """``(leaf class, number of leaves, width)`` of a request, checking ``dtype`` and ``shape``."""
+        if isinstance(dtype, type) and issubclass(dtype, ArrayBase):
+            leaf, n = dtype, None
+        elif isinstance(dtype, type) and issubclass(dtype, VectorBase):
+            leaf, n = dtype._elem, dtype._n
+        else:
+            raise TypeError(f"{who}: 'dtype' must be a frostjit array type, not {dtype!r}")
+        if leaf._vt not in kinds:
+            names = "/".join(k.name for k in kinds)
+            raise TypeError(f"{who}: unsupported dtype {dtype.__name__}: must be a {names} array"
+                            + (" or static vector type" if kinds[0].is_float else " type"))
+        if n is None:
+            if isinstance(shape, tuple):
+                if len(shape) != 1:
+                    raise ValueError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
+                                     f"{dtype.__name__} has 1 (frostjit has no tensors)")
+                shape = shape[0]
+            width = shape
+        else:
+            if not (isinstance(shape, tuple) and len(shape) == 2 and shape[0] == n):
+                raise ValueError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected "
+                                 f"({n}, width)")
+            width = shape[1]
+        if not (_is_int(width) or hasattr(width, "__symbolic_size__")):
+            raise TypeError(f"{who}: the width must be an int, not {type(width).__name__}")
+        if _is_int(width) and width < 0:
+            raise ValueError(f"{who}: the width must be >= 0, got {width}")
+        return leaf, (1 if n is None else n), width
+
+    def _blocks(self, backend, width, who: str):
+        """A function returning the next block's output words (a new counter each time), and one
+        returning the counter after the blocks drawn so far."""
+        seed, counter = self._state(backend, who)
+        philox = philox_class(backend)
+        lane = arange(registry.flat_type(backend, UInt32), width)
+        box = [counter]
+
+        def next_block():
+            p = philox(seed, box[0], lane)
+            box[0] = self._next_counter(box[0])
+            return p
+        return next_block, lambda: box[0]
+
+    def _sample(self, dtype, shape, kind: str, name: str):
+        who = f"Generator.{name}()"
+        leaf, n, width = self._layout(dtype, shape, who, (Float32, Float64))
+        backend = leaf._backend
+        next_block, counter = self._blocks(backend, width, who)
+        double = leaf._vt is Float64
+        pool, values = [], []
+        for _ in range(n):
+            if not pool:
+                p = next_block()
+                if kind == "uniform":
+                    block = p._float64x2(True, who) if double else p._float32x4(True, who)
+                else:
+                    block = list(p.next_float64x2_normal() if double else p.next_float32x4_normal())
+                pool = list(block)
+            values.append(pool.pop())      # Dr.Jit takes a block's outputs from the last one down
+        self._counter = counter()
+        values = [v if type(v) is leaf else leaf(v) for v in values]
+        if dtype is leaf:
+            return values[0]
+        return dtype._from_components(values)
+
+    def _integers(self, dtype, shape, low, high, endpoint):
+        who = "Generator.integers()"
+        leaf, n, width = self._layout(dtype, shape, who, (Int32, UInt32))
+        if n != 1:
+            raise TypeError(f"{who}: unsupported dtype {dtype.__name__}: must be a 1-D Int32 or "
+                            "UInt32 array type")
+        backend = leaf._backend
+        u32 = registry.flat_type(backend, UInt32)
+        u64 = registry.flat_type(backend, UInt64)
+        if high is None:
+            low, high = 0, low
+        extra = 1 if endpoint else 0
+        if _is_int(low) and _is_int(high):
+            span = int(high) - int(low) + extra
+            if not 1 <= span <= 0xFFFFFFFF:
+                raise ValueError(f"{who}: the range [{low}, {high}{']' if endpoint else ')'} holds "
+                                 f"{span} integers; it must hold 1 to 2^32 - 1")
+            bound = span
+            threshold = ((1 << 32) - span) % span
+        else:
+            for name, v in (("low", low), ("high", high)):
+                if not (_is_int(v) or isinstance(v, ArrayBase) and v._vt.is_integral):
+                    raise TypeError(f"{who}: '{name}' must be an int or an integer array, not {type(v).__name__}")
+            bound = u32(high - low + extra)         # wraps like Dr.Jit's UInt32(high - low)
+            threshold = (0 - bound) % bound         # 2^32 mod bound: draws below it are biased
+        offset = u32(low & 0xFFFFFFFF) if _is_int(low) else u32(low)    # added modulo 2^32
+        next_block, counter = self._blocks(backend, width, who)
+
+        def draw():
+            v = next_block()._block(True)[3]
+            m = u64(v) * bound
+            return u32(m >> 32), u32(m) < threshold
+
+        result, rejected = draw()
+        if not (_is_int(threshold) and threshold == 0):
+            def redraw(active):
+                return draw()
+            result = redraw_rejected(result, rejected, redraw, counter)
+        self._counter = counter()
+        return reinterpret_array(leaf, result + offset)
+
+
+def rng(seed=0, method: str = "philox4x32", symbolic: bool = False) -> Generator:
+    """A seeded random number generator (Dr.Jit 1.5's ``dr.rng``).
+
+    Parameters
+    ----------
+    seed : int or UInt64 array
+        Differently seeded generators give independent streams; the default 0 makes runs
+        deterministic.  An array seeds each lane separately.
+    method : str
+        Only ``"philox4x32"``.
+    symbolic : bool
+        Keep the seed and counter as kernel constants (never evaluated).  By default they are
+        kept in memory, so that each call reuses the same compiled kernels.
+
+    Returns
+    -------
+    Philox4x32Generator
+
+    Examples
+    --------
+    >>> import frostjit as fj
+    >>> from frostjit.llvm import Float, Array3f
+    >>> g = fj.rng(seed=1)
+    >>> g.random(Float, 3)          # the same numbers as dr.rng(seed=1).random(Float, 3)
+    [0.51747394, 0.41366374, 0.9913105]
+    >>> g.normal(Array3f, (3, 1000))
+    """
+    if method != "philox4x32":
+        raise ValueError(f"frostjit.rng(): unknown method {method!r}; only 'philox4x32' is supported")
+    if _is_int(seed):
+        ops.convert_scalar(UInt64, seed, "frostjit.rng()")     # 0 <= seed < 2^64
+    elif not (isinstance(seed, ArrayBase) and seed._vt.is_integral):
+        raise TypeError(f"frostjit.rng(): 'seed' must be a Python int or an integer array, not {type(seed).__name__}")
+    return Philox4x32Generator(seed, symbolic)

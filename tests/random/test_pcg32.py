@@ -1,0 +1,248 @@
+"""PCG32: differential tests against a NumPy reference, jumps, masks, PyTree use, AD, errors."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import frostjit as fj
+import frostjit.llvm.ad as LA
+from frostjit.llvm import Bool, Float, Float64, Int32, Int64, PCG32, UInt32, UInt64
+from frostjit.random import PCG32_DEFAULT_STATE, PCG32_DEFAULT_STREAM
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference import RefPCG32  # noqa: E402
+
+u64s = st.integers(0, 2**64 - 1)
+widths = st.sampled_from([1, 2, 7, 8, 15, 16, 17, 33, 64, 100, 1000])
+
+
+def _np(x):
+    return np.asarray(x)
+
+
+@given(width=widths, initstate=u64s, initseq=u64s,
+       program=st.lists(st.sampled_from(["u32", "u64", "masked_u32", "prev", "masked_prev"]), min_size=1, max_size=8))
+def test_integer_sequences_match_the_numpy_reference(width, initstate, initseq, program):
+    rng, ref = PCG32(width, initstate, initseq), RefPCG32(width, initstate, initseq)
+    mask_np = np.arange(width) % 3 != 1
+    mask = Bool(mask_np)
+    for op in program:
+        if op == "u32":
+            np.testing.assert_array_equal(_np(rng.next_uint32()), ref.next_uint32())
+        elif op == "u64":
+            np.testing.assert_array_equal(_np(rng.next_uint64()), ref.next_uint64())
+        elif op == "masked_u32":
+            np.testing.assert_array_equal(_np(rng.next_uint32(mask)), ref.next_uint32(mask_np))
+        else:
+            m = mask_np if op == "masked_prev" else np.ones(width, bool)
+            rng.prev_uint32(mask if op == "masked_prev" else True)
+            ref.advance(np.where(m, -1, 0))
+        np.testing.assert_array_equal(_np(rng.state), ref.state)
+    np.testing.assert_array_equal(_np(rng.inc), ref.inc)
+
+
+@given(width=st.sampled_from([1, 5, 17]), seed=u64s, steps=st.lists(st.integers(-40, 40), min_size=1, max_size=17))
+def test_jumps_equal_single_steps(width, seed, steps):
+    deltas = np.resize(np.array(steps, dtype=np.int64), width)
+    rng, ref = PCG32(width, seed), RefPCG32(width, seed, PCG32_DEFAULT_STREAM)
+    start = PCG32(rng)
+    rng += Int64(deltas)                       # per-lane jump
+    ref.advance(deltas)
+    np.testing.assert_array_equal(_np(rng.state), ref.state)
+    np.testing.assert_array_equal(_np(rng - start), deltas)     # distance undoes it
+    np.testing.assert_array_equal(_np(start - rng), -deltas)
+    back = rng - Int64(deltas)
+    np.testing.assert_array_equal(_np(back.state), _np(start.state))
+
+
+@given(delta=st.integers(-(2**63), 2**63 - 1))
+def test_python_int_jumps_match_array_jumps_and_distance(delta):
+    rng = PCG32(3, 7, 9)
+    a = rng + delta
+    b = rng + Int64([delta] * 3)
+    np.testing.assert_array_equal(_np(a.state), _np(b.state))
+    np.testing.assert_array_equal(_np(a - rng), [delta] * 3)
+    c = PCG32(rng)
+    c -= delta
+    np.testing.assert_array_equal(_np((c + delta).state), _np(rng.state))
+
+
+def test_jump_does_not_change_the_original():
+    rng = PCG32(4)
+    before = _np(rng.state).copy()
+    moved = rng + 5
+    np.testing.assert_array_equal(_np(rng.state), before)
+    assert not np.array_equal(_np(moved.state), before)
+    np.testing.assert_array_equal(_np(moved.inc), _np(rng.inc))
+
+
+def test_defaults_and_seeding_formula():
+    rng = PCG32()
+    ref = RefPCG32(1, PCG32_DEFAULT_STATE, PCG32_DEFAULT_STREAM)
+    np.testing.assert_array_equal(_np(rng.state), ref.state)
+    assert rng.state.state == "literal"         # one lane seeded by Python ints folds to constants
+    rng.seed(5, 7)                              # seed(): no lane offset
+    one = RefPCG32(1, 5, 7)
+    np.testing.assert_array_equal(_np(rng.state), one.state)
+    wide = PCG32(3)
+    wide.seed(UInt64([10, 20, 30]), 7)
+    np.testing.assert_array_equal(_np(wide.state)[1], RefPCG32(1, 20, 7).state[0])
+
+
+def test_copy_constructor_is_independent():
+    a = PCG32(5, 1, 2)
+    b = PCG32(a)
+    x = a.next_uint32()
+    np.testing.assert_array_equal(_np(b.next_uint32()), _np(x))
+    assert type(b) is PCG32
+
+
+def test_uniform_floats_are_the_top_bits_of_the_integers():
+    a, b = PCG32(100, 3), PCG32(100, 3)
+    u = _np(b.next_uint32())
+    np.testing.assert_array_equal(_np(a.next_float32()), (u >> 9).astype(np.float32) * np.float32(2**-23))
+    a, b = PCG32(100, 3), PCG32(100, 3)
+    u = _np(b.next_uint32()).astype(np.float64)
+    np.testing.assert_array_equal(_np(a.next_float64()), u * 2.0**-32)
+    f = _np(PCG32(10000).next_float32())
+    assert f.min() >= 0 and f.max() < 1
+
+
+def test_normal_variates_have_unit_variance():
+    z = _np(PCG32(200000, 1).next_float32_normal())
+    assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01
+    z = _np(PCG32(200000, 2).next_float64_normal())
+    assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01
+
+
+def test_masked_lanes_do_not_advance():
+    rng = PCG32(6)
+    before = _np(rng.state).copy()
+    m = Bool([True, False] * 3)
+    rng.next_float64_normal(m)
+    after = _np(rng.state)
+    assert (after[1::2] == before[1::2]).all() and (after[0::2] != before[0::2]).all()
+    rng.next_uint32(False)
+    np.testing.assert_array_equal(_np(rng.state), after)
+
+
+def test_masked_normal_is_normal():
+    """Dr.Jit 1.5's masked next_float32_normal(mask) returns uniform floats (a binding bug);
+    frostjit returns what the documentation promises, the same as the unmasked call."""
+    a, b = PCG32(8, 4), PCG32(8, 4)
+    np.testing.assert_array_equal(_np(a.next_float32_normal(Bool(True))), _np(b.next_float32_normal()))
+
+
+@given(bound=st.one_of(st.integers(1, 50), st.integers(2**31 - 5, 2**32 - 1)), width=st.sampled_from([1, 7, 300]))
+def test_bounded_integers_are_the_pcg_rejection_method(bound, width):
+    rng, ref = PCG32(width, bound), RefPCG32(width, bound, PCG32_DEFAULT_STREAM)
+    got = _np(rng.next_uint32_bounded(bound))
+    threshold = (2**32 - bound) % bound
+    want = np.zeros(width, np.uint32)
+    todo = np.ones(width, bool)
+    while todo.any():
+        r = ref.next_uint32(todo)
+        ok = todo & (r >= threshold)
+        want[ok] = r[ok] % np.uint32(bound)
+        todo &= ~ok
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(_np(rng.state), ref.state)
+
+
+def test_bounded_64_bit():
+    rng, ref = PCG32(50, 9), RefPCG32(50, 9, PCG32_DEFAULT_STREAM)
+    bound = 3 * 2**62
+    got = _np(rng.next_uint64_bounded(bound))
+    want = np.zeros(50, np.uint64)
+    todo = np.ones(50, bool)
+    threshold = np.uint64((2**64 - bound) % bound)
+    while todo.any():
+        r = ref.next_uint64(todo)
+        ok = todo & (r >= threshold)
+        want[ok] = r[ok] % np.uint64(bound)
+        todo &= ~ok
+    np.testing.assert_array_equal(got, want)
+
+
+def test_masked_bounded_gives_zero_and_does_not_advance():
+    rng = PCG32(4)
+    before = _np(rng.state).copy()
+    r = _np(rng.next_uint32_bounded(10, Bool([True, False, True, False])))
+    assert r[1] == 0 and r[3] == 0
+    assert (_np(rng.state)[1::2] == before[1::2]).all()
+
+
+def test_pcg32_is_a_pytree():
+    rng = PCG32(10)
+    rng.next_uint32()
+    assert rng.state.state == "unevaluated"
+    fj.eval(rng)
+    assert rng.state.state == "evaluated"
+    assert set(PCG32.DRJIT_STRUCT) == {"state", "inc"}
+    assert PCG32.DRJIT_STRUCT["state"] is UInt64
+
+
+def test_drawing_fuses_into_the_consumer_kernel():
+    rng = PCG32(1000)
+    fj.eval(rng)
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+        fj.kernel_history()
+        x = rng.next_float32() * 2 + rng.next_float32()
+        fj.eval(x, rng)
+        launches = [k for k in fj.kernel_history() if k["type"] == "jit"]
+    assert len(launches) == 1
+
+
+def test_ad_types_give_ad_floats_without_gradients():
+    rng = LA.PCG32(16)
+    for v in (rng.next_float32(), rng.next_float64_normal(), rng.next_float(LA.Float)):
+        assert type(v).__module__ == "frostjit.llvm.ad"
+        assert not fj.grad_enabled(v)
+    assert type(LA.PCG32(2).next_float32()) is LA.Float
+    assert type(PCG32(2).next_float32()) is Float
+
+
+def test_next_float_dispatches_on_the_dtype():
+    a, b = PCG32(5), PCG32(5)
+    np.testing.assert_array_equal(_np(a.next_float(Float64)), _np(b.next_float64()))
+    assert type(PCG32(1).next_float(LA.Float)) is Float       # PCG32's own types, as Dr.Jit
+
+
+def test_errors_name_the_argument():
+    with pytest.raises(TypeError, match="initstate"):
+        PCG32(2, 1.5)
+    with pytest.raises(TypeError):
+        PCG32(2, -1)                          # not a UInt64 (Dr.Jit: TypeError too)
+    with pytest.raises(ValueError, match="size"):
+        PCG32(-3)
+    with pytest.raises(TypeError, match="size"):
+        PCG32(2.0)
+    with pytest.raises(TypeError, match="dtype"):
+        PCG32().next_float(UInt32)
+    with pytest.raises(ValueError, match="bound"):
+        PCG32().next_uint32_bounded(0)
+    with pytest.raises(ValueError, match="bound"):
+        PCG32().next_uint32_bounded(2**32)
+    with pytest.raises(TypeError, match="bound"):
+        PCG32().next_uint32_bounded(UInt32(5))
+    with pytest.raises(TypeError, match="mask"):
+        PCG32().next_uint32(UInt32(1))
+    with pytest.raises(TypeError, match="Int64"):
+        PCG32() + 2**63
+    with pytest.raises(TypeError):
+        PCG32() + 1.5
+
+
+def test_size_zero_gives_empty_arrays():
+    rng = PCG32(0)
+    assert len(rng.next_float32()) == 0
+
+
+def test_lanes_with_integer_seed_arrays_of_other_types():
+    a = PCG32(3, UInt32([1, 2, 3]), Int32(5))
+    b = PCG32(3, UInt64([1, 2, 3]), UInt64(5))
+    np.testing.assert_array_equal(_np(a.next_uint32()), _np(b.next_uint32()))

@@ -1,0 +1,163 @@
+"""Generators inside frozen functions: carried in the inputs, they advance on every replay exactly
+as plain calls advance them (frozen == plain over 100 calls, at several widths)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit.llvm import Array3f, Float, Float64, Int64, PCG32, Philox4x32, UInt32, UInt64
+
+WIDTHS = (1, 7, 1000, 100003)
+CALLS = 100
+# A frozen function that falls back to plain calls warns: here that is a failure (but see
+# test_rejection_sampling_inside_freeze_falls_back_to_plain_calls).
+pytestmark = pytest.mark.filterwarnings("error::frostjit.FreezeWarning")
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+def _draw_pcg(rng):
+    u = rng.next_float32()
+    z = rng.next_float64_normal()
+    k = rng.next_uint32_bounded(16)         # a power of two: no rejection round
+    return u, z, k
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_frozen_pcg32_advances_like_plain_calls(width):
+    frozen = fj.freeze(_draw_pcg)
+    a, b = PCG32(width, 5, 9), PCG32(width, 5, 9)
+    for _ in range(CALLS):
+        got = frozen(a)
+        want = _draw_pcg(b)
+        fj.eval(b)
+        for g, w in zip(got, want):
+            _same(g, w)
+    _same(a.state, b.state)
+    _same(a.inc, b.inc)
+    assert frozen.n_recordings <= 2      # literal state at the first call, evaluated afterwards
+
+
+def _draw_philox(p):
+    return p.next_float32x4(), p.next_uint64x2()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_frozen_philox_advances_like_plain_calls(width):
+    frozen = fj.freeze(_draw_philox)
+    lane = fj.arange(UInt32, width)
+    a, b = Philox4x32(7, lane), Philox4x32(7, lane)
+    for _ in range(CALLS):
+        got, want = frozen(a), _draw_philox(b)
+        fj.eval(b)
+        for g, w in zip(got, want):
+            _same(g, w)
+    _same(a.counter, b.counter)
+    assert frozen.n_recordings <= 2
+
+
+def _draw_generator(g, x):
+    return g.random(Float, fj.width(x)) + x, g.normal(Array3f, (3, fj.width(x)))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_frozen_generator_advances_like_plain_calls(width):
+    frozen = fj.freeze(_draw_generator)
+    ga, gb = fj.rng(seed=11), fj.rng(seed=11)
+    x = fj.arange(Float, width)
+    for _ in range(CALLS):
+        got, want = frozen(ga, x), _draw_generator(gb, x)
+        for g, w in zip(got, want):
+            _same(g, w)
+    _same(ga._counter, gb._counter)
+    assert int(ga._counter[0]) == 2 * CALLS
+    assert frozen.n_recordings <= 2      # the seed is a Python int at the first call only
+
+
+def test_frozen_function_replays_at_a_new_width():
+    frozen = fj.freeze(_draw_pcg)
+    for width in (5, 300, 5, 4000):
+        a, b = PCG32(width, 1, 2), PCG32(width, 1, 2)
+        for _ in range(3):
+            fj.eval(a, b)
+            for g, w in zip(frozen(a), _draw_pcg(b)):
+                _same(g, w)
+    assert frozen.n_recordings <= 2
+
+
+def test_pcg32_seeded_inside_a_frozen_function_is_an_output():
+    @fj.freeze
+    def make(seed):
+        rng = PCG32(fj.width(seed), seed, 3)
+        return rng, rng.next_float32()
+
+    for width in (4, 9):
+        seed = fj.arange(UInt64, width) * 17
+        rng, u = make(seed)
+        ref = PCG32(width, seed, 3)
+        _same(u, ref.next_float32())
+        _same(rng.state, ref.state)
+        _same(rng.next_float64(), ref.next_float64())
+
+
+def test_frozen_jump_by_an_input_count():
+    @fj.freeze
+    def jump(rng, n):
+        rng += n
+        return rng.next_uint32()
+
+    for k in range(3):
+        a, b = PCG32(6, 2, 3), PCG32(6, 2, 3)
+        n = fj.arange(Int64, 6) * (k + 1) - 2
+        got = jump(a, n)
+        b += n
+        _same(got, b.next_uint32())
+        _same(a.state, b.state)
+
+
+def test_philox_iterations_are_part_of_the_key():
+    """A recording made for 7 rounds must not replay for 10 (a Python value, not an array)."""
+    frozen = fj.freeze(lambda p: p.next_uint32x4())
+    lane = fj.arange(UInt32, 8)
+    for rounds in (7, 10, 7):
+        _same(frozen(Philox4x32(1, lane, iterations=rounds)), Philox4x32(1, lane, iterations=rounds).next_uint32x4())
+
+
+def test_rejection_sampling_inside_freeze_falls_back_to_plain_calls():
+    """next_uint32_bounded redraws rejected lanes in a host loop (no while_loop yet), which reads
+    data: the frozen function warns once and runs plainly, with the right numbers."""
+    def draw(rng):
+        return rng.next_uint32_bounded(3 * 2**30)
+
+    frozen = fj.freeze(draw)
+    a, b = PCG32(1000, 4, 4), PCG32(1000, 4, 4)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            _same(frozen(a), draw(b))
+    assert any(issubclass(w.category, fj.FreezeWarning) for w in caught)
+    _same(a.state, b.state)
+
+
+def test_float64_generator_in_a_frozen_training_style_loop():
+    """The pattern of an optimizer step that re-draws noise each call (Dr.Jit's rng pitfall):
+    the counter is evaluated, so the graph does not grow and nothing re-compiles."""
+    g = fj.rng(seed=3)
+
+    @fj.freeze
+    def step(g, x):
+        return x + g.normal(Float64, fj.width(x), scale=0.1)
+
+    x = fj.zeros(Float64, 50)
+    ref, gr = fj.zeros(Float64, 50), fj.rng(seed=3)
+    for _ in range(20):
+        x = step(g, x)
+        ref = ref + gr.normal(Float64, 50, scale=0.1)
+        fj.eval(ref)
+    _same(x, ref)
+    assert step.n_recordings <= 2
