@@ -22,7 +22,7 @@ import operator
 
 from ..trace.state import state
 from ..ad.frozen import scope_token, scopes as ad_scopes
-from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names, value_token, keys_token
+from .layout import Walker, _HANDLERS, _classify, _slot_names, field_names, value_token, keys_token
 from .values import Ident, value_key, needs_key
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
@@ -140,10 +140,9 @@ class _Gen:
                 self.fail_if(f"len({c}) != {len(o._c)}")
                 for v, x in zip(self.unpack(c, len(o._c)), o._c):
                     self.emit(x, v)
-        elif h is Walker.struct or h is Walker.dataclass:
-            names = tuple(t.DRJIT_STRUCT) if h is Walker.struct else _dataclass_names(t)
+        elif h is Walker.struct or h is Walker.dataclass or h is Walker.parts:
             if self.container(o, var):
-                self.fields(o, var, names)
+                self.fields(o, var, field_names(o))
         elif h is Walker.custom:
             self.custom(o, var)
         elif h is Walker.obj:
@@ -402,7 +401,7 @@ def generate(ff, args, kwargs, flat, views):
     else:
         g.containers.append("kwargs")
         g.fail_if("kwargs")
-    gview, cview = views
+    gview, cview, self_obj = views
     if gview is not None:
         g.ns["GV"] = gview
         g.ns["G"] = gview.g
@@ -427,6 +426,10 @@ def generate(ff, args, kwargs, flat, views):
             v = g.var()
             g.line(f"{v} = CELL{i}.cell_contents")
             g.emit(x, v)
+    if self_obj is not None:
+        g.ns["SELF"] = self_obj
+        g.line("vself = SELF")
+        g.emit(self_obj, "vself")
     if ff.state_fn is not None:
         g.ns["SF"] = ff.state_fn
         g.line("sf = SF(*args, **kwargs)")

@@ -20,8 +20,9 @@ import weakref
 from ..array.flat import ArrayBase
 from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
-from . import binder, layout
-from .layout import Walker, entries, kind_of
+from . import binder, guards, layout
+from .layout import Walker, entries, kind_of, field_names
+from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed
@@ -173,6 +174,9 @@ class FrozenFunction:
         # The globals/closure views are stateless (read and write live): one of each, reused.
         self._gview = _GlobalsView(self._globals, self._global_names) if self._global_names else None
         self._cview = _CellsView(self._cells, self._cell_names) if self._cells else None
+        # A bound method's instance, a callable object or a partial is an input too (path ``self``);
+        # the function that runs first is what the read set treats as the frozen code.
+        self._top_fn, self._self_obj = _top_of(f)
         self._bound = None            # (binder, cache entry) of the key replayed last
         self._recording: dict = {}    # key -> thread recording it now
         self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
@@ -252,6 +256,8 @@ class FrozenFunction:
             w.walk(self._gview, "globals")
         if self._cview is not None:
             w.walk(self._cview, "nonlocals")
+        if self._self_obj is not None:
+            w.walk(self._self_obj, "self")
         if f.pending:
             return None
         return f, (int(state.flags), _ad.scope_token(f.leaves), tuple(key))
@@ -268,6 +274,8 @@ class FrozenFunction:
                 w.walk(self._gview, "globals")
             if self._cview is not None:
                 w.walk(self._cview, "nonlocals")
+            if self._self_obj is not None:
+                w.walk(self._self_obj, "self")
             if self.state_fn is not None:
                 w.walk(self.state_fn(*args, **kwargs), "state_fn")
             flat = w.f
@@ -299,6 +307,12 @@ class FrozenFunction:
                 if len(cands) == 1:
                     recd = cands[0]
                     if type(recd) is Recording and not recd.captured:
+                        g = recd.guard
+                        if g is not None:
+                            gi = g(flat)
+                            if gi is not None:
+                                self._guard_failed(recd, flat, gi, why)
+                                return self._miss(args, kwargs, why)
                         try:        # the common case, inlined (as in _replay)
                             out = recd.run(flat, ())
                         except GuardFailed as e:
@@ -330,7 +344,7 @@ class FrozenFunction:
         bnd = entry.binder
         if bnd is _NO_BINDER:
             try:
-                bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview))
+                bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview, self._self_obj))
             except binder.Unsupported as e:
                 log.debug("frostjit.freeze(%s): no binder for this input structure (%s)", self.name, e)
                 bnd = None
@@ -357,6 +371,12 @@ class FrozenFunction:
                     why.append("an array the recording captured (not among the inputs) was freed or rebound")
                     self._drop(recd)
                     continue
+            g = recd.guard
+            if g is not None:
+                gi = g(flat)
+                if gi is not None:
+                    self._guard_failed(recd, flat, gi, why)
+                    continue
             try:
                 out = recd.run(flat, capn)
             except GuardFailed as e:
@@ -368,6 +388,16 @@ class FrozenFunction:
             _ad.after_call()        # gradients written back to inputs flow on to what they depend on
             return (out,)
         return _MISS
+
+    def _guard_failed(self, recd, flat, gi, why) -> None:
+        """A guard on the Python state the recording read does not hold: trace again (the new
+        recording is kept beside this one), naming the guard and where the value was read."""
+        gs = recd.guardset
+        text = gs.explain(flat, gi)
+        why.append(f"guard failed: {text}")
+        log.debug("frostjit.freeze(%s): guard failed: %s", self.name, text)
+        if gs.dead():      # an object it expects died: it can never hold again
+            self._drop(recd)
 
     def _replay_failed(self, recd, e, why) -> None:
         """A replay raised (not a guard): the call traces again, so the plain call decides what
@@ -499,18 +529,23 @@ class FrozenFunction:
                       for a in flat.numpy]
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
         observer = None
+        rs = ReadSet(self._top_fn)
         try:
             # Installed inside the try: an exception here (a Ctrl-C) must not leave the hook on.
             observer = _observe_dispatch()
             RECORDERS.push(rec)
             ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
             try:
-                out = self.f(*args, **kwargs)
+                rs.start()
+                try:
+                    out = self.f(*args, **kwargs)
+                finally:
+                    rs.stop()
             finally:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:
                 rec.data_dependent = ad_reason
-            recd, out = self._finish(rec, flat, key, out, pre_entries, observer)
+            recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
         except BaseException:
             RECORDERS.pop(rec)
             if state.side_effects:      # leave the engine as a plain call would
@@ -526,7 +561,7 @@ class FrozenFunction:
             rec.release()
         return out, recd
 
-    def _finish(self, rec, flat, key, out, pre_entries, observer):
+    def _finish(self, rec, flat, key, out, pre_entries, observer, rs):
         from ..schedule.evaluate import evaluate
         leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
         cont_index = {id(c): i for i, c in enumerate(flat.containers)}
@@ -604,6 +639,15 @@ class FrozenFunction:
         real_nodes = list(d.real_nodes)
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
+        deps = set(deps) | set(rs.dispatch.values())
+        gs, why, hidden = guards.build(rs, flat, _covering(flat), self._globals, frozenset(self._global_names),
+                               self._cells, set(d.counts), self.name,
+                               {op.args[1] for op in rec.ops if op.kind == "upload_input"})
+        if why is not None and rec.data_dependent is None:
+            rec.data_dependent = why
+        if hidden:
+            log.debug("frostjit.freeze(%s): writes state outside its inputs, which replays do not repeat: %s",
+                      self.name, "; ".join(hidden[:8]))
         if rec.interfered is not None:
             # not a property of the function: nothing is cached, the next call traces again
             _warn(f"frozen function {self.name!r} {rec.interfered} while it was being recorded; the "
@@ -617,6 +661,8 @@ class FrozenFunction:
             recd = _Fallback(reason, key, flat.paths)
         else:
             recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps)
+            recd.guardset = gs
+            recd.guard = None if gs is None else gs.check
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
         if type(recd) is _Fallback and recd.reason in _ad.REASONS:
@@ -650,6 +696,56 @@ _MISS = object()
 # full layout walk.
 VERIFY_BINDERS = bool(os.environ.get("FROSTJIT_FREEZE_VERIFY_BINDERS"))
 _EMPTY_DICT_TOKEN = (dict, ())
+
+
+def _top_of(f):
+    """``(function that runs first, object walked as the input "self")`` of a frozen callable."""
+    if isinstance(f, types.FunctionType):
+        return f, None
+    if isinstance(f, types.MethodType):
+        fn = f.__func__
+        return (fn if isinstance(fn, types.FunctionType) else None), f.__self__
+    if isinstance(f, functools.partial):
+        fn = f.func
+        while isinstance(fn, functools.partial):
+            fn = fn.func
+        return _top_of(fn)[0], f
+    if isinstance(f, (type, types.BuiltinFunctionType)) or isinstance(f, FrozenFunction):
+        return None, None
+    call = getattr(type(f), "__call__", None)
+    return (call if isinstance(call, types.FunctionType) else None), f
+
+
+def _covering(flat):
+    """The ``covered`` function of :func:`.guards.build` for one call's inputs: how a guard reaches
+    an object through the inputs (``conts[ci]``), or that the layout key already covers it."""
+    cont_index = {id(c): i for i, c in enumerate(flat.containers)}
+    np_index = {id(a): k for k, a in enumerate(flat.numpy)}
+
+    def covered(owner, atom):
+        i = id(owner)
+        k = np_index.get(i)
+        if k is not None:
+            return ("np", k)
+        ci = cont_index.get(i)
+        if ci is None:
+            return None
+        if atom is None:
+            return ("cont", ci, False)
+        c = flat.containers[ci]
+        kind = kind_of(c)
+        if atom.kind == "entry":
+            if atom.holder is c:
+                return False            # an entry of an input dict: walked
+            if kind == "obj" or (kind == "fields" and atom.key in field_names(c)):
+                return False            # a walked attribute
+            return ("cont", ci, True)
+        if atom.kind in ("item", "contents") and atom.holder is c:
+            return False
+        if atom.kind == "attr" and kind == "obj":
+            return False
+        return ("cont", ci, False)
+    return covered
 
 
 def _observe_dispatch():

@@ -26,6 +26,7 @@ and ``__fj_construct__(cls, dict)`` (construction as an output).
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import decimal
 import enum
@@ -246,6 +247,11 @@ class Walker:
     def struct(self, o, path) -> None:
         self.fields(o, path, tuple(type(o).DRJIT_STRUCT))
 
+    def parts(self, o, path) -> None:
+        # a partial (its function, arguments, keywords) or a bound method (function, instance):
+        # their arrays are inputs and their Python values part of the key
+        self.fields(o, path, _parts_names(type(o)))
+
     def dataclass(self, o, path) -> None:
         self.fields(o, path, _dataclass_names(type(o)))
 
@@ -324,6 +330,20 @@ def _slot_names(t) -> tuple:
     return s
 
 
+def _parts_names(t) -> tuple:
+    return ("func", "args", "keywords") if issubclass(t, functools.partial) else ("__func__", "__self__")
+
+
+def field_names(o) -> tuple:
+    """The attribute names a "fields" container is walked by."""
+    t = type(o)
+    if isinstance(getattr(t, "DRJIT_STRUCT", None), dict):
+        return tuple(t.DRJIT_STRUCT)
+    if issubclass(t, (functools.partial, types.MethodType)):
+        return _parts_names(t)
+    return _dataclass_names(t)
+
+
 _OPAQUE_TYPES = (int, float, complex, str, bytes, bool, enum.Enum, type, types.ModuleType, types.FunctionType,
                  types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType, functools.partial,
                  np.generic, np.dtype, range, slice, frozenset, set, bytearray, memoryview,
@@ -341,8 +361,10 @@ def _classify(t):
         return Walker.vector
     if t is type(None):
         return Walker.none
-    if issubclass(t, (list, tuple)):
+    if issubclass(t, (list, tuple, collections.deque)):
         return Walker.seq
+    if issubclass(t, (functools.partial, types.MethodType)):
+        return Walker.parts
     if issubclass(t, dict):
         return Walker.dict
     if issubclass(t, np.ndarray):
@@ -374,7 +396,7 @@ def kind_of(o) -> str:
     """Container kind (how its entries are read and written)."""
     h = _HANDLERS.get(type(o)) or _classify(type(o))
     return {Walker.vector: "vector", Walker.seq: "seq", Walker.dict: "dict", Walker.struct: "fields",
-            Walker.dataclass: "fields", Walker.custom: "custom", Walker.obj: "obj"}[h]
+            Walker.dataclass: "fields", Walker.parts: "fields", Walker.custom: "custom", Walker.obj: "obj"}[h]
 
 
 def entries(o) -> list:
@@ -389,9 +411,7 @@ def entries(o) -> list:
     if k == "custom":
         return list(o.__fj_traverse__().items())
     if k == "fields":
-        names = tuple(type(o).DRJIT_STRUCT) if isinstance(getattr(type(o), "DRJIT_STRUCT", None), dict) \
-            else _dataclass_names(type(o))
-        return [(n, getattr(o, n)) for n in names]
+        return [(n, getattr(o, n)) for n in field_names(o)]
     d = getattr(o, "__dict__", None)
     out = list(d.items()) if d is not None else []
     out += [(n, getattr(o, n)) for n in _slot_names(type(o)) if hasattr(o, n)]

@@ -88,6 +88,15 @@ def reconstruct(func, args, state, items, pairs):
     return y
 
 
+def set_items(c, items) -> None:
+    """Replace a sequence's items in place (a list by slice assignment, a deque by clear/extend)."""
+    if isinstance(c, collections.deque):
+        c.clear()
+        c.extend(items)
+    else:
+        c[:] = items
+
+
 def _reduce_parts(v):
     """The copy protocol of ``v``: ``(func, args, state, items, pairs)``, or None (not usable)."""
     try:
@@ -112,6 +121,8 @@ def _kind(v) -> str:
         return "dict" if t is dict else "reduce"
     if h in (Walker.struct, Walker.dataclass, Walker.obj):
         return "object"
+    if h is Walker.parts:
+        return "reduce"     # a partial or bound method: its copy protocol rebuilds it
     if h is Walker.custom:
         return "custom"
     return "py"
@@ -321,7 +332,7 @@ def generate_finish(actions, out_desc, ns):
     replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
     interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
     ns.update({"NEW": object.__new__, "VERTEX": Vertex, "NEWOBJ": new_object, "RECON": reconstruct,
-               "SET": layout.set_entry, "DEL": layout.del_entry})
+               "SET": layout.set_entry, "DEL": layout.del_entry, "SETLIST": set_items})
     L = []
     n = [0]
     nc = [0]
@@ -402,7 +413,7 @@ def generate_finish(actions, out_desc, ns):
         elif tag == "del":
             L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
         elif tag == "setlist":
-            L.append(f"conts[{act[1]}][:] = [{items(act[2])}]")
+            L.append(f"SETLIST(conts[{act[1]}], [{items(act[2])}])")
         elif tag == "assign":
             vals = [expr(x) for x in act[2].values()]
             L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")

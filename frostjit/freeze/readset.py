@@ -1,0 +1,895 @@
+"""The read set: which Python state a frozen function's code read while it was recorded.
+
+A recording bakes in every Python value the traced code read: a class attribute, a helper's
+global, a closure cell of a callback, a default argument, a NumPy array it summed.  The layout
+key (:mod:`.layout`) covers the inputs; everything else is learned here, while the function runs
+for real, and turned into guards (:mod:`.guards`) checked before every replay.
+
+**Mechanism (chosen by measurement, see docs/freeze.md).**  During the recording only, the
+recording thread runs under ``sys.settrace`` (per thread; it exists on every Python from 3.10 to
+3.13).  The global trace function sees every Python frame that starts:
+
+* frostjit's own frames (and its generated code) get no local tracer: one dictionary lookup, about
+  0.2 us per call, nothing per instruction;
+* library frames (the standard library, installed packages) are checked against a deny list
+  (``random``, ``numpy.random``, clocks, file and environment reads, threads and queues), then
+  left alone: their module globals are taken as constant;
+* every other frame (user code, at any call depth) is traced **per instruction**
+  (``f_trace_opcodes``).  Each code object is analysed once with :mod:`dis` into *chains*: a
+  root load (``LOAD_GLOBAL``, ``LOAD_DEREF``, ``LOAD_FAST``, ``globals()``) followed by attribute
+  loads and constant subscripts (``cfg.model.scale``, ``d["k"]``), ``getattr(o, "name")``,
+  ``vars(o)``, and the stores that end a chain (``o.x = v``, ``d[k] = v``, ``global``,
+  ``nonlocal``).  When an instruction that starts a chain is about to run, the chain is evaluated
+  here **without running user code**: attribute lookups follow Python's rules statically
+  (data descriptors, instance dict, class dicts along the MRO, ``__getattr__``), so a property
+  or ``__getattr__`` stops the chain (its own frame is traced in turn).  Each step becomes an
+  *atom*: the mapping entry, cell, attribute or container contents it read, with the value seen
+  and the file:line of the read.
+
+``sys.monitoring`` (3.12+) would cost less per event but has no per-instruction view of a
+frame's locals without ``sys._getframe`` either; the trace hook is what all supported versions
+share, and it runs only while recording (replays run no hook at all).
+
+What cannot be watched makes the recording fall back to the plain call (``fallback``): a call
+into the deny list, ``getattr`` with a computed name, a generator created before the call and
+resumed inside, a write to state outside the inputs (a replay would not repeat it).
+
+A holder that turns out to be *fresh* (created during the call, and referenced by nothing but
+this read set once the call returned) needs no guard: the code builds it again every call.
+"""
+from __future__ import annotations
+
+import abc
+import builtins
+import collections
+import dis
+import functools
+import gc
+import os
+import sys
+import sysconfig
+import threading
+import types
+import weakref
+
+import numpy as np
+
+ABSENT = type("Absent", (), {"__repr__": lambda self: "<absent>", "__slots__": ()})()
+STOP = object()         # a lookup that would run user code (property, __getattr__): the chain stops
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for k, p in sysconfig.get_paths().items()
+                              if k in ("stdlib", "platstdlib", "purelib", "platlib") and p}))
+
+INTERNAL, LIBRARY, USER = 0, 1, 2
+_CLASS: dict = {}           # code -> INTERNAL / LIBRARY / USER
+
+
+def code_class(code, frame=None) -> int:
+    """Whose code this is: frostjit's own (not watched), a library's (deny list only), user code.
+
+    Code without a file (``<string>``: the ``__init__`` a dataclass generates) belongs to the
+    module whose globals it runs with; generated code with a namespace of its own (frostjit's
+    dispatch, ``exec`` into a fresh dict) is treated as library code.
+    """
+    c = _CLASS.get(code)
+    if c is None:
+        fn = code.co_filename
+        if fn.startswith("<") and not fn.startswith(("<frostjit", "<frozen")) and frame is not None:
+            mod = sys.modules.get(frame.f_globals.get("__name__", ""))
+            f = getattr(mod, "__file__", None)
+            if mod is None or getattr(mod, "__dict__", None) is not frame.f_globals:
+                c = LIBRARY if fn != "<stdin>" else USER
+            else:
+                c = code_class_of_file(f) if f else USER
+        elif fn.startswith(_PACKAGE_DIR + os.sep) or fn.startswith("<frostjit"):
+            c = INTERNAL
+        elif fn.startswith(_LIBRARY_DIRS) or fn.startswith("<frozen") or "site-packages" in fn \
+                or "dist-packages" in fn:
+            c = LIBRARY
+        else:
+            c = USER
+        _CLASS[code] = c
+    return c
+
+
+# ------------------------------------------------------------------------------ the deny list
+_RANDOM_MODULES = ("random", "_random", "secrets", "numpy.random")
+_THREAD_MODULES = ("concurrent.futures", "queue", "multiprocessing", "_queue")
+_OS_SAFE = {"fspath", "getpid", "cpu_count", "sched_getaffinity", "fsencode", "fsdecode"}
+
+
+def _under(mod: str, prefixes) -> bool:
+    return any(mod == p or mod.startswith(p + ".") for p in prefixes)
+
+
+def deny_reason(module: str, qualname: str) -> str | None:
+    """Why calling ``module.qualname`` inside a recording cannot be guarded (``None``: it can)."""
+    name = qualname.rsplit(".", 1)[-1]
+    if _under(module, _RANDOM_MODULES) or (module in ("posix", "nt", "os") and name == "urandom") \
+            or (module == "uuid" and name in ("uuid1", "uuid4")):
+        return "random numbers"
+    if module == "time" and name not in ("sleep", "struct_time"):
+        return "the clock"
+    if module in ("datetime", "_datetime") and name in ("now", "today", "utcnow"):
+        return "the clock"
+    if _under(module, _THREAD_MODULES) or (module == "_thread" and name.startswith("start")) \
+            or (module == "threading" and qualname in ("Thread.start", "Timer.start")):
+        return "work in another thread"
+    if (module in ("io", "_io") and name == "open") or (module == "builtins" and name in ("open", "input")) \
+            or (module in ("posix", "nt") and name not in _OS_SAFE) \
+            or (module == "os" and (qualname.startswith("_Environ.") or name in ("getenv", "getenvb"))) \
+            or module in ("socket", "_socket", "select", "subprocess", "tempfile"):
+        return "input/output or the environment"
+    return None
+
+
+def deny_value(v) -> str | None:
+    """``deny_reason`` of a callable value (a function, method or builtin), as ``what: why``."""
+    t = type(v)
+    if t not in (types.BuiltinFunctionType, types.FunctionType, types.MethodType) and \
+            not (callable(v) and hasattr(v, "__self__") and hasattr(v, "__qualname__")):
+        return None
+    qn = getattr(v, "__qualname__", None) or getattr(v, "__name__", "")
+    if not isinstance(qn, str):
+        return None
+    mods = [getattr(v, "__module__", None)]
+    s = getattr(v, "__self__", None)
+    if s is not None and not isinstance(s, types.ModuleType):
+        mods.append(s.__module__ if isinstance(s, type) else type(s).__module__)
+    elif isinstance(s, types.ModuleType):
+        mods.append(s.__name__)
+    for m in mods:
+        if isinstance(m, str):
+            why = deny_reason(m, qn)
+            if why is not None:
+                return f"{m}.{qn}", why
+    return None
+
+
+# ------------------------------------------------------------------------------ what is mutable
+_IMMUTABLE_TYPE = 1 << 8        # Py_TPFLAGS_IMMUTABLETYPE (3.10+)
+_HEAPTYPE = 1 << 9
+
+
+def watched_class(c) -> bool:
+    """Whether a class dict can change in a way we must watch: user classes only (builtin and
+    extension types are immutable; frostjit's and libraries' classes are taken as constant)."""
+    f = c.__flags__
+    if f & _IMMUTABLE_TYPE or not f & _HEAPTYPE:
+        return False
+    m = getattr(c, "__module__", "") or ""
+    if m.startswith("frostjit") or m in ("builtins", "abc", "typing", "enum", "collections", "functools") \
+            or m.startswith(("numpy", "collections.", "typing.", "importlib", "_")):
+        return False
+    return True
+
+
+_CONTAINERS = (list, dict, set, collections.deque, bytearray)
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
+             "popleft", "appendleft", "extendleft", "rotate", "sort", "reverse", "popitem", "__setitem__",
+             "__delitem__", "difference_update", "intersection_update", "symmetric_difference_update"}
+_NP_META = {"shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides", "flags", "T", "base"}
+_DATA_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType)
+_C_GET = (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
+          types.WrapperDescriptorType, types.ClassMethodDescriptorType, types.MethodWrapperType)
+
+
+class Atom:
+    """One fact a recording depends on: a mapping entry, attribute, cell, list item, container
+    contents or token, the value seen, and where it was read.
+
+    ``kind``: ``"entry"`` (``holder`` is a mapping: globals, a class or module dict, an instance
+    ``__dict__``), ``"attr"`` (``getattr(holder, key)`` of a slot or a function's ``__code__`` /
+    ``__defaults__``), ``"cell"``, ``"item"`` (``holder[key]`` of a list), ``"contents"`` (a whole
+    mutable container), ``"numpy"`` (an array's data), ``"token"`` (``holder()``: the ABC cache
+    token).  ``owner`` is the object whose state this is (the instance whose ``__dict__`` holds an
+    entry), used to decide freshness and input paths.
+    """
+
+    __slots__ = ("kind", "holder", "key", "value", "owner", "label", "where")
+
+    def __init__(self, kind, holder, key, value, owner, label, where):
+        self.kind = kind
+        self.holder = holder
+        self.key = key
+        self.value = value
+        self.owner = owner
+        self.label = label
+        self.where = where
+
+    def __repr__(self) -> str:
+        return f"<atom {self.label} = {self.value!r} at {self.where}>"
+
+
+class _Frame:
+    """What the tracer knows about one running user frame."""
+
+    __slots__ = ("fns", "nested", "last_fj", "top")
+
+    def __init__(self, fns, nested, top):
+        self.fns = fns          # candidate function objects running this frame (may be empty)
+        self.nested = nested    # the caller's _Frame when this code is a closure the caller just made
+        self.last_fj = False    # the last callable this frame loaded was frostjit's (NumPy heuristic)
+        self.top = top
+
+
+# ------------------------------------------------------------------------------ code analysis
+_ROOTS = {"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_GLOBAL", "LOAD_NAME",
+          "LOAD_FROM_DICT_OR_DEREF"}
+_CALLS = {"CALL", "CALL_FUNCTION", "PRECALL", "CALL_METHOD"}
+_SINGLE = {"LOAD_CONST", "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_SMALL_INT"}
+_ANALYSIS: dict = {}
+
+
+class Chain:
+    """A root load followed by attribute / constant-subscript steps (see module docstring)."""
+
+    __slots__ = ("root", "name", "steps", "end", "line", "text")
+
+    def __init__(self, root, name, steps, end, line):
+        self.root = root            # "fast" | "deref" | "global" | "globals()" | "builtin-fn"
+        self.name = name
+        self.steps = steps          # (("attr", name) | ("item", key), ...)
+        self.end = end              # None | ("store_attr", n) | ("del_attr", n) | ("store_item", key|MISSING)
+        self.line = line
+        text = "globals()" if root == "globals()" else str(name)
+        for k, v in steps:
+            text += f".{v}" if k == "attr" else f"[{v!r}]"
+        self.text = text
+
+
+MISSING = object()
+
+
+def _hashable(k) -> bool:
+    try:
+        hash(k)
+    except TypeError:
+        return False
+    return type(k) in (int, str, bytes, bool, float, tuple, type(None))
+
+
+def _call_arity(ins, j):
+    """``n`` when ``ins[j:]`` is ``[PRECALL n] CALL n`` (any version), else ``None``."""
+    if j < len(ins) and ins[j].opname == "PRECALL":
+        j += 1
+    if j < len(ins) and ins[j].opname in ("CALL", "CALL_FUNCTION", "CALL_METHOD"):
+        return ins[j].arg
+    return None
+
+
+def _steps(ins, j):
+    """Attribute loads and constant subscripts from ``ins[j]`` on: ``(steps, end, next index)``."""
+    steps = []
+    end = None
+    n = len(ins)
+    while j < n:
+        y = ins[j]
+        op = y.opname
+        if op in ("LOAD_ATTR", "LOAD_METHOD"):
+            steps.append(("attr", y.argval))
+            j += 1
+            continue
+        if op == "LOAD_CONST" and j + 1 < n and ins[j + 1].opname == "BINARY_SUBSCR" and _hashable(y.argval):
+            steps.append(("item", y.argval))
+            j += 2
+            continue
+        if op in ("COPY", "DUP_TOP") and (y.arg in (None, 1)) and j + 1 < n and ins[j + 1].opname == "LOAD_ATTR":
+            # ``o.x += v``: a read of o.x and a store to it
+            steps.append(("attr", ins[j + 1].argval))
+            end = ("aug", ins[j + 1].argval)
+            break
+        if op == "STORE_ATTR":
+            end = ("store_attr", y.argval)
+        elif op == "DELETE_ATTR":
+            end = ("del_attr", y.argval)
+        elif op in _SINGLE and j + 1 < n and ins[j + 1].opname in ("STORE_SUBSCR", "DELETE_SUBSCR"):
+            end = ("store_item", y.argval if op == "LOAD_CONST" and _hashable(y.argval) else MISSING)
+        elif op == "LOAD_CONST" and j + 2 < n and ins[j + 1].opname in ("COPY", "DUP_TOP_TWO") \
+                and _hashable(y.argval):
+            # ``d["k"] += v``: a read of d["k"] and a store to it
+            k = y.argval
+            for z in ins[j + 1:j + 5]:
+                if z.opname == "BINARY_SUBSCR":
+                    steps.append(("item", k))
+                    end = ("aug", k)
+                    break
+        break
+    return tuple(steps), end, j
+
+
+def analyse(code) -> dict:
+    """``{instruction offset: [Chain or ("store_global", name) ...]}`` for one code object."""
+    table = _ANALYSIS.get(code)
+    if table is not None:
+        return table
+    ins = list(dis.get_instructions(code))
+    table = {}
+    line = code.co_firstlineno
+    freevars = set(code.co_freevars)
+    extra = {}      # root index -> extra trailing step (getattr(o, "x"), vars(o))
+    for i, x in enumerate(ins):
+        ln = x.starts_line if isinstance(x.starts_line, int) and not isinstance(x.starts_line, bool) \
+            else getattr(x, "line_number", None)
+        if isinstance(ln, int) and ln > 0:
+            line = ln
+        op = x.opname
+        acts = None
+        if op == "LOAD_GLOBAL" and x.argval == "globals" and _call_arity(ins, i + 1) == 0:
+            j = i + 1 + (ins[i + 1].opname == "PRECALL") + 1
+            steps, end, _ = _steps(ins, j)
+            acts = [Chain("globals()", "globals", steps, end, line)]
+        elif op in _ROOTS or op == "LOAD_FAST_LOAD_FAST":
+            names = x.argval if op == "LOAD_FAST_LOAD_FAST" else (x.argval,)
+            kind = "global" if op in ("LOAD_GLOBAL", "LOAD_NAME") else \
+                "deref" if op in ("LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF") else "fast"
+            if kind == "deref" and names[0] not in freevars:
+                kind = "fast"           # a cell variable of this frame: local state
+            steps, end, j = _steps(ins, i + 1)
+            acts = [Chain(kind, n, (), None, line) for n in names[:-1]]
+            acts.append(Chain(kind, names[-1], steps, end, line))
+            if op == "LOAD_GLOBAL" and x.argval in ("getattr", "hasattr", "setattr", "delattr", "vars") \
+                    and not steps and i + 1 < len(ins):
+                acts[-1].end = ("builtin", x.argval)
+                k = _builtin_pattern(ins, i + 1, x.argval)
+                if k is not None:
+                    root_i, step = k
+                    extra[root_i] = step
+                    acts[-1].end = ("builtin-const", x.argval)
+        elif op in ("STORE_GLOBAL", "DELETE_GLOBAL"):
+            acts = [("store_global", x.argval, line)]
+        elif op in ("STORE_DEREF", "DELETE_DEREF") and x.argval in freevars:
+            acts = [("store_deref", x.argval, line)]
+        if acts:
+            table.setdefault(x.offset, []).extend(acts)
+    for i, step in extra.items():
+        for a in table.get(ins[i].offset, ()):
+            if isinstance(a, Chain) and a.end is None:
+                if step[0] == "store_attr":
+                    a.end = step
+                else:
+                    a.steps = a.steps + (step,)
+                    a.text += f".{step[1]}"
+    _ANALYSIS[code] = table
+    return table
+
+
+def _builtin_pattern(ins, j, fn):
+    """``getattr(<chain>, "x"[, default])`` / ``hasattr`` / ``setattr(<chain>, "x", v)`` /
+    ``vars(<chain>)``: ``(index of the chain's root, its extra step)``, or ``None``."""
+    if j >= len(ins) or ins[j].opname not in _ROOTS:
+        return None
+    _, _, k = _steps(ins, j + 1)
+    if fn == "vars":
+        return (j, ("attr", "__dict__")) if _call_arity(ins, k) == 1 else None
+    if k >= len(ins) or ins[k].opname != "LOAD_CONST" or not isinstance(ins[k].argval, str):
+        return None
+    name = ins[k].argval
+    k += 1
+    want = {"getattr": (2, 3), "hasattr": (2,), "setattr": (3,), "delattr": (2,)}[fn]
+    for extra_args in range(0, 2):
+        n = _call_arity(ins, k + extra_args)
+        if n in want and n == 2 + extra_args:
+            if extra_args and ins[k].opname not in _SINGLE:
+                return None
+            return (j, ("store_attr", name) if fn in ("setattr", "delattr") else ("attr", name))
+    return None
+
+
+# ------------------------------------------------------------------------------ static lookups
+def _cls_dict_of(c):
+    return c.__dict__
+
+
+def _find_in_mro(mro, name, atoms, label, where):
+    """The first class of ``mro`` whose dict has ``name``: ``(class, value)`` or ``(None, ABSENT)``;
+    appends atoms for every watched class dict consulted."""
+    for c in mro:
+        d = c.__dict__
+        if name in d:
+            v = d[name]
+            if watched_class(c):
+                atoms.append(Atom("entry", d, name, v, c, f"{c.__qualname__}.{name}", where))
+            return c, v
+        if watched_class(c):
+            atoms.append(Atom("entry", d, name, ABSENT, c, f"{c.__qualname__}.{name}", where))
+    return None, ABSENT
+
+
+def read_attr(o, name, label, where):
+    """``o.<name>`` without running user code: ``(value, atoms)``; value ``STOP`` when the lookup
+    would run user code (a property, ``__getattr__``, a Python descriptor)."""
+    atoms = []
+    if isinstance(o, type):
+        return _read_type_attr(o, name, label, where, atoms)
+    t = type(o)
+    if isinstance(o, types.ModuleType):
+        d = o.__dict__
+        if name in d:
+            v = d[name]
+            if not (o.__name__.startswith("frostjit") or _is_library_module(o)):
+                atoms.append(Atom("entry", d, name, v, o, label, where))
+            return v, atoms
+        atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
+        return STOP, atoms
+    owner, attr = _find_in_mro(t.__mro__, name, atoms, label, where)
+    at = type(attr)
+    if owner is not None and (hasattr(at, "__set__") or hasattr(at, "__delete__")):
+        if isinstance(attr, _DATA_DESCRIPTORS):
+            try:
+                v = attr.__get__(o, t)
+            except AttributeError:
+                v = ABSENT
+            if watched_class(t) and name not in ("__dict__", "__class__", "__weakref__"):
+                atoms.append(Atom("attr", o, name, v, o, label, where))
+            return v, atoms
+        return STOP, atoms          # a property or Python data descriptor: its code is traced
+    try:
+        d = object.__getattribute__(o, "__dict__")
+    except (AttributeError, TypeError):
+        d = None
+    if isinstance(d, dict):
+        if name in d:
+            v = d[name]
+            atoms.append(Atom("entry", d, name, v, o, label, where))
+            return v, atoms
+        if watched_class(t):
+            atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
+    if owner is not None:
+        if hasattr(at, "__get__"):
+            if isinstance(attr, _C_GET):
+                try:
+                    return attr.__get__(o, t), atoms
+                except Exception:  # noqa: BLE001 - the real lookup raises the same way
+                    return STOP, atoms
+            return STOP, atoms
+        return attr, atoms
+    return (STOP if hasattr(t, "__getattr__") else ABSENT), atoms
+
+
+def _read_type_attr(cls, name, label, where, atoms):
+    meta = type(cls)
+    mowner, mattr = _find_in_mro(meta.__mro__, name, atoms, label, where)
+    mt = type(mattr)
+    if mowner is not None and (hasattr(mt, "__set__") or hasattr(mt, "__delete__")):
+        if isinstance(mattr, _DATA_DESCRIPTORS):
+            try:
+                return mattr.__get__(cls, meta), atoms
+            except AttributeError:
+                return ABSENT, atoms
+        return STOP, atoms
+    owner, attr = _find_in_mro(cls.__mro__, name, atoms, label, where)
+    if owner is not None:
+        at = type(attr)
+        if hasattr(at, "__get__"):
+            if isinstance(attr, _C_GET) or isinstance(attr, property):
+                try:
+                    return attr.__get__(None, cls), atoms
+                except Exception:  # noqa: BLE001
+                    return STOP, atoms
+            return STOP, atoms
+        return attr, atoms
+    if mowner is not None:
+        return mattr, atoms
+    return (STOP if hasattr(meta, "__getattr__") else ABSENT), atoms
+
+
+def _is_library_module(m) -> bool:
+    f = getattr(m, "__file__", None)
+    if not f:
+        return True          # builtin / extension modules
+    return code_class_of_file(f) != USER
+
+
+def code_class_of_file(fn: str) -> int:
+    fn = os.path.abspath(fn)
+    if fn.startswith(_PACKAGE_DIR + os.sep):
+        return INTERNAL
+    if fn.startswith(_LIBRARY_DIRS) or "site-packages" in fn or "dist-packages" in fn:
+        return LIBRARY
+    return USER
+
+
+# ------------------------------------------------------------------------------ the observer
+class ReadSet:
+    """Watches the calling thread while a frozen function records (see module docstring).
+
+    ``start()`` / ``stop()`` around the function's call.  Afterwards: ``atoms`` (by identity of
+    what they read), ``writes`` (state written outside the frame's locals), ``fallback`` (why the
+    recording cannot be replayed, or ``None``), ``dispatch`` (dispatched functions the code named)
+    and ``abc`` (whether an ABC ``isinstance``/``issubclass`` or dispatch resolution ran).
+    """
+
+    def __init__(self, top_fn):
+        self.atoms: dict = {}           # (kind, id(holder), key) -> Atom (the first read wins)
+        self.writes: list = []          # (owner, label, where)
+        self.fallback = None            # (what, why, where)
+        self.dispatch: dict = {}        # id -> dispatched function
+        self.abc = False
+        self.keep: dict = {}            # id -> object: every object held here (ids stay unique)
+        self.refs = collections.Counter()       # id -> strong references this read set holds
+        self.reached: set = set()       # ids of values read from outside a frame's locals
+        self.made: set = set()          # ids of objects whose __init__ ran during the call
+        self.known = collections.defaultdict(list)     # code -> functions seen
+        self.frames: dict = {}
+        self.top_code = getattr(top_fn, "__code__", None)
+        self.thread = threading.get_ident()
+        self.error = None
+        self._prev = None
+        if top_fn is not None:
+            self.note_function(top_fn)
+            # the frozen function's own globals and cells are inputs; its code and defaults are not
+            self._function_atoms(top_fn, f"{self.top_code.co_filename}:{self.top_code.co_firstlineno}")
+
+    # -- hook ----------------------------------------------------------------------------
+    def start(self) -> None:
+        self._prev = sys.gettrace()
+        sys.settrace(self._global)
+
+    def stop(self) -> None:
+        sys.settrace(self._prev)
+        self._prev = None
+        self.frames.clear()
+        self.known.clear()
+
+    def _global(self, frame, event, arg):
+        try:
+            code = frame.f_code
+            cls = _CLASS.get(code)
+            if cls is None:
+                cls = code_class(code, frame)
+            if cls == INTERNAL:
+                return None
+            if cls == LIBRARY:
+                self._library_call(frame, code)
+                return None
+            return self._user_call(frame, code)
+        except Exception as e:  # noqa: BLE001 - a tracer must never break the traced code
+            self._internal_error(e)
+            return None
+
+    def _internal_error(self, e) -> None:
+        if self.error is None:
+            self.error = e
+            self.set_fallback("frostjit could not follow this code", f"{type(e).__name__}: {e}", None)
+
+    def _library_call(self, frame, code) -> None:
+        mod = frame.f_globals.get("__name__", "") or ""
+        qn = getattr(code, "co_qualname", code.co_name)
+        if mod == "abc" and code.co_name in ("__instancecheck__", "__subclasscheck__"):
+            self.abc = True
+            return
+        why = deny_reason(mod, qn)
+        if why is not None:
+            self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
+
+    def set_fallback(self, what, why, where) -> None:
+        if self.fallback is None:
+            self.fallback = (what, why, where)
+
+    def _user_call(self, frame, code):
+        flags = code.co_flags
+        if flags & (0x20 | 0x80 | 0x200) and frame.f_lasti > 0 and frame not in self.frames:
+            # a generator / coroutine resumed, created before this call: its state is hidden
+            self.set_fallback(f"the generator {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}",
+                              "state kept by a generator created before the call", _where(frame))
+        info = self.frames.get(frame)
+        if info is None:
+            info = self._enter(frame, code)
+        frame.f_trace_opcodes = True
+        frame.f_trace_lines = False
+        return self._local
+
+    def _enter(self, frame, code):
+        if code.co_name in ("__init__", "__post_init__") and code.co_argcount:
+            obj = frame.f_locals.get(code.co_varnames[0])
+            if obj is not None:
+                self.made.add(id(obj))      # made during this call (an output, rebuilt by replays)
+                self.hold(obj)
+        top = code is self.top_code and not any(f.top for f in self.frames.values())
+        caller = self.frames.get(frame.f_back)
+        fns = [f for f in self.known.get(code, ()) if _code_of(f) is code]
+        nested = None
+        if not fns and caller is not None and code in _nested_codes(frame.f_back.f_code):
+            nested = caller         # a closure the caller made during this call: fresh
+        elif not fns:
+            fns = _functions_of(code, frame)
+        info = _Frame(fns, nested, top)
+        self.frames[frame] = info
+        where = _where(frame)
+        for fn in fns:
+            if top:
+                continue    # the frozen function itself: its code, defaults are guarded in guards.py
+            self._function_atoms(fn, where)
+        return info
+
+    def _function_atoms(self, fn, where) -> None:
+        name = fn.__qualname__
+        self.add(Atom("attr", fn, "__code__", fn.__code__, fn, f"{name}.__code__", where))
+        if fn.__defaults__:
+            self.add(Atom("attr", fn, "__defaults__", fn.__defaults__, fn, f"{name}.__defaults__", where))
+            for v in fn.__defaults__:
+                self.consider(v, where, True)
+        if fn.__kwdefaults__:
+            self.add(Atom("attr", fn, "__kwdefaults__", fn.__kwdefaults__, fn, f"{name}.__kwdefaults__", where))
+            self.add(Atom("contents", fn.__kwdefaults__, None, None, fn, f"{name}.__kwdefaults__", where))
+            for v in fn.__kwdefaults__.values():
+                self.consider(v, where, True)
+
+    def _local(self, frame, event, arg):
+        try:
+            if event == "opcode":
+                acts = analyse(frame.f_code).get(frame.f_lasti)
+                if acts is not None:
+                    self._run(frame, acts)
+            elif event == "return":
+                self.frames.pop(frame, None)
+        except Exception as e:  # noqa: BLE001
+            self._internal_error(e)
+        return self._local
+
+    # -- evaluating chains -----------------------------------------------------------------
+    def _run(self, frame, acts) -> None:
+        info = self.frames.get(frame)
+        if info is None:
+            info = self._enter(frame, frame.f_code)
+        for a in acts:
+            if type(a) is tuple:
+                self._store(frame, info, a)
+            else:
+                self._chain(frame, info, a)
+
+    def _store(self, frame, info, a) -> None:
+        kind, name, line = a
+        where = f"{frame.f_code.co_filename}:{line}"
+        if kind == "store_global":
+            g = frame.f_globals
+            self.write(g, f"the global {name} of {g.get('__name__', '?')}", where, key=name)
+        else:
+            for cell in self._cells(frame, info, name):
+                self.write(cell, f"the closure variable {name!r}", where)
+
+    def _chain(self, frame, info, ch) -> None:
+        where = f"{frame.f_code.co_filename}:{ch.line}"
+        root = ch.root
+        loc = frame.f_locals
+        reached = False
+        if root == "fast":
+            if ch.name not in loc:
+                return
+            v = loc[ch.name]
+        elif root == "deref":
+            if ch.name not in loc:
+                return
+            v = loc[ch.name]
+            for cell in self._cells(frame, info, ch.name):
+                self.add(Atom("cell", cell, None, v, cell, f"{ch.name} (a closure variable)", where))
+            reached = True
+        elif root == "global":
+            g = frame.f_globals
+            if ch.name in g:
+                v = g[ch.name]
+                self.add(Atom("entry", g, ch.name, v, g, f"{g.get('__name__', '?')}.{ch.name}", where))
+            else:
+                b = frame.f_builtins
+                if ch.name not in b:
+                    return
+                v = b[ch.name]
+                self.add(Atom("entry", g, ch.name, ABSENT, g, f"{g.get('__name__', '?')}.{ch.name}", where))
+            reached = True
+        else:   # globals()
+            v = frame.f_globals
+            reached = True
+        end = ch.end
+        if end is not None and end[0] == "builtin":
+            if v in (getattr, setattr, delattr, hasattr, vars):
+                self.set_fallback(f"{v.__name__}() with a computed attribute name",
+                                  "an attribute frostjit cannot name", where)
+            return
+        if end is not None and end[0] == "builtin-const":
+            return
+        steps = ch.steps
+        text = ch.name
+        last = len(steps) - 1
+        holder = v
+        for i, (k, key) in enumerate(steps):
+            holder = v
+            if k == "attr":
+                label = f"{text}.{key}"
+                if i == last and end is None and isinstance(holder, _CONTAINERS) and key in _MUTATORS:
+                    self.write(holder, f"{text} (.{key}())", where)
+                    return
+                if isinstance(holder, np.ndarray) and key not in _NP_META:
+                    self.numpy_read(holder, text, where)
+                v, atoms = read_attr(holder, key, label, where)
+            else:
+                label = f"{text}[{key!r}]"
+                v, atoms = self.read_item(holder, key, label, where)
+            text = label
+            for at in atoms:
+                self.add(at)
+            if v is STOP or v is ABSENT:
+                return
+            if reached or atoms:
+                self.reached.add(id(v))
+                self.hold(v)
+            reached = reached or bool(atoms)
+            if i < last:
+                self.consider(v, where, False)
+        if end is not None:
+            if end[0] == "aug":         # ``o.x += v`` / ``d[k] += v``: read above, stored to the holder
+                self.write(holder, text, where, key=end[1])
+            elif end[0] in ("store_attr", "del_attr"):
+                self.write(v, f"{text}.{end[1]}", where, key=end[1])
+            elif end[0] == "store_item":
+                self.write(v, f"{text}[{'...' if end[1] is MISSING else repr(end[1])}]", where,
+                           key=None if end[1] is MISSING else end[1])
+            return
+        self.consider(v, where, True, frame_info=info, label=text)
+
+    def read_item(self, c, key, label, where):
+        t = type(c)
+        if t is dict or (isinstance(c, dict) and t.__getitem__ is dict.__getitem__):
+            if key in c:
+                v = c[key]
+                return v, [Atom("entry", c, key, v, c, label, where)]
+            if hasattr(t, "__missing__"):
+                return STOP, [Atom("entry", c, key, ABSENT, c, label, where)]
+            return ABSENT, [Atom("entry", c, key, ABSENT, c, label, where)]
+        if t is list or t is tuple:
+            try:
+                v = c[key]
+            except (IndexError, TypeError):
+                return ABSENT, [Atom("contents", c, None, None, c, label, where)] if t is list else []
+            return v, [Atom("item", c, key, v, c, label, where)] if t is list else []
+        if isinstance(c, np.ndarray):
+            self.numpy_read(c, label, where)
+            return STOP, []
+        if isinstance(c, _CONTAINERS):
+            return STOP, [Atom("contents", c, None, None, c, label, where)]
+        return STOP, []
+
+    def consider(self, v, where, final, frame_info=None, label=None) -> None:
+        """A value the code read: remember functions, check the deny list, watch containers."""
+        t = type(v)
+        if t is types.FunctionType:
+            self.note_function(v)
+        elif t is types.MethodType:
+            self.note_function(v.__func__)
+        elif t is functools.partial:
+            self.note_function(v.func)
+        if frame_info is not None:
+            m = getattr(v, "__module__", None) if callable(v) else None
+            if isinstance(m, str):
+                frame_info.last_fj = m.startswith("frostjit")
+        if callable(v):
+            d = deny_value(v)
+            if d is not None:
+                self.set_fallback(d[0], d[1], where)
+            if hasattr(v, "_dispatch_state"):
+                self.dispatch[id(v)] = v
+        if final and isinstance(v, _CONTAINERS):
+            self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
+        elif final and isinstance(v, np.ndarray):
+            # passed on as a whole: to frostjit (an upload, re-read by every replay) or to Python
+            # code that reads it (its data becomes part of the recording): decided in guards.build
+            self.numpy_read(v, label or "<ndarray>", where, "passed")
+
+    def numpy_read(self, a, label, where, how="read") -> None:
+        key = ("numpy", id(a), None)
+        old = self.atoms.get(key)
+        if old is not None and old.key == "passed" and how == "read":
+            old.key = "read"
+        self.add(Atom("numpy", a, how, None, a, label, where))
+
+    # -- cells and functions ----------------------------------------------------------------
+    def note_function(self, fn) -> None:
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return
+        lst = self.known[code]
+        if not any(f is fn for f in lst):
+            lst.append(fn)
+
+    def _cells(self, frame, info, name):
+        """The closure cells a frame reads as ``name`` (more than one when the running function is
+        ambiguous; none when the cell was made during this call)."""
+        if info.nested is not None:
+            caller = info.nested
+            code = frame.f_back.f_code if frame.f_back is not None else None
+            if code is not None and name in code.co_freevars:
+                return self._cells(frame.f_back, caller, name)
+            return []       # a cell of the caller's frame: made during this call
+        out = []
+        for fn in info.fns:
+            code = fn.__code__
+            if name in code.co_freevars and fn.__closure__:
+                out.append(fn.__closure__[code.co_freevars.index(name)])
+        if not out and not info.top:
+            self.set_fallback(f"the closure variable {name!r} of {frame.f_code.co_name}",
+                              "a closure frostjit cannot identify", _where(frame))
+        return [] if info.top else out
+
+    # -- bookkeeping -----------------------------------------------------------------------
+    def hold(self, o) -> None:
+        """Keep ``o`` alive while recording (ids stay unique) and count the reference."""
+        i = id(o)
+        if i not in self.keep:
+            self.keep[i] = o
+
+    def add(self, atom) -> None:
+        key = (atom.kind, id(atom.holder), None if atom.kind == "numpy" else
+               atom.key if _hashable(atom.key) else id(atom.key))
+        if key in self.atoms:
+            return
+        self.atoms[key] = atom
+        self.hold(atom.holder)
+        self.hold(atom.owner)
+
+    def write(self, owner, label, where, key=None) -> None:
+        self.hold(owner)
+        self.writes.append((owner, key, label, where))
+
+
+def _code_of(fn):
+    return getattr(fn, "__code__", None)
+
+
+_NESTED: dict = {}
+
+
+def _nested_codes(code) -> frozenset:
+    s = _NESTED.get(code)
+    if s is None:
+        s = _NESTED[code] = frozenset(k for k in code.co_consts if isinstance(k, types.CodeType))
+    return s
+
+
+_BY_CODE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _functions_of(code, frame) -> list:
+    """The function objects that run ``code``: by qualified name from the frame's globals, else
+    by a search of the heap (once per code object, for functions without free variables)."""
+    qn = getattr(code, "co_qualname", code.co_name)
+    if "<locals>" not in qn and "<lambda>" not in qn:
+        o = frame.f_globals
+        ok = True
+        for part in qn.split("."):
+            o = o.get(part) if isinstance(o, dict) else getattr(o, "__dict__", {}).get(part)
+            if o is None:
+                ok = False
+                break
+            if isinstance(o, (staticmethod, classmethod)):
+                o = o.__func__
+        if ok and getattr(o, "__code__", None) is code:
+            return [o]
+    if not code.co_freevars:
+        cached = _BY_CODE.get(code)
+        if cached is not None:
+            return [f for f in (r() for r in cached) if f is not None]
+    fns = [f for f in gc.get_referrers(code) if type(f) is types.FunctionType and f.__code__ is code]
+    if not code.co_freevars:
+        _BY_CODE[code] = [weakref.ref(f) for f in fns]
+    return fns
+
+
+def _where(frame) -> str:
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _user_where(frame) -> str | None:
+    while frame is not None:
+        if code_class(frame.f_code, frame) == USER:
+            return _where(frame)
+        frame = frame.f_back
+    return None
+
+
+def abc_token():
+    """The ABC cache token (``ABC.register`` changes it; dispatch resolutions depend on it)."""
+    return abc.get_cache_token()
+
+
+BUILTINS = builtins.__dict__
