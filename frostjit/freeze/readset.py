@@ -477,8 +477,8 @@ def _read_type_attr(cls, name, label, where, atoms):
 
 def _is_library_module(m) -> bool:
     f = getattr(m, "__file__", None)
-    if not f:
-        return True          # builtin / extension modules
+    if not f:       # builtin modules; a module made in Python (types.ModuleType) is the user's
+        return m.__name__ in sys.builtin_module_names or m.__name__.startswith("frostjit")
     return code_class_of_file(f) != USER
 
 
@@ -693,6 +693,8 @@ class ReadSet:
         text = ch.name
         last = len(steps) - 1
         holder = v
+        if steps:
+            self.consider(v, where, False, frame_info=info)
         for i, (k, key) in enumerate(steps):
             holder = v
             if k == "attr":
