@@ -336,15 +336,21 @@ def test_work_in_a_helper_thread_falls_back():
 # --- the same family --------------------------------------------------------------------------------
 def test_monkeypatched_method():
     class Net:
-        def act(self, x):
-            return x * 2
+        pass
+
+    def act2(self, x):
+        return x * 2
+
+    def act5(self, x):
+        return x * 5
 
     def fn(x, net):
         return net.act(x) + 1
     net = Net()
     fz = fj.freeze(fn)
-    agree(fn, fz, [lambda: None, lambda: setattr(Net, "act", lambda self, x: x * 5),
-                   lambda: setattr(net, "act", lambda x: x - 1)], args=lambda n: (ramp(n), net))
+    agree(fn, fz, [lambda: setattr(Net, "act", act2), lambda: setattr(Net, "act", act5),
+                   lambda: setattr(net, "act", lambda x: x - 1), lambda: delattr(net, "act")],
+          args=lambda n: (ramp(n), net))
 
 
 def test_closure_cell_of_a_function_argument():
