@@ -20,7 +20,8 @@ import weakref
 from ..array.flat import ArrayBase
 from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
-from . import binder, guards, layout
+from . import binder, checking, guards, layout
+from .checking import FreezeMismatchError
 from .layout import Walker, entries, kind_of, field_names
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
@@ -149,7 +150,7 @@ class FrozenFunction:
     __fj_opaque__ = True
 
     def __init__(self, f, state_fn=None, limit=None, warn_after: int = 10, backend=None,
-                 auto_opaque: bool = True, enabled: bool = True):
+                 auto_opaque: bool = True, enabled: bool = True, check=None):
         functools.update_wrapper(self, f)
         self.f = f
         self.state_fn = state_fn
@@ -158,6 +159,7 @@ class FrozenFunction:
         self.backend = backend
         self.auto_opaque = auto_opaque
         self.enabled = enabled
+        self.check = check      # None: FROSTJIT_FREEZE_CHECK decides (the module's CHECK)
         self._cache = RecordingCache(self.limit)
         self._dead = self._cache.dead     # (the list the cache appends dead keys to: checked per call)
         self._n_recordings = 0
@@ -314,7 +316,10 @@ class FrozenFunction:
                                 self._guard_failed(recd, flat, gi, why)
                                 return self._miss(args, kwargs, why)
                         try:        # the common case, inlined (as in _replay)
-                            out = recd.run(flat, ())
+                            if self.check or (CHECK and self.check is None):
+                                out = self._run_checked(recd, flat, (), args, kwargs)
+                            else:
+                                out = recd.run(flat, ())
                         except GuardFailed as e:
                             why.append(f"guard failed: {e.why}")
                             return self._miss(args, kwargs, why)
@@ -378,7 +383,10 @@ class FrozenFunction:
                     self._guard_failed(recd, flat, gi, why)
                     continue
             try:
-                out = recd.run(flat, capn)
+                if self.check or (CHECK and self.check is None):
+                    out = self._run_checked(recd, flat, capn, args, kwargs)
+                else:
+                    out = recd.run(flat, capn)
             except GuardFailed as e:
                 why.append(f"guard failed: {e.why}")
                 continue
@@ -388,6 +396,30 @@ class FrozenFunction:
             _ad.after_call()        # gradients written back to inputs flow on to what they depend on
             return (out,)
         return _MISS
+
+    def _run_checked(self, recd, flat, capn, args, kwargs):
+        """Checking mode: the replay, then the plain call on the same inputs; they must agree."""
+        pre = checking.capture(flat)
+        out = recd.run(flat, capn)
+        post = checking.capture(flat)
+        checking.restore(flat, pre)
+        try:
+            ref = self.f(*args, **kwargs)
+        finally:
+            plain = checking.capture(flat)
+            checking.restore(flat, post)
+        paths = _PathsOf(self, args, kwargs, flat, pre, post)
+        diff = checking.first_difference(out, ref, "result") or \
+            checking.state_difference(flat, post, plain, paths)
+        if diff is not None:
+            gs = recd.guardset
+            lines = "\n    ".join(gs.describe(flat)) if gs is not None else "(none)"
+            keys = "\n    ".join(f"{p}: {layout._describe_token(t)}" for p, t in (recd.paths or [])[:12])
+            raise FreezeMismatchError(
+                f"frozen function {self.name!r}: a replay differs from the plain call at {diff}\n"
+                f"  recording key (input paths):\n    {keys or '(no inputs)'}\n"
+                f"  guards (what the recording read, and its value now):\n    {lines}")
+        return out
 
     def _guard_failed(self, recd, flat, gi, why) -> None:
         """A guard on the Python state the recording read does not hold: trace again (the new
@@ -691,6 +723,40 @@ class FrozenFunction:
                 pass
 
 
+class _PathsOf:
+    """Paths of a call's containers and array leaves (for FreezeMismatchError), walked on demand
+    with the inputs as they were before the call."""
+
+    def __init__(self, ff, args, kwargs, flat, pre, post):
+        self.args = (ff, args, kwargs, flat, pre, post)
+        self.p = None
+
+    def _walk(self):
+        if self.p is None:
+            ff, args, kwargs, flat, pre, post = self.args
+            checking.restore(flat, pre)
+            try:
+                self.p, _ = ff._walk(args, kwargs, True)
+            finally:
+                checking.restore(flat, post)
+        return self.p
+
+    def container(self, i) -> str:
+        p = self._walk().cont_paths
+        return p[i] if i < len(p) and p[i] else f"<input container {i}>"
+
+    def leaf(self, i) -> str:
+        p = self._walk().leaf_paths
+        return p[i] if i < len(p) and p[i] else f"<input array {i}>"
+
+
+def _env_on(name: str) -> bool:
+    v = os.environ.get(name, "")
+    return v.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+#: FROSTJIT_FREEZE_CHECK=1: every frozen function checks every replay against the plain call.
+CHECK = _env_on("FROSTJIT_FREEZE_CHECK")
 _MISS = object()
 # Tests set this (or FROSTJIT_FREEZE_VERIFY_BINDERS=1): every binder hit is checked against the
 # full layout walk.
@@ -763,7 +829,7 @@ def _observe_dispatch():
 
 
 def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=None, auto_opaque: bool = True,
-           enabled: bool = True):
+           enabled: bool = True, check=None):
     """Record a function's kernel launches once and replay them for compatible inputs.
 
     Usable as ``@fj.freeze``, ``@fj.freeze(limit=2)`` or ``fj.freeze(fn, ...)``.  The first call
@@ -792,6 +858,11 @@ def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=N
         ``False`` evaluates every literal input on every call.
     enabled : bool
         ``False`` calls the function directly (settable later as ``.enabled``).
+    check : bool, optional
+        Checking mode: every replay also runs the plain function on the same inputs and compares
+        outputs and written-back inputs exactly (NaN-aware); a difference raises
+        :class:`FreezeMismatchError` naming the first differing path.  ``None`` (default) follows
+        the environment variable ``FROSTJIT_FREEZE_CHECK``; settable later as ``.check``.
 
     Examples
     --------
@@ -807,7 +878,7 @@ def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=N
         if not callable(fn):
             raise TypeError(f"freeze(): expected a callable, got {type(fn).__name__}")
         return FrozenFunction(fn, state_fn=state_fn, limit=limit, warn_after=warn_after, backend=backend,
-                              auto_opaque=auto_opaque, enabled=enabled)
+                              auto_opaque=auto_opaque, enabled=enabled, check=check)
     if f is None:
         return wrap
     return wrap(f)

@@ -252,14 +252,20 @@ class GuardSet:
         """Whether an object a guard holds weakly died (the guard can never hold again)."""
         return any(w() is None for w in self.weaks)
 
-    def describe(self) -> list:
-        """One line per guard: what it watches and the value it expects (FreezeMismatchError)."""
+    def describe(self, flat=None) -> list:
+        """One line per guard: what it watches, where it was read, the value recorded (and the
+        value now, given a call's ``flat``), for FreezeMismatchError."""
         out = []
-        for a in self.atoms:
-            if a.kind in ("contents", "numpy"):
-                out.append(f"{a.label} (contents) read at {a.where}")
-            else:
-                out.append(f"{a.label} == {'absent' if a.value is ABSENT else _short(a.value)} read at {a.where}")
+        for i, a in enumerate(self.atoms):
+            where = _short_where(a.where)
+            if a.kind in ("contents", "numpy", "token"):
+                out.append(f"{a.label} (contents) read at {where}")
+                continue
+            line = f"{a.label} read at {where}: {'absent' if a.value is ABSENT else _short(a.value)}"
+            if flat is not None:
+                now = self.current(flat, i)
+                line += f" (now {'absent' if now is ABSENT else _short(now)})"
+            out.append(line)
         return out
 
 

@@ -65,7 +65,7 @@ class Flat:
     """The result of walking one call's inputs (see module docstring)."""
 
     __slots__ = ("key", "leaves", "nodes", "node_index", "sizes", "size_index", "containers",
-                 "numpy", "paths", "pending", "has_jit", "leaf_nodes")
+                 "numpy", "paths", "pending", "has_jit", "leaf_nodes", "cont_paths", "leaf_paths")
 
     def __init__(self, paths: bool):
         self.key = []
@@ -78,6 +78,8 @@ class Flat:
         self.containers = []
         self.numpy = []
         self.paths = [] if paths else None
+        self.cont_paths = [] if paths else None     # path of each container / leaf (paths=True)
+        self.leaf_paths = [] if paths else None
         self.pending = []
         self.has_jit = False
 
@@ -152,6 +154,8 @@ class Walker:
         self.memo[id(o)] = len(self.memo)
         li = len(f.leaves)
         f.leaves.append(o)
+        if self.P:
+            f.leaf_paths.append(path)
         f.has_jit = True
         node = o._node
         op = node.op
@@ -189,6 +193,8 @@ class Walker:
             return False
         self.memo[id(o)] = len(self.memo)
         self.f.containers.append(o)
+        if self.P:
+            self.f.cont_paths.append(path)
         self.tok(tok, path)
         return True
 
