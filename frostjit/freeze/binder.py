@@ -35,7 +35,7 @@ class Unsupported(Exception):
 class Bound:
     """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay."""
 
-    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy")
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params")
 
 
 _MISS = object()
@@ -54,9 +54,12 @@ def _cell_full(cell) -> bool:
 
 
 class _Gen:
-    def __init__(self, opaque_mask, force_opaque: bool):
+    def __init__(self, opaque_mask, force_opaque: bool, param_mask=frozenset()):
         self.mask = opaque_mask
         self.force = force_opaque
+        self.param_mask = param_mask
+        self.n_numbers = 0          # Python numbers in walk order (layout.Walker.value)
+        self.params = []            # variables holding the parameters
         self.L = []
         self.ns = {"st": state, "MISS": _MISS, "LIT": _lit, "CELLFULL": _cell_full, "BOUND": Bound,
                    "NEW": object.__new__, "GN": operator.attrgetter("_node"), "GOP": operator.attrgetter("op"),
@@ -342,6 +345,13 @@ class _Gen:
 
     def value(self, o, var) -> None:
         t = type(o)
+        if t is float or t is int:
+            i = self.n_numbers
+            self.n_numbers = i + 1
+            if i in self.param_mask:        # a parameter: any value of this type
+                self.fail_if(f"type({var}) is not {t.__name__}")
+                self.params.append(var)
+                return
         if t is float:
             c = self.const(o)
             self.fail_if(f"type({var}) is not float or ({var} is not {c} and {var}.hex() != {self.const(o.hex())})")
@@ -382,7 +392,7 @@ def generate(ff, args, kwargs, flat, views):
     """
     if flat.numpy:
         raise Unsupported("NumPy inputs")
-    g = _Gen(ff._opaque_mask, not ff.auto_opaque)
+    g = _Gen(ff._opaque_mask, not ff.auto_opaque, ff._param_mask)
     g.ns["FLAGS"] = int(state.flags)
     g.ns["SC"] = ad_scopes
     scope = scope_token(flat.leaves)
@@ -453,6 +463,7 @@ def generate(ff, args, kwargs, flat, views):
         g.fail_if(f"SCOPE(b.leaves) != {g.const(scope)}")
     g.line(f"b.containers = [{', '.join(g.containers)}]")
     g.line("b.numpy = ()")
+    g.line(f"b.params = [{', '.join(g.params)}]")
     g.line("return b")
     src = "def bind(args, kwargs):\n    try:\n" + "\n".join(g.L) + "\n    except Exception:\n        return None\n"
     code = compile(src, f"<frostjit.freeze binder {ff.name}>", "exec")
@@ -463,7 +474,8 @@ def generate(ff, args, kwargs, flat, views):
     # self-check: on the inputs it was generated from, it extracts what the walk found
     b = bind(args, kwargs)
     if b is None or not (_same(b.nodes, flat.nodes) and _same(b.leaves, flat.leaves)
-                         and b.sizes == flat.sizes and _same(b.containers, flat.containers)):
+                         and b.sizes == flat.sizes and _same(b.containers, flat.containers)
+                         and _same(b.params, flat.params)):
         raise Unsupported("self-check failed")      # pragma: no cover - a binder bug, never used
     return bind
 

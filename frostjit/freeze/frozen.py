@@ -167,6 +167,7 @@ class FrozenFunction:
         # may wait for another thread that calls this or another frozen function).
         self._lock = threading.RLock()
         self._opaque_mask: set = set()
+        self._param_mask = frozenset()      # Python numbers (walk order) that are parameters
         self._prev_paths = None
         self._globals = getattr(f, "__globals__", None)
         self._global_names = _global_names(f)
@@ -202,6 +203,7 @@ class FrozenFunction:
             self._n_recordings = 0
             self._prev_paths = None
             self._opaque_mask = set()
+            self._param_mask = frozenset()
 
     def _drop_all(self) -> None:
         with self._lock:
@@ -232,7 +234,7 @@ class FrozenFunction:
 
         Returns ``None`` unless every argument is an evaluated JIT array reached once.
         """
-        w = Walker(False, self._opaque_mask, not self.auto_opaque)
+        w = Walker(False, self._opaque_mask, not self.auto_opaque, self._param_mask)
         f = w.f
         memo = w.memo
         memo[id(args)] = 0
@@ -269,7 +271,7 @@ class FrozenFunction:
             from ..schedule.evaluate import evaluate
             evaluate(())
         for attempt in range(3):
-            w = Walker(paths, self._opaque_mask, not self.auto_opaque)
+            w = Walker(paths, self._opaque_mask, not self.auto_opaque, self._param_mask)
             w.walk(args, "args")
             w.walk(kwargs, "kwargs")
             if self._gview is not None:
@@ -361,7 +363,8 @@ class FrozenFunction:
         flat, k2 = self._walk(args, kwargs, False)
         same = lambda x, y: len(x) == len(y) and all(p is q for p, q in zip(x, y))  # noqa: E731
         if not (k2 == key and same(flat.nodes, b.nodes) and flat.sizes == b.sizes
-                and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)):
+                and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)
+                and same(flat.params, b.params)):
             raise AssertionError(f"frostjit.freeze({self.name}): binder disagrees with the layout walk")
 
     def _replay(self, cands, flat, args, kwargs, why):
@@ -488,7 +491,52 @@ class FrozenFunction:
                     if r is not _MISS:
                         return r[0]
                 pflat, pkey = self._walk(args, kwargs, True)
+        # Python numbers as parameters: a number (int, float) of the inputs whose value changed
+        # since the last recording becomes a parameter of the next one (a size-1 kernel input
+        # refilled by every replay), so a learning rate or time step that changes every call
+        # traces twice, not every call.  One that steers Python control flow or a size is guarded
+        # exactly during that recording, and goes back to the key (see _trace).
+        if self._prev_paths is not None:
+            new_params = self._changed_numbers(args, pflat)
+            if new_params:
+                log.debug("frostjit.freeze(%s): Python numbers changed; made parameters: %s", self.name,
+                          ", ".join(pflat.number_locs[i][1] for i in sorted(new_params)))
+                with self._lock:
+                    self._param_mask = self._param_mask | new_params
+                    self._cache.clear_binders()
+                    self._bound = None
+                flat, key = self._walk(args, kwargs, False)
+                entry = self._cache.get(key)
+                if entry is not None:
+                    r = self._replay(entry.candidates(flat.sizes), flat, args, kwargs, why)
+                    if r is not _MISS:
+                        return r[0]
+                pflat, pkey = self._walk(args, kwargs, True)
         return self._record(args, kwargs, pflat, pkey, why)
+
+    def _changed_numbers(self, args, pflat) -> frozenset:
+        """Indices of the Python numbers whose value differs from the previous recording's at the
+        same path (same type), and that a recording can replace (not inside a tuple other than
+        the arguments, not a dict key)."""
+        old = {}
+        for p, t in self._prev_paths:
+            old.setdefault(p, t)
+        new = {}
+        for p, t in pflat.paths:
+            new.setdefault(p, t)
+        out = set()
+        for i, (loc, path) in enumerate(pflat.number_locs):
+            if i in self._param_mask or loc is None:
+                continue
+            o, t = old.get(path), new.get(path)
+            if not (isinstance(o, tuple) and isinstance(t, tuple) and len(o) == 2 == len(t)):
+                continue
+            if o[0] is t[0] and t[0] in (int, float) and o[1] != t[1] and t[1] != "param":
+                c = loc[0]
+                if type(c) is tuple and c is not args:
+                    continue
+                out.add(i)
+        return frozenset(out)
 
     @staticmethod
     def _leaf_index_of(flat, path):
@@ -533,11 +581,21 @@ class FrozenFunction:
             _warn(f"frozen function {self.name!r} was traced {n} times. Tracing repeatedly "
                   f"defeats the purpose of freezing it; it usually means its inputs keep changing in a way no "
                   f"cached recording covers. Inputs that differ from the previous recording:\n  {lines}")
+        rkey = key
         try:
-            out, recd = self._trace(args, kwargs, flat, key)        # (no lock held: see __init__)
+            pre = checking.capture(flat) if flat.params else None
+            try:
+                out, recd = self._trace(args, kwargs, flat, key)        # (no lock held: see __init__)
+            except _ParamsRejected:
+                # the function looked at type() of a parameter: put the inputs back and trace with
+                # the numbers as values (they are keyed by value from now on)
+                checking.restore(flat, pre)
+                flat, key2 = self._walk(args, kwargs, True)
+                out, recd = self._trace(args, kwargs, flat, key2)
+                key = key2
         finally:
             with self._lock:
-                del self._recording[key]
+                del self._recording[rkey]
         _ad.after_call()
         if recd is None:
             return out
@@ -559,6 +617,7 @@ class FrozenFunction:
         rec.np_inputs = list(flat.numpy)
         rec.np_sym = [ONE if a.ndim == 0 or a.shape[0] == 1 else syms[flat.size_index[a.shape[0]]]
                       for a in flat.numpy]
+        args, kwargs, subs = self._substitute_params(rec, flat, args, kwargs)
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
         observer = None
         rs = ReadSet(self._top_fn)
@@ -578,8 +637,18 @@ class FrozenFunction:
             if ad_reason is not None and rec.data_dependent is None:
                 rec.data_dependent = ad_reason
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
+            if subs:
+                if rs.uses_type:        # type(p) saw a symbolic number: trace again with values
+                    rec.escaped.update(str(j) for j in range(len(subs)))
+                    self._restore_params(rec, flat, subs)
+                    if recd is not None:
+                        recd.close()
+                    raise _ParamsRejected
+                self._restore_params(rec, flat, subs)
         except BaseException:
             RECORDERS.pop(rec)
+            if subs:
+                self._restore_params(rec, flat, subs)
             if state.side_effects:      # leave the engine as a plain call would
                 from ..schedule.evaluate import evaluate
                 evaluate(())
@@ -592,6 +661,56 @@ class FrozenFunction:
                 node.sym = None
             rec.release()
         return out, recd
+
+    def _substitute_params(self, rec, flat, args, kwargs):
+        """Put a symbolic number (``p0``, ``p1``: the replay's parameters) where each parameter
+        sits in the inputs while the function runs; returns ``(args, kwargs, substitutions)``."""
+        if not flat.params or flat.number_locs is None:
+            return args, kwargs, []
+        rec.n_params = len(flat.params)
+        rec.escaped = set()
+        subs = []
+        j = 0
+        for i, (loc, _) in enumerate(flat.number_locs):
+            if i not in self._param_mask:
+                continue
+            c, k = loc
+            sym = Sym(f"p{j}", flat.params[j], rec)
+            j += 1
+            if c is args:
+                args = args[:k] + (sym,) + args[k + 1:]
+            else:
+                _put(c, k, sym)
+            subs.append((c, k, sym))
+        return args, kwargs, subs
+
+    def _restore_params(self, rec, flat, subs) -> None:
+        """After recording: the numbers are back where they were (unless the function replaced
+        them), no symbolic number stays in the inputs, and a parameter whose value the recording
+        needed exactly (control flow, a size, C code) goes back to the key."""
+        for c, k, sym in subs:
+            if type(c) is not tuple and _get(c, k) is sym:
+                _put(c, k, sym.value)
+        for c in flat.containers:
+            if type(c) is tuple:
+                continue
+            for k, v in entries(c):
+                if type(v) is Sym:
+                    _put(c, k, v.value)
+        escaped = getattr(rec, "escaped", ())
+        if escaped:
+            drop = set()
+            j = 0
+            for i in sorted(self._param_mask):
+                if str(j) in escaped:
+                    drop.add(i)
+                j += 1
+            log.debug("frostjit.freeze(%s): a parameter was used as an exact value (control flow, a size "
+                      "or C code); it is keyed by value again", self.name)
+            with self._lock:
+                self._param_mask = self._param_mask - drop
+                self._cache.clear_binders()
+                self._bound = None
 
     def _finish(self, rec, flat, key, out, pre_entries, observer, rs):
         from ..schedule.evaluate import evaluate
@@ -721,6 +840,24 @@ class FrozenFunction:
                 recd.subscriptions.append(on_register(fn, invalidate))
             except TypeError:
                 pass
+
+
+class _ParamsRejected(Exception):
+    """A recording with Python-number parameters that cannot stand (see FrozenFunction._record)."""
+
+
+def _put(c, k, v) -> None:
+    if kind_of(c) == "custom":
+        c.__fj_assign__({k: v})
+    else:
+        layout.set_entry(c, k, v)
+
+
+def _get(c, k):
+    for k2, v in entries(c):
+        if k2 == k:
+            return v
+    return None
 
 
 class _PathsOf:

@@ -65,7 +65,8 @@ class Flat:
     """The result of walking one call's inputs (see module docstring)."""
 
     __slots__ = ("key", "leaves", "nodes", "node_index", "sizes", "size_index", "containers",
-                 "numpy", "paths", "pending", "has_jit", "leaf_nodes", "cont_paths", "leaf_paths")
+                 "numpy", "paths", "pending", "has_jit", "leaf_nodes", "cont_paths", "leaf_paths", "params",
+                 "number_locs")
 
     def __init__(self, paths: bool):
         self.key = []
@@ -80,6 +81,8 @@ class Flat:
         self.paths = [] if paths else None
         self.cont_paths = [] if paths else None     # path of each container / leaf (paths=True)
         self.leaf_paths = [] if paths else None
+        self.params = []            # Python numbers that are parameters of the recording (p0, p1, ...)
+        self.number_locs = [] if paths else None     # (container, key, path) of each Python number
         self.pending = []
         self.has_jit = False
 
@@ -117,15 +120,20 @@ def type_name(t) -> str:
 class Walker:
     """Walks one input PyTree (see module docstring)."""
 
-    __slots__ = ("f", "memo", "P", "opaque_mask", "force_opaque", "make_opaque")
+    __slots__ = ("f", "memo", "P", "opaque_mask", "force_opaque", "make_opaque", "param_mask", "n_numbers", "loc")
 
-    def __init__(self, paths: bool, opaque_mask=frozenset(), force_opaque: bool = False):
+    def __init__(self, paths: bool, opaque_mask=frozenset(), force_opaque: bool = False, param_mask=frozenset()):
         self.f = Flat(paths)
         self.memo = {}
         self.P = paths
         self.opaque_mask = opaque_mask
         self.force_opaque = force_opaque
         self.make_opaque = False
+        # Python numbers (int, float) are counted in walk order; those in param_mask are keyed by
+        # type only and become parameters of the recording (see frozen.FrozenFunction._miss)
+        self.param_mask = param_mask
+        self.n_numbers = 0
+        self.loc = None             # (container, key) of the value walked now (paths=True only)
 
     def tok(self, tok, path) -> None:
         self.f.key.append(tok)
@@ -202,6 +210,7 @@ class Walker:
         if self._container(o, path, (type(o), len(o))):
             if self.P:
                 for i, v in enumerate(o):
+                    self.loc = (o, i)
                     self.walk(v, f"{path}[{i}]")
             else:
                 self._seq_fast(o)
@@ -239,6 +248,7 @@ class Walker:
         if self._container(o, path, (type(o), keys)):
             if self.P:
                 for k, v in o.items():
+                    self.loc = (o, k)
                     self.walk(v, f'{path}["{k}"]' if isinstance(k, str) else f"{path}[{k!r}]")
             else:
                 w = self.walk
@@ -248,6 +258,7 @@ class Walker:
     def fields(self, o, path, names) -> None:
         if self._container(o, path, (type(o), names)):
             for n in names:
+                self.loc = (o, n)
                 self.walk(getattr(o, n), f"{path}.{n}" if self.P else None)
 
     def struct(self, o, path) -> None:
@@ -266,6 +277,7 @@ class Walker:
         if self._container(o, path, (type(o), keys_token(tuple(state)))):
             key_style = getattr(type(o), "__fj_path_style__", None) == "key"
             for n, v in state.items():
+                self.loc = (o, n)
                 self.walk(v, (f'{path}["{n}"]' if key_style else f"{path}.{n}") if self.P else None)
 
     def obj(self, o, path) -> None:
@@ -280,6 +292,7 @@ class Walker:
         if self._container(o, path, (type(o), names, value_token(o))):
             for n in names:
                 v = d[n] if d is not None and n in d else getattr(o, n)
+                self.loc = (o, n)
                 self.walk(v, f"{path}.{n}" if self.P else None)
 
     def numpy(self, o, path) -> None:
@@ -298,6 +311,16 @@ class Walker:
     def value(self, o, path) -> None:
         # numbers by type and bits (-0.0 is not 0.0, NaN is NaN, True is not 1), objects by
         # their own ==, else by weak identity (values.value_key)
+        t = type(o)
+        if t is float or t is int:
+            i = self.n_numbers
+            self.n_numbers = i + 1
+            if self.P:
+                self.f.number_locs.append((self.loc, path))
+            if i in self.param_mask:        # a parameter: any value of this type replays
+                self.f.params.append(o)
+                self.tok((t, "param"), path)
+                return
         self.tok(value_key(o), path)
 
     def sym(self, o, path) -> None:
@@ -482,6 +505,11 @@ def diff(old_paths, new_paths, limit: int = 8) -> list[str]:
 def _token_change(a, b) -> str:
     ta = a[0] if isinstance(a, tuple) and a else a
     tb = b[0] if isinstance(b, tuple) and b else b
+    pa = isinstance(a, tuple) and len(a) == 2 and a[1] == "param"
+    pb = isinstance(b, tuple) and len(b) == 2 and b[1] == "param"
+    if (pa or pb) and ta is tb:
+        return ("became a parameter of the recording (its value changed)" if pb
+                else "keyed by value again (the recording needed its exact value)")
     if p_is_flags(a):
         return f"JIT flags changed from {a[1]!r} to {b[1]!r}"
     if isinstance(a, tuple) and a and a[0] == "ad scope":

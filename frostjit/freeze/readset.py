@@ -511,6 +511,7 @@ class ReadSet:
         self.refs = collections.Counter()       # id -> strong references this read set holds
         self.reached: set = set()       # ids of values read from outside a frame's locals
         self.made: set = set()          # ids of objects whose __init__ ran during the call
+        self.uses_type = False          # the code called type(): parameters must be exact values
         self.known = collections.defaultdict(list)     # code -> functions seen
         self.frames: dict = {}
         self.top_code = getattr(top_fn, "__code__", None)
@@ -677,6 +678,8 @@ class ReadSet:
                     return
                 v = b[ch.name]
                 self.add(Atom("entry", g, ch.name, ABSENT, g, f"{g.get('__name__', '?')}.{ch.name}", where))
+                if v is type:
+                    self.uses_type = True       # type(p) tells a symbolic number from a float
             reached = True
         else:   # globals()
             v = frame.f_globals
