@@ -25,6 +25,7 @@ from __future__ import annotations
 import gc
 import itertools
 import linecache
+import operator
 import os
 import sys
 import types
@@ -36,6 +37,7 @@ from .readset import ABSENT, Atom, abc_token
 from .values import Ident, value_key
 
 MISS = object()
+_BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
 _ids = itertools.count()
 _ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
 
@@ -74,6 +76,15 @@ def np_same(a, b) -> bool:
     return bool(np.array_equal(a, b))
 
 
+def _raw_dict(m):
+    """The dict behind a mappingproxy (a class's ``__dict__``), or ``m`` itself."""
+    if type(m) is types.MappingProxyType:
+        for r in gc.get_referents(m):
+            if type(r) is dict:
+                return r
+    return m
+
+
 def _weak(v):
     try:
         return weakref.ref(v)
@@ -105,46 +116,45 @@ class GuardSet:
     def _generate(self):
         self.weaks = []
         ns = {"MISS": MISS, "SNAP": snap, "CONT": contents, "NPEQ": np_same, "ABC": abc_token,
-              "WEAKS": self.weaks}
+              "WEAKS": self.weaks, "IS": operator.is_, "ALL": all, "MAP": map}
         L = ["def check(flat):", "    conts = flat.containers; npin = flat.numpy", "    try:"]
         I = "        "
+        holders = {}            # id(constant holder) -> its name in the namespace
+        bulk = {}               # id(holder) -> [atom indices checked in one C-level pass]
         for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
+            if root[0] == "const" and a.kind == "entry" and a.value is not ABSENT and _strong_ok(a.value) \
+                    and type(a.value) is not tuple:
+                bulk.setdefault(id(root[1]), []).append(i)
+        bulk = {k: v for k, v in bulk.items() if len(v) >= _BULK_MIN}
+        done = set()
+        for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
+            if i in done:
+                continue
             if root[0] == "const":
-                ns[f"H{i}"] = root[1]
-                h = f"H{i}"
+                h = holders.get(id(root[1]))
+                if h is None:
+                    h = holders[id(root[1])] = f"H{len(holders)}"
+                    ns[h] = root[1]
+                group = bulk.get(id(root[1])) if a.kind == "entry" else None
+                if group is not None and i in group:
+                    # Many entries of one dict (a module's globals, a class's attributes): one
+                    # itemgetter and one identity pass in C; the exact checks only if that fails.
+                    j = len(done)
+                    ns[f"IG{j}"] = operator.itemgetter(*[self.atoms[g].key for g in group])
+                    ns[f"E{j}"] = tuple(self.atoms[g].value for g in group)
+                    # (a class's mappingproxy reads through to its dict: read the dict itself)
+                    ns[f"D{j}"] = _raw_dict(root[1])
+                    sub = [f"{I}if not ALL(MAP(IS, IG{j}(D{j}), E{j})):"]
+                    for g in group:
+                        sub += self._one(g, self.atoms[g], h, ns, I + "    ")
+                        done.add(g)
+                    L += sub
+                    continue
             elif root[0] == "cont":
                 h = f"conts[{root[1]}].__dict__" if root[2] else f"conts[{root[1]}]"
             else:
                 h = f"npin[{root[1]}]"
-            k = a.kind
-            if k == "entry":
-                ns[f"K{i}"] = a.key
-                if a.value is ABSENT:
-                    L.append(f"{I}if K{i} in {h}: return {i}")
-                    continue
-                L.append(f"{I}x = {h}.get(K{i}, MISS)")
-            elif k == "attr":
-                L.append(f"{I}x = getattr({h}, {a.key!r}, MISS)")
-                if a.value is ABSENT:
-                    L.append(f"{I}if x is not MISS: return {i}")
-                    continue
-            elif k == "cell":
-                L.append(f"{I}x = {h}.cell_contents")
-            elif k == "item":
-                L.append(f"{I}x = {h}[{a.key!r}]")
-            elif k == "contents":
-                ns[f"S{i}"] = contents(a.holder)
-                L.append(f"{I}if CONT({h}) != S{i}: return {i}")
-                continue
-            elif k == "numpy":
-                ns[f"S{i}"] = np.array(a.holder, copy=True)
-                L.append(f"{I}if not NPEQ({h}, S{i}): return {i}")
-                continue
-            elif k == "token":
-                ns[f"S{i}"] = a.value
-                L.append(f"{I}if ABC() != S{i}: return {i}")
-                continue
-            L.append(f"{I}if {self._differs('x', a.value, ns, i)}: return {i}")
+            L += self._one(i, a, h, ns, I)
         L.append("    except Exception:")
         L.append("        return -1")
         L.append("    return None")
@@ -153,6 +163,33 @@ class GuardSet:
         linecache.cache[fname] = (len(self.source), None, self.source.splitlines(True), fname)
         exec(compile(self.source, fname, "exec"), ns)
         return ns["check"]
+
+    def _one(self, i, a, h, ns, I) -> list:
+        """The lines checking atom ``i`` read from holder expression ``h``."""
+        k = a.kind
+        if k == "entry":
+            ns[f"K{i}"] = a.key
+            if a.value is ABSENT:
+                return [f"{I}if K{i} in {h}: return {i}"]
+            acc = f"{h}.get(K{i}, MISS)"
+        elif k == "attr":
+            acc = f"getattr({h}, {a.key!r}, MISS)"
+            if a.value is ABSENT:
+                return [f"{I}if {acc} is not MISS: return {i}"]
+        elif k == "cell":
+            acc = f"{h}.cell_contents"
+        elif k == "item":
+            acc = f"{h}[{a.key!r}]"
+        elif k == "contents":
+            ns[f"S{i}"] = contents(a.holder)
+            return [f"{I}if CONT({h}) != S{i}: return {i}"]
+        elif k == "numpy":
+            ns[f"S{i}"] = np.array(a.holder, copy=True)
+            return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
+        else:   # token
+            ns[f"S{i}"] = a.value
+            return [f"{I}if ABC() != S{i}: return {i}"]
+        return [f"{I}x = {acc}", f"{I}if {self._differs('x', a.value, ns, i)}: return {i}"]
 
     @staticmethod
     def _differs(x: str, v, ns, i) -> str:

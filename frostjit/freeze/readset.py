@@ -159,10 +159,10 @@ def watched_class(c) -> bool:
     if f & _IMMUTABLE_TYPE or not f & _HEAPTYPE:
         return False
     m = getattr(c, "__module__", "") or ""
-    if m.startswith("frostjit") or m in ("builtins", "abc", "typing", "enum", "collections", "functools") \
-            or m.startswith(("numpy", "collections.", "typing.", "importlib", "_")):
+    if not isinstance(m, str) or m.startswith("frostjit"):
         return False
-    return True
+    mod = sys.modules.get(m)
+    return mod is None or not _is_library_module(mod)
 
 
 _CONTAINERS = (list, dict, set, collections.deque, bytearray)
@@ -378,15 +378,26 @@ def _builtin_pattern(ins, j, fn):
 
 
 # ------------------------------------------------------------------------------ static lookups
+_PROXIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
 def _cls_dict_of(c):
-    return c.__dict__
+    """``c.__dict__``, one mappingproxy per class (each access makes a new one; guards on one
+    class's attributes share one holder and are checked together)."""
+    try:
+        p = _PROXIES.get(c)
+        if p is None:
+            p = _PROXIES[c] = c.__dict__
+        return p
+    except TypeError:
+        return c.__dict__
 
 
 def _find_in_mro(mro, name, atoms, label, where):
     """The first class of ``mro`` whose dict has ``name``: ``(class, value)`` or ``(None, ABSENT)``;
     appends atoms for every watched class dict consulted."""
     for c in mro:
-        d = c.__dict__
+        d = _cls_dict_of(c)
         if name in d:
             v = d[name]
             if watched_class(c):
@@ -521,7 +532,7 @@ class ReadSet:
         if top_fn is not None:
             self.note_function(top_fn)
             # the frozen function's own globals and cells are inputs; its code and defaults are not
-            self._function_atoms(top_fn, f"{self.top_code.co_filename}:{self.top_code.co_firstlineno}")
+            self._function_atoms(top_fn, f"{self.top_code.co_filename}:{self.top_code.co_firstlineno}", False)
 
     # -- hook ----------------------------------------------------------------------------
     def start(self) -> None:
@@ -605,9 +616,10 @@ class ReadSet:
             self._function_atoms(fn, where)
         return info
 
-    def _function_atoms(self, fn, where) -> None:
+    def _function_atoms(self, fn, where, code=True) -> None:
         name = fn.__qualname__
-        self.add(Atom("attr", fn, "__code__", fn.__code__, fn, f"{name}.__code__", where))
+        if code:    # (not for the frozen function itself: a replay pays nothing for what it cannot change)
+            self.add(Atom("attr", fn, "__code__", fn.__code__, fn, f"{name}.__code__", where))
         if fn.__defaults__:
             self.add(Atom("attr", fn, "__defaults__", fn.__defaults__, fn, f"{name}.__defaults__", where))
             for v in fn.__defaults__:
