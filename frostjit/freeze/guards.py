@@ -158,6 +158,9 @@ class GuardSet:
         L.append("    except Exception:")
         L.append("        return -1")
         L.append("    return None")
+        body = "\n".join(L[3:])
+        if "conts[" not in body and "npin[" not in body:
+            del L[1]            # (no input paths: nothing to bind)
         self.source = "\n".join(L) + "\n"
         fname = f"<frostjit.freeze guards {next(_ids)} {self.name}>"
         linecache.cache[fname] = (len(self.source), None, self.source.splitlines(True), fname)
