@@ -82,8 +82,10 @@ def code_class(code, frame=None) -> int:
                 c = LIBRARY if fn != "<stdin>" else USER
             else:
                 c = code_class_of_file(f) if f else USER
-        elif fn.startswith(_PACKAGE_DIR + os.sep) or fn.startswith("<frostjit"):
+        elif fn.startswith("<frostjit"):
             c = INTERNAL
+        elif not fn.startswith("<"):
+            c = code_class_of_file(fn)
         elif fn.startswith(_LIBRARY_DIRS) or fn.startswith("<frozen") or "site-packages" in fn \
                 or "dist-packages" in fn:
             c = LIBRARY
@@ -412,6 +414,11 @@ def read_attr(o, name, label, where):
     """``o.<name>`` without running user code: ``(value, atoms)``; value ``STOP`` when the lookup
     would run user code (a property, ``__getattr__``, a Python descriptor)."""
     atoms = []
+    if name == "__dict__":          # vars(o) / o.__dict__: the instance dict itself (its contents are watched)
+        try:
+            return object.__getattribute__(o, "__dict__"), atoms
+        except (AttributeError, TypeError):
+            return STOP, atoms
     if isinstance(o, type):
         return _read_type_attr(o, name, label, where, atoms)
     t = type(o)
@@ -536,12 +543,18 @@ class ReadSet:
 
     # -- hook ----------------------------------------------------------------------------
     def start(self) -> None:
-        self._prev = sys.gettrace()
-        sys.settrace(self._global)
+        if _MONITOR is not None:
+            _MONITOR.add(self)
+        else:
+            self._prev = sys.gettrace()
+            sys.settrace(self._global)
 
     def stop(self) -> None:
-        sys.settrace(self._prev)
-        self._prev = None
+        if _MONITOR is not None:
+            _MONITOR.remove(self)
+        else:
+            sys.settrace(self._prev)
+            self._prev = None
         self.frames.clear()
         self.known.clear()
 
@@ -580,18 +593,35 @@ class ReadSet:
         if self.fallback is None:
             self.fallback = (what, why, where)
 
-    def _user_call(self, frame, code):
-        flags = code.co_flags
-        if flags & (0x20 | 0x80 | 0x200) and frame.f_lasti > 0 and frame not in self.frames:
+    def _user_frame(self, frame, code) -> None:
+        """A user frame starts or resumes."""
+        if code.co_flags & (0x20 | 0x80 | 0x200) and frame.f_lasti > 0 and frame not in self.frames \
+                and not self._made_here(code, frame):
             # a generator / coroutine resumed, created before this call: its state is hidden
-            self.set_fallback(f"the generator {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}",
+            self.set_fallback(f"the generator {getattr(code, 'co_qualname', code.co_name)}",
                               "state kept by a generator created before the call", _where(frame))
-        info = self.frames.get(frame)
-        if info is None:
-            info = self._enter(frame, code)
-        frame.f_trace_opcodes = True
+        if frame not in self.frames:
+            self._enter(frame, code)
+
+    def _made_here(self, code, frame) -> bool:
+        """Whether a resumed generator's code is nested in code running in this call (a generator
+        expression or generator function made by it, e.g. ``sum(x for x in xs)``)."""
+        f = frame.f_back
+        while f is not None:
+            if f in self.frames and code in _nested_codes(f.f_code):
+                return True
+            f = f.f_back
+        return any(code in _nested_codes(fr.f_code) for fr in list(self.frames))
+
+    def _user_call(self, frame, code):
+        self._user_frame(frame, code)
+        # (in this order: 3.12 enables opcode events when f_trace_opcodes is set on a frame
+        # that already has its trace function and no line events)
+        local = self._local
+        frame.f_trace = local
         frame.f_trace_lines = False
-        return self._local
+        frame.f_trace_opcodes = True
+        return local
 
     def _enter(self, frame, code):
         if code.co_name in ("__init__", "__post_init__") and code.co_argcount:
@@ -847,6 +877,97 @@ class ReadSet:
     def write(self, owner, label, where, key=None) -> None:
         self.hold(owner)
         self.writes.append((owner, key, label, where))
+
+
+class _Monitor:
+    """``sys.monitoring`` (3.12+) for every recording thread at once (see module docstring).
+
+    Python 3.12 does not deliver a trace function's opcode events on the first call of a code
+    object; ``sys.monitoring`` does, and costs less: ``PY_START`` / ``PY_RESUME`` for every frame
+    (frostjit's own and unwatched library code are disabled after their first call) and
+    ``INSTRUCTION`` events only in user code objects, only at the instructions that start a
+    chain (the others are disabled).  Events fire in every thread; each callback serves the
+    calling thread's read set, if any.
+    """
+
+    def __init__(self):
+        self.by_thread: dict = {}
+        self.codes: set = set()         # user code objects with INSTRUCTION events on
+        self.lock = threading.Lock()
+        self.tool = None
+
+    def add(self, rs) -> None:
+        M = sys.monitoring
+        with self.lock:
+            if self.tool is None:
+                for t in (4, 3, 2, 1, 0, 5):
+                    if M.get_tool(t) is None:
+                        M.use_tool_id(t, "frostjit.freeze")
+                        self.tool = t
+                        break
+                else:
+                    raise RuntimeError("frostjit.freeze: no free sys.monitoring tool id")
+                E = M.events
+                M.register_callback(self.tool, E.PY_START, self._start)
+                M.register_callback(self.tool, E.PY_RESUME, self._start)
+                M.register_callback(self.tool, E.INSTRUCTION, self._instruction)
+            self.by_thread[rs.thread] = rs
+            if len(self.by_thread) == 1:
+                M.set_events(self.tool, M.events.PY_START | M.events.PY_RESUME)
+
+    def remove(self, rs) -> None:
+        M = sys.monitoring
+        with self.lock:
+            if self.by_thread.get(rs.thread) is rs:
+                del self.by_thread[rs.thread]
+            if not self.by_thread and self.tool is not None:
+                M.set_events(self.tool, 0)
+                for code in self.codes:         # user code runs without events outside recordings
+                    M.set_local_events(self.tool, code, 0)
+                self.codes.clear()
+
+    def _start(self, code, offset):
+        rs = self.by_thread.get(threading.get_ident())
+        if rs is None:
+            return None
+        try:
+            frame = sys._getframe(1)
+            cls = _CLASS.get(code)
+            if cls is None:
+                cls = code_class(code, frame)
+            if cls == INTERNAL:
+                return sys.monitoring.DISABLE
+            if cls == LIBRARY:
+                mod = frame.f_globals.get("__name__", "") or ""
+                qn = getattr(code, "co_qualname", code.co_name)
+                if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn):
+                    return sys.monitoring.DISABLE
+                rs._library_call(frame, code)
+                return None
+            rs._user_frame(frame, code)
+            if code not in self.codes:
+                with self.lock:
+                    self.codes.add(code)
+                    sys.monitoring.set_local_events(self.tool, code, sys.monitoring.events.INSTRUCTION)
+        except Exception as e:  # noqa: BLE001 - a callback must never break the traced code
+            rs._internal_error(e)
+        return None
+
+    def _instruction(self, code, offset):
+        acts = analyse(code).get(offset)
+        if acts is None:
+            return sys.monitoring.DISABLE        # never starts a chain: no more events here
+        rs = self.by_thread.get(threading.get_ident())
+        if rs is None:
+            return None
+        try:
+            rs._run(sys._getframe(1), acts)
+        except Exception as e:  # noqa: BLE001
+            rs._internal_error(e)
+        return None
+
+
+_MONITOR = _Monitor() if sys.version_info >= (3, 12) else None
 
 
 def _code_of(fn):
