@@ -40,7 +40,6 @@ this read set once the call returned) needs no guard: the code builds it again e
 from __future__ import annotations
 
 import abc
-import builtins
 import collections
 import dis
 import functools
@@ -207,13 +206,12 @@ class Atom:
 class _Frame:
     """What the tracer knows about one running user frame."""
 
-    __slots__ = ("fns", "nested", "last_fj", "top")
+    __slots__ = ("fns", "nested", "top")
 
     def __init__(self, fns, nested, top):
         self.fns = fns          # candidate function objects running this frame (may be empty)
         self.nested = nested    # the caller's _Frame when this code is a closure the caller just made
-        self.last_fj = False    # the last callable this frame loaded was frostjit's (NumPy heuristic)
-        self.top = top
+        self.top = top          # the frozen function's own frame
 
 
 # ------------------------------------------------------------------------------ code analysis
@@ -739,7 +737,7 @@ class ReadSet:
         last = len(steps) - 1
         holder = v
         if steps:
-            self.consider(v, where, False, frame_info=info)
+            self.consider(v, where, False)
         for i, (k, key) in enumerate(steps):
             holder = v
             if k == "attr":
@@ -773,7 +771,7 @@ class ReadSet:
                 self.write(v, f"{text}[{'...' if end[1] is MISSING else repr(end[1])}]", where,
                            key=None if end[1] is MISSING else end[1])
             return
-        self.consider(v, where, True, frame_info=info, label=text)
+        self.consider(v, where, True, label=text)
 
     def read_item(self, c, key, label, where):
         t = type(c)
@@ -797,7 +795,7 @@ class ReadSet:
             return STOP, [Atom("contents", c, None, None, c, label, where)]
         return STOP, []
 
-    def consider(self, v, where, final, frame_info=None, label=None) -> None:
+    def consider(self, v, where, final, label=None) -> None:
         """A value the code read: remember functions, check the deny list, watch containers."""
         t = type(v)
         if t is types.FunctionType:
@@ -806,10 +804,6 @@ class ReadSet:
             self.note_function(v.__func__)
         elif t is functools.partial:
             self.note_function(v.func)
-        if frame_info is not None:
-            m = getattr(v, "__module__", None) if callable(v) else None
-            if isinstance(m, str):
-                frame_info.last_fj = m.startswith("frostjit")
         if callable(v):
             d = deny_value(v)
             if d is not None:
@@ -1029,5 +1023,3 @@ def abc_token():
     """The ABC cache token (``ABC.register`` changes it; dispatch resolutions depend on it)."""
     return abc.get_cache_token()
 
-
-BUILTINS = builtins.__dict__

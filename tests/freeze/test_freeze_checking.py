@@ -1,14 +1,11 @@
 """Checking mode (``fj.freeze(f, check=True)``, ``FROSTJIT_FREEZE_CHECK=1``) and hypothesis
 programs that mutate hidden state between calls, run with checking on."""
 import dataclasses
-import functools
 import operator
 import os
 import subprocess
 import sys
-import types
 
-import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 

@@ -9,7 +9,6 @@ import logging
 import random
 import threading
 import time
-import types
 import warnings
 
 import numpy as np
@@ -17,7 +16,7 @@ import pytest
 
 import frostjit as fj
 from frostjit.dispatch import Dispatcher
-from frostjit.llvm import Float, UInt32
+from frostjit.llvm import Float
 
 import guard_settings
 from freeze_helpers import ramp, same
@@ -354,10 +353,6 @@ def test_monkeypatched_method():
 
 
 def test_closure_cell_of_a_function_argument():
-    def make(k):
-        def f(x):
-            return x * k
-        return f, lambda v: None
     k = 2.0
 
     def cb(x):
@@ -450,7 +445,7 @@ def test_hidden_numpy_array_read():
     table = np.array([1.0, 2.0], dtype=np.float32)
 
     def fn(x):
-        return x * Float(table)[1] if False else x * float(table[1])
+        return x * float(table[1])
     fz = fj.freeze(fn)
     agree(fn, fz, [functools.partial(table.__setitem__, 1, v) for v in (2.0, 8.0)])
 

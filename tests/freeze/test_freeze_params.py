@@ -1,7 +1,6 @@
 """Python numbers as parameters (issue 9): an int or float input whose value changes becomes a
 kernel parameter after one re-trace; one that steers Python control flow or a size keeps its
 exact value.  Every call is checked against a plain call (checking mode, tests/freeze/conftest.py)."""
-import functools
 import logging
 
 import numpy as np
@@ -42,11 +41,8 @@ def test_parameter_wherever_it_sits(where):
 
         def step(self, x):
             return x - self.lr * x
-    cell = {"lr": 0.1}
-    lr_box = [0.1]
-
     def closure(x):
-        return x - lr_box[0] * x if False else x - closure_lr * x
+        return x - closure_lr * x
     closure_lr = 0.1
     opt = Opt()
     cases = {
