@@ -570,7 +570,7 @@ class FrozenFunction:
             # Another thread is recording this very layout: run plainly rather than record it
             # twice or wait (that thread may be waiting for this one).
             return self.f(*args, **kwargs)
-        reasons = list(why)
+        reasons = list(dict.fromkeys(why))     # (a guard tried by the binder and by the walk: once)
         if prev is not None:
             reasons += layout.diff(prev, flat.paths)
         if n > 1:
