@@ -33,7 +33,8 @@ import weakref
 
 import numpy as np
 
-from .readset import ABSENT, Atom, abc_token
+from .lookup import ABSENT, Atom
+from .readset import abc_token
 from .values import Ident, value_key
 
 MISS = object()

@@ -1,14 +1,20 @@
-"""A probe of frostjit/freeze/readset.py run by other Python versions (no NumPy needed):
-``python readset_probe.py path/to/readset.py`` prints what the read set saw of a small program
+"""A probe of the read set (frostjit/freeze/readset.py and the modules it uses) run by other
+Python versions, without NumPy or the rest of frostjit: ``python readset_probe.py
+path/to/frostjit/freeze`` prints what the read set saw of a small program
 (tests/freeze/test_readset_python_versions.py compares the versions)."""
 import importlib.util
 import re
 import sys
 import types
 
-np = types.ModuleType("numpy"); np.ndarray = type("ndarray", (), {}); sys.modules["numpy"] = np
-spec = importlib.util.spec_from_file_location("readset", sys.argv[1])
-R = importlib.util.module_from_spec(spec); spec.loader.exec_module(R)
+np = types.ModuleType("numpy")
+np.ndarray = type("ndarray", (), {})
+sys.modules["numpy"] = np
+# the freeze folder as a package of its own, without its __init__ (which imports all of frostjit)
+pkg = types.ModuleType("fzprobe")
+pkg.__path__ = [sys.argv[1]]
+sys.modules["fzprobe"] = pkg
+R = importlib.import_module("fzprobe.readset")
 
 class Layer:
     def __init__(self, w): self.w = w

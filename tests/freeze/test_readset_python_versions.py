@@ -13,7 +13,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE = os.path.join(HERE, "readset_probe.py")
-READSET = os.path.join(HERE, "..", "..", "frostjit", "freeze", "readset.py")
+READSET = os.path.normpath(os.path.join(HERE, "..", "..", "frostjit", "freeze"))
 
 
 def _runs(python, version) -> bool:
