@@ -211,3 +211,30 @@ def state_difference(flat, after_replay, after_plain, paths) -> str | None:
 def _short(v) -> str:
     r = repr(v)
     return r if len(r) <= 60 else r[:57] + "..."
+
+
+class InputPaths:
+    """Paths of a call's containers and array leaves (for FreezeMismatchError), walked on demand
+    with the inputs as they were before the call."""
+
+    def __init__(self, ff, args, kwargs, flat, pre, post):
+        self.args = (ff, args, kwargs, flat, pre, post)
+        self.p = None
+
+    def _walk(self):
+        if self.p is None:
+            ff, args, kwargs, flat, pre, post = self.args
+            restore(flat, pre)
+            try:
+                self.p, _ = ff._walk(args, kwargs, True)
+            finally:
+                restore(flat, post)
+        return self.p
+
+    def container(self, i) -> str:
+        p = self._walk().cont_paths
+        return p[i] if i < len(p) and p[i] else f"<input container {i}>"
+
+    def leaf(self, i) -> str:
+        p = self._walk().leaf_paths
+        return p[i] if i < len(p) and p[i] else f"<input array {i}>"

@@ -22,7 +22,7 @@ from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
 from . import binder, checking, guards, layout
 from .checking import FreezeMismatchError
-from .layout import Walker, entries, kind_of, field_names
+from .layout import Walker, entries, kind_of
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
@@ -411,7 +411,7 @@ class FrozenFunction:
         finally:
             plain = checking.capture(flat)
             checking.restore(flat, post)
-        paths = _PathsOf(self, args, kwargs, flat, pre, post)
+        paths = checking.InputPaths(self, args, kwargs, flat, pre, post)
         diff = checking.first_difference(out, ref, "result") or \
             checking.state_difference(flat, post, plain, paths)
         if diff is not None:
@@ -791,7 +791,7 @@ class FrozenFunction:
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
         deps = set(deps) | set(rs.dispatch.values())
-        gs, why, hidden = guards.build(rs, flat, _covering(flat), self._globals, frozenset(self._global_names),
+        gs, why, hidden = guards.build(rs, flat, guards.covering(flat), self._globals, frozenset(self._global_names),
                                self._cells, set(d.counts), self.name,
                                {op.args[1] for op in rec.ops if op.kind == "upload_input"})
         if why is not None and rec.data_dependent is None:
@@ -860,33 +860,6 @@ def _get(c, k):
     return None
 
 
-class _PathsOf:
-    """Paths of a call's containers and array leaves (for FreezeMismatchError), walked on demand
-    with the inputs as they were before the call."""
-
-    def __init__(self, ff, args, kwargs, flat, pre, post):
-        self.args = (ff, args, kwargs, flat, pre, post)
-        self.p = None
-
-    def _walk(self):
-        if self.p is None:
-            ff, args, kwargs, flat, pre, post = self.args
-            checking.restore(flat, pre)
-            try:
-                self.p, _ = ff._walk(args, kwargs, True)
-            finally:
-                checking.restore(flat, post)
-        return self.p
-
-    def container(self, i) -> str:
-        p = self._walk().cont_paths
-        return p[i] if i < len(p) and p[i] else f"<input container {i}>"
-
-    def leaf(self, i) -> str:
-        p = self._walk().leaf_paths
-        return p[i] if i < len(p) and p[i] else f"<input array {i}>"
-
-
 def _env_on(name: str) -> bool:
     v = os.environ.get(name, "")
     return v.strip().lower() not in ("", "0", "false", "no", "off")
@@ -917,38 +890,6 @@ def _top_of(f):
         return None, None
     call = getattr(type(f), "__call__", None)
     return (call if isinstance(call, types.FunctionType) else None), f
-
-
-def _covering(flat):
-    """The ``covered`` function of :func:`.guards.build` for one call's inputs: how a guard reaches
-    an object through the inputs (``conts[ci]``), or that the layout key already covers it."""
-    cont_index = {id(c): i for i, c in enumerate(flat.containers)}
-    np_index = {id(a): k for k, a in enumerate(flat.numpy)}
-
-    def covered(owner, atom):
-        i = id(owner)
-        k = np_index.get(i)
-        if k is not None:
-            return ("np", k)
-        ci = cont_index.get(i)
-        if ci is None:
-            return None
-        if atom is None:
-            return ("cont", ci, False)
-        c = flat.containers[ci]
-        kind = kind_of(c)
-        if atom.kind == "entry":
-            if atom.holder is c:
-                return False            # an entry of an input dict: walked
-            if kind == "obj" or (kind == "fields" and atom.key in field_names(c)):
-                return False            # a walked attribute
-            return ("cont", ci, True)
-        if atom.kind in ("item", "contents") and atom.holder is c:
-            return False
-        if atom.kind == "attr" and kind == "obj":
-            return False
-        return ("cont", ci, False)
-    return covered
 
 
 def _observe_dispatch():

@@ -33,6 +33,7 @@ import weakref
 
 import numpy as np
 
+from .layout import field_names, kind_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .values import Ident, value_key
@@ -411,6 +412,38 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     if gs is not None:
         gs.hidden_writes = hidden_writes
     return gs, None, hidden_writes
+
+
+def covering(flat):
+    """The ``covered`` function of :func:`build` for one call's inputs: how a guard reaches
+    an object through the inputs (``conts[ci]``), or that the layout key already covers it."""
+    cont_index = {id(c): i for i, c in enumerate(flat.containers)}
+    np_index = {id(a): k for k, a in enumerate(flat.numpy)}
+
+    def covered(owner, atom):
+        i = id(owner)
+        k = np_index.get(i)
+        if k is not None:
+            return ("np", k)
+        ci = cont_index.get(i)
+        if ci is None:
+            return None
+        if atom is None:
+            return ("cont", ci, False)
+        c = flat.containers[ci]
+        kind = kind_of(c)
+        if atom.kind == "entry":
+            if atom.holder is c:
+                return False            # an entry of an input dict: walked
+            if kind == "obj" or (kind == "fields" and atom.key in field_names(c)):
+                return False            # a walked attribute
+            return ("cont", ci, True)
+        if atom.kind in ("item", "contents") and atom.holder is c:
+            return False
+        if atom.kind == "attr" and kind == "obj":
+            return False
+        return ("cont", ci, False)
+    return covered
 
 
 def _short_where(where) -> str:

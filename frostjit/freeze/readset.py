@@ -143,7 +143,7 @@ class ReadSet:
             self.abc = True
             return
         why = deny_reason(mod, qn)
-        if why is not None:
+        if why is not None and _called_by_user(frame.f_back):
             self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
 
     def set_fallback(self, what, why, where) -> None:
@@ -568,6 +568,17 @@ def _functions_of(code, frame) -> list:
 
 def _where(frame) -> str:
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _called_by_user(frame) -> bool:
+    """Whether the nearest caller that is not library code is user code (frostjit's own use of
+    the standard library, e.g. the kernel disk cache's temporary files, is not the function's)."""
+    while frame is not None:
+        c = code_class(frame.f_code, frame)
+        if c != LIBRARY:
+            return c == USER
+        frame = frame.f_back
+    return False
 
 
 def _user_where(frame) -> str | None:
