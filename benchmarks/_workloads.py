@@ -401,6 +401,76 @@ def workload_Fc(system, p):
             "checksum": float(a.mean())}
 
 
+def _hidden_reader(n):
+    """A function reading ``n`` hidden values (class attributes, not inputs) and a class holding
+    them, defined in this module (its globals are a module's, as user code's are)."""
+    name = f"_Hidden{n}"
+    globals()[name] = type(name, (), {f"a{i}": float(i) for i in range(n)})
+    terms = " + ".join(f"{name}.a{i}" for i in range(n)) or "0.0"
+    exec(f"def _reads{n}(a):\n    return a + ({terms})\n", globals())   # noqa: S102 - a fixed template
+    return globals()[f"_reads{n}"], globals()[name]
+
+
+def workload_Fg(system, p):
+    """Guards: a frozen x + c whose c sums N hidden values (class attributes), N = 0 and 100."""
+    if system not in ("drjit", "frostjit"):
+        raise NotAvailable("no freeze")
+    dr, T = load(system)
+    repeats, inner = int(p.get("repeats", 9)), int(p.get("inner", 200))
+    counts = [int(v) for v in p.get("hidden", [0, 100])]
+    x = T.Float(np.arange(16, dtype=np.float32)); dr.eval(x); sync(dr)
+    out = {}
+    for n in counts:
+        fn, _ = _hidden_reader(n)
+        f = dr.freeze(fn)
+        for _ in range(5):
+            f(x)
+        sync(dr)
+        out[str(n)] = f_loop(lambda: f(x), repeats, inner) * 1e6
+        sync(dr)
+    lo, hi = str(min(counts)), str(max(counts))
+    per = (out[hi] - out[lo]) / (int(hi) - int(lo)) if hi != lo else None
+    return {"call_us": out, "us_per_guard": per, "ratio": out[hi] / out[lo]}
+
+
+def workload_Fh(system, p):
+    """A training loop with a learning-rate schedule (a new Python float every step), N params."""
+    if system not in ("drjit", "frostjit"):
+        raise NotAvailable("no freeze")
+    dr, T = load(system)
+    n = int(p.get("n", 1000))
+    steps = int(p.get("steps", 200))
+    w0 = T.Float(np.linspace(-1, 1, n, dtype=np.float32))
+    m0 = T.Float(np.zeros(n, dtype=np.float32))
+    dr.eval(w0, m0); sync(dr)
+
+    def step(w, m, lr):
+        g = 2 * (w - 3) + 0.1 * dr.sin(w)
+        m = 0.9 * m + 0.1 * g
+        w = w - lr * m
+        loss = dr.sum(dr.square(w - 3))
+        dr.eval(w, m, loss)
+        return w, m, loss
+    fz = dr.freeze(step)
+
+    def loop(fn, k0):
+        w, m = w0, m0
+        t = time.perf_counter()
+        for i in range(steps):
+            w, m, loss = fn(w, m, 0.1 * 0.99 ** (k0 + i))
+        sync(dr)
+        return (time.perf_counter() - t) / steps, w
+    loop(fz, 0)                 # warm up: records (twice: the rate becomes a parameter)
+    loop(step, 0)
+    n_rec = getattr(fz, "n_recordings", None)
+    tf = med([loop(fz, 1000 * r)[0] for r in range(int(p.get("repeats", 5)))])
+    tu = med([loop(step, 1000 * r)[0] for r in range(int(p.get("repeats", 5)))])
+    a, b = to_numpy(loop(fz, 7)[1]), to_numpy(loop(step, 7)[1])
+    return {"frozen_us": tf * 1e6, "unfrozen_us": tu * 1e6, "speedup": tu / tf,
+            "max_abs_diff": float(np.abs(a - b).max()), "recordings": n_rec,
+            "recordings_after": getattr(fz, "n_recordings", None)}
+
+
 def workload_Fd(system, p):
     """A function launching 100 separate kernels (eval after each step)."""
     if system not in ("drjit", "frostjit"):
@@ -516,7 +586,7 @@ def workload_probe(system, p):
 
 WORKLOADS = {"probe": workload_probe, "W1": workload_W1, "W2": workload_W2,
              "W3": workload_W3, "W4": workload_W4, "Fa": workload_Fa, "Fb": workload_Fb,
-             "Fc": workload_Fc, "Fd": workload_Fd, "Fe": workload_Fe}
+             "Fc": workload_Fc, "Fd": workload_Fd, "Fe": workload_Fe, "Fg": workload_Fg, "Fh": workload_Fh}
 
 
 def main(argv=None) -> int:

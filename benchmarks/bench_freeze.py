@@ -9,6 +9,10 @@
   (d) a function launching 100 separate kernels (eval after each step): replay
   (e) replay at a NEW width (should compile nothing) vs jax.jit's first call
       at a new shape (retrace + recompile)
+  (f) guards: a frozen function reading 0 and 100 hidden values (class attributes):
+      cost per guard, and the ratio of the two
+  (g) a training loop with a learning-rate schedule (a new Python float every step),
+      1e3 parameters: frozen vs unfrozen per step, and how often it was traced
 
 Each system runs in its own subprocess; absent systems show "n/a".
 `python -m frostjit bench freeze` calls `main(argv)`.
@@ -40,6 +44,9 @@ def run_all(systems, quick, threads):
         res[("Fd", s)] = H.run_child(s, "Fd", {**base, "inner": 3 if quick else 10})
         res[("Fe", s)] = H.run_child(s, "Fe", {"threads": threads},
                                      H.fresh_cache_env(s)[0])
+        res[("Fg", s)] = H.run_child(s, "Fg", {**base, "inner": 50 if quick else 200})
+        res[("Fh", s)] = H.run_child(s, "Fh", {**base, "steps": 50 if quick else 200,
+                                               "repeats": 3 if quick else 5})
     if "jax" in systems:
         res[("Fe", "jax")] = H.run_child("jax", "Fe", {})
     return res
@@ -104,6 +111,30 @@ def report(res):
     print(H.table(["system", "median new width", "first new width", "max", "steady same width",
                    "kernels compiled", "re-recordings", "correct"], rows))
     print("  (jax: jax.jit first call at a new shape = retrace + XLA recompile)")
+    print()
+
+    print("(f) guards: frozen x + (sum of N hidden class attributes), 16 elements, us/call")
+    rows = []
+    for s in JIT:
+        calls = g("Fg", s, "call_us") or {}
+        rows.append([s, H.fmt(calls.get("0"), " us") if calls else c("Fg", s, "x"),
+                     H.fmt(calls.get("100"), " us") if calls else c("Fg", s, "x"),
+                     c("Fg", s, "us_per_guard", " us"), H.fmt_ratio(g("Fg", s, "ratio"))])
+    print(H.table(["system", "N=0", "N=100", "per hidden value", "N=100 / N=0"], rows))
+    per, rr = g("Fg", "frostjit", "us_per_guard"), g("Fg", "frostjit", "ratio")
+    print(f"  targets: per guard <= 0.1 us: {H.fmt(per, ' us')} {H.check(per, '<=', 0.1)};"
+          f"  100 hidden values <= 2x none: {H.fmt_ratio(rr)} {H.check(rr, '<=', 2.0)}")
+    print("  (Dr.Jit does not watch hidden values: its replays of N=100 are stale once one changes)")
+    print()
+
+    print("(g) training loop with a learning-rate schedule, 1e3 parameters, us/step")
+    print(H.table(["system", "frozen", "unfrozen", "unfrozen/frozen", "traced (of 250 steps)", "max |diff|"],
+                  [[s, c("Fh", s, "frozen_us", " us"), c("Fh", s, "unfrozen_us", " us"),
+                    H.fmt_ratio(g("Fh", s, "speedup")), c("Fh", s, "recordings"), c("Fh", s, "max_abs_diff")]
+                   for s in JIT]))
+    sp = g("Fh", "frostjit", "speedup")
+    print(f"  target: fj frozen >= 10x faster than fj unfrozen: {H.fmt_ratio(sp)} {H.check(sp, '>=', 10)}"
+          "  (Dr.Jit keys a Python float by value: it traces every step)")
     for (w, s), r in sorted(res.items()):
         if r.get("status") == "error":
             print(f"  error: {w} {s}: {r.get('reason')}")

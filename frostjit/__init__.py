@@ -27,7 +27,7 @@ from .functions.cache import flush_kernel_cache, flush_malloc_cache, sync_thread
 from .backend.cache_control import set_kernel_cache_size, kernel_cache_info
 from . import llvm
 from . import tree
-from .freeze import freeze, FreezeWarning
+from .freeze import freeze, FreezeWarning, FreezeMismatchError
 from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_grad, clear_grad, detach,
                  backward, backward_from, backward_to, forward, forward_from, forward_to, replace_grad,
                  suspend_grad, resume_grad, isolate_grad, set_grad_enabled, enqueue, traverse, ADFlag, ADMode)

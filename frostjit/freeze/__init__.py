@@ -8,10 +8,15 @@
 * :mod:`.outputs`: outputs and write-backs, described when recorded, rebuilt by every replay;
 * :mod:`.cache`: recordings by key (pinned sizes indexed, dead identities dropped);
 * :mod:`.binder`: generated input binders (the lookup without building a key);
+* :mod:`.readset`: what the traced Python code read (watched while recording), with
+  :mod:`.code` (whose code runs; the deny list), :mod:`.chains` (bytecode analysis) and
+  :mod:`.lookup` (attribute reads without running user code);
+* :mod:`.guards`: guards on that state, checked before every replay;
+* :mod:`.checking`: checking mode (every replay compared with the plain call);
 * :mod:`.frozen`: the frozen-function object (lookup, recording, replay, warnings).
 
 See docs/freeze.md.
 """
-from .frozen import freeze, FrozenFunction, FreezeWarning
+from .frozen import freeze, FrozenFunction, FreezeWarning, FreezeMismatchError
 
-__all__ = ["freeze", "FrozenFunction", "FreezeWarning"]
+__all__ = ["freeze", "FrozenFunction", "FreezeWarning", "FreezeMismatchError"]

@@ -22,7 +22,7 @@ import operator
 
 from ..trace.state import state
 from ..ad.frozen import scope_token, scopes as ad_scopes
-from .layout import Walker, _HANDLERS, _classify, _slot_names, _dataclass_names, value_token, keys_token
+from .layout import Walker, _HANDLERS, _classify, _slot_names, field_names, value_token, keys_token
 from .values import Ident, value_key, needs_key
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
@@ -35,7 +35,7 @@ class Unsupported(Exception):
 class Bound:
     """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay."""
 
-    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy")
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params")
 
 
 _MISS = object()
@@ -54,9 +54,12 @@ def _cell_full(cell) -> bool:
 
 
 class _Gen:
-    def __init__(self, opaque_mask, force_opaque: bool):
+    def __init__(self, opaque_mask, force_opaque: bool, param_mask=frozenset()):
         self.mask = opaque_mask
         self.force = force_opaque
+        self.param_mask = param_mask
+        self.n_numbers = 0          # Python numbers in walk order (layout.Walker.value)
+        self.params = []            # variables holding the parameters
         self.L = []
         self.ns = {"st": state, "MISS": _MISS, "LIT": _lit, "CELLFULL": _cell_full, "BOUND": Bound,
                    "NEW": object.__new__, "GN": operator.attrgetter("_node"), "GOP": operator.attrgetter("op"),
@@ -140,10 +143,9 @@ class _Gen:
                 self.fail_if(f"len({c}) != {len(o._c)}")
                 for v, x in zip(self.unpack(c, len(o._c)), o._c):
                     self.emit(x, v)
-        elif h is Walker.struct or h is Walker.dataclass:
-            names = tuple(t.DRJIT_STRUCT) if h is Walker.struct else _dataclass_names(t)
+        elif h is Walker.struct or h is Walker.dataclass or h is Walker.parts:
             if self.container(o, var):
-                self.fields(o, var, names)
+                self.fields(o, var, field_names(o))
         elif h is Walker.custom:
             self.custom(o, var)
         elif h is Walker.obj:
@@ -343,6 +345,13 @@ class _Gen:
 
     def value(self, o, var) -> None:
         t = type(o)
+        if t is float or t is int:
+            i = self.n_numbers
+            self.n_numbers = i + 1
+            if i in self.param_mask:        # a parameter: any value of this type
+                self.fail_if(f"type({var}) is not {t.__name__}")
+                self.params.append(var)
+                return
         if t is float:
             c = self.const(o)
             self.fail_if(f"type({var}) is not float or ({var} is not {c} and {var}.hex() != {self.const(o.hex())})")
@@ -383,7 +392,7 @@ def generate(ff, args, kwargs, flat, views):
     """
     if flat.numpy:
         raise Unsupported("NumPy inputs")
-    g = _Gen(ff._opaque_mask, not ff.auto_opaque)
+    g = _Gen(ff._opaque_mask, not ff.auto_opaque, ff._param_mask)
     g.ns["FLAGS"] = int(state.flags)
     g.ns["SC"] = ad_scopes
     scope = scope_token(flat.leaves)
@@ -402,7 +411,7 @@ def generate(ff, args, kwargs, flat, views):
     else:
         g.containers.append("kwargs")
         g.fail_if("kwargs")
-    gview, cview = views
+    gview, cview, self_obj = views
     if gview is not None:
         g.ns["GV"] = gview
         g.ns["G"] = gview.g
@@ -427,6 +436,10 @@ def generate(ff, args, kwargs, flat, views):
             v = g.var()
             g.line(f"{v} = CELL{i}.cell_contents")
             g.emit(x, v)
+    if self_obj is not None:
+        g.ns["SELF"] = self_obj
+        g.line("vself = SELF")
+        g.emit(self_obj, "vself")
     if ff.state_fn is not None:
         g.ns["SF"] = ff.state_fn
         g.line("sf = SF(*args, **kwargs)")
@@ -450,6 +463,7 @@ def generate(ff, args, kwargs, flat, views):
         g.fail_if(f"SCOPE(b.leaves) != {g.const(scope)}")
     g.line(f"b.containers = [{', '.join(g.containers)}]")
     g.line("b.numpy = ()")
+    g.line(f"b.params = [{', '.join(g.params)}]")
     g.line("return b")
     src = "def bind(args, kwargs):\n    try:\n" + "\n".join(g.L) + "\n    except Exception:\n        return None\n"
     code = compile(src, f"<frostjit.freeze binder {ff.name}>", "exec")
@@ -460,7 +474,8 @@ def generate(ff, args, kwargs, flat, views):
     # self-check: on the inputs it was generated from, it extracts what the walk found
     b = bind(args, kwargs)
     if b is None or not (_same(b.nodes, flat.nodes) and _same(b.leaves, flat.leaves)
-                         and b.sizes == flat.sizes and _same(b.containers, flat.containers)):
+                         and b.sizes == flat.sizes and _same(b.containers, flat.containers)
+                         and _same(b.params, flat.params)):
         raise Unsupported("self-check failed")      # pragma: no cover - a binder bug, never used
     return bind
 

@@ -20,8 +20,10 @@ import weakref
 from ..array.flat import ArrayBase
 from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
-from . import binder, layout
+from . import binder, checking, guards, layout
+from .checking import FreezeMismatchError
 from .layout import Walker, entries, kind_of
+from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed
@@ -148,7 +150,7 @@ class FrozenFunction:
     __fj_opaque__ = True
 
     def __init__(self, f, state_fn=None, limit=None, warn_after: int = 10, backend=None,
-                 auto_opaque: bool = True, enabled: bool = True):
+                 auto_opaque: bool = True, enabled: bool = True, check=None):
         functools.update_wrapper(self, f)
         self.f = f
         self.state_fn = state_fn
@@ -157,6 +159,7 @@ class FrozenFunction:
         self.backend = backend
         self.auto_opaque = auto_opaque
         self.enabled = enabled
+        self.check = check      # None: FROSTJIT_FREEZE_CHECK decides (the module's CHECK)
         self._cache = RecordingCache(self.limit)
         self._dead = self._cache.dead     # (the list the cache appends dead keys to: checked per call)
         self._n_recordings = 0
@@ -164,6 +167,7 @@ class FrozenFunction:
         # may wait for another thread that calls this or another frozen function).
         self._lock = threading.RLock()
         self._opaque_mask: set = set()
+        self._param_mask = frozenset()      # Python numbers (walk order) that are parameters
         self._prev_paths = None
         self._globals = getattr(f, "__globals__", None)
         self._global_names = _global_names(f)
@@ -173,6 +177,9 @@ class FrozenFunction:
         # The globals/closure views are stateless (read and write live): one of each, reused.
         self._gview = _GlobalsView(self._globals, self._global_names) if self._global_names else None
         self._cview = _CellsView(self._cells, self._cell_names) if self._cells else None
+        # A bound method's instance, a callable object or a partial is an input too (path ``self``);
+        # the function that runs first is what the read set treats as the frozen code.
+        self._top_fn, self._self_obj = _top_of(f)
         self._bound = None            # (binder, cache entry) of the key replayed last
         self._recording: dict = {}    # key -> thread recording it now
         self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
@@ -196,6 +203,7 @@ class FrozenFunction:
             self._n_recordings = 0
             self._prev_paths = None
             self._opaque_mask = set()
+            self._param_mask = frozenset()
 
     def _drop_all(self) -> None:
         with self._lock:
@@ -226,7 +234,7 @@ class FrozenFunction:
 
         Returns ``None`` unless every argument is an evaluated JIT array reached once.
         """
-        w = Walker(False, self._opaque_mask, not self.auto_opaque)
+        w = Walker(False, self._opaque_mask, not self.auto_opaque, self._param_mask)
         f = w.f
         memo = w.memo
         memo[id(args)] = 0
@@ -252,6 +260,8 @@ class FrozenFunction:
             w.walk(self._gview, "globals")
         if self._cview is not None:
             w.walk(self._cview, "nonlocals")
+        if self._self_obj is not None:
+            w.walk(self._self_obj, "self")
         if f.pending:
             return None
         return f, (int(state.flags), _ad.scope_token(f.leaves), tuple(key))
@@ -261,13 +271,15 @@ class FrozenFunction:
             from ..schedule.evaluate import evaluate
             evaluate(())
         for attempt in range(3):
-            w = Walker(paths, self._opaque_mask, not self.auto_opaque)
+            w = Walker(paths, self._opaque_mask, not self.auto_opaque, self._param_mask)
             w.walk(args, "args")
             w.walk(kwargs, "kwargs")
             if self._gview is not None:
                 w.walk(self._gview, "globals")
             if self._cview is not None:
                 w.walk(self._cview, "nonlocals")
+            if self._self_obj is not None:
+                w.walk(self._self_obj, "self")
             if self.state_fn is not None:
                 w.walk(self.state_fn(*args, **kwargs), "state_fn")
             flat = w.f
@@ -299,8 +311,17 @@ class FrozenFunction:
                 if len(cands) == 1:
                     recd = cands[0]
                     if type(recd) is Recording and not recd.captured:
+                        g = recd.guard
+                        if g is not None:
+                            gi = g(flat)
+                            if gi is not None:
+                                self._guard_failed(recd, flat, gi, why)
+                                return self._miss(args, kwargs, why)
                         try:        # the common case, inlined (as in _replay)
-                            out = recd.run(flat, ())
+                            if self.check or (CHECK and self.check is None):
+                                out = self._run_checked(recd, flat, (), args, kwargs)
+                            else:
+                                out = recd.run(flat, ())
                         except GuardFailed as e:
                             why.append(f"guard failed: {e.why}")
                             return self._miss(args, kwargs, why)
@@ -330,7 +351,7 @@ class FrozenFunction:
         bnd = entry.binder
         if bnd is _NO_BINDER:
             try:
-                bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview))
+                bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview, self._self_obj))
             except binder.Unsupported as e:
                 log.debug("frostjit.freeze(%s): no binder for this input structure (%s)", self.name, e)
                 bnd = None
@@ -342,7 +363,8 @@ class FrozenFunction:
         flat, k2 = self._walk(args, kwargs, False)
         same = lambda x, y: len(x) == len(y) and all(p is q for p, q in zip(x, y))  # noqa: E731
         if not (k2 == key and same(flat.nodes, b.nodes) and flat.sizes == b.sizes
-                and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)):
+                and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)
+                and same(flat.params, b.params)):
             raise AssertionError(f"frostjit.freeze({self.name}): binder disagrees with the layout walk")
 
     def _replay(self, cands, flat, args, kwargs, why):
@@ -357,8 +379,17 @@ class FrozenFunction:
                     why.append("an array the recording captured (not among the inputs) was freed or rebound")
                     self._drop(recd)
                     continue
+            g = recd.guard
+            if g is not None:
+                gi = g(flat)
+                if gi is not None:
+                    self._guard_failed(recd, flat, gi, why)
+                    continue
             try:
-                out = recd.run(flat, capn)
+                if self.check or (CHECK and self.check is None):
+                    out = self._run_checked(recd, flat, capn, args, kwargs)
+                else:
+                    out = recd.run(flat, capn)
             except GuardFailed as e:
                 why.append(f"guard failed: {e.why}")
                 continue
@@ -368,6 +399,40 @@ class FrozenFunction:
             _ad.after_call()        # gradients written back to inputs flow on to what they depend on
             return (out,)
         return _MISS
+
+    def _run_checked(self, recd, flat, capn, args, kwargs):
+        """Checking mode: the replay, then the plain call on the same inputs; they must agree."""
+        pre = checking.capture(flat)
+        out = recd.run(flat, capn)
+        post = checking.capture(flat)
+        checking.restore(flat, pre)
+        try:
+            ref = self.f(*args, **kwargs)
+        finally:
+            plain = checking.capture(flat)
+            checking.restore(flat, post)
+        paths = checking.InputPaths(self, args, kwargs, flat, pre, post)
+        diff = checking.first_difference(out, ref, "result") or \
+            checking.state_difference(flat, post, plain, paths)
+        if diff is not None:
+            gs = recd.guardset
+            lines = "\n    ".join(gs.describe(flat)) if gs is not None else "(none)"
+            keys = "\n    ".join(f"{p}: {layout._describe_token(t)}" for p, t in (recd.paths or [])[:12])
+            raise FreezeMismatchError(
+                f"frozen function {self.name!r}: a replay differs from the plain call at {diff}\n"
+                f"  recording key (input paths):\n    {keys or '(no inputs)'}\n"
+                f"  guards (what the recording read, and its value now):\n    {lines}")
+        return out
+
+    def _guard_failed(self, recd, flat, gi, why) -> None:
+        """A guard on the Python state the recording read does not hold: trace again (the new
+        recording is kept beside this one), naming the guard and where the value was read."""
+        gs = recd.guardset
+        text = gs.explain(flat, gi)
+        why.append(f"guard failed: {text}")
+        log.debug("frostjit.freeze(%s): guard failed: %s", self.name, text)
+        if gs.dead():      # an object it expects died: it can never hold again
+            self._drop(recd)
 
     def _replay_failed(self, recd, e, why) -> None:
         """A replay raised (not a guard): the call traces again, so the plain call decides what
@@ -426,7 +491,52 @@ class FrozenFunction:
                     if r is not _MISS:
                         return r[0]
                 pflat, pkey = self._walk(args, kwargs, True)
+        # Python numbers as parameters: a number (int, float) of the inputs whose value changed
+        # since the last recording becomes a parameter of the next one (a size-1 kernel input
+        # refilled by every replay), so a learning rate or time step that changes every call
+        # traces twice, not every call.  One that steers Python control flow or a size is guarded
+        # exactly during that recording, and goes back to the key (see _trace).
+        if self._prev_paths is not None:
+            new_params = self._changed_numbers(args, pflat)
+            if new_params:
+                log.debug("frostjit.freeze(%s): Python numbers changed; made parameters: %s", self.name,
+                          ", ".join(pflat.number_locs[i][1] for i in sorted(new_params)))
+                with self._lock:
+                    self._param_mask = self._param_mask | new_params
+                    self._cache.clear_binders()
+                    self._bound = None
+                flat, key = self._walk(args, kwargs, False)
+                entry = self._cache.get(key)
+                if entry is not None:
+                    r = self._replay(entry.candidates(flat.sizes), flat, args, kwargs, why)
+                    if r is not _MISS:
+                        return r[0]
+                pflat, pkey = self._walk(args, kwargs, True)
         return self._record(args, kwargs, pflat, pkey, why)
+
+    def _changed_numbers(self, args, pflat) -> frozenset:
+        """Indices of the Python numbers whose value differs from the previous recording's at the
+        same path (same type), and that a recording can replace (not inside a tuple other than
+        the arguments, not a dict key)."""
+        old = {}
+        for p, t in self._prev_paths:
+            old.setdefault(p, t)
+        new = {}
+        for p, t in pflat.paths:
+            new.setdefault(p, t)
+        out = set()
+        for i, (loc, path) in enumerate(pflat.number_locs):
+            if i in self._param_mask or loc is None:
+                continue
+            o, t = old.get(path), new.get(path)
+            if not (isinstance(o, tuple) and isinstance(t, tuple) and len(o) == 2 == len(t)):
+                continue
+            if o[0] is t[0] and t[0] in (int, float) and o[1] != t[1] and t[1] != "param":
+                c = loc[0]
+                if type(c) is tuple and c is not args:
+                    continue
+                out.add(i)
+        return frozenset(out)
 
     @staticmethod
     def _leaf_index_of(flat, path):
@@ -460,7 +570,7 @@ class FrozenFunction:
             # Another thread is recording this very layout: run plainly rather than record it
             # twice or wait (that thread may be waiting for this one).
             return self.f(*args, **kwargs)
-        reasons = list(why)
+        reasons = list(dict.fromkeys(why))     # (a guard tried by the binder and by the walk: once)
         if prev is not None:
             reasons += layout.diff(prev, flat.paths)
         if n > 1:
@@ -471,11 +581,21 @@ class FrozenFunction:
             _warn(f"frozen function {self.name!r} was traced {n} times. Tracing repeatedly "
                   f"defeats the purpose of freezing it; it usually means its inputs keep changing in a way no "
                   f"cached recording covers. Inputs that differ from the previous recording:\n  {lines}")
+        rkey = key
         try:
-            out, recd = self._trace(args, kwargs, flat, key)        # (no lock held: see __init__)
+            pre = checking.capture(flat) if flat.params else None
+            try:
+                out, recd = self._trace(args, kwargs, flat, key)        # (no lock held: see __init__)
+            except _ParamsRejected:
+                # the function looked at type() of a parameter: put the inputs back and trace with
+                # the numbers as values (they are keyed by value from now on)
+                checking.restore(flat, pre)
+                flat, key2 = self._walk(args, kwargs, True)
+                out, recd = self._trace(args, kwargs, flat, key2)
+                key = key2
         finally:
             with self._lock:
-                del self._recording[key]
+                del self._recording[rkey]
         _ad.after_call()
         if recd is None:
             return out
@@ -497,22 +617,38 @@ class FrozenFunction:
         rec.np_inputs = list(flat.numpy)
         rec.np_sym = [ONE if a.ndim == 0 or a.shape[0] == 1 else syms[flat.size_index[a.shape[0]]]
                       for a in flat.numpy]
+        args, kwargs, subs = self._substitute_params(rec, flat, args, kwargs)
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
         observer = None
+        rs = ReadSet(self._top_fn)
         try:
             # Installed inside the try: an exception here (a Ctrl-C) must not leave the hook on.
             observer = _observe_dispatch()
             RECORDERS.push(rec)
             ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
             try:
-                out = self.f(*args, **kwargs)
+                rs.start()
+                try:
+                    out = self.f(*args, **kwargs)
+                finally:
+                    rs.stop()
             finally:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:
                 rec.data_dependent = ad_reason
-            recd, out = self._finish(rec, flat, key, out, pre_entries, observer)
+            recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
+            if subs:
+                if rs.uses_type:        # type(p) saw a symbolic number: trace again with values
+                    rec.escaped.update(str(j) for j in range(len(subs)))
+                    self._restore_params(rec, flat, subs)
+                    if recd is not None:
+                        recd.close()
+                    raise _ParamsRejected
+                self._restore_params(rec, flat, subs)
         except BaseException:
             RECORDERS.pop(rec)
+            if subs:
+                self._restore_params(rec, flat, subs)
             if state.side_effects:      # leave the engine as a plain call would
                 from ..schedule.evaluate import evaluate
                 evaluate(())
@@ -526,7 +662,57 @@ class FrozenFunction:
             rec.release()
         return out, recd
 
-    def _finish(self, rec, flat, key, out, pre_entries, observer):
+    def _substitute_params(self, rec, flat, args, kwargs):
+        """Put a symbolic number (``p0``, ``p1``: the replay's parameters) where each parameter
+        sits in the inputs while the function runs; returns ``(args, kwargs, substitutions)``."""
+        if not flat.params or flat.number_locs is None:
+            return args, kwargs, []
+        rec.n_params = len(flat.params)
+        rec.escaped = set()
+        subs = []
+        j = 0
+        for i, (loc, _) in enumerate(flat.number_locs):
+            if i not in self._param_mask:
+                continue
+            c, k = loc
+            sym = Sym(f"p{j}", flat.params[j], rec)
+            j += 1
+            if c is args:
+                args = args[:k] + (sym,) + args[k + 1:]
+            else:
+                _put(c, k, sym)
+            subs.append((c, k, sym))
+        return args, kwargs, subs
+
+    def _restore_params(self, rec, flat, subs) -> None:
+        """After recording: the numbers are back where they were (unless the function replaced
+        them), no symbolic number stays in the inputs, and a parameter whose value the recording
+        needed exactly (control flow, a size, C code) goes back to the key."""
+        for c, k, sym in subs:
+            if type(c) is not tuple and _get(c, k) is sym:
+                _put(c, k, sym.value)
+        for c in flat.containers:
+            if type(c) is tuple:
+                continue
+            for k, v in entries(c):
+                if type(v) is Sym:
+                    _put(c, k, v.value)
+        escaped = getattr(rec, "escaped", ())
+        if escaped:
+            drop = set()
+            j = 0
+            for i in sorted(self._param_mask):
+                if str(j) in escaped:
+                    drop.add(i)
+                j += 1
+            log.debug("frostjit.freeze(%s): a parameter was used as an exact value (control flow, a size "
+                      "or C code); it is keyed by value again", self.name)
+            with self._lock:
+                self._param_mask = self._param_mask - drop
+                self._cache.clear_binders()
+                self._bound = None
+
+    def _finish(self, rec, flat, key, out, pre_entries, observer, rs):
         from ..schedule.evaluate import evaluate
         leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
         cont_index = {id(c): i for i, c in enumerate(flat.containers)}
@@ -604,6 +790,15 @@ class FrozenFunction:
         real_nodes = list(d.real_nodes)
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
+        deps = set(deps) | set(rs.dispatch.values())
+        gs, why, hidden = guards.build(rs, flat, guards.covering(flat), self._globals, frozenset(self._global_names),
+                               self._cells, set(d.counts), self.name,
+                               {op.args[1] for op in rec.ops if op.kind == "upload_input"})
+        if why is not None and rec.data_dependent is None:
+            rec.data_dependent = why
+        if hidden:
+            log.debug("frostjit.freeze(%s): writes state outside its inputs, which replays do not repeat: %s",
+                      self.name, "; ".join(hidden[:8]))
         if rec.interfered is not None:
             # not a property of the function: nothing is cached, the next call traces again
             _warn(f"frozen function {self.name!r} {rec.interfered} while it was being recorded; the "
@@ -617,6 +812,8 @@ class FrozenFunction:
             recd = _Fallback(reason, key, flat.paths)
         else:
             recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps)
+            recd.guardset = gs
+            recd.guard = None if gs is None else gs.check
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
         if type(recd) is _Fallback and recd.reason in _ad.REASONS:
@@ -645,11 +842,54 @@ class FrozenFunction:
                 pass
 
 
+class _ParamsRejected(Exception):
+    """A recording with Python-number parameters that cannot stand (see FrozenFunction._record)."""
+
+
+def _put(c, k, v) -> None:
+    if kind_of(c) == "custom":
+        c.__fj_assign__({k: v})
+    else:
+        layout.set_entry(c, k, v)
+
+
+def _get(c, k):
+    for k2, v in entries(c):
+        if k2 == k:
+            return v
+    return None
+
+
+def _env_on(name: str) -> bool:
+    v = os.environ.get(name, "")
+    return v.strip().lower() not in ("", "0", "false", "no", "off")
+
+
+#: FROSTJIT_FREEZE_CHECK=1: every frozen function checks every replay against the plain call.
+CHECK = _env_on("FROSTJIT_FREEZE_CHECK")
 _MISS = object()
 # Tests set this (or FROSTJIT_FREEZE_VERIFY_BINDERS=1): every binder hit is checked against the
 # full layout walk.
 VERIFY_BINDERS = bool(os.environ.get("FROSTJIT_FREEZE_VERIFY_BINDERS"))
 _EMPTY_DICT_TOKEN = (dict, ())
+
+
+def _top_of(f):
+    """``(function that runs first, object walked as the input "self")`` of a frozen callable."""
+    if isinstance(f, types.FunctionType):
+        return f, None
+    if isinstance(f, types.MethodType):
+        fn = f.__func__
+        return (fn if isinstance(fn, types.FunctionType) else None), f.__self__
+    if isinstance(f, functools.partial):
+        fn = f.func
+        while isinstance(fn, functools.partial):
+            fn = fn.func
+        return _top_of(fn)[0], f
+    if isinstance(f, (type, types.BuiltinFunctionType)) or isinstance(f, FrozenFunction):
+        return None, None
+    call = getattr(type(f), "__call__", None)
+    return (call if isinstance(call, types.FunctionType) else None), f
 
 
 def _observe_dispatch():
@@ -667,7 +907,7 @@ def _observe_dispatch():
 
 
 def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=None, auto_opaque: bool = True,
-           enabled: bool = True):
+           enabled: bool = True, check=None):
     """Record a function's kernel launches once and replay them for compatible inputs.
 
     Usable as ``@fj.freeze``, ``@fj.freeze(limit=2)`` or ``fj.freeze(fn, ...)``.  The first call
@@ -696,6 +936,11 @@ def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=N
         ``False`` evaluates every literal input on every call.
     enabled : bool
         ``False`` calls the function directly (settable later as ``.enabled``).
+    check : bool, optional
+        Checking mode: every replay also runs the plain function on the same inputs and compares
+        outputs and written-back inputs exactly (NaN-aware); a difference raises
+        :class:`FreezeMismatchError` naming the first differing path.  ``None`` (default) follows
+        the environment variable ``FROSTJIT_FREEZE_CHECK``; settable later as ``.check``.
 
     Examples
     --------
@@ -711,7 +956,7 @@ def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=N
         if not callable(fn):
             raise TypeError(f"freeze(): expected a callable, got {type(fn).__name__}")
         return FrozenFunction(fn, state_fn=state_fn, limit=limit, warn_after=warn_after, backend=backend,
-                              auto_opaque=auto_opaque, enabled=enabled)
+                              auto_opaque=auto_opaque, enabled=enabled, check=check)
     if f is None:
         return wrap
     return wrap(f)

@@ -26,6 +26,7 @@ and ``__fj_construct__(cls, dict)`` (construction as an output).
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import decimal
 import enum
@@ -64,7 +65,8 @@ class Flat:
     """The result of walking one call's inputs (see module docstring)."""
 
     __slots__ = ("key", "leaves", "nodes", "node_index", "sizes", "size_index", "containers",
-                 "numpy", "paths", "pending", "has_jit", "leaf_nodes")
+                 "numpy", "paths", "pending", "has_jit", "leaf_nodes", "cont_paths", "leaf_paths", "params",
+                 "number_locs")
 
     def __init__(self, paths: bool):
         self.key = []
@@ -77,6 +79,10 @@ class Flat:
         self.containers = []
         self.numpy = []
         self.paths = [] if paths else None
+        self.cont_paths = [] if paths else None     # path of each container / leaf (paths=True)
+        self.leaf_paths = [] if paths else None
+        self.params = []            # Python numbers that are parameters of the recording (p0, p1, ...)
+        self.number_locs = [] if paths else None     # (container, key, path) of each Python number
         self.pending = []
         self.has_jit = False
 
@@ -114,15 +120,20 @@ def type_name(t) -> str:
 class Walker:
     """Walks one input PyTree (see module docstring)."""
 
-    __slots__ = ("f", "memo", "P", "opaque_mask", "force_opaque", "make_opaque")
+    __slots__ = ("f", "memo", "P", "opaque_mask", "force_opaque", "make_opaque", "param_mask", "n_numbers", "loc")
 
-    def __init__(self, paths: bool, opaque_mask=frozenset(), force_opaque: bool = False):
+    def __init__(self, paths: bool, opaque_mask=frozenset(), force_opaque: bool = False, param_mask=frozenset()):
         self.f = Flat(paths)
         self.memo = {}
         self.P = paths
         self.opaque_mask = opaque_mask
         self.force_opaque = force_opaque
         self.make_opaque = False
+        # Python numbers (int, float) are counted in walk order; those in param_mask are keyed by
+        # type only and become parameters of the recording (see frozen.FrozenFunction._miss)
+        self.param_mask = param_mask
+        self.n_numbers = 0
+        self.loc = None             # (container, key) of the value walked now (paths=True only)
 
     def tok(self, tok, path) -> None:
         self.f.key.append(tok)
@@ -151,6 +162,8 @@ class Walker:
         self.memo[id(o)] = len(self.memo)
         li = len(f.leaves)
         f.leaves.append(o)
+        if self.P:
+            f.leaf_paths.append(path)
         f.has_jit = True
         node = o._node
         op = node.op
@@ -188,6 +201,8 @@ class Walker:
             return False
         self.memo[id(o)] = len(self.memo)
         self.f.containers.append(o)
+        if self.P:
+            self.f.cont_paths.append(path)
         self.tok(tok, path)
         return True
 
@@ -195,6 +210,7 @@ class Walker:
         if self._container(o, path, (type(o), len(o))):
             if self.P:
                 for i, v in enumerate(o):
+                    self.loc = (o, i)
                     self.walk(v, f"{path}[{i}]")
             else:
                 self._seq_fast(o)
@@ -232,6 +248,7 @@ class Walker:
         if self._container(o, path, (type(o), keys)):
             if self.P:
                 for k, v in o.items():
+                    self.loc = (o, k)
                     self.walk(v, f'{path}["{k}"]' if isinstance(k, str) else f"{path}[{k!r}]")
             else:
                 w = self.walk
@@ -241,10 +258,16 @@ class Walker:
     def fields(self, o, path, names) -> None:
         if self._container(o, path, (type(o), names)):
             for n in names:
+                self.loc = (o, n)
                 self.walk(getattr(o, n), f"{path}.{n}" if self.P else None)
 
     def struct(self, o, path) -> None:
         self.fields(o, path, tuple(type(o).DRJIT_STRUCT))
+
+    def parts(self, o, path) -> None:
+        # a partial (its function, arguments, keywords) or a bound method (function, instance):
+        # their arrays are inputs and their Python values part of the key
+        self.fields(o, path, _parts_names(type(o)))
 
     def dataclass(self, o, path) -> None:
         self.fields(o, path, _dataclass_names(type(o)))
@@ -254,6 +277,7 @@ class Walker:
         if self._container(o, path, (type(o), keys_token(tuple(state)))):
             key_style = getattr(type(o), "__fj_path_style__", None) == "key"
             for n, v in state.items():
+                self.loc = (o, n)
                 self.walk(v, (f'{path}["{n}"]' if key_style else f"{path}.{n}") if self.P else None)
 
     def obj(self, o, path) -> None:
@@ -268,6 +292,7 @@ class Walker:
         if self._container(o, path, (type(o), names, value_token(o))):
             for n in names:
                 v = d[n] if d is not None and n in d else getattr(o, n)
+                self.loc = (o, n)
                 self.walk(v, f"{path}.{n}" if self.P else None)
 
     def numpy(self, o, path) -> None:
@@ -286,6 +311,16 @@ class Walker:
     def value(self, o, path) -> None:
         # numbers by type and bits (-0.0 is not 0.0, NaN is NaN, True is not 1), objects by
         # their own ==, else by weak identity (values.value_key)
+        t = type(o)
+        if t is float or t is int:
+            i = self.n_numbers
+            self.n_numbers = i + 1
+            if self.P:
+                self.f.number_locs.append((self.loc, path))
+            if i in self.param_mask:        # a parameter: any value of this type replays
+                self.f.params.append(o)
+                self.tok((t, "param"), path)
+                return
         self.tok(value_key(o), path)
 
     def sym(self, o, path) -> None:
@@ -324,6 +359,20 @@ def _slot_names(t) -> tuple:
     return s
 
 
+def _parts_names(t) -> tuple:
+    return ("func", "args", "keywords") if issubclass(t, functools.partial) else ("__func__", "__self__")
+
+
+def field_names(o) -> tuple:
+    """The attribute names a "fields" container is walked by."""
+    t = type(o)
+    if isinstance(getattr(t, "DRJIT_STRUCT", None), dict):
+        return tuple(t.DRJIT_STRUCT)
+    if issubclass(t, (functools.partial, types.MethodType)):
+        return _parts_names(t)
+    return _dataclass_names(t)
+
+
 _OPAQUE_TYPES = (int, float, complex, str, bytes, bool, enum.Enum, type, types.ModuleType, types.FunctionType,
                  types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType, functools.partial,
                  np.generic, np.dtype, range, slice, frozenset, set, bytearray, memoryview,
@@ -341,8 +390,10 @@ def _classify(t):
         return Walker.vector
     if t is type(None):
         return Walker.none
-    if issubclass(t, (list, tuple)):
+    if issubclass(t, (list, tuple, collections.deque)):
         return Walker.seq
+    if issubclass(t, (functools.partial, types.MethodType)):
+        return Walker.parts
     if issubclass(t, dict):
         return Walker.dict
     if issubclass(t, np.ndarray):
@@ -374,7 +425,7 @@ def kind_of(o) -> str:
     """Container kind (how its entries are read and written)."""
     h = _HANDLERS.get(type(o)) or _classify(type(o))
     return {Walker.vector: "vector", Walker.seq: "seq", Walker.dict: "dict", Walker.struct: "fields",
-            Walker.dataclass: "fields", Walker.custom: "custom", Walker.obj: "obj"}[h]
+            Walker.dataclass: "fields", Walker.parts: "fields", Walker.custom: "custom", Walker.obj: "obj"}[h]
 
 
 def entries(o) -> list:
@@ -389,9 +440,7 @@ def entries(o) -> list:
     if k == "custom":
         return list(o.__fj_traverse__().items())
     if k == "fields":
-        names = tuple(type(o).DRJIT_STRUCT) if isinstance(getattr(type(o), "DRJIT_STRUCT", None), dict) \
-            else _dataclass_names(type(o))
-        return [(n, getattr(o, n)) for n in names]
+        return [(n, getattr(o, n)) for n in field_names(o)]
     d = getattr(o, "__dict__", None)
     out = list(d.items()) if d is not None else []
     out += [(n, getattr(o, n)) for n in _slot_names(type(o)) if hasattr(o, n)]
@@ -456,6 +505,11 @@ def diff(old_paths, new_paths, limit: int = 8) -> list[str]:
 def _token_change(a, b) -> str:
     ta = a[0] if isinstance(a, tuple) and a else a
     tb = b[0] if isinstance(b, tuple) and b else b
+    pa = isinstance(a, tuple) and len(a) == 2 and a[1] == "param"
+    pb = isinstance(b, tuple) and len(b) == 2 and b[1] == "param"
+    if (pa or pb) and ta is tb:
+        return ("became a parameter of the recording (its value changed)" if pb
+                else "keyed by value again (the recording needed its exact value)")
     if p_is_flags(a):
         return f"JIT flags changed from {a[1]!r} to {b[1]!r}"
     if isinstance(a, tuple) and a and a[0] == "ad scope":

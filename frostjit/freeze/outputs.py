@@ -25,11 +25,19 @@ Descriptors::
     ("object", cls, names, [d], slots, [d])           instance state, no constructor
     ("reduce", func, [d], state, [d], keys, [d])      the copy protocol (list/tuple/dict subclasses)
     ("custom", cls, names, [d])   ``cls.__fj_construct__(dict)``
+    ("function", fn, [d], [d], [d])   a closure made again: defaults, keyword defaults, cells
+    ("cell", d) / ("cell",)       a closure cell (with contents / empty)
     ("py", value)  ("sym", j)  ("share", k, d)  ("ref", k)
+
+A function whose closure cells or defaults hold arrays or containers is rebuilt around
+described cells (``types.FunctionType``), so a returned closure sees this replay's arrays; a
+generator or coroutine cannot be rebuilt (its frame is state), so returning one makes the
+recording a fallback.
 """
 from __future__ import annotations
 
 import collections
+import types
 
 import numpy as np
 
@@ -42,6 +50,9 @@ from ..ad import frozen as _ad
 from ..ad.frozen import Vertex
 
 _SCALAR_TYPES = (int, float, str, bool, type(None), Sym)
+# values a rebuilt function may keep as they are (types, modules and functions included)
+_ATOMS = (int, float, complex, str, bytes, bool, type(None), type, types.ModuleType, types.BuiltinFunctionType,
+          np.generic, Sym)
 
 
 def instance_state(o) -> tuple:
@@ -88,6 +99,29 @@ def reconstruct(func, args, state, items, pairs):
     return y
 
 
+def new_function(fn, defaults, kwdefaults, cells):
+    """A copy of function ``fn`` with these defaults and closure cells (a returned closure)."""
+    g = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, tuple(defaults) if defaults else None,
+                           tuple(cells) if cells else None)
+    g.__qualname__ = fn.__qualname__
+    g.__module__ = fn.__module__
+    g.__doc__ = fn.__doc__
+    if fn.__kwdefaults__:
+        g.__kwdefaults__ = dict(zip(fn.__kwdefaults__, kwdefaults))
+    if fn.__dict__:
+        g.__dict__.update(fn.__dict__)
+    return g
+
+
+def set_items(c, items) -> None:
+    """Replace a sequence's items in place (a list by slice assignment, a deque by clear/extend)."""
+    if isinstance(c, collections.deque):
+        c.clear()
+        c.extend(items)
+    else:
+        c[:] = items
+
+
 def _reduce_parts(v):
     """The copy protocol of ``v``: ``(func, args, state, items, pairs)``, or None (not usable)."""
     try:
@@ -102,9 +136,29 @@ def _reduce_parts(v):
         list(pairs) if pairs is not None else None
 
 
+_GENERATORS = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)
+
+
+def _function_state(fn) -> list:
+    """The values a function carries: defaults, keyword defaults, closure cell contents."""
+    out = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    for c in fn.__closure__ or ():
+        try:
+            out.append(c.cell_contents)
+        except ValueError:
+            pass
+    return out
+
+
 def _kind(v) -> str:
     """How an output object is described (see module docstring)."""
     t = type(v)
+    if t is types.FunctionType:
+        return "function" if any(not isinstance(x, _ATOMS) for x in _function_state(v)) else "py"
+    if t is types.CellType:
+        return "cell"
+    if t in _GENERATORS:
+        return "generator"
     h = layout._HANDLERS.get(t) or layout._classify(t)
     if h is Walker.seq:
         return "seq" if t is tuple or t is list else "reduce"
@@ -112,6 +166,8 @@ def _kind(v) -> str:
         return "dict" if t is dict else "reduce"
     if h in (Walker.struct, Walker.dataclass, Walker.obj):
         return "object"
+    if h is Walker.parts:
+        return "reduce"     # a partial or bound method: its copy protocol rebuilds it
     if h is Walker.custom:
         return "custom"
     return "py"
@@ -146,6 +202,13 @@ class Describer:
         k = _kind(v)
         if k == "seq":
             return list(v)
+        if k == "function":
+            return list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values()) + list(v.__closure__ or ())
+        if k == "cell":
+            try:
+                return [v.cell_contents]
+            except ValueError:
+                return []
         if k == "dict":
             return list(v.values())
         if k == "object":
@@ -245,6 +308,18 @@ class Describer:
         k = _kind(v)
         if k == "seq":
             return ("seq", type(v), [self.describe(x) for x in v])
+        if k == "function":
+            return ("function", v, [self.describe(x) for x in v.__defaults__ or ()],
+                    [self.describe(x) for x in (v.__kwdefaults__ or {}).values()],
+                    [self.describe(c) for c in v.__closure__ or ()])
+        if k == "cell":
+            try:
+                return ("cell", self.describe(v.cell_contents))
+            except ValueError:
+                return ("cell",)
+        if k == "generator" and self.rec.data_dependent is None:
+            self.rec.data_dependent = (f"returns a {type(v).__name__} (its frame is state a replay cannot "
+                                       "rebuild)")
         if k == "dict":
             return ("dict", tuple(v.keys()), [self.describe(x) for x in v.values()])
         if k == "object":
@@ -305,6 +380,12 @@ def build(d, flat, nodes, syms, memo):
                           {n: build(x, flat, nodes, syms, memo) for n, x in zip(d[4], d[5])})
     if tag == "custom":
         return d[1].__fj_construct__({n: build(x, flat, nodes, syms, memo) for n, x in zip(d[2], d[3])})
+    if tag == "function":
+        return new_function(d[1], [build(x, flat, nodes, syms, memo) for x in d[2]],
+                            [build(x, flat, nodes, syms, memo) for x in d[3]],
+                            [build(x, flat, nodes, syms, memo) for x in d[4]])
+    if tag == "cell":
+        return types.CellType(build(d[1], flat, nodes, syms, memo)) if len(d) > 1 else types.CellType()
     if tag == "reduce":
         _, func, args, state, items, keys, vals = d
         return reconstruct(func, [build(x, flat, nodes, syms, memo) for x in args],
@@ -321,7 +402,8 @@ def generate_finish(actions, out_desc, ns):
     replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
     interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
     ns.update({"NEW": object.__new__, "VERTEX": Vertex, "NEWOBJ": new_object, "RECON": reconstruct,
-               "SET": layout.set_entry, "DEL": layout.del_entry})
+               "SET": layout.set_entry, "DEL": layout.del_entry, "SETLIST": set_items, "NEWFN": new_function,
+               "CELL": types.CellType})
     L = []
     n = [0]
     nc = [0]
@@ -382,6 +464,10 @@ def generate_finish(actions, out_desc, ns):
             return t
         if tag == "custom":
             return f"{const(d[1])}.__fj_construct__({mapping(d[2], [expr(x) for x in d[3]])})"
+        if tag == "function":
+            return f"NEWFN({const(d[1])}, [{items(d[2])}], [{items(d[3])}], [{items(d[4])}])"
+        if tag == "cell":
+            return f"CELL({expr(d[1])})" if len(d) > 1 else "CELL()"
         if tag == "reduce":
             _, func, args, state, its, keys, vals = d
             t = tmp()
@@ -402,7 +488,7 @@ def generate_finish(actions, out_desc, ns):
         elif tag == "del":
             L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
         elif tag == "setlist":
-            L.append(f"conts[{act[1]}][:] = [{items(act[2])}]")
+            L.append(f"SETLIST(conts[{act[1]}], [{items(act[2])}])")
         elif tag == "assign":
             vals = [expr(x) for x in act[2].values()]
             L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")

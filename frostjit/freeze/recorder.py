@@ -443,6 +443,26 @@ class Recorders:
             if not self.by_thread:
                 state.recorder = None
 
+    def split_effects(self, effects) -> tuple:
+        """``(scatters the calling thread may evaluate, scatters it must leave queued)``.
+
+        Side effects are queued process-wide; a scatter queued by a thread that records a frozen
+        function is part of that recording, so only that thread evaluates it.  A recording
+        thread evaluates only its own scatters (another thread's would enter its recording).
+        """
+        me = threading.get_ident()
+        rec = self.by_thread.get(me)
+        if rec is not None:
+            own = rec.effects
+            return [e for e in effects if id(e) in own], [e for e in effects if id(e) not in own]
+        owned = [r.effects for t, r in list(self.by_thread.items()) if t != me]
+        if not owned:
+            return effects, []
+        keep = [e for e in effects if any(id(e) in o for o in owned)]
+        if not keep:
+            return effects, []
+        return [e for e in effects if not any(id(e) in o for o in owned)], keep
+
     # -- hooks: the calling thread's recorder, or the plain behaviour -------------------------
     def on_node(self, node) -> None:
         r = self.by_thread.get(threading.get_ident())

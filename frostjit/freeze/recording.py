@@ -111,6 +111,9 @@ class Recording:
         I = "            "
         if n_classes:
             L.append(I + "".join(f"s{i}, " for i in range(n_classes)) + "= S")
+        n_params = getattr(rec, "n_params", 0)      # Python numbers as parameters (freeze/frozen.py)
+        if n_params:
+            L.append(I + "".join(f"p{i}, " for i in range(n_params)) + "= flat.params")
         used = set()            # slots some operation reads (unused inputs are not bound)
         for op in rec.ops:
             a = op.args

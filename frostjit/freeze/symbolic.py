@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import re
 
 import numpy as np
 
@@ -172,6 +173,9 @@ class Sym:
     def _escape(self, what: str):
         if self._live():
             self.rec.guard_value(self, what)
+            esc = getattr(self.rec, "escaped", None)
+            if esc is not None:         # a Python-number parameter used as an exact value
+                esc.update(_PARAM.findall(self.expr))
         return self.value
 
     def __int__(self): return int(self._escape("int()"))
@@ -223,6 +227,7 @@ class Sym:
     def __ge__(self, o): return self._compare(o, ">=", operator.ge)
 
 
+_PARAM = re.compile(r"\bp(\d+)\b")
 _CONSTS: dict = {}
 
 

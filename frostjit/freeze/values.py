@@ -82,11 +82,15 @@ def value_key(o):
         return (t, float.hex(o.real), float.hex(o.imag))
     if isinstance(o, decimal.Decimal):
         return (t, o.as_tuple())                    # sign, digits, exponent ('n' for NaN)
-    if isinstance(o, frozenset):
+    if isinstance(o, (frozenset, set)):
+        # (a set is keyed by its contents, as a frozenset: a set mutated between calls is a
+        # different input, not the same object)
         try:
             return (t, frozenset(value_key(e) for e in o))
         except TypeError:
             return (t, Ident(o))
+    if isinstance(o, (bytearray, memoryview)):
+        return (t, bytes(o), getattr(o, "format", None), getattr(o, "shape", None))
     if t.__eq__ is object.__eq__:                   # equality is identity: key by (weak) identity
         return (t, Ident(o))
     try:
@@ -98,8 +102,9 @@ def value_key(o):
 
 def needs_key(t) -> bool:
     """Whether values of type ``t`` must be compared through :func:`value_key` (``==`` is not
-    exact for them): floating point, complex, Decimal and frozensets."""
-    return issubclass(t, (float, complex, np.floating, np.complexfloating, decimal.Decimal, frozenset))
+    exact for them): floating point, complex, Decimal, sets and byte buffers (by contents)."""
+    return issubclass(t, (float, complex, np.floating, np.complexfloating, decimal.Decimal, frozenset, set,
+                          bytearray, memoryview))
 
 
 def same_value(a, b) -> bool:

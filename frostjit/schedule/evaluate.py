@@ -70,12 +70,16 @@ def evaluate(nodes) -> None:
                 seen.add(id(n))
                 pending.append(n)
         effects = state.side_effects
+        held = []
+        if effects and state.recorder is not None:
+            # a scatter queued by a thread that records a frozen function runs in that thread only
+            effects, held = state.recorder.split_effects(effects)
         if not pending and not effects:
             return
         backend = _backends.get(JitBackend.LLVM) or current_backend()
         started = _Started()
         try:
-            state.side_effects = []
+            state.side_effects = held
             if not effects and len(pending) == 1:
                 run_group(backend, pending[0].size, pending, effects, started)
             else:

@@ -34,7 +34,8 @@ def test_python_numbers_are_keyed_by_type_and_bits(calls, n):
         ref, got = signed(x, s), fz(x, s)
         assert same(got[0], ref[0]) and got[1] == ref[1], (s, got, ref)
     distinct = {(KINDS[k](SPECIAL[i]).__class__, str(KINDS[k](SPECIAL[i]))) for i, k in calls}
-    assert fz.n_cached_recordings <= len(distinct)
+    # (+2: an int or float whose value changes becomes a parameter, one key for each type)
+    assert fz.n_cached_recordings <= len(distinct) + 2
 
 
 @pytest.mark.parametrize("make_nan", [lambda: float("nan"), lambda: np.float64("nan"), lambda: np.float32("nan"),

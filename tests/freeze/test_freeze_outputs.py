@@ -22,10 +22,10 @@ class Doubled:
     def __post_init__(self):
         self.a = self.a * 2         # transforms a field: must run once, in the function
         self.twice = self.a + 1     # not a field
-        Doubled.constructed += 1
+        CONSTRUCTED.append(self)    # (write-only: a read of a counter would be guarded)
 
 
-Doubled.constructed = 0
+CONSTRUCTED = []
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -61,12 +61,13 @@ def check(fn, compare, widths=WIDTHS):
     return fz
 
 
+@pytest.mark.no_freeze_check     # (counts constructions: the checking call would add its own)
 def test_dataclass_post_init_runs_once():
     def compare(got, ref):
         assert type(got) is Doubled and same(got.a, ref.a) and same(got.twice, ref.twice) and got.n == ref.n
-    before = Doubled.constructed
+    before = len(CONSTRUCTED)
     fz = check(lambda x: Doubled(x + 1, 5), compare)
-    assert fz.n_recordings == 2 and Doubled.constructed - before == len(WIDTHS) + fz.n_recordings
+    assert fz.n_recordings == 2 and len(CONSTRUCTED) - before == len(WIDTHS) + fz.n_recordings
 
 
 def test_frozen_slots_dataclass():

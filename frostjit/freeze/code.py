@@ -1,0 +1,116 @@
+"""Whose code is running, and what it may call: frostjit's own, a library's or the user's
+(:mod:`.readset` watches only the user's), and the deny list of calls whose results no guard can
+cover (randomness, clocks, input/output, other threads)."""
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+import types
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_LIBRARY_DIRS = tuple(sorted({os.path.abspath(p) + os.sep for k, p in sysconfig.get_paths().items()
+                              if k in ("stdlib", "platstdlib", "purelib", "platlib") and p}))
+
+INTERNAL, LIBRARY, USER = 0, 1, 2
+_CLASS: dict = {}           # code -> INTERNAL / LIBRARY / USER
+
+
+def code_class(code, frame=None) -> int:
+    """Whose code this is: frostjit's own (not watched), a library's (deny list only), user code.
+
+    Code without a file (``<string>``: the ``__init__`` a dataclass generates) belongs to the
+    module whose globals it runs with; generated code with a namespace of its own (frostjit's
+    dispatch, ``exec`` into a fresh dict) is treated as library code.
+    """
+    c = _CLASS.get(code)
+    if c is None:
+        fn = code.co_filename
+        if fn.startswith("<") and not fn.startswith(("<frostjit", "<frozen")) and frame is not None:
+            mod = sys.modules.get(frame.f_globals.get("__name__", ""))
+            f = getattr(mod, "__file__", None)
+            if mod is None or getattr(mod, "__dict__", None) is not frame.f_globals:
+                c = LIBRARY if fn != "<stdin>" else USER
+            else:
+                c = code_class_of_file(f) if f else USER
+        elif fn.startswith("<frostjit"):
+            c = INTERNAL
+        elif not fn.startswith("<"):
+            c = code_class_of_file(fn)
+        elif fn.startswith(_LIBRARY_DIRS) or fn.startswith("<frozen") or "site-packages" in fn \
+                or "dist-packages" in fn:
+            c = LIBRARY
+        else:
+            c = USER
+        _CLASS[code] = c
+    return c
+
+
+def _is_library_module(m) -> bool:
+    f = getattr(m, "__file__", None)
+    if not f:       # builtin modules; a module made in Python (types.ModuleType) is the user's
+        return m.__name__ in sys.builtin_module_names or m.__name__.startswith("frostjit")
+    return code_class_of_file(f) != USER
+
+def code_class_of_file(fn: str) -> int:
+    fn = os.path.abspath(fn)
+    if fn.startswith(_PACKAGE_DIR + os.sep):
+        return INTERNAL
+    if fn.startswith(_LIBRARY_DIRS) or "site-packages" in fn or "dist-packages" in fn:
+        return LIBRARY
+    return USER
+
+# ------------------------------------------------------------------------------ the deny list
+_RANDOM_MODULES = ("random", "_random", "secrets", "numpy.random")
+_THREAD_MODULES = ("concurrent.futures", "queue", "multiprocessing", "_queue")
+_OS_SAFE = {"fspath", "getpid", "cpu_count", "sched_getaffinity", "fsencode", "fsdecode"}
+
+
+def _under(mod: str, prefixes) -> bool:
+    return any(mod == p or mod.startswith(p + ".") for p in prefixes)
+
+
+def deny_reason(module: str, qualname: str) -> str | None:
+    """Why calling ``module.qualname`` inside a recording cannot be guarded (``None``: it can)."""
+    name = qualname.rsplit(".", 1)[-1]
+    if _under(module, _RANDOM_MODULES) or (module in ("posix", "nt", "os") and name == "urandom") \
+            or (module == "uuid" and name in ("uuid1", "uuid4")):
+        return "random numbers"
+    if module == "time" and name not in ("sleep", "struct_time"):
+        return "the clock"
+    if module in ("datetime", "_datetime") and name in ("now", "today", "utcnow"):
+        return "the clock"
+    if _under(module, _THREAD_MODULES) or (module == "_thread" and name.startswith("start")) \
+            or (module == "threading" and qualname in ("Thread.start", "Timer.start")):
+        return "work in another thread"
+    if (module in ("io", "_io") and name == "open") or (module == "builtins" and name in ("open", "input")) \
+            or (module in ("posix", "nt") and name not in _OS_SAFE) \
+            or (module == "os" and (qualname.startswith("_Environ.") or name in ("getenv", "getenvb"))) \
+            or module in ("socket", "_socket", "select", "subprocess", "tempfile"):
+        return "input/output or the environment"
+    return None
+
+
+def deny_value(v) -> str | None:
+    """``deny_reason`` of a callable value (a function, method or builtin), as ``what: why``."""
+    t = type(v)
+    if t not in (types.BuiltinFunctionType, types.FunctionType, types.MethodType) and \
+            not (callable(v) and hasattr(v, "__self__") and hasattr(v, "__qualname__")):
+        return None
+    qn = getattr(v, "__qualname__", None) or getattr(v, "__name__", "")
+    if not isinstance(qn, str):
+        return None
+    mods = [getattr(v, "__module__", None)]
+    s = getattr(v, "__self__", None)
+    if s is not None and not isinstance(s, types.ModuleType):
+        mods.append(s.__module__ if isinstance(s, type) else type(s).__module__)
+    elif isinstance(s, types.ModuleType):
+        mods.append(s.__name__)
+    for m in mods:
+        if isinstance(m, str):
+            why = deny_reason(m, qn)
+            if why is not None:
+                return f"{m}.{qn}", why
+    return None
+
+

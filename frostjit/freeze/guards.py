@@ -1,0 +1,456 @@
+"""Guards: the Python state a recording read (:mod:`.readset`), checked before every replay.
+
+:func:`build` turns a finished :class:`~.readset.ReadSet` into a :class:`GuardSet`:
+
+1. atoms the layout key already covers are dropped (entries of an input object's walked
+   ``__dict__``, items of an input dict or list, the frozen function's own globals and cells);
+2. atoms whose holder was *fresh* (created during the call and referenced by nothing else once it
+   returned: ``p = P(); helper(p)``) are dropped: the code builds them again every call;
+3. writes to state outside the inputs, and values the read set could not watch, make the
+   recording a fallback (the plain call, with one :class:`FreezeWarning`);
+4. the rest become one generated function ``check(flat) -> None | index`` (straight-line code,
+   registered with :mod:`linecache` so tracebacks show it): a global ``G.get('K', MISS) is V``,
+   a class attribute ``Cfg.__dict__.get('scale', MISS)`` compared by type and bits, a closure
+   cell, an instance entry reached from an input (``conts[3].__dict__``), the contents of a list
+   or dict, a NumPy array's data, the ABC cache token.
+
+Values are compared as the layout key compares them: numbers by type and bits
+(:func:`~.values.value_key`), tuples element by element, objects by identity (held weakly where
+the type allows, so a guard does not keep a rebound array alive; a guard whose object died can
+never hold again, and its recording is dropped).  The cost per guard is one dictionary or
+attribute read and an ``is`` test (about 30 ns).
+"""
+from __future__ import annotations
+
+import gc
+import itertools
+import linecache
+import operator
+import os
+import sys
+import types
+import weakref
+
+import numpy as np
+
+from .layout import field_names, kind_of
+from .lookup import ABSENT, Atom
+from .readset import abc_token
+from .values import Ident, value_key
+
+MISS = object()
+_BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
+_ids = itertools.count()
+_ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
+
+
+def snap(v):
+    """A comparable picture of ``v``: numbers and strings by type and bits, tuples and frozensets
+    element by element, everything else by (weak) identity."""
+    t = type(v)
+    if t is tuple:
+        return ("tuple", tuple(snap(x) for x in v))
+    if isinstance(v, _ATOM_TYPES) or t is frozenset:
+        try:
+            return value_key(v)
+        except TypeError:
+            return ("id", Ident(v))
+    return ("id", Ident(v))
+
+
+def contents(c):
+    """The picture of a mutable container's contents (list, deque, dict, set, bytearray)."""
+    if isinstance(c, dict):
+        return (type(c), tuple((snap(k), snap(v)) for k, v in c.items()))
+    if isinstance(c, (set, frozenset)):
+        return (type(c), frozenset(snap(x) for x in c))
+    if isinstance(c, (bytearray, bytes)):
+        return (type(c), bytes(c))
+    return (type(c), tuple(snap(x) for x in c))
+
+
+def np_same(a, b) -> bool:
+    """Same dtype, shape and data (NaN equal to NaN)."""
+    if type(a) is not type(b) or a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype.kind in "fc":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return bool(np.array_equal(a, b))
+
+
+def _raw_dict(m):
+    """The dict behind a mappingproxy (a class's ``__dict__``), or ``m`` itself."""
+    if type(m) is types.MappingProxyType:
+        for r in gc.get_referents(m):
+            if type(r) is dict:
+                return r
+    return m
+
+
+def _weak(v):
+    try:
+        return weakref.ref(v)
+    except TypeError:
+        return None
+
+
+def _strong_ok(v) -> bool:
+    """Objects held strongly by a guard (cheap ``is`` test): modules, classes, functions, and
+    values that do not hold arrays alive."""
+    return isinstance(v, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType,
+                          types.CodeType, types.MethodType)) or isinstance(v, _ATOM_TYPES)
+
+
+class GuardSet:
+    """The generated guard check of one recording and the atoms behind it."""
+
+    def __init__(self, atoms: list, roots: list, name: str):
+        self.atoms = atoms
+        self.roots = roots          # per atom: ("const", obj) | ("cont", ci, dict?) | ("np", k)
+        self.name = name
+        self.source = ""
+        self.check = self._generate()
+
+    def __len__(self) -> int:
+        return len(self.atoms)
+
+    # -- code generation ---------------------------------------------------------------------
+    def _generate(self):
+        self.weaks = []
+        ns = {"MISS": MISS, "SNAP": snap, "CONT": contents, "NPEQ": np_same, "ABC": abc_token,
+              "WEAKS": self.weaks, "IS": operator.is_, "ALL": all, "MAP": map}
+        L = ["def check(flat):", "    conts = flat.containers; npin = flat.numpy", "    try:"]
+        I = "        "
+        holders = {}            # id(constant holder) -> its name in the namespace
+        bulk = {}               # id(holder) -> [atom indices checked in one C-level pass]
+        for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
+            if root[0] == "const" and a.kind == "entry" and a.value is not ABSENT and _strong_ok(a.value) \
+                    and type(a.value) is not tuple:
+                bulk.setdefault(id(root[1]), []).append(i)
+        bulk = {k: v for k, v in bulk.items() if len(v) >= _BULK_MIN}
+        done = set()
+        for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
+            if i in done:
+                continue
+            if root[0] == "const":
+                h = holders.get(id(root[1]))
+                if h is None:
+                    h = holders[id(root[1])] = f"H{len(holders)}"
+                    ns[h] = root[1]
+                group = bulk.get(id(root[1])) if a.kind == "entry" else None
+                if group is not None and i in group:
+                    # Many entries of one dict (a module's globals, a class's attributes): one
+                    # itemgetter and one identity pass in C; the exact checks only if that fails.
+                    j = len(done)
+                    ns[f"IG{j}"] = operator.itemgetter(*[self.atoms[g].key for g in group])
+                    ns[f"E{j}"] = tuple(self.atoms[g].value for g in group)
+                    # (a class's mappingproxy reads through to its dict: read the dict itself)
+                    ns[f"D{j}"] = _raw_dict(root[1])
+                    sub = [f"{I}if not ALL(MAP(IS, IG{j}(D{j}), E{j})):"]
+                    for g in group:
+                        sub += self._one(g, self.atoms[g], h, ns, I + "    ")
+                        done.add(g)
+                    L += sub
+                    continue
+            elif root[0] == "cont":
+                h = f"conts[{root[1]}].__dict__" if root[2] else f"conts[{root[1]}]"
+            else:
+                h = f"npin[{root[1]}]"
+            L += self._one(i, a, h, ns, I)
+        L.append("    except Exception:")
+        L.append("        return -1")
+        L.append("    return None")
+        body = "\n".join(L[3:])
+        if "conts[" not in body and "npin[" not in body:
+            del L[1]            # (no input paths: nothing to bind)
+        self.source = "\n".join(L) + "\n"
+        fname = f"<frostjit.freeze guards {next(_ids)} {self.name}>"
+        linecache.cache[fname] = (len(self.source), None, self.source.splitlines(True), fname)
+        exec(compile(self.source, fname, "exec"), ns)
+        return ns["check"]
+
+    def _one(self, i, a, h, ns, I) -> list:
+        """The lines checking atom ``i`` read from holder expression ``h``."""
+        k = a.kind
+        if k == "entry":
+            ns[f"K{i}"] = a.key
+            if a.value is ABSENT:
+                return [f"{I}if K{i} in {h}: return {i}"]
+            acc = f"{h}.get(K{i}, MISS)"
+        elif k == "attr":
+            acc = f"getattr({h}, {a.key!r}, MISS)"
+            if a.value is ABSENT:
+                return [f"{I}if {acc} is not MISS: return {i}"]
+        elif k == "cell":
+            acc = f"{h}.cell_contents"
+        elif k == "item":
+            acc = f"{h}[{a.key!r}]"
+        elif k == "contents":
+            ns[f"S{i}"] = contents(a.holder)
+            return [f"{I}if CONT({h}) != S{i}: return {i}"]
+        elif k == "numpy":
+            ns[f"S{i}"] = np.array(a.holder, copy=True)
+            return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
+        else:   # token
+            ns[f"S{i}"] = a.value
+            return [f"{I}if ABC() != S{i}: return {i}"]
+        return [f"{I}x = {acc}", f"{I}if {self._differs('x', a.value, ns, i)}: return {i}"]
+
+    @staticmethod
+    def _differs(x: str, v, ns, i) -> str:
+        """The condition that ``x`` is not the value ``v`` a recording saw."""
+        t = type(v)
+        if v is None or t is bool:
+            return f"{x} is not {v!r}"
+        if isinstance(v, _ATOM_TYPES) or t is tuple or t is frozenset:
+            # the same object (the common case) passes at once; an equal one by type and bits
+            ns[f"V{i}"] = v
+            ns[f"S{i}"] = snap(v)
+            return f"{x} is not V{i} and SNAP({x}) != S{i}"
+        if _strong_ok(v):
+            ns[f"V{i}"] = v
+            return f"{x} is not V{i}"
+        w = _weak(v)
+        if w is None:
+            ns[f"V{i}"] = v
+            return f"{x} is not V{i}"
+        ns[f"W{i}"] = w
+        ns["WEAKS"].append(w)
+        return f"{x} is not W{i}() or {x} is None"
+
+    # -- diagnostics ---------------------------------------------------------------------------
+    def current(self, flat, i):
+        """The value atom ``i`` sees now (``ABSENT`` when missing), for messages."""
+        a, root = self.atoms[i], self.roots[i]
+        try:
+            if root[0] == "const":
+                h = root[1]
+            elif root[0] == "cont":
+                h = flat.containers[root[1]]
+                h = h.__dict__ if root[2] else h
+            else:
+                h = flat.numpy[root[1]]
+            k = a.kind
+            if k == "entry":
+                return h.get(a.key, ABSENT)
+            if k == "attr":
+                return getattr(h, a.key, ABSENT)
+            if k == "cell":
+                return h.cell_contents
+            if k == "item":
+                return h[a.key]
+            if k == "token":
+                return abc_token()
+            return h
+        except Exception:  # noqa: BLE001
+            return ABSENT
+
+    def failed(self, flat, i) -> int:
+        """The index of the first failing atom (``i`` from ``check``, or -1: search)."""
+        if i >= 0:
+            return i
+        for j in range(len(self.atoms)):
+            try:
+                if not self._holds(flat, j):
+                    return j
+            except Exception:  # noqa: BLE001
+                return j
+        return 0
+
+    def _holds(self, flat, j) -> bool:
+        a = self.atoms[j]
+        now = self.current(flat, j)
+        if a.kind in ("contents", "numpy"):
+            return False
+        if a.value is ABSENT:
+            return now is ABSENT
+        return now is a.value or snap(now) == snap(a.value)
+
+    def explain(self, flat, i) -> str:
+        """``Cfg.scale read at model.py:12 changed from 2.0 to 3.0``."""
+        j = self.failed(flat, i)
+        a = self.atoms[j]
+        where = a.where or "?"
+        try:
+            path, line = where.rsplit(":", 1)
+            where = f"{os.path.basename(path)}:{line}"
+        except ValueError:
+            pass
+        if a.kind == "contents":
+            return f"the contents of {a.label} read at {where} changed"
+        if a.kind == "numpy":
+            return f"the data of the NumPy array {a.label} read at {where} changed"
+        if a.kind == "token":
+            return f"{a.label} changed (an ABC.register() since the recording)"
+        now = self.current(flat, j)
+        old = "absent" if a.value is ABSENT else _short(a.value)
+        new = "absent" if now is ABSENT else _short(now)
+        if a.value is not ABSENT and now is not ABSENT and old == new:
+            new += " (another object)"
+        return f"{a.label} read at {where} changed from {old} to {new}"
+
+    def dead(self) -> bool:
+        """Whether an object a guard holds weakly died (the guard can never hold again)."""
+        return any(w() is None for w in self.weaks)
+
+    def describe(self, flat=None) -> list:
+        """One line per guard: what it watches, where it was read, the value recorded (and the
+        value now, given a call's ``flat``), for FreezeMismatchError."""
+        out = []
+        for i, a in enumerate(self.atoms):
+            where = _short_where(a.where)
+            if a.kind in ("contents", "numpy", "token"):
+                out.append(f"{a.label} (contents) read at {where}")
+                continue
+            line = f"{a.label} read at {where}: {'absent' if a.value is ABSENT else _short(a.value)}"
+            if flat is not None:
+                now = self.current(flat, i)
+                line += f" (now {'absent' if now is ABSENT else _short(now)})"
+            out.append(line)
+        return out
+
+
+def _short(v) -> str:
+    r = repr(v)
+    return r if len(r) <= 60 else r[:57] + "..."
+
+
+# ------------------------------------------------------------------------------ building
+_BASE = None
+
+
+def _baseline() -> int:
+    """References ``sys.getrefcount`` reports for an object held once by a dict (calibrated)."""
+    global _BASE
+    if _BASE is None:
+        probe = {0: type("Probe", (), {})()}
+        _BASE = _refs(probe, 0)
+    return _BASE
+
+
+def _refs(keep, i) -> int:
+    return sys.getrefcount(keep[i])
+
+
+def _ours(rs) -> dict:
+    """How many strong references the read set itself holds to each object."""
+    ours = {}
+
+    def inc(o):
+        ours[id(o)] = ours.get(id(o), 0) + 1
+    for a in rs.atoms.values():
+        inc(a.holder)
+        inc(a.owner)
+        inc(a.value)
+        inc(a)      # (atoms are referenced by the dict)
+    for w in rs.writes:
+        inc(w[0])
+    return ours
+
+
+def fresh_ids(rs, candidates) -> set:
+    """Ids of the objects among ``candidates`` that nothing but the read set references now."""
+    base = _baseline()
+    ours = _ours(rs)
+    out = set()
+    keep = rs.keep
+    for i in candidates:
+        if i in keep and _refs(keep, i) - ours.get(i, 0) <= base:
+            out.add(i)
+    return out
+
+
+def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=()):
+    """The guards of a finished recording, or a fallback reason.
+
+    ``uploaded``: the NumPy inputs the recording uploads (re-read by every replay): passing one
+    on as a whole (``x + a``) needs no guard on its data, reading it in Python (``a.sum()``) does.
+    ``covered(owner, atom) -> root | None | False``: the input path of an owner reached through
+    the inputs (``("cont", ci, is_dict)`` / ``("np", k)``), ``False`` when the layout key already
+    covers the atom, ``None`` for objects outside the inputs.  Returns ``(GuardSet | None,
+    fallback reason | None, [writes to state outside the inputs]])``: a replay does not repeat
+    those writes (Python side effects outside the inputs happen when tracing); a value written
+    there and read back is guarded like any other read.
+    """
+    if rs.fallback is not None:
+        what, why, where = rs.fallback
+        return None, f"uses {why} ({what}{' at ' + _short_where(where) if where else ''})", []
+    owners = {id(a.owner) for a in rs.atoms.values()} | {id(w[0]) for w in rs.writes}
+    fresh = fresh_ids(rs, owners)
+    hidden_writes = []
+    for owner, key, label, where in rs.writes:
+        if id(owner) in fresh or covered(owner, None) is not None:
+            continue
+        if (owner is top_globals and key in top_names) or any(owner is c for c in top_cells):
+            continue
+        if id(owner) in describer_ids and id(owner) in rs.made:
+            continue        # an object made during the call and returned (rebuilt by every replay)
+        hidden_writes.append(f"{label} at {_short_where(where)}")
+    atoms = []
+    roots = []
+    for a in rs.atoms.values():
+        if id(a.owner) in fresh or (id(a.owner) in describer_ids and id(a.owner) in rs.made):
+            continue
+        if a.kind == "entry" and a.holder is top_globals and a.key in top_names:
+            continue
+        if a.kind == "cell" and any(a.holder is c for c in top_cells):
+            continue
+        root = covered(a.owner, a)
+        if root is False:
+            continue
+        if a.kind == "numpy" and a.key == "passed" and root is not None and root[0] == "np" \
+                and root[1] in uploaded:
+            continue
+        if root is None:
+            root = ("const", a.holder)
+        atoms.append(a)
+        roots.append(root)
+    if rs.dispatch or rs.abc:
+        atoms.append(Atom("token", None, None, abc_token(), None, "abc.get_cache_token()", None))
+        roots.append(("const", None))
+    gs = GuardSet(atoms, roots, name) if atoms else None
+    if gs is not None:
+        gs.hidden_writes = hidden_writes
+    return gs, None, hidden_writes
+
+
+def covering(flat):
+    """The ``covered`` function of :func:`build` for one call's inputs: how a guard reaches
+    an object through the inputs (``conts[ci]``), or that the layout key already covers it."""
+    cont_index = {id(c): i for i, c in enumerate(flat.containers)}
+    np_index = {id(a): k for k, a in enumerate(flat.numpy)}
+
+    def covered(owner, atom):
+        i = id(owner)
+        k = np_index.get(i)
+        if k is not None:
+            return ("np", k)
+        ci = cont_index.get(i)
+        if ci is None:
+            return None
+        if atom is None:
+            return ("cont", ci, False)
+        c = flat.containers[ci]
+        kind = kind_of(c)
+        if atom.kind == "entry":
+            if atom.holder is c:
+                return False            # an entry of an input dict: walked
+            if kind == "obj" or (kind == "fields" and atom.key in field_names(c)):
+                return False            # a walked attribute
+            return ("cont", ci, True)
+        if atom.kind in ("item", "contents") and atom.holder is c:
+            return False
+        if atom.kind == "attr" and kind == "obj":
+            return False
+        return ("cont", ci, False)
+    return covered
+
+
+def _short_where(where) -> str:
+    if not where:
+        return "?"
+    try:
+        path, line = where.rsplit(":", 1)
+        return f"{os.path.basename(path)}:{line}"
+    except ValueError:
+        return where

@@ -1,0 +1,595 @@
+"""The read set: which Python state a frozen function's code read while it was recorded.
+
+A recording bakes in every Python value the traced code read: a class attribute, a helper's
+global, a closure cell of a callback, a default argument, a NumPy array it summed.  The layout
+key (:mod:`.layout`) covers the inputs; everything else is learned here, while the function runs
+for real, and turned into guards (:mod:`.guards`) checked before every replay.
+
+**Mechanism (chosen by measurement, see docs/freeze.md).**  During the recording only, the
+recording thread runs under ``sys.settrace`` (per thread; it exists on every Python from 3.10 to
+3.13).  The global trace function sees every Python frame that starts:
+
+* frostjit's own frames (and its generated code) get no local tracer: one dictionary lookup, about
+  0.2 us per call, nothing per instruction;
+* library frames (the standard library, installed packages) are checked against a deny list
+  (``random``, ``numpy.random``, clocks, file and environment reads, threads and queues), then
+  left alone: their module globals are taken as constant;
+* every other frame (user code, at any call depth) is traced **per instruction**
+  (``f_trace_opcodes``).  Each code object is analysed once with :mod:`dis` into *chains*: a
+  root load (``LOAD_GLOBAL``, ``LOAD_DEREF``, ``LOAD_FAST``, ``globals()``) followed by attribute
+  loads and constant subscripts (``cfg.model.scale``, ``d["k"]``), ``getattr(o, "name")``,
+  ``vars(o)``, and the stores that end a chain (``o.x = v``, ``d[k] = v``, ``global``,
+  ``nonlocal``).  When an instruction that starts a chain is about to run, the chain is evaluated
+  here **without running user code**: attribute lookups follow Python's rules statically
+  (data descriptors, instance dict, class dicts along the MRO, ``__getattr__``), so a property
+  or ``__getattr__`` stops the chain (its own frame is traced in turn).  Each step becomes an
+  *atom*: the mapping entry, cell, attribute or container contents it read, with the value seen
+  and the file:line of the read.
+
+``sys.monitoring`` (3.12+) would cost less per event but has no per-instruction view of a
+frame's locals without ``sys._getframe`` either; the trace hook is what all supported versions
+share, and it runs only while recording (replays run no hook at all).
+
+What cannot be watched makes the recording fall back to the plain call (``fallback``): a call
+into the deny list, ``getattr`` with a computed name, a generator created before the call and
+resumed inside, a write to state outside the inputs (a replay would not repeat it).
+
+A holder that turns out to be *fresh* (created during the call, and referenced by nothing but
+this read set once the call returned) needs no guard: the code builds it again every call.
+"""
+from __future__ import annotations
+
+import abc
+import collections
+import functools
+import gc
+import sys
+import threading
+import types
+import weakref
+
+import numpy as np
+
+from .chains import MISSING, analyse, _hashable
+from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_reason, deny_value
+from .lookup import ABSENT, STOP, Atom, read_attr, _CONTAINERS, _MUTATORS, _NP_META
+
+class _Frame:
+    """What the tracer knows about one running user frame."""
+
+    __slots__ = ("fns", "nested", "top")
+
+    def __init__(self, fns, nested, top):
+        self.fns = fns          # candidate function objects running this frame (may be empty)
+        self.nested = nested    # the caller's _Frame when this code is a closure the caller just made
+        self.top = top          # the frozen function's own frame
+
+
+
+# ------------------------------------------------------------------------------ the observer
+class ReadSet:
+    """Watches the calling thread while a frozen function records (see module docstring).
+
+    ``start()`` / ``stop()`` around the function's call.  Afterwards: ``atoms`` (by identity of
+    what they read), ``writes`` (state written outside the frame's locals), ``fallback`` (why the
+    recording cannot be replayed, or ``None``), ``dispatch`` (dispatched functions the code named)
+    and ``abc`` (whether an ABC ``isinstance``/``issubclass`` or dispatch resolution ran).
+    """
+
+    def __init__(self, top_fn):
+        self.atoms: dict = {}           # (kind, id(holder), key) -> Atom (the first read wins)
+        self.writes: list = []          # (owner, label, where)
+        self.fallback = None            # (what, why, where)
+        self.dispatch: dict = {}        # id -> dispatched function
+        self.abc = False
+        self.keep: dict = {}            # id -> object: every object held here (ids stay unique)
+        self.refs = collections.Counter()       # id -> strong references this read set holds
+        self.reached: set = set()       # ids of values read from outside a frame's locals
+        self.made: set = set()          # ids of objects whose __init__ ran during the call
+        self.uses_type = False          # the code called type(): parameters must be exact values
+        self.known = collections.defaultdict(list)     # code -> functions seen
+        self.frames: dict = {}
+        self.top_code = getattr(top_fn, "__code__", None)
+        self.thread = threading.get_ident()
+        self.error = None
+        self._prev = None
+        if top_fn is not None:
+            self.note_function(top_fn)
+            # the frozen function's own globals and cells are inputs; its code and defaults are not
+            self._function_atoms(top_fn, f"{self.top_code.co_filename}:{self.top_code.co_firstlineno}", False)
+
+    # -- hook ----------------------------------------------------------------------------
+    def start(self) -> None:
+        if _MONITOR is not None:
+            _MONITOR.add(self)
+        else:
+            self._prev = sys.gettrace()
+            sys.settrace(self._global)
+
+    def stop(self) -> None:
+        if _MONITOR is not None:
+            _MONITOR.remove(self)
+        else:
+            sys.settrace(self._prev)
+            self._prev = None
+        self.frames.clear()
+        self.known.clear()
+
+    def _global(self, frame, event, arg):
+        try:
+            code = frame.f_code
+            cls = _CLASS.get(code)
+            if cls is None:
+                cls = code_class(code, frame)
+            if cls == INTERNAL:
+                return None
+            if cls == LIBRARY:
+                self._library_call(frame, code)
+                return None
+            return self._user_call(frame, code)
+        except Exception as e:  # noqa: BLE001 - a tracer must never break the traced code
+            self._internal_error(e)
+            return None
+
+    def _internal_error(self, e) -> None:
+        if self.error is None:
+            self.error = e
+            self.set_fallback("frostjit could not follow this code", f"{type(e).__name__}: {e}", None)
+
+    def _library_call(self, frame, code) -> None:
+        mod = frame.f_globals.get("__name__", "") or ""
+        qn = getattr(code, "co_qualname", code.co_name)
+        if mod == "abc" and code.co_name in ("__instancecheck__", "__subclasscheck__"):
+            self.abc = True
+            return
+        why = deny_reason(mod, qn)
+        if why is not None and _called_by_user(frame.f_back):
+            self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
+
+    def set_fallback(self, what, why, where) -> None:
+        if self.fallback is None:
+            self.fallback = (what, why, where)
+
+    def _user_frame(self, frame, code) -> None:
+        """A user frame starts or resumes."""
+        if code.co_flags & (0x20 | 0x80 | 0x200) and frame.f_lasti > 0 and frame not in self.frames \
+                and not self._made_here(code, frame):
+            # a generator / coroutine resumed, created before this call: its state is hidden
+            self.set_fallback(f"the generator {getattr(code, 'co_qualname', code.co_name)}",
+                              "state kept by a generator created before the call", _where(frame))
+        if frame not in self.frames:
+            self._enter(frame, code)
+
+    def _made_here(self, code, frame) -> bool:
+        """Whether a resumed generator's code is nested in code running in this call (a generator
+        expression or generator function made by it, e.g. ``sum(x for x in xs)``)."""
+        f = frame.f_back
+        while f is not None:
+            if f in self.frames and code in _nested_codes(f.f_code):
+                return True
+            f = f.f_back
+        return any(code in _nested_codes(fr.f_code) for fr in list(self.frames))
+
+    def _user_call(self, frame, code):
+        self._user_frame(frame, code)
+        # (in this order: 3.12 enables opcode events when f_trace_opcodes is set on a frame
+        # that already has its trace function and no line events)
+        local = self._local
+        frame.f_trace = local
+        frame.f_trace_lines = False
+        frame.f_trace_opcodes = True
+        return local
+
+    def _enter(self, frame, code):
+        if code.co_name in ("__init__", "__post_init__") and code.co_argcount:
+            obj = frame.f_locals.get(code.co_varnames[0])
+            if obj is not None:
+                self.made.add(id(obj))      # made during this call (an output, rebuilt by replays)
+                self.hold(obj)
+        top = code is self.top_code and not any(f.top for f in self.frames.values())
+        caller = self.frames.get(frame.f_back)
+        fns = [f for f in self.known.get(code, ()) if _code_of(f) is code]
+        nested = None
+        if not fns and caller is not None and code in _nested_codes(frame.f_back.f_code):
+            nested = caller         # a closure the caller made during this call: fresh
+        elif not fns:
+            fns = _functions_of(code, frame)
+        info = _Frame(fns, nested, top)
+        self.frames[frame] = info
+        where = _where(frame)
+        for fn in fns:
+            if top:
+                continue    # the frozen function itself: its code, defaults are guarded in guards.py
+            self._function_atoms(fn, where)
+        return info
+
+    def _function_atoms(self, fn, where, code=True) -> None:
+        name = fn.__qualname__
+        if code:    # (not for the frozen function itself: a replay pays nothing for what it cannot change)
+            self.add(Atom("attr", fn, "__code__", fn.__code__, fn, f"{name}.__code__", where))
+        if fn.__defaults__:
+            self.add(Atom("attr", fn, "__defaults__", fn.__defaults__, fn, f"{name}.__defaults__", where))
+            for v in fn.__defaults__:
+                self.consider(v, where, True)
+        if fn.__kwdefaults__:
+            self.add(Atom("attr", fn, "__kwdefaults__", fn.__kwdefaults__, fn, f"{name}.__kwdefaults__", where))
+            self.add(Atom("contents", fn.__kwdefaults__, None, None, fn, f"{name}.__kwdefaults__", where))
+            for v in fn.__kwdefaults__.values():
+                self.consider(v, where, True)
+
+    def _local(self, frame, event, arg):
+        try:
+            if event == "opcode":
+                acts = analyse(frame.f_code).get(frame.f_lasti)
+                if acts is not None:
+                    self._run(frame, acts)
+            elif event == "return":
+                self.frames.pop(frame, None)
+        except Exception as e:  # noqa: BLE001
+            self._internal_error(e)
+        return self._local
+
+    # -- evaluating chains -----------------------------------------------------------------
+    def _run(self, frame, acts) -> None:
+        info = self.frames.get(frame)
+        if info is None:
+            info = self._enter(frame, frame.f_code)
+        for a in acts:
+            if type(a) is tuple:
+                self._store(frame, info, a)
+            else:
+                self._chain(frame, info, a)
+
+    def _store(self, frame, info, a) -> None:
+        kind, name, line = a
+        where = f"{frame.f_code.co_filename}:{line}"
+        if kind == "store_global":
+            g = frame.f_globals
+            self.write(g, f"the global {name} of {g.get('__name__', '?')}", where, key=name)
+        else:
+            for cell in self._cells(frame, info, name):
+                self.write(cell, f"the closure variable {name!r}", where)
+
+    def _chain(self, frame, info, ch) -> None:
+        where = f"{frame.f_code.co_filename}:{ch.line}"
+        root = ch.root
+        loc = frame.f_locals
+        reached = False
+        if root == "fast":
+            if ch.name not in loc:
+                return
+            v = loc[ch.name]
+        elif root == "deref":
+            if ch.name not in loc:
+                return
+            v = loc[ch.name]
+            for cell in self._cells(frame, info, ch.name):
+                self.add(Atom("cell", cell, None, v, cell, f"{ch.name} (a closure variable)", where))
+            reached = True
+        elif root == "global":
+            g = frame.f_globals
+            if ch.name in g:
+                v = g[ch.name]
+                self.add(Atom("entry", g, ch.name, v, g, f"{g.get('__name__', '?')}.{ch.name}", where))
+            else:
+                b = frame.f_builtins
+                if ch.name not in b:
+                    return
+                v = b[ch.name]
+                self.add(Atom("entry", g, ch.name, ABSENT, g, f"{g.get('__name__', '?')}.{ch.name}", where))
+                if v is type:
+                    self.uses_type = True       # type(p) tells a symbolic number from a float
+            reached = True
+        else:   # globals()
+            v = frame.f_globals
+            reached = True
+        end = ch.end
+        if end is not None and end[0] == "builtin":
+            if v in (getattr, setattr, delattr, hasattr, vars):
+                self.set_fallback(f"{v.__name__}() with a computed attribute name",
+                                  "an attribute frostjit cannot name", where)
+            return
+        if end is not None and end[0] == "builtin-const":
+            return
+        steps = ch.steps
+        text = ch.name
+        last = len(steps) - 1
+        holder = v
+        if steps:
+            self.consider(v, where, False)
+        for i, (k, key) in enumerate(steps):
+            holder = v
+            if k == "attr":
+                label = f"{text}.{key}"
+                if i == last and end is None and isinstance(holder, _CONTAINERS) and key in _MUTATORS:
+                    self.write(holder, f"{text} (.{key}())", where)
+                    return
+                if isinstance(holder, np.ndarray) and key not in _NP_META:
+                    self.numpy_read(holder, text, where)
+                v, atoms = read_attr(holder, key, label, where)
+            else:
+                label = f"{text}[{key!r}]"
+                v, atoms = self.read_item(holder, key, label, where)
+            text = label
+            for at in atoms:
+                self.add(at)
+            if v is STOP or v is ABSENT:
+                return
+            if reached or atoms:
+                self.reached.add(id(v))
+                self.hold(v)
+            reached = reached or bool(atoms)
+            if i < last:
+                self.consider(v, where, False)
+        if end is not None:
+            if end[0] == "aug":         # ``o.x += v`` / ``d[k] += v``: read above, stored to the holder
+                self.write(holder, text, where, key=end[1])
+            elif end[0] in ("store_attr", "del_attr"):
+                self.write(v, f"{text}.{end[1]}", where, key=end[1])
+            elif end[0] == "store_item":
+                self.write(v, f"{text}[{'...' if end[1] is MISSING else repr(end[1])}]", where,
+                           key=None if end[1] is MISSING else end[1])
+            return
+        self.consider(v, where, True, label=text)
+
+    def read_item(self, c, key, label, where):
+        t = type(c)
+        if t is dict or (isinstance(c, dict) and t.__getitem__ is dict.__getitem__):
+            if key in c:
+                v = c[key]
+                return v, [Atom("entry", c, key, v, c, label, where)]
+            if hasattr(t, "__missing__"):
+                return STOP, [Atom("entry", c, key, ABSENT, c, label, where)]
+            return ABSENT, [Atom("entry", c, key, ABSENT, c, label, where)]
+        if t is list or t is tuple:
+            try:
+                v = c[key]
+            except (IndexError, TypeError):
+                return ABSENT, [Atom("contents", c, None, None, c, label, where)] if t is list else []
+            return v, [Atom("item", c, key, v, c, label, where)] if t is list else []
+        if isinstance(c, np.ndarray):
+            self.numpy_read(c, label, where)
+            return STOP, []
+        if isinstance(c, _CONTAINERS):
+            return STOP, [Atom("contents", c, None, None, c, label, where)]
+        return STOP, []
+
+    def consider(self, v, where, final, label=None) -> None:
+        """A value the code read: remember functions, check the deny list, watch containers."""
+        t = type(v)
+        if t is types.FunctionType:
+            self.note_function(v)
+        elif t is types.MethodType:
+            self.note_function(v.__func__)
+        elif t is functools.partial:
+            self.note_function(v.func)
+        if callable(v):
+            d = deny_value(v)
+            if d is not None:
+                self.set_fallback(d[0], d[1], where)
+            if hasattr(v, "_dispatch_state"):
+                self.dispatch[id(v)] = v
+        if final and isinstance(v, _CONTAINERS):
+            self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
+        elif final and isinstance(v, np.ndarray):
+            # passed on as a whole: to frostjit (an upload, re-read by every replay) or to Python
+            # code that reads it (its data becomes part of the recording): decided in guards.build
+            self.numpy_read(v, label or "<ndarray>", where, "passed")
+
+    def numpy_read(self, a, label, where, how="read") -> None:
+        key = ("numpy", id(a), None)
+        old = self.atoms.get(key)
+        if old is not None and old.key == "passed" and how == "read":
+            old.key = "read"
+        self.add(Atom("numpy", a, how, None, a, label, where))
+
+    # -- cells and functions ----------------------------------------------------------------
+    def note_function(self, fn) -> None:
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            return
+        lst = self.known[code]
+        if not any(f is fn for f in lst):
+            lst.append(fn)
+
+    def _cells(self, frame, info, name):
+        """The closure cells a frame reads as ``name`` (more than one when the running function is
+        ambiguous; none when the cell was made during this call)."""
+        if info.nested is not None:
+            caller = info.nested
+            code = frame.f_back.f_code if frame.f_back is not None else None
+            if code is not None and name in code.co_freevars:
+                return self._cells(frame.f_back, caller, name)
+            return []       # a cell of the caller's frame: made during this call
+        out = []
+        for fn in info.fns:
+            code = fn.__code__
+            if name in code.co_freevars and fn.__closure__:
+                out.append(fn.__closure__[code.co_freevars.index(name)])
+        if not out and not info.top:
+            self.set_fallback(f"the closure variable {name!r} of {frame.f_code.co_name}",
+                              "a closure frostjit cannot identify", _where(frame))
+        return [] if info.top else out
+
+    # -- bookkeeping -----------------------------------------------------------------------
+    def hold(self, o) -> None:
+        """Keep ``o`` alive while recording (ids stay unique) and count the reference."""
+        i = id(o)
+        if i not in self.keep:
+            self.keep[i] = o
+
+    def add(self, atom) -> None:
+        key = (atom.kind, id(atom.holder), None if atom.kind == "numpy" else
+               atom.key if _hashable(atom.key) else id(atom.key))
+        if key in self.atoms:
+            return
+        self.atoms[key] = atom
+        self.hold(atom.holder)
+        self.hold(atom.owner)
+
+    def write(self, owner, label, where, key=None) -> None:
+        self.hold(owner)
+        self.writes.append((owner, key, label, where))
+
+
+class _Monitor:
+    """``sys.monitoring`` (3.12+) for every recording thread at once (see module docstring).
+
+    Python 3.12 does not deliver a trace function's opcode events on the first call of a code
+    object; ``sys.monitoring`` does, and costs less: ``PY_START`` / ``PY_RESUME`` for every frame
+    (frostjit's own and unwatched library code are disabled after their first call) and
+    ``INSTRUCTION`` events only in user code objects, only at the instructions that start a
+    chain (the others are disabled).  Events fire in every thread; each callback serves the
+    calling thread's read set, if any.
+    """
+
+    def __init__(self):
+        self.by_thread: dict = {}
+        self.codes: set = set()         # user code objects with INSTRUCTION events on
+        self.lock = threading.Lock()
+        self.tool = None
+
+    def add(self, rs) -> None:
+        M = sys.monitoring
+        with self.lock:
+            if self.tool is None:
+                for t in (4, 3, 2, 1, 0, 5):
+                    if M.get_tool(t) is None:
+                        M.use_tool_id(t, "frostjit.freeze")
+                        self.tool = t
+                        break
+                else:
+                    raise RuntimeError("frostjit.freeze: no free sys.monitoring tool id")
+                E = M.events
+                M.register_callback(self.tool, E.PY_START, self._start)
+                M.register_callback(self.tool, E.PY_RESUME, self._start)
+                M.register_callback(self.tool, E.INSTRUCTION, self._instruction)
+            self.by_thread[rs.thread] = rs
+            if len(self.by_thread) == 1:
+                M.set_events(self.tool, M.events.PY_START | M.events.PY_RESUME)
+
+    def remove(self, rs) -> None:
+        M = sys.monitoring
+        with self.lock:
+            if self.by_thread.get(rs.thread) is rs:
+                del self.by_thread[rs.thread]
+            if not self.by_thread and self.tool is not None:
+                M.set_events(self.tool, 0)
+                for code in self.codes:         # user code runs without events outside recordings
+                    M.set_local_events(self.tool, code, 0)
+                self.codes.clear()
+
+    def _start(self, code, offset):
+        rs = self.by_thread.get(threading.get_ident())
+        if rs is None:
+            return None
+        try:
+            frame = sys._getframe(1)
+            cls = _CLASS.get(code)
+            if cls is None:
+                cls = code_class(code, frame)
+            if cls == INTERNAL:
+                return sys.monitoring.DISABLE
+            if cls == LIBRARY:
+                mod = frame.f_globals.get("__name__", "") or ""
+                qn = getattr(code, "co_qualname", code.co_name)
+                if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn):
+                    return sys.monitoring.DISABLE
+                rs._library_call(frame, code)
+                return None
+            rs._user_frame(frame, code)
+            if code not in self.codes:
+                with self.lock:
+                    self.codes.add(code)
+                    sys.monitoring.set_local_events(self.tool, code, sys.monitoring.events.INSTRUCTION)
+        except Exception as e:  # noqa: BLE001 - a callback must never break the traced code
+            rs._internal_error(e)
+        return None
+
+    def _instruction(self, code, offset):
+        acts = analyse(code).get(offset)
+        if acts is None:
+            return sys.monitoring.DISABLE        # never starts a chain: no more events here
+        rs = self.by_thread.get(threading.get_ident())
+        if rs is None:
+            return None
+        try:
+            rs._run(sys._getframe(1), acts)
+        except Exception as e:  # noqa: BLE001
+            rs._internal_error(e)
+        return None
+
+
+_MONITOR = _Monitor() if sys.version_info >= (3, 12) else None
+
+
+def _code_of(fn):
+    return getattr(fn, "__code__", None)
+
+
+_NESTED: dict = {}
+
+
+def _nested_codes(code) -> frozenset:
+    s = _NESTED.get(code)
+    if s is None:
+        s = _NESTED[code] = frozenset(k for k in code.co_consts if isinstance(k, types.CodeType))
+    return s
+
+
+_BY_CODE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _functions_of(code, frame) -> list:
+    """The function objects that run ``code``: by qualified name from the frame's globals, else
+    by a search of the heap (once per code object, for functions without free variables)."""
+    qn = getattr(code, "co_qualname", code.co_name)
+    if "<locals>" not in qn and "<lambda>" not in qn:
+        o = frame.f_globals
+        ok = True
+        for part in qn.split("."):
+            o = o.get(part) if isinstance(o, dict) else getattr(o, "__dict__", {}).get(part)
+            if o is None:
+                ok = False
+                break
+            if isinstance(o, (staticmethod, classmethod)):
+                o = o.__func__
+        if ok and getattr(o, "__code__", None) is code:
+            return [o]
+    if not code.co_freevars:
+        cached = _BY_CODE.get(code)
+        if cached is not None:
+            return [f for f in (r() for r in cached) if f is not None]
+    fns = [f for f in gc.get_referrers(code) if type(f) is types.FunctionType and f.__code__ is code]
+    if not code.co_freevars:
+        _BY_CODE[code] = [weakref.ref(f) for f in fns]
+    return fns
+
+
+def _where(frame) -> str:
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def _called_by_user(frame) -> bool:
+    """Whether the nearest caller that is not library code is user code (frostjit's own use of
+    the standard library, e.g. the kernel disk cache's temporary files, is not the function's)."""
+    while frame is not None:
+        c = code_class(frame.f_code, frame)
+        if c != LIBRARY:
+            return c == USER
+        frame = frame.f_back
+    return False
+
+
+def _user_where(frame) -> str | None:
+    while frame is not None:
+        if code_class(frame.f_code, frame) == USER:
+            return _where(frame)
+        frame = frame.f_back
+    return None
+
+
+def abc_token():
+    """The ABC cache token (``ABC.register`` changes it; dispatch resolutions depend on it)."""
+    return abc.get_cache_token()
+
