@@ -33,7 +33,7 @@ import weakref
 
 import numpy as np
 
-from .layout import field_names, kind_of
+from .layout import entries, field_names, kind_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .values import Ident, value_key
@@ -437,6 +437,8 @@ def covering(flat):
                 return False            # an entry of an input dict: walked
             if kind == "obj" or (kind == "fields" and atom.key in field_names(c)):
                 return False            # a walked attribute
+            if kind == "custom" and _walked_by_protocol(c, atom.value):
+                return False            # what __fj_traverse__ hands out is walked (keyed) already
             return ("cont", ci, True)
         if atom.kind in ("item", "contents") and atom.holder is c:
             return False
@@ -444,6 +446,13 @@ def covering(flat):
             return False
         return ("cont", ci, False)
     return covered
+
+
+def _walked_by_protocol(c, value) -> bool:
+    """Whether ``value`` (an attribute read on ``c``) is one of the values ``c``'s traversal
+    protocol hands to the walk: the protocol's keys need not be attribute names, so the
+    attribute is matched by identity."""
+    return any(v is value for _, v in entries(c))
 
 
 def _short_where(where) -> str:

@@ -521,3 +521,34 @@ def test_frostjit_own_library_calls_do_not_fall_back(tmp_path, monkeypatch):
         for n in WIDTHS:
             assert same(fz(ramp(n)), ramp(n) + 1)
     assert fz.n_recordings == 2
+
+
+class _Renamed:
+    """The traversal protocol under other names than the attributes (``a`` is exposed as ``first``)."""
+
+    def __init__(self, a, hidden):
+        self.a, self.hidden = a, hidden
+
+    def __fj_traverse__(self):
+        return {"first": self.a}
+
+    def __fj_assign__(self, values):
+        self.a = values["first"]
+
+
+def test_attributes_the_protocol_walks_are_not_guarded_by_identity():
+    # Regression (found when the guards met the PyTree work): reading ``obj.a`` of a protocol object
+    # was guarded by the array's identity, so every call with a new array traced again.
+    f = fj.freeze(lambda o: o.a * 2 + o.hidden)
+    for n in (1, 7, 1000, 100003, 7, 1000):
+        o = _Renamed(fj.arange(Float, n), 3.0)
+        assert np.array_equal(f(o).numpy(), np.arange(n, dtype=np.float32) * 2 + 3)
+    assert f.n_recordings == 2          # size 1 (it broadcasts) and wide
+
+
+def test_an_attribute_the_protocol_hides_is_still_guarded():
+    f = fj.freeze(lambda o: o.a * 2 + o.hidden)
+    o = _Renamed(fj.arange(Float, 7), 3.0)
+    f(o)
+    o.hidden = Float(5.0)           # not walked: a hidden value the recording read
+    assert np.array_equal(f(o).numpy(), np.arange(7, dtype=np.float32) * 2 + 5)
