@@ -5,7 +5,8 @@ operations on grad-enabled arrays (``state.ad_hook``).  Files:
 
 * ``graph.py``: vertices, edges, gradient accumulation, scopes, traversal;
 * ``rules.py``: the derivative of each operation;
-* ``api.py``: the public functions (``enable_grad``, ``backward``, ...).
+* ``api.py``: the public functions (``enable_grad``, ``backward``, ...);
+* ``custom.py``: custom operations (``CustomOp``, ``custom``).
 """
 from ..trace.state import state as _state
 from .graph import ADFlag, ADMode
@@ -14,6 +15,7 @@ from .api import (
     backward, backward_from, backward_to, forward, forward_from, forward_to, replace_grad, suspend_grad,
     resume_grad, isolate_grad, enqueue, traverse,
 )
+from .custom import CustomOp, custom
 from .rules import Hook as _Hook
 
 _state.ad_hook = _Hook()
