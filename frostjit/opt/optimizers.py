@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..array import registry
 from ..functions import math as fm
-from ..functions.evaluation import make_opaque
+from ..functions.evaluation import make_opaque, schedule
 from ..functions.reduce import max as _hmax
 from ..trace.dtypes import Float64, UInt32
 from .base import Optimizer, first, scale_factor, zeros_like, LearningRate
@@ -175,6 +175,9 @@ class Adam(Optimizer):
         m_t = fm.lerp(g, m_p, self.beta_1)
         v_t = fm.lerp(fm.square(g), v_p, self.beta_2)
         scale = scale_factor(value, lr) * self._bias_correction(value, t)
+        # One value for every element: computed once in a size-1 kernel, read by the update
+        # (unscheduled, the fused update would compute the double-precision powers per element).
+        schedule(scale)
         v_max = None
         if self.amsgrad:
             v_max = fm.maximum(v_max_p, v_t)
