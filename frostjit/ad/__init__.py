@@ -7,7 +7,8 @@ operations on grad-enabled arrays (``state.ad_hook``).  Files:
 * ``rules.py``: the derivative of each operation;
 * ``api.py``: the public functions (``enable_grad``, ``backward``, ...);
 * ``custom.py``: custom operations (``CustomOp``, ``custom``);
-* ``introspect.py``: labels, ``graphviz_ad``, ``whos_ad``.
+* ``introspect.py``: labels, ``graphviz_ad``, ``whos_ad``;
+* ``interop.py``: ``wrap`` (PyTorch and JAX, gradients both ways).
 """
 from ..trace.state import state as _state
 from .graph import ADFlag, ADMode
@@ -19,6 +20,7 @@ from .api import (
 from .api import relative_grad
 from .custom import CustomOp, custom
 from .introspect import set_label, graphviz_ad, whos_ad
+from .interop import wrap
 from .rules import Hook as _RulesHook
 
 
