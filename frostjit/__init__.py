@@ -33,7 +33,7 @@ from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_
 from .ad import CustomOp, custom
 from .ad import relative_grad
 from .ad import set_label, graphviz_ad, whos_ad
-from .ad import wrap
+from .ad import wrap, wrap_ad
 from . import opt
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``
 # is itself the global Dispatcher (one object, however it is imported).

@@ -20,7 +20,7 @@ from .api import (
 from .api import relative_grad
 from .custom import CustomOp, custom
 from .introspect import set_label, graphviz_ad, whos_ad
-from .interop import wrap
+from .interop import wrap, wrap_ad
 from .rules import Hook as _RulesHook
 
 

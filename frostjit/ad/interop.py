@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import importlib
 import sys
+import warnings
 
 import numpy as np
 
@@ -90,6 +91,12 @@ def wrap(source, target):
             return _from_torch(func, args, kwargs)
         return from_torch
     return decorator
+
+
+def wrap_ad(source, target):
+    """Dr.Jit's former name of :func:`wrap` (deprecated there too: warns ``DeprecationWarning``)."""
+    warnings.warn("wrap_ad() is deprecated, use wrap()", DeprecationWarning, stacklevel=2)
+    return wrap(source, target)
 
 
 # ---------------------------------------------------------------------------

@@ -486,3 +486,33 @@ def test_gradients_through_a_frozen_custom_op_result_are_correct_plain_calls():
             y = frozen(x)
         fj.backward(fj.sum(y))
         np.testing.assert_allclose(fj.grad(x).numpy(), 2 * x0, rtol=1e-12)
+
+
+def test_isolate_grad_postpones_the_operation_until_the_scope_ends():
+    x0 = data(4)
+    x = Float64(x0)
+    fj.enable_grad(x)
+    y = fj.custom(Square, x)
+    with fj.isolate_grad():
+        fj.backward(fj.sum(fj.sin(y)))
+        assert fj.grad(x).numpy().tolist() == [0, 0, 0, 0]     # not yet: x is outside the scope
+    np.testing.assert_allclose(fj.grad(x).numpy(), np.cos(x0 ** 2) * 2 * x0, rtol=1e-12)
+
+
+def test_a_frozen_function_whose_custom_op_gives_gradients_to_a_global_runs_plainly():
+    # the implicit input is not among the frozen function's inputs: its gradient could not be
+    # replayed, so the calls run the plain function (FreezeWarning) and the gradients are exact
+    @fj.freeze
+    def f(x):
+        fj.backward(fj.sum(fj.custom(ScaleByGlobal, x)))
+
+    for n in (3, 3, 5):
+        GLOBAL["w"] = w = Float64(data(n, seed=n))
+        fj.enable_grad(w)
+        x = Float64(data(n, seed=n + 1))
+        fj.enable_grad(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", fj.FreezeWarning)
+            f(x)
+        np.testing.assert_allclose(fj.grad(w).numpy(), x.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(fj.grad(x).numpy(), w.numpy(), rtol=1e-12)

@@ -178,3 +178,10 @@ def test_the_same_framework_on_both_sides_is_the_function_itself():
     def f(x):
         return x
     assert fj.wrap("frostjit", "drjit")(f) is f
+
+
+def test_wrap_ad_is_the_deprecated_name():
+    def f(x):
+        return x
+    with pytest.warns(DeprecationWarning, match="wrap_ad"):
+        assert fj.wrap_ad("frostjit", "frostjit")(f) is f
