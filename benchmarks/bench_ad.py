@@ -1,7 +1,7 @@
 """AD benchmark: the fit demo's training step (render, loss, backward, Adam step),
 frostjit beside Dr.Jit, unfrozen and frozen.
 
-    python benchmarks/bench_ad.py [--quick] [--problems small,large] [--threads N] [--json out/ad.json]
+    python benchmarks/bench_ad.py [--quick] [--problems small,large] [--threads N] [--no-optimizers] [--json out/ad.json]
 
 Problems: K Gaussians splatted into an s x s image, K*s*s (gaussian, pixel)
 pairs: small = 16 x 8 x 8 (1e3), large = 256 x 64 x 64 (1e6).  Each system
@@ -10,6 +10,9 @@ script re-runs itself with ``--child SYSTEM`` for that.
 
 Targets (from the issue): frozen frostjit no slower than frozen Dr.Jit, and at
 least 10x faster than unfrozen frostjit on the small problem.
+
+A second table times one optimizer step (``opt.step()`` after ``set_grad``, unfrozen, until
+the kernels finished) per optimizer on 1e3 and 1e6 parameters, beside Dr.Jit.
 """
 from __future__ import annotations
 
@@ -27,6 +30,10 @@ import _harness as H  # noqa: E402
 import _workloads  # noqa: E402
 
 PROBLEMS = {"small": (16, 8), "large": (256, 64)}
+# optimizer-step rows: name -> (class, keyword arguments)
+OPTIMIZERS = {"SGD (momentum 0.9)": ("SGD", {"momentum": 0.9}), "RMSProp": ("RMSProp", {}),
+              "Adam": ("Adam", {}), "AdamW": ("AdamW", {"weight_decay": 0.01})}
+OPT_SIZES = (10**3, 10**6)
 SYSTEMS = ["frostjit", "drjit"]
 MODES = ["unfrozen", "frozen"]
 
@@ -72,6 +79,36 @@ def child(system: str, params: dict) -> dict:
                             "loss": loss, "steps": warmup + repeats,
                             "checksum": float(np.asarray(img.numpy()).astype(np.float64).sum())}
             except Exception as e:  # noqa: BLE001  (a mode that fails is reported, not fatal)
+                out[key] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
+    if params.get("opt_repeats"):
+        out.update(optimizer_steps(dr, T, params["opt_repeats"]))
+    return out
+
+
+def optimizer_steps(dr, T, repeats: int) -> dict:
+    """Median ms of one unfrozen ``opt.step()`` (gradient already set) per optimizer and size."""
+    import numpy as np
+    opt_module = __import__(dr.__name__ + ".opt", fromlist=["opt"])
+    out = {}
+    for label, (cls, kwargs) in OPTIMIZERS.items():
+        for n in OPT_SIZES:
+            key = f"opt/{label}/{n}"
+            try:
+                opt = getattr(opt_module, cls)(lr=1e-3, **kwargs)
+                opt["x"] = T.Float(np.linspace(-1, 1, n, dtype=np.float32))
+                g = T.Float(np.linspace(0.5, 1.5, n, dtype=np.float32))
+                dr.eval(g)
+                reps = repeats if n <= 10**3 else max(5, repeats // 10)
+                ts = []
+                for i in range(reps + 5):
+                    dr.set_grad(opt["x"], g)
+                    t0 = time.perf_counter()
+                    opt.step()
+                    dr.sync_thread()
+                    if i >= 5:
+                        ts.append(time.perf_counter() - t0)
+                out[key] = {"status": "ok", "step_ms": statistics.median(ts) * 1e3}
+            except Exception as e:  # noqa: BLE001
                 out[key] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
     return out
 
@@ -124,6 +161,17 @@ def report(res: dict, problems) -> None:
     if "large" in problems:
         r3 = H.ratio(step("frostjit", "large", "frozen"), step("drjit", "large", "frozen"))
         print(f"  large problem, frozen frostjit / frozen drjit: {H.fmt_ratio(r3)}")
+    if any(k.startswith("opt/") for r in res.values() if isinstance(r, dict) for k in r):
+        print()
+        print("one optimizer step (opt.step() after set_grad, unfrozen, until the kernels finished), median ms")
+        orows = []
+        for label in OPTIMIZERS:
+            for n in OPT_SIZES:
+                ms = [res.get(s, {}).get(f"opt/{label}/{n}") for s in SYSTEMS]
+                vals = [r["step_ms"] if r and r.get("status") == "ok" else None for r in ms]
+                orows.append([label, H.fmt_n(n)] + [H.fmt(v, " ms") if v is not None else "n/a" for v in vals]
+                             + [H.fmt_ratio(H.ratio(vals[0], vals[1]))])
+        print(H.table(["optimizer", "parameters", "frostjit", "drjit", "frostjit / drjit"], orows))
     print()
     print("loss after the same number of steps (the trajectories should agree):")
     for name in problems:
@@ -149,6 +197,8 @@ def parser(prog: str = "bench_ad.py") -> argparse.ArgumentParser:
     ap.add_argument("--problems", type=H.comma_list(list(PROBLEMS), "problem"), default=list(PROBLEMS),
                     help="comma list from small,large (default: both)")
     ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--no-optimizers", action="store_true",
+                    help="skip the table of one step per optimizer (SGD, RMSProp, Adam, AdamW)")
     ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
@@ -166,7 +216,8 @@ def main(argv=None, prog: str = "bench_ad.py") -> int:
         return 0
     problems = a.problems
     params = {"problems": problems, "repeats_small": 30 if a.quick else 200,
-              "repeats_large": 5 if a.quick else 20, "threads": a.threads}
+              "repeats_large": 5 if a.quick else 20, "threads": a.threads,
+              "opt_repeats": 0 if a.no_optimizers else 30 if a.quick else 200}
     res = {}
     for s in SYSTEMS:
         res[s] = run_child(s, params)

@@ -31,6 +31,10 @@ from .freeze import freeze, FreezeWarning, FreezeMismatchError
 from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_grad, clear_grad, detach,
                  backward, backward_from, backward_to, forward, forward_from, forward_to, replace_grad,
                  suspend_grad, resume_grad, isolate_grad, set_grad_enabled, enqueue, traverse, ADFlag, ADMode)
+from .ad import CustomOp, custom
+from .ad import relative_grad
+from .ad import set_label, graphviz_ad, whos_ad
+from .ad import wrap, wrap_ad
 from . import opt
 from .random import rng
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``

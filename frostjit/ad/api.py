@@ -23,6 +23,7 @@ import threading
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..functions import math as fm
 from ..tree import leaves, transform, traverse2, map2, LeafError
 from . import graph
 from .graph import ADFlag, ADMode, Vertex, scopes
@@ -241,6 +242,31 @@ def _replace_grad(a, b):
 
 def _identity(g):
     return g
+
+
+def relative_grad(x):
+    """A factor with value 1 whose derivative is the *relative* change of ``x`` (Dr.Jit's).
+
+    Where ``x != 0`` it has the first-order derivative of ``x / detach(x)``, so gradients
+    depend on ``dx / x`` rather than on the scale of ``x``; where ``x == 0`` the derivative
+    is 0 (no division by zero).  Same type as ``x`` (an array or static vector); for a
+    Python number, ``1.0``.
+
+    >>> y = fj.relative_grad(x) * c       # d y / d x = c / x, y = c
+    """
+    if not isinstance(x, (ArrayBase, VectorBase)):
+        return 1.0
+    d = detach(x)
+    inv = fm.select(d != 0, fm.rcp(d), 0)
+    if isinstance(x, ArrayBase):
+        one = _ones_like(x)
+    else:
+        one = type(x)._from_components([_ones_like(c) for c in x._c])
+    return replace_grad(one, x * inv)
+
+
+def _ones_like(a):
+    return graph.sized_literal(type(a), 1.0, a._node.size, a._node)
 
 
 # ---------------------------------------------------------------------------

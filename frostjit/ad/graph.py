@@ -15,6 +15,12 @@ high (micrograd's topological sort, for free).
 Gradients are ordinary, *detached* JIT arrays: the derivative rules call
 frostjit operations, which are traced and fuse into kernels like any other
 work.  Nothing here loops over elements.
+
+A custom operation (``fj.custom``, :mod:`.custom`) is one :class:`HubVertex`
+between its inputs and its outputs: its edges to the inputs carry no
+functions, its outputs' edges to it only collect their gradients, and the
+traversals call the operation's ``backward``/``forward`` once when they reach
+the hub (its inputs' derivatives depend on all its outputs at once).
 """
 from __future__ import annotations
 
@@ -75,6 +81,7 @@ class Vertex:
     """
 
     __slots__ = ("id", "cls", "size", "parents", "children", "grad", "node", "sym", "__weakref__")
+    is_hub = False      #: True for the vertex of a custom operation (:class:`HubVertex`)
 
     def __init__(self, cls, size: int, parents: tuple = (), node=None):
         self.id = next(_ids)
@@ -116,9 +123,69 @@ class Vertex:
             scopes.after_call.append(self)
 
 
+class HubVertex(Vertex):
+    """The vertex of a custom operation (see the module docstring and :mod:`.custom`).
+
+    ``handler`` has ``backward(grads, accept)`` (``grads``: the list of gradients its
+    outputs passed on, one per output, ``None`` where none arrived) and ``forward(accept)``;
+    ``accept(vertex)`` says whether a gradient may be given to that input in this traversal.
+    ``grad`` is that list (``None``: no output passed a gradient), so postponing, clearing
+    and ``backward_to`` treat a hub like any vertex.  Created *before* the operation runs,
+    so the vertices its ``eval`` creates (implicit outputs) are numbered after it.
+    """
+
+    __slots__ = ("handler",)
+    is_hub = True
+
+    def __init__(self, handler):
+        super().__init__(None, 0)
+        self.handler = handler
+
+    def connect(self, parents) -> None:
+        """Make the vertices ``parents`` (the operation's inputs) the parents of this hub."""
+        self.parents = tuple((p, None, None) for p in parents)
+        me = weakref.ref(self)
+        for p in parents:
+            p.children.append(me)
+
+    def __repr__(self) -> str:
+        return f"HubVertex({self.id}, {self.handler!r}, parents={len(self.parents)})"
+
+
+class HubOutput:
+    """The edge function from a custom operation's output ``index`` to its hub.
+
+    Backward: adds the output's gradient to the hub's list and contributes nothing through
+    :func:`accum` (a literal 0).  Forward: nothing (the hub's ``forward`` sets the outputs'
+    gradients itself).
+    """
+
+    __slots__ = ("index", "count")
+
+    def __init__(self, index: int, count: int):
+        self.index = index
+        self.count = count
+
+    def backward(self, hub: HubVertex, g) -> int:
+        grads = hub.grad
+        if grads is None:
+            grads = hub.grad = [None] * self.count
+        old = grads[self.index]
+        grads[self.index] = g if old is None else old + g
+        return 0
+
+    def __call__(self, g) -> int:          # the forward edge
+        return 0
+
+
 def next_id() -> int:
     """A number below every vertex created from now on (isolation scopes start there)."""
     return next(_ids) + 1
+
+
+def fresh_id() -> int:
+    """A new vertex number, above every existing one (to renumber a vertex that gains a parent)."""
+    return next(_ids)
 
 
 # ---------------------------------------------------------------------------
@@ -350,9 +417,16 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
             continue                      # a leaf keeps its gradient
         g = v.grad
         if g is not None:
-            for parent, _fwd, bwd in v.parents:
-                if inside is None or parent.id in inside:
-                    accum(parent, bwd(g))
+            if v.is_hub:
+                v.grad = None     # consumed by the call, whatever the flags (as Dr.Jit)
+                v.handler.backward(g, None if inside is None else (lambda p: p.id in inside))
+            else:
+                for parent, _fwd, bwd in v.parents:
+                    if inside is None or parent.id in inside:
+                        if parent.is_hub:
+                            bwd.backward(parent, g)
+                        else:
+                            accum(parent, bwd(g))
         if flags & ADFlag.ClearEdges:
             v.parents = ()
         if flags & (ADFlag.ClearInput if v.id in start_ids else ADFlag.ClearInterior) and v.id not in keep:
@@ -371,15 +445,15 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
     bound = boundary()
     has_child = set()
     for v in verts:
+        if v.is_hub:
+            _forward_hub(v, inside, has_child, bound)
+            continue
         for parent, fwd, _bwd in v.parents:
             if parent.id in inside:
                 has_child.add(parent.id)
-                if parent.grad is not None:
+                if parent.grad is not None and not parent.is_hub:
                     if v.id < bound:
-                        raise RuntimeError(
-                            "forward_to()/forward(): cannot propagate derivatives into a variable created before "
-                            "the enclosing isolate_grad() scope (a frozen function's call is one). Propagate "
-                            "them before entering the scope.")
+                        _into_isolated()
                     if getattr(fwd, "overwrites", False):
                         v.grad = fwd(parent.grad, v.grad)
                     else:
@@ -390,6 +464,26 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
             continue
         if flags & (ADFlag.ClearInput if v.id in source_ids else ADFlag.ClearInterior):
             v.grad = None
+
+
+def _into_isolated():
+    raise RuntimeError(
+        "forward_to()/forward(): cannot propagate derivatives into a variable created before "
+        "the enclosing isolate_grad() scope (a frozen function's call is one). Propagate "
+        "them before entering the scope.")
+
+
+def _forward_hub(hub: HubVertex, inside: set, has_child: set, bound: int) -> None:
+    """Forward mode reaching a custom operation: its ``forward`` runs once if an input has a gradient."""
+    reached = False
+    for parent, _f, _b in hub.parents:
+        if parent.id in inside:
+            has_child.add(parent.id)
+            reached = reached or parent.grad is not None
+    if reached:
+        if hub.id < bound:
+            _into_isolated()
+        hub.handler.forward(lambda p: p.id in inside)
 
 
 def propagate_postponed(verts) -> None:

@@ -20,6 +20,7 @@ from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
 from . import promotion, registry
+from .labels import label_of, set_label_of
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -94,6 +95,25 @@ class ArrayBase:
         """``"literal"``, ``"evaluated"`` or ``"unevaluated"`` (Dr.Jit's VarState in words)."""
         op = self._node.op
         return "evaluated" if op == "data" else "literal" if op == "literal" else "unevaluated"
+
+    # -- AD and debugging (Dr.Jit's properties; the AD package answers through state.ad_hook)
+    @property
+    def grad(self):
+        """The gradient (``fj.grad(self)``: zeros if none); assigning it calls ``fj.set_grad``."""
+        return state.ad_hook.grad(self)
+
+    @grad.setter
+    def grad(self, value) -> None:
+        state.ad_hook.set_grad(self, value)
+
+    @property
+    def label(self) -> str | None:
+        """The variable's label (``None`` if it has none), shown by ``fj.graphviz_ad``/``fj.whos_ad``."""
+        return label_of(self._node)
+
+    @label.setter
+    def label(self, value: str) -> None:
+        set_label_of(self._node, value)
 
     def __len__(self) -> int:
         rec = state.recorder

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..schedule.evaluate import evaluate
+from ..trace.state import state
 from . import registry
 from .flat import ArrayBase, apply, format_values, _SCALARS
 
@@ -93,6 +94,27 @@ class VectorBase:
     @property
     def Type(self):
         return self._elem._vt
+
+    @property
+    def grad(self):
+        """The gradient (``fj.grad(self)``, same type); assigning it calls ``fj.set_grad``."""
+        return state.ad_hook.grad(self)
+
+    @grad.setter
+    def grad(self, value) -> None:
+        state.ad_hook.set_grad(self, value)
+
+    @property
+    def label(self) -> str | None:
+        """``"p"`` if the components are labelled ``p_0``, ``p_1``, ... (else ``None``)."""
+        names = [c.label for c in self._c]
+        p = names[0][:-2] if names and names[0] and names[0].endswith("_0") else None
+        return p if p is not None and names == [f"{p}_{k}" for k in range(self._n)] else None
+
+    @label.setter
+    def label(self, value: str) -> None:
+        for k, c in enumerate(self._c):       # Dr.Jit: the components get "<label>_<index>"
+            c.label = f"{value}_{k}" if isinstance(value, str) else value
 
     @property
     def shape(self) -> tuple:

@@ -1,364 +1,233 @@
-"""Gradient-based optimizers with Dr.Jit's dict-like interface: ``SGD`` and ``Adam``.
+"""The update rules: :class:`SGD` (momentum, Nesterov), :class:`RMSProp`, :class:`Adam`
+(AMSGrad, UniformAdam), :class:`AdamW` (Dr.Jit 1.5's ``drjit.opt``).
 
->>> opt = fj.opt.Adam(lr=1e-2)
->>> opt["x"] = x                      # stores a grad-enabled copy
->>> for i in range(100):
-...     loss = f(opt["x"])
-...     fj.backward(loss)
-...     opt.step()                    # a few kernels: reads grads, updates state, new params
-
-All state (parameters, moments, the learning rate, Adam's step count) lives in
-JIT arrays, and ``step()`` evaluates it at the end.  Nothing is folded into a
-kernel as a Python constant that changes from step to step, so a step compiles
-once, and a frozen step updates the state correctly on every replay.
+Each rule is written with the same operations, in the same order, as Dr.Jit's (fused
+multiply-adds, ``lerp`` for the moving averages, ``rsqrt`` when epsilon is tiny), so that a
+trajectory matches Dr.Jit's to float32 round-off (tests/opt/test_trajectories.py compares
+100 steps of each against trajectories recorded with Dr.Jit).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-import numpy as np
-
 from ..array import registry
-from ..array.flat import ArrayBase
-from ..array.vector import VectorBase
 from ..functions import math as fm
-from ..functions.creation import zeros
-from ..functions.evaluation import eval as _eval, schedule as _schedule, make_opaque
-from ..trace.dtypes import Float64
-from ..tree import leaves, transform
-from ..ad import api as ad
+from ..functions.evaluation import make_opaque, schedule
+from ..functions.reduce import max as _hmax
+from ..trace.dtypes import Float64, UInt32
+from .base import Optimizer, first, scale_factor, zeros_like, LearningRate
 
 
-def _check_param(who: str, key, value):
-    """The first array of a parameter: a differentiable float array or static vector (as in
-    Dr.Jit, a PyTree is not a parameter: register its arrays one by one)."""
-    comps = leaves(value) if isinstance(value, (ArrayBase, VectorBase)) else None
-    if not comps or not all(c._is_ad and c._vt.is_float for c in comps):
-        raise TypeError(f"{who}[{key!r}] = ...: expected a differentiable floating point array "
-                        f"(a type from frostjit.llvm.ad), got {type(value).__name__}")
-    return comps[0]
+class SGD(Optimizer):
+    """Stochastic gradient descent, optionally with (Nesterov) momentum (as ``torch.optim.SGD``).
 
-
-def _width(value) -> int:
-    return max(c._node.size for c in leaves(value))
-
-
-def _first(value):
-    """The first 1-D array of a parameter (its backend and element type are the parameter's)."""
-    return leaves(value)[0]
-
-
-def _scalar_array(like, value):
-    """An opaque size-1 Float64 array (a value kept in memory, never folded into kernels)."""
-    cls = registry.flat_type(like._backend, Float64, False)
-    a = cls(float(value))
-    make_opaque(a)
-    return a
-
-
-def _check_rate(who: str, value):
-    """A learning rate: a real number or a 1-D JIT array (size 1, or one rate per element)."""
-    if isinstance(value, ArrayBase) and value._vt.is_float:
-        return value
-    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
-        return float(value)
-    raise TypeError(f"{who}: a learning rate must be a real number or a floating point JIT array, "
-                    f"got {type(value).__name__}")
-
-
-def _rate_array(backend, value):
-    """The learning rate ``value`` as an evaluated (opaque) Float64 array of ``backend``.
-
-    A new array every time the rate changes: a frozen function sees the same layout (one
-    evaluated array) and reads the new value at its next replay, and no kernel folds it in.
-    """
-    cls = registry.flat_type(backend, Float64, False)
-    a = cls(value) if isinstance(value, ArrayBase) else cls(float(value))   # detached copy
-    make_opaque(a)
-    return a
-
-
-class Optimizer:
-    """Base class: a dictionary of parameters plus per-parameter state (Dr.Jit's ``drjit.opt``).
+    ``v = momentum * v + g`` and ``p = p - lr * v`` (Nesterov: ``p = p - lr * (g + momentum *
+    v)``); with ``momentum=0`` simply ``p = p - lr * g``.
 
     Parameters
     ----------
     lr : float or array
-        Default learning rate (> 0).  :meth:`set_learning_rate` changes it, or sets
-        one for a specific parameter, without recompiling a kernel or re-tracing a
-        frozen function.
+        Learning rate.
     params : dict, optional
-        Initial parameters (``{name: array}``).
-    mask_updates : bool
-        Leave the entries whose gradient is exactly zero (and their optimizer
-        state) unchanged, as if they had not been observed this step.
+        Initial parameters.
+    momentum : float
+        In ``[0, 1)``; 0 keeps no state.
+    nesterov : bool
+        Nesterov's variant.
+    mask_updates, promote_fp16 : bool
+        See :class:`Optimizer`.
     """
 
-    def __init__(self, lr, params: dict | None = None, *, mask_updates: bool = False):
-        lr = _check_rate(f"{type(self).__name__}()", lr)
-        if not (isinstance(lr, ArrayBase) or lr > 0):
-            raise ValueError(f"{type(self).__name__}(): the learning rate 'lr' must be > 0, got {lr}")
-        self.mask_updates = bool(mask_updates)
-        self._lr_value = lr            # as given (learning_rate() returns it)
-        self._lr_values: dict = {}     # per-parameter rates, as given
-        self._lr = None                # opaque array of the default rate (made with the first parameter)
-        self._lrs: dict = {}           # key -> opaque array of its own rate
-        # key -> [parameter (grad-enabled leaf), state tuple]
-        self.state: dict = {}
-        if params:
-            for k, v in params.items():
-                self[k] = v
-
-    # -- the dict interface ----------------------------------------------
-    def __setitem__(self, key, value) -> None:
-        first = _check_param(f"{type(self).__name__}", key, value)
-        param = ad.detach(value)        # new array objects: the caller's arrays stay as they are
-        ad.enable_grad(param)
-        if self._lr is None:
-            self._lr = _rate_array(first._backend, self._lr_value)
-        old = self.state.get(key)
-        if old is not None and type(old[0]) is type(param) and _width(old[0]) == _width(param):
-            self.state[key] = [param, old[1]]
-        else:
-            self.state[key] = [param, self._init_state(param)]
-
-
-    def __getitem__(self, key):
-        return self.state[key][0]
-
-    def __delitem__(self, key) -> None:
-        del self.state[key]
-        self._lr_values.pop(key, None)
-        self._lrs.pop(key, None)
-
-    def __contains__(self, key) -> bool:
-        return key in self.state
-
-    def __len__(self) -> int:
-        return len(self.state)
-
-    def __iter__(self):
-        return iter(self.state)
-
-    def keys(self):
-        return self.state.keys()
-
-    def values(self):
-        return [v[0] for v in self.state.values()]
-
-    def items(self):
-        return [(k, v[0]) for k, v in self.state.items()]
-
-    def update(self, params: dict | None = None, **kwargs) -> None:
-        """Set several parameters at once."""
-        for k, v in dict(params or {}, **kwargs).items():
-            self[k] = v
-
-    def reset(self, key=None) -> None:
-        """Forget the optimizer state (moments, step count) of ``key``, or of every parameter."""
-        for k in ([key] if key is not None else list(self.state)):
-            p = self.state[k][0]
-            self.state[k][1] = self._init_state(p)
-
-    # -- learning rates ------------------------------------------------------
-    def set_learning_rate(self, value=None, /, **kwargs) -> None:
-        """Set the default learning rate, or the rates of specific parameters (Dr.Jit's forms).
-
-        >>> opt.set_learning_rate(1e-4)               # the default rate
-        >>> opt.set_learning_rate({"y": 1e-4})        # parameter 'y' only
-        >>> opt.set_learning_rate(y=1e-4)             # the same
-        >>> opt.set_learning_rate(y=None)             # 'y' follows the default again
-
-        A parameter's own rate always takes precedence over the default.  Rates
-        are real numbers or JIT arrays (size 1, or one rate per element).  They
-        are held in evaluated arrays, so changing one recompiles no kernel and
-        does not re-trace a frozen function.  Raises ``KeyError`` for an unknown
-        parameter name.
-        """
-        per_key = {}
-        if isinstance(value, Mapping):
-            per_key.update(value)
-        elif value is not None:
-            self._lr_value = _check_rate("set_learning_rate()", value)
-            if self._lr is not None:
-                self._lr = _rate_array(self._lr._backend, value)
-        per_key.update(kwargs)
-        for key, rate in per_key.items():
-            if key not in self.state:
-                raise KeyError(f"set_learning_rate(): the optimizer has no parameter {key!r}")
-            if rate is None:
-                self._lr_values.pop(key, None)
-                self._lrs.pop(key, None)
-            else:
-                self._lr_values[key] = _check_rate(f"set_learning_rate({key}=...)", rate)
-                self._lrs[key] = _rate_array(_backend_of(self.state[key][0]), rate)
-
-    def learning_rate(self, key=None):
-        """The default learning rate (as set), or the own rate of parameter ``key`` (None if it has none)."""
-        if key is None:
-            return self._lr_value
-        if key not in self.state:
-            raise KeyError(f"learning_rate(): the optimizer has no parameter {key!r}")
-        return self._lr_values.get(key)
-
-    @property
-    def lr(self):
-        """The default learning rate (assigning it calls :meth:`set_learning_rate`)."""
-        return self._lr_value
-
-    @lr.setter
-    def lr(self, value) -> None:
-        self.set_learning_rate(value)
-
-    def _rate(self, key):
-        """The opaque learning-rate array used for parameter ``key``."""
-        return self._lrs.get(key, self._lr)
-
-    # -- the step -----------------------------------------------------------
-    def step(self, eval: bool = True) -> None:  # noqa: A002  (Dr.Jit's name)
-        """Take one step using the current gradients of the parameters.
-
-        Gradients are read and cleared; each parameter becomes a new
-        grad-enabled leaf holding the updated value.  With ``eval=True`` (the
-        default) the new parameters and state are evaluated, in a few kernels.
-        """
-        touched = []
-        for key, entry in self.state.items():
-            p, st = entry
-            g = ad.grad(p)
-            value = ad.detach(p)
-            new_value, new_state = self._step(value, g, st, self._rate(key))
-            ad.enable_grad(new_value)
-            entry[0], entry[1] = new_value, new_state
-            touched.append((new_value, new_state))
-        if eval and touched:
-            _schedule(touched)
-            _eval()
-
-    def _init_state(self, param):
-        raise NotImplementedError
-
-    def _step(self, value, g, state, lr):
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        rates = {"default": self._lr_value, **self._lr_values}
-        return f"{type(self).__name__}(lr={rates}, params={list(self.state)})"
-
-    # An optimizer is a PyTree (frostjit.tree's traversal protocol) of exactly these attributes,
-    # for fj.eval, AD and frozen functions alike: the hyper-parameters folded into the kernels
-    # are Python values (a change re-traces, as it must), the learning rates evaluated arrays
-    # (inputs like the parameters, so a new rate never re-traces).  The Python copies of the
-    # rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
-    # hyper-parameters in front.  (``__fj_traverse__`` says the same for freeze's walker, which
-    # recognises the protocol by it.)
-    __fj_traverse_attrs__ = ("mask_updates", "_lr", "_lrs", "state")
-
-    def __fj_traverse__(self) -> dict:
-        return {n: getattr(self, n) for n in type(self).__fj_traverse_attrs__}
-
-    def __fj_assign__(self, values: dict) -> None:
-        for n, v in values.items():
-            setattr(self, n, v)
-
-
-    def _observed(self, g, new, old):
-        """With ``mask_updates``: ``new`` where the gradient is nonzero, ``old`` elsewhere."""
-        if not self.mask_updates:
-            return new
-        return fm.select(g != 0, new, old)
-
-
-def _backend_of(param):
-    return _first(param)._backend
-
-
-class SGD(Optimizer):
-    """Stochastic gradient descent, optionally with (Nesterov) momentum.
-
-    ``v = momentum * v + g``, ``p = p - lr * v`` (with ``nesterov``:
-    ``p = p - lr * (g + momentum * v)``).  With ``momentum=0`` simply
-    ``p = p - lr * g``.  Arguments as Dr.Jit's: ``SGD(lr, params=None, *,
-    momentum=0, nesterov=False, mask_updates=False)``.
-    """
-
-    def __init__(self, lr, params: dict | None = None, *, momentum: float = 0.0, nesterov: bool = False,
-                 mask_updates: bool = False):
+    def __init__(self, lr: LearningRate, params=None, *, momentum: float = 0.0, nesterov: bool = False,
+                 mask_updates: bool = False, promote_fp16: bool = True):
         if not 0 <= momentum < 1:
             raise ValueError(f"SGD(): momentum must be in [0, 1), got {momentum}")
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
-        super().__init__(lr, params, mask_updates=mask_updates)
+        super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)
 
     __fj_traverse_attrs__ = ("momentum", "nesterov") + Optimizer.__fj_traverse_attrs__
 
-    def _init_state(self, param):
-        if self.momentum == 0:
-            return ()
-        return (_zeros_like(param),)
+    def _reset(self, value):
+        return None if self.momentum == 0 else zeros_like(value)
 
-    def _step(self, value, g, state, lr):
-        lr = _lr_as(lr, value)
+    def _step(self, value, g, lr, v):
         if self.momentum == 0:
-            return self._observed(g, value - lr * g, value), ()
-        v = state[0] * self.momentum + g
-        step = g + v * self.momentum if self.nesterov else v
-        return self._observed(g, value - lr * step, value), (self._observed(g, v, state[0]),)
+            v_next, step = None, g
+        else:
+            v_next = fm.fma(self.momentum, v, g)
+            step = fm.fma(self.momentum, v_next, g) if self.nesterov else v_next
+        return fm.fma(step, scale_factor(value, lr, -1.0), value), v_next
 
-    def __repr__(self) -> str:
-        return super().__repr__()[:-1] + f", momentum={self.momentum}, nesterov={self.nesterov})"
+    def _describe(self) -> list:
+        return [("momentum", f"{self.momentum:g}"), ("nesterov", str(self.nesterov))]
+
+
+class RMSProp(Optimizer):
+    """RMSProp (Hinton's lecture notes; as ``torch.optim.RMSprop``).
+
+    ``m = alpha m + (1 - alpha) g^2``, ``p = p - lr g / (sqrt(m) + epsilon)`` (for ``epsilon
+    <= 1e-6``, Dr.Jit's ``p = p - lr g rsqrt(m + epsilon^2)``).
+
+    Parameters
+    ----------
+    lr : float or array
+        Learning rate.
+    params : dict, optional
+        Initial parameters.
+    alpha : float
+        Weight of the second-moment moving average.
+    epsilon : float
+        Avoids division by zero.
+    mask_updates, promote_fp16 : bool
+        See :class:`Optimizer`.
+    """
+
+    def __init__(self, lr: LearningRate, params=None, *, alpha: float = 0.99, epsilon: float = 1e-8,
+                 mask_updates: bool = False, promote_fp16: bool = True):
+        if not 0 <= alpha < 1:
+            raise ValueError(f"RMSProp(): alpha must be in [0, 1), got {alpha}")
+        if epsilon < 0:
+            raise ValueError(f"RMSProp(): epsilon must be >= 0, got {epsilon}")
+        self.alpha, self.epsilon = float(alpha), float(epsilon)
+        super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)
+
+    __fj_traverse_attrs__ = ("alpha", "epsilon") + Optimizer.__fj_traverse_attrs__
+
+    def _reset(self, value):
+        return zeros_like(value)
+
+    def _step(self, value, g, lr, m):
+        m_t = fm.lerp(fm.square(g), m, self.alpha)
+        step = _normalized(g, m_t, self.epsilon)
+        return fm.fma(step, scale_factor(value, lr, -1.0), value), m_t
+
+    def _describe(self) -> list:
+        return [("alpha", f"{self.alpha:g}"), ("epsilon", f"{self.epsilon:g}")]
+
+
+def _normalized(num, second_moment, epsilon: float):
+    """``num / (sqrt(second_moment) + epsilon)``; for a tiny epsilon Dr.Jit's faster
+    ``num * rsqrt(second_moment + epsilon^2)``."""
+    if epsilon <= 1e-6:
+        return num * fm.rsqrt(second_moment + epsilon ** 2)
+    return num / (fm.sqrt(second_moment) + epsilon)
 
 
 class Adam(Optimizer):
-    """Adam (Kingma and Ba), as in Dr.Jit.
+    """Adam (Kingma and Ba), with Dr.Jit's AMSGrad and UniformAdam variants.
 
     ``m = beta_1 m + (1 - beta_1) g``, ``v = beta_2 v + (1 - beta_2) g^2``,
-    ``lr_t = lr sqrt(1 - beta_2^t) / (1 - beta_1^t)``,
-    ``p = p - lr_t m / (sqrt(v) + epsilon)``.
+    ``p = p - lr sqrt(1 - beta_2^t) / (1 - beta_1^t) m / (sqrt(v) + epsilon)`` (for ``epsilon
+    <= 1e-6``: ``m rsqrt(v + epsilon^2)``).  The state is Dr.Jit's ``(t, m, v, v_max)``: the step
+    count ``t`` is a ``UInt32`` array and the bias correction is computed from it in double
+    precision inside the kernel, never folded in as a constant that changes every step.
 
-    The bias correction uses ``beta_1^t`` and ``beta_2^t``, kept as JIT arrays
-    (multiplied by ``beta`` each step), so it is computed in the kernel, never
-    folded in as a constant that changes from step to step.
+    Parameters
+    ----------
+    lr : float or array
+        Learning rate.
+    params : dict, optional
+        Initial parameters.
+    beta_1, beta_2 : float
+        Weights of the first- and second-moment moving averages, in ``[0, 1)``.
+    epsilon : float
+        Avoids division by zero.
+    mask_updates, promote_fp16 : bool
+        See :class:`Optimizer` (the step count advances even where updates are masked).
+    uniform : bool
+        UniformAdam (Nicolet et al. 2021): normalize by the largest second moment of the
+        parameter instead of each element's (``fj.max``, as Dr.Jit: for a static vector, the
+        largest component of each element).
+    amsgrad : bool
+        AMSGrad (Reddi et al. 2018): normalize by the largest second moment seen so far.
     """
 
-    def __init__(self, lr, params: dict | None = None, *, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-8, mask_updates: bool = False):
+    def __init__(self, lr: LearningRate, params=None, *, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-8, mask_updates: bool = False, promote_fp16: bool = True,
+                 uniform: bool = False, amsgrad: bool = False):
         if not (0 <= beta_1 < 1 and 0 <= beta_2 < 1):
-            raise ValueError(f"Adam(): beta_1 and beta_2 must be in [0, 1), got {beta_1} and {beta_2}")
+            raise ValueError(f"{type(self).__name__}(): beta_1 and beta_2 must be in [0, 1), got {beta_1} and {beta_2}")
+        if epsilon < 0:
+            raise ValueError(f"{type(self).__name__}(): epsilon must be >= 0, got {epsilon}")
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
-        super().__init__(lr, params, mask_updates=mask_updates)
+        self.uniform, self.amsgrad = bool(uniform), bool(amsgrad)
+        super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)
 
-    __fj_traverse_attrs__ = ("beta_1", "beta_2", "epsilon") + Optimizer.__fj_traverse_attrs__
+    __fj_traverse_attrs__ = ("beta_1", "beta_2", "epsilon", "uniform", "amsgrad") + Optimizer.__fj_traverse_attrs__
 
-    def _init_state(self, param):
-        first = _first(param)
-        # (beta_1^t, beta_2^t) at t = 0, first and second moments
-        return (_scalar_array(first, 1), _scalar_array(first, 1), _zeros_like(param), _zeros_like(param))
+    def _reset(self, value):
+        f = first(value)
+        t = registry.flat_type(f._backend, UInt32, False)(0)
+        make_opaque(t)
+        v_max = zeros_like(value) if self.amsgrad else None
+        return (t, zeros_like(value), zeros_like(value), v_max)
 
-    def _step(self, value, g, state, lr):
-        b1_t, b2_t, m, v = state
-        b1, b2 = self.beta_1, self.beta_2
-        b1_t, b2_t = b1_t * b1, b2_t * b2
-        lr_t = lr * fm.sqrt(1 - b2_t) / (1 - b1_t)
-        m_new = m * b1 + g * (1 - b1)
-        v_new = v * b2 + (g * g) * (1 - b2)
-        new_value = value - _lr_as(lr_t, value) * m_new / (fm.sqrt(v_new) + self.epsilon)
-        # mask_updates: unobserved entries keep value and moments (the step count advances)
-        return self._observed(g, new_value, value), (b1_t, b2_t, self._observed(g, m_new, m),
-                                                     self._observed(g, v_new, v))
+    def _bias_correction(self, value, t):
+        """``-sqrt(1 - beta_2^t) / (1 - beta_1^t)`` in double precision, as the parameter's type."""
+        f = first(value)
+        f64 = registry.flat_type(f._backend, Float64, False)
+        tt = f64(t)
+        ema = -fm.sqrt(1 - f64(self.beta_2) ** tt) / (1 - f64(self.beta_1) ** tt)
+        return registry.flat_type(f._backend, f._vt, False)(ema)
 
-    def __repr__(self) -> str:
-        return super().__repr__()[:-1] + f", beta=({self.beta_1}, {self.beta_2}), epsilon={self.epsilon})"
+    def _step(self, value, g, lr, extra):
+        t_p, m_p, v_p, v_max_p = extra
+        t = t_p + 1
+        m_t = fm.lerp(g, m_p, self.beta_1)
+        v_t = fm.lerp(fm.square(g), v_p, self.beta_2)
+        scale = scale_factor(value, lr) * self._bias_correction(value, t)
+        # One value for every element: computed once in a size-1 kernel, read by the update
+        # (unscheduled, the fused update would compute the double-precision powers per element).
+        schedule(scale)
+        v_max = None
+        if self.amsgrad:
+            v_max = fm.maximum(v_max_p, v_t)
+            v_norm = v_max
+        elif self.uniform:
+            v_norm = _hmax(v_t)        # fj.max's default axis, as Dr.Jit: a static vector's largest component
+        else:
+            v_norm = v_t
+        step = _normalized(m_t, v_norm, self.epsilon)
+        return fm.fma(step, scale, value), (t, m_t, v_t, v_max)
+
+    def _select(self, mask, extra, new_extra):
+        # The step count is not masked (Dr.Jit: it is only relevant for mixed-precision training).
+        return (new_extra[0],) + tuple(fm.select(mask, old, new) for old, new in zip(extra[1:], new_extra[1:]))
+
+    def _describe(self) -> list:
+        return [("beta", f"({self.beta_1:g}, {self.beta_2:g})"), ("epsilon", f"{self.epsilon:g}")]
 
 
-def _zeros_like(param):
-    # The parameter's (AD) type, never grad-enabled: the state keeps one type across steps.
-    out = transform(param, lambda c: zeros(type(c), c._node.size))
-    make_opaque(out)
-    return out
+class AdamW(Adam):
+    """AdamW (Loshchilov and Hutter): Adam with decoupled weight decay.
+
+    The Adam update, then ``p = p - lr * weight_decay * p_old`` (from the value before the
+    step), computed as Dr.Jit does: ``fma(p_old, -lr * weight_decay, p_adam)``.
+
+    Parameters
+    ----------
+    weight_decay : float
+        The decay coefficient (>= 0).
+    others
+        As :class:`Adam`.
+    """
+
+    def __init__(self, lr: LearningRate, params=None, *, beta_1: float = 0.9, beta_2: float = 0.999,
+                 epsilon: float = 1e-8, weight_decay: float = 0.01, mask_updates: bool = False,
+                 promote_fp16: bool = True, uniform: bool = False, amsgrad: bool = False):
+        if weight_decay < 0:
+            raise ValueError(f"AdamW(): weight_decay must be >= 0, got {weight_decay}")
+        self.weight_decay = float(weight_decay)
+        super().__init__(lr, params, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, mask_updates=mask_updates,
+                         promote_fp16=promote_fp16, uniform=uniform, amsgrad=amsgrad)
+
+    __fj_traverse_attrs__ = ("weight_decay",) + Adam.__fj_traverse_attrs__
+
+    def _step(self, value, g, lr, extra):
+        new_value, new_extra = super()._step(value, g, lr, extra)
+        return fm.fma(value, scale_factor(value, lr, -self.weight_decay), new_value), new_extra
+
+    def _describe(self) -> list:
+        return super()._describe() + [("weight_decay", f"{self.weight_decay:g}")]
 
 
-def _lr_as(lr, value):
-    """The size-1 Float64 learning-rate array converted to the parameter's element type."""
-    first = _first(value)
-    return registry.flat_type(first._backend, first._vt, False)(lr)
+__all__ = ["SGD", "RMSProp", "Adam", "AdamW"]

@@ -49,7 +49,8 @@ def test_eval_sees_objects_using_the_traversal_protocol(make):
 def test_eval_of_an_optimizer_evaluates_its_parameters_and_state():
     opt = fj.opt.Adam(lr=0.1)
     opt["x"] = fj.llvm.ad.Float(1, 2, 3)
-    opt.state["x"][0] = opt.state["x"][0] * 2
+    value, *rest = opt.state["x"]
+    opt.state["x"] = (value * 2, *rest)
     assert not evaluated(opt["x"])
     fj.eval(opt)
     assert evaluated(opt["x"]) and all(evaluated(a) for a in tree.leaves(opt))

@@ -1,4 +1,5 @@
-"""frostjit.opt: SGD (with momentum) and Adam against NumPy references; the dict interface."""
+"""frostjit.opt: SGD (with momentum) and Adam against NumPy references; the dict interface; learning
+rates and frozen training steps for every optimizer (Dr.Jit's trajectories: test_trajectories.py)."""
 import logging
 
 import numpy as np
@@ -22,7 +23,8 @@ def reference_adam(x, target, steps, lr, b1=0.9, b2=0.999, eps=1e-8):
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         lr_t = lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        x = x - lr_t * m / (np.sqrt(v) + eps)
+        # Dr.Jit: m / (sqrt(v) + eps), or m / sqrt(v + eps^2) for a tiny eps (<= 1e-6)
+        x = x - lr_t * (m / np.sqrt(v + eps ** 2) if eps <= 1e-6 else m / (np.sqrt(v) + eps))
         out.append(x.copy())
     return out
 
@@ -330,7 +332,13 @@ def _training(freeze: bool, make_opt, n: int, steps: int, per_param: bool):
     return f, np.array(losses), opt["x"].numpy(), opt["y"].numpy()
 
 
-@pytest.mark.parametrize("make_opt", [lambda: fj.opt.Adam(lr=0.1), lambda: fj.opt.SGD(lr=0.1, momentum=0.5)])
+ALL_OPTIMIZERS = [lambda: fj.opt.Adam(lr=0.1), lambda: fj.opt.SGD(lr=0.1, momentum=0.5),
+                  lambda: fj.opt.SGD(lr=0.1, momentum=0.5, nesterov=True, mask_updates=True),
+                  lambda: fj.opt.RMSProp(lr=0.01), lambda: fj.opt.Adam(lr=0.1, amsgrad=True),
+                  lambda: fj.opt.AdamW(lr=0.1, weight_decay=0.1, uniform=True)]
+
+
+@pytest.mark.parametrize("make_opt", ALL_OPTIMIZERS)
 @pytest.mark.parametrize("n", [1, 7, 1000, 100003])
 def test_frozen_step_with_learning_rate_schedule_records_once_and_matches_plain(make_opt, n):
     per_param = n == 7
@@ -342,7 +350,7 @@ def test_frozen_step_with_learning_rate_schedule_records_once_and_matches_plain(
     np.testing.assert_array_equal(y, plain_y)
 
 
-@pytest.mark.parametrize("make_opt", [lambda: fj.opt.Adam(lr=0.1), lambda: fj.opt.SGD(lr=0.1, momentum=0.5)])
+@pytest.mark.parametrize("make_opt", ALL_OPTIMIZERS)
 def test_frozen_step_binds_the_optimizer_with_a_generated_binder(make_opt, caplog):
     # The optimizer's traversal returns the same objects every call (no fresh tuples), so the
     # frozen function's fast generated binder accepts it instead of walking it at every call.
@@ -360,3 +368,34 @@ def test_frozen_step_binds_the_optimizer_with_a_generated_binder(make_opt, caplo
             step(opt)
     assert step.n_recordings == 1
     assert not [r for r in caplog.records if "no binder" in r.getMessage()]
+
+
+def _scaled_training(freeze: bool, n: int, steps: int):
+    opt = fj.opt.Adam(lr=0.1)
+    opt["x"] = Float(np.linspace(-1, 1, n, dtype=np.float32))
+    scaler = fj.opt.GradScaler(init_scale=2.0 ** 10, growth_interval=5)
+
+    def step(opt, scaler, w):
+        loss = fj.sum(fj.square(opt["x"] - 0.5) * w)
+        fj.backward(scaler.scale(loss))
+        scaler.step(opt)
+        return fj.detach(loss)
+
+    f = fj.freeze(step) if freeze else step
+    for i in range(steps):
+        opt.set_learning_rate(0.1 * 0.99 ** i)
+        overflow = i in (3, 9, 10)             # an infinite gradient entry: the step is skipped
+        w = Float(np.where(np.arange(n) == 0, np.inf if overflow else 1.0, 1.0).astype(np.float32))
+        f(opt, scaler, w)
+    return f, opt["x"].numpy(), scaler.scale_factor.numpy(), scaler.it.numpy()
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_frozen_step_with_a_grad_scaler_matches_plain(n):
+    f, x, scale, it = _scaled_training(True, n, 30)
+    _, plain_x, plain_scale, plain_it = _scaled_training(False, n, 30)
+    # the scale and the counter are Python numbers at the first call, arrays afterwards (Dr.Jit)
+    assert f.n_recordings == 2
+    np.testing.assert_array_equal(x, plain_x)
+    np.testing.assert_array_equal(scale, plain_scale)
+    np.testing.assert_array_equal(it, plain_it)

@@ -1,0 +1,187 @@
+"""fj.wrap: PyTorch and JAX functions called from frostjit (and frostjit from PyTorch), with gradients
+in both directions checked against finite differences (float64) and Dr.Jit 1.5's conversions.
+Skipped without torch / jax."""
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit.llvm.ad import Float, Float64, Array3f, Array3f64, Int32
+
+from ad_helpers import check_grad
+
+N = 6
+
+
+def data(n, seed=0, lo=0.5, hi=1.5):
+    return np.random.default_rng(seed).uniform(lo, hi, n)
+
+
+# ---------------------------------------------------------------------------
+# frostjit -> torch
+
+def test_torch_function_matches_finite_differences_in_both_modes():
+    torch = pytest.importorskip("torch")
+
+    @fj.wrap("frostjit", "torch")
+    def f(x, y):
+        assert isinstance(x, torch.Tensor) and x.dtype == torch.float64
+        return torch.sin(x) * y, torch.exp(x).sum()
+
+    def g(x, y):
+        a, s = f(x, y)
+        return [a, s * 1]
+    check_grad(g, [data(N, 1), data(N, 2)])
+
+
+def test_torch_pytrees_vectors_integers_and_python_values():
+    torch = pytest.importorskip("torch")
+    seen = {}
+
+    @fj.wrap(source="drjit", target=torch)             # Dr.Jit's name and a module are accepted
+    def f(x, v, n, k=2.0):
+        seen.update(v=tuple(v.shape), n=n.dtype, k=k, grad=(x.requires_grad, v.requires_grad))
+        return x * x * k, {"s": v.sum(0)}, n + 1
+
+    x, v = Float(1, 2, 3), Array3f([1, 2], [3, 4], [5, 6])
+    fj.enable_grad(x, v)
+    y, d, m = f(x, v, Int32(1, 2))
+    assert seen == {"v": (3, 2), "n": torch.int32, "k": 2.0, "grad": (True, True)}
+    assert type(y) is Float and fj.grad_enabled(y) and type(m) is Int32 and m.numpy().tolist() == [2, 3]
+    fj.backward(fj.sum(y) + fj.sum(d["s"]))
+    assert fj.grad(x).numpy().tolist() == [4, 8, 12] and fj.grad(v).numpy().tolist() == [[1, 1]] * 3
+    x = Float(1, 2, 3)
+    fj.enable_grad(x)
+    y, _, _ = f(x, v, Int32(1, 2))
+    fj.forward(x)
+    assert fj.grad(y).numpy().tolist() == [4, 8, 12]
+
+
+def test_torch_vector_results_and_scalars():
+    torch = pytest.importorskip("torch")
+
+    @fj.wrap("frostjit", "torch")
+    def f(x):
+        return torch.stack([x, 2 * x, 3 * x]), (x * x).sum()
+
+    x = Float64(data(4))
+    fj.enable_grad(x)
+    v, s = f(x)
+    assert type(v) is Array3f64 and type(s) is Float64 and len(s) == 1
+    fj.backward(fj.sum(v.y) + s)
+    np.testing.assert_allclose(fj.grad(x).numpy(), 2 + 2 * data(4), rtol=1e-12)
+
+
+def test_torch_results_of_other_shapes_raise():
+    torch = pytest.importorskip("torch")
+    f = fj.wrap("frostjit", "torch")(lambda x: x.reshape(1, 1, -1))
+    with pytest.raises(TypeError, match=r"shape \(1, 1, 3\)"):
+        f(Float(1, 2, 3))
+
+
+def test_gradients_through_torch_inside_a_longer_chain():
+    pytest.importorskip("torch")
+    import torch
+
+    mid = fj.wrap("frostjit", "torch")(lambda a: torch.tanh(a) * a)
+    check_grad(lambda x: fj.exp(mid(fj.sin(x) * 2)) * x, [data(N, 3)])
+
+
+# ---------------------------------------------------------------------------
+# frostjit -> jax
+
+def test_jax_function_matches_finite_differences_in_both_modes():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    @fj.wrap("frostjit", "jax")
+    def f(x, d):
+        return {"a": jnp.sin(x) * d["y"], "b": jnp.sum(x * x) * d["s"]}
+
+    def g(x, y):
+        r = f(x, {"y": y, "s": 3.0})
+        return [r["a"], r["b"]]
+    with jax.enable_x64(True):
+        check_grad(g, [data(N, 4), data(N, 5)])
+
+
+def test_jax_with_integer_inputs_and_outputs():
+    jax = pytest.importorskip("jax")
+    jnp = jax.numpy
+
+    @fj.wrap("frostjit", "jax")
+    def f(x, idx):
+        return x[idx] * 2, idx + 1
+
+    x = Float(1, 2, 3)
+    fj.enable_grad(x)
+    y, j = f(x, Int32(2, 0))
+    assert y.numpy().tolist() == [6, 2] and type(j) is Int32 and j.numpy().tolist() == [3, 1]
+    fj.backward(y)
+    assert fj.grad(x).numpy().tolist() == [2, 0, 2]
+    del jnp
+
+
+# ---------------------------------------------------------------------------
+# torch -> frostjit
+
+def test_frostjit_from_torch_passes_gradcheck_in_both_modes():
+    torch = pytest.importorskip("torch")
+
+    @fj.wrap("torch", "frostjit")
+    def f(x, y):
+        assert type(x) is Float64
+        return fj.sin(x) * y, x * 2
+
+    a = torch.tensor(data(N, 6), dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(data(N, 7), dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda a, b: f(a, b), (a, b), check_forward_ad=True)
+
+
+def test_frostjit_from_torch_matches_drjit_example():
+    torch = pytest.importorskip("torch")
+
+    @fj.wrap(source="torch", target="frostjit")
+    def h(x, y):
+        return fj.sin(x) * y, x * 2
+
+    a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = torch.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    r, r2 = h(a, b)
+    (r.sum() + r2.sum()).backward()
+    np.testing.assert_allclose(a.grad.numpy(), np.cos([1, 2, 3]) * [4, 5, 6] + 2, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(b.grad.numpy(), np.sin([1, 2, 3]), rtol=1e-6)
+    r, _ = h(torch.tensor([1.0, 2.0], dtype=torch.float64), 2.0)
+    assert r.dtype == torch.float64
+
+
+def test_frostjit_from_torch_can_be_differentiated_twice_with_retain_graph():
+    torch = pytest.importorskip("torch")
+    f = fj.wrap("torch", "frostjit")(lambda x: x * x)
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = f(a).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert a.grad.tolist() == [4.0, 8.0]
+
+
+# ---------------------------------------------------------------------------
+# Names
+
+def test_unsupported_or_unknown_frameworks_raise():
+    with pytest.raises(ValueError, match="unsupported combination"):
+        fj.wrap("jax", "frostjit")
+    with pytest.raises(ValueError, match="unknown 'source'"):
+        fj.wrap("numpy", "torch")
+
+
+def test_the_same_framework_on_both_sides_is_the_function_itself():
+    def f(x):
+        return x
+    assert fj.wrap("frostjit", "drjit")(f) is f
+
+
+def test_wrap_ad_is_the_deprecated_name():
+    def f(x):
+        return x
+    with pytest.warns(DeprecationWarning, match="wrap_ad"):
+        assert fj.wrap_ad("frostjit", "frostjit")(f) is f
