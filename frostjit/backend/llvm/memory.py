@@ -91,12 +91,13 @@ class HostBuffer:
         raw, ptr = pool.acquire_raw(size * dtype.itemsize, dtype, size)
         return cls(raw.view(dtype), ptr)
 
-    def __del__(self):
+    def __del__(self, getrefcount=sys.getrefcount, ndarray=np.ndarray):
+        # (Bound as defaults: at interpreter shutdown the module's globals may already be None.)
         a = self.array
         # Two references: the attribute and getrefcount's argument. A third means a view or DLPack capsule.
-        if a.base is not None and sys.getrefcount(a) <= 3:
+        if a.base is not None and getrefcount(a) <= 3:
             raw = a.base
-            if type(raw) is np.ndarray and raw.base is None and sys.getrefcount(raw) <= 3:
+            if type(raw) is ndarray and raw.base is None and getrefcount(raw) <= 3 and pool is not None:
                 pool.release(raw, self.ptr)
 
     def __len__(self) -> int:
