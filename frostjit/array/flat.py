@@ -16,7 +16,8 @@ from ..trace import ops
 from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
 from ..trace.state import state
-from . import registry
+from . import registry, variables
+from .printing import format_array
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -96,11 +97,40 @@ class ArrayBase:
     def Type(self) -> VarType:
         return self._vt
 
+    # Dr.Jit's view of the variable behind the handle (frostjit.array.variables keeps it).
     @property
-    def state(self) -> str:
-        """``"literal"``, ``"evaluated"`` or ``"unevaluated"`` (Dr.Jit's VarState in words)."""
-        op = self._node.op
-        return "evaluated" if op == "data" else "literal" if op == "literal" else "unevaluated"
+    def state(self):
+        """The :class:`frostjit.VarState` of the variable: ``Literal``, ``Evaluated``, ``Dirty``,
+        ``Unevaluated``, or ``Invalid`` when the array is empty."""
+        return variables.state_of(self._node)
+
+    @property
+    def index(self) -> int:
+        """The variable's number (a positive int, shared by every handle on the variable)."""
+        return variables.index_of(self._node)
+
+    @property
+    def index_ad(self) -> int:
+        """The AD variable's number, 0 when the array carries no gradient."""
+        return 0 if self._ad is None else self._ad.id
+
+    @property
+    def label(self) -> str | None:
+        """The variable's label (shown by :func:`frostjit.whos` and :func:`frostjit.graphviz`), or ``None``."""
+        return variables.label_of(self._node)
+
+    @label.setter
+    def label(self, value: str) -> None:
+        variables.set_label_of(self._node, value)
+
+    @property
+    def ndim(self) -> int:
+        """1: a 1-D array has one axis."""
+        return 1
+
+    def item(self):
+        """The only element as a Python scalar (``RuntimeError`` unless the size is 1)."""
+        return self._scalar("item()")
 
     def __len__(self) -> int:
         rec = state.recorder
@@ -211,7 +241,7 @@ class ArrayBase:
         return int(self._scalar("index"))
 
     def __repr__(self) -> str:
-        return format_values(self.numpy(), self._vt)
+        return format_array(self)
 
     __str__ = __repr__
 
@@ -405,23 +435,6 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
 
 def _bad_element(v):
     raise TypeError(f"cannot build an array from a sequence containing an array of size {len(v)}")
-
-
-def format_values(a: np.ndarray, vt: VarType) -> str:
-    """Dr.Jit-style printing: ``[1, 2.5, 3]``, long arrays abbreviated."""
-    def fmt(v):
-        if vt is Bool:
-            return "True" if v else "False"
-        if vt.is_float:
-            s = str(v)
-            return s[:-2] if s.endswith(".0") else s
-        return str(int(v))
-    n = a.shape[0]
-    if n > 20:
-        head = ", ".join(fmt(v) for v in a[:5])
-        tail = ", ".join(fmt(v) for v in a[-5:])
-        return f"[{head}, .. {n - 10} skipped .., {tail}]"
-    return "[" + ", ".join(fmt(v) for v in a) + "]"
 
 
 # ---------------------------------------------------------------------------

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import registry
+from . import registry, variables
 from .flat import ArrayBase, apply, _SCALARS
+from .printing import format_array
 
 
 class VectorBase:
@@ -88,6 +89,37 @@ class VectorBase:
     def Type(self):
         return self._elem._vt
 
+    # Dr.Jit's view of the variables: a static vector is not one variable but several.
+    @property
+    def state(self):
+        """The components' common :class:`frostjit.VarState`, ``Mixed`` when they differ."""
+        return variables.combined_state(variables.state_of(c._node) for c in self._c)
+
+    @property
+    def index(self) -> int:
+        """0: a static vector holds one variable per component (``v.x.index``, ...)."""
+        return 0
+
+    @property
+    def index_ad(self) -> int:
+        """0, as :attr:`index`."""
+        return 0
+
+    @property
+    def label(self):
+        """``None``: labels belong to the components (:func:`frostjit.set_label` labels them)."""
+        return None
+
+    @label.setter
+    def label(self, value):
+        raise TypeError(f"{type(self).__name__}.label: a static vector has no label of its own; "
+                        "use frostjit.set_label(v, name) to label its components")
+
+    @property
+    def ndim(self) -> int:
+        """2: the components and the lanes."""
+        return 2
+
     @property
     def shape(self) -> tuple:
         """``(n, width)``; size-1 components broadcast, other unequal sizes raise ``ValueError``."""
@@ -125,11 +157,7 @@ class VectorBase:
         return (1, 0)  # kDLCPU
 
     def __repr__(self) -> str:
-        a = self.numpy().T
-        from .flat import format_values
-        rows = [format_values(r, self._elem._vt) for r in a[:20]]
-        more = f",\n .. {a.shape[0] - 20} skipped .." if a.shape[0] > 20 else ""
-        return "[" + ",\n ".join(rows) + more + "]"
+        return format_array(self)
 
     __str__ = __repr__
 
