@@ -26,9 +26,11 @@ from .functions.cache import flush_kernel_cache, flush_malloc_cache, sync_thread
 from .backend.cache_control import set_kernel_cache_size, kernel_cache_info
 from .functions.helpers import (
     zeros_like, ones_like, empty_like, copy, allclose, assert_allclose, assert_true, assert_false, assert_equal,
-    mulsign, sqr, all_nested, any_nested, none_nested, sum_nested, prod_nested, min_nested, max_nested,
+    mulsign, step, relative_grad, sqr, all_nested, any_nested, none_nested, sum_nested, prod_nested, min_nested, max_nested,
 )
 from .functions.printing import format, print
+from .functions.color import srgb_to_linear, linear_to_srgb, linear_srgb_to_oklab, oklab_to_linear_srgb
+from .functions.directions import abs_dot, unit_angle, sphdir
 from .functions.runtime import (LogLevel, log_level, set_log_level, thread_count, set_thread_count, has_backend,
                                 kernel_history_clear, flush_thread)
 from .functions.diagnostics import set_label, whos, graphviz

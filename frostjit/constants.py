@@ -55,7 +55,7 @@ _LIMITS = {
 
 
 def _limit(name: str, index: int, arg) -> float:
-    limits = _LIMITS.get(type_v(arg))
+    limits = _LIMITS.get(type_v(arg)) if arg is not None else None
     if limits is None:
         raise TypeError(f"{name}(): expected a floating-point frostjit array or array type, "
                         f"got {arg if isinstance(arg, type) else type(arg)!r}")

@@ -13,15 +13,15 @@ from ..array.meta import VarType
 from ..trace.state import JitFlag, flag
 from ..traits import array_t, is_array_v, is_float_v, is_mask_v, is_special_v, type_v
 from ..tree import transform
-from ..ad import detach
+from ..ad import detach, replace_grad
 from .creation import empty, full
 from .evaluation import width
-from .math import abs as _abs, isnan, select, square
+from .math import abs as _abs, isnan, rcp, select, square
 from .printing import format as _format
 from .reduce import all as _all, any as _any, max as _max, min as _min, none as _none, prod as _prod, sum as _sum
 
 __all__ = ["zeros_like", "ones_like", "empty_like", "copy", "allclose", "assert_allclose", "assert_true",
-           "assert_false", "assert_equal", "mulsign", "sqr", "all_nested", "any_nested", "none_nested",
+           "assert_false", "assert_equal", "mulsign", "step", "relative_grad", "sqr", "all_nested", "any_nested", "none_nested",
            "sum_nested", "prod_nested", "min_nested", "max_nested"]
 
 
@@ -266,6 +266,27 @@ def mulsign(arg0, arg1, /):
     if not (is_array_v(arg0) or is_array_v(arg1)):
         return arg0 if arg1 >= 0 else -arg0
     return select(arg1 >= 0, arg0, -arg0)
+
+
+def step(arg0, arg1, /):
+    """``select(arg0 < arg1, 0, 1)``, as Dr.Jit defines it: an integer array (``Int``, or a
+    vector of them) of 0 where ``arg0 < arg1`` and 1 elsewhere.
+
+    Raises
+    ------
+    TypeError
+        Neither argument is a frostjit array.
+    """
+    if not (is_array_v(arg0) or is_array_v(arg1)):
+        raise TypeError(f"step(): expected a frostjit array, got {type(arg0).__name__} and {type(arg1).__name__}")
+    return select(arg0 < arg1, 0, 1)
+
+
+def relative_grad(x, /):
+    """A factor of value 1 whose derivative is ``dx / x``: multiplying by it makes a gradient
+    relative to the scale of ``x`` (0 where ``x`` is 0)."""
+    source = select(x != 0, x * detach(rcp(x)), 0)
+    return replace_grad(full(type(source), 1, width(source)), source)
 
 
 def _deprecated(old: str, new: str) -> None:

@@ -392,6 +392,35 @@ HELPERS = {
     "newaxis": "dr.newaxis is None",
 }
 
+#: Numerical helpers: compared within a float32 tolerance (their transcendental functions are
+#: not Dr.Jit's to the last bit).
+NUMERIC = {
+    "abs_dot": "dr.abs_dot(llvm.Array3f(1, 2, 3), llvm.Array3f(-1, -1, llvm.Float(-1, 2)))",
+    "unit_angle": "dr.unit_angle(llvm.Array3f(1, 0, 0), llvm.Array3f(llvm.Float(0, 1, -1, 0.6), "
+                  "llvm.Float(1, 0, 0, 0.8), 0))",
+    "unit_angle nearly parallel": "dr.unit_angle(llvm.Array3f(1, 0, 0), dr.normalize(llvm.Array3f(1, 1e-4, 0)))",
+    "unit_angle nearly opposite": "dr.unit_angle(llvm.Array3f(1, 0, 0), dr.normalize(llvm.Array3f(-1, 1e-4, 0)))",
+    "sphdir": "dr.sphdir(llvm.Float(0, 0.5, 3.0), llvm.Float(1.0, 2.0, 6.0))",
+    "srgb_to_linear": "dr.srgb_to_linear(llvm.Float(-0.3, 0, 0.01, 0.04045, 0.5, 1, 1.2))",
+    "srgb_to_linear no clip": "dr.srgb_to_linear(llvm.Float(-0.3, 0, 0.01, 0.5, 1.2), clip=False)",
+    "linear_to_srgb": "dr.linear_to_srgb(llvm.Float(-0.3, 0, 0.001, 0.0031308, 0.5, 1, 1.2))",
+    "linear_to_srgb no clip": "dr.linear_to_srgb(llvm.Float(-0.3, 0, 0.001, 0.5, 1.2), clip=False)",
+    "srgb vector": "dr.srgb_to_linear(llvm.Array3f(0.1, 0.5, 0.9))",
+    "oklab": "dr.linear_srgb_to_oklab(llvm.Array3f(llvm.Float(0.2, 1, 0, 0.5), llvm.Float(0.5, 1, 0, 0.1), "
+             "llvm.Float(0.7, 1, 1, 0.0)))",
+    "oklab rgba": "dr.linear_srgb_to_oklab(llvm.Array4f(0.2, 0.5, 0.7, 0.25))",
+    "oklab inverse": "dr.oklab_to_linear_srgb(llvm.Array3f(llvm.Float(0.5, 1, 0.3), llvm.Float(0.1, 0, -0.1), "
+                     "llvm.Float(-0.05, 0, 0.2)))",
+    "oklab round trip": "dr.oklab_to_linear_srgb(dr.linear_srgb_to_oklab(llvm.Array3f(0.2, 0.5, 0.7)))",
+    "step": "dr.step(llvm.Float(1, 2, 3), 2)",
+    "step python": "dr.step(1, 2)",
+    "step vector": "dr.step(llvm.Array2f(1, 3), llvm.Float(2))",
+    "step int": "dr.step(llvm.UInt(1, 5), 3)",
+    "relative_grad": "(lambda x: (dr.enable_grad(x), dr.backward(dr.relative_grad(x)), dr.grad(x))[2])"
+                     "(ad.Float(2.0, 0.0, -4.0))",
+    "relative_grad value": "dr.relative_grad(ad.Float(2.0, 0.0))",
+}
+
 # The reference sessions each case runs in expect these names (see namespace()).
 X_VALUES = "llvm.Float(1, -4, -2, 3)"
 

@@ -59,6 +59,7 @@ def child() -> dict:
     out["properties"] = {k: C.run(e, ns, dr) for k, e in C.PROPERTIES.items()}
     out["printing"] = {k: C.run(e, ns, dr) for k, e in C.PRINTING.items()}
     out["helpers"] = {k: C.run(e, ns, dr) for k, e in C.HELPERS.items()}
+    out["numeric"] = {k: C.run(e, ns, dr) for k, e in C.NUMERIC.items()}
     return out
 
 
