@@ -64,6 +64,15 @@ class VarState(enum.Enum):
     Symbolic = 6
     Mixed = 7
 
+    # frostjit's ``x.state`` used to be a lowercase word ("literal", "evaluated", "unevaluated");
+    # a member still compares equal to its word, so code written against it keeps working.
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return other == self.name.lower()
+        return self is other
+
+    __hash__ = enum.Enum.__hash__
+
 
 #: Size in bytes, signedness and kind of each VarType (the element-size traits read this).
 VARTYPE_INFO = {

@@ -151,3 +151,10 @@ def test_whos_and_graphviz_show_live_variables_with_labels_and_edges():
     with contextlib.redirect_stdout(out):
         assert fj.whos() is None
     assert "my_output" in out.getvalue()
+
+
+def test_var_state_members_also_equal_frostjits_former_state_words():
+    x = Float(1, 2)
+    assert x.state is fj.VarState.Evaluated and x.state == "evaluated" and x.state != "literal"
+    assert Float(1).state == "literal" and (x + 1).state == "unevaluated"
+    assert {fj.VarState.Literal: 1}[fj.VarState.Literal] == 1
