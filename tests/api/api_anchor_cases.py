@@ -166,7 +166,7 @@ PRINTING = {
     "Float empty": "repr(llvm.Float())",
     "Float one": "repr(llvm.Float(1))",
     "Float mixed": "repr(llvm.Float(1.5, 2, 3))",
-    "Float samples f32": "dr.format(llvm.Float(np.array(FLOAT_SAMPLES, dtype=np.float32)), limit=1000)",
+    "Float samples f32": "dr.format(llvm.Float(f32(FLOAT_SAMPLES)), limit=1000)",
     "Float samples f64": "dr.format(llvm.Float64(np.array(FLOAT_SAMPLES)), limit=1000)",
     "Float nan signs": "repr(llvm.Float(np.array([0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001], "
                        "dtype=np.uint32).view(np.float32)))",
@@ -481,6 +481,10 @@ def namespace(dr, numpy_module=np) -> dict:
         finally:
             dr.set_thread_count(old)
 
+    def f32(values):
+        with numpy_module.errstate(over="ignore"):      # 1e300 -> inf, on purpose
+            return numpy_module.array(values).astype(numpy_module.float32)
+
     def restore_log(f):
         old = dr.log_level()
         try:
@@ -491,7 +495,7 @@ def namespace(dr, numpy_module=np) -> dict:
     ns = {"dr": dr, "llvm": dr.llvm, "ad": dr.llvm.ad, "scalar": getattr(dr, "scalar", _Missing("scalar")),
           "np": numpy_module, "enum": enum, "Struct": Struct, "Point": Point, "FLOAT_SAMPLES": FLOAT_SAMPLES,
           "printed": printed, "debug": debug, "warns": warns, "restore_threads": restore_threads,
-          "restore_log": restore_log}
+          "restore_log": restore_log, "f32": f32}
     try:
         ns["x"] = eval(X_VALUES, ns)
     except Exception:       # noqa: BLE001  (a package without llvm.Float: the cases using x report it)

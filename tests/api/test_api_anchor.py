@@ -98,7 +98,9 @@ def _check(expected, got, trait: str | None = None, shared: bool = False) -> str
 
 @pytest.fixture(scope="module")
 def ns():
-    return C.namespace(fj)
+    names = C.namespace(fj)
+    yield names
+    names.clear()       # the arrays go now, not at interpreter exit
 
 
 # -- traits of every type ---------------------------------------------------------------------
