@@ -17,6 +17,7 @@ from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote
 from ..trace.node import Node
 from ..trace.state import state
 from . import registry, variables
+from .labels import label_of, set_label_of
 from .printing import format_array
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -116,12 +117,12 @@ class ArrayBase:
 
     @property
     def label(self) -> str | None:
-        """The variable's label (shown by :func:`frostjit.whos` and :func:`frostjit.graphviz`), or ``None``."""
-        return variables.label_of(self._node)
+        """The variable's label (``None`` if it has none), shown by ``fj.graphviz``/``fj.whos``."""
+        return label_of(self._node)
 
     @label.setter
     def label(self, value: str) -> None:
-        variables.set_label_of(self._node, value)
+        set_label_of(self._node, value)
 
     @property
     def ndim(self) -> int:

@@ -1,14 +1,11 @@
-"""What a user sees of the JIT variable behind an array: its index, its label and its state.
+"""What a user sees of the JIT variable behind an array: its number and its state.
 
 A 1-D array is a handle on a trace node; Dr.Jit calls that node a *variable* and gives it a
-number (``x.index``), an optional label (``x.label``, :func:`frostjit.set_label`) and a state
-(``x.state``).  Nodes carry none of this themselves (the trace stays lean): indices and labels
-live here, in weak tables keyed by node, so they last as long as the variable and follow it
-through evaluation (which turns a pending node into data in place).  A new variable (``x + 1``,
-``x += 1``) has a new index and no label, as in Dr.Jit.
-
-This module is the one place for labels: array classes of every family and the AD layer read
-and write them through :func:`label_of` / :func:`set_label_of`.
+number (``x.index``) and a state (``x.state``).  Nodes carry no number themselves (the trace
+stays lean): numbers live here, in a weak table keyed by node, so they last as long as the
+variable and follow it through evaluation (which turns a pending node into data in place).
+A new variable (``x + 1``, ``x += 1``) has a new number, as in Dr.Jit.  (Labels are kept the
+same way, in :mod:`.labels`.)
 """
 from __future__ import annotations
 
@@ -21,7 +18,6 @@ from ..trace.state import state
 from .meta import VarState
 
 _indices: "weakref.WeakKeyDictionary[Node, int]" = weakref.WeakKeyDictionary()
-_labels: "weakref.WeakKeyDictionary[Node, str]" = weakref.WeakKeyDictionary()
 _next_index = itertools.count(1)
 _lock = threading.Lock()
 
@@ -39,27 +35,6 @@ def index_of(node: Node) -> int:
             if i is None:
                 i = _indices[node] = next(_next_index)
     return i
-
-
-def label_of(node: Node) -> str | None:
-    """The label given to ``node`` (:func:`set_label_of`), or ``None``."""
-    return _labels.get(node)
-
-
-def set_label_of(node: Node, label: str | None) -> None:
-    """Label ``node`` (``None`` removes the label).
-
-    Raises
-    ------
-    TypeError
-        ``label`` is neither a ``str`` nor ``None``.
-    """
-    if label is None:
-        _labels.pop(node, None)
-        return
-    if not isinstance(label, str):
-        raise TypeError(f"a label must be a str, not {type(label).__name__}")
-    _labels[node] = label
 
 
 def state_of(node: Node) -> VarState:

@@ -106,14 +106,16 @@ class VectorBase:
         return 0
 
     @property
-    def label(self):
-        """``None``: labels belong to the components (:func:`frostjit.set_label` labels them)."""
-        return None
+    def label(self) -> str | None:
+        """``"p"`` if the components are labelled ``p_0``, ``p_1``, ... (else ``None``)."""
+        names = [c.label for c in self._c]
+        p = names[0][:-2] if names and names[0] and names[0].endswith("_0") else None
+        return p if p is not None and names == [f"{p}_{k}" for k in range(self._n)] else None
 
     @label.setter
-    def label(self, value):
-        raise TypeError(f"{type(self).__name__}.label: a static vector has no label of its own; "
-                        "use frostjit.set_label(v, name) to label its components")
+    def label(self, value: str) -> None:
+        for k, c in enumerate(self._c):       # Dr.Jit: the components get "<label>_<index>"
+            c.label = f"{value}_{k}" if isinstance(value, str) else value
 
     @property
     def ndim(self) -> int:

@@ -2,14 +2,15 @@
 ``graphviz`` (the graph of live variables in GraphViz's DOT language).
 
 The variables are the live trace nodes: those some array, or some pending computation, still
-refers to.  Their numbers are the ``x.index`` of the arrays on them, their labels ``x.label``
-(:mod:`frostjit.array.variables`).
+refers to.  Their numbers are the ``x.index`` of the arrays on them
+(:mod:`frostjit.array.variables`), their labels ``x.label`` (:mod:`frostjit.array.labels`).
 """
 from __future__ import annotations
 
 import gc
 
 from ..array import variables
+from ..array.labels import label_of
 from ..array.meta import VarState
 from ..trace.node import Node
 from ..trace.state import state
@@ -107,7 +108,7 @@ def whos(as_string: bool = False):
             pending += size_bytes
         storage = _bytes(size_bytes) if n.op == "data" else ""
         lines.append(f"  {variables.index_of(n):<8} {_type_name(n):<10} {status:<11} {n.size:>10} "
-                     f"{storage:>10}   {variables.label_of(n) or ''}".rstrip())
+                     f"{storage:>10}   {label_of(n) or ''}".rstrip())
     lines += ["  " + "=" * 66, "", "  JIT compiler", "  ============",
               f"   - Storage           : {_bytes(stored)} evaluated, {_bytes(pending)} unevaluated.",
               f"   - Variables         : {len(nodes)} live.",
@@ -148,7 +149,7 @@ def graphviz(as_string: bool = False):
     for n in nodes:
         i = variables.index_of(n)
         st = variables.state_of(n)
-        label = variables.label_of(n)
+        label = label_of(n)
         head = "Literal: " + _dot_escape(repr(n.value)) if n.op == "literal" else \
             "Evaluated" if n.op == "data" else _dot_escape(n.op)
         if label is not None:

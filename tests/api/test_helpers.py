@@ -124,8 +124,9 @@ def test_labels_live_on_the_variable():
     fj.enable_grad(g)
     fj.set_label(g=g)
     assert g.label == "g" and g.index_ad > 0
-    with pytest.raises(TypeError, match="static vector has no label"):
-        Array3f(1, 2, 3).label = "v"
+    v = Array3f(1, 2, 3)
+    v.label = "v"                    # a static vector labels its components (and reads them back)
+    assert [c.label for c in v] == ["v_0", "v_1", "v_2"] and v.label == "v"
     with pytest.raises(TypeError, match="str"):
         x.label = 3
     with pytest.raises(TypeError, match="set_label"):
