@@ -15,7 +15,7 @@ from .schedule.evaluate import KernelType
 from .functions.creation import zeros, ones, full, empty, arange, linspace, opaque
 from .functions.math import (
     abs, sqrt, rsqrt, rcp, square, cbrt, exp, exp2, log, log2, sin, cos, tan, sincos, asin, acos, atan, atan2,
-    sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip, clamp,
+    sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip,
     copysign, sign, fma, lerp, select, reinterpret_array, cross, squared_norm, norm, normalize,
     safe_sqrt, safe_asin, safe_acos, hypot, power, log10, deg2rad, rad2deg,
 )
@@ -26,7 +26,7 @@ from .functions.cache import flush_kernel_cache, flush_malloc_cache, sync_thread
 from .backend.cache_control import set_kernel_cache_size, kernel_cache_info
 from .functions.helpers import (
     zeros_like, ones_like, empty_like, copy, allclose, assert_allclose, assert_true, assert_false, assert_equal,
-    mulsign, step, relative_grad, sqr, all_nested, any_nested, none_nested, sum_nested, prod_nested, min_nested, max_nested,
+    mulsign, step, relative_grad, sqr, clamp, inverse, all_nested, any_nested, none_nested, sum_nested, prod_nested, min_nested, max_nested,
 )
 from .functions.printing import format, print
 from .functions.color import srgb_to_linear, linear_to_srgb, linear_srgb_to_oklab, oklab_to_linear_srgb

@@ -16,12 +16,12 @@ from ..tree import transform
 from ..ad import detach, replace_grad
 from .creation import empty, full
 from .evaluation import width
-from .math import abs as _abs, isnan, rcp, select, square
+from .math import abs as _abs, clip, isnan, rcp, select, square
 from .printing import format as _format
 from .reduce import all as _all, any as _any, max as _max, min as _min, none as _none, prod as _prod, sum as _sum
 
 __all__ = ["zeros_like", "ones_like", "empty_like", "copy", "allclose", "assert_allclose", "assert_true",
-           "assert_false", "assert_equal", "mulsign", "step", "relative_grad", "sqr", "all_nested", "any_nested", "none_nested",
+           "assert_false", "assert_equal", "mulsign", "step", "relative_grad", "sqr", "clamp", "inverse", "all_nested", "any_nested", "none_nested",
            "sum_nested", "prod_nested", "min_nested", "max_nested"]
 
 
@@ -297,6 +297,19 @@ def sqr(arg, /):
     """Deprecated alias of :func:`frostjit.square` (warns ``DeprecationWarning``)."""
     _deprecated("sqr", "square(arg)")
     return square(arg)
+
+
+def clamp(value, min, max, /):  # noqa: A002  (Dr.Jit's parameter names)
+    """Deprecated alias of :func:`frostjit.clip` (warns ``DeprecationWarning``)."""
+    _deprecated("clamp", "clip(...)")
+    return clip(value, min, max)
+
+
+def inverse(arg, /):
+    """Deprecated alias of :func:`frostjit.rcp` (warns ``DeprecationWarning``); Dr.Jit 1.5's
+    ``inverse`` is the reciprocal (a matrix is inverted by ``rcp`` too)."""
+    _deprecated("inverse", "rcp(x)")
+    return rcp(arg)
 
 
 def all_nested(arg, /):

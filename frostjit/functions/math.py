@@ -213,7 +213,6 @@ def clip(x, lo, hi):
     return minimum(maximum(x, lo), hi)
 
 
-clamp = clip
 
 
 def copysign(a, b):

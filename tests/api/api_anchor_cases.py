@@ -360,6 +360,10 @@ HELPERS = {
     "max_nested": "dr.max_nested(llvm.Array3f(llvm.Float(1, 2), 2, 3))",
     "sum_nested Float": "dr.sum_nested(llvm.Float(1, 2, 3))",
     "nested warns": "warns(lambda: dr.sum_nested(llvm.Float(1)))",
+    "clamp": "dr.clamp(llvm.Float(-1, 0.5, 2), 0, 1)",
+    "clamp warns": "warns(lambda: dr.clamp(llvm.Float(1), 0, 1))",
+    "inverse": "dr.inverse(llvm.Float(2, 4))",
+    "inverse warns": "warns(lambda: dr.inverse(llvm.Float(2)))",
     "sqr warns": "warns(lambda: dr.sqr(llvm.Float(1)))",
     "kernel_history_clear": "dr.kernel_history_clear()",
     "kernel_history after clear": "(lambda: (dr.set_flag(dr.JitFlag.KernelHistory, True), dr.eval(dr.arange(llvm.Float, 7) + 1), "
