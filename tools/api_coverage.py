@@ -17,6 +17,7 @@ import importlib
 import json
 import os
 import sys
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = os.path.join(ROOT, "tools", "data", "drjit_1_5_names.json")
@@ -49,6 +50,15 @@ def frostjit_module(drjit_module: str):
         return None
 
 
+def has_name(mod, name: str, kind: str) -> bool:
+    """Whether frostjit module ``mod`` has Dr.Jit's ``name`` of ``kind``: a module for a module,
+    anything but a module otherwise (``frostjit.trace`` the package is not ``drjit.trace`` the
+    function)."""
+    if mod is None or not hasattr(mod, name):
+        return False
+    return isinstance(getattr(mod, name), types.ModuleType) == (kind == "module")
+
+
 def coverage(names: dict, reasons: list) -> dict:
     """Per Dr.Jit module: ``{"present": [...], "missing": {reason: [names]}, "total": n, "module": bool}``."""
     out = {}
@@ -56,7 +66,7 @@ def coverage(names: dict, reasons: list) -> dict:
         mod = frostjit_module(module)
         present, missing = [], {}
         for name in sorted(entries):
-            if mod is not None and hasattr(mod, name):
+            if has_name(mod, name, entries[name]):
                 present.append(name)
             else:
                 missing.setdefault(reason_for(module, name, reasons), []).append(name)

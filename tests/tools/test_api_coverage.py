@@ -37,3 +37,10 @@ def test_coverage_counts_present_names_from_the_package():
     assert cov["drjit.nothere"]["module"] is False
     assert cov["drjit.nothere"]["missing"] == {tool.NO_REASON: ["A"]}
     assert "| `drjit` | `frostjit` | 1 of 2 | 1 |" in tool.render(cov, "x")
+
+
+def test_a_frostjit_subpackage_does_not_count_as_drjits_function_of_the_same_name():
+    tool = _tool()
+    names = {"drjit_version": "x", "modules": {"drjit": {"trace": "function", "llvm": "module"}}}
+    cov = tool.coverage(names, [])
+    assert cov["drjit"]["present"] == ["llvm"] and cov["drjit"]["missing"] == {tool.NO_REASON: ["trace"]}
