@@ -15,7 +15,7 @@ from .schedule.evaluate import KernelType
 from .functions.creation import zeros, ones, full, empty, arange, linspace, opaque
 from .functions.math import (
     abs, sqrt, rsqrt, rcp, square, cbrt, exp, exp2, log, log2, sin, cos, tan, sincos, asin, acos, atan, atan2,
-    sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip, clamp,
+    sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip,
     copysign, sign, fma, lerp, select, reinterpret_array,
     safe_sqrt, safe_asin, safe_acos, hypot, power, log10, deg2rad, rad2deg,
 )
@@ -25,6 +25,30 @@ from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, co
 from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
 from .functions.cache import flush_kernel_cache, flush_malloc_cache, sync_thread
 from .backend.cache_control import set_kernel_cache_size, kernel_cache_info
+from .functions.helpers import (
+    zeros_like, ones_like, empty_like, copy, allclose, assert_allclose, assert_true, assert_false, assert_equal,
+    mulsign, step, sqr, clamp, inverse, all_nested, any_nested, none_nested, sum_nested, prod_nested, min_nested, max_nested,
+)
+from .functions.printing import format, print
+from .functions.color import srgb_to_linear, linear_to_srgb, linear_srgb_to_oklab, oklab_to_linear_srgb
+from .functions.directions import abs_dot, unit_angle, sphdir
+from .functions.runtime import (LogLevel, log_level, set_log_level, thread_count, set_thread_count, has_backend,
+                                kernel_history_clear, flush_thread)
+from .functions.diagnostics import whos, graphviz
+from .constants import (
+    e, log_two, inv_log_two, pi, inv_pi, sqrt_pi, inv_sqrt_pi, two_pi, inv_two_pi, sqrt_two_pi, inv_sqrt_two_pi,
+    four_pi, inv_four_pi, sqrt_four_pi, inv_sqrt_four_pi, sqrt_two, inv_sqrt_two, inf, nan,
+    epsilon, one_minus_epsilon, largest, smallest, recip_overflow,
+)
+from .traits import (
+    ArrayBase, VarType, VarState, Dynamic,
+    is_array_v, is_float_v, is_jit_v, is_diff_v, is_matrix_v, is_complex_v, is_quaternion_v, is_tensor_v,
+    is_dynamic_v, is_mask_v, is_signed_v, is_unsigned_v, is_integral_v, is_arithmetic_v, is_struct_v, is_vector_v,
+    is_special_v, is_half_v, depth_v, size_v, itemsize_v, type_v, backend_v, value_t, scalar_t, mask_t, leaf_t,
+    array_t, detached_t, diff_array_t, expr_t, float_array_t, float16_array_t, float32_array_t, float64_array_t,
+    int_array_t, int8_array_t, int32_array_t, int64_array_t, uint_array_t, uint8_array_t, uint32_array_t,
+    uint64_array_t, reinterpret_array_t, replace_type_t, replace_shape_t, tensor_t, matrix_t,
+)
 from . import llvm
 from . import tree
 from .freeze import freeze, FreezeWarning, FreezeMismatchError
@@ -40,5 +64,8 @@ from .random import rng
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``
 # is itself the global Dispatcher (one object, however it is imported).
 from .dispatch import dispatch, Dispatcher, NotFoundLookupError, AmbiguousLookupError, DispatchCache
+
+#: Indexing with ``x[..., fj.newaxis]`` inserts an axis (as NumPy's ``newaxis``: ``None``).
+newaxis = None
 
 __version__ = "0.1.0"

@@ -19,8 +19,9 @@ from ..trace.dtypes import Bool, Float32, Int64, UInt64, VarType, promote, from_
 from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
-from . import promotion, registry
+from . import promotion, registry, variables
 from .labels import label_of, set_label_of
+from .printing import format_array
 
 _SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -90,11 +91,40 @@ class ArrayBase:
     def Type(self) -> VarType:
         return self._vt
 
+    # Dr.Jit's view of the variable behind the handle (frostjit.array.variables keeps it).
     @property
-    def state(self) -> str:
-        """``"literal"``, ``"evaluated"`` or ``"unevaluated"`` (Dr.Jit's VarState in words)."""
-        op = self._node.op
-        return "evaluated" if op == "data" else "literal" if op == "literal" else "unevaluated"
+    def state(self):
+        """The :class:`frostjit.VarState` of the variable: ``Literal``, ``Evaluated``, ``Dirty``,
+        ``Unevaluated``, or ``Invalid`` when the array is empty."""
+        return variables.state_of(self._node)
+
+    @property
+    def index(self) -> int:
+        """The variable's number (a positive int, shared by every handle on the variable)."""
+        return variables.index_of(self._node)
+
+    @property
+    def index_ad(self) -> int:
+        """The AD variable's number, 0 when the array carries no gradient."""
+        return 0 if self._ad is None else self._ad.id
+
+    @property
+    def label(self) -> str | None:
+        """The variable's label (``None`` if it has none), shown by ``fj.graphviz``/``fj.whos``."""
+        return label_of(self._node)
+
+    @label.setter
+    def label(self, value: str) -> None:
+        set_label_of(self._node, value)
+
+    @property
+    def ndim(self) -> int:
+        """1: a 1-D array has one axis."""
+        return 1
+
+    def item(self):
+        """The only element as a Python scalar (``RuntimeError`` unless the size is 1)."""
+        return self._scalar("item()")
 
     # -- AD and debugging (Dr.Jit's properties; the AD package answers through state.ad_hook)
     @property
@@ -223,7 +253,7 @@ class ArrayBase:
         return int(self._scalar("index"))
 
     def __repr__(self) -> str:
-        return format_values(self.numpy(), self._vt)
+        return format_array(self)
 
     __str__ = __repr__
 
@@ -415,23 +445,6 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
 
 def _bad_element(v):
     raise TypeError(f"cannot build an array from a sequence containing an array of size {len(v)}")
-
-
-def format_values(a: np.ndarray, vt: VarType) -> str:
-    """Dr.Jit-style printing: ``[1, 2.5, 3]``, long arrays abbreviated."""
-    def fmt(v):
-        if vt is Bool:
-            return "True" if v else "False"
-        if vt.is_float:
-            s = str(v)
-            return s[:-2] if s.endswith(".0") else s
-        return str(int(v))
-    n = a.shape[0]
-    if n > 20:
-        head = ", ".join(fmt(v) for v in a[:5])
-        tail = ", ".join(fmt(v) for v in a[-5:])
-        return f"[{head}, .. {n - 10} skipped .., {tail}]"
-    return "[" + ", ".join(fmt(v) for v in a) + "]"
 
 
 # ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..trace import dtypes as dt
 from . import registry
 from .flat import ArrayBase
+from .meta import ArrayMeta, Dynamic
 from .vector import VectorBase
 
 FLAT_NAMES = {dt.Bool: "Bool", dt.Int32: "Int32", dt.UInt32: "UInt32", dt.Int64: "Int64",
@@ -16,18 +17,21 @@ def make_types(backend, module: str, ad: bool) -> dict:
     """Create (and register) the array classes of ``backend``; returns ``{name: class}``.
 
     With ``ad=True`` only the float types are new (AD-capable) classes; integer
-    and Bool types are shared with the non-AD module.
+    and Bool types are shared with the non-AD module.  Each class declares what it is in
+    ``__meta__`` (:class:`~.meta.ArrayMeta`), which the type traits read.
     """
     out = {}
     for vt, name in FLAT_NAMES.items():
         if ad and not vt.is_float:
             cls = registry.flat_type(backend, vt, False)
         else:
+            meta = ArrayMeta(vt, backend, is_jit=True, is_diff=ad, shape=(Dynamic,))
             cls = type(name, (ArrayBase,), {"__slots__": (), "_vt": vt, "_backend": backend, "_is_ad": ad,
-                                            "__module__": module,
+                                            "__module__": module, "__meta__": meta,
                                             "__doc__": f"1-D JIT array of {vt.name} ({backend.name} backend"
                                                        f"{', AD-enabled' if ad else ''})."})
             registry.register_flat(backend, vt, ad, cls)
+            registry.register_type(cls)
         out[name] = cls
     out["Float"], out["Int"], out["UInt"] = out["Float32"], out["Int32"], out["UInt32"]
     for vt, suffix in VECTOR_SUFFIX.items():
@@ -36,9 +40,11 @@ def make_types(backend, module: str, ad: bool) -> dict:
             if ad and not vt.is_float:
                 cls = registry.vector_type(backend, vt, n, False)
             else:
+                meta = ArrayMeta(vt, backend, is_jit=True, is_diff=ad, is_vector=True, shape=(n, Dynamic))
                 cls = type(name, (VectorBase,), {"__slots__": (), "_elem": out[FLAT_NAMES[vt]], "_n": n,
-                                                 "__module__": module,
+                                                 "__module__": module, "__meta__": meta,
                                                  "__doc__": f"Static {n}-vector of {vt.name} arrays."})
                 registry.register_vector(backend, vt, ad, n, cls)
+                registry.register_type(cls)
             out[name] = cls
     return out

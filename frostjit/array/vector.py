@@ -9,8 +9,9 @@ import numpy as np
 
 from ..schedule.evaluate import evaluate
 from ..trace.state import state
-from . import registry
-from .flat import ArrayBase, apply, format_values, _SCALARS
+from . import registry, variables
+from .flat import ArrayBase, apply, _SCALARS
+from .printing import format_array
 
 
 class VectorBase:
@@ -95,6 +96,39 @@ class VectorBase:
     def Type(self):
         return self._elem._vt
 
+    # Dr.Jit's view of the variables: a static vector is not one variable but several.
+    @property
+    def state(self):
+        """The components' common :class:`frostjit.VarState`, ``Mixed`` when they differ."""
+        return variables.combined_state(variables.state_of(c._node) for c in self._c)
+
+    @property
+    def index(self) -> int:
+        """0: a static vector holds one variable per component (``v.x.index``, ...)."""
+        return 0
+
+    @property
+    def index_ad(self) -> int:
+        """0, as :attr:`index`."""
+        return 0
+
+    @property
+    def label(self) -> str | None:
+        """``"p"`` if the components are labelled ``p_0``, ``p_1``, ... (else ``None``)."""
+        names = [c.label for c in self._c]
+        p = names[0][:-2] if names and names[0] and names[0].endswith("_0") else None
+        return p if p is not None and names == [f"{p}_{k}" for k in range(self._n)] else None
+
+    @label.setter
+    def label(self, value: str) -> None:
+        for k, c in enumerate(self._c):       # Dr.Jit: the components get "<label>_<index>"
+            c.label = f"{value}_{k}" if isinstance(value, str) else value
+
+    @property
+    def ndim(self) -> int:
+        """2: the components and the lanes."""
+        return 2
+
     @property
     def grad(self):
         """The gradient (``fj.grad(self)``, same type); assigning it calls ``fj.set_grad``."""
@@ -152,10 +186,7 @@ class VectorBase:
         return (1, 0)  # kDLCPU
 
     def __repr__(self) -> str:
-        a = self.numpy().T
-        rows = [format_values(r, self._elem._vt) for r in a[:20]]
-        more = f",\n .. {a.shape[0] - 20} skipped .." if a.shape[0] > 20 else ""
-        return "[" + ",\n ".join(rows) + more + "]"
+        return format_array(self)
 
     __str__ = __repr__
 

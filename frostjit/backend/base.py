@@ -35,6 +35,13 @@ class Backend(abc.ABC):
     def to_numpy(self, buffer, size: int) -> np.ndarray:
         """A NumPy copy of the first ``size`` elements of ``buffer``."""
 
+    def thread_count(self) -> int:
+        """Threads that run a launch (the calling thread included); 1 for a backend without a pool."""
+        return 1
+
+    def set_thread_count(self, n: int) -> None:
+        """Run launches on ``n`` threads (the calling thread included; ``n >= 1``)."""
+
     @abc.abstractmethod
     def compile(self, spec):
         """Return ``(kernel, status)`` for a kernel spec (status: "memory", "disk" or "compiled")."""

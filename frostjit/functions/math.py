@@ -209,7 +209,6 @@ def clip(x, lo, hi):
     return minimum(maximum(x, lo), hi)
 
 
-clamp = clip
 
 
 def copysign(a, b):
@@ -220,13 +219,16 @@ def copysign(a, b):
 
 
 def sign(x):
-    """Sign of ``x``: -1, 0 or +1 (NaN for NaN), element-wise, like ``numpy.sign``.
+    """Dr.Jit's sign of ``x``, element-wise: ``1`` where ``x >= 0`` (``-0.0`` and ``0`` included),
+    ``-1`` elsewhere (negative numbers and NaN), in ``x``'s type.
 
-    Note: Dr.Jit's ``sign`` returns +1 for zero; frostjit follows NumPy here.
+    Unlike ``numpy.sign`` there is no 0: ``x / sign(x)`` and ``mulsign`` never lose ``x``
+    (Dr.Jit 1.5's definition; the result carries no gradient).
     """
+    t = type(x)
     if not _jit(x):
-        return float(np.sign(x)) if isinstance(x, float) else int(np.sign(x))
-    return select(x > 0, 1, select(x < 0, -1, x * 0 + 0 if not _integral(x) else 0))
+        return t(1) if x >= 0 else t(-1)
+    return select(x >= 0, t(1), t(-1))
 
 
 def fma(a, b, c):

@@ -238,5 +238,5 @@ def test_intermediate_gradients_are_lazy_until_read():
     y = fj.sin(x) * 3
     fj.backward(fj.sum(y))
     g = fj.grad(x)
-    assert g.state == "unevaluated"
+    assert g.state == fj.VarState.Unevaluated
     assert np.allclose(g.numpy(), 3 * np.cos(np.linspace(0, 1, 1000)), atol=1e-5)

@@ -52,7 +52,7 @@ def test_printing_like_drjit():
     assert repr(UInt32([7])) == "[7]"
     assert repr(Bool([True, False])) == "[True, False]"
     long = repr(fj.arange(Int32, 100))
-    assert long.startswith("[0, 1, 2, 3, 4,") and "skipped" in long and long.endswith("97, 98, 99]")
+    assert long == "[0, 1, 2, .. 94 skipped .., 97, 98, 99]"      # Dr.Jit 1.5's abbreviation
 
 
 def test_element_access():
@@ -166,7 +166,7 @@ def test_width_and_eval_pytrees():
     a, b = fj.arange(Float, 4) + 1, fj.arange(Float, 4) * 2
     tree = {"a": [a, (b, None)], "n": 3}
     fj.eval(tree)
-    assert a.state == "evaluated" and b.state == "evaluated"
+    assert a.state == fj.VarState.Evaluated and b.state == fj.VarState.Evaluated
     assert fj.width(tree) == 4
     assert fj.width(Float([1.0]), Float([1, 2, 3])) == 3
     with pytest.raises(ValueError):
@@ -175,9 +175,9 @@ def test_width_and_eval_pytrees():
 
 def test_make_opaque_turns_literal_into_memory():
     x = fj.full(Float, 2.0, 3)
-    assert x.state == "literal"
+    assert x.state == fj.VarState.Literal
     fj.make_opaque(x)
-    assert x.state == "evaluated"
+    assert x.state == fj.VarState.Evaluated
     np.testing.assert_array_equal(x.numpy(), [2, 2, 2])
 
 
@@ -194,7 +194,7 @@ def test_inplace_operators_rebind():
 
 def test_math_helpers():
     x = Float([-2.5, 0.0, 3.5, np.nan])
-    np.testing.assert_array_equal(fj.sign(Float([-2.0, 0.0, 3.0])).numpy(), [-1, 0, 1])
+    np.testing.assert_array_equal(fj.sign(Float([-2.0, 0.0, 3.0])).numpy(), [-1, 1, 1])   # Dr.Jit: +1 at 0
     np.testing.assert_array_equal(fj.clip(Float([-1, 0.5, 2]), 0, 1).numpy(), [0, 0.5, 1])
     np.testing.assert_array_equal(fj.isnan(x).numpy(), [False, False, False, True])
     np.testing.assert_array_equal(fj.isfinite(Float([np.inf, 1])).numpy(), [False, True])

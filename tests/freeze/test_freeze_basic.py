@@ -197,7 +197,7 @@ def test_literal_inputs_auto_opaque():
     assert f.n_recordings == 1
     c = Float(2)
     assert same(f(F(1, 2), c), F(3, 4))
-    assert f.n_recordings == 2 and c.state == "evaluated"
+    assert f.n_recordings == 2 and c.state == fj.VarState.Evaluated
     for v in (3, 4, 5):
         assert same(f(F(1, 2), Float(v)), F(1 + v, 2 + v))
     assert f.n_recordings == 2
@@ -208,7 +208,7 @@ def test_literal_inputs_without_auto_opaque():
     for v in (1, 2, 3):
         c = Float(v)
         assert same(f(F(1, 2), c), F(1 + v, 2 + v))
-        assert c.state == "evaluated"
+        assert c.state == fj.VarState.Evaluated
     assert f.n_recordings == 1
 
 
@@ -223,15 +223,15 @@ def test_literal_output():
     f = fj.freeze(lambda x: (x + 1, Float(1)))
     for n in (2, 3):
         a, b = f(ramp(n))
-        assert same(b, Float(1)) and b.state == "literal"
+        assert same(b, Float(1)) and b.state == fj.VarState.Literal
 
 
 def test_pending_inputs_are_evaluated():
     f = fj.freeze(lambda x: x * 2)
     x = ramp(3) + 1
-    assert x.state == "unevaluated"
+    assert x.state == fj.VarState.Unevaluated
     assert same(f(x), (ramp(3) + 1) * 2)
-    assert x.state == "evaluated"
+    assert x.state == fj.VarState.Evaluated
 
 
 def test_jit_flags_in_key():

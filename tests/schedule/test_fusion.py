@@ -16,10 +16,10 @@ def history():
 def test_operations_are_lazy(history):
     x = fj.arange(Float, 100)
     y = x * 2 + 1
-    assert y.state == "unevaluated"
+    assert y.state == fj.VarState.Unevaluated
     assert history() == []
     fj.eval(y)
-    assert y.state == "evaluated"
+    assert y.state == fj.VarState.Evaluated
     assert len(history()) == 1
 
 
@@ -114,9 +114,9 @@ def test_schedule_then_eval(history):
     a = fj.arange(Float, 10) + 1
     b = fj.arange(Float, 10) * 2
     fj.schedule(a, b)
-    assert a.state == "unevaluated"
+    assert a.state == fj.VarState.Unevaluated
     fj.eval()
-    assert a.state == "evaluated" and b.state == "evaluated"
+    assert a.state == fj.VarState.Evaluated and b.state == fj.VarState.Evaluated
     assert len(history()) == 1
 
 

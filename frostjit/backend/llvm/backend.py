@@ -50,6 +50,17 @@ class LLVMBackend(Backend):
         np.copyto(out.array, buffer.array)
         return out
 
+    # -- threads ----------------------------------------------------------
+    def thread_count(self) -> int:
+        return self.threads.n_threads
+
+    def set_thread_count(self, n: int) -> None:
+        # A new pool; the old one finishes the launches it holds (close() waits for them).
+        # Launches are serialized by the caller (frostjit.set_thread_count holds the JIT lock).
+        if n != self.threads.n_threads:
+            old, self.threads = self.threads, ThreadPool(n)
+            old.close()
+
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
         return self.compiler.get(spec)

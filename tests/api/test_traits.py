@@ -1,0 +1,110 @@
+"""Type traits (frostjit/traits.py) on every registered array class, and a new array family
+plugging in by declaring ``__meta__`` (as the type zoo's classes will)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import frostjit as fj
+import frostjit.llvm as L
+import frostjit.llvm.ad as A
+from frostjit.array import registry
+from frostjit.array.meta import ArrayMeta, Dynamic, meta_of
+from frostjit.trace import dtypes
+from frostjit.trace.state import JitBackend
+
+CLASSES = sorted({v for m in (L, A) for v in vars(m).values()
+                  if isinstance(v, type) and meta_of(v) is not None}, key=lambda c: (c.__module__, c.__name__))
+
+
+@pytest.mark.parametrize("T", CLASSES, ids=lambda c: f"{c.__module__.split('.', 1)[1]}.{c.__name__}")
+def test_traits_are_consistent_for_every_class(T):
+    m = T.__meta__
+    assert fj.is_array_v(T) and isinstance(T, type) and issubclass(T, fj.ArrayBase)
+    assert fj.replace_type_t(T, fj.type_v(T)) is T
+    assert fj.detached_t(fj.diff_array_t(T)) is fj.detached_t(T)
+    assert fj.is_diff_v(fj.diff_array_t(T)) == m.vt.is_float
+    assert fj.type_v(fj.mask_t(T)) is fj.VarType.Bool and fj.depth_v(fj.mask_t(T)) == fj.depth_v(T)
+    assert fj.depth_v(T) == len(m.shape) and fj.size_v(T) == m.shape[0]
+    assert fj.leaf_t(T).__meta__.shape == (Dynamic,)
+    assert fj.is_mask_v(T) + fj.is_integral_v(T) + fj.is_float_v(T) == 1
+    assert fj.is_arithmetic_v(T) == (not fj.is_mask_v(T))
+    assert fj.itemsize_v(T) == m.vt.itemsize
+    if fj.depth_v(T) > 1:
+        assert fj.value_t(T).__meta__.shape == m.shape[1:]
+    else:
+        assert fj.value_t(T) is {"Bool": bool}.get(m.vt.name, float if m.vt.is_float else int)
+    # instances answer as their types
+    x = T()
+    for trait in ("is_float_v", "depth_v", "size_v", "type_v", "mask_t", "value_t", "float_array_t"
+                  if m.vt is not dtypes.Bool else "uint32_array_t"):
+        assert getattr(fj, trait)(x) == getattr(fj, trait)(T), trait
+
+
+def test_expr_t_is_the_type_of_the_sum():
+    for a, b in [(L.Float, L.UInt32), (L.Array3u, L.Float), (L.Int64, L.UInt32), (A.Float, L.Float),
+                 (L.Array3f, L.Float64), (L.Bool, 1), (L.UInt32, 2.5)]:
+        x = a(1) if a is not L.Bool else a(True)
+        y = b(1) if isinstance(b, type) and b is not L.Bool else b
+        if a is L.Bool:
+            assert fj.expr_t(a, b) is type(L.Int32(x) + y)
+        else:
+            assert fj.expr_t(a, b) is type(x + y), (a, b)
+    with pytest.raises(TypeError, match="incompatible shapes"):
+        fj.expr_t(L.Array3f, L.Array2f)
+    with pytest.raises(TypeError, match="unsupported argument type str"):
+        fj.expr_t(L.Float, "a")
+
+
+def test_conversions_to_types_frostjit_lacks_raise_runtime_error_naming_them():
+    with pytest.raises(RuntimeError, match="Int8"):
+        fj.int8_array_t(L.Float)
+    with pytest.raises(RuntimeError, match=r"shape \(4, 4, \*\)"):
+        fj.replace_shape_t(L.Array4f, (4, 4, -1))
+    assert fj.tensor_t(L.Float) is None and fj.matrix_t(L.Array3f) is None
+    with pytest.raises(TypeError, match="1-byte float"):
+        fj.float_array_t(L.Bool)
+    with pytest.raises(TypeError, match="got None"):
+        fj.is_float_v(None)
+    assert fj.is_array_v(None) is False
+
+
+def test_precision_limits_are_functions_of_float_types():
+    assert fj.epsilon(L.Float) == 2.0 ** -24 and fj.epsilon(L.Array3f64(1)) == 2.0 ** -53
+    assert fj.largest(L.Float) == float(np.finfo(np.float32).max)
+    assert fj.smallest(L.Float64) == float(np.finfo(np.float64).tiny)
+    assert fj.one_minus_epsilon(L.Float) == float(np.nextafter(np.float32(1), np.float32(0)))
+    assert fj.recip_overflow(L.Float) == 2.0 ** -128
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.float32(1) / np.float32(2.0 ** -128)) and np.isfinite(np.float32(1) / np.float32(2.0 ** -127))
+    for bad in (L.UInt32, 1.0, "x", None):
+        with pytest.raises(TypeError, match="floating-point"):
+            fj.epsilon(bad)
+
+
+def test_a_new_array_family_answers_every_trait_by_declaring_meta():
+    """The type zoo's classes plug in by declaring ``__meta__`` and registering: no trait changes."""
+    class Matrix3f:                         # a stand-in for the type zoo's matrices
+        __meta__ = ArrayMeta(dtypes.Float32, JitBackend.LLVM, is_matrix=True, shape=(3, 3, Dynamic))
+
+    class Array33b:
+        __meta__ = ArrayMeta(dtypes.Bool, JitBackend.LLVM, is_vector=True, shape=(3, 3, Dynamic))
+
+    class Array33f:
+        __meta__ = ArrayMeta(dtypes.Float32, JitBackend.LLVM, is_vector=True, shape=(3, 3, Dynamic))
+
+    added = [Matrix3f, Array33b, Array33f]
+    try:
+        for cls in added:
+            registry.register_type(cls)
+        assert issubclass(Matrix3f, fj.ArrayBase) and fj.is_matrix_v(Matrix3f) and fj.is_special_v(Matrix3f)
+        assert fj.value_t(Matrix3f) is L.Array3f and fj.leaf_t(Matrix3f) is L.Float
+        assert fj.mask_t(Matrix3f) is Array33b and fj.array_t(Matrix3f) is Array33f
+        assert fj.matrix_t(L.Array3f) is Matrix3f and fj.matrix_t(Array33f) is Matrix3f
+        assert fj.depth_v(Matrix3f) == 3 and fj.size_v(Matrix3f) == 3 and fj.epsilon(Matrix3f) == 2.0 ** -24
+        assert fj.replace_shape_t(L.Array3f, (3, 3, -1), "matrix") is Matrix3f
+        assert str(Matrix3f.__meta__) == ("ArrayMeta[\n  type=float32,\n  backend=llvm,\n  is_jit=1,\n"
+                                          "  is_matrix=1,\n  shape=(3, 3, *)\n]")
+    finally:
+        for cls in added:
+            registry._by_meta.pop(cls.__meta__, None)
