@@ -20,6 +20,12 @@ __all__ = ["whos", "graphviz"]
 
 # -- labels ----------------------------------------------------------------------------------
 
+# -- live variables --------------------------------------------------------------------------
+
+_SHORT = {"Bool": "msk", "Int32": "i32", "UInt32": "u32", "Int64": "i64", "UInt64": "u64",
+          "Float32": "f32", "Float64": "f64"}
+
+
 def _live_nodes() -> list:
     """Every live trace node, numbered (numbers are handed out here for those without one)."""
     nodes = [o for o in gc.get_objects() if type(o) is Node]

@@ -31,9 +31,10 @@ class Philox4x32Base:
     (``UInt32`` arrays or ints; the fourth starts at 0 and counts the calls).
     ``Philox4x32(other)`` copies another one.
 
-    ``seed`` (``Array2u``: high, low word) and ``counter`` (``Array4u``) form the
-    ``DRJIT_STRUCT``; ``iterations`` is a Python int that a frozen function treats as part of
-    its key.
+    ``seed`` (``Array2u``: high, low word), ``counter`` (``Array4u``) and ``iterations`` are what
+    the traversal protocol hands to ``fj.eval``, AD and frozen functions (not a ``DRJIT_STRUCT``,
+    as in Dr.Jit: ``fj.is_struct_v(Philox4x32)`` is False); ``iterations`` is a Python int that
+    a frozen function treats as part of its key.
 
     Examples
     --------
@@ -45,7 +46,6 @@ class Philox4x32Base:
 
     __slots__ = ("seed", "counter", "iterations")
     _types: ArrayTypes = None
-    DRJIT_STRUCT: dict = {}
 
     def __init__(self, seed, counter_0=None, counter_1=0, counter_2=0, iterations: int = 7):
         t = self._types
@@ -168,5 +168,4 @@ def make_philox4x32(types: ArrayTypes, module: str) -> type:
     """The ``Philox4x32`` class of one backend and AD status."""
     return type("Philox4x32", (Philox4x32Base,), {
         "__slots__": (), "_types": types, "__module__": module, "__qualname__": "Philox4x32",
-        "DRJIT_STRUCT": {"seed": types.Array2u, "counter": types.Array4u},
     })
