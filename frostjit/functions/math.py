@@ -26,7 +26,16 @@ _PY_UNARY = {
 
 
 def _jit(x) -> bool:
-    return isinstance(x, (ArrayBase, VectorBase))
+    return isinstance(x, (ArrayBase, VectorBase)) or getattr(type(x), "IsTensor", False)
+
+
+def _tensor(*xs):
+    """The first tensor among ``xs``, else None.  Tensors (frostjit/tensor, which sits above this
+    module) broadcast NumPy-style: ``t._fj_map(fn, *xs)`` applies ``fn`` to the flat arrays."""
+    for x in xs:
+        if getattr(type(x), "IsTensor", False):
+            return x
+    return None
 
 
 def _unary(op: str, x):
@@ -36,6 +45,8 @@ def _unary(op: str, x):
         return apply_vector(op, x)
     if isinstance(x, (int, float, np.number)):
         return _PY_UNARY[op](x)
+    if _tensor(x) is not None:
+        return x._fj_map(lambda a: apply(op, a), x, who=f"frostjit.{op}()")
     raise TypeError(f"frostjit.{op}(): unsupported argument type {type(x).__name__}")
 
 
@@ -114,6 +125,9 @@ def atan2(y, x):
 
 
 def _binary(op, a, b):
+    t = _tensor(a, b)
+    if t is not None:
+        return t._fj_map(lambda x, y: apply(op, x, y), a, b, who=f"frostjit.{op}()")
     if isinstance(a, VectorBase) or isinstance(b, VectorBase):
         return apply_vector(op, a, b)
     return apply(op, a, b)
@@ -161,6 +175,8 @@ def isfinite(x):
 
 
 def _float_test(op, x):
+    if _tensor(x) is not None:
+        return x._fj_map(lambda a: _float_test(op, a), x, who=f"frostjit.{op}()")
     if _integral(x):
         value = op == "isfinite"
         return apply_vector("eq", x, x) if isinstance(x, VectorBase) and value else \
@@ -237,6 +253,9 @@ def fma(a, b, c):
     """Fused multiply-add ``a * b + c`` with a single rounding."""
     if not (_jit(a) or _jit(b) or _jit(c)):
         return float(np.fma(a, b, c)) if hasattr(np, "fma") else a * b + c
+    t = _tensor(a, b, c)
+    if t is not None:
+        return t._fj_map(fma, a, b, c, who="frostjit.fma()")
     if any(isinstance(v, VectorBase) for v in (a, b, c)):
         return apply_vector("fma", a, b, c)
     return apply("fma", a, b, c)
@@ -256,6 +275,9 @@ def select(condition, a, b):
     """
     if isinstance(condition, (bool, np.bool_)):
         return a if condition else b
+    t = _tensor(condition, a, b)
+    if t is not None:
+        return t._fj_map(_select, condition, a, b, who="frostjit.select()")
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     return _select(condition, a, b)
@@ -289,6 +311,8 @@ def reinterpret_array(dtype, value):
     if isinstance(value, VectorBase):
         comps = [reinterpret_array(dtype._elem, c) for c in value]
         return dtype._from_components(comps)
+    if _tensor(value) is not None:
+        return dtype._from_array(reinterpret_array(dtype._array_type, value.array), value.shape)
     if not isinstance(value, ArrayBase):
         raise TypeError(f"reinterpret_array(): expected a JIT array, got {type(value).__name__}")
     node = ops.bitcast(value._node, dtype._vt)
@@ -317,7 +341,7 @@ def squared_norm(v, axis=..., mode=None, keepdims=False):
     elements of a 1-D array), else ``sum(v * v, axis, mode, keepdims)`` (see :func:`frostjit.sum`).
     """
     from .reduce import dot, sum as fsum
-    if axis is ... and mode is None and not keepdims:
+    if axis is ... and mode is None and not keepdims and _tensor(v) is None:    # tensors: every axis
         return dot(v, v)
     sq = [x * x for x in v] if not _jit(v) and not isinstance(v, (int, float, np.number)) else v * v
     return fsum(sq, axis=axis, mode=mode, keepdims=keepdims)
@@ -354,6 +378,9 @@ def _grad_safe(f, x):
         return type(x)._from_components([f(c) for c in x._c])
     if isinstance(x, ArrayBase) and x._is_ad and x._vt.is_float:
         return f(x)
+    if _tensor(x) is not None:          # element-wise: the same function on the flat array
+        r = _grad_safe(f, x.array)
+        return None if r is None else x._fj_map(lambda a: r, x)
     return None
 
 
