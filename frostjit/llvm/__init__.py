@@ -5,9 +5,11 @@
 from ..trace.state import JitBackend as _JitBackend
 from ..array.types import make_types as _make_types
 from ..tensor.types import make_types as _make_tensor_types
+from ..texture.types import make_types as _make_texture_types
 
 globals().update(_make_types(_JitBackend.LLVM, __name__, ad=False))
 globals().update(_make_tensor_types(_JitBackend.LLVM, __name__, ad=False))
+globals().update(_make_texture_types(_JitBackend.LLVM, __name__, ad=False))
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 

@@ -7,9 +7,11 @@ never carry gradients.
 from ...trace.state import JitBackend as _JitBackend
 from ...array.types import make_types as _make_types
 from ...tensor.types import make_types as _make_tensor_types
+from ...texture.types import make_types as _make_texture_types
 from .. import Float as _plain_float  # noqa: F401  (non-AD types must exist first)
 
 globals().update(_make_types(_JitBackend.LLVM, __name__, ad=True))
 globals().update(_make_tensor_types(_JitBackend.LLVM, __name__, ad=True))
+globals().update(_make_texture_types(_JitBackend.LLVM, __name__, ad=True))
 
 __all__ = [n for n in dir() if not n.startswith("_")]
