@@ -25,6 +25,9 @@ from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_re
 from .functions.cache import flush_kernel_cache, flush_malloc_cache, sync_thread
 from .backend.cache_control import set_kernel_cache_size, kernel_cache_info
 from . import llvm
+from .tensor import (reshape, transpose, moveaxis, swapaxes, squeeze, expand_dims, concat, stack, split, matmul,
+                     resample, convolve, upsample, tensor_t, is_tensor_v, newaxis)
+from .texture import FilterMode, WrapMode
 from . import tree
 from .freeze import freeze, FreezeWarning
 from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_grad, clear_grad, detach,

@@ -76,12 +76,40 @@ def handle(a: ArrayBase) -> ArrayBase:
     return out
 
 
-def _template(shape: tuple) -> tuple:
-    """The shape with the leading dimension (derivable from the width) replaced by ``None``."""
+class Layout:
+    """A tensor's shape template as a PyTree *value*: the shape with the leading dimension
+    (derivable from the width) replaced by ``None`` (see the module docstring).
+
+    It is opaque to :mod:`frostjit.tree` (``__fj_opaque__``): the ints of a shape are not numbers
+    of the tree (``fj.grad`` would zero them); ``fj.freeze`` keys it by ``==``.
+    """
+
+    __slots__ = ("dims",)
+    __fj_opaque__ = True
+
+    def __init__(self, dims: tuple):
+        self.dims = dims
+
+    def __eq__(self, other) -> bool:
+        return type(other) is Layout and self.dims == other.dims
+
+    def __hash__(self) -> int:
+        return hash(self.dims)
+
+    def __repr__(self) -> str:
+        return f"Layout{self.dims}"
+
+
+def _template(shape: tuple):
+    """The :class:`Layout` of ``shape``; a plain tuple when a trailing dimension is itself a width
+    inside a frozen function (a tuple is walked, so its widths are recomputed by each replay)."""
     if not shape:
-        return ()
+        return Layout(())
     inner = shape[1:]
-    return (None,) + inner if size_of(inner) != 0 else shape
+    dims = (None,) + inner if size_of(inner) != 0 else shape
+    if any(hasattr(d, "__symbolic_size__") for d in dims):
+        return dims
+    return Layout(dims)
 
 
 class TensorBase:
@@ -171,12 +199,12 @@ class TensorBase:
 
     def _derived_shape(self, s: tuple) -> tuple:
         tmpl = self._template()
-        if tmpl[0] is not None:
+        if (tmpl.dims if type(tmpl) is Layout else tmpl)[0] is not None:
             return s
         inner = s[1:]
         return (width(self._array) // size_of(inner),) + inner
 
-    def _template(self) -> tuple:
+    def _template(self):
         t = self._tmpl
         if t is None:
             t = self._tmpl = _template(self._shape)
@@ -277,8 +305,10 @@ class TensorBase:
     __hash__ = object.__hash__
 
 
-def _from_template(tmpl: tuple, array: ArrayBase) -> tuple:
-    """The shape a template stands for, given the tensor's array."""
+def _from_template(tmpl, array: ArrayBase) -> tuple:
+    """The shape a template (a :class:`Layout` or a tuple) stands for, given the tensor's array."""
+    if type(tmpl) is Layout:
+        tmpl = tmpl.dims
     if not tmpl or tmpl[0] is not None:
         return tmpl
     inner = tmpl[1:]
