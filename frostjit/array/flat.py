@@ -310,6 +310,8 @@ def _binary_operator(op: str, reflected: bool):
         cls = type(self)
         kind = type(other)
         if kind is not cls and kind is not float and kind is not int:
+            if getattr(kind, "IsTensor", False):
+                return NotImplemented       # a tensor's own operator broadcasts (frostjit/tensor)
             return apply(op, other, self) if reflected else apply(op, self, other)
         rule = _fast_rules.get((op, cls, kind), False)
         if rule is False:

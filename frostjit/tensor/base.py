@@ -133,6 +133,7 @@ class TensorBase:
 
     __slots__ = ("_array", "_shape", "_tmpl")
     _array_type = None
+    __array_ufunc__ = None      # NumPy operators defer to the tensor's (reflected) operators
     IsTensor = True
     IsJIT = True
     IsVector = False
