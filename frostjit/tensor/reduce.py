@@ -91,7 +91,10 @@ def _level(op: str, x, outer, n, inner, fanin: int):
         if exact and (k + 1) * m <= n:      # every lane of this tap exists
             values.append(gather(at, x, src))
             continue
-        valid = (j < n - k * m) if j is not None else (n - k * m > 0)
+        if exact and k * m >= n:            # no lane of this tap exists
+            continue
+        # (j + k m < n, not j < n - k m: the index is unsigned and n - k m may be negative)
+        valid = (j + k * m < n) if j is not None else (k * m < n)
         g = gather(at, x, src, valid)
         ident = _identity(op, vt)
         if not (ident == 0 and op in ("add", "or")):    # a masked gather reads 0 already
