@@ -93,7 +93,7 @@ class Tensor(TensorBase):
 
     def _inplace(self, op: str, other):
         r = elementwise(lambda a, b: apply(op, a, b), self, other, who=f"{type(self).__name__} (in place)")
-        if r._shape != self._shape and r.shape != self.shape:
+        if r.shape != self.shape:           # (not _shape: inside a frozen function shape is symbolic)
             raise ValueError(f"{type(self).__name__}: an in-place operation cannot change the shape "
                              f"{self.shape} to {r.shape}")
         a = r._array
