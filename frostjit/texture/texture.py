@@ -267,8 +267,12 @@ class TextureBase:
         return out
 
     def _cubic(self, pos, active, order: int, who: str):
-        """The B-spline sums: ``{derivative orders per axis: [per channel]}`` for the value
-        (all zeros), the gradient (a 1 on one axis) and the hessian (2 on one axis, or 1 on two)."""
+        """The B-spline sums ``{derivative orders per axis: [per channel]}`` for the value (all
+        zeros), the gradient (a 1 on one axis) and the hessian (2 on one axis, or 1 on two).
+
+        Separable: the 4^D texels are contracted with the weights of one axis at a time (x
+        first), keeping only the derivative orders some key needs, instead of a product of D
+        weights per texel and key."""
         coords = self._coords(pos, who)
         cls = type(coords[0])
         taps = [cubic(p, r, self._wrap, order) for p, r in zip(coords, self._resolution())]
@@ -278,18 +282,28 @@ class TextureBase:
             keys += [_unit(D, a) for a in range(D)]
         if order >= 2:
             keys += [_pair(D, a, b) for a in range(D) for b in range(a, D)]
-        acc = {key: None for key in keys}
+        # grid: {(orders of the axes contracted so far, texel indices of the others): channels}
+        grid = {}
         for corner in itertools.product(*[range(4) for _ in range(D)]):
             corner = corner[::-1]                   # x varies fastest
-            values = self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
-            for key in keys:
-                w = None
-                for k, c in enumerate(corner):
-                    wk = taps[k][1][key[k]][c]
-                    w = wk if w is None else w * wk
-                old = acc[key]
-                acc[key] = [w * v for v in values] if old is None else [fma(w, v, a) for v, a in zip(values, old)]
-        return acc
+            grid[((), corner)] = self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
+        for k in range(D):
+            wanted = {key[:k + 1] for key in keys}
+            nxt = {}
+            for (done, rest), _ in grid.items():
+                if rest[0] != 0:
+                    continue
+                for o in range(order + 1):
+                    if done + (o,) not in wanted:
+                        continue
+                    acc = None
+                    for c in range(4):
+                        w = taps[k][1][o][c]
+                        vals = grid[(done, (c,) + rest[1:])]
+                        acc = [w * v for v in vals] if acc is None else [fma(w, v, a) for v, a in zip(vals, acc)]
+                    nxt[(done + (o,), rest[1:])] = acc
+            grid = nxt
+        return {key: grid[(key, ())] for key in keys}
 
     def eval_cubic(self, pos, active=True, force_nonaccel: bool = False):
         """The clamped cubic B-spline interpolant at ``pos`` (4 texels per axis, wrapped by the wrap
