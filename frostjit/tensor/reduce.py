@@ -23,10 +23,10 @@ import math
 
 from ..array import registry as array_registry
 from ..errors import AxisError
-from ..functions.creation import arange, full
+from ..functions.creation import arange, full, zeros
 from ..functions.evaluation import width
 from ..functions.math import select
-from ..functions.memory import gather
+from ..functions.memory import gather, scatter_add
 from ..functions import reduce as flat_reduce
 from ..trace import ops
 from ..trace.dtypes import Bool, UInt32
@@ -37,6 +37,7 @@ from .view import index_type, strided
 
 _SINGLE_LEVEL = 32      # an axis up to this long is reduced in one level
 _FANIN = 16             # entries combined per level on longer axes
+_ROW_SUM = 64           # sums over a contiguous axis at least this long scatter_add into their rows
 
 
 def _identity(op: str, vt):
@@ -105,6 +106,18 @@ def _level(op: str, x, outer, n, inner, fanin: int):
     return _combine(op, values), m
 
 
+def _sum_rows(x, outer, n):
+    """Each row of ``x`` seen as ``(outer, n)`` summed: one ``scatter_add`` of every element into
+    its row.  The elements are read in order (no gather) and the ``W`` lanes of a SIMD step that
+    share a row add into it once (the backend's uniform scatter_add), so this is one pass over
+    the data; it serves ``sum`` over the contiguous (last) axes, where a level's gathers could
+    not be vector loads."""
+    idx = arange(index_type(x._backend, outer * n), outer * n)
+    out = zeros(type(x), outer)
+    scatter_add(out, x, idx // n)
+    return out
+
+
 def _reduce_axis(op: str, x, outer, n, inner):
     """Reduce the middle axis of ``x`` seen as ``(outer, n, inner)``: an array of ``outer * inner``.
 
@@ -117,6 +130,8 @@ def _reduce_axis(op: str, x, outer, n, inner):
         return x
     if n == 0:
         return full(type(x), _identity(op, type(x)._vt), outer * inner)
+    if op == "add" and inner == 1 and outer != 1 and (_symbolic(n) or n >= _ROW_SUM):
+        return _sum_rows(x, outer, n)
     while n > 1:
         fanin = n if not _symbolic(n) and n <= _SINGLE_LEVEL else _FANIN
         x, n = _level(op, x, outer, n, inner, fanin)

@@ -22,7 +22,8 @@ from ..array.vector import VectorBase
 from ..functions.creation import zeros
 from ..functions.evaluation import width
 from ..functions.math import fma
-from ..functions.memory import gather
+from ..functions.memory import gather, scatter_add
+from ..ad.graph import Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
 from ..trace.dtypes import Int32
 from .sampling import FilterMode, WrapMode, cubic, linear, nearest
@@ -198,19 +199,24 @@ class TextureBase:
         """``[res_x, res_y, ...]`` (x first, as the positions)."""
         return list(self._tensor.shape[:-1][::-1])
 
-    def _fetch(self, texels: list, active, cls) -> list:
-        """The channels of the texel at per-axis indices ``texels`` (x first), as ``cls`` arrays."""
+    def _texel_index(self, texels: list):
+        """The flat index of channel 0 of the texel at per-axis indices ``texels`` (x first)."""
         shape = self._tensor.shape
         res = shape[:-1][::-1]
         C = shape[-1]
         idx = texels[-1]
         for k in range(len(texels) - 2, -1, -1):
             idx = idx * res[k] + texels[k]
-        array = self._tensor._array
+        return idx * C if C != 1 else idx
+
+    def _fetch(self, texels: list, active, cls, array=None) -> list:
+        """The channels of the texel at per-axis indices ``texels`` (x first), as ``cls`` arrays
+        (read from ``array``, by default the tensor's)."""
+        array = self._tensor._array if array is None else array
         at = type(array)
-        base = idx * C if C != 1 else idx
+        base = self._texel_index(texels)
         out = []
-        for ch in range(C):
+        for ch in range(self._tensor.shape[-1]):
             v = gather(at, array, base + ch if ch else base, active)
             if v._vt is not cls._vt:    # computed in the positions' precision (an AD value stays AD)
                 v = registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
@@ -239,19 +245,34 @@ class TextureBase:
 
     def _accumulate(self, taps: list, active, cls) -> list:
         """Sum over the corners (x fastest) of weight * texel, per channel: the first product,
-        then one fma per corner, with weights ``(wx * wy) * wz`` (Dr.Jit's rounding)."""
+        then one fma per corner, with weights ``(wx * wy) * wz`` (Dr.Jit's rounding).
+
+        With a grad-enabled tensor the texels are read without AD and each channel gets one
+        derivative edge to the tensor (:func:`_attach_texel_edge`): the backward pass is one
+        buffer and one scatter_add per corner, not a buffer, a scatter and an addition per
+        gather.  Derivatives with respect to the positions flow through the weights as usual."""
+        array = self._tensor._array
+        v = _active_vertex(array)
+        if v is not None:
+            array = type(array)._from_node(array._node)         # the texels without AD
         acc = None
+        corners = []
         for corner in itertools.product(*[range(len(t[0])) for t in reversed(taps)]):
             corner = corner[::-1]                   # x varies fastest
             w = None
             for k, c in enumerate(corner):
                 wk = taps[k][1][c]
                 w = wk if w is None else w * wk
-            values = self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
+            texels = [taps[k][0][c] for k, c in enumerate(corner)]
+            values = self._fetch(texels, active, cls, array)
+            if v is not None:
+                corners.append((w, self._texel_index(texels)))
             if acc is None:
-                acc = [w * v for v in values]
+                acc = [w * x for x in values]
             else:
-                acc = [fma(w, v, a) for v, a in zip(values, acc)]
+                acc = [fma(w, x, a) for x, a in zip(values, acc)]
+        if v is not None:
+            acc = [_attach_texel_edge(a, v, corners, ch, active) for ch, a in enumerate(acc)]
         return acc
 
     def eval_fetch(self, pos, active=True) -> list:
@@ -336,6 +357,50 @@ class TextureBase:
 
     def _vector(self, comps: list):
         return self._result(comps) if len(comps) > 1 else list(comps)
+
+
+def _active_vertex(array):
+    """The AD variable of ``array`` if derivatives of operations on it are recorded here."""
+    v = array._ad
+    if v is None or not type(array)._is_ad or not is_active(v):
+        return None
+    return v
+
+
+def _attach_texel_edge(out, v, corners: list, ch: int, active):
+    """``out`` (a channel of a lookup computed from texels read without AD) with one more
+    derivative edge, to the tensor's variable ``v``: ``d out = sum_c w_c d tensor[index_c + ch]``.
+
+    ``corners`` holds ``(weight, flat index of channel 0)`` per texel.  Backward: one zero
+    buffer of the tensor's size and a scatter_add per corner; forward: a gather per corner."""
+    cls = v.cls
+    if not type(out)._is_ad or type(out)._vt is not out._vt:
+        out = registry.flat_type(out._backend, out._vt, True)(out)
+    weights = [registry.flat_type(out._backend, out._vt, False)._from_node(w._node) if isinstance(w, ArrayBase)
+               else w for w, _ in corners]
+    index = [i + ch if ch else i for _, i in corners]
+    index = [type(i)._from_node(i._node) for i in index]
+    if isinstance(active, ArrayBase):
+        active = type(active)._from_node(active._node)
+
+    def bwd(g):
+        t = sized_literal(cls, 0, v.size, v)
+        for w, i in zip(weights, index):
+            scatter_add(t, cls(g * w), i, active)
+        return t
+
+    def fwd(gs):
+        total = None
+        src = broadcast(gs, v.size, v)
+        for w, i in zip(weights, index):
+            term = gather(cls, src, i, active) * w
+            total = term if total is None else total + term
+        return total
+
+    parents = out._ad.parents if out._ad is not None else ()
+    res = type(out)._from_node(out._node)
+    res._ad = Vertex(type(res), res._node.size, parents + ((v, fwd, bwd),), res._node)
+    return res
 
 
 def _unit(D: int, a: int) -> tuple:
