@@ -26,6 +26,7 @@ BENCHES = {
     "freeze": ("bench_freeze.py", "frozen functions: call overhead, per input leaf, replay, new widths"),
     "ad": ("bench_ad.py", "the fit demo's training step (AD + Adam), unfrozen and frozen"),
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),
+    "tensor": ("bench_tensor.py", "tensors and textures: texture lookups (forward, backward), sums over an axis"),
 }
 
 # benchmarks/ ships with the source checkout, beside the package folder.
