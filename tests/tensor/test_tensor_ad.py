@@ -16,6 +16,7 @@ CASES = {
     "reshape_transpose": lambda X: fj.transpose(fj.reshape(X, (4, 3))) * ad.TensorXf64(W),
     "broadcast": lambda X: X * X[:, :1] + X[:1, :],
     "sum_axis": lambda X: fj.sum(X * X, axis=1),
+    "sum_long_rows": lambda X: fj.sum(fj.tile(X, 20) * fj.arange(ad.Float64, 80), axis=1),     # scatter_add path
     "max_axis": lambda X: fj.max(X, axis=0) + fj.min(X, axis=(0, 1)),
     "prod_axis": lambda X: fj.prod(X, axis=0),
     "mean_long_axis": lambda X: fj.mean(fj.reshape(fj.tile(X, 40), (-1, 2)), axis=0),

@@ -72,6 +72,16 @@ def test_reductions_over_the_batch_axis_trace_again_only_when_their_levels_chang
     assert f.n_recordings == 4
 
 
+def test_sums_over_a_long_trailing_axis_replay_at_new_batch_sizes():
+    f = fj.freeze(lambda t: (fj.sum(t, axis=1), fj.mean(t * t, axis=-1)))
+    for n in (3, 50, 1000):
+        a = np.random.default_rng(n).standard_normal((n, 300))
+        s, m = f(TensorXf64(a))
+        np.testing.assert_allclose(s.numpy(), a.sum(1), rtol=1e-12)
+        np.testing.assert_allclose(m.numpy(), (a * a).mean(1), rtol=1e-12)
+    assert f.n_recordings == 1
+
+
 def test_another_trailing_shape_traces_again_the_same_width_too():
     f = fj.freeze(lambda t: t * 2 + fj.sum(t, axis=-1, keepdims=True))
     f(TensorXf(np.ones((10, 3), np.float32)))
