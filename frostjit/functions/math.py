@@ -33,7 +33,8 @@ def _tensor(*xs):
     """The first tensor among ``xs``, else None.  Tensors (frostjit/tensor, which sits above this
     module) broadcast NumPy-style: ``t._fj_map(fn, *xs)`` applies ``fn`` to the flat arrays."""
     for x in xs:
-        if getattr(type(x), "IsTensor", False):
+        # the common operands first: a failed getattr raises (and catches) an AttributeError
+        if not isinstance(x, _NO_TENSOR) and getattr(type(x), "IsTensor", False):
             return x
     return None
 
@@ -125,9 +126,8 @@ def atan2(y, x):
 
 
 def _binary(op, a, b):
-    t = _tensor(a, b)
-    if t is not None:
-        return t._fj_map(lambda x, y: apply(op, x, y), a, b, who=f"frostjit.{op}()")
+    if not (isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) and _tensor(a, b) is not None:
+        return _tensor(a, b)._fj_map(lambda x, y: apply(op, x, y), a, b, who=f"frostjit.{op}()")
     if isinstance(a, VectorBase) or isinstance(b, VectorBase):
         return apply_vector(op, a, b)
     return apply(op, a, b)
@@ -253,9 +253,9 @@ def fma(a, b, c):
     """Fused multiply-add ``a * b + c`` with a single rounding."""
     if not (_jit(a) or _jit(b) or _jit(c)):
         return float(np.fma(a, b, c)) if hasattr(np, "fma") else a * b + c
-    t = _tensor(a, b, c)
-    if t is not None:
-        return t._fj_map(fma, a, b, c, who="frostjit.fma()")
+    if not (isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR) and isinstance(c, _NO_TENSOR)) \
+            and _tensor(a, b, c) is not None:
+        return _tensor(a, b, c)._fj_map(fma, a, b, c, who="frostjit.fma()")
     if any(isinstance(v, VectorBase) for v in (a, b, c)):
         return apply_vector("fma", a, b, c)
     return apply("fma", a, b, c)
@@ -275,9 +275,9 @@ def select(condition, a, b):
     """
     if isinstance(condition, (bool, np.bool_)):
         return a if condition else b
-    t = _tensor(condition, a, b)
-    if t is not None:
-        return t._fj_map(_select, condition, a, b, who="frostjit.select()")
+    if not (isinstance(condition, _NO_TENSOR) and isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) \
+            and _tensor(condition, a, b) is not None:
+        return _tensor(condition, a, b)._fj_map(_select, condition, a, b, who="frostjit.select()")
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     return _select(condition, a, b)
@@ -303,6 +303,7 @@ def _select_leaf(condition, x, y):
 
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_NO_TENSOR = (ArrayBase, VectorBase) + _NUMBERS
 _JIT_OR_NUMBER = (ArrayBase, VectorBase) + _NUMBERS      # what select() takes without walking a PyTree
 
 
