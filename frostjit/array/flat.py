@@ -49,6 +49,7 @@ class ArrayBase:
     _is_ad = False
     IsJIT = True
     IsVector = False
+    IsTensor = False    # (a class attribute: the engine's "is it a tensor" checks never raise)
     Depth = 1
 
     # -- construction ---------------------------------------------------

@@ -17,7 +17,8 @@ from ..trace.state import state
 
 def _is_tensor_type(dtype) -> bool:
     """A tensor type (frostjit/tensor sits above this module: its classes carry the hooks)."""
-    return isinstance(dtype, type) and getattr(dtype, "IsTensor", False)
+    return isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) \
+        and getattr(dtype, "IsTensor", False)
 
 
 def _check_type(who, dtype):

@@ -122,7 +122,9 @@ def gather(dtype, source, index, active=True):
     [30, 10]
     >>> fj.gather(dict, {"p": Array3f(...), "w": Float(...)}, UInt32(2, 0))   # a dict of two gathers
     """
-    if getattr(dtype, "IsTensor", False) or getattr(type(source), "IsTensor", False):
+    if (not isinstance(source, (ArrayBase, VectorBase)) and getattr(type(source), "IsTensor", False)) or \
+            (isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase))
+             and getattr(dtype, "IsTensor", False)):
         raise TypeError("gather(): tensors are not supported (as in Dr.Jit): index the tensor (t[index], "
                         "t[:, index]) or gather from its flat array t.array")
     if isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) \
@@ -204,7 +206,7 @@ def _prepare_target(target: ArrayBase) -> Node:
 
 
 def _scatter(who: str, reduce_op, target, value, index, active) -> None:
-    if getattr(type(target), "IsTensor", False):
+    if not isinstance(target, (ArrayBase, VectorBase)) and getattr(type(target), "IsTensor", False):
         raise TypeError(f"{who}(): tensors are not supported (as in Dr.Jit): assign to a slice "
                         "(t[index] = value) or scatter into the tensor's flat array t.array")
     if not isinstance(target, (ArrayBase, VectorBase)) and node_type(type(target)).kind is not Kind.VALUE:

@@ -190,8 +190,6 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
     if isinstance(value, ArrayBase) and axis is ... and mode is None and leaf is None and check is None:
         _check_operand(name, op, value)         # the common case, kept short: a 1-D array, axis 0
         return _reduce_array(op, value)
-    if getattr(type(value), "IsTensor", False):     # tensors reduce every axis by default (Dr.Jit)
-        return value._fj_reduce(op, name, axis, mode, keepdims, leaf, check)
     leaf = leaf or (lambda v: v)
     item_check = check      # sequences of Python numbers may hold bools (Dr.Jit: sum([True, False]) == 1)
     check = check or (lambda v: _check_operand(name, op, v))
@@ -217,6 +215,8 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         _check_options(name, value, frozenset(), mode, keepdims)
         check(value)
         return leaf(value)
+    if getattr(type(value), "IsTensor", False):     # tensors reduce every axis by default (Dr.Jit)
+        return value._fj_reduce(op, name, axis, mode, keepdims, leaf, check)
     try:
         items = list(value)
     except TypeError:
@@ -285,7 +285,7 @@ def mean(value, axis=..., mode=None, keepdims=False):
     (NaN for an empty array).  Integer input gives a ``Float`` result.
     """
     from .evaluation import width
-    if getattr(type(value), "IsTensor", False):
+    if not isinstance(value, (ArrayBase, VectorBase)) and getattr(type(value), "IsTensor", False):
         return value._fj_mean(axis, mode, keepdims)
     total = _reduce("add", "mean", value, axis, mode, keepdims)
     if isinstance(value, ArrayBase):
@@ -406,7 +406,7 @@ def cumsum(value, axis=0, reverse=False):
 def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
     if axis is None or isinstance(axis, tuple):
         raise TypeError(f"frostjit.{name}(): 'axis' must be a single int, got {axis!r}")
-    if getattr(type(value), "IsTensor", False):
+    if not isinstance(value, (ArrayBase, VectorBase)) and getattr(type(value), "IsTensor", False):
         return value._fj_scan(name, axis, reverse, exclusive)
     if isinstance(value, VectorBase):
         (k,) = _axes(name, value, axis, 2)

@@ -31,7 +31,7 @@ def _index_type(x, count: int):
 
 def _is_tensor(x) -> bool:
     """A tensor (frostjit/tensor sits above this module; its classes carry the hooks used here)."""
-    return getattr(type(x), "IsTensor", False)
+    return not isinstance(x, (ArrayBase, VectorBase)) and getattr(type(x), "IsTensor", False)
 
 
 def shape(x) -> tuple:
