@@ -404,10 +404,10 @@ def cumsum(value, axis=0, reverse=False):
 
 
 def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
+    if not isinstance(value, (ArrayBase, VectorBase)) and getattr(type(value), "IsTensor", False):
+        return value._fj_scan(name, axis, reverse, exclusive)      # (also a tuple of axes)
     if axis is None or isinstance(axis, tuple):
         raise TypeError(f"frostjit.{name}(): 'axis' must be a single int, got {axis!r}")
-    if not isinstance(value, (ArrayBase, VectorBase)) and getattr(type(value), "IsTensor", False):
-        return value._fj_scan(name, axis, reverse, exclusive)
     if isinstance(value, VectorBase):
         (k,) = _axes(name, value, axis, 2)
         if k == 1:

@@ -211,25 +211,33 @@ def mean(t, axis=..., mode=None, keepdims: bool = False):
 
 
 def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True):
-    """``prefix_sum`` (exclusive) / ``cumsum`` (inclusive) of a tensor along one ``axis``."""
+    """``prefix_sum`` (exclusive) / ``cumsum`` (inclusive) of a tensor along ``axis``: an int, or a
+    tuple of axes scanned one after the other (Dr.Jit: ``cumsum(t, axis=(0, 1))`` is a summed-area
+    table; ``()`` returns the input)."""
     who = f"frostjit.{name}()"
-    if axis is None or isinstance(axis, tuple):
-        raise TypeError(f"{who}: 'axis' must be a single int, got {axis!r}")
+    if axis is None:
+        raise TypeError(f"{who}: 'axis' must be an int or a tuple of ints, got None")
     shape = t.shape
-    if not shape:
-        raise ValueError(f"{who}: a 0-dimensional tensor has no axis to scan")
-    k = normalize_axis(axis, len(shape), who)
     x = t._array
     if x._vt is Bool:
         x = array_registry.flat_type(x._backend, UInt32)(x)
-    outer, n, inner = size_of(shape[:k]), shape[k], size_of(shape[k + 1:])
-    if reverse:
-        x = _flip(x, outer, n, inner)
-    x = _inclusive(x, outer, n, inner)
-    if exclusive:
-        x = _shift(x, outer, n, inner)
-    if reverse:
-        x = _flip(x, outer, n, inner)
+    if isinstance(axis, tuple):
+        axes = normalize_axes(axis, len(shape), who) if axis else ()
+    else:
+        if not shape:
+            raise ValueError(f"{who}: a 0-dimensional tensor has no axis to scan")
+        axes = (normalize_axis(axis, len(shape), who),)
+    if not axes:
+        return _tensor_of(handle(x), shape)
+    for k in axes:
+        outer, n, inner = size_of(shape[:k]), shape[k], size_of(shape[k + 1:])
+        if reverse:
+            x = _flip(x, outer, n, inner)
+        x = _inclusive(x, outer, n, inner)
+        if exclusive:
+            x = _shift(x, outer, n, inner)
+        if reverse:
+            x = _flip(x, outer, n, inner)
     return _tensor_of(x, shape)
 
 

@@ -134,5 +134,18 @@ def test_prefix_sum_defaults_and_long_axes():
     np.testing.assert_array_equal(fj.cumsum(TensorXu(a), axis=1).numpy(), np.cumsum(a, axis=1))
     m = TensorXb(np.array([[True, False, True]]))
     np.testing.assert_array_equal(fj.cumsum(m, axis=1).numpy(), [[1, 1, 2]])     # masks count as UInt32
-    with pytest.raises(TypeError, match="single int"):
+    with pytest.raises(TypeError, match="int or a tuple"):
         fj.cumsum(t, axis=None)
+
+
+def test_prefix_sums_over_a_tuple_of_axes_scan_each_in_turn():
+    # drjit 1.5 (side by side): cumsum over (0, 1) is a summed-area table; prefix_sum is exclusive
+    # along each axis; () returns the input
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = TensorXf(a)
+    np.testing.assert_array_equal(fj.cumsum(t, axis=(0, 1)).numpy(), [[0, 1, 3], [3, 8, 15]])
+    np.testing.assert_array_equal(fj.prefix_sum(t, axis=(0, 1)).numpy(), [[0, 0, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(fj.prefix_sum(t, axis=()).numpy(), a)
+    b = np.random.default_rng(2).integers(0, 9, (3, 4, 5)).astype(np.int32)
+    want = np.cumsum(np.cumsum(b, axis=2), axis=0)
+    np.testing.assert_array_equal(fj.cumsum(TensorXi(b), axis=(0, -1)).numpy(), want)
