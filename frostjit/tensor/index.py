@@ -14,6 +14,8 @@ too many indices ``IndexError``, a Bool, float or other index ``TypeError``.
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from ..array import registry as array_registry
@@ -149,10 +151,22 @@ def _checked_int(k, dim, axis: int, who: str):
 
 
 def _slice(s: slice, dim):
-    """``(start, length, step)`` of a slice of an axis of length ``dim``.  The full slice keeps a
-    symbolic length symbolic (inside a frozen function); others read the length (a guard)."""
+    """``(start, length, step)`` of a slice of an axis of length ``dim``.
+
+    Inside a frozen function an axis that follows the batch size has a symbolic length: a slice
+    with step 1 (``t[1:]``, ``t[:-1]``, ``t[2:n]``) keeps start and length symbolic (its
+    comparisons become guards on relations, e.g. ``s0 > 1``); other slices read the length (a
+    guard on its exact value)."""
     if s.start is None and s.stop is None and s.step is None:
         return 0, dim, 1
+    if hasattr(dim, "__symbolic_size__") and s.step in (None, 1):
+        start = 0 if s.start is None else operator.index(s.start)
+        stop = dim if s.stop is None else operator.index(s.stop)
+        start = start + dim if start < 0 else start
+        stop = stop + dim if stop < 0 else stop
+        start = 0 if start < 0 else (dim if start > dim else start)
+        stop = 0 if stop < 0 else (dim if stop > dim else stop)
+        return start, (stop - start if stop > start else 0), 1
     start, stop, step = s.indices(int(dim))
     return start, len(range(start, stop, step)), step
 

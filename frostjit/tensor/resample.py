@@ -405,7 +405,7 @@ def _upsample_texture(tex, shape, scale_factor, who: str):
     if scale_factor is not None:
         if any(int(f) != f for f in scale_factor):
             raise TypeError(f"{who}: scale_factor must contain integer values")
-        new = tuple(int(d * f) for d, f in zip(res, scale_factor))
+        new = tuple(d * int(f) for d, f in zip(res, scale_factor))     # (d: symbolic in a frozen function)
     else:
         new = tuple(shape)[:D]
     if len(new) != D:

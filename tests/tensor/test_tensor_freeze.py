@@ -148,3 +148,33 @@ def test_textures_in_frozen_functions():
     tex = Texture2f(TensorXf(np.ones((4, 7, 2), np.float32)))
     lookup(tex, pos)
     assert lookup.n_recordings == 2             # another trailing resolution traces again
+
+
+def test_textures_as_outputs():
+    from frostjit.llvm import Texture2f
+
+    @fj.freeze
+    def f(tex):
+        return Texture2f(tex.tensor() * 2, wrap_mode=fj.WrapMode.Repeat), fj.upsample(tex, scale_factor=(2, 1))
+
+    for h in (3, 5, 9):
+        tex = Texture2f(TensorXf(np.arange(h * 8, dtype=np.float32).reshape(h, 4, 2)))
+        a, b = f(tex)
+        assert type(a) is Texture2f and a.shape == (h, 4, 2) and a.wrap_mode() is fj.WrapMode.Repeat
+        np.testing.assert_array_equal(a.tensor().numpy(), 2 * tex.tensor().numpy())
+        np.testing.assert_array_equal(b.tensor().numpy(), fj.upsample(tex, scale_factor=(2, 1)).tensor().numpy())
+    assert f.n_recordings == 1
+
+
+def test_slices_of_the_batch_axis_replay_at_new_batch_sizes():
+    def f(t):
+        return t[1:] - t[:-1], t[2:-3, 1], t[-4:], t[:5]
+
+    ff = fj.freeze(f)
+    for n in (9, 17, 40):
+        t = TensorXf64(np.random.default_rng(n).standard_normal((n, 2)))
+        _check_equal(ff(t), f(t))
+    assert ff.n_recordings == 1
+    t = TensorXf64(np.ones((3, 2)))                     # shorter than the slices: traced again
+    _check_equal(ff(t), f(t))
+
