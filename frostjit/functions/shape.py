@@ -25,8 +25,9 @@ def _flat(x, who):
 
 
 def _index_type(x, count: int):
-    """The index type for ``count`` lanes: ``UInt32``, or ``UInt64`` beyond 2**32."""
-    return registry.flat_type(x._backend, UInt32 if count <= 2**32 else UInt64)
+    """The index type for positions below ``count``: ``UInt32``, or ``UInt64`` beyond 2**31
+    (gathers and scatters with 32-bit indices reach 2**31 elements, see memory.py)."""
+    return registry.flat_type(x._backend, UInt32 if count <= 2**31 else UInt64)
 
 
 def _is_tensor(x) -> bool:
