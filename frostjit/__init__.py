@@ -50,6 +50,9 @@ from .traits import (
     uint64_array_t, reinterpret_array_t, replace_type_t, replace_shape_t, tensor_t, matrix_t,
 )
 from . import llvm
+from .tensor import (reshape, transpose, moveaxis, swapaxes, squeeze, expand_dims, concat, stack, split, matmul,
+                     resample, convolve, upsample, tensor_t, is_tensor_v, newaxis)
+from .texture import FilterMode, WrapMode
 from . import tree
 from .freeze import freeze, FreezeWarning, FreezeMismatchError
 from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_grad, clear_grad, detach,

@@ -60,7 +60,7 @@ def enable_grad(*args) -> None:
     """
     allowed = graph.grad_allowed()
     for arg in args:
-        if isinstance(arg, (ArrayBase, VectorBase)):
+        if isinstance(arg, (ArrayBase, VectorBase)) or getattr(type(arg), "IsTensor", False):
             arrays = leaves(arg)
             for a in arrays:
                 if not _differentiable(a):
@@ -283,7 +283,7 @@ def _starts(arg, who: str, flags, seed: bool) -> list:
     (``backward_from``/``forward_from``): only if no array in ``arg`` has a gradient yet, so
     ``set_grad(b, 1000); backward_from(b)`` propagates 1000 (Dr.Jit's rule).
     """
-    if not isinstance(arg, (ArrayBase, VectorBase)):
+    if not isinstance(arg, (ArrayBase, VectorBase)) and not getattr(type(arg), "IsTensor", False):
         raise TypeError(f"{who}(): expected a frostjit array, got {type(arg).__name__}")
     verts = {}
     for a in leaves(arg):

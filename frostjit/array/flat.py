@@ -44,6 +44,7 @@ class ArrayBase:
     _is_ad = False
     IsJIT = True
     IsVector = False
+    IsTensor = False    # (a class attribute: the engine's "is it a tensor" checks never raise)
     Depth = 1
 
     # -- construction ---------------------------------------------------
@@ -351,6 +352,8 @@ def _binary_operator(op: str, reflected: bool):
         except KeyError:
             rule = _fast_rule(op, type(self), kind, rules)
         if rule is None or self._ad is not None:
+            if rule is None and getattr(kind, "IsTensor", False):
+                return NotImplemented       # a tensor's own operator broadcasts (frostjit/tensor)
             return apply(op, other, self) if reflected else apply(op, self, other)
         if kind is float or kind is int:
             if kind is int and not rule.lo <= other <= rule.hi:

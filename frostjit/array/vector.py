@@ -22,6 +22,7 @@ class VectorBase:
     _n = 0
     IsJIT = True
     IsVector = True
+    IsTensor = False
     Depth = 2
 
     def __init__(self, *args):

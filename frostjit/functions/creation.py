@@ -15,6 +15,12 @@ from ..trace.state import state
 
 
 
+def _is_tensor_type(dtype) -> bool:
+    """A tensor type (frostjit/tensor sits above this module: its classes carry the hooks)."""
+    return isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) \
+        and getattr(dtype, "IsTensor", False)
+
+
 def _check_type(who, dtype):
     if not (isinstance(dtype, type) and issubclass(dtype, (ArrayBase, VectorBase))):
         raise TypeError(f"{who}(): 'dtype' must be a frostjit array type (e.g. Float), got {dtype!r}")
@@ -58,7 +64,10 @@ def _sized_literal(who, dtype, value, size):
 
 
 def full(dtype, value, shape=1):
-    """An array of ``shape`` elements all equal to ``value`` (a literal: no memory until needed)."""
+    """An array of ``shape`` elements all equal to ``value`` (a literal: no memory until needed).
+    For a tensor type, ``shape`` is the tensor's shape (an int or a sequence of ints)."""
+    if _is_tensor_type(dtype):
+        return dtype._fj_full(value, shape)
     _check_type("full", dtype)
     size = _check_size("full", shape, dtype)
     if issubclass(dtype, VectorBase):
@@ -78,6 +87,8 @@ def ones(dtype, shape=1):
 
 def empty(dtype, shape=1):
     """An uninitialized array (its contents are unspecified until written)."""
+    if _is_tensor_type(dtype):
+        return dtype._fj_empty(shape)
     _check_type("empty", dtype)
     size = _check_size("empty", shape, dtype)
     if issubclass(dtype, VectorBase):
@@ -128,6 +139,8 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
     OverflowError
         A value outside an integer type's range (``arange(UInt32, -3, 1)``).
     """
+    if _is_tensor_type(dtype):
+        return dtype._fj_arange(start, stop, step, size=size)
     _check_type("arange", dtype)
     if issubclass(dtype, VectorBase):
         raise TypeError(f"arange(): expects a 1-D array type such as UInt32 or Float, got {dtype.__name__}")
@@ -205,6 +218,8 @@ def linspace(dtype, start, stop, num, endpoint=True):
     endpoint : bool
         Include ``stop`` (divide the interval into ``num - 1`` steps) or not (``num`` steps).
     """
+    if _is_tensor_type(dtype):
+        return dtype._fj_linspace(start, stop, num, endpoint)
     _check_type("linspace", dtype)
     if not issubclass(dtype, ArrayBase) or not dtype._vt.is_float:
         raise TypeError(f"linspace(): 'dtype' must be a 1-D floating point type such as Float, got "

@@ -36,8 +36,8 @@ def squared_norm(v, axis=..., mode=None, keepdims=False):
     """Squared 2-norm: ``dot(v, v)`` by default (lane by lane for a static vector, over the
     elements of a 1-D array), else ``sum(v * v, axis, mode, keepdims)`` (see :func:`frostjit.sum`).
     """
-    if axis is ... and mode is None and not keepdims:
-        return dot(v, v)
+    if axis is ... and mode is None and not keepdims and not getattr(type(v), "IsTensor", False):
+        return dot(v, v)        # (a tensor: the sum over every axis, below)
     sq = [x * x for x in v] if not _jit(v) and not isinstance(v, (int, float, np.number)) else v * v
     return fsum(sq, axis=axis, mode=mode, keepdims=keepdims)
 

@@ -23,7 +23,17 @@ def _py(op: str):
 
 
 def _jit(x) -> bool:
-    return isinstance(x, (ArrayBase, VectorBase))
+    return isinstance(x, (ArrayBase, VectorBase)) or getattr(type(x), "IsTensor", False)
+
+
+def _tensor(*xs):
+    """The first tensor among ``xs``, else None.  Tensors (frostjit/tensor, which sits above this
+    module) broadcast NumPy-style: ``t._fj_map(fn, *xs)`` applies ``fn`` to the flat arrays."""
+    for x in xs:
+        # the common operands first: a failed getattr raises (and catches) an AttributeError
+        if not isinstance(x, _NO_TENSOR) and getattr(type(x), "IsTensor", False):
+            return x
+    return None
 
 
 def _unary(op: str, x):
@@ -33,6 +43,8 @@ def _unary(op: str, x):
         return apply_vector(op, x)
     if isinstance(x, (int, float, np.number)):
         return _py(op)(x)
+    if _tensor(x) is not None:
+        return x._fj_map(lambda a: apply(op, a), x, who=f"frostjit.{op}()")
     raise TypeError(f"frostjit.{op}(): unsupported argument type {type(x).__name__}")
 
 
@@ -119,6 +131,8 @@ def atan2(y, x):
 
 
 def _binary(op, a, b):
+    if not (isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) and _tensor(a, b) is not None:
+        return _tensor(a, b)._fj_map(lambda x, y: apply(op, x, y), a, b, who=f"frostjit.{op}()")
     if isinstance(a, VectorBase) or isinstance(b, VectorBase):
         return apply_vector(op, a, b)
     return apply(op, a, b)
@@ -166,6 +180,8 @@ def isfinite(x):
 
 
 def _float_test(op, x):
+    if _tensor(x) is not None:
+        return x._fj_map(lambda a: _float_test(op, a), x, who=f"frostjit.{op}()")
     if _integral(x):
         # Integers are finite and never NaN: a constant, of x's size.
         value = op == "isfinite"
@@ -235,6 +251,9 @@ def fma(a, b, c):
     """Fused multiply-add ``a * b + c`` with a single rounding."""
     if not (_jit(a) or _jit(b) or _jit(c)):
         return _py("fma")(a, b, c)
+    if not (isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR) and isinstance(c, _NO_TENSOR)) \
+            and _tensor(a, b, c) is not None:
+        return _tensor(a, b, c)._fj_map(fma, a, b, c, who="frostjit.fma()")
     if any(isinstance(v, VectorBase) for v in (a, b, c)):
         return apply_vector("fma", a, b, c)
     return apply("fma", a, b, c)
@@ -254,6 +273,9 @@ def select(condition, a, b):
     """
     if isinstance(condition, (bool, np.bool_)):
         return a if condition else b
+    if not (isinstance(condition, _NO_TENSOR) and isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) \
+            and _tensor(condition, a, b) is not None:
+        return _tensor(condition, a, b)._fj_map(_select, condition, a, b, who="frostjit.select()")
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     return _select(condition, a, b)
@@ -279,6 +301,7 @@ def _select_leaf(condition, x, y):
 
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_NO_TENSOR = (ArrayBase, VectorBase) + _NUMBERS
 _JIT_OR_NUMBER = (ArrayBase, VectorBase) + _NUMBERS      # what select() takes without walking a PyTree
 
 
@@ -287,6 +310,8 @@ def reinterpret_array(dtype, value):
     if isinstance(value, VectorBase):
         comps = [reinterpret_array(dtype._elem, c) for c in value]
         return dtype._from_components(comps)
+    if _tensor(value) is not None:
+        return dtype._from_array(reinterpret_array(dtype._array_type, value.array), value.shape)
     if not isinstance(value, ArrayBase):
         raise TypeError(f"reinterpret_array(): expected a JIT array, got {type(value).__name__}")
     node = ops.bitcast(value._node, dtype._vt)
@@ -311,6 +336,9 @@ def _grad_safe(f, x):
         return type(x)._from_components([f(c) for c in x._c])
     if isinstance(x, ArrayBase) and x._is_ad and x._vt.is_float:
         return f(x)
+    if _tensor(x) is not None:          # element-wise: the same function on the flat array
+        r = _grad_safe(f, x.array)
+        return None if r is None else x._fj_map(lambda a: r, x)
     return None
 
 

@@ -122,6 +122,11 @@ def gather(dtype, source, index, active=True):
     [30, 10]
     >>> fj.gather(dict, {"p": Array3f(...), "w": Float(...)}, UInt32(2, 0))   # a dict of two gathers
     """
+    if (not isinstance(source, (ArrayBase, VectorBase)) and getattr(type(source), "IsTensor", False)) or \
+            (isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase))
+             and getattr(dtype, "IsTensor", False)):
+        raise TypeError("gather(): tensors are not supported (as in Dr.Jit): index the tensor (t[index], "
+                        "t[:, index]) or gather from its flat array t.array")
     if isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) \
             and node_type(dtype).kind is not Kind.VALUE:
         return _gather_tree(dtype, source, index, active)
@@ -201,6 +206,9 @@ def _prepare_target(target: ArrayBase) -> Node:
 
 
 def _scatter(who: str, reduce_op, target, value, index, active) -> None:
+    if not isinstance(target, (ArrayBase, VectorBase)) and getattr(type(target), "IsTensor", False):
+        raise TypeError(f"{who}(): tensors are not supported (as in Dr.Jit): assign to a slice "
+                        "(t[index] = value) or scatter into the tensor's flat array t.array")
     if not isinstance(target, (ArrayBase, VectorBase)) and node_type(type(target)).kind is not Kind.VALUE:
         _scatter_tree(who, reduce_op, target, value, index, active)
         return

@@ -215,6 +215,8 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         _check_options(name, value, frozenset(), mode, keepdims)
         check(value)
         return leaf(value)
+    if getattr(type(value), "IsTensor", False):     # tensors reduce every axis by default (Dr.Jit)
+        return value._fj_reduce(op, name, axis, mode, keepdims, leaf, check)
     try:
         items = list(value)
     except TypeError:
@@ -283,6 +285,8 @@ def mean(value, axis=..., mode=None, keepdims=False):
     (NaN for an empty array).  Integer input gives a ``Float`` result.
     """
     from .evaluation import width
+    if not isinstance(value, (ArrayBase, VectorBase)) and getattr(type(value), "IsTensor", False):
+        return value._fj_mean(axis, mode, keepdims)
     total = _reduce("add", "mean", value, axis, mode, keepdims)
     if isinstance(value, ArrayBase):
         return total / width(value) if _axes("mean", value, axis, 1) else total
@@ -312,8 +316,8 @@ def dot(a, b):
             raise TypeError(f"dot(): needs two static vectors of one size, got {type(a).__name__} "
                             f"and {type(b).__name__}")
         return _dot_items(list(a), list(b))
-    if _is_jit(a) or _is_jit(b):
-        return sum(a * b)
+    if _is_jit(a) or _is_jit(b) or getattr(type(a), "IsTensor", False) or getattr(type(b), "IsTensor", False):
+        return sum(a * b, axis=0)       # tensors: over the outermost axis, as Dr.Jit
     numbers = (int, float, np.number)
     if isinstance(a, numbers) or isinstance(b, numbers):
         if not (isinstance(a, numbers) and isinstance(b, numbers)):
@@ -400,6 +404,8 @@ def cumsum(value, axis=0, reverse=False):
 
 
 def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
+    if not isinstance(value, (ArrayBase, VectorBase)) and getattr(type(value), "IsTensor", False):
+        return value._fj_scan(name, axis, reverse, exclusive)      # (also a tuple of axes)
     if axis is None or isinstance(axis, tuple):
         raise TypeError(f"frostjit.{name}(): 'axis' must be a single int, got {axis!r}")
     if isinstance(value, VectorBase):

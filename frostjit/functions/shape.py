@@ -25,13 +25,19 @@ def _flat(x, who):
 
 
 def _index_type(x, count: int):
-    """The index type for ``count`` lanes: ``UInt32``, or ``UInt64`` beyond 2**32."""
-    return registry.flat_type(x._backend, UInt32 if count <= 2**32 else UInt64)
+    """The index type for positions below ``count``: ``UInt32``, or ``UInt64`` beyond 2**31
+    (gathers and scatters with 32-bit indices reach 2**31 elements, see memory.py)."""
+    return registry.flat_type(x._backend, UInt32 if count <= 2**31 else UInt64)
+
+
+def _is_tensor(x) -> bool:
+    """A tensor (frostjit/tensor sits above this module; its classes carry the hooks used here)."""
+    return not isinstance(x, (ArrayBase, VectorBase)) and getattr(type(x), "IsTensor", False)
 
 
 def shape(x) -> tuple:
-    """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors."""
-    if isinstance(x, (ArrayBase, VectorBase)):
+    """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors, a tensor's shape."""
+    if isinstance(x, (ArrayBase, VectorBase)) or _is_tensor(x):
         return x.shape
     raise TypeError(f"shape(): expects a frostjit array, got {type(x).__name__}")
 
@@ -50,6 +56,8 @@ def ravel(x, order: str = "A"):
     by_component = _order("ravel", order)
     if isinstance(x, ArrayBase):
         return x
+    if _is_tensor(x):
+        return x._fj_ravel()
     if not isinstance(x, VectorBase):
         raise TypeError(f"ravel(): expects a frostjit array, got {type(x).__name__}")
     from .memory import scatter
@@ -101,6 +109,8 @@ def tile(x, count: int):
     are kept), as in Dr.Jit.
     """
     count = _count("tile", count, "reps")
+    if _is_tensor(x):
+        return x._fj_tile(count)        # along the last axis, as numpy.tile
     if not isinstance(x, ArrayBase):
         return transform(x, lambda a: _tile(a, count), who="tile", root="x")
     return _tile(x, count)
@@ -120,6 +130,8 @@ def repeat(x, count: int):
     are kept), as in Dr.Jit.
     """
     count = _count("repeat", count, "repeats")
+    if _is_tensor(x):
+        return x._fj_repeat(count)      # the flattened elements, as numpy.repeat without an axis
     if not isinstance(x, ArrayBase):
         return transform(x, lambda a: _repeat(a, count), who="repeat", root="x")
     return _repeat(x, count)
@@ -139,6 +151,8 @@ def reverse(x, axis: int = 0):
         raise ValueError(f"reverse(): only axis=0 is supported, got axis={axis!r}")
     if isinstance(x, VectorBase):
         return type(x)._from_components(list(x)[::-1])
+    if _is_tensor(x):
+        return x[::-1]                  # its outermost axis
     if isinstance(x, (list, tuple)):
         return type(x)(x[::-1])
     x = _flat(x, "reverse")

@@ -4,10 +4,14 @@
 """
 from ..trace.state import JitBackend as _JitBackend
 from ..array.types import make_types as _make_types
+from ..tensor.types import make_types as _make_tensor_types
+from ..texture.types import make_types as _make_texture_types
 
 globals().update(_make_types(_JitBackend.LLVM, __name__, ad=False))
 from ..random.classes import make_rng_types as _make_rng_types  # noqa: E402  (PCG32, Philox4x32)
 globals().update(_make_rng_types(_JitBackend.LLVM, __name__, ad=False))
+globals().update(_make_tensor_types(_JitBackend.LLVM, __name__, ad=False))
+globals().update(_make_texture_types(_JitBackend.LLVM, __name__, ad=False))
 
 __all__ = [n for n in dir() if not n.startswith("_")]
 

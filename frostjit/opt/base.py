@@ -42,7 +42,8 @@ LearningRate = Union[float, ArrayBase]
 def check_param(who: str, key, value):
     """The first 1-D array of a parameter: a differentiable float array or static vector (as in
     Dr.Jit, a PyTree is not a parameter: register its arrays one by one)."""
-    comps = leaves(value) if isinstance(value, (ArrayBase, VectorBase)) else None
+    comps = leaves(value) if isinstance(value, (ArrayBase, VectorBase)) or getattr(type(value), "IsTensor", False) \
+        else None
     if not comps or not all(c._is_ad and c._vt.is_float for c in comps):
         raise TypeError(f"{who}[{key!r}] = ...: expected a differentiable floating point array "
                         f"(a type from frostjit.llvm.ad), got {type(value).__name__}")

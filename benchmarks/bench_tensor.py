@@ -1,0 +1,263 @@
+"""Tensor and texture benchmark: frostjit beside Dr.Jit and NumPy in one run.
+
+    python benchmarks/bench_tensor.py [--quick] [--systems frostjit,drjit,numpy] [--threads N] [--json out.json]
+
+Workloads (each system in its own subprocess: this script re-runs itself with ``--child``):
+
+* ``lookup``: 1e6 bilinear ``Texture2f`` lookups (random positions) into a 1024 x 1024
+  one-channel texture, evaluated (median ms per call, tracing included);
+* ``lookup+backward``: the same lookups with the texture's tensor grad-enabled, then the
+  backward pass into it (``backward(out)``) and the gradient evaluated;
+* ``sum axis 0`` / ``sum axis 1``: ``sum(t, axis=k)`` of an evaluated 4096 x 4096 float
+  tensor, evaluated.
+
+NumPy: the same bilinear filter with fancy indexing (its backward with ``bincount``) and
+``ndarray.sum(axis=k)``.  Target: frostjit <= Dr.Jit.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _harness as H  # noqa: E402
+import _workloads  # noqa: E402
+
+SYSTEMS = ["frostjit", "drjit", "numpy"]
+WORKLOADS = ["lookup", "lookup+backward", "sum axis 0", "sum axis 1"]
+RES, LOOKUPS, SIDE = 1024, 1_000_000, 4096
+
+
+def _inputs():
+    import numpy as np
+    rng = np.random.default_rng(7)
+    tex = rng.random((RES, RES, 1), dtype=np.float32)
+    pos = rng.random((2, LOOKUPS), dtype=np.float32)
+    big = rng.random((SIDE, SIDE), dtype=np.float32)
+    return tex, pos, big
+
+
+def _median_ms(fn, warmup: int, repeats: int) -> tuple[float, float, object]:
+    """(median wall ms, median CPU ms of the whole process: every thread's work counts, which
+    is less sensitive to other load on the machine than wall time, result)."""
+    out = None
+    for _ in range(warmup):
+        out = fn()
+    ts, cs = [], []
+    for _ in range(repeats):
+        c0, t0 = time.process_time(), time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t0)
+        cs.append(time.process_time() - c0)
+    return statistics.median(ts) * 1e3, statistics.median(cs) * 1e3, out
+
+
+# ----------------------------------------------------------------- child side
+def child(system: str, params: dict) -> dict:
+    import numpy as np
+    tex_np, pos_np, big_np = _inputs()
+    warmup, repeats = params["warmup"], params["repeats"]
+    out = {}
+    if system == "numpy":
+        return _child_numpy(tex_np, pos_np, big_np, warmup, repeats)
+    if system == "drjit":
+        import drjit as dr
+        import drjit.llvm.ad as T
+    else:
+        import frostjit as dr
+        import frostjit.llvm.ad as T
+    _workloads.apply_threads(system, params.get("threads"))
+    out["version"] = getattr(dr, "__version__", "?")
+    out["threads"] = _workloads.thread_count(system, dr)
+    pos = T.Array2f(T.Float(pos_np[0]), T.Float(pos_np[1]))
+    tensor = T.TensorXf(tex_np)
+    big = T.TensorXf(big_np)
+    dr.eval(pos, tensor, big)
+    tex = T.Texture2f(tensor)
+
+    def lookup():
+        v = tex.eval(pos)[0]
+        dr.eval(v)
+        _workloads.sync(dr)         # Dr.Jit launches asynchronously
+        return v
+
+    def backward():
+        param = T.TensorXf(tensor)
+        dr.enable_grad(param)
+        tex.set_tensor(param)
+        v = tex.eval(pos)[0]
+        dr.backward(v)
+        g = dr.grad(param)
+        dr.eval(g)
+        _workloads.sync(dr)
+        return g
+
+    def reducer(axis):
+        def run():
+            r = dr.sum(big, axis=axis)
+            dr.eval(r)
+            _workloads.sync(dr)
+            return r
+        return run
+
+    for name, fn in (("lookup", lookup), ("lookup+backward", backward), ("sum axis 0", reducer(0)),
+                     ("sum axis 1", reducer(1))):
+        try:
+            ms, cpu, r = _median_ms(fn, warmup, repeats)
+            out[name] = {"status": "ok", "ms": ms, "cpu_ms": cpu,
+                         "checksum": float(np.asarray(r.numpy(), np.float64).sum())}
+        except Exception as e:  # noqa: BLE001  (a failing workload is reported, not fatal)
+            out[name] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
+    return out
+
+
+def _bilinear_numpy(tex, pos):
+    import numpy as np
+    res = np.array([tex.shape[1], tex.shape[0]], np.float32)
+    x = pos * res[:, None] - np.float32(0.5)
+    i0 = np.floor(x)
+    w1 = x - i0
+    i0 = i0.astype(np.int64)
+    ix = [np.clip(i0[0] + k, 0, tex.shape[1] - 1) for k in (0, 1)]
+    iy = [np.clip(i0[1] + k, 0, tex.shape[0] - 1) for k in (0, 1)]
+    wx = [1 - w1[0], w1[0]]
+    wy = [1 - w1[1], w1[1]]
+    return ix, iy, wx, wy
+
+
+def _child_numpy(tex, pos, big, warmup, repeats) -> dict:
+    import numpy as np
+    out = {"version": np.__version__}
+    flat = tex[..., 0]
+
+    def lookup():
+        ix, iy, wx, wy = _bilinear_numpy(tex, pos)
+        return sum(wx[a] * wy[b] * flat[iy[b], ix[a]] for a in (0, 1) for b in (0, 1))
+
+    def backward():
+        ix, iy, wx, wy = _bilinear_numpy(tex, pos)
+        v = sum(wx[a] * wy[b] * flat[iy[b], ix[a]] for a in (0, 1) for b in (0, 1))   # the forward pass
+        g = np.zeros(flat.size)
+        for a in (0, 1):
+            for b in (0, 1):
+                g += np.bincount(iy[b] * flat.shape[1] + ix[a], weights=wx[a] * wy[b], minlength=flat.size)
+        return g.astype(np.float32) + 0 * v.sum()
+
+    for name, fn in (("lookup", lookup), ("lookup+backward", backward), ("sum axis 0", lambda: big.sum(axis=0)),
+                     ("sum axis 1", lambda: big.sum(axis=1))):
+        ms, cpu, r = _median_ms(fn, warmup, repeats)
+        out[name] = {"status": "ok", "ms": ms, "cpu_ms": cpu, "checksum": float(np.asarray(r, np.float64).sum())}
+    return out
+
+
+# ----------------------------------------------------------------- driver side
+def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           env=H.child_env(system, H.thread_env(system, params.get("threads"))), cwd=str(H.REPO))
+    except subprocess.TimeoutExpired:
+        return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith(H.RESULT_MARK):
+            return json.loads(line[len(H.RESULT_MARK):])
+    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+
+
+def report(res: dict, systems: list) -> None:
+    def ms(system, name, key="ms"):
+        r = res.get(system, {}).get(name)
+        return r.get(key) if isinstance(r, dict) and r.get("status") == "ok" else None
+
+    def cell(system, name):
+        r = res.get(system, {})
+        if r.get("status") == "n/a":
+            return "n/a"
+        w = r.get(name)
+        if not isinstance(w, dict):
+            return "error" if r.get("status") == "error" else "n/a"
+        return f"{H.fmt(w['ms'])} / {H.fmt(w['cpu_ms'])}" if w.get("status") == "ok" else "error"
+
+    header = ["workload"] + [f"{s} (ms wall / CPU)" for s in systems]
+    if "drjit" in systems:
+        header.append("fj / drjit (wall, CPU)")
+    if "numpy" in systems:
+        header.append("numpy / fj")
+    rows = []
+    for name in WORKLOADS:
+        row = [name] + [cell(s, name) for s in systems]
+        if "drjit" in systems:
+            row.append(H.fmt_ratio(H.ratio(ms("frostjit", name), ms("drjit", name))) + ", "
+                       + H.fmt_ratio(H.ratio(ms("frostjit", name, "cpu_ms"), ms("drjit", name, "cpu_ms"))))
+        if "numpy" in systems:
+            row.append(H.fmt_ratio(H.ratio(ms("numpy", name), ms("frostjit", name))))
+        rows.append(row)
+    print(f"tensors and textures: 1e6 bilinear lookups into a {RES}x{RES} Texture2f; sum over an axis of a "
+          f"{SIDE}x{SIDE} TensorXf (median per call; CPU: of every thread of the process)")
+    print(H.table(header, rows))
+    if "drjit" in systems:
+        for name in WORKLOADS:
+            r = H.ratio(ms("frostjit", name), ms("drjit", name))
+            c = H.ratio(ms("frostjit", name, "cpu_ms"), ms("drjit", name, "cpu_ms"))
+            print(f"  target: {name}: frostjit <= drjit: wall {H.fmt_ratio(r)} {H.check(r, '<=', 1.0)}, "
+                  f"CPU {H.fmt_ratio(c)} {H.check(c, '<=', 1.0)}")
+    sums = {name: {s: res.get(s, {}).get(name, {}).get("checksum") for s in systems} for name in WORKLOADS}
+    print("checksums (sum of the results; the systems should agree to float32 rounding):")
+    for name, cs in sums.items():
+        print(f"  {name}: " + ", ".join(f"{s} {v:.6g}" if isinstance(v, float) else f"{s} n/a" for s, v in cs.items()))
+    for s in systems:
+        r = res.get(s, {})
+        if r.get("status") in ("error", "n/a") and r.get("reason"):
+            print(f"  note: {s}: {r['reason']}")
+        for name in WORKLOADS:
+            w = r.get(name)
+            if isinstance(w, dict) and w.get("status") == "error":
+                print(f"  note: {s} {name}: {w.get('reason')}")
+
+
+def parser(prog: str = "bench_tensor.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench tensor`` shows it with ``--help``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (3 instead of 15)")
+    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
+                    help="comma list from frostjit,drjit,numpy (default: all)")
+    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--json", default=None, help="also write the raw results to this file")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    return ap
+
+
+def main(argv=None, prog: str = "bench_tensor.py") -> int:
+    a = parser(prog).parse_args(argv)
+    if a.child:
+        params = json.loads(a.params)
+        try:
+            res = {"status": "ok", **child(a.child, params)}
+        except _workloads.NotAvailable as e:
+            res = {"status": "n/a", "reason": str(e)}
+        except ImportError as e:
+            res = {"status": "n/a", "reason": f"{type(e).__name__}: {e}"}
+        except Exception as e:  # noqa: BLE001
+            res = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
+        print(H.RESULT_MARK + json.dumps(res, default=float), flush=True)
+        return 0
+    params = {"warmup": 2, "repeats": 3 if a.quick else 15, "threads": a.threads}
+    res = {s: run_child(s, params) for s in a.systems}
+    report(res, a.systems)
+    if a.json:
+        os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
+        with open(a.json, "w") as f:
+            json.dump(res, f, indent=1, default=float)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

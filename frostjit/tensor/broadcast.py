@@ -1,0 +1,108 @@
+"""Element-wise operations on tensors with NumPy's broadcasting rules.
+
+:func:`elementwise` applies a function of 1-D arrays (an operator, ``fj.sin``, ``fj.select``,
+...) to tensors, 1-D arrays and Python scalars: the shapes broadcast as in NumPy (a 1-D array
+of size ``n`` is a tensor of shape ``(n,)``, as in Dr.Jit), each operand whose shape differs
+from the result's is expanded by a lazy gather over index arithmetic (fused into the
+consumer's kernel), and the function runs on the flat arrays.  Same-shape operands and
+single elements need no gather (the flat engine broadcasts size 1 by itself).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..array import registry as array_registry
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+from ..functions.evaluation import width
+from ..trace.dtypes import from_numpy_dtype
+from . import registry
+from .base import TensorBase, size_of
+from .view import c_strides, strided
+
+_PY_SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def broadcast_shapes(who: str, *shapes) -> tuple:
+    """The broadcast of ``shapes`` (NumPy's rule: align at the right, 1 stretches); ``ValueError``
+    naming the shapes when they are incompatible."""
+    nd = max((len(s) for s in shapes), default=0)
+    out = []
+    for k in range(nd):
+        d = 1
+        for s in shapes:
+            j = k - (nd - len(s))
+            if j < 0:
+                continue
+            e = s[j]
+            if e == 1:
+                continue
+            if d == 1:
+                d = e
+            elif e != d:
+                raise ValueError(f"{who}: operands have incompatible shapes: "
+                                 + " and ".join(str(tuple(s)) for s in shapes))
+        out.append(d)
+    return tuple(out)
+
+
+def expand(array: ArrayBase, shape: tuple, out_shape: tuple) -> ArrayBase:
+    """``array`` (the elements of a tensor of ``shape`` in C order) broadcast to ``out_shape``:
+    a strided view (:mod:`.view`) whose stretched axes have stride 0, so ``(2, 3) + (3,)``
+    reads ``i % 3`` and ``(2, 1) + (2, 3)`` reads ``i // 3``."""
+    shape = (1,) * (len(out_shape) - len(shape)) + tuple(shape)
+    strides = tuple(0 if (s == 1 and o != 1) else st for s, o, st in zip(shape, out_shape, c_strides(shape)))
+    return strided(array, out_shape, strides)
+
+
+def _operand(x, backend, who: str):
+    """``(flat value, shape)`` of one operand: arrays with their shape, scalars with ``None``."""
+    if isinstance(x, TensorBase):
+        return x._array, x.shape
+    if isinstance(x, ArrayBase):
+        return x, (width(x),)
+    if isinstance(x, _PY_SCALARS) or hasattr(x, "__symbolic_size__"):
+        return x, None
+    if isinstance(x, np.ndarray):
+        cls = array_registry.flat_type(backend, from_numpy_dtype(x.dtype))
+        return cls(np.ascontiguousarray(x).reshape(-1)), x.shape
+    if isinstance(x, VectorBase):
+        raise TypeError(f"{who}: cannot combine a tensor with a static vector ({type(x).__name__}); "
+                        "convert it first, e.g. TensorXf(v)")
+    raise TypeError(f"{who}: unsupported operand type {type(x).__name__}")
+
+
+def elementwise(fn, *operands, who: str = "frostjit"):
+    """``fn`` applied to the broadcast flat arrays of ``operands``, as a tensor.
+
+    Parameters
+    ----------
+    fn : callable
+        Takes one flat array (or Python scalar) per operand and returns a flat array.
+    *operands : tensors, 1-D arrays, NumPy arrays or Python scalars
+        At least one is a tensor.
+    who : str
+        The operation, for error messages.
+
+    Returns
+    -------
+    A tensor of the broadcast shape, of the tensor type matching ``fn``'s result.
+    """
+    backend = next(x._array._backend for x in operands if isinstance(x, TensorBase))
+    parts = [_operand(x, backend, who) for x in operands]
+    shapes = [s for _, s in parts if s is not None]
+    first = shapes[0]
+    same = True
+    for s in shapes[1:]:
+        if s is not first and s != first:
+            same = False
+            break
+    out_shape = first if same else broadcast_shapes(who, *shapes)
+    if same:
+        flat = [v for v, _ in parts]
+    else:
+        total = size_of(out_shape)
+        flat = [v if s is None or s == out_shape or size_of(s) == total or size_of(s) == 1
+                else expand(v, s, out_shape) for v, s in parts]
+    result = fn(*flat)
+    return registry.tensor_of(type(result))._from_array(result, out_shape)

@@ -1,0 +1,151 @@
+"""The tensor classes' behaviour: operators, indexing, matrix products, and the hooks through
+which ``fj.*`` functions reach tensors.
+
+``TensorXf`` and its siblings (:mod:`frostjit.tensor.types`) derive from :class:`Tensor`.
+Arithmetic broadcasts as in NumPy (:mod:`.broadcast`); indexing follows NumPy's basic and
+advanced rules (:mod:`.index`); ``@`` is :func:`frostjit.matmul`.
+
+The engine's functions (``fj.sin``, ``fj.sum``, ``fj.zeros``, ...) live below this package and
+do not import it; they recognise a tensor by ``IsTensor`` and call the hooks here:
+``_fj_map(fn, *operands)`` (element-wise), ``_fj_reduce`` / ``_fj_scan`` (reductions and
+prefix sums over axes) and the class methods ``_fj_full`` / ``_fj_empty`` / ``_fj_arange``
+/ ``_fj_linspace`` (creation with a shape).
+"""
+from __future__ import annotations
+
+from ..ad import api as ad
+from ..array.flat import apply
+from ..functions.evaluation import width
+from . import creation, index, reduce
+from .axes import transpose, swapaxes
+from .base import TensorBase, handle
+from .broadcast import elementwise, expand
+from .matmul import matmul
+
+
+def _binary(op: str, reflected: bool = False):
+    name = f"__{'r' if reflected else ''}{op}__"
+
+    def operator(self, other):
+        if reflected:
+            return elementwise(lambda a, b: apply(op, b, a), self, other, who=f"{type(self).__name__}.{name}()")
+        return elementwise(lambda a, b: apply(op, a, b), self, other, who=f"{type(self).__name__}.{name}()")
+    operator.__name__ = name
+    return operator
+
+
+_OPERATORS = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
+              "mod": "mod", "pow": "pow", "and": "and", "or": "or", "xor": "xor", "lshift": "shl",
+              "rshift": "shr"}
+
+
+class Tensor(TensorBase):
+    """Base class of the concrete tensor types (see :class:`~.base.TensorBase` for the data)."""
+
+    __slots__ = ()
+
+    # -- hooks for frostjit.functions ---------------------------------------------
+    _fj_map = staticmethod(elementwise)
+
+    def _fj_reduce(self, op, name, axis, mode, keepdims, leaf, check):
+        return reduce.reduce(op, name, self, axis, mode, keepdims, leaf, check)
+
+    def _fj_scan(self, name, axis, reverse, exclusive):
+        return reduce.scan(name, self, axis, reverse, exclusive)
+
+    def _fj_mean(self, axis, mode, keepdims):
+        return reduce.mean(self, axis, mode, keepdims)
+
+    def _fj_ravel(self):
+        return handle(self._array)
+
+    def _fj_tile(self, count: int):
+        """``numpy.tile(t, count)``: ``count`` copies along the last axis (a 0-d tensor: 1-D)."""
+        s = self.shape or (1,)
+        out = s[:-1] + (s[-1] * count,)
+        return type(self)._from_array(expand(self._array, s[:-1] + (1, s[-1]), s[:-1] + (count, s[-1])), out)
+
+    def _fj_repeat(self, count: int):
+        """``numpy.repeat(t, count)``: each element ``count`` times, flattened."""
+        n = width(self._array)
+        return type(self)._from_array(expand(self._array, (n, 1), (n, count)), (n * count,))
+
+    _fj_full = classmethod(creation.full)
+    _fj_empty = classmethod(creation.empty)
+    _fj_arange = classmethod(creation.arange)
+    _fj_linspace = classmethod(creation.linspace)
+
+    # -- operators ------------------------------------------------------------------
+    def _unary(self, op: str):
+        return elementwise(lambda a: apply(op, a), self, who=f"{type(self).__name__}")
+
+    def __neg__(self):
+        return self._unary("neg")
+
+    def __invert__(self):
+        return self._unary("not")
+
+    def __abs__(self):
+        return self._unary("abs")
+
+    def __pos__(self):
+        return self
+
+    def _inplace(self, op: str, other):
+        r = elementwise(lambda a, b: apply(op, a, b), self, other, who=f"{type(self).__name__} (in place)")
+        if r.shape != self.shape:           # (not _shape: inside a frozen function shape is symbolic)
+            raise ValueError(f"{type(self).__name__}: an in-place operation cannot change the shape "
+                             f"{self.shape} to {r.shape}")
+        a = r._array
+        if type(a) is not self._array_type:
+            a = self._array_type(a)
+        self._array = a         # a new array: other tensors sharing the old value keep it
+        return self
+
+    def __matmul__(self, other):
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul(other, self)
+
+    # -- indexing -----------------------------------------------------------------------
+    def __getitem__(self, key):
+        return index.getitem(self, key)
+
+    def __setitem__(self, key, value) -> None:
+        index.setitem(self, key, value)
+
+    def __iter__(self):
+        for k in range(len(self)):
+            yield self[k]
+
+    # -- views of the axes ------------------------------------------------------------
+    @property
+    def T(self):
+        """The tensor with its axes reversed (:func:`frostjit.transpose`)."""
+        return transpose(self)
+
+    @property
+    def mT(self):
+        """The tensor with its last two axes swapped (a batch of transposed matrices)."""
+        if self.ndim < 2:
+            raise ValueError(f"{type(self).__name__}.mT: needs at least 2 dimensions, got shape {self.shape}")
+        return swapaxes(self, -1, -2)
+
+    @property
+    def grad(self):
+        """The gradient (a tensor of this shape; zeros where nothing reached it)."""
+        return ad.grad(self)
+
+    def __repr__(self) -> str:
+        return TensorBase.__repr__(self)
+
+
+for _name, _op in _OPERATORS.items():
+    setattr(Tensor, f"__{_name}__", _binary(_op))
+    setattr(Tensor, f"__r{_name}__", _binary(_op, True))
+    setattr(Tensor, f"__i{_name}__", lambda self, other, _op=_op: self._inplace(_op, other))
+for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(Tensor, f"__{_op}__", _binary(_op))
+Tensor.__hash__ = TensorBase.__hash__
+del _name, _op

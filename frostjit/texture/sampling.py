@@ -1,0 +1,91 @@
+"""The arithmetic of texture lookups, one axis at a time: texel coordinates, wrap rules,
+interpolation weights (nearest, linear, cubic B-spline and its derivatives).
+
+Conventions (Dr.Jit's, checked against ``drjit`` bit for bit for nearest and linear
+filtering, see ``tests/texture/drjit_reference.py``): a position ``p`` in ``[0, 1]`` along an
+axis of ``res`` texels has texel coordinate ``p * res``; texel ``i`` covers ``[i, i + 1)``
+and its center is ``i + 0.5``.
+
+* nearest: texel ``floor(p * res)``;
+* linear: ``x = fma(p, res, -0.5)``, texels ``floor(x)`` and ``floor(x) + 1`` with weights
+  ``1 - f`` and ``f`` where ``f = x - floor(x)``;
+* cubic: texels ``floor(x) - 1 .. floor(x) + 2`` with the uniform cubic B-spline weights of
+  ``f`` (their derivatives, times ``res``, for the gradient; times ``res**2`` for the hessian).
+
+A texel index outside ``[0, res)`` is mapped back by the wrap mode: ``Clamp`` to the nearest
+edge texel, ``Repeat`` modulo ``res``, ``Mirror`` reflects at each edge with the edge texel
+repeated (period ``2 res``: ``-1 -> 0``, ``res -> res - 1``).
+"""
+from __future__ import annotations
+
+import enum
+
+from ..array import registry
+from ..functions.math import clip, floor, fma, select
+from ..trace.dtypes import Int32
+
+
+class FilterMode(enum.Enum):
+    """How :meth:`Texture.eval` combines texels (Dr.Jit's names and values)."""
+
+    Nearest = 0
+    Linear = 1
+
+
+class WrapMode(enum.Enum):
+    """How texel indices outside the texture are mapped back (Dr.Jit's names and values)."""
+
+    Repeat = 0
+    Clamp = 1
+    Mirror = 2
+
+
+def _int(x):
+    """``x`` (a float array holding whole numbers) as an Int32 array."""
+    return registry.flat_type(x._backend, Int32)(x)
+
+
+def wrap(i, res, mode: WrapMode):
+    """Texel index array ``i`` (Int32) mapped into ``[0, res)`` by ``mode``."""
+    if mode is WrapMode.Clamp:
+        return clip(i, 0, res - 1)
+    if mode is WrapMode.Repeat:
+        return i % res                  # floor modulo: -1 -> res - 1
+    p = i % (2 * res)
+    return select(p >= res, (2 * res - 1) - p, p)
+
+
+def nearest(p, res, mode: WrapMode):
+    """The texel nearest to position ``p`` along an axis of ``res`` texels."""
+    return wrap(_int(floor(p * res)), res, mode)
+
+
+def linear(p, res, mode: WrapMode):
+    """``([i0, i1], [w0, w1])``: the two texels around ``p`` and their weights."""
+    x = fma(p, res, -0.5)
+    x0 = floor(x)
+    f = x - x0
+    i = _int(x0)
+    return [wrap(i, res, mode), wrap(i + 1, res, mode)], [1.0 - f, f]
+
+
+def cubic(p, res, mode: WrapMode, order: int = 0):
+    """``(texels, weights)`` of the cubic B-spline at ``p``: 4 texels, and per derivative order
+    ``0..order`` the 4 weights (order 1 scaled by ``res``, order 2 by ``res**2``)."""
+    x = fma(p, res, -0.5)
+    x0 = floor(x)
+    t = x - x0
+    i = _int(x0)
+    texels = [wrap(i + k, res, mode) for k in (-1, 0, 1, 2)]
+    t2 = t * t
+    t3 = t2 * t
+    s = 1.0 - t
+    weights = [[s * s * s * (1 / 6), fma(t3, 0.5, 2 / 3) - t2, fma(t2 + t - t3, 0.5, 1 / 6), t3 * (1 / 6)]]
+    if order >= 1:
+        d = [s * s * -0.5, fma(t2, 1.5, -2.0 * t), fma(t2, -1.5, t + 0.5), t2 * 0.5]
+        weights.append([w * res for w in d])
+    if order >= 2:
+        r2 = res * res
+        dd = [s, fma(t, 3.0, -2.0), fma(t, -3.0, 1.0), t]
+        weights.append([w * r2 for w in dd])
+    return texels, weights

@@ -1,0 +1,413 @@
+"""Textures (``Texture1f``, ``Texture2f``, ``Texture3f`` and their ``f64`` variants): a tensor of
+shape ``(..., res_y, res_x, channels)`` sampled at continuous positions in ``[0, 1]^D``.
+
+Lookups are gathers from the tensor's flat array weighted as :mod:`.sampling` describes, all
+lazy: they fuse into the kernel that uses them, and AD differentiates them like any other
+expression, into the texture's tensor (set it with a grad-enabled tensor, e.g. an optimizer's
+parameter) and into the positions.  A texture is a PyTree (its tensor, filter and wrap modes),
+so ``fj.eval``, AD and ``fj.freeze`` see it; a frozen function replays at another leading
+resolution (``res_y`` of a ``Texture2f``) and traces again for other trailing ones.
+
+Results follow Dr.Jit: ``eval`` returns one array per channel as a static vector
+(``Array2f`` for two channels; a list for one channel and for more than four, where Dr.Jit
+returns ``Array1f`` / ``ArrayXf``), in the floating point type of the positions.
+"""
+from __future__ import annotations
+
+import itertools
+
+from ..array import registry
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
+from ..functions.creation import zeros
+from ..functions.evaluation import width
+from ..functions.math import fma
+from ..functions.memory import gather, scatter_add
+from ..ad.graph import Vertex, broadcast, is_active, sized_literal
+from ..tensor.base import TensorBase, handle
+from ..trace.dtypes import Int32
+from .sampling import FilterMode, WrapMode, cubic, linear, nearest
+
+_MISSING = object()
+
+
+class TextureBase:
+    """Base class of the texture types; ``Dimension`` and ``_tensor_type`` are set per class.
+
+    Parameters (Dr.Jit's two constructors)
+    ----------
+    Texture2f(tensor, use_accel=True, migrate=True, filter_mode=FilterMode.Linear,
+    wrap_mode=WrapMode.Clamp, srgb=False)
+        A texture holding ``tensor`` (``Dimension + 1`` axes, the last one the channels).
+    Texture2f(shape, channels, use_accel=True, filter_mode=..., wrap_mode=..., writable=False,
+    srgb=False)
+        A texture of resolution ``shape`` (``(res_y, res_x)`` for 2-D) and ``channels``
+        channels, filled with zeros (Dr.Jit leaves it uninitialized).
+
+    ``use_accel``, ``migrate`` and ``writable`` concern GPU texture units and are accepted
+    and ignored (the LLVM backend has none); ``srgb=True`` is only meaningful for 8-bit
+    textures, which frostjit does not have yet (``ValueError``).
+    """
+
+    __slots__ = ("_tensor", "_filter", "_wrap")
+    Dimension = 0
+    _tensor_type = None
+    IsTexture = True
+
+    def __init__(self, *args, **kwargs):
+        if args and isinstance(args[0], TensorBase) or "tensor" in kwargs:
+            self._init_tensor(*args, **kwargs)
+        else:
+            self._init_shape(*args, **kwargs)
+
+    def _init_tensor(self, tensor, use_accel: bool = True, migrate: bool = True,
+                     filter_mode: FilterMode = FilterMode.Linear, wrap_mode: WrapMode = WrapMode.Clamp,
+                     srgb: bool = False):
+        self._modes(filter_mode, wrap_mode, srgb)
+        self.set_tensor(tensor)
+
+    def _init_shape(self, shape, channels: int, use_accel: bool = True,
+                    filter_mode: FilterMode = FilterMode.Linear, wrap_mode: WrapMode = WrapMode.Clamp,
+                    writable: bool = False, srgb: bool = False):
+        self._modes(filter_mode, wrap_mode, srgb)
+        res = tuple(shape)
+        if len(res) != self.Dimension:
+            raise ValueError(f"{type(self).__name__}(): 'shape' must have {self.Dimension} entries, got {res}")
+        if int(channels) < 1:
+            raise ValueError(f"{type(self).__name__}(): 'channels' must be >= 1, got {channels}")
+        self._tensor = zeros(self._tensor_type, res + (int(channels),))
+
+    def _modes(self, filter_mode, wrap_mode, srgb) -> None:
+        if not isinstance(filter_mode, FilterMode):
+            raise TypeError(f"{type(self).__name__}(): 'filter_mode' must be a FilterMode, got {filter_mode!r}")
+        if not isinstance(wrap_mode, WrapMode):
+            raise TypeError(f"{type(self).__name__}(): 'wrap_mode' must be a WrapMode, got {wrap_mode!r}")
+        if srgb:
+            raise ValueError(f"{type(self).__name__}(): srgb=True needs an 8-bit texture (not available yet)")
+        self._filter = filter_mode
+        self._wrap = wrap_mode
+
+    # -- contents -------------------------------------------------------------------
+    def set_tensor(self, tensor, migrate: bool = False) -> None:
+        """Use ``tensor`` (``Dimension + 1`` axes) as the texture's contents; the resolution and the
+        channel count may change.  The texture refers to the tensor's values and AD variable (a
+        gradient of a lookup flows into ``tensor``)."""
+        if not isinstance(tensor, TensorBase):
+            raise TypeError(f"{type(self).__name__}.set_tensor(): expected a tensor, got {type(tensor).__name__}")
+        shape = tensor.shape
+        if len(shape) != self.Dimension + 1:
+            raise ValueError(f"{type(self).__name__}.set_tensor(): the tensor must have {self.Dimension + 1} "
+                             f"dimensions (the resolution, then the channels), got shape {shape}")
+        if type(tensor._array)._vt is not self._tensor_type._array_type._vt:
+            tensor = self._tensor_type(tensor)
+        self._tensor = type(tensor)._from_array(handle(tensor._array), shape)
+
+    def set_value(self, value, migrate: bool = False) -> None:
+        """Overwrite the contents with a flat array of ``prod(shape)`` elements (C order)."""
+        if not isinstance(value, ArrayBase):
+            raise TypeError(f"{type(self).__name__}.set_value(): expected a 1-D array, got {type(value).__name__}")
+        n, want = width(value), width(self._tensor._array)
+        if n != want:
+            raise ValueError(f"{type(self).__name__}.set_value(): expected {want} elements (shape "
+                             f"{self.shape}), got {n}")
+        self.set_tensor(self._tensor_type(value, self._tensor.shape))
+
+    def update_inplace(self, migrate: bool = False) -> None:
+        """Take changes made to :meth:`tensor` into account (nothing to do here: the texture reads
+        its tensor directly)."""
+
+    def tensor(self):
+        """The texture's tensor (shape ``(..., res_x, channels)``; writing into it changes the texture)."""
+        return self._tensor
+
+    def value(self):
+        """The texture's contents as a flat array (C order)."""
+        return self._tensor._array
+
+    @property
+    def shape(self) -> tuple:
+        """``(..., res_y, res_x, channels)``, the shape of :meth:`tensor`."""
+        return self._tensor.shape
+
+    def channel_count(self) -> int:
+        return self._tensor.shape[-1]
+
+    def filter_mode(self) -> FilterMode:
+        return self._filter
+
+    def wrap_mode(self) -> WrapMode:
+        return self._wrap
+
+    def use_accel(self) -> bool:
+        return False
+
+    def migrated(self) -> bool:
+        return False
+
+    def srgb(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+    # -- PyTree (traversal protocol) -------------------------------------------------
+    def __fj_traverse__(self) -> dict:
+        return {"tensor": self._tensor, "filter_mode": self._filter, "wrap_mode": self._wrap}
+
+    def __fj_assign__(self, values: dict) -> None:
+        self._tensor = values["tensor"]
+        self._filter = values["filter_mode"]
+        self._wrap = values["wrap_mode"]
+
+    @classmethod
+    def __fj_construct__(cls, values: dict):
+        out = cls.__new__(cls)
+        out.__fj_assign__(values)
+        return out
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(shape={self.shape}, filter_mode={self._filter}, "
+                f"wrap_mode={self._wrap})")
+
+    # -- lookups ------------------------------------------------------------------------
+    def _coords(self, pos, who: str) -> list:
+        """The position as ``Dimension`` float arrays (x first)."""
+        D = self.Dimension
+        if isinstance(pos, VectorBase):
+            comps = list(pos)
+        elif isinstance(pos, ArrayBase) and D == 1:
+            comps = [pos]
+        elif isinstance(pos, (list, tuple)):
+            comps = list(pos)
+        else:
+            raise TypeError(f"{type(self).__name__}.{who}(): 'pos' must be a static vector (Array{D}f) or a "
+                            f"sequence of {D} arrays, got {type(pos).__name__}")
+        if len(comps) != D:
+            raise ValueError(f"{type(self).__name__}.{who}(): 'pos' must have {D} components, got {len(comps)}")
+        arrays = [c for c in comps if isinstance(c, ArrayBase)]
+        if arrays:
+            ftype = arrays[0]
+            if not ftype._vt.is_float:
+                raise TypeError(f"{type(self).__name__}.{who}(): positions must be floating point, got "
+                                f"{type(ftype).__name__}")
+            cls = type(ftype)
+        else:
+            cls = registry.flat_type(self._tensor._array._backend, self._tensor._array._vt, False)
+        return [c if type(c) is cls else cls(c) for c in comps]
+
+    def _resolution(self) -> list:
+        """``[res_x, res_y, ...]`` (x first, as the positions)."""
+        return list(self._tensor.shape[:-1][::-1])
+
+    def _texel_index(self, texels: list):
+        """The flat index of channel 0 of the texel at per-axis indices ``texels`` (x first)."""
+        shape = self._tensor.shape
+        res = shape[:-1][::-1]
+        C = shape[-1]
+        idx = texels[-1]
+        for k in range(len(texels) - 2, -1, -1):
+            idx = idx * res[k] + texels[k]
+        return idx * C if C != 1 else idx
+
+    def _fetch(self, texels: list, active, cls, array=None) -> list:
+        """The channels of the texel at per-axis indices ``texels`` (x first), as ``cls`` arrays
+        (read from ``array``, by default the tensor's)."""
+        array = self._tensor._array if array is None else array
+        at = type(array)
+        base = self._texel_index(texels)
+        out = []
+        for ch in range(self._tensor.shape[-1]):
+            v = gather(at, array, base + ch if ch else base, active)
+            if v._vt is not cls._vt:    # computed in the positions' precision (an AD value stays AD)
+                v = registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
+            out.append(v)
+        return out
+
+    def _result(self, channels: list):
+        """One array per channel as Dr.Jit returns it: ``Array{C}f`` for 2-4 channels, else a list."""
+        first = channels[0]
+        vcls = registry.vector_type(first._backend, first._vt, len(channels), first._is_ad)
+        if vcls is None:
+            return list(channels)
+        return vcls._from_components(list(channels))
+
+    def eval(self, pos, active=True):
+        """The filtered value at ``pos`` (``FilterMode.Nearest``: the nearest texel; ``Linear``:
+        the (bi/tri)linear interpolant), 0 where ``active`` is false."""
+        coords = self._coords(pos, "eval")
+        cls = type(coords[0])
+        res = self._resolution()
+        if self._filter is FilterMode.Nearest:
+            texels = [nearest(p, r, self._wrap) for p, r in zip(coords, res)]
+            return self._result(self._fetch(texels, active, cls))
+        taps = [linear(p, r, self._wrap) for p, r in zip(coords, res)]
+        return self._result(self._accumulate(taps, active, cls))
+
+    def _accumulate(self, taps: list, active, cls) -> list:
+        """Sum over the corners (x fastest) of weight * texel, per channel: the first product,
+        then one fma per corner, with weights ``(wx * wy) * wz`` (Dr.Jit's rounding).
+
+        With a grad-enabled tensor the texels are read without AD and each channel gets one
+        derivative edge to the tensor (:func:`_attach_texel_edge`): the backward pass is one
+        buffer and one scatter_add per corner, not a buffer, a scatter and an addition per
+        gather.  Derivatives with respect to the positions flow through the weights as usual."""
+        array = self._tensor._array
+        v = _active_vertex(array)
+        if v is not None:
+            array = type(array)._from_node(array._node)         # the texels without AD
+        acc = None
+        corners = []
+        for corner in itertools.product(*[range(len(t[0])) for t in reversed(taps)]):
+            corner = corner[::-1]                   # x varies fastest
+            w = None
+            for k, c in enumerate(corner):
+                wk = taps[k][1][c]
+                w = wk if w is None else w * wk
+            texels = [taps[k][0][c] for k, c in enumerate(corner)]
+            values = self._fetch(texels, active, cls, array)
+            if v is not None:
+                corners.append((w, self._texel_index(texels)))
+            if acc is None:
+                acc = [w * x for x in values]
+            else:
+                acc = [fma(w, x, a) for x, a in zip(values, acc)]
+        if v is not None:
+            acc = [_attach_texel_edge(a, v, corners, ch, active) for ch, a in enumerate(acc)]
+        return acc
+
+    def eval_fetch(self, pos, active=True) -> list:
+        """The ``2**Dimension`` texels a linear lookup at ``pos`` would combine (x fastest), each
+        as :meth:`eval` returns a value, without combining them."""
+        coords = self._coords(pos, "eval_fetch")
+        cls = type(coords[0])
+        taps = [linear(p, r, self._wrap) for p, r in zip(coords, self._resolution())]
+        out = []
+        for corner in itertools.product(*[range(2) for _ in taps]):
+            corner = corner[::-1]
+            out.append(self._result(self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)))
+        return out
+
+    def _cubic(self, pos, active, order: int, who: str):
+        """The B-spline sums ``{derivative orders per axis: [per channel]}`` for the value (all
+        zeros), the gradient (a 1 on one axis) and the hessian (2 on one axis, or 1 on two).
+
+        Separable: the 4^D texels are contracted with the weights of one axis at a time (x
+        first), keeping only the derivative orders some key needs, instead of a product of D
+        weights per texel and key."""
+        coords = self._coords(pos, who)
+        cls = type(coords[0])
+        taps = [cubic(p, r, self._wrap, order) for p, r in zip(coords, self._resolution())]
+        D = self.Dimension
+        keys = [(0,) * D]
+        if order >= 1:
+            keys += [_unit(D, a) for a in range(D)]
+        if order >= 2:
+            keys += [_pair(D, a, b) for a in range(D) for b in range(a, D)]
+        # grid: {(orders of the axes contracted so far, texel indices of the others): channels}
+        grid = {}
+        for corner in itertools.product(*[range(4) for _ in range(D)]):
+            corner = corner[::-1]                   # x varies fastest
+            grid[((), corner)] = self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
+        for k in range(D):
+            wanted = {key[:k + 1] for key in keys}
+            nxt = {}
+            for (done, rest), _ in grid.items():
+                if rest[0] != 0:
+                    continue
+                for o in range(order + 1):
+                    if done + (o,) not in wanted:
+                        continue
+                    acc = None
+                    for c in range(4):
+                        w = taps[k][1][o][c]
+                        vals = grid[(done, (c,) + rest[1:])]
+                        acc = [w * v for v in vals] if acc is None else [fma(w, v, a) for v, a in zip(vals, acc)]
+                    nxt[(done + (o,), rest[1:])] = acc
+            grid = nxt
+        return {key: grid[(key, ())] for key in keys}
+
+    def eval_cubic(self, pos, active=True, force_nonaccel: bool = False):
+        """The clamped cubic B-spline interpolant at ``pos`` (4 texels per axis, wrapped by the wrap
+        mode), computed directly from the B-spline weights (differentiable in the texels and
+        the positions)."""
+        D = self.Dimension
+        return self._result(self._cubic(pos, active, 0, "eval_cubic")[(0,) * D])
+
+    eval_cubic_helper = eval_cubic
+
+    def eval_cubic_grad(self, pos, active=True):
+        """``(value, gradient)``: the gradient with respect to the position, one ``Array{D}f`` per
+        channel (scaled by the resolution: the derivative along the unit position)."""
+        D = self.Dimension
+        acc = self._cubic(pos, active, 1, "eval_cubic_grad")
+        value = acc[(0,) * D]
+        grad = [self._vector([acc[_unit(D, a)][ch] for a in range(D)]) for ch in range(len(value))]
+        return self._result(value), grad
+
+    def eval_cubic_hessian(self, pos, active=True):
+        """``(value, gradient, hessian)``: the hessian as one ``Dimension x Dimension`` nested list
+        per channel (Dr.Jit: a ``Matrix{D}f``)."""
+        D = self.Dimension
+        acc = self._cubic(pos, active, 2, "eval_cubic_hessian")
+        value = acc[(0,) * D]
+        grad = [self._vector([acc[_unit(D, a)][ch] for a in range(D)]) for ch in range(len(value))]
+        hess = [[[acc[_pair(D, min(a, b), max(a, b))][ch] for b in range(D)] for a in range(D)]
+                for ch in range(len(value))]
+        return self._result(value), grad, hess
+
+    def _vector(self, comps: list):
+        return self._result(comps) if len(comps) > 1 else list(comps)
+
+
+def _active_vertex(array):
+    """The AD variable of ``array`` if derivatives of operations on it are recorded here."""
+    v = array._ad
+    if v is None or not type(array)._is_ad or not is_active(v):
+        return None
+    return v
+
+
+def _attach_texel_edge(out, v, corners: list, ch: int, active):
+    """``out`` (a channel of a lookup computed from texels read without AD) with one more
+    derivative edge, to the tensor's variable ``v``: ``d out = sum_c w_c d tensor[index_c + ch]``.
+
+    ``corners`` holds ``(weight, flat index of channel 0)`` per texel.  Backward: one zero
+    buffer of the tensor's size and a scatter_add per corner; forward: a gather per corner."""
+    cls = v.cls
+    if not type(out)._is_ad or type(out)._vt is not out._vt:
+        out = registry.flat_type(out._backend, out._vt, True)(out)
+    weights = [registry.flat_type(out._backend, out._vt, False)._from_node(w._node) if isinstance(w, ArrayBase)
+               else w for w, _ in corners]
+    index = [i + ch if ch else i for _, i in corners]
+    index = [type(i)._from_node(i._node) for i in index]
+    if isinstance(active, ArrayBase):
+        active = type(active)._from_node(active._node)
+
+    def bwd(g):
+        t = sized_literal(cls, 0, v.size, v)
+        for w, i in zip(weights, index):
+            scatter_add(t, cls(g * w), i, active)
+        return t
+
+    def fwd(gs):
+        total = None
+        src = broadcast(gs, v.size, v)
+        for w, i in zip(weights, index):
+            term = gather(cls, src, i, active) * w
+            total = term if total is None else total + term
+        return total
+
+    parents = out._ad.parents if out._ad is not None else ()
+    res = type(out)._from_node(out._node)
+    res._ad = Vertex(type(res), res._node.size, parents + ((v, fwd, bwd),), res._node)
+    return res
+
+
+def _unit(D: int, a: int) -> tuple:
+    """Derivative orders of the gradient along axis ``a``."""
+    return tuple(1 if k == a else 0 for k in range(D))
+
+
+def _pair(D: int, a: int, b: int) -> tuple:
+    """Derivative orders of the hessian entry ``(a, b)`` (``a <= b``)."""
+    return tuple((2 if a == b else 1) if k in (a, b) else 0 for k in range(D))

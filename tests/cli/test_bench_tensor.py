@@ -1,0 +1,24 @@
+"""python -m frostjit bench tensor: registered, its options, usage errors."""
+import subprocess
+import sys
+
+import pytest
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "frostjit", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_bench_tensor_is_registered_with_its_options():
+    p = _run("bench", "tensor", "--help")
+    assert p.returncode == 0
+    for opt in ("--quick", "--systems", "--threads", "--json"):
+        assert opt in p.stdout
+    assert "tensor" in _run("bench", "--help").stdout
+
+
+@pytest.mark.parametrize("args, message", [(["--systems", "torch"], "unknown system 'torch'"),
+                                            (["--threads", "0"], "expected an integer >= 1")])
+def test_bench_tensor_usage_errors(args, message):
+    p = _run("bench", "tensor", *args)
+    assert p.returncode == 2 and message in p.stderr
