@@ -51,7 +51,7 @@ from .traits import (
 )
 from . import llvm
 from .tensor import (reshape, transpose, moveaxis, swapaxes, squeeze, expand_dims, concat, stack, split, matmul,
-                     resample, convolve, upsample, tensor_t, is_tensor_v, newaxis)
+                     resample, convolve, upsample, newaxis)
 from .texture import FilterMode, WrapMode
 from . import tree
 from .freeze import freeze, FreezeWarning, FreezeMismatchError

@@ -14,7 +14,7 @@ from .reduce import dot, sum as fsum
 
 
 def _jit(x) -> bool:
-    return isinstance(x, (ArrayBase, VectorBase))
+    return isinstance(x, (ArrayBase, VectorBase)) or getattr(type(x), "IsTensor", False)
 
 
 def _require_vector(name, *vs):

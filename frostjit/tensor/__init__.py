@@ -14,9 +14,8 @@ from .axes import reshape, transpose, moveaxis, swapaxes, squeeze, expand_dims
 from .join import concat, stack, split
 from .matmul import matmul
 from .resample import resample, convolve, upsample
-from .traits import tensor_t, is_tensor_v
 
 newaxis = None      # NumPy's and Dr.Jit's name for None in an index: t[:, fj.newaxis]
 
 __all__ = ["newaxis", "TensorBase", "Tensor", "reshape", "transpose", "moveaxis", "swapaxes", "squeeze", "expand_dims",
-           "concat", "stack", "split", "matmul", "resample", "convolve", "upsample", "tensor_t", "is_tensor_v"]
+           "concat", "stack", "split", "matmul", "resample", "convolve", "upsample"]

@@ -21,7 +21,8 @@ import operator
 
 import numpy as np
 
-from ..array.flat import ArrayBase, format_values
+from ..array.flat import ArrayBase
+from ..array.printing import EDGE as _EDGE, format_scalar
 from ..array.vector import VectorBase
 from ..functions.evaluation import width
 from ..functions.shape import ravel
@@ -352,15 +353,14 @@ def _as_numpy(value, who: str) -> np.ndarray:
 
 
 # -- printing --------------------------------------------------------------------------
-_EDGE = 3          # entries shown at each end of an axis longer than _LONG (Dr.Jit's layout)
-_LONG = 20
+_LONG = 20          # an axis longer than this shows _EDGE entries at each end (Dr.Jit's layout)
 
 
 def format_tensor(a: np.ndarray, vt) -> str:
     """Dr.Jit's layout: nested brackets, rows on their own lines, an axis longer than 20
     shown as its first and last 3 entries around ``.. k skipped ..``; a 0-d tensor is its value."""
     if a.ndim == 0:
-        return format_values(a.reshape(1), vt)[1:-1]
+        return format_scalar(a[()])
     return _format(a, vt, 1)
 
 
@@ -371,7 +371,7 @@ def _format(a: np.ndarray, vt, depth: int) -> str:
     else:
         parts = list(range(n))
     if a.ndim == 1:
-        items = [f".. {n - 2 * _EDGE} skipped .." if k is None else format_values(a[k:k + 1], vt)[1:-1]
+        items = [f".. {n - 2 * _EDGE} skipped .." if k is None else format_scalar(a[k])
                  for k in parts]
         return "[" + ", ".join(items) + "]"
     items = [f".. {n - 2 * _EDGE} skipped .." if k is None else _format(a[k], vt, depth + 1) for k in parts]

@@ -9,6 +9,7 @@ them, ``TensorXf16``, ``TensorXi8`` and ``TensorXu8`` exist without another chan
 from __future__ import annotations
 
 from ..array import registry
+from ..array.meta import ArrayMeta
 from ..trace import dtypes as dt
 from . import registry as tensor_registry
 from .tensor import Tensor
@@ -33,11 +34,13 @@ def make_types(backend, module: str, ad: bool) -> dict:
         array_type = registry.flat_type(backend, vt, ad)
         cls = tensor_registry.lookup(array_type)
         if cls is None:
+            meta = ArrayMeta(vt, backend, is_jit=True, is_diff=ad and vt.is_float, is_tensor=True, shape=())
             cls = type(name, (Tensor,), {
-                "__slots__": (), "_array_type": array_type, "__module__": module,
+                "__slots__": (), "_array_type": array_type, "__module__": module, "__meta__": meta,
                 "__doc__": f"N-dimensional tensor of {vt.name} ({backend.name} backend"
                            f"{', AD-enabled' if ad and vt.is_float else ''}): a flat "
                            f"{array_type.__name__} array in C order and a shape."})
             tensor_registry.register(array_type, cls)
+            registry.register_type(cls)         # the type traits find it by its __meta__
         out[name] = cls
     return out

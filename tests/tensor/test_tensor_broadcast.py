@@ -105,7 +105,7 @@ def test_math_functions_apply_elementwise(name):
 def test_more_math_on_tensors():
     a = np.array([[-2.0, -0.5, 0.0, 0.5, 2.0]], np.float32)
     t = TensorXf(a)
-    np.testing.assert_array_equal(fj.sign(t).numpy(), np.sign(a))
+    np.testing.assert_array_equal(fj.sign(t).numpy(), np.where(a >= 0, 1, -1).astype(a.dtype))   # Dr.Jit: sign(0) = 1
     np.testing.assert_array_equal(fj.clip(t, -1, 1).numpy(), np.clip(a, -1, 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         np.testing.assert_array_equal(fj.isnan(t / 0.0).numpy(), np.isnan(a / np.float32(0)))
