@@ -6,10 +6,11 @@ from . import registry
 from .flat import ArrayBase
 from .vector import VectorBase
 
-FLAT_NAMES = {dt.Bool: "Bool", dt.Int32: "Int32", dt.UInt32: "UInt32", dt.Int64: "Int64",
-              dt.UInt64: "UInt64", dt.Float32: "Float32", dt.Float64: "Float64"}
+FLAT_NAMES = {dt.Bool: "Bool", dt.Int8: "Int8", dt.UInt8: "UInt8", dt.Int32: "Int32", dt.UInt32: "UInt32",
+              dt.Int64: "Int64", dt.UInt64: "UInt64", dt.Float16: "Float16", dt.Float32: "Float32",
+              dt.Float64: "Float64"}
 VECTOR_SUFFIX = {dt.Float32: "f", dt.Int32: "i", dt.UInt32: "u", dt.Bool: "b", dt.Float64: "f64",
-                 dt.Int64: "i64", dt.UInt64: "u64"}
+                 dt.Int64: "i64", dt.UInt64: "u64", dt.Float16: "f16", dt.Int8: "i8", dt.UInt8: "u8"}
 
 
 def make_types(backend, module: str, ad: bool) -> dict:

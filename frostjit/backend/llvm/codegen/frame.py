@@ -19,7 +19,7 @@ from __future__ import annotations
 from ....schedule.kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST, KernelSpec
 from ....trace.dtypes import Bool, VarType
 from ..vmath import math_function
-from . import lowering, memory
+from . import half, lowering, memory
 from .ir_types import memory_type, scalar_constant, scalar_type, suffix
 
 KERNEL_PLACEHOLDER = "@__fj_kernel__"
@@ -55,6 +55,9 @@ class KernelEmitter:
         self.counter = 0
         self.vals: list[str] = []
         self.split_blocks: list[str] = []    # labels of the blocks cut out of the loop body
+        # While an instruction is lowered in a wider compute type (Float16 in float32, see
+        # half.py): its operands as [(value, type)], which arg()/argvt() return instead.
+        self.widened: list | None = None
 
     # -- small helpers ---------------------------------------------------
     def tmp(self) -> str:
@@ -218,12 +221,18 @@ class KernelEmitter:
         lower = LOWERINGS.get(ins.op)
         if lower is None:
             raise NotImplementedError(f"LLVM backend: no code generation for operation '{ins.op}'")
+        if half.computes_wider(self, ins):
+            return half.lower_widened(self, ins, lower)
         return lower(self, ins)
 
     def arg(self, ins, k=0) -> str:
+        if self.widened is not None:
+            return self.widened[k][0]
         return self.vals[ins.args[k]]
 
     def argvt(self, ins, k=0) -> VarType:
+        if self.widened is not None:
+            return self.widened[k][1]
         return self.spec.instrs[ins.args[k]].vt
 
     def masked_mem(self, kind: str, vt: VarType, ptr: str, value: str | None = None, mask: str = "%mask") -> str:
