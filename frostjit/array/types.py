@@ -3,14 +3,12 @@ from __future__ import annotations
 
 from ..trace import dtypes as dt
 from . import registry
+from .families import make_families
 from .flat import ArrayBase
-from .vector import VectorBase
 
 FLAT_NAMES = {dt.Bool: "Bool", dt.Int8: "Int8", dt.UInt8: "UInt8", dt.Int32: "Int32", dt.UInt32: "UInt32",
               dt.Int64: "Int64", dt.UInt64: "UInt64", dt.Float16: "Float16", dt.Float32: "Float32",
               dt.Float64: "Float64"}
-VECTOR_SUFFIX = {dt.Float32: "f", dt.Int32: "i", dt.UInt32: "u", dt.Bool: "b", dt.Float64: "f64",
-                 dt.Int64: "i64", dt.UInt64: "u64", dt.Float16: "f16", dt.Int8: "i8", dt.UInt8: "u8"}
 
 
 def make_types(backend, module: str, ad: bool) -> dict:
@@ -31,15 +29,5 @@ def make_types(backend, module: str, ad: bool) -> dict:
             registry.register_flat(backend, vt, ad, cls)
         out[name] = cls
     out["Float"], out["Int"], out["UInt"] = out["Float32"], out["Int32"], out["UInt32"]
-    for vt, suffix in VECTOR_SUFFIX.items():
-        for n in (2, 3, 4):
-            name = f"Array{n}{suffix}"
-            if ad and not vt.is_float:
-                cls = registry.vector_type(backend, vt, n, False)
-            else:
-                cls = type(name, (VectorBase,), {"__slots__": (), "_elem": out[FLAT_NAMES[vt]], "_n": n,
-                                                 "__module__": module,
-                                                 "__doc__": f"Static {n}-vector of {vt.name} arrays."})
-                registry.register_vector(backend, vt, ad, n, cls)
-            out[name] = cls
+    out.update(make_families(backend, module, ad, {vt: out[name] for vt, name in FLAT_NAMES.items()}))
     return out
