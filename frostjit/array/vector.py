@@ -78,9 +78,9 @@ class VectorBase:
         n, elem = cls._n, cls._elem
         if not args:
             return [elem() for _ in range(n)]
-        if n == 0:
-            raise TypeError(f"{cls.__name__}(): expected no arguments (a static array of 0 components), "
-                            f"got {len(args)}")
+        if n == 0 and (len(args) > 1 or not hasattr(args[0], "__len__") or len(args[0]) != 0):
+            raise TypeError(f"{cls.__name__}(): a static array of 0 components takes no value, got "
+                            f"{', '.join(type(a).__name__ for a in args)}")
         if len(args) == 1:
             return cls._from_one(args[0])
         if len(args) == n:
@@ -422,17 +422,14 @@ def apply_vector(op: str, *operands):
     component, operands of lower depth broadcasting to every component.
     """
     depth = 0
-    special = None
     for o in operands:
         if isinstance(o, VectorBase):
+            if o._ops:
+                impl = o._ops.get(op)
+                if impl is not None:
+                    return impl(*operands)
             if o.Depth > depth:
                 depth = o.Depth
-            if special is None and o._ops:
-                special = o
-    if special is not None:
-        impl = special._ops.get(op)
-        if impl is not None:
-            return impl(*operands)
     return componentwise(op, operands, depth)
 
 
@@ -443,18 +440,26 @@ def componentwise(op: str, operands, depth: int | None = None):
     if depth is None:
         depth = max(o.Depth for o in operands if isinstance(o, VectorBase))
     first = None
-    n = None
+    n = 0
+    columns = []            # per operand: its components, or None (broadcast whole)
     for o in operands:
         if isinstance(o, VectorBase) and o.Depth == depth:
+            c = o._c
             if first is None:
-                first, n = o, len(o._c)
-            elif len(o._c) != n:
+                first, n = o, len(c)
+            elif len(c) != n:
                 # (a static size is part of the type; a dynamic array's is a value)
                 err = ValueError if first._n is None and o._n is None else TypeError
-                raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(o._c)} "
+                raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(c)} "
                           f"({', '.join(type(x).__name__ for x in operands)})")
-    comps = [apply(op, *[o._c[k] if isinstance(o, VectorBase) and o.Depth == depth else o for o in operands])
-             for k in range(n)]
+            columns.append(c)
+        else:
+            columns.append(None)
+    if len(operands) == 2:
+        (a, b), (ca, cb) = operands, columns
+        comps = [apply(op, ca[k] if ca is not None else a, cb[k] if cb is not None else b) for k in range(n)]
+    else:
+        comps = [apply(op, *[c[k] if c is not None else o for o, c in zip(operands, columns)]) for k in range(n)]
     like = type(first)
     if not comps or type(comps[0]) is like._elem:
         return like._from_components(comps)

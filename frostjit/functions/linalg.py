@@ -8,11 +8,12 @@ They take Dr.Jit's matrix types (``Matrix4f``, ...) and square nested static arr
 """
 from __future__ import annotations
 
-import math
+import warnings
 
 from ..array import registry
 from ..array.flat import ArrayBase
-from ..array.matrix import MatrixBase, _is_square, det, inverse, matmul, transpose
+from ..array import matrix as _matrix
+from ..array.matrix import MatrixBase, _is_square, det, matmul, transpose
 from ..array.quaternion import QuaternionBase
 from ..array.vector import VectorBase, _copy
 from .creation import full
@@ -21,6 +22,15 @@ from .quaternion import matrix_to_quat, quat_to_matrix
 
 __all__ = ["matmul", "transpose", "inverse", "det", "diag", "identity", "frob", "trace", "polar_decomp",
            "transform_decompose", "transform_compose"]
+
+
+def inverse(m):
+    """The inverse of a square matrix (deprecated in Dr.Jit 1.5 in favour of :func:`rcp`, which
+    inverts matrices too; warns the same ``DeprecationWarning``).
+
+    Singular matrices give inf/NaN entries."""
+    warnings.warn("inverse(x) is deprecated, please use rcp(x)", DeprecationWarning, stacklevel=2)
+    return _matrix.inverse(m)
 
 
 def diag(a):
@@ -111,7 +121,7 @@ def polar_decomp(a, it: int = 10):
         raise TypeError(f"polar_decomp(): expected a matrix, got {type(a).__name__}")
     q = a
     for _ in range(it):
-        qi = transpose(inverse(q))
+        qi = transpose(_matrix.inverse(q))
         gamma = sqrt(sqrt(frob(qi) / frob(q)))
         q = q * (0.5 * gamma) + qi * (0.5 / gamma)
     p = matmul(transpose(q), a)

@@ -133,8 +133,10 @@ def gather(dtype, source, index, active=True):
         return vector_from_components(dtype, [gather(dtype._elem, c, index, active) for c in source])
     if isinstance(dtype, type) and issubclass(dtype, VectorBase):
         n = dtype._n
+        if n is None:
+            raise TypeError(f"gather(): {dtype.__name__} has no static size: gather its components one by one")
         if isinstance(source, ArrayBase):
-            _check_gather_type(dtype._elem, source, dtype.__name__)
+            _check_gather_type(dtype._leaf, source, dtype.__name__)
         comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
                         active) for k in range(n)]
         return vector_from_components(dtype, comps)      # an AD source makes an AD vector
