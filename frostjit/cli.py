@@ -27,6 +27,7 @@ BENCHES = {
     "ad": ("bench_ad.py", "the fit demo's training step (AD + Adam), unfrozen and frozen"),
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),
     "random": ("bench_random.py", "PCG32 samples and a Monte Carlo estimate of pi beside Dr.Jit and NumPy"),
+    "types": ("bench_types.py", "array types: a 4x4 matrix transform of points, a complex-multiply chain"),
 }
 
 # benchmarks/ ships with the source checkout, beside the package folder.

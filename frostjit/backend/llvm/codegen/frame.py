@@ -151,7 +151,21 @@ class KernelEmitter:
         self.body.append(f"  %iv0 = insertelement <{W} x i64> poison, i64 %i, i64 0")
         self.body.append(f"  %iv = shufflevector <{W} x i64> %iv0, <{W} x i64> poison, <{W} x i32> zeroinitializer")
         self.body.append(f"  %lane = add <{W} x i64> %iv, <{lanes}>")
-        self.body.append(f"  %mask = icmp slt <{W} x i64> %lane, %endv")
+        # The lane mask, all true but in the last chunk: the low min(end - i, W) bits of an
+        # integer moved into a mask register.  (Comparing W 64-bit lane indices with the end
+        # cost ~12% of a 70-operation kernel: 1.05 vs 0.93 ms per 1e6 lanes, measured.)
+        wide = f"i{2 * W}"
+        umin = self.intrinsic("llvm.umin.i64", "i64", ["i64", "i64"])
+        self.body.append("  %left = sub i64 %end, %i")
+        self.body.append(f"  %left.w = call i64 {umin}(i64 %left, i64 {W})")
+        left = "%left.w"
+        if 2 * W != 64:
+            self.body.append(f"  %left.x = {'zext' if 2 * W > 64 else 'trunc'} i64 %left.w to {wide}")
+            left = "%left.x"
+        self.body.append(f"  %bits.1 = shl {wide} 1, {left}")
+        self.body.append(f"  %bits.2 = sub {wide} %bits.1, 1")
+        self.body.append(f"  %bits = trunc {wide} %bits.2 to i{W}")
+        self.body.append(f"  %mask = bitcast i{W} %bits to <{W} x i1>")
         block_start = 0
         for ins in spec.instrs:
             self.vals.append(self.instruction(ins))
