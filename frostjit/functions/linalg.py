@@ -11,7 +11,6 @@ from __future__ import annotations
 import warnings
 
 from ..array import registry
-from ..array.flat import ArrayBase
 from ..array import matrix as _matrix
 from ..array.matrix import MatrixBase, _is_square, det, matmul, transpose
 from ..array.quaternion import QuaternionBase

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 
 from ..array import registry
 from ..array.complex import ComplexBase, c_arg, c_conj
@@ -18,7 +17,7 @@ from ..array.matrix import MatrixBase, _is_square
 from ..array.quaternion import QuaternionBase, q_conj
 from ..array.vector import VectorBase, _copy
 from .geometry import cross, normalize
-from .math import atan2, clip, cos, fma, lerp, rsqrt, select, sin, sqrt
+from .math import atan2, clip, cos, lerp, select, sin, sqrt
 from .math import asin as _asin
 from .math import acos as _acos
 from .reduce import dot

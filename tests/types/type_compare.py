@@ -8,7 +8,6 @@ frostjit differs on purpose, with the reason (docs/types.md, "Differences from D
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 
