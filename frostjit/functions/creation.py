@@ -26,20 +26,27 @@ def _check_type(who, dtype):
         raise TypeError(f"{who}(): 'dtype' must be a frostjit array type (e.g. Float), got {dtype!r}")
 
 
+def _static_dims(dtype) -> tuple:
+    """The static sizes of an array type, outermost first (``Array34f``: ``(3, 4)``; 1-D: ``()``)."""
+    if isinstance(dtype, type) and issubclass(dtype, VectorBase):
+        return (dtype._n,) + _static_dims(dtype._elem)
+    return ()
+
+
 def _check_size(who, size, dtype=None):
     """The number of lanes that ``shape`` asks for: an int >= 0, a 1-tuple for a 1-D type, or
-    ``(n, width)`` for a static vector type of ``n`` components (Dr.Jit's shape sequences)."""
+    the static sizes followed by the width for a static array type (``(3, n)`` for an
+    ``Array3f``, ``(2, 2, n)`` for an ``Array22f``: Dr.Jit's shape sequences)."""
     if isinstance(size, (tuple, list)):
-        n_static = dtype._n if isinstance(dtype, type) and issubclass(dtype, VectorBase) else None
-        if n_static is None and len(size) == 1:
-            size = size[0]
-        elif n_static is not None and len(size) == 2 and not hasattr(size[0], "__symbolic_size__") \
-                and size[0] == n_static:
-            size = size[1]
+        dims = _static_dims(dtype)
+        if len(size) == len(dims) + 1 and not any(hasattr(s, "__symbolic_size__") for s in size[:-1]) \
+                and tuple(size[:-1]) == dims:
+            size = size[-1]
         else:
             name = dtype.__name__ if isinstance(dtype, type) else "this type"
+            want = "(" + "".join(f"{d}, " for d in dims) + ("n)" if dims else "n,)")
             raise ValueError(f"{who}(): the shape {tuple(size)!r} does not fit {name} (expected "
-                             f"{'(n,)' if n_static is None else f'({n_static}, n)'} or an int)")
+                             f"{want} or an int)")
     if hasattr(size, "__symbolic_size__") and isinstance(size, int):
         n = size        # a width inside a frozen function stays symbolic; the check below is guarded
     else:
@@ -63,14 +70,34 @@ def _sized_literal(who, dtype, value, size):
     return dtype._from_node(ops.literal(dtype._vt, value, int(size)))
 
 
+def _dynamic_shape(who, dtype, shape) -> tuple:
+    """``(components, width)`` of a dynamic array type's shape: an int is one component of that
+    width, ``(n, width)`` n components (Dr.Jit)."""
+    if isinstance(shape, (tuple, list)):
+        if len(shape) != 2:
+            raise ValueError(f"{who}(): the shape {tuple(shape)!r} does not fit {dtype.__name__} "
+                             "(expected (n, width) or an int)")
+        return _check_size(who, shape[0]), _check_size(who, shape[1])
+    return 1, _check_size(who, shape)
+
+
 def full(dtype, value, shape=1):
     """An array of ``shape`` elements all equal to ``value`` (a literal: no memory until needed).
-    For a tensor type, ``shape`` is the tensor's shape (an int or a sequence of ints)."""
+
+    For a tensor type, ``shape`` is the tensor's shape (an int or a sequence of ints).  For a
+    static array type every entry is ``value`` (a matrix too); a complex number or quaternion
+    gets ``value`` as its real part (Dr.Jit: ``full(Complex2f, 3)`` is ``3 + 0j``).  A dynamic
+    type takes ``(components, width)`` or a width (one component)."""
     if _is_tensor_type(dtype):
         return dtype._fj_full(value, shape)
     _check_type("full", dtype)
+    if issubclass(dtype, VectorBase) and dtype._n is None:
+        n, size = _dynamic_shape("full", dtype, shape)
+        return dtype._from_components([full(dtype._elem, value, size) for _ in range(n)])
     size = _check_size("full", shape, dtype)
     if issubclass(dtype, VectorBase):
+        if dtype.IsComplex or dtype.IsQuaternion:
+            return dtype(full(dtype._elem, value, size))
         return dtype._from_components([full(dtype._elem, value, size) for _ in range(dtype._n)])
     return _sized_literal("full", dtype, value, size)
 
@@ -90,6 +117,9 @@ def empty(dtype, shape=1):
     if _is_tensor_type(dtype):
         return dtype._fj_empty(shape)
     _check_type("empty", dtype)
+    if issubclass(dtype, VectorBase) and dtype._n is None:
+        n, size = _dynamic_shape("empty", dtype, shape)
+        return dtype._from_components([empty(dtype._elem, size) for _ in range(n)])
     size = _check_size("empty", shape, dtype)
     if issubclass(dtype, VectorBase):
         return dtype._from_components([empty(dtype._elem, size) for _ in range(dtype._n)])

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import ConversionOverflowError
 from . import numpy_semantics as ns
-from .dtypes import ALL_TYPES, VarType, Bool
+from .dtypes import ALL_TYPES, VarType, Bool, round_to
 from .node import Node
 from .state import state
 
@@ -155,6 +155,8 @@ def normalize_literal(vt: VarType, value):
         value = float(value)
         if vt.itemsize == 8:
             return value
+        if vt.compute is not None:      # Float16: through Float32, as Dr.Jit rounds a Python float
+            return round_to(vt, value)
         try:
             return _F32.unpack(_F32.pack(value))[0]
         except OverflowError:      # finite but beyond float32: rounds to infinity

@@ -257,10 +257,11 @@ def _rebuild_vector(o, values: list):
 
 def vector_from_components(like: type, components: list):
     """A static vector of ``components``: of type ``like`` when they are its component type,
-    else of the vector type matching theirs (an AD component makes an AD vector, as in Dr.Jit's
-    arithmetic), so a vector's class never disagrees with its components.
+    else of the vector type of ``like``'s family matching theirs (an AD component makes an AD
+    vector, as in Dr.Jit's arithmetic), so a vector's class never disagrees with its components.
+    Nested arrays (components that are static arrays) and dynamic arrays too.
 
-    Raises :class:`LeafError` (a ``TypeError``) when the components are not 1-D arrays of one type.
+    Raises :class:`LeafError` (a ``TypeError``) when the components are not arrays of one type.
     """
     elem = like._elem
     for v in components:
@@ -269,8 +270,10 @@ def vector_from_components(like: type, components: list):
     else:
         return like._from_components(components)
     first = components[0] if components else None
-    if isinstance(first, ArrayBase) and all(type(v) is type(first) for v in components):
-        vcls = registry.vector_type(first._backend, first._vt, len(components), first._is_ad)
+    if isinstance(first, (ArrayBase, VectorBase)) and all(type(v) is type(first) for v in components):
+        # the same family (a matrix of AD entries is an AD matrix); nested arrays too
+        n = None if like._family == "dynamic" else len(components)
+        vcls = registry.array_type(type(first), n, like._family) or registry.array_type(type(first), n, "array")
         if vcls is not None:
             return vcls._from_components(components)
     raise LeafError(f"cannot make a static vector like {like.__name__} from components of types "

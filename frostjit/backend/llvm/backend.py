@@ -6,6 +6,7 @@ import ctypes
 import numpy as np
 
 from ...errors import out_of_memory
+from ...trace import numpy_semantics as ns
 from ...trace.dtypes import Float32, Float64, UInt32, Bool
 from ..base import Backend
 from .compiler import Compiler
@@ -94,18 +95,24 @@ class LLVMBackend(Backend):
         elif op in ("and", "or"):
             value = np.array([REDUCE_UFUNC[op].reduce(a)], dtype=dt)
         else:
-            value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
+            with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
+                value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
         return self.from_numpy(value)
 
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]
         out = self.alloc(vt, size)
+        if vt.compute is not None:      # Float16: accumulated in float32, as Dr.Jit's
+            if size:
+                out.array[:size] = ns.prefix_sum(a, exclusive)
+            return out
         if size:    # written straight into the output: no temporary as large as the input
-            if exclusive:
-                out.array[0] = 0
-                np.cumsum(a[:-1], dtype=a.dtype, out=out.array[1:size])
-            else:
-                np.cumsum(a, dtype=a.dtype, out=out.array[:size])
+            with np.errstate(all="ignore"):
+                if exclusive:
+                    out.array[0] = 0
+                    np.cumsum(a[:-1], dtype=a.dtype, out=out.array[1:size])
+                else:
+                    np.cumsum(a, dtype=a.dtype, out=out.array[:size])
         return out
 
     def compress(self, buffer, size):

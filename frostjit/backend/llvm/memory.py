@@ -91,14 +91,17 @@ class HostBuffer:
         raw, ptr = pool.acquire_raw(size * dtype.itemsize, dtype, size)
         return cls(raw.view(dtype), ptr)
 
-    def __del__(self, getrefcount=sys.getrefcount, ndarray=np.ndarray):
-        # (Bound as defaults: at interpreter shutdown the module's globals may already be None.)
+    # At interpreter exit there is nothing to pool, and the module's globals (sys, np, the
+    # pool's limits) may already be gone: the defaults bind what the check needs.
+    def __del__(self, _refcount=sys.getrefcount, _ndarray=np.ndarray, _pool=pool, _exiting=sys.is_finalizing):
+        if _exiting():
+            return
         a = self.array
         # Two references: the attribute and getrefcount's argument. A third means a view or DLPack capsule.
-        if a.base is not None and getrefcount(a) <= 3:
+        if a.base is not None and _refcount(a) <= 3:
             raw = a.base
-            if type(raw) is ndarray and raw.base is None and getrefcount(raw) <= 3 and pool is not None:
-                pool.release(raw, self.ptr)
+            if type(raw) is _ndarray and raw.base is None and _refcount(raw) <= 3:
+                _pool.release(raw, self.ptr)
 
     def __len__(self) -> int:
         return self.array.shape[0]

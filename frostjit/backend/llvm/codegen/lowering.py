@@ -15,6 +15,7 @@ from ....schedule.kernel import IN_SCALAR
 from ....trace.dtypes import Bool
 from ....trace.optable import TRANSCENDENTAL
 from ..vmath import SUPPORTED
+from . import half
 from .ir_types import float_constant, memory_type, scalar_type, suffix
 
 #: op name -> lowering ``f(emitter, instr) -> operand text`` (the IR value of the result).
@@ -456,6 +457,18 @@ def op_select(e, ins):
 def op_cast(e, ins):
     src, dst = e.argvt(ins), ins.vt
     a = e.arg(ins)
+    if dst.compute is not None and src is not Bool and src is not dst:
+        # To Float16 through float32, as Dr.Jit 1.5 converts (a double rounds twice).
+        a, src = _convert(e, a, src, dst.compute), dst.compute
+    elif src.compute is not None and dst is not Bool:
+        a, src = half.extend(e, a, src), src.compute     # exact
+    return _convert(e, a, src, dst)
+
+
+def _convert(e, a, src, dst):
+    """The IR converting ``a`` of type ``src`` to ``dst`` (see :func:`op_cast`)."""
+    if src is dst:
+        return a
     st, dt = scalar_type(src), scalar_type(dst)
     vs, vd = e.vty(st), e.vty(dt)
     if dst is Bool:
@@ -493,7 +506,7 @@ def op_bitcast(e, ins):
 
 def _math_lowering(name: str):
     def lower(e, ins):
-        return e.math(name, scalar_type(ins.vt), *(e.vals[a] for a in ins.args))
+        return e.math(name, scalar_type(ins.vt), *(e.arg(ins, k) for k in range(len(ins.args))))
     lower.__name__ = f"op_{name}"
     lower.vmath = True
     return lower
