@@ -305,7 +305,37 @@ def m_rcp(m):
 
 
 def m_fma(a, b, c):
-    return m_add(m_mul(a, b), c)
+    """``a * b + c`` as Dr.Jit rounds it: a matrix product accumulates its fma chain onto ``c``'s
+    entry (``acc = fma(a[i][0], b[0][j], c[i][j])``, ...); a matrix scaled entry by entry is one
+    fma per entry; a number or 1-D ``c`` is that multiple of the identity (0 off the diagonal)."""
+    m = a if _is_matrix(a) else b if _is_matrix(b) else c
+    if not _is_matrix(m) or not (_is_matrix(c) or _scalar_like(c, m)):
+        return m_add(m_mul(a, b), c)
+    product = _is_matrix(a) and _is_matrix(b)
+    scaled = _is_matrix(a) and _scalar_like(b, a) or _is_matrix(b) and _scalar_like(a, b)
+    if not (product or scaled):
+        return m_add(m_mul(a, b), c)
+    n = len(m._c)
+    if _is_matrix(c):
+        addend = [list(r._c) for r in c._c]
+    else:
+        zero = m._c[0]._c[0] * 0 if isinstance(c, ArrayBase) or isinstance(c, VectorBase) else 0.0
+        addend = [[c if i == j else zero for j in range(n)] for i in range(n)]
+    rows = []
+    for i in range(n):
+        if product:
+            entries = []
+            for j in range(n):
+                acc = addend[i][j]
+                for k in range(n):
+                    acc = _fma(a._c[i]._c[k], b._c[k]._c[j], acc)
+                entries.append(acc)
+        elif _is_matrix(a):
+            entries = [_fma(a._c[i]._c[j], b, addend[i][j]) for j in range(n)]
+        else:
+            entries = [_fma(a, b._c[i]._c[j], addend[i][j]) for j in range(n)]
+        rows.append(_vector_like(m._c[i], entries))
+    return _rows_class(type(m), rows)._from_components(rows)
 
 
 def m_pow(a, b):

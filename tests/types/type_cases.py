@@ -203,6 +203,9 @@ RANDOM_EXACT = {
     "det2": "J.det(m2a)", "det3": "J.det(ma)", "inverse2": "J.rcp(m2a)", "inverse3": "J.rcp(ma)",
     "frob3": "J.frob(ma)", "trace3": "J.trace(ma)", "transpose3": "ma.T", "diag3": "J.diag(ma)",
     "matrix_plus_scalar": "ma + 2.5", "scalar_minus_matrix": "1 - ma",
+    "matrix_fma_product": "J.fma(ma, mb, ma)", "matrix_fma_product_scalar": "J.fma(ma, mb, 0.5)",
+    "matrix_fma_scaled": "J.fma(ma, 1.5, -2.0)", "matrix_fma_scaled_array": "J.fma(ma, va.x, mb)",
+    "matrix_fma_scalar_first": "J.fma(2.5, ma, va.y)",
 }
 
 #: Random inputs compared within a relative tolerance (not bit-identical formulas: 4x4
