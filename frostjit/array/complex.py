@@ -152,7 +152,19 @@ def c_truediv(a, b):
 
 
 def c_fma(a, b, c):
-    return c_add(c_mul(a, b), c)
+    """``a * b + c`` rounded as Dr.Jit 1.5: the addend enters the fma chains of the product
+    (``re = fma(ar, br, fma(-ai, bi, cr))``, ``im = fma(ar, bi, fma(ai, br, ci))``); a real
+    factor is one fma per part."""
+    ar, ai = _parts(a)
+    br, bi = _parts(b)
+    cr, ci = _parts(c)
+    like = _like(a, b, c)
+    if ai is not None and bi is not None:
+        return _make(like, _fma(ar, br, _fma(-ai, bi, cr)), _fma(ar, bi, ai * br if ci is None else _fma(ai, br, ci)))
+    if ai is None and bi is None:
+        return _make(like, _fma(ar, br, cr), 0.0 if ci is None else ci)
+    s, zr, zi = (br, ar, ai) if bi is None else (ar, br, bi)
+    return _make(like, _fma(zr, s, cr), zi * s if ci is None else _fma(zi, s, ci))
 
 
 def c_arg(z):

@@ -115,7 +115,34 @@ def q_truediv(a, b):
 
 
 def q_fma(a, b, c):
-    return q_add(q_mul(a, b), c)
+    """``a * b + c`` rounded as Dr.Jit 1.5: each component of the Hamilton product is two fma
+    pairs, and the addend enters the first pair's chain; a real second factor scales ``x, y, z``
+    and adds (two roundings) but fuses ``w``; a real first factor is one fma per component."""
+    pa, pb, pc = _parts(a), _parts(b), _parts(c)
+    like = _like(a, b, c)
+
+    def plus(k, p):                     # p + c[k] (c's missing parts are zero)
+        return p if pc[k] is None else p + pc[k]
+
+    def fused(k, x, y):                 # fma(x, y, c[k])
+        return x * y if pc[k] is None else _fma(x, y, pc[k])
+
+    if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
+        x1, y1, z1, w1 = pa
+        x2, y2, z2, w2 = pb
+        return from_parts(like, [
+            _fma(w1, x2, fused(0, -z1, y2)) + _fma(x1, w2, y1 * z2),
+            _fma(w1, y2, fused(1, -x1, z2)) + _fma(y1, w2, z1 * x2),
+            _fma(w1, z2, fused(2, -y1, x2)) + _fma(z1, w2, x1 * y2),
+            _fma(w1, w2, fused(3, -z1, z2)) + _fma(-x1, x2, -(y1 * y2)),
+        ])
+    if isinstance(a, QuaternionBase):
+        s = pb[3]
+        return from_parts(like, [plus(k, pa[k] * s) for k in range(3)] + [fused(3, pa[3], s)])
+    if isinstance(b, QuaternionBase):
+        s = pa[3]
+        return from_parts(like, [fused(k, s, pb[k]) for k in range(4)])
+    return from_parts(like, [0.0 if pc[k] is None else pc[k] for k in range(3)] + [fused(3, pa[3], pb[3])])
 
 
 def _imag_norm(q):

@@ -206,6 +206,12 @@ RANDOM_EXACT = {
     "matrix_fma_product": "J.fma(ma, mb, ma)", "matrix_fma_product_scalar": "J.fma(ma, mb, 0.5)",
     "matrix_fma_scaled": "J.fma(ma, 1.5, -2.0)", "matrix_fma_scaled_array": "J.fma(ma, va.x, mb)",
     "matrix_fma_scalar_first": "J.fma(2.5, ma, va.y)",
+    "complex_fma": "J.fma(cz, dz, cz)", "complex_fma_real_addend": "J.fma(cz, dz, va.x)",
+    "complex_fma_scaled": "J.fma(cz, va.x, dz)", "complex_fma_scalar_first": "J.fma(va.y, cz, dz)",
+    "complex_fma_numbers": "J.fma(cz, 1.5, 2.0)",
+    "quaternion_fma": "J.fma(qa, qb, qa)", "quaternion_fma_real_addend": "J.fma(qa, qb, va.x)",
+    "quaternion_fma_scaled": "J.fma(qa, va.x, qb)", "quaternion_fma_scalar_first": "J.fma(va.y, qa, qb)",
+    "quaternion_fma_numbers": "J.fma(qa, 1.5, 2.0)",
 }
 
 #: Random inputs compared within a relative tolerance (not bit-identical formulas: 4x4
