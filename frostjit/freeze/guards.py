@@ -33,7 +33,8 @@ import weakref
 
 import numpy as np
 
-from .layout import entries, field_names, kind_of
+from ..tree.kinds import PROTOCOL
+from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .values import Ident, value_key
@@ -431,21 +432,30 @@ def covering(flat):
         if atom is None:
             return ("cont", ci, False)
         c = flat.containers[ci]
-        kind = kind_of(c)
+        node = node_of(type(c))      # the walk read c's children through it: those are keyed
         if atom.kind == "entry":
             if atom.holder is c:
                 return False            # an entry of an input dict: walked
-            if kind == "obj" or (kind == "fields" and atom.key in field_names(c)):
-                return False            # a walked attribute
-            if kind == "custom" and _walked_by_protocol(c, atom.value):
+            if _walked_attribute(node, atom.key):
+                return False
+            if node.kind is PROTOCOL and node.fields is None and _walked_by_protocol(c, atom.value):
                 return False            # what __fj_traverse__ hands out is walked (keyed) already
             return ("cont", ci, True)
         if atom.kind in ("item", "contents") and atom.holder is c:
             return False
-        if atom.kind == "attr" and kind == "obj":
-            return False
+        if atom.kind == "attr" and _walked_attribute(node, atom.key):
+            return False                # a slot the walk read
         return ("cont", ci, False)
     return covered
+
+
+def _walked_attribute(node, name) -> bool:
+    """Whether the walk read attribute ``name`` of the container ``node`` describes: every
+    attribute of a plain object, the fields of a ``DRJIT_STRUCT`` class, a dataclass, a protocol
+    class with ``__fj_traverse_attrs__``, a partial or a bound method."""
+    if type(node) is ValueNode and node.what == "object":
+        return True
+    return node.fields is not None and name in node.fields
 
 
 def _walked_by_protocol(c, value) -> bool:
