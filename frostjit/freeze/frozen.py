@@ -799,9 +799,9 @@ class FrozenFunction:
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
         deps = set(deps) | set(rs.dispatch.values())
-        gs, why, hidden = guards.build(rs, flat, guards.covering(flat), self._globals, frozenset(self._global_names),
-                               self._cells, set(d.counts), self.name,
-                               {op.args[1] for op in rec.ops if op.kind == "upload_input"})
+        gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
+                                       frozenset(self._global_names), self._cells, set(d.counts), self.name,
+                                       {op.args[1] for op in rec.ops if op.kind == "upload_input"})
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         if hidden:
