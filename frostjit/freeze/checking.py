@@ -105,13 +105,13 @@ def _array_difference(a, b) -> str | None:
 def first_difference(r, p, path: str, _seen=None) -> str | None:
     """``path: what differs`` between a replay's value ``r`` and the plain call's ``p``, or None."""
     if _seen is None:
-        _seen = set()
+        _seen = {}
     if r is p:
         return None
     key = (id(r), id(p))
     if key in _seen:
         return None
-    _seen.add(key)
+    _seen[key] = (r, p)         # held: a pair compared once keeps its ids while the walk runs
     if type(r) is not type(p):
         return f"{path}: type {type(r).__name__} (replay) != {type(p).__name__} (plain call)"
     if isinstance(r, ArrayBase):

@@ -252,9 +252,10 @@ class Walker:
             keys = ()
         if self._container(o, path, (type(o), keys)):
             if self.P:
+                fmt = _NODES[type(o)].format_key
                 for k, v in o.items():
                     self.loc = (o, k)
-                    self.walk(v, f'{path}["{k}"]' if isinstance(k, str) else f"{path}[{k!r}]")
+                    self.walk(v, path + fmt(k))
             else:
                 w = self.walk
                 for v in o.values():
