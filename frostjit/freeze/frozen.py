@@ -18,11 +18,13 @@ import warnings
 import weakref
 
 from ..array.flat import ArrayBase
+from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.kernel import SCATTER_DST
 from ..trace.state import state, JitBackend
 from . import binder, checking, guards, layout
 from .checking import FreezeMismatchError
-from .layout import Walker, entries, kind_of
+from ..tree.kinds import ARRAY_TYPES
+from .layout import Walker, entries
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
@@ -241,7 +243,7 @@ class FrozenFunction:
         f.containers.append(args)
         key = f.key
         key.append((tuple, len(args)))
-        at = layout._ARRAY_TYPES
+        at = ARRAY_TYPES
         for v in args:
             if type(v) not in at:
                 return None
@@ -517,7 +519,8 @@ class FrozenFunction:
     def _changed_numbers(self, args, pflat) -> frozenset:
         """Indices of the Python numbers whose value differs from the previous recording's at the
         same path (same type), and that a recording can replace (not inside a tuple other than
-        the arguments, not a dict key)."""
+        the arguments, nor a dict key, nor a protocol object that cannot write it back:
+        :func:`.layout.writable`)."""
         old = {}
         for p, t in self._prev_paths:
             old.setdefault(p, t)
@@ -532,8 +535,8 @@ class FrozenFunction:
             if not (isinstance(o, tuple) and isinstance(t, tuple) and len(o) == 2 == len(t)):
                 continue
             if o[0] is t[0] and t[0] in (int, float) and o[1] != t[1] and t[1] != "param":
-                c = loc[0]
-                if type(c) is tuple and c is not args:
+                c, k = loc
+                if c is not args and not layout.writable(c, k, _get(c, k)):
                     continue
                 out.add(i)
         return frozenset(out)
@@ -620,7 +623,7 @@ class FrozenFunction:
         args, kwargs, subs = self._substitute_params(rec, flat, args, kwargs)
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
         observer = None
-        rs = ReadSet(self._top_fn)
+        rs = ReadSet(self._top_fn, is_dispatched)
         try:
             # Installed inside the try: an exception here (a Ctrl-C) must not leave the hook on.
             observer = _observe_dispatch()
@@ -717,7 +720,7 @@ class FrozenFunction:
         leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
         cont_index = {id(c): i for i, c in enumerate(flat.containers)}
         # 1. What changed in the inputs (post-call state against the pre-call snapshot).
-        changed = []          # (ci, kind, [(key, value)] now, {key: value} before)
+        changed = []          # (ci, write mode, [(key, value)] now, {key: value} before)
         new_values = []
         for ci, c in enumerate(flat.containers):
             before = pre_entries[ci]
@@ -726,7 +729,7 @@ class FrozenFunction:
             now = entries(c)
             if len(now) == len(before) and all(k1 == k2 and v1 is v2 for (k1, v1), (k2, v2) in zip(now, before)):
                 continue
-            changed.append((ci, kind_of(c), now, before))
+            changed.append((ci, layout.write_mode(c), now, before))
             bmap = {}
             for k, v in before:
                 bmap.setdefault(k, v)
@@ -770,18 +773,23 @@ class FrozenFunction:
         for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
             if a._node is not n:
                 actions.append(("node", i, d.node(a._node)))
-        for ci, kind, now, before in changed:
-            if kind == "seq":
+        for ci, mode, now, before in changed:
+            if mode is layout.ITEMS:
                 actions.append(("setlist", ci, [d.describe(v) for _, v in now]))
                 continue
-            if kind == "custom":
+            if mode is layout.PROTOCOL_ASSIGN:
                 actions.append(("assign", ci, {k: d.describe(v) for k, v in now}))
                 continue
             bmap = dict(before)
             nkeys = set()
+            c = flat.containers[ci]
             for k, v in now:
                 nkeys.add(k)
                 if bmap.get(k, _MISS) is not v:
+                    if not layout.writable(c, k, v) and rec.data_dependent is None:
+                        rec.data_dependent = (f"changes what {type(c).__name__}.__fj_traverse__() returns "
+                                              f"for {k!r}, which is not an attribute: without __fj_assign__ "
+                                              "a replay cannot write it back")
                     actions.append(("set", ci, k, d.describe(v)))
             for k, _ in before:
                 if k not in nkeys:
@@ -791,9 +799,9 @@ class FrozenFunction:
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
         deps = set(deps) | set(rs.dispatch.values())
-        gs, why, hidden = guards.build(rs, flat, guards.covering(flat), self._globals, frozenset(self._global_names),
-                               self._cells, set(d.counts), self.name,
-                               {op.args[1] for op in rec.ops if op.kind == "upload_input"})
+        gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
+                                       frozenset(self._global_names), self._cells, set(d.counts), self.name,
+                                       {op.args[1] for op in rec.ops if op.kind == "upload_input"})
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         if hidden:
@@ -827,10 +835,6 @@ class FrozenFunction:
     def _subscribe(self, recd, deps) -> None:
         if not deps:
             return
-        try:
-            from ..dispatch import on_register
-        except Exception:  # pragma: no cover - dispatch absent
-            return
         for fn in deps:
             def invalidate(_fn, recd=recd):
                 log.debug("frostjit.freeze(%s): a method was registered on %r; dropping a recording",
@@ -847,10 +851,7 @@ class _ParamsRejected(Exception):
 
 
 def _put(c, k, v) -> None:
-    if kind_of(c) == "custom":
-        c.__fj_assign__({k: v})
-    else:
-        layout.set_entry(c, k, v)
+    layout.set_entry(c, k, v)
 
 
 def _get(c, k):
@@ -893,10 +894,6 @@ def _top_of(f):
 
 
 def _observe_dispatch():
-    try:
-        from ..dispatch import observe_calls
-    except Exception:  # pragma: no cover - dispatch absent
-        return None
     seen = set()
     me = threading.get_ident()
 
