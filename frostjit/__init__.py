@@ -22,8 +22,9 @@ from .functions.math import (
 from .functions.shape import shape, ravel, unravel, tile, repeat, reverse, meshgrid
 from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress
 from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
-from .functions.cache import flush_kernel_cache, flush_malloc_cache, sync_thread
-from .backend.cache_control import set_kernel_cache_size, kernel_cache_info
+from .backend import set_cpu_backend, cpu_backend
+from .backend.cache_control import (set_kernel_cache_size, kernel_cache_info, flush_kernel_cache, flush_malloc_cache,
+                                    sync_thread)
 from . import llvm
 from .freeze import freeze, FreezeWarning
 from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_grad, clear_grad, detach,

@@ -18,13 +18,15 @@ import warnings
 import weakref
 
 from ..array.flat import ArrayBase
-from ..schedule.kernel import SCATTER_DST
+from ..backend import on_backend_change
+from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend
 from . import binder, layout
 from .layout import Walker, entries, kind_of
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed
+from .records import scatters_into_captured
 from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
@@ -38,11 +40,15 @@ _INSTANCES: "weakref.WeakSet[FrozenFunction]" = weakref.WeakSet()
 def drop_all_recordings() -> None:
     """Drop the recordings of every frozen function (counters kept): the next calls trace again.
 
-    Called by ``fj.flush_kernel_cache()`` (as in Dr.Jit, where flushing the kernel cache forces
-    frozen functions to re-trace).
+    Called after ``fj.flush_kernel_cache()`` (as in Dr.Jit, where flushing the kernel cache forces
+    frozen functions to re-trace) and ``fj.set_cpu_backend()`` (recordings hold a backend's kernels).
     """
     for ff in list(_INSTANCES):
         ff._drop_all()
+
+
+on_kernel_cache_flush(drop_all_recordings)
+on_backend_change(lambda backend: drop_all_recordings())
 
 
 class FreezeWarning(UserWarning):
@@ -570,15 +576,9 @@ class FrozenFunction:
         for a in w.f.numpy + d.numpy:
             if not any(a is b for b in flat.numpy) and rec.data_dependent is None:
                 rec.data_dependent = "returns a NumPy array computed in Python (not recorded)"
-        for op in rec.ops:
-            if op.kind == "launch":
-                for kind, vt, slot in op.args[2]:
-                    if kind == SCATTER_DST and rec.slot_kind[slot][0] == "cap" and rec.data_dependent is None:
-                        rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
-                                              "argument, an attribute of one, or use state_fn)")
-            elif op.kind == "copy" and rec.slot_kind[op.args[1]][0] == "cap" and rec.data_dependent is None:
-                rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
-                                      "argument, an attribute of one, or use state_fn)")
+        if rec.data_dependent is None and scatters_into_captured(rec.ops, rec.slot_kind):
+            rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
+                                  "argument, an attribute of one, or use state_fn)")
         # 3. Describe outputs and write-backs against the node table.
         actions = []
         for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
@@ -616,7 +616,8 @@ class FrozenFunction:
             log.debug("frostjit.freeze(%s): not replayable: %s", self.name, reason)
             recd = _Fallback(reason, key, flat.paths)
         else:
-            recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps)
+            recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps,
+                             self.name)
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
         if type(recd) is _Fallback and recd.reason in _ad.REASONS:

@@ -12,9 +12,10 @@ import enum
 import logging
 import time
 
-from ..trace.state import state, KERNEL_HISTORY, JitBackend
-from ..backend import current_backend, _backends
-from .kernel import build_kernel, OUT
+from ..trace.state import state, KERNEL_HISTORY
+from ..backend import current_backend
+from ..backend.kernel import OUT
+from .kernel import build_kernel
 
 log = logging.getLogger("frostjit")
 
@@ -72,7 +73,7 @@ def evaluate(nodes) -> None:
         effects = state.side_effects
         if not pending and not effects:
             return
-        backend = _backends.get(JitBackend.LLVM) or current_backend()
+        backend = current_backend()
         started = _Started()
         try:
             state.side_effects = []
@@ -144,6 +145,10 @@ def run_group(backend, size: int, outputs: list, effects: list, started: _Starte
         })
     if log.isEnabledFor(logging.DEBUG):
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, len(spec.instrs), status)
+
+
+# The trace flushes pending scatters through this hook (it must not import the scheduler).
+state.evaluate = evaluate
 
 
 def record_operation(entry: dict) -> None:

@@ -1,56 +1,36 @@
-"""From a set of pending nodes of one size to a backend-neutral kernel description.
+"""From a set of pending nodes of one size to a kernel spec (the backend contract).
 
-A :class:`KernelSpec` is a straight-line SSA program over one *lane* of a
-launch: instructions refer to earlier instructions by index, buffers by
-parameter index.  It contains no sizes and no addresses, so the same spec (and
-the same compiled kernel) serves every launch width; the actual buffers live in
-``bindings``, outside the part a backend compiles and caches.
+:func:`build_kernel` lowers pending nodes and scatters to a :class:`ScheduledKernel`: the
+backend-neutral :class:`~frostjit.backend.kernel.KernelSpec` that the backend compiles,
+plus the trace nodes bound to its parameters, which only the scheduler (and the freeze
+recorder) look at.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..backend.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, Instr, KernelSpec, literal_key
 from ..trace.node import Node
 
-# Parameter kinds: how a kernel uses a buffer.
-IN = "in"            # elementwise input, one element per lane
-IN_SCALAR = "in1"    # size-1 input broadcast to every lane
-OUT = "out"          # elementwise output
-GATHER_SRC = "src"   # random-access read (pointer + element count)
-SCATTER_DST = "dst"  # random-access write (pointer + element count)
-
 
 @dataclass(slots=True)
-class Instr:
-    """One SSA instruction. ``args`` index earlier instructions."""
+class ScheduledKernel(KernelSpec):
+    """A :class:`KernelSpec` and the nodes of the launch it was built for.
 
-    op: str
-    vt: object
-    args: tuple = ()
-    value: object = None   # literal value, cast target, parameter index, ...
+    Attributes
+    ----------
+    bindings : list[Node]
+        The node bound to each parameter: a data node (inputs, gather sources, scatter
+        targets) or the pending node an OUT parameter stores.
+    outputs : list[Node]
+        The nodes written by the OUT parameters, in order.
+    """
 
-
-@dataclass(slots=True)
-class KernelSpec:
-    """A kernel: instructions and the parameter list (kinds and types)."""
-
-    instrs: list = field(default_factory=list)
-    params: list = field(default_factory=list)      # [(kind, vt)]
-    bindings: list = field(default_factory=list)    # [Node] bound to each parameter
-    outputs: list = field(default_factory=list)     # nodes written by OUT params, in order
-    has_side_effects: bool = False
-
-    def key(self) -> tuple:
-        """A hashable structural key: equal keys give equal code (sizes and buffers excluded)."""
-        return (tuple(self.params), tuple([(i.op, i.vt, i.args, _literal_key(i.value)) for i in self.instrs]))
+    bindings: list = field(default_factory=list)
+    outputs: list = field(default_factory=list)
 
 
-def _literal_key(v):
-    # -0.0 == 0.0 and NaN != NaN: key floats by their exact bit pattern.
-    return ("f", v.hex()) if type(v) is float else v
-
-
-def build_kernel(outputs: list, effects: list) -> KernelSpec:
+def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
     """Lower ``outputs`` (pending nodes to store) and ``effects`` (scatter nodes) to a spec.
 
     Operands are visited depth-first; shared subexpressions are emitted once, and so is
@@ -87,7 +67,7 @@ class _Builder:
     __slots__ = ("spec", "ids", "params", "literals")
 
     def __init__(self):
-        self.spec = KernelSpec()
+        self.spec = ScheduledKernel()
         self.ids: dict = {}           # node -> instruction index
         self.params: dict = {}        # (id(node), kind) -> parameter index
         self.literals: dict = {}      # one instruction per distinct constant of a type
@@ -108,7 +88,7 @@ class _Builder:
         op = n.op
         if op == "literal":
             v = n.value
-            lk = (n.vt, _literal_key(v))
+            lk = (n.vt, literal_key(v))
             i = self.literals.get(lk)
             if i is None:
                 i = self.literals[lk] = len(instrs)

@@ -65,8 +65,8 @@ def flush_if_dirty(nodes) -> None:
     dirty = state.dirty
     for a in nodes:
         if a in dirty:
-            from ..schedule.evaluate import evaluate
-            evaluate(())
+            # The scheduler registers its evaluate() (the trace does not import layers above it).
+            state.evaluate(())
             return
 
 

@@ -59,6 +59,13 @@ class TraceState:
         self.history: list = []
         # Evaluation is not re-entrant across threads: one lock around schedule+launch.
         self.lock = threading.RLock()
+        # The scheduler's evaluate(nodes), registered by frostjit.schedule.evaluate when it is
+        # imported: the trace flushes pending side effects through it without importing upward.
+        self.evaluate = _no_scheduler
+
+
+def _no_scheduler(nodes) -> None:
+    raise RuntimeError("frostjit: no scheduler registered (import frostjit, not frostjit.trace alone)")
 
 
 state = TraceState()

@@ -217,7 +217,7 @@ def test_binder_source_is_straight_line():
 
 
 def test_replay_outputs_are_host_buffer_like():
-    from frostjit.freeze.recording import SlabBuffer
+    from frostjit.backend.llvm.replay import SlabBuffer
     def f(x):
         z = fj.zeros(Float, fj.width(x))
         fj.scatter_add(z, x, fj.arange(UInt32, fj.width(x)))     # a zero-filled scatter target

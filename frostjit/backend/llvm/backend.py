@@ -6,17 +6,13 @@ import ctypes
 import numpy as np
 
 from ...errors import out_of_memory
-from ...trace.dtypes import Float32, Float64, UInt32, Bool
 from ..base import Backend
 from .compiler import Compiler
 from .kernel_cache import check_capacity
 from .memory import HostBuffer, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
-from .threads import ThreadPool
-
-# Launch on several threads only when there is enough work to amortize the hand-off.
-PARALLEL_MIN_SIZE = 1 << 13
-PARALLEL_MIN_WORK = 1 << 17
+from .replay import LLVMReplayEmitter
+from .threads import ThreadPool, PARALLEL_MIN_SIZE, PARALLEL_MIN_WORK
 
 class LLVMBackend(Backend):
     """CPU backend: kernels compiled by LLVM, run on all cores."""
@@ -45,6 +41,15 @@ class LLVMBackend(Backend):
     def to_numpy(self, buffer, size):
         return buffer.array[:size].copy()
 
+    def element(self, buffer, index):
+        return buffer.array[index].item()
+
+    def host_array(self, buffer, size):
+        return buffer.array[:size]
+
+    def flush_memory_cache(self) -> None:
+        pool.trim()
+
     def copy(self, vt, buffer, size):
         out = self.alloc(vt, size)
         np.copyto(out.array, buffer.array)
@@ -53,6 +58,9 @@ class LLVMBackend(Backend):
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
         return self.compiler.get(spec)
+
+    def flush_kernel_cache(self) -> None:
+        self.compiler.flush()
 
     def set_kernel_cache_size(self, size) -> int:
         """Bound the in-memory kernel cache (see :mod:`.kernel_cache`); return the previous bound."""
@@ -103,3 +111,7 @@ class LLVMBackend(Backend):
         except MemoryError:     # NumPy's int64 temporary of one entry per true element
             raise out_of_memory("Bool", size, 12, "compress") from None
         return self.from_numpy(idx), int(idx.shape[0])
+
+    # -- frozen functions -------------------------------------------------
+    def replay_emitter(self, code):
+        return LLVMReplayEmitter(self, code)

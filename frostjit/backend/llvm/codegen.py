@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 
 from ...trace.dtypes import Bool, VarType
-from ...schedule.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, KernelSpec
+from ..kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, KernelSpec
 
 KERNEL_PLACEHOLDER = "@__fj_kernel__"
 

@@ -25,6 +25,9 @@ import time
 import llvmlite
 import llvmlite.binding as llvm
 
+from ..._dump import dump_text
+from ...trace.dtypes import Float32
+from ..kernel import KernelSpec, Instr, IN, OUT
 from .codegen import generate_ir, KERNEL_PLACEHOLDER
 from .diskcache import DiskCache, FORMAT_VERSION
 from .kernel_cache import KernelCache, default_capacity
@@ -110,8 +113,6 @@ class Compiler:
         ~4 ms to the first compile of a process; paying it here keeps the first user kernel's
         latency the same as every other's (docs/engine.md reports both figures).
         """
-        from ...schedule.kernel import KernelSpec, Instr, IN, OUT
-        from ...trace.dtypes import Float32
         spec = KernelSpec(instrs=[Instr("load", Float32, (), 0), Instr("literal", Float32, (), 0.5),
                                   Instr("mul", Float32, (0, 1)), Instr("store", Float32, (2,), 1)],
                           params=[(IN, Float32), (OUT, Float32)])
@@ -204,6 +205,7 @@ class Compiler:
                 status = "compiled"
             engine, address = self.load(obj, symbol)
             dt = time.perf_counter() - t0
+            dump_text(f"kernel_{h[:16]}", ir.replace(KERNEL_PLACEHOLDER, "@" + symbol), "ll")   # FROSTJIT_DUMP
             log.debug("kernel %s %s in %.2f ms (%d instructions)", h[:16],
                       "loaded from disk" if status == "disk" else "compiled", dt * 1e3, len(spec.instrs))
             k = Kernel(h, ir, symbol, address, engine, len(spec.instrs), spec.has_side_effects, dt)

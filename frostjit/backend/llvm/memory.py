@@ -91,13 +91,19 @@ class HostBuffer:
         raw, ptr = pool.acquire_raw(size * dtype.itemsize, dtype, size)
         return cls(raw.view(dtype), ptr)
 
-    def __del__(self):
+    # What __del__ uses is bound as defaults: a buffer still alive when the interpreter exits (an
+    # array in a module global) may be finalized after this module's globals were cleared; it
+    # is not pooled then.
+    def __del__(self, _refs=sys.getrefcount, _ndarray=np.ndarray, _release=pool.release,
+                _exiting=sys.is_finalizing):
+        if _exiting():
+            return
         a = self.array
         # Two references: the attribute and getrefcount's argument. A third means a view or DLPack capsule.
-        if a.base is not None and sys.getrefcount(a) <= 3:
+        if a.base is not None and _refs(a) <= 3:
             raw = a.base
-            if type(raw) is np.ndarray and raw.base is None and sys.getrefcount(raw) <= 3:
-                pool.release(raw, self.ptr)
+            if type(raw) is _ndarray and raw.base is None and _refs(raw) <= 3:
+                _release(raw, self.ptr)
 
     def __len__(self) -> int:
         return self.array.shape[0]

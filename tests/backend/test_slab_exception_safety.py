@@ -10,7 +10,7 @@ import types
 import numpy as np
 import pytest
 
-from frostjit.freeze import recording
+from frostjit.backend.llvm import replay as recording
 
 
 class _NoAddress:
