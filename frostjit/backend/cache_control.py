@@ -9,9 +9,33 @@ recordings) register with :func:`on_kernel_cache_flush` instead of being called 
 """
 from __future__ import annotations
 
+import os
+
 from . import current_backend
 
+# The bound of a backend's in-memory kernel cache (see fj.set_kernel_cache_size).
+DEFAULT_CAPACITY = 1024
+ENV_CAPACITY = "FROSTJIT_KERNEL_CACHE_SIZE"
+
 _flush_listeners: list = []
+
+
+def check_capacity(value, source: str) -> int:
+    """``value`` as a cache capacity (an int >= 1); ``ValueError`` naming ``source`` otherwise."""
+    try:
+        n = int(value)
+        ok = n >= 1 and float(value) == n
+    except (TypeError, ValueError):
+        ok = False
+    if not ok:
+        raise ValueError(f"{source}: the kernel cache size must be an integer >= 1, got {value!r}")
+    return n
+
+
+def default_capacity() -> int:
+    """The capacity from ``FROSTJIT_KERNEL_CACHE_SIZE``, else :data:`DEFAULT_CAPACITY`."""
+    env = os.environ.get(ENV_CAPACITY, "").strip()
+    return check_capacity(env, ENV_CAPACITY) if env else DEFAULT_CAPACITY
 
 
 def on_kernel_cache_flush(callback) -> None:

@@ -12,6 +12,8 @@ import pytest
 
 from frostjit.backend.llvm import replay as recording
 
+pytestmark = pytest.mark.llvm_only("the LLVM backend's replay slabs")
+
 
 class _NoAddress:
     """A stand-in array whose address lookup is interrupted."""

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from frostjit.backend.llvm.vmath import SUPPORTED, math_function
 from frostjit.backend.llvm.vmath.accuracy import NUMPY_REF, Kernels, mp_reference, sample, ulp_error
 
+pytestmark = pytest.mark.llvm_only("the LLVM backend's vectorized math library (its accuracy)")
+
 ALL = sorted(SUPPORTED)
 SOME = ["sin", "cos", "sincos", "tan", "exp", "log", "atan2", "pow"]
 

@@ -8,7 +8,7 @@ import numpy as np
 from ...errors import out_of_memory
 from ..base import Backend
 from .compiler import Compiler
-from .kernel_cache import check_capacity
+from ..cache_control import check_capacity
 from .memory import HostBuffer, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter

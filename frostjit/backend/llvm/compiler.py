@@ -30,7 +30,8 @@ from ...trace.dtypes import Float32
 from ..kernel import KernelSpec, Instr, IN, OUT
 from .codegen import generate_ir, KERNEL_PLACEHOLDER
 from .diskcache import DiskCache, FORMAT_VERSION
-from .kernel_cache import KernelCache, default_capacity
+from ..cache_control import default_capacity
+from .kernel_cache import KernelCache
 from .threads import private_targets
 
 log = logging.getLogger("frostjit")
