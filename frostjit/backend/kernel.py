@@ -25,6 +25,7 @@ scheduler's copy-on-write guarantees it).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..trace.dtypes import VarType
 
@@ -39,9 +40,11 @@ SCATTER_DST = "dst"  #: random-access write (the buffer and its element count)
 PARAM_KINDS = (IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST)
 
 
-@dataclass(slots=True)
-class Instr:
+class Instr(NamedTuple):
     """One SSA instruction (see the module docstring for each ``op``).
+
+    A named tuple: cheap to make, and its own part of a spec's key when its value is not a
+    float.
 
     Attributes
     ----------
@@ -90,9 +93,14 @@ class KernelSpec:
 
     def key(self) -> tuple:
         """A hashable structural key: equal keys give equal code (sizes and buffers excluded)."""
-        return (tuple(self.params), tuple([(i.op, i.vt, i.args, literal_key(i.value)) for i in self.instrs]))
+        return (tuple(self.params), tuple([i if type(i.value) is not float else instr_key(i) for i in self.instrs]))
 
 
 def literal_key(v):
     """``v`` as a part of a key: floats by their exact bits (-0.0 == 0.0 and NaN != NaN)."""
     return ("f", v.hex()) if type(v) is float else v
+
+
+def instr_key(ins: Instr) -> tuple:
+    """An instruction as a part of a key (see :func:`literal_key`)."""
+    return (ins.op, ins.vt, ins.args, literal_key(ins.value))

@@ -9,10 +9,13 @@ from ...errors import out_of_memory
 from ..base import Backend
 from .compiler import Compiler
 from ..cache_control import check_capacity
-from .memory import HostBuffer, pool
+from .memory import HostBuffer, allocate, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter
-from .threads import ThreadPool, PARALLEL_MIN_SIZE, PARALLEL_MIN_WORK
+from .threads import ThreadPool
+
+# ctypes array types of kernel arguments, by length (making one costs as much as a launch)
+_ARGS = [ctypes.c_int64 * n for n in range(33)]
 
 class LLVMBackend(Backend):
     """CPU backend: kernels compiled by LLVM, run on all cores."""
@@ -26,7 +29,7 @@ class LLVMBackend(Backend):
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
-        return HostBuffer.allocate(vt.np_dtype, size)
+        return allocate(vt.np_dtype, size)
 
     def from_numpy(self, array):
         buf = HostBuffer.allocate(array.dtype, array.shape[0])
@@ -57,6 +60,15 @@ class LLVMBackend(Backend):
 
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
+        # A hit in the memory cache, inlined (Compiler.get does the same, and the rest).
+        cache = self.compiler.cache
+        k = cache.by_spec.get(spec.key())
+        if k is not None:
+            try:
+                cache.lru.move_to_end(k.hash)
+            except KeyError:        # evicted meanwhile by another thread; we hold it
+                pass
+            return k, "memory"
         return self.compiler.get(spec)
 
     def flush_kernel_cache(self) -> None:
@@ -74,13 +86,17 @@ class LLVMBackend(Backend):
         return self.compiler.cache.info()
 
     def launch(self, kernel, size, spec, buffers):
-        n = len(buffers)
-        args = (ctypes.c_int64 * (2 * n))()
-        for k, buf in enumerate(buffers):
-            args[2 * k] = buf.ptr
-            args[2 * k + 1] = len(buf.array)
-        parallel = size >= PARALLEL_MIN_SIZE and size * max(kernel.n_instrs, 1) >= PARALLEL_MIN_WORK
-        self.threads.run(kernel.cfunc, size, args, self.width, parallel, kernel.private)
+        n = 2 * len(buffers)
+        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
+        k = 0
+        for buf in buffers:     # (item assignment: the fastest way to fill a ctypes array)
+            args[k] = buf.ptr
+            args[k + 1] = len(buf.array)
+            k += 2
+        if size < kernel.parallel_from:
+            kernel.cfunc(0, size, args, 0)
+        else:
+            self.threads.run(kernel.cfunc, size, args, self.width, True, kernel.private)
 
     # -- memory-level operations -----------------------------------------
     def reduce(self, op, vt, buffer, size):

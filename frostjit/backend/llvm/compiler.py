@@ -32,7 +32,7 @@ from .codegen import generate_ir, KERNEL_PLACEHOLDER
 from .diskcache import DiskCache, FORMAT_VERSION
 from ..cache_control import default_capacity
 from .kernel_cache import KernelCache
-from .threads import private_targets
+from .threads import private_targets, parallel_threshold
 
 log = logging.getLogger("frostjit")
 
@@ -50,7 +50,7 @@ class Kernel:
     """
 
     __slots__ = ("hash", "ir", "symbol", "address", "cfunc", "engine", "n_instrs", "has_side_effects",
-                 "compile_time", "codegen_time", "private", "spec_keys", "__weakref__")
+                 "compile_time", "codegen_time", "private", "parallel_from", "spec_keys", "__weakref__")
 
     def __init__(self, hash_, ir, symbol, address, engine, n_instrs, has_side_effects, compile_time):
         self.hash = hash_
@@ -65,6 +65,7 @@ class Kernel:
         self.compile_time = compile_time
         self.codegen_time = 0.0
         self.private = ()
+        self.parallel_from = parallel_threshold(n_instrs)     # launches this large use the thread pool
         self.spec_keys: list = []      # the spec keys the cache files it under
 
 

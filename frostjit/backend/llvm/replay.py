@@ -245,7 +245,7 @@ def _slab_allocator():
     def alloc(dtype, n):
         nb = n * dtype.itemsize
         if nb > SMALL_BYTES:
-            return HostBuffer(pool.acquire(dtype, n))
+            return HostBuffer.allocate(dtype, n)
         off = st[1]
         if off + nb > SLAB_BYTES:
             _new_slab(st)
