@@ -9,15 +9,19 @@ its key falls back to the plain call (with a one-time :class:`FreezeWarning` nam
 """
 from __future__ import annotations
 
+import dis
 import functools
 import logging
 import os
+import sys
 import threading
 import types
 import warnings
 import weakref
 
 from ..array.flat import ArrayBase
+from ..dispatch import on_register, observe_calls
+from ..schedule.evaluate import evaluate
 from ..backend import on_backend_change
 from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend
@@ -57,7 +61,6 @@ class FreezeWarning(UserWarning):
 
 def _warn(message: str) -> None:
     """``warnings.warn`` pointing at the user's call, not at frostjit.freeze internals."""
-    import sys
     f = sys._getframe(1)
     level = 2
     while f is not None and f.f_globals.get("__name__", "").startswith("frostjit.freeze"):
@@ -130,7 +133,6 @@ def _global_names(f) -> tuple:
     Only real global accesses count (not attribute names, which share ``co_names``), so an
     attribute ``p.x`` never turns an unrelated global ``x`` into an input.
     """
-    import dis
     code = getattr(f, "__code__", None)
     if code is None:
         return ()
@@ -264,7 +266,6 @@ class FrozenFunction:
 
     def _walk(self, args, kwargs, paths: bool):
         if state.side_effects:
-            from ..schedule.evaluate import evaluate
             evaluate(())
         for attempt in range(3):
             w = Walker(paths, self._opaque_mask, not self.auto_opaque)
@@ -279,7 +280,6 @@ class FrozenFunction:
             flat = w.f
             if not flat.pending:
                 break
-            from ..schedule.evaluate import evaluate
             evaluate(flat.pending)      # every input is evaluated before the lookup
         scope = _ad.scope_token(flat.leaves)
         key = (int(state.flags), scope, tuple(flat.key))
@@ -520,7 +520,6 @@ class FrozenFunction:
         except BaseException:
             RECORDERS.pop(rec)
             if state.side_effects:      # leave the engine as a plain call would
-                from ..schedule.evaluate import evaluate
                 evaluate(())
             raise
         finally:
@@ -533,7 +532,6 @@ class FrozenFunction:
         return out, recd
 
     def _finish(self, rec, flat, key, out, pre_entries, observer):
-        from ..schedule.evaluate import evaluate
         leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
         cont_index = {id(c): i for i, c in enumerate(flat.containers)}
         # 1. What changed in the inputs (post-call state against the pre-call snapshot).
@@ -631,10 +629,6 @@ class FrozenFunction:
     def _subscribe(self, recd, deps) -> None:
         if not deps:
             return
-        try:
-            from ..dispatch import on_register
-        except Exception:  # pragma: no cover - dispatch absent
-            return
         for fn in deps:
             def invalidate(_fn, recd=recd):
                 log.debug("frostjit.freeze(%s): a method was registered on %r; dropping a recording",
@@ -654,10 +648,6 @@ _EMPTY_DICT_TOKEN = (dict, ())
 
 
 def _observe_dispatch():
-    try:
-        from ..dispatch import observe_calls
-    except Exception:  # pragma: no cover - dispatch absent
-        return None
     seen = set()
     me = threading.get_ident()
 

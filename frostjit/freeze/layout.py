@@ -36,6 +36,7 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..functions.evaluation import make_opaque
 from .values import Ident, value_key
 
 
@@ -156,7 +157,6 @@ class Walker:
         op = node.op
         if op == "literal":
             if self.force_opaque or li in self.opaque_mask:
-                from ..functions.evaluation import make_opaque
                 make_opaque(o)
                 node = o._node
                 op = node.op

@@ -20,9 +20,11 @@ import numpy as np
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
+from ..backend import current_backend
 from ..schedule import memops
+from ..schedule.evaluate import evaluate
 from ..trace import ops
-from ..trace.dtypes import Bool
+from ..trace.dtypes import Bool, UInt32, Int64, UInt64
 from ..trace.node import Node
 from ..trace.state import state, DEBUG
 
@@ -39,14 +41,12 @@ class ReduceOp(enum.Enum):
 
 def _index_node(index, backend, who: str) -> Node:
     if isinstance(index, (list, tuple, range)):     # Dr.Jit accepts a sequence of ints
-        from ..trace.dtypes import UInt32
         index = registry.flat_type(backend, UInt32)(index)
     if isinstance(index, ArrayBase):
         if not index._vt.is_integral:
             raise TypeError(f"{who}(): the index must be an integer array, got {type(index).__name__}")
         return index._node
     if isinstance(index, (int, np.integer)):
-        from ..trace.dtypes import UInt32, Int64, UInt64
         i = int(index)
         if not -2**63 <= i < 2**64:     # would wrap into range (2**64 + 1 read element 1)
             raise IndexError(f"{who}(): index {i} does not fit a 64-bit index")
@@ -73,9 +73,7 @@ def _check_index_width(who: str, index: Node, size: int) -> None:
 
 def _check_bounds(who: str, index: Node, active: Node, target: Node) -> None:
     """Debug mode: raise IndexError for the first active out-of-bounds index into ``target``."""
-    from ..schedule.evaluate import evaluate
     evaluate((index, active))
-    from ..backend import current_backend
     be = current_backend()
 
     def values(n):      # a literal is one value for every lane: no array of its full size
@@ -165,7 +163,6 @@ def _prepare_target(target: ArrayBase) -> Node:
         expected += 1 + sum(1 for e in state.side_effects if e.extra[0] is node)
     if sys.getrefcount(node) > expected:
         if node in state.dirty:
-            from ..schedule.evaluate import evaluate
             evaluate(())
         node = memops.copy(node)
         target._node = node

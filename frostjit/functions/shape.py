@@ -9,8 +9,8 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
 from ..trace.dtypes import UInt32, UInt64
-from .creation import arange
-from .memory import gather
+from .creation import arange, empty
+from .memory import gather, scatter
 
 
 def _flat(x, who):
@@ -47,8 +47,6 @@ def ravel(x, order: str = "A"):
         return x
     if not isinstance(x, VectorBase):
         raise TypeError(f"ravel(): expects a frostjit array, got {type(x).__name__}")
-    from .memory import scatter
-    from .creation import empty
     n = len(x)
     w = max(len(c) for c in x)
     out = empty(x._elem, n * w)
