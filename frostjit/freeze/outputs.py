@@ -93,7 +93,7 @@ def _reduce_parts(v):
     """The copy protocol of ``v``: ``(func, args, state, items, pairs)``, or None (not usable)."""
     try:
         rv = v.__reduce_ex__(4)
-    except Exception:       # noqa: BLE001 - an object that cannot be copied is returned as is
+    except TypeError:       # "cannot pickle ...": an object that cannot be copied is returned as is
         return None
     if not isinstance(rv, tuple) or len(rv) < 2:
         return None

@@ -16,8 +16,10 @@ Integer arithmetic wraps around; ``x // 0 == x % 0 == 0``; shifts by the bit wid
 give 0 (-1 for a right shift of a negative value); float ``minimum``/``maximum`` propagate NaN
 and order ``-0 < +0``; ``fma`` rounds once; ``round`` is ties-to-even.
 
-When the op table (``frostjit/trace/optable.py``, each operation's NumPy reference) is in
-place, :func:`numpy_impl` returns its entry's reference instead of :data:`LOWERING`'s.
+When the op table (``frostjit/trace/optable.py``, each operation's NumPy reference with this
+same contract) is in place, :func:`numpy_impl` returns its entry's reference instead of
+:data:`LOWERING`'s: ``ref = getattr(OPS.get(op), "numpy", None)`` (``from ...trace.optable
+import OPS``), and this table goes.
 """
 from __future__ import annotations
 
@@ -331,3 +333,4 @@ LOWERING = {name: _quiet(f) for name, f in {
     "cosh": _transcendental(np.cosh), "tanh": _transcendental(np.tanh), "erf": _transcendental(_erf64),
     "pow_float": _transcendental(np.power), "cbrt": _transcendental(np.cbrt),
 }.items()}
+LOWERING["pow"] = LOWERING["pow_float"]       # (the op table's name of float ** float)
