@@ -99,6 +99,18 @@ class Backend(abc.ABC):
         element count is its buffer's length.
         """
 
+    def launch_new_output(self, kernel, size: int, spec: KernelSpec, inputs: list, vt: VarType):
+        """Launch a kernel whose last parameter is its only output, into a new buffer of
+        ``size`` elements of ``vt``; return that buffer (``inputs`` are the other parameters').
+
+        The scheduler's path for a single operation (``schedule/single_op.py``); a backend may
+        do it in one step.
+        """
+        out = self.alloc(vt, size)
+        if size > 0:
+            self.launch(kernel, size, spec, inputs + [out])
+        return out
+
     def flush_kernel_cache(self) -> None:
         """Forget every compiled kernel held in memory (``fj.flush_kernel_cache``)."""
 

@@ -133,14 +133,11 @@ def _run_single_op(n, key) -> None:
     backend = current_backend()
     kernel, status = backend.compile(plan.spec)
     args = n.args
-    buffers = []
+    inputs = []
     for i in plan.operands:
-        buffers.append(args[i].value)
+        inputs.append(args[i].value)
     size = n.size
-    out = backend.alloc(n.vt, size)
-    buffers.append(out)
-    if size > 0:
-        backend.launch(kernel, size, plan.spec, buffers)
+    out = backend.launch_new_output(kernel, size, plan.spec, inputs, n.vt)
     n.op = "data"           # n.set_data(out), inlined
     n.args = ()
     n.value = out
