@@ -31,6 +31,7 @@ import weakref
 
 from ..array.flat import ArrayBase
 from ..trace import ops
+from ..functions.reduce import sum as _sum
 from ..trace.state import state
 
 
@@ -329,7 +330,6 @@ def as_grad(v: Vertex, g):
     n = g._node.size
     if n != v.size:
         if v.size == 1:
-            from ..functions.reduce import sum as _sum
             g = _sum(g)
         else:
             g = broadcast(g, v.size, v)

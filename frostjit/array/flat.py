@@ -192,7 +192,7 @@ class ArrayBase:
         rec = state.recorder
         if rec is not None:
             rec.on_read(node, "__dlpack__()")
-        return node.value.array[: node.size].__dlpack__(*args, **kwargs)
+        return _backend().host_array(node.value, node.size).__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU
@@ -212,7 +212,7 @@ class ArrayBase:
             if node.op == "literal":
                 v = node.value
             else:
-                v = node.value.array[i].item()
+                v = _backend().element(node.value, i)
             return v
         raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)} "
                         "(use frostjit.gather() for array indices)")

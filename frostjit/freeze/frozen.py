@@ -9,9 +9,11 @@ its key falls back to the plain call (with a one-time :class:`FreezeWarning` nam
 """
 from __future__ import annotations
 
+import dis
 import functools
 import logging
 import os
+import sys
 import threading
 import types
 import warnings
@@ -19,7 +21,9 @@ import weakref
 
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
-from ..schedule.kernel import SCATTER_DST
+from ..schedule.evaluate import evaluate
+from ..backend import on_backend_change
+from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend
 from . import binder, checking, guards, layout
 from .checking import FreezeMismatchError
@@ -29,6 +33,7 @@ from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed
+from .records import UploadInput, scatters_into_captured
 from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
@@ -42,11 +47,15 @@ _INSTANCES: "weakref.WeakSet[FrozenFunction]" = weakref.WeakSet()
 def drop_all_recordings() -> None:
     """Drop the recordings of every frozen function (counters kept): the next calls trace again.
 
-    Called by ``fj.flush_kernel_cache()`` (as in Dr.Jit, where flushing the kernel cache forces
-    frozen functions to re-trace).
+    Called after ``fj.flush_kernel_cache()`` (as in Dr.Jit, where flushing the kernel cache forces
+    frozen functions to re-trace) and ``fj.set_cpu_backend()`` (recordings hold a backend's kernels).
     """
     for ff in list(_INSTANCES):
         ff._drop_all()
+
+
+on_kernel_cache_flush(drop_all_recordings)
+on_backend_change(lambda backend: drop_all_recordings())
 
 
 class FreezeWarning(UserWarning):
@@ -55,7 +64,6 @@ class FreezeWarning(UserWarning):
 
 def _warn(message: str) -> None:
     """``warnings.warn`` pointing at the user's call, not at frostjit.freeze internals."""
-    import sys
     f = sys._getframe(1)
     level = 2
     while f is not None and f.f_globals.get("__name__", "").startswith("frostjit.freeze"):
@@ -128,7 +136,6 @@ def _global_names(f) -> tuple:
     Only real global accesses count (not attribute names, which share ``co_names``), so an
     attribute ``p.x`` never turns an unrelated global ``x`` into an input.
     """
-    import dis
     code = getattr(f, "__code__", None)
     if code is None:
         return ()
@@ -270,7 +277,6 @@ class FrozenFunction:
 
     def _walk(self, args, kwargs, paths: bool):
         if state.side_effects:
-            from ..schedule.evaluate import evaluate
             evaluate(())
         for attempt in range(3):
             w = Walker(paths, self._opaque_mask, not self.auto_opaque, self._param_mask)
@@ -287,7 +293,6 @@ class FrozenFunction:
             flat = w.f
             if not flat.pending:
                 break
-            from ..schedule.evaluate import evaluate
             evaluate(flat.pending)      # every input is evaluated before the lookup
         scope = _ad.scope_token(flat.leaves)
         key = (int(state.flags), scope, tuple(flat.key))
@@ -653,7 +658,6 @@ class FrozenFunction:
             if subs:
                 self._restore_params(rec, flat, subs)
             if state.side_effects:      # leave the engine as a plain call would
-                from ..schedule.evaluate import evaluate
                 evaluate(())
             raise
         finally:
@@ -716,7 +720,6 @@ class FrozenFunction:
                 self._bound = None
 
     def _finish(self, rec, flat, key, out, pre_entries, observer, rs):
-        from ..schedule.evaluate import evaluate
         leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
         cont_index = {id(c): i for i, c in enumerate(flat.containers)}
         # 1. What changed in the inputs (post-call state against the pre-call snapshot).
@@ -759,15 +762,9 @@ class FrozenFunction:
         for a in w.f.numpy + d.numpy:
             if not any(a is b for b in flat.numpy) and rec.data_dependent is None:
                 rec.data_dependent = "returns a NumPy array computed in Python (not recorded)"
-        for op in rec.ops:
-            if op.kind == "launch":
-                for kind, vt, slot in op.args[2]:
-                    if kind == SCATTER_DST and rec.slot_kind[slot][0] == "cap" and rec.data_dependent is None:
-                        rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
-                                              "argument, an attribute of one, or use state_fn)")
-            elif op.kind == "copy" and rec.slot_kind[op.args[1]][0] == "cap" and rec.data_dependent is None:
-                rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
-                                      "argument, an attribute of one, or use state_fn)")
+        if rec.data_dependent is None and scatters_into_captured(rec.ops, rec.slot_kind):
+            rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
+                                  "argument, an attribute of one, or use state_fn)")
         # 3. Describe outputs and write-backs against the node table.
         actions = []
         for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
@@ -801,7 +798,7 @@ class FrozenFunction:
         deps = set(deps) | set(rs.dispatch.values())
         gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
                                        frozenset(self._global_names), self._cells, set(d.counts), self.name,
-                                       {op.args[1] for op in rec.ops if op.kind == "upload_input"})
+                                       {op.input for op in rec.ops if type(op) is UploadInput})
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         if hidden:
@@ -819,7 +816,8 @@ class FrozenFunction:
             log.debug("frostjit.freeze(%s): not replayable: %s", self.name, reason)
             recd = _Fallback(reason, key, flat.paths)
         else:
-            recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps)
+            recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps,
+                             self.name)
             recd.guardset = gs
             recd.guard = None if gs is None else gs.check
             self._subscribe(recd, deps)

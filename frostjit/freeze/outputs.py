@@ -55,6 +55,7 @@ from ..tree.kinds import PROTOCOL, make_container, slot_names
 from . import layout
 from .layout import ValueNode, Walker, entries, handler_of, node_of
 from .symbolic import Sym
+from .records import SlotOrigin, BufferEntry, LiteralEntry, InputEntry, CapturedEntry
 from ..ad import frozen as _ad
 from ..ad.frozen import Vertex
 
@@ -153,7 +154,7 @@ def _reduce_parts(v):
     """The copy protocol of ``v``: ``(func, args, state, items, pairs)``, or None (not usable)."""
     try:
         rv = v.__reduce_ex__(4)
-    except Exception:       # noqa: BLE001 - an object that cannot be copied is returned as is
+    except TypeError:       # "cannot pickle ...": an object that cannot be copied is returned as is
         return None
     if not isinstance(rv, tuple) or len(rv) < 2:
         return None
@@ -212,7 +213,7 @@ class Describer:
         self.flat = flat
         self.leaf_index = leaf_index
         self.cont_index = cont_index
-        self.table = []           # node table entries (see recording.Recording._generate)
+        self.table = []           # node table entries (records.NodeEntry), the replay's node_<k>
         self.real_nodes = []      # the recorded nodes themselves (to build the first call's output)
         self.node_ids = {}
         self.sym_outputs = []
@@ -289,18 +290,18 @@ class Describer:
             return k
         rec = self.rec
         if n.op == "literal":
-            entry = ("lit", n.vt, n.value, rec.sym_of(n))
+            entry = LiteralEntry(n.vt, n.value, rec.sym_of(n))
         elif n.op == "data":
             slot = rec.slot_of.get(id(n.value))
             if slot is None:
                 slot = rec.slot_for(n)
-            kind = rec.slot_kind[slot]
-            if kind[0] == "in":
-                entry = ("in", kind[1])
-            elif kind[0] == "cap":
-                entry = ("cap", kind[1])
+            source = rec.slot_kind[slot]
+            if source.origin is SlotOrigin.INPUT:
+                entry = InputEntry(source.index)
+            elif source.origin is SlotOrigin.CAPTURED:
+                entry = CapturedEntry(source.index)
             else:
-                entry = ("buf", slot, n.vt, rec.slot_size[slot])
+                entry = BufferEntry(slot, n.vt, rec.slot_size[slot])
         else:  # pragma: no cover - everything was evaluated
             raise RuntimeError("frostjit.freeze: an output was not evaluated")
         k = self.node_ids[id(n)] = len(self.table)
@@ -446,11 +447,13 @@ def build(d, flat, nodes, syms, memo):
 # ------------------------------------------------------------------------------ every replay
 def generate_finish(actions, out_desc, ns):
     """The write-backs and the output build of one recording, as straight-line code over the
-    replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
-    interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
-    ns.update({"NEW": object.__new__, "VERTEX": Vertex, "NEWOBJ": new_object, "RECON": reconstruct,
-               "NEWC": new_container, "SET": layout.set_entry, "DEL": layout.del_entry,
-               "SETLIST": layout.assign_items, "NEWFN": new_function, "CELL": types.CellType})
+    replay's nodes ``node_0, node_1, ...``, symbolic outputs ``width_0, ...``, the input arrays
+    ``leaves`` and input containers ``containers`` (what :func:`build` interprets).  Returns
+    ``(lines, output expression)``; constants go into ``ns`` (``const_<k>``)."""
+    ns.update({"new_instance": object.__new__, "ad_vertex": Vertex, "new_object": new_object,
+               "reconstruct": reconstruct, "new_container": new_container, "set_entry": layout.set_entry,
+               "del_entry": layout.del_entry, "assign_items": layout.assign_items, "new_function": new_function,
+               "new_cell": types.CellType})
     L = []
     n = [0]
     nc = [0]
@@ -463,13 +466,13 @@ def generate_finish(actions, out_desc, ns):
 
     def const(v):
         nc[0] += 1
-        name = f"Q{nc[0]}"
+        name = f"const_{nc[0]}"
         ns[name] = v
         return name
 
     def tmp():
         n[0] += 1
-        return f"t{n[0]}"
+        return f"value_{n[0]}"
 
     def items(ds) -> str:
         return "".join(expr(x) + ", " for x in ds)
@@ -478,25 +481,25 @@ def generate_finish(actions, out_desc, ns):
         tag = d[0]
         if tag == "arr":
             t = tmp()
-            L.append(f"{t} = NEW({const(d[1])}); {t}._node = N{d[2]}; {t}._ad = None")
+            L.append(f"{t} = new_instance({const(d[1])}); {t}._node = node_{d[2]}; {t}._ad = None")
             if len(d) > 3:
-                L.append(f"{t}._ad = VERTEX({const(d[1])}, N{d[2]}.size, (), N{d[2]})")
+                L.append(f"{t}._ad = ad_vertex({const(d[1])}, node_{d[2]}.size, (), node_{d[2]})")
                 if d[4] is not None:
                     L.append(f"{t}._ad.grad = {expr(d[4])}")
             return t
         if tag == "leaf":
             return f"leaves[{d[1]}]"
         if tag == "obj":
-            return f"conts[{d[1]}]"
+            return f"containers[{d[1]}]"
         if tag == "py":
             return const(d[1])
         if tag == "sym":
-            return f"Y{d[1]}"
+            return f"width_{d[1]}"
         if tag == "ref":
-            return f"m{d[1]}"
+            return f"shared_{d[1]}"
         if tag == "share":
-            L.append(f"m{d[1]} = {expr(d[2])}")
-            return f"m{d[1]}"
+            L.append(f"shared_{d[1]} = {expr(d[2])}")
+            return f"shared_{d[1]}"
         if tag == "seq":
             return f"({items(d[2])})" if d[1] is tuple else f"[{items(d[2])}]"
         if tag == "vec":
@@ -507,7 +510,7 @@ def generate_finish(actions, out_desc, ns):
             t = tmp()
             state = mapping(d[2], [expr(x) for x in d[3]])
             slots = mapping(d[4], [expr(x) for x in d[5]])
-            L.append(f"{t} = NEWOBJ({const(d[1])}, {state}, {slots})")
+            L.append(f"{t} = new_object({const(d[1])}, {state}, {slots})")
             return t
         if tag == "custom":
             return f"{const(d[1])}.__fj_construct__({mapping(d[2], [expr(x) for x in d[3]])})"
@@ -517,36 +520,36 @@ def generate_finish(actions, out_desc, ns):
             fac = "None" if factory is None else expr(factory)
             state = mapping(names, [expr(x) for x in values])
             sl = mapping(slots, [expr(x) for x in svalues])
-            L.append(f"{t} = NEWC({const(cls)}, {const(keys)}, [{items(its)}], {fac}, {state}, {sl})")
+            L.append(f"{t} = new_container({const(cls)}, {const(keys)}, [{items(its)}], {fac}, {state}, {sl})")
             return t
         if tag == "function":
-            return f"NEWFN({const(d[1])}, [{items(d[2])}], [{items(d[3])}], [{items(d[4])}])"
+            return f"new_function({const(d[1])}, [{items(d[2])}], [{items(d[3])}], [{items(d[4])}])"
         if tag == "cell":
-            return f"CELL({expr(d[1])})" if len(d) > 1 else "CELL()"
+            return f"new_cell({expr(d[1])})" if len(d) > 1 else "new_cell()"
         if tag == "reduce":
             _, func, args, state, its, keys, vals = d
             t = tmp()
             st = "None" if state is None else expr(state)
             lst = "None" if its is None else f"[{items(its)}]"
             pairs = "None" if keys is None else f"list(zip({const(keys)}, ({items(vals)})))"
-            L.append(f"{t} = RECON({const(func)}, ({items(args)}), {st}, {lst}, {pairs})")
+            L.append(f"{t} = reconstruct({const(func)}, ({items(args)}), {st}, {lst}, {pairs})")
             return t
         raise AssertionError(tag)  # pragma: no cover
 
     for act in actions:
         tag = act[0]
         if tag == "node":
-            L.append(f"leaves[{act[1]}]._node = N{act[2]}")
+            L.append(f"leaves[{act[1]}]._node = node_{act[2]}")
         elif tag == "set":
             v = expr(act[3])
-            L.append(f"SET(conts[{act[1]}], {const(act[2])}, {v})")
+            L.append(f"set_entry(containers[{act[1]}], {const(act[2])}, {v})")
         elif tag == "del":
-            L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
+            L.append(f"del_entry(containers[{act[1]}], {const(act[2])})")
         elif tag == "setlist":
-            L.append(f"SETLIST(conts[{act[1]}], [{items(act[2])}])")
+            L.append(f"assign_items(containers[{act[1]}], [{items(act[2])}])")
         elif tag == "assign":
             vals = [expr(x) for x in act[2].values()]
-            L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
+            L.append(f"containers[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
         else:  # pragma: no cover
             raise AssertionError(tag)
     out = expr(out_desc)

@@ -9,9 +9,12 @@ import numpy as np
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
+from ..backend import current_backend
 from ..trace import ops
-from ..trace.dtypes import Float64
+from ..trace.dtypes import Float64, UInt32, Int64
 from ..trace.state import state
+from .evaluation import make_opaque
+from .math import select
 
 
 
@@ -125,13 +128,11 @@ def empty(dtype, shape=1):
         return dtype._from_components([empty(dtype._elem, size) for _ in range(dtype._n)])
     if hasattr(size, "__symbolic_size__"):
         return zeros(dtype, size)
-    from ..backend import current_backend
     return dtype._from_node(ops.data(dtype._vt, current_backend().alloc(dtype._vt, size), size))
 
 
 def opaque(dtype, value, shape=1):
     """Like :func:`full`, but stored in memory, so the value is never folded into kernels."""
-    from .evaluation import make_opaque
     r = full(dtype, value, shape)
     make_opaque(r)
     return r
@@ -139,7 +140,6 @@ def opaque(dtype, value, shape=1):
 
 def _counter(dtype, size):
     """The lane index 0, 1, ..., size-1 as ``dtype``."""
-    from ..trace.dtypes import UInt32, Int64
     rec = state.recorder
     if rec is not None and hasattr(size, "__symbolic_size__"):
         node = rec.sized_counter(size)
@@ -210,7 +210,6 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
         r = idx * float(delta) if delta != 1 else idx
         r = r + float(first) if first != 0 else r
         if n > 1 and first + delta != second:
-            from .math import select
             r = select(idx == 1, float(second), r)
         return r
     try:
@@ -266,6 +265,5 @@ def linspace(dtype, start, stop, num, endpoint=True):
     i = _counter(f64, num)
     y = i * step + start            # two roundings in double, as numpy.linspace
     if endpoint:                    # numpy.linspace: the last value is stop itself (when num > 1)
-        from .math import select
         y = select(i == steps, float(stop) if not hasattr(stop, "__symbolic_size__") else stop, y)
     return y if dtype._vt is Float64 else dtype(y)

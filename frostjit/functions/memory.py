@@ -20,8 +20,10 @@ import numpy as np
 from ..array.flat import ArrayBase, register_item_scatter
 from ..array.vector import VectorBase
 from ..array import registry
+from ..backend import current_backend
 from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
+from ..schedule.evaluate import evaluate
 from ..trace import ops
 from ..trace.dtypes import Bool, Int32, Int64, UInt32, UInt64
 from ..trace.node import Node
@@ -75,9 +77,7 @@ def _check_index_width(who: str, index: Node, size: int) -> None:
 
 def _check_bounds(who: str, index: Node, active: Node, target: Node) -> None:
     """Debug mode: raise IndexError for the first active out-of-bounds index into ``target``."""
-    from ..schedule.evaluate import evaluate
     evaluate((index, active))
-    from ..backend import current_backend
     be = current_backend()
 
     def values(n):      # a literal is one value for every lane: no array of its full size
@@ -201,7 +201,6 @@ def _prepare_target(target: ArrayBase) -> Node:
         expected += 1 + sum(1 for e in state.side_effects if e.extra[0] is node)
     if sys.getrefcount(node) > expected:
         if node in state.dirty:
-            from ..schedule.evaluate import evaluate
             evaluate(())
         node = memops.copy(node)
         target._node = node

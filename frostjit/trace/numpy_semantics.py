@@ -343,7 +343,7 @@ sinh = _in_float64(np.sinh, "sinh")
 cosh = _in_float64(np.cosh, "cosh")
 tanh = _in_float64(np.tanh, "tanh")
 cbrt = _in_float64(np.cbrt, "cbrt")
-erf = _in_float64(lambda x: _erf64(x).astype(np.float64), "erf")
+erf = _in_float64(lambda x: np.asarray(_erf64(x)).astype(np.float64), "erf")     # (a 0-d input gives a Python float)
 power = _in_float64(np.power, "pow")
 
 

@@ -217,6 +217,21 @@ def test_exact_op_matches_its_numpy_reference(case, data):
     _check_exact(name, vt, operands)
 
 
+@pytest.mark.parametrize("case", _cases([n for n in LANEWISE if n not in ("cast", "bitcast")]), ids=_id)
+def test_every_reference_takes_zero_dimensional_operands(case):
+    """A kernel's literal or size-1 operand reaches the reference (the NumPy reference backend)
+    as a 0-d array: ``erf`` returned a Python float for one (AttributeError on ``astype``)."""
+    name, vt = case
+    out_vt = _result_type(name, vt)
+    for k, value in enumerate(_edges(vt)[:6]):
+        scalars = [_array(ovt, [_edges(ovt)[(k + j) % len(_edges(ovt))]]) for j, ovt in
+                   enumerate(_operand_types_of(name, vt))]
+        want = OPS[name].numpy(out_vt, *scalars)
+        got = OPS[name].numpy(out_vt, *[a.reshape(()) for a in scalars])
+        assert isinstance(got, np.ndarray) and got.dtype == out_vt.np_dtype, (name, vt, type(got))
+        _assert_same(name, np.atleast_1d(got), want, scalars)
+
+
 _MASKABLE = [(n, vt) for n in ("and", "or") for vt in ALL_TYPES if vt is not Bool]
 
 

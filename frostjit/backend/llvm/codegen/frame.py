@@ -16,7 +16,7 @@ Instructions are lowered one by one by the functions registered per op in
 """
 from __future__ import annotations
 
-from ....schedule.kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST, KernelSpec
+from ...kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST, KernelSpec
 from ....trace.dtypes import Bool, VarType
 from ..vmath import math_function
 from . import half, lowering, memory

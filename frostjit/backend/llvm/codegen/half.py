@@ -12,7 +12,7 @@ AVX512-FP16 would otherwise compute ``fma`` with one rounding).
 """
 from __future__ import annotations
 
-from ....schedule.kernel import Instr
+from ...kernel import Instr
 from .ir_types import scalar_type
 
 #: Ops that handle half values themselves (memory, selection, bits, conversions).

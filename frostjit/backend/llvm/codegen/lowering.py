@@ -1,7 +1,7 @@
 """Per-operation lowering: one function per op of the table, instruction -> LLVM IR.
 
 Each lowering takes the kernel emitter (:class:`~.frame.KernelEmitter`: operand values,
-helpers that emit instructions) and one :class:`~frostjit.schedule.kernel.Instr`, emits
+helpers that emit instructions) and one :class:`~frostjit.backend.kernel.Instr`, emits
 the IR computing it for ``W`` lanes and returns the result's IR value.  The semantics
 are the op table's NumPy references (:mod:`frostjit.trace.numpy_semantics`), bit for
 bit: floor division and modulo round toward -inf, division by zero gives 0 for
@@ -11,7 +11,7 @@ library (``vmath``).  Gathers and scatters are in :mod:`.memory`.
 """
 from __future__ import annotations
 
-from ....schedule.kernel import IN_SCALAR
+from ...kernel import IN_SCALAR
 from ....trace.dtypes import Bool
 from ....trace.optable import TRANSCENDENTAL
 from ..vmath import SUPPORTED
