@@ -36,7 +36,6 @@ from .records import (SlotOrigin, SlotSource, LaunchParam, Launch, Reduce, Prefi
                       FillWidth, Upload, UploadInput, BoundsCheck, SlotOperand, LiteralOperand, Guard)
 from ..trace import ops
 from ..trace.dtypes import UInt32, Int64
-from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import state
 from .symbolic import Sym, const, ONE, call, _expr, _ready
@@ -389,7 +388,7 @@ class Recorder:
             return ops.literal(vt, value.value, 1)
         v = normalize_literal(vt, value.value)
         buf = current_backend().from_numpy(np.array([v], dtype=vt.np_dtype))
-        node = Node("data", vt, 1, (), buf)
+        node = ops.data(vt, buf, 1)     # (queued as an upload by on_node; its slot, made next, wins)
         node.sym = ONE
         self.ops.append(FillWidth(vt, value, self.new_slot(buf, self._op_source(), ONE, vt)))
         return node

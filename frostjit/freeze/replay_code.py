@@ -24,7 +24,7 @@ from ..backend.kernel import OUT
 from ..backend.replay import ReplayCode, LaunchArg
 from ..functions.memory import check_bounds
 from ..schedule.evaluate import KernelType, record_operation
-from ..trace.node import Node
+from ..trace import ops as trace_ops
 from ..trace.ops import normalize_literal
 from ..trace.state import state
 from .outputs import generate_finish
@@ -93,7 +93,8 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     """
     code = ReplayCode(_OPS_INDENT)
     ns = code.namespace
-    ns.update({"Node": Node, "GuardFailed": GuardFailed, "ReplayFailed": ReplayFailed, "OutOfBounds": OutOfBounds,
+    ns.update({"data_node": trace_ops.data, "literal_node": trace_ops.stored_literal,
+               "GuardFailed": GuardFailed, "ReplayFailed": ReplayFailed, "OutOfBounds": OutOfBounds,
                "REPLAY_ERRORS": REPLAY_ERRORS, "replay_lock": lock, "jit_state": state,
                "normalize_literal": normalize_literal, "input_array": _input_array, "check_bounds": _check_bounds,
                "record_history_op": _record_history_op, "perf_counter": time.perf_counter,
@@ -209,13 +210,14 @@ def _bind_inputs(code: ReplayCode, rec) -> None:
 
 
 def _wrap_outputs(code: ReplayCode, node_table: list, sym_outputs: list) -> None:
-    """``node_<k> = ...``: fresh data nodes around this replay's buffers, literals, inputs."""
+    """``node_<k> = ...``: fresh data nodes around this replay's buffers, literals, inputs (made
+    through the trace's one door, :mod:`frostjit.trace.ops`)."""
     for k, entry in enumerate(node_table):
         t = type(entry)
         if t is BufferEntry:
-            expr = f'Node("data", {code.type_name(entry.vt)}, {entry.size.expr}, (), buffer_{entry.slot})'
+            expr = f"data_node({code.type_name(entry.vt)}, buffer_{entry.slot}, {entry.size.expr})"
         elif t is LiteralEntry:
-            expr = f'Node("literal", {code.type_name(entry.vt)}, {entry.size.expr}, (), {code.bind(f"literal_{k}", entry.value)})'
+            expr = f'literal_node({code.type_name(entry.vt)}, {code.bind(f"literal_{k}", entry.value)}, {entry.size.expr})'
         elif t is InputEntry:
             expr = f"input_nodes[{entry.index}]"
         else:

@@ -75,3 +75,41 @@ def test_make_binary_checks_sizes_and_names_the_op():
     a, b = fj.llvm.Float([1, 2, 3]), fj.llvm.Float([1, 2])
     with pytest.raises(ValueError, match=r"frostjit.add\(\): incompatible array sizes \(3, 2\)"):
         a + b
+
+
+def test_only_the_trace_door_creates_nodes():
+    """Every Node is made in frostjit/trace/ops.py (make, literal, data, ...): no other module of
+    the package calls Node(...) or object.__new__(Node), the freeze recorder and the generated
+    replay code included, so checks added to the door reach every node."""
+    import ast
+    import pathlib
+    import frostjit
+    root = pathlib.Path(frostjit.__file__).parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel in ("trace/ops.py", "trace/node.py"):
+            continue
+        text = path.read_text()
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.Call):
+                f = node.func
+                called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                if called == "Node" or (called == "__new__" or called in ("_new", "new_instance")) and \
+                        any(isinstance(a, ast.Name) and a.id == "Node" for a in node.args):
+                    offenders.append(f"{rel}:{node.lineno}")
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "Node(" in node.value:
+                offenders.append(f"{rel}:{node.lineno} (generated code)")
+    assert offenders == []
+
+
+def test_a_replay_builds_its_output_nodes_through_the_door():
+    from frostjit.llvm import Float
+    f = fj.freeze(lambda a: (a + 1, fj.full(Float, 3.0, 4)))
+    x = fj.arange(Float, 4)
+    f(x)
+    (entry,) = f._cache.entries.values()
+    source = [r for r in entry.order if hasattr(r, "source")][0].source
+    assert "data_node(" in source and "literal_node(" in source and "Node(" not in source
+    y, z = f(x)
+    assert y.numpy().tolist() == [1, 2, 3, 4] and z.numpy().tolist() == [3, 3, 3, 3]
