@@ -51,7 +51,7 @@ def load(system: str):
             import jax.numpy as jnp
             return jax, jnp
     except Exception as e:  # ImportError, or a half-built engine
-        raise NotAvailable(f"cannot import {system}: {type(e).__name__}: {e}")
+        raise NotAvailable(f"cannot import {system}: {type(e).__name__}: {e}") from e
     raise NotAvailable(f"unknown system {system}")
 
 

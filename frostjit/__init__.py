@@ -72,7 +72,4 @@ from .random import rng
 # is itself the global Dispatcher (one object, however it is imported).
 from .dispatch import dispatch, Dispatcher, NotFoundLookupError, AmbiguousLookupError, DispatchCache
 
-#: Indexing with ``x[..., fj.newaxis]`` inserts an axis (as NumPy's ``newaxis``: ``None``).
-newaxis = None
-
 __version__ = "0.1.0"

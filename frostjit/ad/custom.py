@@ -33,7 +33,7 @@ import inspect
 import weakref
 
 from ..array.flat import ArrayBase
-from ..tree import flatten, unflatten, leaves, traverse2
+from ..tree import flatten, unflatten, traverse2
 from . import api, graph
 from .graph import HubOutput, HubVertex, Vertex, is_active, sized_literal
 

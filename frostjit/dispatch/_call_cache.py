@@ -17,16 +17,12 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from . import _jax
 from ._observers import ACTIVE, CallObserver, sync_lock
 from ._resolution import Candidate, Deferred, beats, best, classify_candidates
 from ._returns import no_return_check
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ._function import FunctionState
-
 
 class _NotPassed:
     """Type of the default of generated positional parameters ("not passed").
@@ -62,7 +58,7 @@ class Decisions:
     """The decisions of one function (``live``; ``returning`` for the return-converting call
     path; ``tracer`` for jax tracer types, kept apart so every traced call is seen)."""
 
-    def __init__(self, function: FunctionState):
+    def __init__(self, function: Any):   # a _function.FunctionState (which imports this module)
         self.function = function
         self.live: dict = {}
         self.returning: dict = {}

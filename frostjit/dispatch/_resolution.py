@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ._call_path import compile_generated
-from ._hints import ALWAYS, DEPENDS, NEVER, Hint
+from ._hints import DEPENDS, NEVER, Hint
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._signature import Method, Signature

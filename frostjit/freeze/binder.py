@@ -48,7 +48,7 @@ def _lit(v):
 
 def _cell_full(cell) -> bool:
     try:
-        cell.cell_contents
+        cell.cell_contents  # noqa: B018  (reading an empty cell raises ValueError)
     except ValueError:
         return False
     return True

@@ -887,7 +887,7 @@ def _top_of(f):
         return _top_of(fn)[0], f
     if isinstance(f, (type, types.BuiltinFunctionType)) or isinstance(f, FrozenFunction):
         return None, None
-    call = getattr(type(f), "__call__", None)
+    call = getattr(type(f), "__call__", None)  # noqa: B004  (the class's __call__ function, not a callable test)
     return (call if isinstance(call, types.FunctionType) else None), f
 
 

@@ -9,7 +9,7 @@
 3. writes to state outside the inputs, and values the read set could not watch, make the
    recording a fallback (the plain call, with one :class:`FreezeWarning`);
 4. the rest become one generated function ``check(flat) -> None | index`` (straight-line code,
-   registered with :mod:`linecache` so tracebacks show it): a global ``G.get('K', MISS) is V``,
+   registered through :mod:`frostjit._dump` so tracebacks show it): a global ``G.get('K', MISS) is V``,
    a class attribute ``Cfg.__dict__.get('scale', MISS)`` compared by type and bits, a closure
    cell, an instance entry reached from an input (``conts[3].__dict__``), the contents of a list
    or dict, a NumPy array's data, the ABC cache token.
@@ -23,8 +23,6 @@ attribute read and an ``is`` test (about 30 ns).
 from __future__ import annotations
 
 import gc
-import itertools
-import linecache
 import operator
 import os
 import sys
@@ -33,6 +31,7 @@ import weakref
 
 import numpy as np
 
+from .._dump import register_source
 from ..tree.kinds import PROTOCOL
 from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
@@ -41,7 +40,6 @@ from .values import Ident, value_key
 
 MISS = object()
 _BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
-_ids = itertools.count()
 _ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
 
 
@@ -165,8 +163,7 @@ class GuardSet:
         if "conts[" not in body and "npin[" not in body:
             del L[1]            # (no input paths: nothing to bind)
         self.source = "\n".join(L) + "\n"
-        fname = f"<frostjit.freeze guards {next(_ids)} {self.name}>"
-        linecache.cache[fname] = (len(self.source), None, self.source.splitlines(True), fname)
+        fname = register_source(f"freeze guards {self.name}", self.source)
         exec(compile(self.source, fname, "exec"), ns)
         return ns["check"]
 

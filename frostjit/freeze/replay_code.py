@@ -102,7 +102,7 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     ns.update(rec.consts)           # the named constants of the size expressions and guards
     emitter = backend.replay_emitter(code)
     ops = rec.ops
-    head = [f"def replay(flat, captured_nodes):",
+    head = ["def replay(flat, captured_nodes):",
             f'    """Replay of the frozen function {name!r}: {len(ops)} recorded operations."""',
             "    input_nodes = flat.nodes; numpy_inputs = flat.numpy",
             "    with replay_lock:",
@@ -162,7 +162,7 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         elif t is UploadInput:
             emitter.upload(i, op.vt, f"input_array(numpy_inputs[{op.input}], {code.dtype_name(op.vt)})", op.out)
         elif t is BoundsCheck:
-            def values(operand, size, what):
+            def values(operand, size, what, i=i):
                 if type(operand) is SlotOperand:
                     return emitter.host_values(operand.slot, size)
                 return code.bind(f"{what}_{i}", np.full(1, operand.value))   # one value for every lane

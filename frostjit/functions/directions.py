@@ -37,7 +37,7 @@ def sphdir(theta, phi):
     TypeError
         ``theta`` is not a 1-D frostjit float array.
     """
-    if not is_array_v(theta) or len(getattr(type(theta), "__meta__").shape) != 1:
+    if not is_array_v(theta) or len(type(theta).__meta__.shape) != 1:
         raise TypeError(f"sphdir(): 'theta' must be a 1-D frostjit float array, got {type(theta).__name__}")
     st, ct = sincos(theta)
     sp, cp = sincos(phi)

@@ -20,7 +20,6 @@ and, with ``axis=None``, further; Python scalars are returned as they are.
 """
 from __future__ import annotations
 
-import builtins
 import math
 import operator
 

@@ -13,7 +13,6 @@ from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.math import select
 from ..functions.memory import gather
-from . import registry
 from .axes import as_tensor, expand_dims, normalize_axis
 from .base import TensorBase, handle, size_of
 from .view import c_strides, index_type, strided

@@ -26,7 +26,6 @@ from ..functions.math import fma
 from ..functions.memory import gather, scatter_add
 from ..ad.graph import Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
-from ..trace.dtypes import Int32
 from .sampling import FilterMode, WrapMode, cubic, linear, nearest
 
 _MISSING = object()

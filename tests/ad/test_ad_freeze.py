@@ -6,7 +6,7 @@ import pytest
 
 import frostjit as fj
 from frostjit.llvm import UInt32
-from frostjit.llvm.ad import Float, Float64
+from frostjit.llvm.ad import Float
 
 
 def arr(n, seed=0, cls=Float):

@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given, strategies as st
 
 import frostjit as fj
-from frostjit import llvm
 from frostjit.llvm.ad import Float, Float64, Array3f64, UInt32
 
 from ad_helpers import check_grad

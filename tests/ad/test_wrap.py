@@ -72,7 +72,7 @@ def test_torch_vector_results_and_scalars():
 
 
 def test_torch_results_of_other_shapes_raise():
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     f = fj.wrap("frostjit", "torch")(lambda x: x.reshape(1, 1, -1))
     with pytest.raises(TypeError, match=r"shape \(1, 1, 3\)"):
         f(Float(1, 2, 3))

@@ -3,7 +3,6 @@ import numpy as np
 import pytest
 
 import frostjit as fj
-from frostjit import llvm
 from frostjit.llvm import (Float, Float32, Float64, Int, Int32, UInt, UInt32, Int64, UInt64, Bool,
                            Array2f, Array3f, Array4f, Array3u, Array3i, Array3b, Array3f64)
 

@@ -1,15 +1,12 @@
 """Dispatch API and resolution semantics (plum-compatible surface)."""
 
-import abc
 import functools
 import gc
-import inspect
 import numbers
 import typing
 import weakref
 from typing import Any, Literal, Optional, Union
 
-import numpy as np
 import pytest
 
 from frostjit.dispatch import (AmbiguousLookupError, Dispatcher, NotFoundLookupError, Signature,
@@ -542,7 +539,7 @@ def test_string_forward_references_resolve_at_first_call():
     d = Dispatcher()
 
     @d
-    def f(x: "LaterDefined"):
+    def f(x: "LaterDefined"):  # noqa: F821  (defined below, resolved at the first call)
         return "later"
 
     globals()["LaterDefined"] = type("LaterDefined", (), {})

@@ -2,7 +2,7 @@
 
 import pytest
 
-from frostjit.dispatch import Dispatcher, NotFoundLookupError
+from frostjit.dispatch import Dispatcher
 
 
 def test_redefinition_replaces_the_method_in_methods_and_doc():

@@ -1,8 +1,6 @@
 """Helpers shared by the frozen-function tests (imported by name: tests/ has no packages)."""
 import numpy as np
-import pytest
 
-import frostjit as fj
 from frostjit.llvm import Float
 
 

@@ -49,7 +49,7 @@ def fn(v):
     a, b = v, v        # LOAD_FAST_LOAD_FAST in 3.13
     t = a + b + net.forward(v) + sum(s * v for s in SCALES) + sum([s for s in SCALES])
     D["k"] += 1
-    setattr(net, "gain", 3.0)
+    net.gain = 3.0
     if hasattr(net, "gain"):
         t += vars(net)["count"]
     return t + bump(1.0)

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import frostjit as fj
-from frostjit.llvm import Float, UInt32, Int32, Array3f
+from frostjit.llvm import Float, UInt32, Array3f
 
 from freeze_helpers import F, ramp, same, to_np
 

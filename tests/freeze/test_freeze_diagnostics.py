@@ -2,10 +2,9 @@
 import logging
 import warnings
 
-import pytest
 
 import frostjit as fj
-from frostjit.llvm import Float, UInt32
+from frostjit.llvm import UInt32
 
 from freeze_helpers import F, ramp
 

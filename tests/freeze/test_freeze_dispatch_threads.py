@@ -7,7 +7,7 @@ import frostjit as fj
 from frostjit.dispatch import Dispatcher
 from frostjit.llvm import Float
 
-from freeze_helpers import F, ramp, same
+from freeze_helpers import F, same
 
 
 def test_new_method_invalidates_exactly_dependent_recordings():

@@ -1,6 +1,5 @@
 """Where Dr.Jit 1.5 silently returns stale results, a frozen function must equal the plain call
 (at three or more widths) or raise a clear error.  Each case of the issue is one test."""
-import dataclasses
 import warnings
 
 import numpy as np

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import frostjit as fj
-from frostjit.llvm import Float, UInt32, Array3f, Array2f
+from frostjit.llvm import Float, Array3f
 
 small = st.lists(st.integers(-50, 50), min_size=0, max_size=9)
 

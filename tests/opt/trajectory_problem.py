@@ -63,7 +63,7 @@ def initial() -> dict:
 
 def gradients(dr, types, p: dict, d: dict, step: int, sparse: bool, overflow: bool):
     """The gradients of x, y, v at the current (detached) parameters ``p``."""
-    Float, UInt32, Array3f = types["Float"], types["UInt32"], types["Array3f"]
+    UInt32, Array3f = types["UInt32"], types["Array3f"]
     x, y, v = p["x"], p["y"], p["v"]
     gx = (x - d["tx"]) * d["w"] + x * x * x * 0.05
     gy = (y - d["ty"]) * 0.7 + x * 0.25

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import frostjit as fj
-from frostjit.llvm import Float, Float64, Int32, UInt32, Bool
+from frostjit.llvm import Float, Float64, Int32, UInt32
 from frostjit.schedule import single_op
 
 

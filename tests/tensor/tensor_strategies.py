@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-import frostjit as fj
 from frostjit import llvm
 
 # NumPy dtype -> tensor type of frostjit.llvm

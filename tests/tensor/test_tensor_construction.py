@@ -4,7 +4,7 @@ import pytest
 
 import frostjit as fj
 from frostjit import llvm
-from frostjit.llvm import Array3f, Float, Int32, TensorXb, TensorXf, TensorXf64, TensorXi, TensorXu, UInt32
+from frostjit.llvm import Array3f, Float, TensorXb, TensorXf, TensorXf64, TensorXi, TensorXu, UInt32
 
 from tensor_strategies import TENSOR_OF
 

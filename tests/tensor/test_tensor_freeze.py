@@ -1,7 +1,6 @@
 """Tensors as inputs, outputs and state of frozen functions: the trailing shape is part of the
 key, the leading (batch) dimension follows the width, frozen == plain at several batch sizes."""
 import numpy as np
-import pytest
 
 import frostjit as fj
 from frostjit.llvm import Float, TensorXf, TensorXf64, TensorXi, UInt32

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import frostjit as fj
-from frostjit.llvm import Float, Float64, TensorXf, TensorXf64, TensorXi
+from frostjit.llvm import Float, Float64, TensorXf, TensorXi
 
 from drjit_resample_reference import cases
 

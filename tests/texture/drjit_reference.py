@@ -33,7 +33,6 @@ CASES = [
 
 def positions(rng, res):
     """Positions per axis: random (inside and outside [0, 1]), texel centers and edges, 0, 1."""
-    D = len(res)
     n_rand = 160
     cols = []
     for k, r in enumerate(res):

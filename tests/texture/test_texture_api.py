@@ -4,7 +4,7 @@ import pytest
 
 import frostjit as fj
 from frostjit import llvm
-from frostjit.llvm import Array1f, Array2f, Array3f, Array4f, ArrayXf, Float, Float64, Matrix2f, TensorXf, TensorXf64, \
+from frostjit.llvm import Array1f, Array2f, Array3f, Array4f, ArrayXf, Float, Matrix2f, TensorXf, TensorXf64, \
     Texture1f, Texture2f, Texture3f
 
 DATA = np.arange(2 * 3 * 2, dtype=np.float32).reshape(2, 3, 2)

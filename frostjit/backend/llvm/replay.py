@@ -25,7 +25,7 @@ import numpy as np
 
 from ..kernel import OUT
 from ..replay import ReplayEmitter, ReplayCode, LaunchArg, Size
-from .memory import HostBuffer, pool
+from .memory import HostBuffer
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .threads import parallel_threshold
 
