@@ -20,10 +20,10 @@ from __future__ import annotations
 import contextlib
 import threading
 
-from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..functions import math as fm
+from ..functions.detach import detach  # noqa: F401  (part of the AD API: fj.detach)
 from ..tree import leaves, transform, traverse2, map2, LeafError
 from . import graph
 from .graph import ADFlag, ADMode, Vertex, scopes
@@ -174,22 +174,6 @@ def clear_grad(*args) -> None:
     for a in leaves(args):
         if a._ad is not None:
             a._ad.grad = None
-
-
-def detach(arg, preserve_type: bool = True):
-    """A copy of ``arg`` (an array or PyTree) that shares its values but is not part of the AD graph.
-
-    With ``preserve_type=False`` the arrays have the non-AD type
-    (``frostjit.llvm.Float`` instead of ``frostjit.llvm.ad.Float``, ``Array3f`` likewise).
-    """
-    def one(a):
-        cls = type(a)
-        if not preserve_type and a._is_ad:
-            cls = registry.flat_type(a._backend, a._vt, False)
-        return cls._from_node(a._node)
-    if isinstance(arg, ArrayBase):
-        return one(arg)
-    return transform(arg, one, who="detach", root="arg")
 
 
 def replace_grad(a, b):

@@ -13,7 +13,7 @@ from ..array.meta import VarType
 from ..trace.state import JitFlag, flag
 from ..traits import array_t, is_array_v, is_float_v, is_mask_v, is_special_v, type_v
 from ..tree import transform
-from ..ad import detach
+from .detach import detach
 from .creation import empty, full
 from .evaluation import width
 from .math import abs as _abs, clip, isnan, rcp, select, square
