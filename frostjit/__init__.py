@@ -11,8 +11,8 @@ differences.
 """
 from .trace.state import JitFlag, JitBackend, set_flag, flag, scoped_set_flag
 from .functions.evaluation import eval, schedule, make_opaque, width, kernel_history, is_jit
-from .schedule.evaluate import KernelType
-from .functions.creation import zeros, ones, full, empty, arange, linspace, opaque
+from .schedule.evaluate import KernelType, KernelRecordingMode
+from .functions.creation import zeros, ones, full, empty, arange, linspace, opaque, opaque_width
 from .functions.math import (
     abs, sqrt, rsqrt, rcp, square, cbrt, exp, exp2, log, log2, sin, cos, tan, sincos, asin, acos, atan, atan2,
     sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip,

@@ -23,7 +23,7 @@ from .._dump import register_source
 from ..backend.kernel import OUT
 from ..backend.replay import ReplayCode, LaunchArg
 from ..functions.memory import check_bounds
-from ..schedule.evaluate import KernelType, record_operation
+from ..schedule.evaluate import KernelRecordingMode, KernelType, record_operation
 from ..trace import ops as trace_ops
 from ..trace.ops import normalize_literal
 from ..trace.state import state
@@ -251,10 +251,11 @@ def _history_template(backend, kernel) -> dict:
     """A replayed launch in ``fj.kernel_history()``: the entry a plain call's launch makes
     (schedule.evaluate.run_group) when the kernel is in the memory cache."""
     return {"type": KernelType.JIT, "backend": backend.name, "size": 0, "hash": kernel.hash, "ir": kernel.ir,
-            "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
+            "cache_hit": True, "cache_disk": False, "recording_mode": KernelRecordingMode.Replayed,
+            "operation_count": kernel.n_instrs,
             "codegen_time": 0.0, "backend_time": 0.0, "execution_time": 0.0}
 
 
 def _record_history_op(kind, size, param):
     """A replayed memory operation in ``fj.kernel_history()`` (as schedule.memops reports it)."""
-    record_operation({"type": kind, "size": size, "operation": param})
+    record_operation({"type": kind, "size": size, "operation": param, "recording_mode": KernelRecordingMode.Replayed})

@@ -13,7 +13,8 @@ from ..backend import current_backend
 from ..trace import ops
 from ..trace.dtypes import Float64, UInt32, Int64
 from ..trace.state import state
-from .evaluation import make_opaque
+from ..tree import leaves
+from .evaluation import make_opaque, width
 from .math import select
 
 
@@ -136,6 +137,33 @@ def opaque(dtype, value, shape=1):
     r = full(dtype, value, shape)
     make_opaque(r)
     return r
+
+
+def opaque_width(arg):
+    """The width of ``arg`` (:func:`width`) as an opaque 1-element ``UInt32`` array.
+
+    Inside :func:`freeze` the value follows the width of each call (a replay at another width
+    computes with that width), which a Python ``int`` from :func:`width` folded into a kernel
+    would not do where the function is not re-traced. The array type is the ``UInt32`` of
+    ``arg``'s first array (its backend, AD or not), as Dr.Jit 1.5.
+
+    Parameters
+    ----------
+    arg : array or PyTree
+        Must hold at least one JIT array.
+
+    Raises
+    ------
+    TypeError
+        ``arg`` holds no JIT array (Dr.Jit 1.5 fails with an internal error there).
+    """
+    arrays = leaves(arg)
+    if not arrays:
+        raise TypeError(f"opaque_width(): the argument ({type(arg).__name__}) holds no JIT array, so it has no "
+                        "backend to make the width array on")
+    first = arrays[0]
+    cls = registry.flat_type(first._backend, UInt32, first._is_ad)
+    return opaque(cls, width(arg))
 
 
 def _counter(dtype, size):

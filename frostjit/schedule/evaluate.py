@@ -37,6 +37,19 @@ class KernelType(str, enum.Enum):
         return self.value
 
 
+class KernelRecordingMode(enum.IntEnum):
+    """The ``recording_mode`` of a :func:`kernel_history` entry (Dr.Jit 1.5's values): a launch
+    of a plain evaluation, one made while :func:`frostjit.freeze` records, or one of a replay."""
+
+    Inactive = 0
+    Recorded = 1
+    Replayed = 2
+
+
+def _recording_mode() -> KernelRecordingMode:
+    return KernelRecordingMode.Inactive if state.recorder is None else KernelRecordingMode.Recorded
+
+
 def _plan(pending: list, effects: list) -> list:
     """Order launches: side-effect runs in program order, then the remaining sizes."""
     groups = []            # [(size, outputs, effects)]
@@ -178,7 +191,7 @@ def run_group(backend, size: int, outputs: list, effects: list, started: _Starte
         state.history.append({
             "type": KernelType.JIT, "backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
             "cache_hit": status == "memory", "cache_disk": status == "disk",
-            "operation_count": len(spec.instrs),
+            "recording_mode": _recording_mode(), "operation_count": len(spec.instrs),
             # milliseconds, as in Dr.Jit: IR generation, and LLVM compilation (or disk load)
             "codegen_time": 0.0 if status == "memory" else kernel.codegen_time * 1e3,
             "backend_time": 0.0 if status == "memory" else kernel.compile_time * 1e3,
@@ -199,6 +212,7 @@ def record_operation(entry: dict) -> None:
             entry["type"] = KernelType(entry["type"])
         except ValueError:
             pass
+        entry.setdefault("recording_mode", _recording_mode())
         state.history.append(entry)
 
 
@@ -207,7 +221,8 @@ def kernel_history() -> list:
 
     Requires :attr:`JitFlag.KernelHistory`.  Each entry is a dict with at least
     ``type`` (``"jit"`` for compiled kernels, ``"reduce"``, ``"prefix_sum"``,
-    ``"compress"``, ... for other operations), ``size``, and for kernels
+    ``"compress"``, ... for other operations), ``size``, ``recording_mode``
+    (:class:`KernelRecordingMode`: a plain launch, recorded or replayed by a frozen function), and for kernels
     ``hash``, ``ir`` (the LLVM IR), ``cache_hit`` (found in memory) and
     ``cache_disk`` (loaded from the disk cache).
     """
