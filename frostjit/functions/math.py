@@ -281,6 +281,14 @@ def select(condition, a, b):
     return _select(condition, a, b)
 
 
+def floor_mod(i, n: int):
+    """``i mod n`` in ``[0, n)`` for a signed integer array ``i`` and a positive Python ``n``
+    (Python's and NumPy's ``%``; the arrays' ``%`` is C's, as in Dr.Jit: ``-1 % n == -1``).
+    Wrapping texel and sample indices use it."""
+    r = i % n
+    return select(r < 0, r + n, r)
+
+
 def _select(condition, a, b):
     if any(isinstance(v, VectorBase) for v in (condition, a, b)):
         return apply_vector("select", condition, a, b)

@@ -31,7 +31,7 @@ from ..array import registry as array_registry
 from ..array.flat import ArrayBase
 from ..functions.creation import arange, zeros
 from ..functions.evaluation import width
-from ..functions.math import clip, fma, select
+from ..functions.math import clip, floor_mod, fma, select
 from ..functions.memory import gather
 from ..trace.dtypes import Bool, Int32, Int64
 from . import registry
@@ -240,13 +240,13 @@ def _map_jit(p, n: int, boundary: str):
     if boundary == "nearest":
         return clip(p, 0, n - 1)
     if boundary == "wrap":
-        return p % n
+        return floor_mod(p, n)
     if boundary == "reflect":
-        q = p % (2 * n)
+        q = floor_mod(p, 2 * n)
         return select(q >= n, (2 * n - 1) - q, q)
     if n == 1:
         return p * 0
-    q = p % (2 * n - 2)
+    q = floor_mod(p, 2 * n - 2)
     return select(q >= n, (2 * n - 2) - q, q)
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import enum
 
 from ..array import registry
-from ..functions.math import clip, floor, fma, select
+from ..functions.math import clip, floor, floor_mod, fma, select
 from ..trace.dtypes import Int32
 
 
@@ -50,8 +50,8 @@ def wrap(i, res, mode: WrapMode):
     if mode is WrapMode.Clamp:
         return clip(i, 0, res - 1)
     if mode is WrapMode.Repeat:
-        return i % res                  # floor modulo: -1 -> res - 1
-    p = i % (2 * res)
+        return floor_mod(i, res)        # -1 -> res - 1
+    p = floor_mod(i, 2 * res)
     return select(p >= res, (2 * res - 1) - p, p)
 
 

@@ -29,8 +29,10 @@ Contract of a lane-wise reference ``ref(vt, *args)``
     (NaN, +-inf, +-0 in and out, and what the C99 functions give at their poles).
 
 Integer semantics (also NumPy's, where NumPy defines them): arithmetic wraps around;
-``//`` and ``%`` round toward -infinity, and ``x // 0 == x % 0 == 0`` (also for
-``INT_MIN // -1``, which wraps to ``INT_MIN``); shifts by the bit width or more (and by
+``//`` and ``%`` are C's (as in Dr.Jit 1.5): the quotient rounds toward zero and the
+remainder has the dividend's sign (``-7 // 2 == -3``, ``-7 % 2 == -1``; NumPy and Python
+round toward -infinity), and ``x // 0 == x % 0 == 0`` (also for ``INT_MIN // -1``, which
+wraps to ``INT_MIN``); shifts by the bit width or more (and by
 negative counts, seen as huge unsigned counts) give 0, or -1 for a right shift of a
 negative signed value; ``x ** n`` wraps and is 0 for a negative signed exponent.
 
@@ -156,12 +158,14 @@ def _safe_divisor(vt, b):
 
 @_quiet
 def floordiv(vt, a, b):
-    """Floor quotient: integers round toward -inf, ``x // 0 == 0``, ``x // -1 == -x`` (wraps);
-    floats are NumPy's ``floor_divide`` (``npy_divmod``; ``x // 0.0 == x / 0.0``)."""
+    """Integers: C's truncated quotient, as Dr.Jit (rounds toward zero), ``x // 0 == 0``,
+    ``x // -1 == -x`` (wraps); floats are NumPy's ``floor_divide`` (``npy_divmod``;
+    ``x // 0.0 == x / 0.0``)."""
     if vt.is_float:
         return _out(vt, np.floor_divide(a, b))
     a, b = np.broadcast_arrays(a, b)
-    q = np.floor_divide(a, _safe_divisor(vt, b))
+    d = _safe_divisor(vt, b)
+    q = np.floor_divide(a - np.fmod(a, d), d)       # a - fmod(a, d) is a multiple of d: exact
     if vt.is_signed:
         q = np.where(b == -1, np.negative(a), q)
     return _out(vt, np.where(b == 0, 0, q))
@@ -169,12 +173,13 @@ def floordiv(vt, a, b):
 
 @_quiet
 def mod(vt, a, b):
-    """Remainder with the divisor's sign: ``x % 0 == 0`` and ``x % -1 == 0`` for integers;
-    floats are NumPy's ``remainder`` (``npy_divmod``; ``x % 0.0`` is NaN)."""
+    """Integers: C's remainder, as Dr.Jit (the dividend's sign), ``x % 0 == 0`` and
+    ``x % -1 == 0``; floats are NumPy's ``remainder`` (``npy_divmod``, the divisor's sign;
+    ``x % 0.0`` is NaN)."""
     if vt.is_float:
         return _out(vt, np.remainder(a, b))
     a, b = np.broadcast_arrays(a, b)
-    r = np.remainder(a, _safe_divisor(vt, b))
+    r = np.fmod(a, _safe_divisor(vt, b))
     if vt.is_signed:
         r = np.where(b == -1, 0, r)
     return _out(vt, np.where(b == 0, 0, r))

@@ -428,9 +428,11 @@ _op("mul", 2, EW, T.NUMERIC, numpy=ns.mul, py=operator.mul,
     deriv=(lambda f, a, z: a[1], lambda f, a, z: a[0]), doc="a * b")
 _op("truediv", 2, EW, T.FLOAT, numpy=ns.truediv,
     deriv=(lambda f, a, z: f.rcp(a[1]), lambda f, a, z: -z / a[1]), doc="a / b")
-_op("floordiv", 2, EW, T.NUMERIC, numpy=ns.floordiv, deriv=ZERO, doc="a // b, rounded toward -inf")
+_op("floordiv", 2, EW, T.NUMERIC, numpy=ns.floordiv, deriv=ZERO,
+    doc="a // b: integers round toward zero (C, Dr.Jit), floats toward -inf")
 _op("mod", 2, EW, T.NUMERIC, numpy=ns.mod,
-    deriv=(lambda f, a, z: 1, lambda f, a, z: -(a[0] // a[1])), doc="a % b, with the divisor's sign")
+    deriv=(lambda f, a, z: 1, lambda f, a, z: -(a[0] // a[1])),
+    doc="a % b: integers with the dividend's sign (C, Dr.Jit), floats with the divisor's")
 _op("pow", 2, EW, T.NUMERIC, numpy=ns.power, py=_ieee(math.pow, np.power), integer_variant="pow_int",
     deriv=(lambda f, a, z: _pow_dx(f, a[0], a[1]), lambda f, a, z: _pow_dy(f, a[0], z)),
     accuracy=_bounds(1, ((LogUniform(-20, 20),), (Uniform(-30, 30),)),

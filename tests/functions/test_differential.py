@@ -17,10 +17,22 @@ TYPES = {
 }
 SIZES = [0, 1, 2, 7, 16, 17, 33, 100, 1000]
 
+def c_floordiv(a, b):
+    """Dr.Jit's (C's) integer quotient: toward zero; x // 0 == 0."""
+    d = np.where(b == 0, 1, b).astype(b.dtype)
+    return np.where(b == 0, 0, (a - np.fmod(a, d)) // d).astype(a.dtype)
+
+
+def c_mod(a, b):
+    """Dr.Jit's (C's) integer remainder: the dividend's sign; x % 0 == 0."""
+    d = np.where(b == 0, 1, b).astype(b.dtype)
+    return np.where(b == 0, 0, np.fmod(a, d)).astype(a.dtype)
+
+
 INT_BINARY = {
     "add": (lambda a, b: a + b, np.add), "sub": (lambda a, b: a - b, np.subtract),
-    "mul": (lambda a, b: a * b, np.multiply), "floordiv": (lambda a, b: a // b, np.floor_divide),
-    "mod": (lambda a, b: a % b, np.remainder), "min": (fj.minimum, np.minimum), "max": (fj.maximum, np.maximum),
+    "mul": (lambda a, b: a * b, np.multiply), "floordiv": (lambda a, b: a // b, c_floordiv),
+    "mod": (lambda a, b: a % b, c_mod), "min": (fj.minimum, np.minimum), "max": (fj.maximum, np.maximum),
     "and": (lambda a, b: a & b, np.bitwise_and), "or": (lambda a, b: a | b, np.bitwise_or),
     "xor": (lambda a, b: a ^ b, np.bitwise_xor),
 }

@@ -119,7 +119,8 @@ def op_mod(e, ins):
 
 
 def _divmod(e, ins, quotient: bool):
-    """NumPy's integer ``//`` / ``%``: round toward -inf; x // 0 == x % 0 == 0."""
+    """Integer ``//`` / ``%`` as C and Dr.Jit (``sdiv``/``srem``: toward zero, the remainder with
+    the dividend's sign); x // 0 == x % 0 == 0 and x // -1 == -x (no trap)."""
     vt, a, b = ins.vt, e.arg(ins, 0), e.arg(ins, 1)
     t = scalar_type(vt)
     if vt.is_float:
@@ -129,20 +130,12 @@ def _divmod(e, ins, quotient: bool):
     if not vt.is_signed:
         r = e.binop("udiv" if quotient else "urem", t, a, d)
         return e.select(t, zero, "zeroinitializer", r)
-    rem = e.binop("srem", t, a, d)
-    # The truncated result is off by one step when the remainder is non-zero and its
-    # sign differs from the divisor's.
-    rnz = e.cmp("icmp", "ne", t, rem, "zeroinitializer")
-    neg = e.cmp("icmp", "slt", t, e.binop("xor", t, rem, b), "zeroinitializer")
-    adj = e.binop("and", "i1", rnz, neg)
     m1 = e.cmp("icmp", "eq", t, b, e.const(vt, -1))
     if quotient:
         q = e.binop("sdiv", t, a, d)
-        q = e.select(t, adj, e.binop("sub", t, q, e.const(vt, 1)), q)
         r = e.select(t, m1, e.binop("sub", t, "zeroinitializer", a), q)   # x // -1 == -x (wraps)
     else:
-        r = e.select(t, adj, e.binop("add", t, rem, b), rem)
-        r = e.select(t, m1, "zeroinitializer", r)
+        r = e.select(t, m1, "zeroinitializer", e.binop("srem", t, a, d))
     return e.select(t, zero, "zeroinitializer", r)
 
 
