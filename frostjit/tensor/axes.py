@@ -9,10 +9,15 @@ from __future__ import annotations
 import operator
 
 from ..array import matrix as static_matrix
+from ..array import registry as array_registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..errors import AxisError
+from ..functions.creation import arange
 from ..functions.evaluation import width
+from ..functions.memory import gather
+from ..functions.shape import ravel, unravel
+from ..trace.dtypes import Int64, UInt32
 from . import registry
 from .base import TensorBase, check_shape, handle, size_of
 from .view import c_strides, strided
@@ -53,30 +58,93 @@ def _with_shape(t, shape: tuple):
     return type(t)._from_array(handle(t._array), shape)
 
 
-def reshape(value, shape, order: str = "A", shrink: bool = False):
-    """The same elements with another shape (C order, as NumPy's ``reshape``).
+def reshape(*args, **kwargs):
+    """The same elements with another shape (Dr.Jit's ``reshape``, both of its forms).
+
+    ``reshape(value, shape, order="A", shrink=False)`` reshapes a tensor (C order, as NumPy's
+    ``reshape``; a 1-D array is a tensor of shape ``(n,)``; a list, tuple or dict of them is
+    reshaped entry by entry).  ``reshape(dtype, value, shape, order="A", shrink=False)`` also
+    converts to ``dtype``: a tensor type (the result is of that type), a 1-D array type
+    (the elements raveled in ``order``), or a static/nested array type (the 1-D data unraveled:
+    :func:`frostjit.unravel`; ``shape[0]`` must be the type's size or ``-1``).
 
     Parameters
     ----------
-    value : tensor or 1-D array
-        A 1-D array reshapes into a tensor of its type (``reshape(Float, (2, 3))``).
+    dtype : type, optional
+        The result's type (first positional argument when given).
+    value : tensor, array or PyTree
     shape : int or sequence of ints
         One entry may be ``-1``: inferred from the others and the number of elements.
-    order : ``"A"`` or ``"C"``
-        Tensors are reshaped in C order (Dr.Jit supports no other order for tensors).
+    order : ``"A"``, ``"C"`` or ``"F"``
+        Tensors are always C order (``"A"`` or ``"C"``).  Raveling and unraveling static arrays
+        follows :func:`frostjit.ravel`: ``"A"``/``"F"`` interleave the components, ``"C"``
+        puts one component after the other.
     shrink : bool
-        Dr.Jit's queue-shrinking view of a 1-D array; not supported (``NotImplementedError``).
+        ``shape`` is a number of elements no larger than the width of the 1-D ``value``: the
+        first ``shape`` elements (Dr.Jit's shrinking view of a queue; frostjit returns a copy
+        of them, see docs/tensor.md).
 
     Raises
     ------
     ValueError
-        The number of elements does not fit the shape, or more than one ``-1``.
+        The number of elements does not fit the shape, more than one ``-1``, a bad ``order``,
+        or ``shrink`` beyond the width.
+    TypeError
+        A value or ``dtype`` that cannot be reshaped.
     """
+    if args and isinstance(args[0], type):
+        return _reshape_to_type(*args, **kwargs)
+    return _reshape_value(*args, **kwargs)
+
+
+def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False):
+    who = "reshape()"
+    if issubclass(dtype, TensorBase):
+        t = _reshape_value(value, shape, order, shrink)
+        return t if type(t) is dtype else dtype(t)
+    if issubclass(dtype, VectorBase):
+        dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        if not dims or dims[0] not in (-1, dtype._n):
+            raise ValueError(f"{who}: the first entry of 'shape' {dims} must be {dtype._n} (the size of "
+                             f"{dtype.__name__}) or -1")
+        flat = value if isinstance(value, ArrayBase) else ravel(value, order)
+        return unravel(dtype, flat, order)
+    if issubclass(dtype, ArrayBase):
+        flat = _shrink(value, shape, who) if shrink else ravel(value, order)
+        if not shrink:
+            n = width(flat)
+            dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+            if len(dims) != 1 or dims[0] not in (-1, n):
+                raise ValueError(f"{who}: a 1-D {dtype.__name__} of {n} elements has shape ({n},), not {dims}")
+        return flat if type(flat) is dtype else dtype(flat)
+    raise TypeError(f"{who}: 'dtype' must be a frostjit tensor, 1-D or static array type, got {dtype!r}")
+
+
+def _shrink(value, size, who: str):
+    """The first ``size`` elements of the 1-D array ``value`` (``reshape(..., shrink=True)``)."""
+    if isinstance(size, (tuple, list)) and len(size) == 1:
+        size = size[0]
+    if not isinstance(value, ArrayBase):
+        raise TypeError(f"{who}: shrink=True needs a 1-D array, got {type(value).__name__}")
+    n = width(value)
+    if not isinstance(size, int) or not 0 <= size <= n:
+        raise ValueError(f"{who}: shrink=True takes a size between 0 and the width {n}, got {size!r}")
+    if size == n:
+        return value
+    index = array_registry.flat_type(value._backend, UInt32 if n <= 2**32 else Int64)
+    return gather(type(value), value, arange(index, size))
+
+
+def _reshape_value(value, shape, order: str = "A", shrink: bool = False):
     who = "reshape()"
     if shrink:
-        raise NotImplementedError("reshape(): shrink=True is not supported by frostjit")
+        return _shrink(value, shape, who)
     if order not in ("A", "C"):
         raise ValueError(f"{who}: tensor reshaping supports order 'A' or 'C', got {order!r}")
+    if isinstance(value, (list, tuple)) and not isinstance(value, (ArrayBase, VectorBase)):
+        return type(value)(_reshape_value(v, shape, order) for v in value)
+    if isinstance(value, dict):
+        return {k: _reshape_value(v, shape, order) for k, v in value.items()}
     t = as_tensor(value, who)
     n = width(t._array)
     dims = list(shape) if isinstance(shape, (tuple, list)) else [shape]
