@@ -143,7 +143,9 @@ class ArrayMeta:
         if kind is not None:
             changes.update(is_matrix=kind == "matrix", is_complex=kind == "complex",
                            is_quaternion=kind == "quaternion", is_tensor=kind == "tensor",
-                           is_vector=kind == "array" and len(changes.get("shape", self.shape)) > 1)
+                           # (a JIT type's last dimension is its lanes; a scalar type has none)
+                           is_vector=kind == "array" and len(changes.get("shape", self.shape)) >
+                           (1 if changes.get("is_jit", self.is_jit) else 0))
         return replace(self, **changes)
 
     def __str__(self) -> str:
