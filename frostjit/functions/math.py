@@ -307,6 +307,10 @@ _JIT_OR_NUMBER = (ArrayBase, VectorBase) + _NUMBERS      # what select() takes w
 
 def reinterpret_array(dtype, value):
     """Reinterpret the bits of ``value`` as type ``dtype`` (same bit width), like a C bit cast."""
+    if isinstance(value, VectorBase) and not value.IsJIT and value.Depth == 1:
+        # The scalar backend: the numbers' bits in their element type, seen as dtype's.
+        bits = np.array(value._c, dtype=type(value)._leaf._vt.np_dtype)
+        return dtype._from_components(bits.view(dtype._leaf._vt.np_dtype).tolist())
     if isinstance(value, VectorBase):
         comps = [reinterpret_array(dtype._elem, c) for c in value]
         return dtype._from_components(comps)
@@ -331,7 +335,8 @@ def _half_epsilon(x) -> float:
 def _grad_safe(f, x):
     """``f(x)`` for a differentiable flat array, component-wise for static vectors, else None."""
     if isinstance(x, VectorBase):
-        if not (x._c and x._c[0]._is_ad and x._c[0]._vt.is_float):
+        # (the leaf class: components may be nested arrays, or numbers on the scalar backend)
+        if not (x._c and type(x)._leaf._is_ad and type(x)._leaf._vt.is_float):
             return None
         return type(x)._from_components([f(c) for c in x._c])
     if isinstance(x, ArrayBase) and x._is_ad and x._vt.is_float:

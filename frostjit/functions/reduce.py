@@ -29,6 +29,7 @@ import numpy as np
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..tree.kinds import vector_from_components
 from ..errors import AxisError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
@@ -184,6 +185,18 @@ def _vector_of(comps: list):
     return cls._from_components(comps)
 
 
+def _reduce_static(op: str, value, axes, leaf):
+    """Reduce a scalar-backend array (components are numbers or such arrays) along ``axes``."""
+    if not axes:
+        return value
+    if 0 in axes:
+        r = _fold(op, [leaf(c) for c in value])
+        inner = frozenset(a - 1 for a in axes if a)
+        return _reduce_static(op, r, inner, lambda v: v) if inner and isinstance(r, VectorBase) else r
+    inner = frozenset(a - 1 for a in axes)
+    return vector_from_components(type(value), [_reduce_static(op, c, inner, leaf) for c in value])
+
+
 def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=None, check=None):
     """Reduce ``value`` with ``op`` along ``axis`` (see the module docstring).
 
@@ -201,6 +214,12 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         _check_options(name, value, axes, mode, keepdims)
         check(value)
         return _reduce_array(op, leaf(value)) if axes else value
+    if isinstance(value, VectorBase) and not value.IsJIT:
+        # The scalar backend: numbers, no lane axis (Array3f has one axis, Array33f two).
+        axes = _axes(name, value, axis, value.Depth)
+        _check_options(name, value, axes, mode, keepdims)
+        check(value)
+        return _reduce_static(op, value, axes, leaf)
     if isinstance(value, VectorBase):
         axes = _axes(name, value, axis, 2)
         _check_options(name, value, axes, mode, keepdims)

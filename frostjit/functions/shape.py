@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
@@ -39,6 +41,8 @@ def shape(x) -> tuple:
     """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors, a tensor's shape."""
     if isinstance(x, (ArrayBase, VectorBase)) or _is_tensor(x):
         return x.shape
+    if isinstance(x, (bool, int, float, np.bool_, np.number)):
+        return ()           # a number (the scalar backend's Float is float), as Dr.Jit
     raise TypeError(f"shape(): expects a frostjit array, got {type(x).__name__}")
 
 
@@ -60,6 +64,10 @@ def ravel(x, order: str = "A"):
         return x._fj_ravel()
     if not isinstance(x, VectorBase):
         raise TypeError(f"ravel(): expects a frostjit array, got {type(x).__name__}")
+    if not x.IsJIT:
+        # The scalar backend: no lanes to interleave; the numbers in order, as an ArrayX.
+        cls = registry.array_type(type(x)._leaf, None, "dynamic")
+        return cls._from_components(np.asarray(x._static_numpy()).reshape(-1).tolist())
     n = len(x)
     w = max(width(c) for c in x)
     out = empty(x._elem, n * w)
@@ -77,6 +85,13 @@ def unravel(dtype, x, order: str = "A"):
     by_component = _order("unravel", order)
     if not (isinstance(dtype, type) and issubclass(dtype, VectorBase)):
         raise TypeError(f"unravel(): 'dtype' must be a static vector type such as Array3f, got {dtype!r}")
+    if not dtype.IsJIT:
+        # The scalar backend: the numbers of an ArrayX (or a sequence) in order.
+        values = list(x)
+        size = int(np.prod(dtype.__meta__.shape))
+        if len(values) != size:
+            raise ValueError(f"unravel(): {len(values)} values do not fill a {dtype.__name__} ({size})")
+        return dtype(np.array(values).reshape(dtype.__meta__.shape))
     x = _flat(x, "unravel")
     n = dtype._n
     size = width(x)

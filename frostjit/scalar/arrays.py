@@ -128,6 +128,8 @@ def leafwise(op: str, operands, columns):
     arrays whose components are numbers; ``columns[k]`` is operand k's component list (None:
     the operand broadcasts).  Returns ``(components, element class)``."""
     args = []
+    k0 = next(k for k, c in enumerate(columns) if c is not None)
+    like, c0 = type(operands[k0]), columns[k0]
     for o, c in zip(operands, columns):
         if c is not None:
             leaf = type(o)._leaf
@@ -135,6 +137,9 @@ def leafwise(op: str, operands, columns):
                 raise TypeError(f"frostjit.{op}(): cannot mix scalar and JIT arrays "
                                 f"({', '.join(type(x).__name__ for x in operands)})")
             args.append(kernel.Column(np.array(c, dtype=leaf._vt.np_dtype), leaf._vt))
+        elif isinstance(o, (list, tuple, range)) and len(o) == len(c0):
+            # A sequence as an operand: an array of the first array operand's type (Dr.Jit).
+            args.append(kernel.Column(np.array(like(o)._c, dtype=like._leaf._vt.np_dtype), like._leaf._vt))
         elif getattr(type(o), "IsJIT", False) or isinstance(o, VectorBase):
             raise TypeError(f"frostjit.{op}(): cannot combine a {type(o).__name__} with scalar arrays "
                             f"({', '.join(type(x).__name__ for x in operands)})")
