@@ -54,6 +54,7 @@ from .traits import (
     uint64_array_t, reinterpret_array_t, replace_type_t, replace_shape_t, tensor_t, matrix_t,
 )
 from . import llvm
+from . import scalar
 from .tensor import (reshape, transpose, moveaxis, swapaxes, squeeze, expand_dims, concat, stack, split, matmul,
                      resample, convolve, upsample, newaxis)
 from .texture import FilterMode, WrapMode

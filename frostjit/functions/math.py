@@ -338,7 +338,7 @@ def _grad_safe(f, x):
         # (the leaf class: components may be nested arrays, or numbers on the scalar backend)
         if not (x._c and type(x)._leaf._is_ad and type(x)._leaf._vt.is_float):
             return None
-        return type(x)._from_components([f(c) for c in x._c])
+        return type(x)._from_components([_grad_safe(f, c) if isinstance(c, VectorBase) else f(c) for c in x._c])
     if isinstance(x, ArrayBase) and x._is_ad and x._vt.is_float:
         return f(x)
     if _tensor(x) is not None:          # element-wise: the same function on the flat array
