@@ -23,7 +23,7 @@ import itertools
 import numpy as np
 
 from ..schedule.evaluate import evaluate
-from ..trace.dtypes import promote
+from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
 from . import registry, variables
 from .flat import ArrayBase, apply, _SCALARS
@@ -393,9 +393,15 @@ def _copy(c):
 
 
 def component_class(c, leaf: type) -> type:
-    """The class of component ``c``: its type, or ``leaf`` (the element class of the array it
-    was computed from) for a Python number, a component of the scalar backend's arrays."""
-    return leaf if isinstance(c, (bool, int, float)) else type(c)
+    """The class of component ``c``: its type, or for a Python number (a component of the
+    scalar backend's arrays) the element class of ``leaf``'s backend that the number's kind
+    promotes ``leaf`` to: ``leaf`` itself, a ``Float32`` element for a float computed from
+    integers, the ``Bool`` element for a bool (as the JIT types the same expression)."""
+    if isinstance(c, bool):
+        return registry.flat_type(leaf._backend, Bool)
+    if isinstance(c, float) and not leaf._vt.is_float:
+        return registry.flat_type(leaf._backend, Float32)
+    return leaf if isinstance(c, int) or isinstance(c, float) else type(c)
 
 
 def _component(elem, v):

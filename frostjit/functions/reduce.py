@@ -428,6 +428,18 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
         return value._fj_scan(name, axis, reverse, exclusive)      # (also a tuple of axes)
     if axis is None or isinstance(axis, tuple):
         raise TypeError(f"frostjit.{name}(): 'axis' must be a single int, got {axis!r}")
+    if isinstance(value, VectorBase) and not value.IsJIT:
+        # The scalar backend (numbers, no lane axis): along axis k of the static dimensions.
+        (k,) = _axes(name, value, axis, value.Depth)
+        if k > 0:
+            return vector_from_components(type(value), [_scan(name, c, k - 1, reverse, exclusive) for c in value])
+        comps = list(value)[::-1] if reverse else list(value)
+        out, acc = [], None
+        for c in comps:
+            total = c if acc is None else acc + c
+            out.append(total if not exclusive else zeros(type(c)) if acc is None else acc)
+            acc = total
+        return vector_from_components(type(value), out[::-1] if reverse else out)
     if isinstance(value, VectorBase):
         (k,) = _axes(name, value, axis, 2)
         if k == 1:
@@ -464,6 +476,10 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
 
 def compress(mask):
     """Indices (``UInt32``) of the true entries of a Bool array; the size depends on the data."""
+    if isinstance(mask, VectorBase) and not mask.IsJIT and mask.IsDynamic and type(mask)._leaf._vt is Bool:
+        # The scalar backend's ArrayXb: an ArrayXu of the indices (Dr.Jit)
+        leaf = registry.flat_type(type(mask)._leaf._backend, UInt32)
+        return registry.array_type(leaf, None, "dynamic")([k for k, b in enumerate(mask) if b])
     if not (isinstance(mask, ArrayBase) and mask._vt is Bool):
         raise TypeError(f"compress(): expects a Bool array, got {type(mask).__name__}")
     return registry.flat_type(mask._backend, UInt32)._from_node(memops.compress(mask._node))

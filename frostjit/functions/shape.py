@@ -183,6 +183,11 @@ def meshgrid(*args, indexing: str = "xy"):
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
+    if args and all(isinstance(a, VectorBase) and not a.IsJIT and a.IsDynamic for a in args):
+        # The scalar backend's ArrayX values: NumPy's grids, raveled, of the same types.
+        grids = np.meshgrid(*[np.array(list(a)) for a in args], indexing=indexing)
+        out = tuple(type(a)(g.reshape(-1).tolist()) for a, g in zip(args, grids))
+        return out[0] if len(out) == 1 else out
     arrays = [_flat(a, "meshgrid") for a in args]
     if len(arrays) == 1:
         return arrays[0]        # Dr.Jit returns the one array itself, not a 1-tuple

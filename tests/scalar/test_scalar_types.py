@@ -99,3 +99,30 @@ def test_matrix_to_quat_of_the_identity_divides_by_zero_in_unused_branches():
     # (the candidate quaternions that are not selected divide by 0: IEEE, not ZeroDivisionError)
     q = fj.matrix_to_quat(s.Matrix3f(1))
     assert list(q) == [0.0, 0.0, 0.0, 1.0]
+
+
+def test_pytree_functions_walk_nested_scalar_arrays():
+    # (the walker's fast path for static arrays of 1-D JIT arrays must not take them)
+    m = s.Matrix3f(1, 2, 3, 4, 5, 6, 7, 8, 10)
+    assert fj.detach(m).numpy().tolist() == m.numpy().tolist()
+    assert fj.allclose(m, s.Matrix3f(m)) and fj.allclose(s.Array22f(1), [[1, 1], [1, 1]])
+    fj.eval(s.Array33f(1), m)
+
+
+def test_comparisons_of_special_scalar_types():
+    # (complex / quaternion equality goes through the component-wise code at their depth)
+    assert list(s.Complex2f(1, 2) == s.Complex2f(1, 2)) == [True, True]
+    assert list(s.Quaternion4f(1, 2, 3, 4) != s.Quaternion4f(1, 2, 3, 5)) == [False, False, False, True]
+    fj.assert_equal(s.Complex2f(1, 2), s.Complex2f(1, 2))
+
+
+def test_scans_compress_and_meshgrid_on_arrayx():
+    assert list(fj.prefix_sum(s.ArrayXf([1, 2, 3]))) == [0, 1, 3]
+    assert list(fj.cumsum(s.Array3i(1, 2, 3), reverse=True)) == [6, 5, 3]
+    assert list(fj.compress(s.ArrayXb([True, False, True]))) == [0, 2]
+    x, y = fj.meshgrid(s.ArrayXf([1, 2]), s.ArrayXf([3, 4]))
+    assert (list(x), list(y)) == ([1, 2, 1, 2], [3, 3, 4, 4])
+
+
+def test_rotations_of_integer_angles_give_float_quaternions():
+    assert type(fj.euler_to_quat(s.Array3i(1, 2, 3))) is s.Quaternion4f
