@@ -124,9 +124,16 @@ def tile(x, count: int):
     count = _count("tile", count, "reps")
     if _is_tensor(x):
         return x._fj_tile(count)        # along the last axis, as numpy.tile
+    if _is_scalar_arrayx(x):
+        return type(x)(list(x) * count)
     if not isinstance(x, ArrayBase):
         return transform(x, lambda a: _tile(a, count), who="tile", root="x")
     return _tile(x, count)
+
+
+def _is_scalar_arrayx(x) -> bool:
+    """The scalar backend's ``ArrayXf`` (its 1-D arrays, as Dr.Jit's ``drjit.scalar.ArrayXf``)."""
+    return isinstance(x, VectorBase) and not x.IsJIT and x.IsDynamic and x.Depth == 1
 
 
 def _tile(x, count: int):
@@ -145,6 +152,8 @@ def repeat(x, count: int):
     count = _count("repeat", count, "repeats")
     if _is_tensor(x):
         return x._fj_repeat(count)      # the flattened elements, as numpy.repeat without an axis
+    if _is_scalar_arrayx(x):
+        return type(x)([v for v in x for _ in range(count)])
     if not isinstance(x, ArrayBase):
         return transform(x, lambda a: _repeat(a, count), who="repeat", root="x")
     return _repeat(x, count)
