@@ -4,8 +4,8 @@ Every frostjit array class carries ``__meta__``, an :class:`ArrayMeta` naming it
 backend, AD status, kind (plain array, matrix, complex, quaternion, tensor) and static shape.
 The type traits (:mod:`frostjit.traits`), the type registry (:mod:`.registry`), printing and
 the constants read it; nothing else decides what a class is.  An array family (the static,
-nested, dynamic, matrix, complex and quaternion types of :mod:`.families`, tensors; later the
-scalar backend) plugs in by giving its classes a ``__meta__`` and registering them with
+nested, dynamic, matrix, complex and quaternion types of :mod:`.families`, tensors, the scalar
+backend's: :mod:`frostjit.scalar`) plugs in by giving its classes a ``__meta__`` and registering them with
 :func:`.registry.register_type`.
 
 Also here: the public enumerations Dr.Jit exposes for types and variables, :class:`VarType`
