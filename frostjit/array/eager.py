@@ -12,6 +12,8 @@ polynomials).
 """
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 
 from . import promotion
@@ -94,7 +96,9 @@ def compute(op: str, operands, who: str):
     ref = OPS[node_op(op, in_vt)].numpy
     with np.errstate(all="ignore"):
         out = np.asarray(ref(out_vt, *args), dtype=out_vt.np_dtype)
-    return np.broadcast_to(out, first.values.shape).tolist(), out_vt
+    if out.shape != first.values.shape:         # (only Python-number operands reached it)
+        out = np.broadcast_to(out, first.values.shape)
+    return out.tolist(), out_vt
 
 
 def python_numbers(op: str, operands):
@@ -103,12 +107,31 @@ def python_numbers(op: str, operands):
     double precision (the op table's ``py``, IEEE special values), as Dr.Jit does on Python
     numbers.  Ops without a ``py`` run their reference on ``Float64`` / ``Int64`` / ``Bool``
     (a NumPy scalar: its own type)."""
+    if op == "fma" and all(type(o) is float for o in operands) and _is_float32(operands[0]) \
+            and _is_float32(operands[1]):
+        # The product of two float32 values is exact in double: ``a * b + c`` rounds once, as the
+        # fma does (the common case: components of Float32 arrays; ~30x faster than the exact
+        # general algorithm).
+        a, b, c = operands
+        return a * b + c
     entry = OPS[op]
     if entry.py is not None:
         return entry.py(*operands)
     cols = [Column(np.array([o]), _python_vt(o)) for o in operands]
     values, _ = compute(op, cols, ", ".join(type(o).__name__ for o in operands))
     return values[0]
+
+
+_F32 = struct.Struct("f")
+
+
+def _is_float32(v: float) -> bool:
+    """Whether the Python float ``v`` is a float32 value (NaN and infinities are)."""
+    try:
+        w = _F32.unpack(_F32.pack(v))[0]
+    except OverflowError:
+        return False
+    return w == v or v != v
 
 
 def _python_vt(v):
