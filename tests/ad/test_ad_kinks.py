@@ -134,8 +134,7 @@ def test_safe_functions_work_on_static_vectors():
 
 def test_safe_functions_work_on_nested_static_arrays():
     # (a nested array's components are static arrays: the safe path recurses into them)
-    from frostjit.llvm.ad import Array22f
-    v = Array22f(fj.llvm.ad.Array2f(0.0, 0.25), fj.llvm.ad.Array2f(-1.0, 4.0))
+    v = fj.llvm.ad.Array22f(fj.llvm.ad.Array2f(0.0, 0.25), fj.llvm.ad.Array2f(-1.0, 4.0))
     fj.enable_grad(v)
     fj.backward(fj.sum(fj.sum(fj.safe_sqrt(v))))
     assert [[fj.grad(v)[i][j][0] for j in range(2)] for i in range(2)] == [[0, 1], [0, 0.25]]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import frostjit as fj
+import frostjit.llvm as L
 import frostjit.scalar as s
 from frostjit.errors import ConversionOverflowError
 
@@ -18,11 +19,12 @@ NAMES = json.loads((Path(__file__).resolve().parents[2] / "tools" / "data" / "dr
 GAPS = ("TensorX*", "Texture*", "PCG32", "Philox4x32")
 
 
-@pytest.mark.parametrize("name", sorted(NAMES))
+_GAP = pytest.mark.xfail(strict=True, reason="not built yet: scalar tensors, textures, generators (docs/types.md)")
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_GAP) if any(fnmatch.fnmatchcase(n, p) for p in GAPS)
+                                  else n for n in sorted(NAMES)])
 def test_drjit_scalar_name_exists(name):
-    if any(fnmatch.fnmatchcase(name, p) for p in GAPS):
-        assert not hasattr(s, name), f"{name} exists now: take it off GAPS"
-        pytest.skip("not built yet (docs/types.md)")
     assert hasattr(s, name)
 
 
@@ -78,13 +80,12 @@ def test_functions_on_scalar_values_return_python_numbers():
 
 
 def test_mixing_scalar_and_jit_arrays_raises():
-    from frostjit.llvm import Array3f, Float
     with pytest.raises(TypeError, match="scalar"):
-        s.Array3f(1, 2, 3) + Float(1)
+        s.Array3f(1, 2, 3) + L.Float(1)
     with pytest.raises(TypeError):
-        s.Array3f(1, 2, 3) + Array3f(1, 2, 3)
+        s.Array3f(1, 2, 3) + L.Array3f(1, 2, 3)
     with pytest.raises(TypeError, match="backend"):
-        s.Array3f(Float(1, 2))
+        s.Array3f(L.Float(1, 2))
 
 
 def test_creation_ignores_the_width_and_arange_fills_arrayx():
