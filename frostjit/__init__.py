@@ -54,6 +54,7 @@ from .traits import (
     uint64_array_t, reinterpret_array_t, replace_type_t, replace_shape_t, tensor_t, matrix_t,
 )
 from . import llvm
+from . import scalar
 from .auto import set_backend, install as _install_auto
 _install_auto(llvm)      # fj.auto: the default backend's types (rebound by set_backend)
 from .tensor import (reshape, transpose, moveaxis, swapaxes, squeeze, expand_dims, concat, stack, split, matmul,

@@ -313,7 +313,7 @@ def _componentwise_eq(op):
         ops = [o if isinstance(o, ComplexBase) else _make(_like(*operands), *[p if p is not None else 0.0
                                                                               for p in _parts(o)])
                for o in operands]
-        return componentwise(op, ops, 2)
+        return componentwise(op, ops)
     return f
 
 

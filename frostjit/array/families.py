@@ -52,9 +52,10 @@ def _make(name: str, base: type, elem: type, n, family: str, module: str, ad: bo
     leaf = elem if not issubclass(elem, VectorBase) else elem._leaf
     if ad and not leaf._vt.is_float:
         return registry.array_type(elem, n, family)      # shared with the non-AD module (elem is too)
-    depth = 2 if leaf is elem else elem.Depth + 1
-    inner = (Dynamic,) if leaf is elem else elem.__meta__.shape
-    meta = ArrayMeta(leaf._vt, leaf._backend, is_jit=True, is_diff=ad, shape=(Dynamic if n is None else n,) + inner,
+    depth = elem.Depth + 1
+    # (a JIT leaf is an array of lanes; the scalar backend's leaves are numbers: no dimension)
+    inner = ((Dynamic,) if leaf.IsJIT else ()) if leaf is elem else elem.__meta__.shape
+    meta = ArrayMeta(leaf._vt, leaf._backend, is_jit=leaf.IsJIT, is_diff=ad, shape=(Dynamic if n is None else n,) + inner,
                      is_vector=family in ("array", "dynamic"), is_matrix=family == "matrix",
                      is_complex=family == "complex", is_quaternion=family == "quaternion")
     cls = type(name, (base,), {"__slots__": (), "_elem": elem, "_n": n, "_leaf": leaf, "_family": family,
@@ -64,7 +65,12 @@ def _make(name: str, base: type, elem: type, n, family: str, module: str, ad: bo
     return cls
 
 
-def make_families(backend, module: str, ad: bool, flat: dict) -> dict:
+#: The base class of each family (a backend may pass subclasses of them).
+BASES = {"array": VectorBase, "dynamic": DynamicBase, "matrix": MatrixBase, "complex": ComplexBase,
+         "quaternion": QuaternionBase}
+
+
+def make_families(backend, module: str, ad: bool, flat: dict, bases: dict | None = None) -> dict:
     """Create (and register) the static, nested, dynamic, matrix, complex and quaternion types.
 
     Parameters
@@ -76,7 +82,10 @@ def make_families(backend, module: str, ad: bool, flat: dict) -> dict:
         AD status: only types with float leaves are new classes; the others are shared
         with the non-AD module.
     flat : dict
-        The 1-D classes by element type (``{VarType: class}``).
+        The 1-D classes by element type (``{VarType: class}``): JIT arrays, or the scalar
+        backend's element classes (their ``IsJIT`` is False: components are numbers).
+    bases : dict, optional
+        ``{family: base class}`` replacing :data:`BASES` (the scalar backend's subclasses).
 
     Returns
     -------
@@ -84,21 +93,22 @@ def make_families(backend, module: str, ad: bool, flat: dict) -> dict:
         ``{name: class}``.
     """
     out: dict = {}
+    base = dict(BASES, **(bases or {}))
     for vt, s in SUFFIX.items():
         leaf = flat[vt]
         for n in STATIC_SIZES:
             name = f"Array{n}{s}"
-            out[name] = _make(name, VectorBase, leaf, n, "array", module, ad, f"Static array of {n} {vt.name} arrays.")
+            out[name] = _make(name, base["array"], leaf, n, "array", module, ad, f"Static array of {n} {vt.name} arrays.")
             registry.register_vector(backend, vt, ad, n, out[name])
         name = f"ArrayX{s}"
-        out[name] = _make(name, DynamicBase, leaf, None, "dynamic", module, ad,
+        out[name] = _make(name, base["dynamic"], leaf, None, "dynamic", module, ad,
                           f"Dynamic array of {vt.name} arrays (a Python-side list of them).")
     for vt in NESTED_TYPES:
         s = SUFFIX[vt]
         for sizes in NESTED:
             name = "Array" + "".join(map(str, sizes)) + s
             inner = out["Array" + "".join(map(str, sizes[1:])) + s]
-            out[name] = _make(name, VectorBase, inner, sizes[0], "array", module, ad,
+            out[name] = _make(name, base["array"], inner, sizes[0], "array", module, ad,
                               f"Static array of {sizes[0]} {inner.__name__}.")
     for vt in MATRIX_TYPES:
         s = SUFFIX[vt]
@@ -107,14 +117,14 @@ def make_families(backend, module: str, ad: bool, flat: dict) -> dict:
             name = "Matrix" + "".join(map(str, sizes)) + s
             row = out["Array" + "".join(map(str, (n,) + sizes[1:])) + s]
             entries = "" if len(sizes) == 1 else f" of Array{sizes[1]}{s} entries"
-            out[name] = _make(name, MatrixBase, row, n, "matrix", module, ad,
+            out[name] = _make(name, base["matrix"], row, n, "matrix", module, ad,
                               f"{n} x {n} matrix{entries}, row-major (rows: {row.__name__}).")
     for vt in COMPLEX_TYPES:
         name = f"Complex2{SUFFIX[vt]}"
-        out[name] = _make(name, ComplexBase, flat[vt], 2, "complex", module, ad,
+        out[name] = _make(name, base["complex"], flat[vt], 2, "complex", module, ad,
                           f"Complex numbers of {vt.name} (real part, imaginary part).")
     for vt in QUATERNION_TYPES:
         name = f"Quaternion4{SUFFIX[vt]}"
-        out[name] = _make(name, QuaternionBase, flat[vt], 4, "quaternion", module, ad,
+        out[name] = _make(name, base["quaternion"], flat[vt], 4, "quaternion", module, ad,
                           f"Quaternions xi + yj + zk + w of {vt.name} (components x, y, z, w).")
     return out

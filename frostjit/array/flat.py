@@ -15,11 +15,11 @@ from ..backend import current_backend as _backend
 from ..errors import ConversionOverflowError, out_of_memory
 from ..schedule.evaluate import evaluate as _evaluate
 from ..trace import ops
-from ..trace.dtypes import Bool, Float32, Int64, UInt64, VarType, promote, from_numpy_dtype
+from ..trace.dtypes import Bool, Float32, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
-from . import promotion, registry, variables
+from . import eager, promotion, registry, variables
 from .labels import label_of, set_label_of
 from .printing import format_array
 
@@ -491,6 +491,9 @@ def apply(op: str, *operands):
                 # A static vector operand: the operation applies component by component.
                 return type(o)._apply(op, *operands)
         if not arrays:
+            if all(isinstance(o, _SCALARS) for o in operands):
+                # Python numbers only (components of the scalar backend's arrays): computed now.
+                return eager.python_numbers(op, operands)
             raise TypeError(f"frostjit.{op}(): expected at least one frostjit array, got "
                             + ", ".join(_type_name(o) for o in operands))
     first = arrays[0]
@@ -515,25 +518,7 @@ def apply(op: str, *operands):
             if op == "select" and k == 0:
                 cast_operands.append(flat_of(backend, Bool, False)(bool(o)))
                 continue
-            if vt is None:
-                vt = promotion.scalar_type_of(o, None)
-            elif isinstance(o, (float, np.floating)) and not vt.is_float and not no_float_promotion:
-                vt = Float32 if vt.rank < Float32.rank else vt
-            if isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)) \
-                    and vt.is_integral and vt is not Bool and not promotion.int_fits(vt, o):
-                # Dr.Jit: a Python int beyond 32 bits is an Int64 (UInt64 beyond that), not wrapped.
-                # (A width inside a frozen function is compared as it is: the recording guards
-                # the comparisons instead of pinning the exact value.)
-                v = o if hasattr(o, "__symbolic_size__") else int(o)
-                if vt.bits < 32:
-                    # Dr.Jit: an 8-bit array takes only Python ints of its width.
-                    lo, hi = promotion.int_range(vt)
-                    raise ConversionOverflowError(f"frostjit.{op}(): the Python int {o} does not fit "
-                                                  f"{vt.name} (takes {lo}..{hi})")
-                big = Int64 if -2**63 <= v < 2**63 else UInt64
-                if not -2**63 <= v < 2**64:
-                    raise OverflowError(f"frostjit.{op}(): Python int {o} does not fit in 64 bits")
-                vt = promote(vt, big)
+            vt = promotion.with_python_scalar(op, vt, o, no_float_promotion)
             cast_operands.append(o)
             continue
         if hasattr(o, "__symbolic_size__"):

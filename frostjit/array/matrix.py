@@ -23,7 +23,7 @@ import numpy as np
 
 from . import registry
 from .flat import ArrayBase, apply
-from .vector import HOOKS, VectorBase, _component, _copy, componentwise
+from .vector import HOOKS, VectorBase, _component, _copy, component_class, componentwise
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -97,7 +97,7 @@ def _rows_class(like, rows):
 
 def _vector_like(v, entries):
     """A static array of the same family as vector ``v`` with ``entries``."""
-    elem = type(entries[0])
+    elem = component_class(entries[0], type(v)._leaf)
     cls = type(v) if elem is type(v)._elem else registry.array_type(elem, len(entries), "array")
     return cls._from_components(entries)
 

@@ -4,8 +4,8 @@ Every frostjit array class carries ``__meta__``, an :class:`ArrayMeta` naming it
 backend, AD status, kind (plain array, matrix, complex, quaternion, tensor) and static shape.
 The type traits (:mod:`frostjit.traits`), the type registry (:mod:`.registry`), printing and
 the constants read it; nothing else decides what a class is.  An array family (the static,
-nested, dynamic, matrix, complex and quaternion types of :mod:`.families`, tensors; later the
-scalar backend) plugs in by giving its classes a ``__meta__`` and registering them with
+nested, dynamic, matrix, complex and quaternion types of :mod:`.families`, tensors, the scalar
+backend's: :mod:`frostjit.scalar`) plugs in by giving its classes a ``__meta__`` and registering them with
 :func:`.registry.register_type`.
 
 Also here: the public enumerations Dr.Jit exposes for types and variables, :class:`VarType`
@@ -143,7 +143,9 @@ class ArrayMeta:
         if kind is not None:
             changes.update(is_matrix=kind == "matrix", is_complex=kind == "complex",
                            is_quaternion=kind == "quaternion", is_tensor=kind == "tensor",
-                           is_vector=kind == "array" and len(changes.get("shape", self.shape)) > 1)
+                           # (a JIT type's last dimension is its lanes; a scalar type has none)
+                           is_vector=kind == "array" and len(changes.get("shape", self.shape)) >
+                           (1 if changes.get("is_jit", self.is_jit) else 0))
         return replace(self, **changes)
 
     def __str__(self) -> str:

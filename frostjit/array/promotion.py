@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ..trace.dtypes import Bool, Float32, Int32, VarType
+from ..errors import ConversionOverflowError
+from ..trace.dtypes import Bool, Float32, Int32, Int64, UInt64, VarType, promote
 from ..trace.optable import OpDef, TypeRule
 
 # Operand kinds for fast_result_type(): an array of the same class, a Python float, a Python int.
@@ -48,6 +49,38 @@ def scalar_type_of(v, like: VarType | None) -> VarType:
             return like
         return Float32
     raise TypeError
+
+
+def with_python_scalar(op: str, vt: VarType | None, o, no_float_promotion: bool) -> VarType:
+    """The operand type of ``op`` after a Python scalar ``o`` joins operands of type ``vt``
+    (None: no array operand typed yet).
+
+    A Python float turns integers into ``Float32`` (not for bitwise ops and shifts:
+    ``no_float_promotion``); a Python int beyond 32 bits makes an integer operation ``Int64``
+    (``UInt64`` beyond that), as Dr.Jit; an 8-bit type takes only ints of its width
+    (:class:`~frostjit.errors.ConversionOverflowError` otherwise).  Shared by the JIT's
+    :func:`~frostjit.array.flat.apply` and the scalar backend's eager kernels.
+    """
+    if vt is None:
+        vt = scalar_type_of(o, None)
+    elif isinstance(o, (float, np.floating)) and not vt.is_float and not no_float_promotion:
+        vt = Float32 if vt.rank < Float32.rank else vt
+    if isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)) \
+            and vt.is_integral and vt is not Bool and not int_fits(vt, o):
+        # Dr.Jit: a Python int beyond 32 bits is an Int64 (UInt64 beyond that), not wrapped.
+        # (A width inside a frozen function is compared as it is: the recording guards
+        # the comparisons instead of pinning the exact value.)
+        v = o if hasattr(o, "__symbolic_size__") else int(o)
+        if vt.bits < 32:
+            # Dr.Jit: an 8-bit array takes only Python ints of its width.
+            lo, hi = int_range(vt)
+            raise ConversionOverflowError(f"frostjit.{op}(): the Python int {o} does not fit "
+                                          f"{vt.name} (takes {lo}..{hi})")
+        big = Int64 if -2**63 <= v < 2**63 else UInt64
+        if not -2**63 <= v < 2**64:
+            raise OverflowError(f"frostjit.{op}(): Python int {o} does not fit in 64 bits")
+        vt = promote(vt, big)
+    return vt
 
 
 def fast_result_type(entry: OpDef, vt: VarType, kind: str, is_operator: bool) -> VarType | None:

@@ -202,7 +202,7 @@ def _componentwise_eq(op):
         qs = [o if isinstance(o, QuaternionBase) else from_parts(like, [p if p is not None else 0.0
                                                                        for p in _parts(o)])
               for o in operands]
-        return componentwise(op, qs, 2)
+        return componentwise(op, qs)
     return f
 
 

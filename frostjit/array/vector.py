@@ -23,7 +23,7 @@ import itertools
 import numpy as np
 
 from ..schedule.evaluate import evaluate
-from ..trace.dtypes import promote
+from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
 from . import registry, variables
 from .flat import ArrayBase, apply, _SCALARS
@@ -62,6 +62,9 @@ class VectorBase:
     _family = "array"
     _ops: dict = {}
     _swizzle = True       # .x .xy .zyx ... (not on matrices, complex numbers, dynamic arrays)
+    # ``_leafwise(op, operands, columns) -> (components, component class)``: set by a backend
+    # whose components are plain numbers (frostjit.scalar) to compute a lane-wise op on them.
+    _leafwise = None
     IsJIT = True
     IsVector = True
     IsTensor = False
@@ -384,7 +387,21 @@ def _copy(c):
         out._node = c._node
         out._ad = c._ad
         return out
+    if not isinstance(c, VectorBase):
+        return c        # a number (the scalar backend's components): immutable
     return type(c)._from_components([_copy(x) for x in c._c])
+
+
+def component_class(c, leaf: type) -> type:
+    """The class of component ``c``: its type, or for a Python number (a component of the
+    scalar backend's arrays) the element class of ``leaf``'s backend that the number's kind
+    promotes ``leaf`` to: ``leaf`` itself, a ``Float32`` element for a float computed from
+    integers, the ``Bool`` element for a bool (as the JIT types the same expression)."""
+    if isinstance(c, bool):
+        return registry.flat_type(leaf._backend, Bool)
+    if isinstance(c, float) and not leaf._vt.is_float:
+        return registry.flat_type(leaf._backend, Float32)
+    return leaf if isinstance(c, int) or isinstance(c, float) else type(c)
 
 
 def _component(elem, v):
@@ -473,17 +490,21 @@ def componentwise(op: str, operands, depth: int | None = None):
             columns.append(c)
         else:
             columns.append(None)
-    if len(operands) == 2:
+    like = type(first)
+    if like._leafwise is not None:
+        # Components that are plain numbers (the scalar backend): computed all at once.
+        comps, elem = like._leafwise(op, operands, columns)
+    elif len(operands) == 2:
         (a, b), (ca, cb) = operands, columns
         comps = [apply(op, ca[k] if ca is not None else a, cb[k] if cb is not None else b) for k in range(n)]
+        elem = type(comps[0]) if comps else like._elem
     else:
         comps = [apply(op, *[c[k] if c is not None else o for o, c in zip(operands, columns)]) for k in range(n)]
-    like = type(first)
-    if not comps or type(comps[0]) is like._elem:
+        elem = type(comps[0]) if comps else like._elem
+    if not comps or elem is like._elem:
         return like._from_components(comps)
-    elem = type(comps[0])
     family = like._family
-    if family in _SPECIAL and comps[0].Type.is_bool:
+    if family in _SPECIAL and getattr(elem, "_leaf", elem)._vt.is_bool:
         family = "array"        # comparisons of matrices, complex numbers: plain masks (Dr.Jit)
     cls = registry.array_type(elem, None if family == "dynamic" else n, family) or \
         _array_class(like, elem, n, family)

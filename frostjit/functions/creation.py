@@ -25,6 +25,25 @@ def _is_tensor_type(dtype) -> bool:
         and getattr(dtype, "IsTensor", False)
 
 
+def _is_scalar_element(dtype) -> bool:
+    """A 1-D type of the scalar backend: Python's ``float``/``int``/``bool`` (``frostjit.scalar.Float``)
+    or the element class of a scalar static array (its components are numbers)."""
+    return dtype in (float, int, bool) or (isinstance(dtype, type) and not issubclass(dtype, VectorBase)
+                                          and getattr(dtype, "IsJIT", True) is False)
+
+
+def _is_scalar_dynamic(dtype) -> bool:
+    """``frostjit.scalar.ArrayXf`` and friends: the scalar backend's 1-D arrays of numbers."""
+    return issubclass(dtype, VectorBase) and dtype._n is None and not dtype.IsJIT and dtype.Depth == 1
+
+
+def _one_d(dtype, vt):
+    """The 1-D type of ``dtype``'s backend with element type ``vt`` (the scalar backend: ArrayX)."""
+    if issubclass(dtype, VectorBase):
+        return registry.array_type(registry.flat_type(dtype._leaf._backend, vt), None, "dynamic")
+    return registry.flat_type(dtype._backend, vt)
+
+
 def _check_type(who, dtype):
     if not (isinstance(dtype, type) and issubclass(dtype, (ArrayBase, VectorBase))):
         raise TypeError(f"{who}(): 'dtype' must be a frostjit array type (e.g. Float), got {dtype!r}")
@@ -94,7 +113,15 @@ def full(dtype, value, shape=1):
     type takes ``(components, width)`` or a width (one component)."""
     if _is_tensor_type(dtype):
         return dtype._fj_full(value, shape)
+    if _is_scalar_element(dtype):
+        return dtype(value)         # the scalar backend: a Python number (Dr.Jit ignores the shape)
     _check_type("full", dtype)
+    if _is_scalar_dynamic(dtype):
+        # The scalar backend's ArrayXf: the shape is the number of entries (Dr.Jit).
+        n = _check_size("full", shape[0] if isinstance(shape, (tuple, list)) and len(shape) == 1 else shape)
+        return dtype._from_components([dtype._elem(value)] * n)
+    if issubclass(dtype, VectorBase) and not dtype.IsJIT:
+        shape = 1                   # a scalar static array has no width (Dr.Jit ignores it)
     if issubclass(dtype, VectorBase) and dtype._n is None:
         n, size = _dynamic_shape("full", dtype, shape)
         return dtype._from_components([full(dtype._elem, value, size) for _ in range(n)])
@@ -120,6 +147,8 @@ def empty(dtype, shape=1):
     """An uninitialized array (its contents are unspecified until written)."""
     if _is_tensor_type(dtype):
         return dtype._fj_empty(shape)
+    if _is_scalar_element(dtype) or (isinstance(dtype, type) and issubclass(dtype, VectorBase) and not dtype.IsJIT):
+        return zeros(dtype, shape)      # the scalar backend: nothing to leave uninitialized
     _check_type("empty", dtype)
     if issubclass(dtype, VectorBase) and dtype._n is None:
         n, size = _dynamic_shape("empty", dtype, shape)
@@ -168,6 +197,8 @@ def opaque_width(arg):
 
 def _counter(dtype, size):
     """The lane index 0, 1, ..., size-1 as ``dtype``."""
+    if issubclass(dtype, VectorBase):       # the scalar backend's ArrayX types
+        return dtype._from_components([dtype._elem(i) for i in range(int(size))])
     rec = state.recorder
     if rec is not None and hasattr(size, "__symbolic_size__"):
         node = rec.sized_counter(size)
@@ -200,7 +231,7 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
     if _is_tensor_type(dtype):
         return dtype._fj_arange(start, stop, step, size=size)
     _check_type("arange", dtype)
-    if issubclass(dtype, VectorBase):
+    if issubclass(dtype, VectorBase) and not _is_scalar_dynamic(dtype):
         raise TypeError(f"arange(): expects a 1-D array type such as UInt32 or Float, got {dtype.__name__}")
     if size is not None:
         if start is not None or stop is not None:
@@ -222,7 +253,7 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
         if step != 1:
             r = r * step
         return r + start if not (isinstance(start, int) and start == 0) else r
-    vt = dtype._vt
+    vt = dtype._leaf._vt if issubclass(dtype, VectorBase) else dtype._vt
     if vt.is_float:
         for name, v in (("start", start), ("stop", stop), ("step", step)):
             if not isinstance(v, (int, float, np.integer, np.floating)) or isinstance(v, bool) or not math.isfinite(v):
@@ -278,7 +309,8 @@ def linspace(dtype, start, stop, num, endpoint=True):
     if _is_tensor_type(dtype):
         return dtype._fj_linspace(start, stop, num, endpoint)
     _check_type("linspace", dtype)
-    if not issubclass(dtype, ArrayBase) or not dtype._vt.is_float:
+    if not (issubclass(dtype, ArrayBase) or _is_scalar_dynamic(dtype)) or \
+            not (dtype._leaf._vt if issubclass(dtype, VectorBase) else dtype._vt).is_float:
         raise TypeError(f"linspace(): 'dtype' must be a 1-D floating point type such as Float, got "
                         f"{dtype.__name__}")
     num = _check_size("linspace", num)
@@ -289,9 +321,9 @@ def linspace(dtype, start, stop, num, endpoint=True):
     else:
         steps = max(steps, 1)
     step = (stop - start) / steps
-    f64 = registry.flat_type(dtype._backend, Float64)
+    f64 = _one_d(dtype, Float64)
     i = _counter(f64, num)
     y = i * step + start            # two roundings in double, as numpy.linspace
     if endpoint:                    # numpy.linspace: the last value is stop itself (when num > 1)
         y = select(i == steps, float(stop) if not hasattr(stop, "__symbolic_size__") else stop, y)
-    return y if dtype._vt is Float64 else dtype(y)
+    return y if f64 is dtype else dtype(y)

@@ -14,7 +14,7 @@ from ..array import registry
 from ..array import matrix as _matrix
 from ..array.matrix import MatrixBase, _is_square, det, matmul, transpose
 from ..array.quaternion import QuaternionBase
-from ..array.vector import VectorBase, _copy
+from ..array.vector import VectorBase, _copy, component_class
 from .creation import full
 from .math import fma, select, sqrt
 from .quaternion import matrix_to_quat, quat_to_matrix
@@ -131,7 +131,7 @@ def transform_decompose(a, it: int = 10):
     (the inverse of :func:`transform_compose`)."""
     if not (isinstance(a, VectorBase) and _is_square(a) and len(a) == 4):
         raise TypeError(f"transform_decompose(): expected a 4x4 matrix, got {type(a).__name__}")
-    entry = type(a[0][0])
+    entry = component_class(a[0][0], type(a)._leaf)
     m3 = _matrix_of(entry, 3)
     upper = m3._from_components([m3._elem._from_components([_copy(a[i][j]) for j in range(3)]) for i in range(3)])
     q, p = polar_decomp(upper, it)
@@ -147,7 +147,7 @@ def transform_compose(s, q, t):
     rotation quaternion ``q`` and a translation ``t`` (the inverse of :func:`transform_decompose`)."""
     if not isinstance(q, QuaternionBase):
         raise TypeError(f"transform_compose(): 'q' must be a quaternion, got {type(q).__name__}")
-    entry = type(q[0])
+    entry = component_class(q[0], type(q)._leaf)
     m3 = _matrix_of(entry, 3)
     rs = matmul(quat_to_matrix(m3, q), s)
     m4 = _matrix_of(entry, 4)

@@ -10,6 +10,7 @@ import math as _m
 
 import numpy as np
 
+from ..array.eager import python_numbers
 from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase, apply_vector
 from ..trace import ops
@@ -250,7 +251,7 @@ def sign(x):
 def fma(a, b, c):
     """Fused multiply-add ``a * b + c`` with a single rounding."""
     if not (_jit(a) or _jit(b) or _jit(c)):
-        return _py("fma")(a, b, c)
+        return python_numbers("fma", (a, b, c))     # (a fast path for float32 factors)
     if not (isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR) and isinstance(c, _NO_TENSOR)) \
             and _tensor(a, b, c) is not None:
         return _tensor(a, b, c)._fj_map(fma, a, b, c, who="frostjit.fma()")
@@ -315,6 +316,10 @@ _JIT_OR_NUMBER = (ArrayBase, VectorBase) + _NUMBERS      # what select() takes w
 
 def reinterpret_array(dtype, value):
     """Reinterpret the bits of ``value`` as type ``dtype`` (same bit width), like a C bit cast."""
+    if isinstance(value, VectorBase) and not value.IsJIT and value.Depth == 1:
+        # The scalar backend: the numbers' bits in their element type, seen as dtype's.
+        bits = np.array(value._c, dtype=type(value)._leaf._vt.np_dtype)
+        return dtype._from_components(bits.view(dtype._leaf._vt.np_dtype).tolist())
     if isinstance(value, VectorBase):
         comps = [reinterpret_array(dtype._elem, c) for c in value]
         return dtype._from_components(comps)
@@ -339,9 +344,10 @@ def _half_epsilon(x) -> float:
 def _grad_safe(f, x):
     """``f(x)`` for a differentiable flat array, component-wise for static vectors, else None."""
     if isinstance(x, VectorBase):
-        if not (x._c and x._c[0]._is_ad and x._c[0]._vt.is_float):
+        # (the leaf class: components may be nested arrays, or numbers on the scalar backend)
+        if not (x._c and type(x)._leaf._is_ad and type(x)._leaf._vt.is_float):
             return None
-        return type(x)._from_components([f(c) for c in x._c])
+        return type(x)._from_components([_grad_safe(f, c) if isinstance(c, VectorBase) else f(c) for c in x._c])
     if isinstance(x, ArrayBase) and x._is_ad and x._vt.is_float:
         return f(x)
     if _tensor(x) is not None:          # element-wise: the same function on the flat array

@@ -12,10 +12,10 @@ import math
 
 from ..array import registry
 from ..array.complex import ComplexBase, c_arg, c_conj
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, apply
 from ..array.matrix import MatrixBase, _is_square
 from ..array.quaternion import QuaternionBase, q_conj
-from ..array.vector import VectorBase, _copy
+from ..array.vector import VectorBase, _copy, component_class
 from .geometry import cross, normalize
 from .math import atan2, clip, cos, lerp, select, sin, sqrt
 from .math import asin as _asin
@@ -27,6 +27,11 @@ __all__ = ["real", "imag", "conj", "arg", "quat_to_matrix", "matrix_to_quat", "q
 
 
 # -- complex and quaternion parts -----------------------------------------------------------
+
+
+def _div(a, b):
+    """``a / b`` with IEEE semantics also for Python numbers (division by zero gives inf/NaN)."""
+    return apply("truediv", a, b)
 
 def real(x):
     """The real part of a complex number or quaternion (``w``); other inputs unchanged.
@@ -122,18 +127,21 @@ def matrix_to_quat(m):
     tr = a[0][0] + a[1][1] + a[2][2]
     # the four candidates, each computed from its own (largest) diagonal combination
     sw = sqrt(1 + tr) * 2
-    qw = [(a[2][1] - a[1][2]) / sw, (a[0][2] - a[2][0]) / sw, (a[1][0] - a[0][1]) / sw, 0.25 * sw]
+    # (IEEE division: the candidates not selected may divide by zero, also on the scalar
+    # backend's Python numbers, where '/' would raise)
+    qw = [_div(a[2][1] - a[1][2], sw), _div(a[0][2] - a[2][0], sw), _div(a[1][0] - a[0][1], sw), 0.25 * sw]
     sx = sqrt(1 + a[0][0] - a[1][1] - a[2][2]) * 2
-    qx = [0.25 * sx, (a[0][1] + a[1][0]) / sx, (a[0][2] + a[2][0]) / sx, (a[2][1] - a[1][2]) / sx]
+    qx = [0.25 * sx, _div(a[0][1] + a[1][0], sx), _div(a[0][2] + a[2][0], sx), _div(a[2][1] - a[1][2], sx)]
     sy = sqrt(1 + a[1][1] - a[0][0] - a[2][2]) * 2
-    qy = [(a[0][1] + a[1][0]) / sy, 0.25 * sy, (a[1][2] + a[2][1]) / sy, (a[0][2] - a[2][0]) / sy]
+    qy = [_div(a[0][1] + a[1][0], sy), 0.25 * sy, _div(a[1][2] + a[2][1], sy), _div(a[0][2] - a[2][0], sy)]
     sz = sqrt(1 + a[2][2] - a[0][0] - a[1][1]) * 2
-    qz = [(a[0][2] + a[2][0]) / sz, (a[1][2] + a[2][1]) / sz, 0.25 * sz, (a[1][0] - a[0][1]) / sz]
+    qz = [_div(a[0][2] + a[2][0], sz), _div(a[1][2] + a[2][1], sz), 0.25 * sz, _div(a[1][0] - a[0][1], sz)]
     use_w = tr > 0
-    use_x = ~use_w & (a[0][0] > a[1][1]) & (a[0][0] > a[2][2])
-    use_y = ~use_w & ~use_x & (a[1][1] > a[2][2])
+    # (apply("not"): '~' of a Python bool, the scalar backend's mask, is an int)
+    use_x = apply("not", use_w) & (a[0][0] > a[1][1]) & (a[0][0] > a[2][2])
+    use_y = apply("not", use_w) & apply("not", use_x) & (a[1][1] > a[2][2])
     comps = [select(use_w, qw[k], select(use_x, qx[k], select(use_y, qy[k], qz[k]))) for k in range(4)]
-    cls = registry.array_type(type(comps[0]), 4, "quaternion")
+    cls = registry.array_type(component_class(comps[0], type(m)._leaf), 4, "quaternion")
     return cls._from_components(comps)
 
 
@@ -145,7 +153,7 @@ def quat_to_euler(q):
     roll = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
     pitch = _asin(clip(2 * (w * y - z * x), -1.0, 1.0))
     yaw = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
-    cls = registry.array_type(type(roll), 3, "array")
+    cls = registry.array_type(component_class(roll, type(q)._leaf), 3, "array")
     return cls._from_components([roll, pitch, yaw])
 
 
@@ -158,7 +166,7 @@ def euler_to_quat(a):
     sy, cy = sin(a[2] * 0.5), cos(a[2] * 0.5)
     comps = [sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy, cr * cp * sy - sr * sp * cy,
              cr * cp * cy + sr * sp * sy]
-    cls = registry.array_type(type(comps[0]), 4, "quaternion")
+    cls = registry.array_type(component_class(comps[0], type(a)._leaf), 4, "quaternion")
     return cls._from_components(comps)
 
 

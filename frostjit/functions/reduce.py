@@ -28,6 +28,7 @@ import numpy as np
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..tree.kinds import vector_from_components
 from ..errors import AxisError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
@@ -183,6 +184,18 @@ def _vector_of(comps: list):
     return cls._from_components(comps)
 
 
+def _reduce_static(op: str, value, axes, leaf):
+    """Reduce a scalar-backend array (components are numbers or such arrays) along ``axes``."""
+    if not axes:
+        return value
+    if 0 in axes:
+        r = _fold(op, [leaf(c) for c in value])
+        inner = frozenset(a - 1 for a in axes if a)
+        return _reduce_static(op, r, inner, lambda v: v) if inner and isinstance(r, VectorBase) else r
+    inner = frozenset(a - 1 for a in axes)
+    return vector_from_components(type(value), [_reduce_static(op, c, inner, leaf) for c in value])
+
+
 def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=None, check=None):
     """Reduce ``value`` with ``op`` along ``axis`` (see the module docstring).
 
@@ -200,6 +213,12 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         _check_options(name, value, axes, mode, keepdims)
         check(value)
         return _reduce_array(op, leaf(value)) if axes else value
+    if isinstance(value, VectorBase) and not value.IsJIT:
+        # The scalar backend: numbers, no lane axis (Array3f has one axis, Array33f two).
+        axes = _axes(name, value, axis, value.Depth)
+        _check_options(name, value, axes, mode, keepdims)
+        check(value)
+        return _reduce_static(op, value, axes, leaf)
     if isinstance(value, VectorBase):
         axes = _axes(name, value, axis, 2)
         _check_options(name, value, axes, mode, keepdims)
@@ -408,6 +427,18 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
         return value._fj_scan(name, axis, reverse, exclusive)      # (also a tuple of axes)
     if axis is None or isinstance(axis, tuple):
         raise TypeError(f"frostjit.{name}(): 'axis' must be a single int, got {axis!r}")
+    if isinstance(value, VectorBase) and not value.IsJIT:
+        # The scalar backend (numbers, no lane axis): along axis k of the static dimensions.
+        (k,) = _axes(name, value, axis, value.Depth)
+        if k > 0:
+            return vector_from_components(type(value), [_scan(name, c, k - 1, reverse, exclusive) for c in value])
+        comps = list(value)[::-1] if reverse else list(value)
+        out, acc = [], None
+        for c in comps:
+            total = c if acc is None else acc + c
+            out.append(total if not exclusive else zeros(type(c)) if acc is None else acc)
+            acc = total
+        return vector_from_components(type(value), out[::-1] if reverse else out)
     if isinstance(value, VectorBase):
         (k,) = _axes(name, value, axis, 2)
         if k == 1:
@@ -444,6 +475,10 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
 
 def compress(mask):
     """Indices (``UInt32``) of the true entries of a Bool array; the size depends on the data."""
+    if isinstance(mask, VectorBase) and not mask.IsJIT and mask.IsDynamic and type(mask)._leaf._vt is Bool:
+        # The scalar backend's ArrayXb: an ArrayXu of the indices (Dr.Jit)
+        leaf = registry.flat_type(type(mask)._leaf._backend, UInt32)
+        return registry.array_type(leaf, None, "dynamic")([k for k, b in enumerate(mask) if b])
     if not (isinstance(mask, ArrayBase) and mask._vt is Bool):
         raise TypeError(f"compress(): expects a Bool array, got {type(mask).__name__}")
     return registry.flat_type(mask._backend, UInt32)._from_node(memops.compress(mask._node))

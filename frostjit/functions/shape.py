@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
@@ -39,6 +41,8 @@ def shape(x) -> tuple:
     """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors, a tensor's shape."""
     if isinstance(x, (ArrayBase, VectorBase)) or _is_tensor(x):
         return x.shape
+    if isinstance(x, (bool, int, float, np.bool_, np.number)):
+        return ()           # a number (the scalar backend's Float is float), as Dr.Jit
     raise TypeError(f"shape(): expects a frostjit array, got {type(x).__name__}")
 
 
@@ -60,6 +64,10 @@ def ravel(x, order: str = "A"):
         return x._fj_ravel()
     if not isinstance(x, VectorBase):
         raise TypeError(f"ravel(): expects a frostjit array, got {type(x).__name__}")
+    if not x.IsJIT:
+        # The scalar backend: no lanes to interleave; the numbers in order, as an ArrayX.
+        cls = registry.array_type(type(x)._leaf, None, "dynamic")
+        return cls._from_components(np.asarray(x._static_numpy()).reshape(-1).tolist())
     n = len(x)
     w = max(width(c) for c in x)
     out = empty(x._elem, n * w)
@@ -77,6 +85,13 @@ def unravel(dtype, x, order: str = "A"):
     by_component = _order("unravel", order)
     if not (isinstance(dtype, type) and issubclass(dtype, VectorBase)):
         raise TypeError(f"unravel(): 'dtype' must be a static vector type such as Array3f, got {dtype!r}")
+    if not dtype.IsJIT:
+        # The scalar backend: the numbers of an ArrayX (or a sequence) in order.
+        values = list(x)
+        size = int(np.prod(dtype.__meta__.shape))
+        if len(values) != size:
+            raise ValueError(f"unravel(): {len(values)} values do not fill a {dtype.__name__} ({size})")
+        return dtype(np.array(values).reshape(dtype.__meta__.shape))
     x = _flat(x, "unravel")
     n = dtype._n
     size = width(x)
@@ -109,9 +124,16 @@ def tile(x, count: int):
     count = _count("tile", count, "reps")
     if _is_tensor(x):
         return x._fj_tile(count)        # along the last axis, as numpy.tile
+    if _is_scalar_arrayx(x):
+        return type(x)(list(x) * count)
     if not isinstance(x, ArrayBase):
         return transform(x, lambda a: _tile(a, count), who="tile", root="x")
     return _tile(x, count)
+
+
+def _is_scalar_arrayx(x) -> bool:
+    """The scalar backend's ``ArrayXf`` (its 1-D arrays, as Dr.Jit's ``drjit.scalar.ArrayXf``)."""
+    return isinstance(x, VectorBase) and not x.IsJIT and x.IsDynamic and x.Depth == 1
 
 
 def _tile(x, count: int):
@@ -130,6 +152,8 @@ def repeat(x, count: int):
     count = _count("repeat", count, "repeats")
     if _is_tensor(x):
         return x._fj_repeat(count)      # the flattened elements, as numpy.repeat without an axis
+    if _is_scalar_arrayx(x):
+        return type(x)([v for v in x for _ in range(count)])
     if not isinstance(x, ArrayBase):
         return transform(x, lambda a: _repeat(a, count), who="repeat", root="x")
     return _repeat(x, count)
@@ -168,6 +192,11 @@ def meshgrid(*args, indexing: str = "xy"):
     """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid(): indexing must be 'xy' or 'ij', got {indexing!r}")
+    if args and all(isinstance(a, VectorBase) and not a.IsJIT and a.IsDynamic for a in args):
+        # The scalar backend's ArrayX values: NumPy's grids, raveled, of the same types.
+        grids = np.meshgrid(*[np.array(list(a)) for a in args], indexing=indexing)
+        out = tuple(type(a)(g.reshape(-1).tolist()) for a, g in zip(args, grids))
+        return out[0] if len(out) == 1 else out
     arrays = [_flat(a, "meshgrid") for a in args]
     if len(arrays) == 1:
         return arrays[0]        # Dr.Jit returns the one array itself, not a 1-tuple

@@ -295,6 +295,8 @@ def vector_from_components(like: type, components: list):
     else:
         return like._from_components(components)
     first = components[0] if components else None
+    if not like.IsJIT and like.Depth == 1 and all(isinstance(v, (bool, int, float)) for v in components):
+        return like._from_components(components)     # the scalar backend: rounded to its type
     if isinstance(first, (ArrayBase, VectorBase)) and all(type(v) is type(first) for v in components):
         # the same family (a matrix of AD entries is an AD matrix); nested arrays too
         n = None if like._family == "dynamic" else len(components)

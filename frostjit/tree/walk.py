@@ -149,7 +149,8 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
         if t in ARRAY_TYPES:
             return fn(tree)
         nt = TYPES.get(t)
-        if nt is not None and nt.kind is VECTOR and tree.Depth == 2:
+        # (a static array of 1-D JIT arrays; the scalar backend's arrays hold numbers: the general walk)
+        if nt is not None and nt.kind is VECTOR and tree.Depth == 2 and tree.IsJIT:
             return vector_from_components(t, [fn(c) for c in tree._c])
     except LeafError as e:
         raise leaf_error(who, Path(root), e) from None
@@ -166,7 +167,7 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
                 return fn(o)
             if kind is VALUE:
                 return o if value_fn is None else value_fn(o)
-            if kind is VECTOR and o.Depth == 2:
+            if kind is VECTOR and o.Depth == 2 and o.IsJIT:
                 return vector_from_components(t, [fn(c) for c in o._c])
         except LeafError as e:
             raise leaf_error(who, path, e) from None

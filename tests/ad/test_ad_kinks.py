@@ -132,6 +132,14 @@ def test_safe_functions_work_on_static_vectors():
     assert [fj.grad(v)[i][0] for i in range(3)] == [0, 1, 0]
 
 
+def test_safe_functions_work_on_nested_static_arrays():
+    # (a nested array's components are static arrays: the safe path recurses into them)
+    v = fj.llvm.ad.Array22f(fj.llvm.ad.Array2f(0.0, 0.25), fj.llvm.ad.Array2f(-1.0, 4.0))
+    fj.enable_grad(v)
+    fj.backward(fj.sum(fj.sum(fj.safe_sqrt(v))))
+    assert [[fj.grad(v)[i][j][0] for j in range(2)] for i in range(2)] == [[0, 1], [0, 0.25]]
+
+
 def test_safe_function_values_unchanged_under_ad():
     x = [-2.0, -1.0, -0.5, 0.0, 1e-9, 0.5, 1.0, 2.0]
     for f, ref in ((fj.safe_sqrt, lambda v: np.sqrt(np.maximum(v, 0))),

@@ -1,0 +1,161 @@
+"""The scalar backend's array families: Dr.Jit's ``drjit.scalar`` types over Python numbers.
+
+The classes come from the same table as ``frostjit.llvm``'s (:mod:`frostjit.array.families`),
+made with the element classes of :mod:`.elements` and the bases below: a static array's
+components are Python numbers (``Array3f(1, 2, 3)[0]`` is the ``float`` 1.0) or, nested, scalar
+static arrays; nothing is traced.  What differs from the JIT families, and only that, lives
+here:
+
+* lane-wise operations on the numbers (:func:`leafwise`: :mod:`.kernel`, the op table's
+  reference semantics in the element type), wired into the shared component-wise code by the
+  ``_leafwise`` class attribute;
+* conversion between element types (``Array3i8(Array3i(200, 0, 0))`` wraps, as a cast does);
+* the shape (no lanes: ``Array3f`` is ``(3,)``, ``Array33f`` ``(3, 3)``), ``.numpy()``,
+  ``.state`` (``VarState.Invalid``: no variable behind it, as in Dr.Jit).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..array import registry
+from ..array.complex import ComplexBase
+from ..array.dynamic import DynamicBase
+from ..array.families import make_families
+from ..array.matrix import MatrixBase
+from ..array.meta import VarState
+from ..array.quaternion import QuaternionBase
+from ..array.vector import VectorBase
+from ..trace import numpy_semantics as ns
+from ..trace import ops
+from ..trace.state import JitBackend
+from ..array import eager as kernel
+from .elements import ScalarElement, make_elements
+
+
+class ScalarArray:
+    """Mixin of every scalar-backend array class (see the module docstring)."""
+
+    __slots__ = ()
+    IsJIT = False
+
+    @classmethod
+    def _from_one(cls, v) -> list:
+        if isinstance(v, ScalarArray) and v.Depth == cls.Depth and issubclass(cls._elem, ScalarElement) \
+                and cls._n is not None and len(v) == cls._n and v._leaf is not cls._leaf:
+            # Another element type: converted as a cast converts (integers wrap, floats truncate).
+            vt = cls._leaf._vt
+            return ns.cast(vt, np.array(v._c, dtype=v._leaf._vt.np_dtype)).tolist()
+        return super()._from_one(v)
+
+    @classmethod
+    def _from_components(cls, comps):
+        # Numbers computed outside the element type (Python arithmetic on components: a
+        # cross product, a complex product) are rounded / wrapped to it, as arithmetic is.
+        out = cls.__new__(cls)
+        if cls.Depth == 1:
+            vt = cls._leaf._vt
+            comps = [ops.normalize_literal(vt, c) for c in comps]
+        out._c = list(comps)
+        return out
+
+    @property
+    def shape(self) -> tuple:
+        """The static sizes, outermost first (``Array33f``: ``(3, 3)``); ``ValueError`` if ragged."""
+        if issubclass(type(self)._elem, ScalarElement):
+            return (len(self._c),)
+        inner = {c.shape for c in self._c}
+        if len(inner) > 1:
+            raise ValueError(f"{type(self).__name__}.shape: the components have different shapes "
+                             f"({', '.join(map(str, sorted(inner)))}): the array is ragged")
+        return (len(self._c),) + (inner.pop() if inner else (0,) * (self.Depth - 1))
+
+    def _nested(self) -> list:
+        return [c._nested() if isinstance(c, ScalarArray) else c for c in self._c]
+
+    def _static_numpy(self) -> np.ndarray:
+        self.shape  # noqa: B018  (reading it raises for ragged arrays)
+        return np.array(self._nested(), dtype=self._leaf._vt.np_dtype).reshape(self.shape)
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy array of shape :attr:`shape` (a complex number: a 0-d complex array)."""
+        a = self._static_numpy()
+        if type(self).IsComplex:
+            return np.asarray(a[..., 0] + 1j * a[..., 1]).astype(np.result_type(a.dtype, np.complex64))
+        return a
+
+    @property
+    def state(self):
+        """``VarState.Invalid``: no JIT variable stands behind a scalar array (Dr.Jit)."""
+        return VarState.Invalid
+
+    @property
+    def label(self):
+        """``None``: scalar arrays carry no labels."""
+        return None
+
+
+class ScalarVector(ScalarArray, VectorBase):
+    """Static (and nested) arrays of the scalar backend."""
+    __slots__ = ()
+
+
+class ScalarDynamic(ScalarArray, DynamicBase):
+    """Dynamic arrays (``ArrayXf``) of the scalar backend: a list of numbers."""
+    __slots__ = ()
+
+
+class ScalarMatrix(ScalarArray, MatrixBase):
+    """Matrices of the scalar backend."""
+    __slots__ = ()
+
+
+class ScalarComplex(ScalarArray, ComplexBase):
+    """Complex numbers of the scalar backend."""
+    __slots__ = ()
+
+
+class ScalarQuaternion(ScalarArray, QuaternionBase):
+    """Quaternions of the scalar backend."""
+    __slots__ = ()
+
+
+BASES = {"array": ScalarVector, "dynamic": ScalarDynamic, "matrix": ScalarMatrix, "complex": ScalarComplex,
+         "quaternion": ScalarQuaternion}
+
+
+def leafwise(op: str, operands, columns):
+    """The shared component-wise code's hook (``VectorBase._leafwise``): ``op`` on scalar
+    arrays whose components are numbers; ``columns[k]`` is operand k's component list (None:
+    the operand broadcasts).  Returns ``(components, element class)``."""
+    args = []
+    k0 = next(k for k, c in enumerate(columns) if c is not None)
+    like, c0 = type(operands[k0]), columns[k0]
+    for o, c in zip(operands, columns):
+        if c is not None:
+            leaf = type(o)._leaf
+            if leaf.IsJIT:
+                raise TypeError(f"frostjit.{op}(): cannot mix scalar and JIT arrays "
+                                f"({', '.join(type(x).__name__ for x in operands)})")
+            args.append(kernel.Column(np.array(c, dtype=leaf._vt.np_dtype), leaf._vt))
+        elif isinstance(o, (list, tuple, range)) and len(o) == len(c0):
+            # A sequence as an operand: an array of the first array operand's type (Dr.Jit).
+            args.append(kernel.Column(np.array(like(o)._c, dtype=like._leaf._vt.np_dtype), like._leaf._vt))
+        elif getattr(type(o), "IsJIT", False) or isinstance(o, VectorBase):
+            raise TypeError(f"frostjit.{op}(): cannot combine a {type(o).__name__} with scalar arrays "
+                            f"({', '.join(type(x).__name__ for x in operands)})")
+        else:
+            args.append(o)
+    values, vt = kernel.compute(op, args, ", ".join(type(x).__name__ for x in operands))
+    return values, registry.flat_type(JitBackend.Invalid, vt, False)
+
+
+def make_types(module: str) -> dict:
+    """Create (and register) the scalar backend's classes; returns ``{name: class}``."""
+    elements = make_elements()
+    for vt, cls in elements.items():
+        registry.register_flat(JitBackend.Invalid, vt, False, cls)
+    out = make_families(JitBackend.Invalid, module, False, elements, BASES)
+    for cls in out.values():
+        if issubclass(cls._elem, ScalarElement):
+            cls._leafwise = staticmethod(leafwise)
+    return out

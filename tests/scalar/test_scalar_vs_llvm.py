@@ -1,0 +1,170 @@
+"""Differential tests: the same random programs on frostjit.scalar, frostjit.llvm (width 1) and NumPy.
+
+A program is a list of lane-wise operations on three ``Array3<t>`` inputs (and Python
+numbers), for one element type ``t``.  The scalar backend must give bit for bit the LLVM
+backend's answer (both compute in the element type: float32 rounding, Float16 computed in
+float32 and rounded to half, wrapping integers), and both must give NumPy's (the same
+operations on arrays of that dtype; ``fma`` within one rounding, NumPy having none).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import frostjit as fj
+import frostjit.llvm as L
+import frostjit.scalar as S
+
+FLOATS = {"f": np.float32, "f16": np.float16, "f64": np.float64}
+INTS = {"i": np.int32, "u": np.uint32, "i64": np.int64, "i8": np.int8, "u8": np.uint8}
+
+# op name -> (frostjit function, NumPy reference, arity).  NumPy's float16 arithmetic rounds
+# each result to half (computed in float32, as frostjit does).
+FLOAT_OPS = {
+    "add": (lambda a, b: a + b, np.add, 2),
+    "sub": (lambda a, b: a - b, np.subtract, 2),
+    "mul": (lambda a, b: a * b, np.multiply, 2),
+    "div": (lambda a, b: a / b, np.divide, 2),
+    "min": (fj.minimum, np.minimum, 2),
+    "max": (fj.maximum, np.maximum, 2),
+    "sqrt_abs": (lambda a: fj.sqrt(fj.abs(a)), lambda a: np.sqrt(np.abs(a)), 1),
+    "neg": (lambda a: -a, np.negative, 1),
+    "floor": (fj.floor, np.floor, 1),
+    "ceil": (fj.ceil, np.ceil, 1),
+    "round": (fj.round, np.rint, 1),
+    "select_lt": (lambda a, b: fj.select(a < b, a, b), lambda a, b: np.where(a < b, a, b), 2),
+    "add_half": (lambda a: a + 0.5, lambda a: a + a.dtype.type(0.5), 1),
+    "twice": (lambda a: 2 * a, lambda a: a.dtype.type(2) * a, 1),
+}
+INT_OPS = {
+    "add": (lambda a, b: a + b, np.add, 2),
+    "sub": (lambda a, b: a - b, np.subtract, 2),
+    "mul": (lambda a, b: a * b, np.multiply, 2),
+    "floordiv": (lambda a, b: a // b, np.floor_divide, 2),
+    "mod": (lambda a, b: a % b, np.remainder, 2),
+    "and": (lambda a, b: a & b, np.bitwise_and, 2),
+    "or": (lambda a, b: a | b, np.bitwise_or, 2),
+    "xor": (lambda a, b: a ^ b, np.bitwise_xor, 2),
+    "shl3": (lambda a: a << 3, lambda a: a << a.dtype.type(3), 1),
+    "shr1": (lambda a: a >> 1, lambda a: a >> a.dtype.type(1), 1),
+    "min": (fj.minimum, np.minimum, 2),
+    "max": (fj.maximum, np.maximum, 2),
+    "select_lt": (lambda a, b: fj.select(a < b, a, b), lambda a, b: np.where(a < b, a, b), 2),
+    "add_one": (lambda a: a + 1, lambda a: a + a.dtype.type(1), 1),
+}
+
+
+@st.composite
+def programs(draw, ops: dict, values):
+    steps = draw(st.lists(st.tuples(st.sampled_from(sorted(ops)), st.integers(0, 20), st.integers(0, 20)),
+                          min_size=1, max_size=8))
+    inputs = [draw(st.lists(values, min_size=3, max_size=3)) for _ in range(3)]
+    return inputs, steps
+
+
+def _run(steps, ops, regs, fn_index):
+    """Apply ``steps`` to the register list ``regs`` (each step appends its result)."""
+    for name, i, j in steps:
+        op = ops[name]
+        args = (regs[i % len(regs)], regs[j % len(regs)])[:op[2]]
+        regs.append(op[fn_index](*args))
+    return regs[-1]
+
+
+def _check(suffix, dtype, ops, inputs, steps, exact_numpy=True, compare_llvm=True):
+    cls_s, cls_l = getattr(S, f"Array3{suffix}"), getattr(L, f"Array3{suffix}")
+    np_inputs = [np.array(v, dtype=dtype) for v in inputs]
+    with np.errstate(all="ignore"):
+        want = _run(steps, ops, list(np_inputs), 1)
+    got_s = _run(steps, ops, [cls_s(*v.tolist()) for v in np_inputs], 0)
+    got_l = _run(steps, ops, [cls_l(*v.tolist()) for v in np_inputs], 0)
+    a_s = np.array(list(got_s), dtype=dtype)
+    a_l = got_l.numpy()[:, 0]
+    assert type(got_s) is cls_s
+    # scalar == llvm bit for bit (any NaN matches any NaN)
+    assert not compare_llvm or np.array_equal(a_s, a_l, equal_nan=np.issubdtype(dtype, np.floating)) and \
+        np.array_equal(np.signbit(a_s) | np.isnan(a_s) if np.issubdtype(dtype, np.floating) else a_s,
+                       np.signbit(a_l) | np.isnan(a_l) if np.issubdtype(dtype, np.floating) else a_l), \
+        (steps, a_s, a_l)
+    assert np.array_equal(a_s, want, equal_nan=np.issubdtype(dtype, np.floating)), (steps, a_s, want)
+
+
+@pytest.mark.parametrize("suffix", sorted(FLOATS))
+@given(data=st.data())
+def test_float_programs_agree_on_scalar_llvm_and_numpy(suffix, data):
+    dtype = FLOATS[suffix]
+    big = {np.float16: 300.0, np.float32: 1e6, np.float64: 1e12}[dtype]
+    values = st.floats(-big, big, allow_nan=False, width=8 * np.dtype(dtype).itemsize)
+    inputs, steps = data.draw(programs(FLOAT_OPS, values))
+    _check(suffix, dtype, FLOAT_OPS, inputs, steps)
+
+
+@pytest.mark.parametrize("suffix", sorted(INTS))
+@given(data=st.data())
+def test_integer_programs_agree_on_scalar_llvm_and_numpy(suffix, data):
+    dtype = INTS[suffix]
+    info = np.iinfo(dtype)
+    inputs, steps = data.draw(programs(INT_OPS, st.integers(int(info.min), int(info.max))))
+    _check(suffix, dtype, INT_OPS, inputs, steps,
+           # integer // and % of scalar arrays round toward -inf (Python's, as Dr.Jit's scalar backend);
+           # JIT arrays use C's rule (as Dr.Jit's): tests/array/test_integer_division.py
+           compare_llvm=not any(name in ("floordiv", "mod") for name, _, _ in steps))
+
+
+@pytest.mark.parametrize("suffix", sorted(FLOATS))
+@given(data=st.data())
+def test_fma_agrees_on_scalar_and_llvm_and_with_numpy_within_a_rounding(suffix, data):
+    dtype = FLOATS[suffix]
+    v = st.floats(-1e3, 1e3, allow_nan=False, width=8 * np.dtype(dtype).itemsize)
+    a, b, c = (data.draw(st.lists(v, min_size=3, max_size=3)) for _ in range(3))
+    cls_s, cls_l = getattr(S, f"Array3{suffix}"), getattr(L, f"Array3{suffix}")
+    r_s = np.array(list(fj.fma(cls_s(*a), cls_s(*b), cls_s(*c))), dtype=dtype)
+    r_l = fj.fma(cls_l(*a), cls_l(*b), cls_l(*c)).numpy()[:, 0]
+    assert np.array_equal(r_s, r_l)
+    # the exact a * b + c (fractions), rounded once: what an fma computes
+    exact = [Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+             for x, y, z in zip(*(np.array(v, dtype=dtype).tolist() for v in (a, b, c)))]
+    with np.errstate(over="ignore"):
+        want = np.array([float(e) for e in exact], dtype=np.float64).astype(dtype)
+    eps = np.finfo(dtype).eps
+    assert np.allclose(r_s, want, rtol=2 * eps, atol=np.finfo(dtype).tiny)
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos", "exp", "log", "tanh", "atan", "cbrt", "erf"])
+@given(x=st.lists(st.floats(0.125, 10.0, width=32), min_size=3, max_size=3))
+def test_transcendental_functions_agree_within_their_ulp_bound(fn, x):
+    # The scalar backend runs the op table's reference (correctly rounded), the LLVM backend
+    # its polynomial: both within the op's documented bound (a few ULP in float32).
+    f = getattr(fj, fn)
+    r_s = np.array(list(f(S.Array3f(*x))), dtype=np.float32)
+    r_l = f(L.Array3f(*x)).numpy()[:, 0]
+    ref = getattr(np, {"atan": "arctan"}.get(fn, fn), None)
+    want = ref(np.array(x, dtype=np.float32).astype(np.float64)) if ref is not None else \
+        np.array([__import__("math").erf(float(np.float32(t))) for t in x])
+    for r in (r_s, r_l):
+        assert np.allclose(r, want, rtol=8 * np.finfo(np.float32).eps, atol=1e-30)
+
+
+def test_special_types_agree_with_llvm_within_float32_rounding():
+    # Matrices, complex numbers, quaternions: the scalar backend combines components in double
+    # and rounds once (docs/types.md), the LLVM backend in float32: equal within rounding.
+    rng = np.random.default_rng(1)
+    m = rng.uniform(-2, 2, (4, 4)).astype(np.float32)
+    q = rng.uniform(-1, 1, 4).astype(np.float32)
+    z = rng.uniform(-1, 1, 2).astype(np.float32)
+    cases = [
+        lambda M: M.Matrix4f(m.tolist()) @ M.Array4f(1, 2, 3, 4),
+        lambda M: fj.rcp(M.Matrix4f(m.tolist())),
+        lambda M: M.Quaternion4f(*q.tolist()) * M.Quaternion4f(*q[::-1].tolist()),
+        lambda M: fj.quat_to_matrix(M.Matrix3f, fj.normalize(M.Quaternion4f(*q.tolist()))),
+        lambda M: fj.exp(M.Complex2f(*z.tolist())) * M.Complex2f(*z[::-1].tolist()),
+        lambda M: fj.cross(M.Array3f(*m[0, :3].tolist()), M.Array3f(*m[1, :3].tolist())),
+    ]
+    for case in cases:
+        s_val = np.asarray(case(S), dtype=np.complex128 if "Complex" in str(case(S).__class__) else np.float64)
+        l_val = case(L).numpy()
+        l_val = l_val[..., 0] if l_val.ndim > s_val.ndim else l_val
+        assert np.allclose(s_val, l_val, rtol=1e-5, atol=1e-6), (s_val, l_val)
