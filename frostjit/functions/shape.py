@@ -38,12 +38,25 @@ def _is_tensor(x) -> bool:
 
 
 def shape(x) -> tuple:
-    """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors, a tensor's shape."""
+    """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors, a tensor's shape;
+    ``()`` for a number; for a list or tuple its length, then the largest size of its entries
+    along each further axis (Dr.Jit's rule: ragged entries take the largest)."""
     if isinstance(x, (ArrayBase, VectorBase)) or _is_tensor(x):
         return x.shape
     if isinstance(x, (bool, int, float, np.bool_, np.number)):
         return ()           # a number (the scalar backend's Float is float), as Dr.Jit
-    raise TypeError(f"shape(): expects a frostjit array, got {type(x).__name__}")
+    if isinstance(x, (list, tuple)):
+        # Dr.Jit 1.5: the length, then the largest size of the entries along each further axis
+        # (shape([[1, 2], [3]]) == (2, 2), shape([Float(1, 2), Float(3)]) == (2, 2)).
+        inner = [shape(e) for e in x]
+        if not inner:
+            return (0,)
+        depths = {len(i) for i in inner}
+        if len(depths) > 1:
+            raise ValueError(f"shape(): the entries of the {type(x).__name__} have different numbers of "
+                             f"dimensions {sorted(depths)}")
+        return (len(x),) + tuple(max(d) for d in zip(*inner))
+    raise TypeError(f"shape(): expects a frostjit array, a number or a list/tuple of them, got {type(x).__name__}")
 
 
 def _order(who: str, order: str) -> bool:

@@ -95,3 +95,15 @@ def test_meshgrid_of_one_array_returns_it_and_shape_of_a_ragged_vector_raises():
     with pytest.raises(ValueError, match="ragged"):
         fj.shape(Array3f(Float([1, 2]), Float([1, 2, 3]), Float([1])))
     assert fj.shape(Array3f(Float([1, 2]), Float([1]), 0)) == (3, 2)
+
+
+def test_shape_of_python_sequences_follows_drjit():
+    # Dr.Jit 1.5 measured: the length, then the largest entry size along each further axis
+    from frostjit.llvm import Array3f as A3, Float as F
+    assert fj.shape([1, 2, 3]) == (3,) and fj.shape((1.0, 2.0)) == (2,) and fj.shape([]) == (0,)
+    assert fj.shape([[1, 2], [3, 4]]) == (2, 2) and fj.shape([[1, 2], [3]]) == (2, 2)
+    assert fj.shape([F(1, 2), F(3)]) == (2, 2) and fj.shape([A3(1, 2, 3)]) == (1, 3, 1)
+    with pytest.raises(ValueError, match="different numbers of dimensions"):
+        fj.shape([1, [2]])
+    with pytest.raises(TypeError, match="got NoneType"):
+        fj.shape(None)
