@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .flat import ArrayBase, apply
-from .vector import VectorBase, componentwise, from_parts
+from .vector import VectorBase, componentwise, from_parts, is_plain_static
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -84,6 +84,8 @@ def _parts(z):
         return z.real, z.imag
     if isinstance(z, ArrayBase) or isinstance(z, _NUMBERS):
         return z, None
+    if is_plain_static(z, 2):      # Array2f: (real, imag), as Dr.Jit 1.5 combines them
+        return z._c[0], z._c[1]
     raise TypeError(f"frostjit: cannot combine a complex number with a {type(z).__name__}")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .flat import ArrayBase, apply
-from .vector import VectorBase, componentwise, from_parts
+from .vector import VectorBase, componentwise, from_parts, is_plain_static
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -38,6 +38,8 @@ def _parts(q):
         return tuple(q._c)
     if isinstance(q, ArrayBase) or isinstance(q, _NUMBERS):
         return None, None, None, q
+    if is_plain_static(q, 4):      # Array4f: (x, y, z, w), as Dr.Jit 1.5 combines them
+        return tuple(q._c)
     raise TypeError(f"frostjit: cannot combine a quaternion with a {type(q).__name__}")
 
 
@@ -74,7 +76,10 @@ def q_mul(a, b):
     """The Hamilton product (a real operand scales every component)."""
     if not isinstance(a, QuaternionBase) or not isinstance(b, QuaternionBase):
         q, s = (a, b) if isinstance(a, QuaternionBase) else (b, a)
-        return from_parts(type(q), [c * s for c in q._c])
+        if not is_plain_static(s, 4):
+            return from_parts(type(q), [c * s for c in q._c])
+        s = from_parts(type(q), list(s._c))          # an Array4f is the quaternion (x, y, z, w)
+        a, b = (q, s) if a is q else (s, q)
     x1, y1, z1, w1 = a._c
     x2, y2, z2, w2 = b._c
     # Two fma pairs per component, summed: Dr.Jit 1.5's rounding (bit for bit).

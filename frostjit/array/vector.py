@@ -530,3 +530,10 @@ def from_parts(like: type, parts) -> VectorBase:
         raise TypeError(f"frostjit: no {like._family} type of {elem.__name__} (from {like.__name__})")
     return cls._from_components([_component(elem, p) for p in parts])     # (copies: no aliasing)
 
+
+def is_plain_static(v, n: int) -> bool:
+    """Whether ``v`` is a plain (not a matrix, complex number or quaternion) static array of
+    ``n`` components that are 1-D arrays or numbers: what Dr.Jit lets stand for a complex number
+    (``n = 2``) or a quaternion (``n = 4``) in their arithmetic."""
+    return (isinstance(v, VectorBase) and not type(v).__meta__.is_special and len(v._c) == n
+            and not any(isinstance(c, VectorBase) for c in v._c))
