@@ -233,6 +233,9 @@ class Scopes(threading.local):
         self.isolate: list = []
         # vertices created outside a frozen call that its replay gave gradients (see ad/frozen.py)
         self.after_call: list = []
+        # > 0 while a traversal runs a frozen function's derivative (freeze/through.py): that
+        # traversal walks on from the inputs itself, so after_call must not start another
+        self.defer = 0
 
 
 scopes = Scopes()

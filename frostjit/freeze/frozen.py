@@ -37,6 +37,7 @@ from .records import UploadInput, scatters_into_captured
 from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
+from . import through as _through
 
 log = logging.getLogger("frostjit")
 
@@ -329,6 +330,8 @@ class FrozenFunction:
                                 out = self._run_checked(recd, flat, (), args, kwargs)
                             else:
                                 out = recd.run(flat, ())
+                            if recd.through is not None:
+                                _through.claim(flat, args, kwargs)
                         except GuardFailed as e:
                             why.append(f"guard failed: {e.why}")
                             return self._miss(args, kwargs, why)
@@ -397,6 +400,8 @@ class FrozenFunction:
                     out = self._run_checked(recd, flat, capn, args, kwargs)
                 else:
                     out = recd.run(flat, capn)
+                if recd.through is not None:
+                    _through.claim(flat, args, kwargs)
             except GuardFailed as e:
                 why.append(f"guard failed: {e.why}")
                 continue
@@ -634,6 +639,7 @@ class FrozenFunction:
             observer = _observe_dispatch()
             RECORDERS.push(rec)
             ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
+            rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
                 rs.start()
                 try:
@@ -801,6 +807,11 @@ class FrozenFunction:
                                        {op.input for op in rec.ops if type(op) is UploadInput})
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
+        rec.through = None
+        if d.through and rec.data_dependent is None:
+            rec.through = self._through_info(rec, flat, out, out_desc, d.through, actions)
+            if rec.through is None:
+                rec.data_dependent = _ad.OUTPUT_REASON
         if hidden:
             log.debug("frostjit.freeze(%s): writes state outside its inputs, which replays do not repeat: %s",
                       self.name, "; ".join(hidden[:8]))
@@ -822,13 +833,57 @@ class FrozenFunction:
             recd.guard = None if gs is None else gs.check
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
-        if type(recd) is _Fallback and recd.reason in _ad.REASONS:
+        if (type(recd) is _Fallback and recd.reason in _ad.REASONS) or rec.through is not None:
             return recd, out        # keep the AD graph of this (plain) call's results
         # An output shared with a write-back (described there first) is the object the plain
         # call stored into the input; shares inside the outputs are rebuilt (as a replay does).
         memo = dict(d.shared_objs)
         result = build(out_desc, flat, real_nodes, sym_values, memo)
         return recd, result
+
+    def _through_info(self, rec, flat, out, out_desc, arrays, actions):
+        """The hub description of a recording whose outputs ``arrays`` depend on grad-enabled
+        inputs through the AD graph (:mod:`.through`), or None when a replay cannot stand for
+        it: the call also writes into its inputs (a derivative would repeat the writes), an
+        output depends on a variable that is not an input, or sits where the derivative cannot
+        find it again."""
+        if actions:
+            return None
+        inputs = _through.dependencies(arrays, flat.leaves, rec.ad_start)
+        if inputs is None:
+            return None
+        slots = [None] * len(arrays)
+        try:
+            _through.match(out_desc, out, slots)
+        except _through.Unmatched:
+            return None
+        if any(a is not b for a, b in zip(slots, arrays)):
+            return None
+        return _through.ThroughInfo(self, out_desc, len(arrays), inputs)
+
+    def _derivative(self, body, info, kind: str) -> "FrozenFunction":
+        """The frozen derivative of this function's recording ``info`` (:mod:`.through`): a
+        frozen function of ``(args, kwargs, ...)`` running ``body`` that walks the same
+        globals, closure cells, instance and ``state_fn`` state as this one."""
+        fn = FrozenFunction(functools.partial(body, info, self.f), limit=self.limit, warn_after=self.warn_after,
+                            backend=self.backend, auto_opaque=self.auto_opaque, check=self.check)
+        fn.name = f"{self.name} ({'backward' if kind == 'vjp' else 'forward'} derivative)"
+        fn._top_fn, fn._self_obj = self._top_fn, self._self_obj
+        fn._globals, fn._global_names, fn._gview = self._globals, self._global_names, self._gview
+        fn._cells, fn._cell_names, fn._cview = self._cells, self._cell_names, self._cview
+        if self.state_fn is not None:
+            state_fn = self.state_fn
+            fn.state_fn = lambda args, kwargs, *rest: state_fn(*args, **kwargs)
+        return fn
+
+    def _current_inputs(self, args, kwargs):
+        """The walk of ``args``/``kwargs`` as a call would see them now (the binder when it fits)."""
+        b = self._bound
+        if b is not None:
+            flat = b[0](args, kwargs)
+            if flat is not None:
+                return flat
+        return self._walk(args, kwargs, False)[0]
 
     def _subscribe(self, recd, deps) -> None:
         if not deps:
