@@ -226,7 +226,15 @@ class Describer:
         self.pending = []         # unevaluated nodes of the arrays reached (count() collects them)
         self.numpy = []           # NumPy arrays reached
         self.seen = {}            # id -> object counted (held: ids stay unique while describing)
+        self._input_vertices = None
         self.through = []         # grad-enabled outputs connected to the inputs (hub slot k: through[k])
+
+    def input_vertices(self) -> set:
+        """``id`` of the AD vertex of every grad-enabled input (computed once)."""
+        iv = self._input_vertices
+        if iv is None:
+            iv = self._input_vertices = {id(a._ad) for a in self.flat.leaves if a._ad is not None}
+        return iv
 
     def children(self, v) -> list:
         """The values inside an output object (what :meth:`describe` describes)."""
@@ -331,9 +339,11 @@ class Describer:
             if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay, with its gradient
                 g = v._ad.grad
                 d = ("arr", type(v), self.node(v._node), True, None if g is None else self.describe(g))
-                if _ad.output_reason(v) is not None:
-                    # depends on the inputs through the AD graph: slot k of the replay's hub
-                    # (freeze/through.py; frozen.py decides whether the recording can have one)
+                if _ad.output_reason(v) is not None or id(v._ad) in self.input_vertices():
+                    # depends on the inputs through the AD graph, or is an input's variable in
+                    # another array object (``Float(x)``, a vector's component): slot k of the
+                    # replay's hub (freeze/through.py; frozen.py decides whether the recording
+                    # can have one).  A new leaf would lose the gradient.
                     self.through.append(v)
                     d += (len(self.through) - 1,)
                 return d
