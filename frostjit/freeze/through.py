@@ -290,7 +290,7 @@ class Through:
                 "container) between the call and the traversal through its result; differentiate a result "
                 "before replacing the arrays it was computed from")
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:       # (graphviz_ad's label of the hub)
         ff = self.info.ff()
         return f"frozen {ff.name if ff is not None else '?'}"
 
