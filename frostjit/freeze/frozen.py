@@ -158,6 +158,9 @@ class FrozenFunction:
     # Reached as an input of another frozen function (a global, a closure cell), a frozen
     # function is keyed by identity: its recordings and globals are not inputs.
     __fj_opaque__ = True
+    # Called with every call's walked inputs before anything runs (the derivative functions of
+    # .through check there that the call's input arrays are still in place).
+    _inputs_hook = None
 
     def __init__(self, f, state_fn=None, limit=None, warn_after: int = 10, backend=None,
                  auto_opaque: bool = True, enabled: bool = True, check=None):
@@ -310,6 +313,8 @@ class FrozenFunction:
             # The key replayed last: its generated binder checks and extracts the inputs.
             flat = b[0](args, kwargs)
             if flat is not None:
+                if self._inputs_hook is not None:
+                    self._inputs_hook(flat)
                 entry = b[1]
                 if VERIFY_BINDERS:
                     self._verify_binder(args, kwargs, flat, entry.key)
@@ -348,6 +353,8 @@ class FrozenFunction:
         if not kwargs and self.state_fn is None and not state.side_effects:
             r = self._walk_fast(args, kwargs)
         flat, key = r if r is not None else self._walk(args, kwargs, False)
+        if self._inputs_hook is not None:
+            self._inputs_hook(flat)
         entry = self._cache.get(key)
         if entry is not None:
             self._bind(args, kwargs, flat, entry)
@@ -475,6 +482,8 @@ class FrozenFunction:
 
     def _miss(self, args, kwargs, why):
         pflat, pkey = self._walk(args, kwargs, True)
+        if self._inputs_hook is not None:
+            self._inputs_hook(pflat)
         # auto_opaque: a literal input whose value or size changed since the last recording
         # becomes opaque (evaluated) from now on: one re-trace, then replays for any value.
         if self.auto_opaque and self._prev_paths is not None:
@@ -874,16 +883,8 @@ class FrozenFunction:
         if self.state_fn is not None:
             state_fn = self.state_fn
             fn.state_fn = lambda args, kwargs, *rest: state_fn(*args, **kwargs)
+        fn._inputs_hook = _through.check_inputs
         return fn
-
-    def _current_inputs(self, args, kwargs):
-        """The walk of ``args``/``kwargs`` as a call would see them now (the binder when it fits)."""
-        b = self._bound
-        if b is not None:
-            flat = b[0](args, kwargs)
-            if flat is not None:
-                return flat
-        return self._walk(args, kwargs, False)[0]
 
     def _subscribe(self, recd, deps) -> None:
         if not deps:

@@ -38,7 +38,8 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from .outputs import instance_state, container_state
 
-__all__ = ["ThroughInfo", "Through", "Unmatched", "new_through", "claim", "dependencies", "match"]
+__all__ = ["ThroughInfo", "Through", "Unmatched", "new_through", "claim", "check_inputs", "dependencies",
+           "match"]
 
 
 class Unmatched(Exception):
@@ -185,6 +186,14 @@ class ThroughInfo:
 
 
 _last = threading.local()
+_current = threading.local()        # the Through whose derivative this thread runs now
+
+
+def check_inputs(flat) -> None:
+    """The derivative functions' ``_inputs_hook``: their walked inputs hold the call's arrays."""
+    t = getattr(_current, "value", None)
+    if t is not None:
+        t.check(flat)
 
 
 def new_through(info: ThroughInfo, flat) -> "Through":
@@ -250,7 +259,6 @@ class Through:
         if self.flat is not None or self.args is None:     # pragma: no cover - claim() always runs
             raise RuntimeError("frostjit.freeze: a frozen call's result lost its call")
         fn = self.info.frozen(kind)
-        self._check_inputs()
         parents = {p.id for p, _f, _b in self.hub.parents}
         # Inputs that must not receive gradients here (not depended on, or outside backward_to's
         # targets) keep the gradient they have.
@@ -264,6 +272,7 @@ class Through:
         saved = scopes.after_call
         scopes.after_call = []
         scopes.defer += 1       # the traversal that called us walks the inputs' parents itself
+        outer, _current.value = getattr(_current, "value", None), self     # (for check_inputs)
         try:
             if kind == "vjp":
                 fn(self.args, self.kwargs, list(grads))
@@ -271,6 +280,7 @@ class Through:
             else:
                 result = fn(self.args, self.kwargs)
         finally:
+            _current.value = outer
             scopes.defer -= 1
             scopes.after_call = saved
             for a, n, v in swapped:
@@ -279,16 +289,16 @@ class Through:
                 v.grad = g
         return result
 
-    def _check_inputs(self) -> None:
-        """Raise if an input array was replaced in its container since the call."""
-        ff = self.info.ff()
-        now = _primal(ff._current_inputs(self.args, self.kwargs).leaves)
-        then = self.leaves
-        if len(now) != len(then) or any(a is not b for a, b in zip(now, then)):
+    def check(self, flat) -> None:
+        """Raise if an input array of the call is no longer among ``flat``'s (the derivative's
+        walk of the same arguments): it was replaced in its container since the call."""
+        now = {id(a) for a in flat.leaves}
+        if any(id(a) not in now for a in self.leaves):
+            ff = self.info.ff()
             raise RuntimeError(
-                f"frostjit.freeze({ff.name}): the inputs of the call changed (an array was replaced in its "
-                "container) between the call and the traversal through its result; differentiate a result "
-                "before replacing the arrays it was computed from")
+                f"frostjit.freeze({ff.name if ff is not None else '?'}): the inputs of the call changed (an "
+                "array was replaced in its container) between the call and the traversal through its result; "
+                "differentiate a result before replacing the arrays it was computed from")
 
     def __repr__(self) -> str:       # (graphviz_ad's label of the hub)
         ff = self.info.ff()
