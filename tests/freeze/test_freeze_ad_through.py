@@ -276,3 +276,20 @@ def test_outputs_in_structures_custom_operations_and_an_input_variable_in_a_new_
     # sum()'s gradient is a literal of the width: when the width changes it becomes opaque, one
     # more trace of the derivative (auto_opaque, as for any frozen function and in Dr.Jit)
     assert f.n_recordings == 1 and [d.n_recordings for d in derivatives(f)] == [2]
+
+
+def test_grad_enabled_state_of_the_call_is_keyed_suspended_calls_give_plain_results():
+    f = fj.freeze(lambda x: fj.exp(x) * 2)
+    for suspended in (False, True, False, True, False):
+        for n in (4, 9):
+            x = arr(n, 15)
+            fj.enable_grad(x)
+            if suspended:
+                with fj.suspend_grad():
+                    y = f(x)
+                assert not fj.grad_enabled(y)
+                continue
+            y = f(x)
+            fj.backward(fj.sum(y))
+            assert close(fj.grad(x).numpy(), 2 * np.exp(x.numpy()))
+    assert f.n_recordings == 2
