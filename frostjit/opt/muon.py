@@ -14,7 +14,7 @@ from ..functions.evaluation import make_opaque
 from ..functions.reduce import sum as _sum
 from ..tensor.matmul import matmul
 from ..tensor.axes import transpose
-from .base import Optimizer, LearningRate, first, scale_factor
+from .base import Optimizer, LearningRate, scale_factor
 
 #: The quintic iteration's coefficients (Jordan et al.): X <- a X + (b A + c A A) X, A = X X^T.
 NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
@@ -108,13 +108,13 @@ class Muon(Optimizer):
         g = g.array
         buf = fm.fma(self.momentum, buf_p, g)
         u = fm.fma(self.momentum, buf, g) if self.nesterov else buf
-        O = orthogonalize(tcls(u, shape), self.ns_steps)
+        ortho = orthogonalize(tcls(u, shape), self.ns_steps)
         m, n = shape
         step = scale_factor(value, lr, -max(1.0, m / n) ** 0.5)
         v = value.array
         if self.weight_decay != 0:
             v = fm.fma(v, scale_factor(value, lr, -self.weight_decay), v)
-        return tcls(fm.fma(O.array, step, v), shape), (buf, shape)
+        return tcls(fm.fma(ortho.array, step, v), shape), (buf, shape)
 
     def _select(self, mask, extra, new_extra):
         m = mask.array if getattr(type(mask), "IsTensor", False) else mask

@@ -57,12 +57,12 @@ def test_recorded_muon_trajectories_are_those_drjit_computes(tmp_path, recorded)
 @pytest.mark.parametrize("shape", [(5, 8), (9, 3), (4, 4), (1, 6)])
 def test_newton_schulz_gives_a_nearly_orthogonal_factor(shape):
     G = np.random.default_rng(sum(shape)).normal(size=shape).astype(np.float32)
-    O = orthogonalize(TensorXf(G), 5).numpy()
-    assert O.shape == shape
-    s = np.linalg.svd(O, compute_uv=False)
+    Q = orthogonalize(TensorXf(G), 5).numpy()
+    assert Q.shape == shape
+    s = np.linalg.svd(Q, compute_uv=False)
     assert np.all((s > 0.6) & (s < 1.25))           # the quintic's band (Jordan et al.)
     u, _, vt = np.linalg.svd(G.astype(np.float64), full_matrices=False)
-    assert np.sum(O * (u @ vt)) > 0.6 * min(shape)  # and the factor of G, not another one
+    assert np.sum(Q * (u @ vt)) > 0.6 * min(shape)  # and the factor of G, not another one
 
 
 def _grad_step(opt, targets):
