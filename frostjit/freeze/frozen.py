@@ -423,11 +423,19 @@ class FrozenFunction:
         """Checking mode: the replay, then the plain call on the same inputs; they must agree."""
         pre = checking.capture(flat)
         out = recd.run(flat, capn)
+        if recd.through is not None:      # (before the plain call, which may replay other calls)
+            _through.claim(flat, args, kwargs)
         post = checking.capture(flat)
         checking.restore(flat, pre)
+        # The plain call runs as a real call does: in an isolation scope, so that a backward pass
+        # inside stops at the inputs (its postponed part is dropped with the rest of its state).
+        n_after = len(_ad.scopes.after_call)
+        token = _ad.enter(flat.leaves)
         try:
             ref = self.f(*args, **kwargs)
         finally:
+            _ad.leave(token, flat.leaves)
+            del _ad.scopes.after_call[n_after:]
             plain = checking.capture(flat)
             checking.restore(flat, post)
         paths = checking.InputPaths(self, args, kwargs, flat, pre, post)

@@ -293,3 +293,17 @@ def test_grad_enabled_state_of_the_call_is_keyed_suspended_calls_give_plain_resu
             fj.backward(fj.sum(y))
             assert close(fj.grad(x).numpy(), 2 * np.exp(x.numpy()))
     assert f.n_recordings == 2
+
+
+def test_other_paths_to_an_input_made_before_the_call_still_reach_its_parents():
+    # y1 is made before the call: the traversal reaches it after the hub.  (In checking mode the
+    # plain reference call used to run outside an isolation scope, walk on into a and clear x's
+    # edges before y1's contribution arrived.)
+    f = fj.freeze(lambda x: fj.square(x), check=True)
+    for n in (4, 4, 4, 11):
+        a = arr(n, 16)
+        fj.enable_grad(a)
+        x = a * 3
+        y1 = x * 2
+        fj.backward(fj.sum(f(x)) + fj.sum(y1))
+        assert close(fj.grad(a).numpy(), 3 * (2 * x.numpy() + 2))
