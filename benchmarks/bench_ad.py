@@ -11,6 +11,13 @@ script re-runs itself with ``--child SYSTEM`` for that.
 Targets (from the issue): frozen frostjit no slower than frozen Dr.Jit, and at
 least 10x faster than unfrozen frostjit on the small problem.
 
+Two more frostjit modes differentiate *through* a frozen forward pass (render and loss frozen,
+``fj.backward(loss)`` outside replays its recorded backward derivative): ``fwd frozen`` with
+``opt.step()`` unfrozen, and ``fwd frozen + step frozen`` with the optimizer step frozen
+separately.  Dr.Jit gives zero gradients there (its frozen outputs are new AD leaves), so its
+column is its frozen whole step.  Targets: ``fwd frozen + step frozen`` at least 10x faster than
+unfrozen and no slower than Dr.Jit's frozen step (small).
+
 A second table times one optimizer step (``opt.step()`` after ``set_grad``, unfrozen, until
 the kernels finished) per optimizer on 1e3 and 1e6 parameters, beside Dr.Jit.
 """
@@ -36,6 +43,8 @@ OPTIMIZERS = {"SGD (momentum 0.9)": ("SGD", {"momentum": 0.9}), "RMSProp": ("RMS
 OPT_SIZES = (10**3, 10**6)
 SYSTEMS = ["frostjit", "drjit"]
 MODES = ["unfrozen", "frozen"]
+# frostjit only: the forward pass frozen, the backward pass through its result
+THROUGH_MODES = ["fwd frozen", "fwd frozen + step frozen"]
 
 
 # ----------------------------------------------------------------- child side
@@ -54,7 +63,7 @@ def child(system: str, params: dict) -> dict:
     for name in params["problems"]:
         k, size = PROBLEMS[name]
         warmup, repeats = (5, params["repeats_small"]) if name == "small" else (3, params["repeats_large"])
-        for mode in MODES:
+        for mode in MODES + (THROUGH_MODES if system == "frostjit" else []):
             key = f"{name}/{mode}"
             try:
                 target = T.Float(fit.target_image(size))
@@ -63,6 +72,8 @@ def child(system: str, params: dict) -> dict:
                 step = fit.make_step(dr, T, size * size)
                 if mode == "frozen":
                     step = dr.freeze(step)
+                elif mode in THROUGH_MODES:
+                    step = through_step(dr, T, fit, size * size, mode)
                 t0 = time.perf_counter()
                 float(step(opt, target, geom).numpy()[0])
                 first = time.perf_counter() - t0
@@ -83,6 +94,23 @@ def child(system: str, params: dict) -> dict:
     if params.get("opt_repeats"):
         out.update(optimizer_steps(dr, T, params["opt_repeats"]))
     return out
+
+
+def through_step(dr, T, fit, hw: int, mode: str):
+    """The training step with the forward pass (render, loss) frozen and ``backward`` outside
+    it, through its result; the optimizer step frozen too for ``... + step frozen``."""
+    def forward(opt, target, geom):
+        img = fit.render(dr, T, opt, geom, hw)
+        return dr.mean(dr.square(img - target))
+    frozen_forward = dr.freeze(forward)
+    update = dr.freeze(lambda opt: opt.step()) if mode.endswith("step frozen") else (lambda opt: opt.step())
+
+    def step(opt, target, geom):
+        loss = frozen_forward(opt, target, geom)
+        dr.backward(loss)
+        update(opt)
+        return dr.detach(loss)
+    return step
 
 
 def optimizer_steps(dr, T, repeats: int) -> dict:
@@ -161,6 +189,26 @@ def report(res: dict, problems) -> None:
     if "large" in problems:
         r3 = H.ratio(step("frostjit", "large", "frozen"), step("drjit", "large", "frozen"))
         print(f"  large problem, frozen frostjit / frozen drjit: {H.fmt_ratio(r3)}")
+    if any(res.get("frostjit", {}).get(f"{name}/{m}") for name in problems for m in THROUGH_MODES):
+        print()
+        print("gradients through a frozen forward pass (frostjit: render + loss frozen, fj.backward(loss) "
+              "outside replays the recorded backward derivative), median ms/step")
+        trows = []
+        for name in problems:
+            for m in THROUGH_MODES:
+                t = step("frostjit", name, m)
+                trows.append([name, m, H.fmt(t, " ms") if t is not None else cell("frostjit", name, m),
+                              H.fmt_ratio(H.ratio(step("frostjit", name, "unfrozen"), t)),
+                              H.fmt_ratio(H.ratio(t, step("drjit", name, "frozen")))])
+        print(H.table(["problem", "mode", "fj", "fj unfrozen / this", "this / drjit frozen step"], trows))
+        if "small" in problems:
+            t = step("frostjit", "small", THROUGH_MODES[1])
+            r4 = H.ratio(step("frostjit", "small", "unfrozen"), t)
+            r5 = H.ratio(t, step("drjit", "small", "frozen"))
+            print(f"  target: fwd + step frozen >= 10x faster than unfrozen (small): {H.fmt_ratio(r4)} "
+                  f"{H.check(r4, '>=', 10.0)}")
+            print(f"  target: fwd + step frozen <= drjit's frozen step (small): {H.fmt_ratio(r5)} "
+                  f"{H.check(r5, '<=', 1.0)}")
     if any(k.startswith("opt/") for r in res.values() if isinstance(r, dict) for k in r):
         print()
         print("one optimizer step (opt.step() after set_grad, unfrozen, until the kernels finished), median ms")
@@ -177,7 +225,7 @@ def report(res: dict, problems) -> None:
     for name in problems:
         parts = []
         for s in SYSTEMS:
-            for m in MODES:
+            for m in MODES + (THROUGH_MODES if s == "frostjit" else []):
                 r = res.get(s, {}).get(f"{name}/{m}")
                 parts.append(f"{s} {m} " + (f"{r['loss']:.6e}" if r and r.get("status") == "ok" else "n/a"))
         print(f"  {name}: " + ", ".join(parts))

@@ -97,7 +97,7 @@ def new_leaf(array) -> None:
 
 def after_call() -> None:
     """Continue the backward pass from inputs that received gradients and depend on other variables."""
-    if scopes.after_call:
+    if scopes.after_call and not scopes.defer:
         verts, scopes.after_call = scopes.after_call, []
         unique = {v.id: v for v in verts}
         propagate_postponed(unique.values())

@@ -47,6 +47,9 @@ class ADFlag(enum.IntFlag):
     Default = 7
 
 
+_CLEAR_EDGES, _CLEAR_INPUT, _CLEAR_INTERIOR = int(ADFlag.ClearEdges), int(ADFlag.ClearInput), int(ADFlag.ClearInterior)
+
+
 class ADMode(enum.Enum):
     """Direction of a traversal (Dr.Jit names)."""
 
@@ -233,6 +236,9 @@ class Scopes(threading.local):
         self.isolate: list = []
         # vertices created outside a frozen call that its replay gave gradients (see ad/frozen.py)
         self.after_call: list = []
+        # > 0 while a traversal runs a frozen function's derivative (freeze/through.py): that
+        # traversal walks on from the inputs itself, so after_call must not start another
+        self.defer = 0
 
 
 scopes = Scopes()
@@ -404,6 +410,10 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
     verts.sort(key=lambda v: v.id, reverse=True)
     start_ids = {v.id for v in starts}
     touched = scopes.isolate[-1][1] if scopes.isolate else None
+    # (the flags as plain ints, tested once: an IntFlag operation costs about a microsecond)
+    flags = int(flags)
+    clear_edges = bool(flags & _CLEAR_EDGES)
+    clear_input, clear_interior = bool(flags & _CLEAR_INPUT), bool(flags & _CLEAR_INTERIOR)
     for v in verts:
         if v.id < bound:                  # outside the isolation scope: postponed
             if v.grad is not None:
@@ -423,9 +433,9 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
                             bwd.backward(parent, g)
                         else:
                             accum(parent, bwd(g))
-        if flags & ADFlag.ClearEdges:
+        if clear_edges:
             v.parents = ()
-        if flags & (ADFlag.ClearInput if v.id in start_ids else ADFlag.ClearInterior) and v.id not in keep:
+        if (clear_input if v.id in start_ids else clear_interior) and v.id not in keep:
             v.grad = None
 
 
@@ -455,10 +465,12 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
                     else:
                         accum(v, fwd(parent.grad))
     source_ids = {v.id for v in sources}
+    flags = int(flags)
+    clear_input, clear_interior = bool(flags & _CLEAR_INPUT), bool(flags & _CLEAR_INTERIOR)
     for v in verts:
         if v.id not in has_child or v.id < bound or v.id in keep:
             continue
-        if flags & (ADFlag.ClearInput if v.id in source_ids else ADFlag.ClearInterior):
+        if clear_input if v.id in source_ids else clear_interior:
             v.grad = None
 
 

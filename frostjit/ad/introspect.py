@@ -79,7 +79,7 @@ _TYPE_NAMES = {"Float32": "f32", "Float64": "f64"}
 def _describe(v: Vertex, holders: dict) -> tuple:
     """``(label, type, size, refs, labelled)`` of vertex ``v``."""
     if v.is_hub:
-        return v.handler.op.name(), "", "", len(v.children), True
+        return repr(v.handler), "", "", len(v.children), True
     node = v.node() if v.node is not None else None
     label = None
     for a in holders.get(v.id, ()):

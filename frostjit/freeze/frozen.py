@@ -37,6 +37,7 @@ from .records import UploadInput, scatters_into_captured
 from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
+from . import through as _through
 
 log = logging.getLogger("frostjit")
 
@@ -157,6 +158,9 @@ class FrozenFunction:
     # Reached as an input of another frozen function (a global, a closure cell), a frozen
     # function is keyed by identity: its recordings and globals are not inputs.
     __fj_opaque__ = True
+    # Called with every call's walked inputs before anything runs (the derivative functions of
+    # .through check there that the call's input arrays are still in place).
+    _inputs_hook = None
 
     def __init__(self, f, state_fn=None, limit=None, warn_after: int = 10, backend=None,
                  auto_opaque: bool = True, enabled: bool = True, check=None):
@@ -309,6 +313,8 @@ class FrozenFunction:
             # The key replayed last: its generated binder checks and extracts the inputs.
             flat = b[0](args, kwargs)
             if flat is not None:
+                if self._inputs_hook is not None:
+                    self._inputs_hook(flat)
                 entry = b[1]
                 if VERIFY_BINDERS:
                     self._verify_binder(args, kwargs, flat, entry.key)
@@ -329,6 +335,8 @@ class FrozenFunction:
                                 out = self._run_checked(recd, flat, (), args, kwargs)
                             else:
                                 out = recd.run(flat, ())
+                            if recd.through is not None:
+                                _through.claim(flat, args, kwargs)
                         except GuardFailed as e:
                             why.append(f"guard failed: {e.why}")
                             return self._miss(args, kwargs, why)
@@ -345,6 +353,8 @@ class FrozenFunction:
         if not kwargs and self.state_fn is None and not state.side_effects:
             r = self._walk_fast(args, kwargs)
         flat, key = r if r is not None else self._walk(args, kwargs, False)
+        if self._inputs_hook is not None:
+            self._inputs_hook(flat)
         entry = self._cache.get(key)
         if entry is not None:
             self._bind(args, kwargs, flat, entry)
@@ -397,6 +407,8 @@ class FrozenFunction:
                     out = self._run_checked(recd, flat, capn, args, kwargs)
                 else:
                     out = recd.run(flat, capn)
+                if recd.through is not None:
+                    _through.claim(flat, args, kwargs)
             except GuardFailed as e:
                 why.append(f"guard failed: {e.why}")
                 continue
@@ -411,11 +423,19 @@ class FrozenFunction:
         """Checking mode: the replay, then the plain call on the same inputs; they must agree."""
         pre = checking.capture(flat)
         out = recd.run(flat, capn)
+        if recd.through is not None:      # (before the plain call, which may replay other calls)
+            _through.claim(flat, args, kwargs)
         post = checking.capture(flat)
         checking.restore(flat, pre)
+        # The plain call runs as a real call does: in an isolation scope, so that a backward pass
+        # inside stops at the inputs (its postponed part is dropped with the rest of its state).
+        n_after = len(_ad.scopes.after_call)
+        token = _ad.enter(flat.leaves)
         try:
             ref = self.f(*args, **kwargs)
         finally:
+            _ad.leave(token, flat.leaves)
+            del _ad.scopes.after_call[n_after:]
             plain = checking.capture(flat)
             checking.restore(flat, post)
         paths = checking.InputPaths(self, args, kwargs, flat, pre, post)
@@ -470,6 +490,8 @@ class FrozenFunction:
 
     def _miss(self, args, kwargs, why):
         pflat, pkey = self._walk(args, kwargs, True)
+        if self._inputs_hook is not None:
+            self._inputs_hook(pflat)
         # auto_opaque: a literal input whose value or size changed since the last recording
         # becomes opaque (evaluated) from now on: one re-trace, then replays for any value.
         if self.auto_opaque and self._prev_paths is not None:
@@ -634,6 +656,7 @@ class FrozenFunction:
             observer = _observe_dispatch()
             RECORDERS.push(rec)
             ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
+            rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
                 rs.start()
                 try:
@@ -801,6 +824,11 @@ class FrozenFunction:
                                        {op.input for op in rec.ops if type(op) is UploadInput})
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
+        rec.through = None
+        if d.through and rec.data_dependent is None:
+            rec.through = self._through_info(rec, flat, out, out_desc, d.through, actions)
+            if rec.through is None:
+                rec.data_dependent = _ad.OUTPUT_REASON
         if hidden:
             log.debug("frostjit.freeze(%s): writes state outside its inputs, which replays do not repeat: %s",
                       self.name, "; ".join(hidden[:8]))
@@ -822,13 +850,49 @@ class FrozenFunction:
             recd.guard = None if gs is None else gs.check
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
-        if type(recd) is _Fallback and recd.reason in _ad.REASONS:
+        if (type(recd) is _Fallback and recd.reason in _ad.REASONS) or rec.through is not None:
             return recd, out        # keep the AD graph of this (plain) call's results
         # An output shared with a write-back (described there first) is the object the plain
         # call stored into the input; shares inside the outputs are rebuilt (as a replay does).
         memo = dict(d.shared_objs)
         result = build(out_desc, flat, real_nodes, sym_values, memo)
         return recd, result
+
+    def _through_info(self, rec, flat, out, out_desc, arrays, actions):
+        """The hub description of a recording whose outputs ``arrays`` depend on grad-enabled
+        inputs through the AD graph (:mod:`.through`), or None when a replay cannot stand for
+        it: the call also writes into its inputs (a derivative would repeat the writes), an
+        output depends on a variable that is not an input, or sits where the derivative cannot
+        find it again."""
+        if actions:
+            return None
+        inputs = _through.dependencies(arrays, flat.leaves, rec.ad_start)
+        if inputs is None:
+            return None
+        slots = [None] * len(arrays)
+        try:
+            _through.match(out_desc, out, slots)
+        except _through.Unmatched:
+            return None
+        if any(a is not b for a, b in zip(slots, arrays)):
+            return None
+        return _through.ThroughInfo(self, out_desc, len(arrays), inputs)
+
+    def _derivative(self, body, info, kind: str) -> "FrozenFunction":
+        """The frozen derivative of this function's recording ``info`` (:mod:`.through`): a
+        frozen function of ``(args, kwargs, ...)`` running ``body`` that walks the same
+        globals, closure cells, instance and ``state_fn`` state as this one."""
+        fn = FrozenFunction(functools.partial(body, info, self.f), limit=self.limit, warn_after=self.warn_after,
+                            backend=self.backend, auto_opaque=self.auto_opaque, check=self.check)
+        fn.name = f"{self.name} ({'backward' if kind == 'vjp' else 'forward'} derivative)"
+        fn._top_fn, fn._self_obj = self._top_fn, self._self_obj
+        fn._globals, fn._global_names, fn._gview = self._globals, self._global_names, self._gview
+        fn._cells, fn._cell_names, fn._cview = self._cells, self._cell_names, self._cview
+        if self.state_fn is not None:
+            state_fn = self.state_fn
+            fn.state_fn = lambda args, kwargs, *rest: state_fn(*args, **kwargs)
+        fn._inputs_hook = _through.check_inputs
+        return fn
 
     def _subscribe(self, recd, deps) -> None:
         if not deps:

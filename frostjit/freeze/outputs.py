@@ -23,6 +23,8 @@ Descriptors::
 
     ("arr", cls, n)               a fresh array around node-table entry n
     ("arr", cls, n, True, g)      the same, grad-enabled (a new AD leaf) with gradient g (or None)
+    ("arr", cls, n, True, g, k)   the same, a child of the replay's hub (slot k): gradients flow
+                                  through it to the inputs (:mod:`.through`)
     ("leaf", i)  ("obj", ci)      the live input array i / input container ci (passed through)
     ("vec", cls, [d])             a static vector
     ("seq", cls, [d])             an exact tuple or list
@@ -224,6 +226,15 @@ class Describer:
         self.pending = []         # unevaluated nodes of the arrays reached (count() collects them)
         self.numpy = []           # NumPy arrays reached
         self.seen = {}            # id -> object counted (held: ids stay unique while describing)
+        self._input_vertices = None
+        self.through = []         # grad-enabled outputs connected to the inputs (hub slot k: through[k])
+
+    def input_vertices(self) -> set:
+        """``id`` of the AD vertex of every grad-enabled input (computed once)."""
+        iv = self._input_vertices
+        if iv is None:
+            iv = self._input_vertices = {id(a._ad) for a in self.flat.leaves if a._ad is not None}
+        return iv
 
     def children(self, v) -> list:
         """The values inside an output object (what :meth:`describe` describes)."""
@@ -326,11 +337,16 @@ class Describer:
             if i is not None:
                 return ("leaf", i)
             if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay, with its gradient
-                reason = _ad.output_reason(v)
-                if reason is not None and self.rec.data_dependent is None:
-                    self.rec.data_dependent = reason
                 g = v._ad.grad
-                return ("arr", type(v), self.node(v._node), True, None if g is None else self.describe(g))
+                d = ("arr", type(v), self.node(v._node), True, None if g is None else self.describe(g))
+                if _ad.output_reason(v) is not None or id(v._ad) in self.input_vertices():
+                    # depends on the inputs through the AD graph, or is an input's variable in
+                    # another array object (``Float(x)``, a vector's component): slot k of the
+                    # replay's hub (freeze/through.py; frozen.py decides whether the recording
+                    # can have one).  A new leaf would lose the gradient.
+                    self.through.append(v)
+                    d += (len(self.through) - 1,)
+                return d
             return ("arr", type(v), self.node(v._node))
         ci = self.cont_index.get(id(v))
         if ci is not None and type(v) is not tuple:
@@ -445,11 +461,13 @@ def build(d, flat, nodes, syms, memo):
 
 
 # ------------------------------------------------------------------------------ every replay
-def generate_finish(actions, out_desc, ns):
+def generate_finish(actions, out_desc, ns, through=None):
     """The write-backs and the output build of one recording, as straight-line code over the
     replay's nodes ``node_0, node_1, ...``, symbolic outputs ``width_0, ...``, the input arrays
     ``leaves`` and input containers ``containers`` (what :func:`build` interprets).  Returns
-    ``(lines, output expression)``; constants go into ``ns`` (``const_<k>``)."""
+    ``(lines, output expression)``; constants go into ``ns`` (``const_<k>``).  ``through``
+    (a :class:`.through.ThroughInfo`, or None): the recording's outputs are children of a hub
+    that ``new_through`` (in ``ns``) makes, one per replay."""
     ns.update({"new_instance": object.__new__, "ad_vertex": Vertex, "new_object": new_object,
                "reconstruct": reconstruct, "new_container": new_container, "set_entry": layout.set_entry,
                "del_entry": layout.del_entry, "assign_items": layout.assign_items, "new_function": new_function,
@@ -457,6 +475,9 @@ def generate_finish(actions, out_desc, ns):
     L = []
     n = [0]
     nc = [0]
+    if through is not None:
+        ns["through_info"] = through
+        L.append("through = new_through(through_info, flat)")
 
     def mapping(keys, vals) -> str:
         """A dict display when every key is a str or int literal, else ``dict(zip(...))``."""
@@ -482,7 +503,11 @@ def generate_finish(actions, out_desc, ns):
         if tag == "arr":
             t = tmp()
             L.append(f"{t} = new_instance({const(d[1])}); {t}._node = node_{d[2]}; {t}._ad = None")
-            if len(d) > 3:
+            if len(d) > 5 and through is not None:
+                L.append(f"{t}._ad = through.output({d[5]}, {const(d[1])}, node_{d[2]})")
+                if d[4] is not None:
+                    L.append(f"{t}._ad.grad = {expr(d[4])}")
+            elif len(d) > 3:
                 L.append(f"{t}._ad = ad_vertex({const(d[1])}, node_{d[2]}.size, (), node_{d[2]})")
                 if d[4] is not None:
                     L.append(f"{t}._ad.grad = {expr(d[4])}")

@@ -47,6 +47,8 @@ class Recording:
         self.dispatch_deps = dispatch_deps
         self.subscriptions = []
         self.valid = True
+        # outputs differentiable through the call: the replay's hub (.through), or None
+        self.through = getattr(rec, "through", None)
         self.pins = dict(rec.pins)      # size class -> exact size (the cache indexes recordings by them)
         # The launches share this recording's argument arrays, scratch buffers and slab: one
         # thread at a time (the write-backs and outputs after them run unlocked).

@@ -31,6 +31,7 @@ from .outputs import generate_finish
 from .records import (SlotOrigin, Launch, Reduce, PrefixSum, Compress, Copy, Fill, FillWidth, Upload,
                       UploadInput, BoundsCheck, SlotOperand, BufferEntry, LiteralEntry, InputEntry)
 from .scratch import plan_scratch
+from .through import new_through
 from .values import same_value
 
 
@@ -185,7 +186,10 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         "            raise ReplayFailed(e) from e",
         "    # write-backs and outputs (errors here are the function's, not the replay's)",
         "    leaves = flat.leaves; containers = flat.containers"])
-    finish, result = generate_finish(actions, out_desc, ns)
+    through = getattr(rec, "through", None)     # outputs differentiable through the call (.through)
+    if through is not None:
+        ns["new_through"] = new_through
+    finish, result = generate_finish(actions, out_desc, ns, through)
     for line in finish:
         code.line(line)
     code.line(f"return {result}")

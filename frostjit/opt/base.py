@@ -56,7 +56,10 @@ def width(value) -> int:
 
 
 def shape(value) -> tuple:
-    """What must stay equal for a re-assigned parameter to keep its state: type and width."""
+    """What must stay equal for a re-assigned parameter to keep its state: type and width, and
+    a tensor's shape (a (2, 3) and a (3, 2) tensor have the same width, not the same state)."""
+    if getattr(type(value), "IsTensor", False):
+        return type(value), width(value), tuple(value.shape)
     return type(value), width(value)
 
 
@@ -367,6 +370,8 @@ class _Stored:
 
 
 def _storable(o):
+    if getattr(type(o), "IsTensor", False):
+        return _Stored(type(o), o.numpy())         # (its shape is the NumPy array's)
     if isinstance(o, ArrayBase):
         return _Stored(type(o), o.numpy())
     if isinstance(o, VectorBase):
