@@ -7,8 +7,10 @@ from .families import make_families
 from .flat import ArrayBase
 from .meta import ArrayMeta, Dynamic
 
-FLAT_NAMES = {dt.Bool: "Bool", dt.Int8: "Int8", dt.UInt8: "UInt8", dt.Int32: "Int32", dt.UInt32: "UInt32",
-              dt.Int64: "Int64", dt.UInt64: "UInt64", dt.Float16: "Float16", dt.Float32: "Float32",
+# Class names as Dr.Jit 1.5's (``drjit.llvm.Float``, ``Int``, ``UInt``: the 32-bit types), with
+# the sized names as aliases (``Float32 is Float``).
+FLAT_NAMES = {dt.Bool: "Bool", dt.Int8: "Int8", dt.UInt8: "UInt8", dt.Int32: "Int", dt.UInt32: "UInt",
+              dt.Int64: "Int64", dt.UInt64: "UInt64", dt.Float16: "Float16", dt.Float32: "Float",
               dt.Float64: "Float64"}
 
 
@@ -33,6 +35,6 @@ def make_types(backend, module: str, ad: bool) -> dict:
             registry.register_flat(backend, vt, ad, cls)
             registry.register_type(cls)
         out[name] = cls
-    out["Float"], out["Int"], out["UInt"] = out["Float32"], out["Int32"], out["UInt32"]
+    out["Float32"], out["Int32"], out["UInt32"] = out["Float"], out["Int"], out["UInt"]
     out.update(make_families(backend, module, ad, {vt: out[name] for vt, name in FLAT_NAMES.items()}))
     return out

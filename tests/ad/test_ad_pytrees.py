@@ -135,7 +135,7 @@ def test_set_grad_of_pytrees_of_different_structure_names_the_path():
 def test_set_grad_of_a_static_vector_into_a_1d_array_names_the_path():
     x = Float(1)
     fj.enable_grad(x)
-    with pytest.raises(TypeError, match=r"set_grad\(\): dst\[0\]: cannot assign a Array3f to a Float32"):
+    with pytest.raises(TypeError, match=r"set_grad\(\): dst\[0\]: cannot assign a Array3f to a Float"):
         fj.set_grad([x], [Array3f(1, 2, 3)])
 
 

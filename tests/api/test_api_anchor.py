@@ -24,10 +24,7 @@ with open(os.path.join(os.path.dirname(__file__), "data", "drjit_1_5_api.json"))
 COLUMNS = DATA["columns"]
 
 #: Deliberate differences: (section, case[, trait]) -> (frostjit's answer, why).
-DIFFERENCES = {
-    ("helpers", "empty_like type"): ("UInt32", "frostjit's 32-bit classes are named Float32/Int32/UInt32 "
-                                               "(Float/Int/UInt are aliases); Dr.Jit's are named Float/Int/UInt"),
-}
+DIFFERENCES: dict = {}
 
 #: Traits documented to return None when no type fits (the others raise RuntimeError).
 NONE_WHEN_MISSING = {"tensor_t", "matrix_t"}

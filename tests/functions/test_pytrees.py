@@ -156,7 +156,7 @@ def test_scatter_value_must_mirror_the_target_and_nothing_is_written_otherwise()
 
 def test_scatter_of_a_value_that_is_not_a_number_names_its_path():
     t = {"a": fj.zeros(Float, 3), "b": [fj.zeros(Float, 3)]}
-    with pytest.raises(TypeError, match=r'scatter\(\): target\["b"\]\[0\]: cannot write a NoneType into a Float32'):
+    with pytest.raises(TypeError, match=r'scatter\(\): target\["b"\]\[0\]: cannot write a NoneType into a Float'):
         fj.scatter(t, {"a": Float(1), "b": [None]}, UInt32(0))
     assert t["a"].numpy().tolist() == [0, 0, 0]
 
