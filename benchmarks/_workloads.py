@@ -226,6 +226,36 @@ def workload_W2(system, p):
             "ops": ops, "samples": ts, "cpu_samples": cs}
 
 
+# ------------------------------------------------------------------ W5
+def workload_W5(system, p):
+    """Fixed cost of one evaluation: y = x + 1; eval(y) on a Float of 16 elements."""
+    if system in ("numpy", "jax"):
+        raise NotAvailable("evaluation cost does not apply")
+    dr, T = load(system)
+    n, repeats, inner = int(p.get("n", 16)), int(p.get("repeats", 9)), int(p.get("inner", 2000))
+    x = T.Float(np.arange(n, dtype=np.float32))
+    dr.eval(x); sync(dr)
+
+    def step():
+        y = x + 1
+        dr.eval(y)
+        return y
+
+    for _ in range(200):            # warm: the kernel is compiled and cached
+        step()
+    sync(dr)
+    wall, cpu = [], []
+    for _ in range(repeats):
+        c0, t0 = time.thread_time(), perf()
+        for _ in range(inner):
+            step()
+        sync(dr)
+        wall.append((perf() - t0) / inner)
+        cpu.append((time.thread_time() - c0) / inner)
+    return {"wall_us": med(wall) * 1e6, "cpu_us": med(cpu) * 1e6, "cpu_best_us": min(cpu) * 1e6,
+            "checksum": float(to_numpy(step()).sum())}
+
+
 # ------------------------------------------------------------------ W3
 def w3_build(x, c, ops):
     z = x
@@ -585,7 +615,7 @@ def workload_probe(system, p):
 
 
 WORKLOADS = {"probe": workload_probe, "W1": workload_W1, "W2": workload_W2,
-             "W3": workload_W3, "W4": workload_W4, "Fa": workload_Fa, "Fb": workload_Fb,
+             "W3": workload_W3, "W4": workload_W4, "W5": workload_W5, "Fa": workload_Fa, "Fb": workload_Fb,
              "Fc": workload_Fc, "Fd": workload_Fd, "Fe": workload_Fe, "Fg": workload_Fg, "Fh": workload_Fh}
 
 

@@ -1,4 +1,4 @@
-"""Core engine benchmarks W1-W4: frostjit beside its anchors (drjit, numpy).
+"""Core engine benchmarks W1-W5: frostjit beside its anchors (drjit, numpy).
 
     python benchmarks/bench_core.py            # full run (a few minutes)
     python benchmarks/bench_core.py --quick    # smoke run
@@ -22,7 +22,7 @@ import _harness as H  # noqa: E402
 
 JIT = ["frostjit", "drjit"]
 ALL = ["frostjit", "drjit", "numpy"]
-WORKLOADS = ["W1", "W2", "W3", "W4"]
+WORKLOADS = ["W1", "W2", "W3", "W4", "W5"]
 
 W1_DESC = "W1  z = fma(z, y, 0.5)*0.999 + sin(z)*0.001, K times, eval (float32)"
 
@@ -207,6 +207,26 @@ def print_w4(res):
         print("  error:", b)
 
 
+def bench_w5(systems, repeats, threads):
+    return {s: H.run_child(s, "W5", {"n": 16, "repeats": repeats, "threads": threads})
+            for s in systems if s in JIT}
+
+
+def print_w5(res):
+    print("W5  fixed cost of an evaluation: y = x + 1; eval(y) on a Float of 16 elements (trace, schedule, "
+          "cached kernel, allocate, launch), us per call")
+    print("  median over repeats of wall time and of the process's CPU time (the CPU time is steadier on "
+          "a busy machine); best CPU sample too")
+    rows = [[s, H.cell(res.get(s), "wall_us", " us"), H.cell(res.get(s), "cpu_us", " us"),
+             H.cell(res.get(s), "cpu_best_us", " us")] for s in JIT]
+    print(H.table(["system", "wall", "CPU", "CPU best"], rows))
+    fj, dj = (H.val(res.get(s), "cpu_us") for s in JIT)
+    print(f"  target: frostjit <= 6 us (CPU)  {H.check(fj, '<=', 6.0)}   (fj/drjit {H.fmt_ratio(H.ratio(fj, dj))})")
+    for s, r in res.items():
+        if r.get("status") == "error":
+            print(f"  error: {s}: {r.get('reason')}")
+
+
 def parser(prog: str = "bench_core.py") -> argparse.ArgumentParser:
     """The command line (``python -m frostjit bench core`` shows it with ``--help``)."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
@@ -216,7 +236,7 @@ def parser(prog: str = "bench_core.py") -> argparse.ArgumentParser:
     ap.add_argument("--systems", type=H.comma_list(ALL), default=ALL,
                     help=f"comma list from {','.join(ALL)} (default: all)")
     ap.add_argument("--only", type=H.comma_list(WORKLOADS, "workload"), default=WORKLOADS,
-                    help="workloads to run, comma list from W1,W2,W3,W4 (default: all)")
+                    help="workloads to run, comma list from W1,W2,W3,W4,W5 (default: all)")
     ap.add_argument("--repeats", type=H.positive_int, default=None,
                     help="repeats per W1 and W2 measurement, median reported (default 15 and 7; --quick 5 and 3)")
     ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
@@ -255,6 +275,11 @@ def main(argv=None, prog: str = "bench_core.py") -> int:
         r = bench_w4(systems, a.quick, a.threads)
         print_w4(r)
         raw["W4"] = {f"{k}/{s}": v for (k, s), v in r.items()}
+        print()
+    if "W5" in only:
+        r = bench_w5(systems, a.repeats or (3 if a.quick else 9), a.threads)
+        print_w5(r)
+        raw["W5"] = r
         print()
     print(f"total {time.time() - t0:.0f} s")
     H.dump_json(a.json, raw)

@@ -20,11 +20,15 @@ from .functions.math import (
     safe_sqrt, safe_asin, safe_acos, hypot, power, log10, deg2rad, rad2deg,
 )
 from .functions.geometry import cross, squared_norm, norm, normalize
+from .functions.linalg import det, diag, identity, frob, trace, polar_decomp, transform_decompose, transform_compose
+from .functions.quaternion import (real, imag, conj, arg, quat_to_matrix, matrix_to_quat, quat_to_euler,
+                                   euler_to_quat, quat_apply, rotate, slerp)
 from .functions.shape import shape, ravel, unravel, tile, repeat, reverse, meshgrid
 from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress
 from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
-from .functions.cache import flush_kernel_cache, flush_malloc_cache, sync_thread
-from .backend.cache_control import set_kernel_cache_size, kernel_cache_info
+from .backend import set_cpu_backend, cpu_backend
+from .backend.cache_control import (set_kernel_cache_size, kernel_cache_info, flush_kernel_cache, flush_malloc_cache,
+                                    sync_thread)
 from .functions.helpers import (
     zeros_like, ones_like, empty_like, copy, allclose, assert_allclose, assert_true, assert_false, assert_equal,
     mulsign, step, sqr, clamp, inverse, all_nested, any_nested, none_nested, sum_nested, prod_nested, min_nested, max_nested,

@@ -28,6 +28,7 @@ BENCHES = {
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),
     "random": ("bench_random.py", "PCG32 samples and a Monte Carlo estimate of pi beside Dr.Jit and NumPy"),
     "tensor": ("bench_tensor.py", "tensors and textures: texture lookups (forward, backward), sums over an axis"),
+    "types": ("bench_types.py", "array types: a 4x4 matrix transform of points, a complex-multiply chain"),
 }
 
 # benchmarks/ ships with the source checkout, beside the package folder.

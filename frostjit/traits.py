@@ -350,9 +350,10 @@ def tensor_t(arg):
 
 def matrix_t(arg):
     """The square matrix type built from ``arg``'s type (``Array3f`` -> ``Matrix3f``, as
-    ``frostjit.diag`` needs it); ``None`` when there is none."""
+    ``frostjit.diag`` needs it); ``None`` when there is none (complex numbers and quaternions
+    have none either, as in Dr.Jit)."""
     m = _meta("matrix_t", arg)
-    if m is None or m.is_tensor or not m.shape or m.shape[0] == Dynamic:
+    if m is None or m.is_tensor or m.is_complex or m.is_quaternion or not m.shape or m.shape[0] == Dynamic:
         return None
     n, rest = m.shape[0], m.shape[1:]
     if rest and rest[0] != Dynamic:

@@ -3,7 +3,7 @@
 A frozen call runs in an isolation scope, as in Dr.Jit: a backward pass inside
 stops at the variables that existed before the call.  The inputs' AD vertices
 are walked by the freeze layout like containers holding their gradient
-(``Vertex.__fj_traverse__``), so a gradient the function gives an input is a
+(``Vertex.__fj_traverse_attrs__``), so a gradient the function gives an input is a
 write-back that every replay repeats.  After the call (recorded or replayed),
 :func:`after_call` continues the backward pass from inputs that were
 themselves computed from other grad-enabled variables.

@@ -31,6 +31,7 @@ import weakref
 
 from ..array.flat import ArrayBase
 from ..trace import ops
+from ..functions.reduce import sum as _sum
 from ..trace.state import state
 
 
@@ -109,13 +110,9 @@ class Vertex:
         return f"Vertex({self.id}, {self.cls.__name__}, size={self.size}, parents={len(self.parents)})"
 
     # Frozen functions walk a grad-enabled input's vertex like a container holding its
-    # gradient: the gradient before the call is an input, a changed gradient is written back.
-    # (``__fj_traverse_attrs__``: the traversal is exactly these attributes, so generated
-    # binders read ``v.grad`` directly.)
+    # gradient (frostjit.tree's traversal protocol): the gradient before the call is an input,
+    # a changed gradient is written back through __fj_assign__.
     __fj_traverse_attrs__ = ("grad",)
-
-    def __fj_traverse__(self) -> dict:
-        return {"grad": self.grad}
 
     def __fj_assign__(self, values: dict) -> None:
         self.grad = values.get("grad")
@@ -333,7 +330,6 @@ def as_grad(v: Vertex, g):
     n = g._node.size
     if n != v.size:
         if v.size == 1:
-            from ..functions.reduce import sum as _sum
             g = _sum(g)
         else:
             g = broadcast(g, v.size, v)

@@ -192,7 +192,7 @@ class ArrayBase:
         rec = state.recorder
         if rec is not None:
             rec.on_read(node, "__dlpack__()")
-        return node.value.array[: node.size].__dlpack__(*args, **kwargs)
+        return _backend().host_array(node.value, node.size).__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU
@@ -212,7 +212,7 @@ class ArrayBase:
             if node.op == "literal":
                 v = node.value
             else:
-                v = node.value.array[i].item()
+                v = _backend().element(node.value, i)
             return v
         raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)} "
                         "(use frostjit.gather() for array indices)")
@@ -438,7 +438,10 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
                 a = np.array([ops.convert_scalar(vt, v, who) for v in items], dtype=vt.np_dtype)
         else:
             with np.errstate(over="ignore"):     # 1e40 -> Float32 is +inf, as Float32(1e40) is
-                a = np.array(items, dtype=np.float64 if vt.is_float else None).astype(vt.np_dtype)
+                a = np.array(items, dtype=np.float64 if vt.is_float else None)
+                if vt.compute is not None:      # Python floats reach Float16 through float32 (Dr.Jit)
+                    a = a.astype(vt.compute.np_dtype)
+                a = a.astype(vt.np_dtype)
     except (TypeError, ValueError) as e:
         if isinstance(e, ConversionOverflowError) or "NaN" in str(e):
             raise
@@ -522,6 +525,11 @@ def apply(op: str, *operands):
                 # (A width inside a frozen function is compared as it is: the recording guards
                 # the comparisons instead of pinning the exact value.)
                 v = o if hasattr(o, "__symbolic_size__") else int(o)
+                if vt.bits < 32:
+                    # Dr.Jit: an 8-bit array takes only Python ints of its width.
+                    lo, hi = promotion.int_range(vt)
+                    raise ConversionOverflowError(f"frostjit.{op}(): the Python int {o} does not fit "
+                                                  f"{vt.name} (takes {lo}..{hi})")
                 big = Int64 if -2**63 <= v < 2**63 else UInt64
                 if not -2**63 <= v < 2**64:
                     raise OverflowError(f"frostjit.{op}(): Python int {o} does not fit in 64 bits")

@@ -3,9 +3,10 @@
 Every frostjit array class carries ``__meta__``, an :class:`ArrayMeta` naming its element type,
 backend, AD status, kind (plain array, matrix, complex, quaternion, tensor) and static shape.
 The type traits (:mod:`frostjit.traits`), the type registry (:mod:`.registry`), printing and
-the constants read it; nothing else decides what a class is.  A new array family (matrices,
-tensors, the scalar backend) plugs in by giving its classes a ``__meta__`` and registering
-them with :func:`.registry.register_type`.
+the constants read it; nothing else decides what a class is.  An array family (the static,
+nested, dynamic, matrix, complex and quaternion types of :mod:`.families`, tensors; later the
+scalar backend) plugs in by giving its classes a ``__meta__`` and registering them with
+:func:`.registry.register_type`.
 
 Also here: the public enumerations Dr.Jit exposes for types and variables, :class:`VarType`
 and :class:`VarState`, and :data:`Dynamic`.
@@ -26,8 +27,7 @@ class VarType(enum.Enum):
     """Dr.Jit's scalar types, with Dr.Jit 1.5's values (``frostjit.VarType.Float32``).
 
     The members are names, not the engine's element types: ``frostjit.type_v(x)`` returns one.
-    ``Int8``, ``UInt8``, ``Int16``, ``UInt16``, ``Float16`` and ``Pointer`` exist for
-    compatibility; frostjit has no arrays of them yet.
+    ``Int16``, ``UInt16`` and ``Pointer`` exist for compatibility; frostjit has no arrays of them.
     """
 
     Void = 0

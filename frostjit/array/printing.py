@@ -83,6 +83,9 @@ def _format_nested(a: np.ndarray, depth: int, limit: int, suffixes) -> str:
 def lanes_first(x) -> np.ndarray:
     """``x`` as a NumPy array with a JIT array's lanes as the first axis (evaluates ``x``)."""
     a = np.asarray(x)
+    if np.iscomplexobj(a):
+        # A complex array exports one complex entry per lane (Dr.Jit's shape): print its parts.
+        return np.stack([a.real, a.imag], axis=-1)
     meta = meta_of(type(x))
     if meta is not None and meta.is_jit and a.ndim > 1:
         a = np.moveaxis(a, -1, 0)

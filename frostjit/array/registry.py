@@ -51,3 +51,18 @@ def flat_type(backend, vt, ad: bool = False):
 def vector_type(backend, vt, n: int, ad: bool = False):
     """The static vector class with ``n`` components of type ``vt``, or ``None``."""
     return _vector.get((backend, vt, ad and vt.is_float, n))
+
+
+_arrays: dict = {}    # (family, component class, n) -> static/dynamic array class (families.py)
+
+
+def register_array(family: str, elem, n, cls) -> None:
+    """Record ``cls`` as the ``family`` array with ``n`` components of class ``elem``
+    (``n`` None: a dynamic array)."""
+    _arrays[(family, elem, n)] = cls
+
+
+def array_type(elem, n, family: str = "array"):
+    """The array class of ``family`` (``"array"``, ``"matrix"``, ``"complex"``,
+    ``"quaternion"``, ``"dynamic"``) with ``n`` components of class ``elem``, or ``None``."""
+    return _arrays.get((family, elem, n))

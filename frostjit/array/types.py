@@ -3,14 +3,13 @@ from __future__ import annotations
 
 from ..trace import dtypes as dt
 from . import registry
+from .families import make_families
 from .flat import ArrayBase
 from .meta import ArrayMeta, Dynamic
-from .vector import VectorBase
 
-FLAT_NAMES = {dt.Bool: "Bool", dt.Int32: "Int32", dt.UInt32: "UInt32", dt.Int64: "Int64",
-              dt.UInt64: "UInt64", dt.Float32: "Float32", dt.Float64: "Float64"}
-VECTOR_SUFFIX = {dt.Float32: "f", dt.Int32: "i", dt.UInt32: "u", dt.Bool: "b", dt.Float64: "f64",
-                 dt.Int64: "i64", dt.UInt64: "u64"}
+FLAT_NAMES = {dt.Bool: "Bool", dt.Int8: "Int8", dt.UInt8: "UInt8", dt.Int32: "Int32", dt.UInt32: "UInt32",
+              dt.Int64: "Int64", dt.UInt64: "UInt64", dt.Float16: "Float16", dt.Float32: "Float32",
+              dt.Float64: "Float64"}
 
 
 def make_types(backend, module: str, ad: bool) -> dict:
@@ -18,7 +17,8 @@ def make_types(backend, module: str, ad: bool) -> dict:
 
     With ``ad=True`` only the float types are new (AD-capable) classes; integer
     and Bool types are shared with the non-AD module.  Each class declares what it is in
-    ``__meta__`` (:class:`~.meta.ArrayMeta`), which the type traits read.
+    ``__meta__`` (:class:`~.meta.ArrayMeta`), which the type traits read; the static, nested,
+    dynamic, matrix, complex and quaternion families come from one table (:mod:`.families`).
     """
     out = {}
     for vt, name in FLAT_NAMES.items():
@@ -34,17 +34,5 @@ def make_types(backend, module: str, ad: bool) -> dict:
             registry.register_type(cls)
         out[name] = cls
     out["Float"], out["Int"], out["UInt"] = out["Float32"], out["Int32"], out["UInt32"]
-    for vt, suffix in VECTOR_SUFFIX.items():
-        for n in (2, 3, 4):
-            name = f"Array{n}{suffix}"
-            if ad and not vt.is_float:
-                cls = registry.vector_type(backend, vt, n, False)
-            else:
-                meta = ArrayMeta(vt, backend, is_jit=True, is_diff=ad, is_vector=True, shape=(n, Dynamic))
-                cls = type(name, (VectorBase,), {"__slots__": (), "_elem": out[FLAT_NAMES[vt]], "_n": n,
-                                                 "__module__": module, "__meta__": meta,
-                                                 "__doc__": f"Static {n}-vector of {vt.name} arrays."})
-                registry.register_vector(backend, vt, ad, n, cls)
-                registry.register_type(cls)
-            out[name] = cls
+    out.update(make_families(backend, module, ad, {vt: out[name] for vt, name in FLAT_NAMES.items()}))
     return out

@@ -1,63 +1,139 @@
-"""Static vectors (``Array3f``, ``Array2u``, ...): a fixed number of 1-D components.
+"""Static arrays (``Array3f``, ``Array22f``, ``Array0u``, ...): a fixed number of components.
 
-Operations apply component by component; a 1-D array or Python scalar operand
-broadcasts to every component, as in Dr.Jit.
+A static array of size ``n`` holds ``n`` components: 1-D JIT arrays (``Array3f``: three
+``Float``) or, when nested, static arrays themselves (``Array33f``: three ``Array3f``).
+Operations apply component by component; an operand of lower depth (a Python number, a 1-D
+array, a smaller static array) is broadcast to every component, as in Dr.Jit
+(``Array22f + Array2f`` adds the ``Array2f`` to each row).
+
+Matrices, complex numbers and quaternions (``matrix.py``, ``complex.py``, ``quaternion.py``)
+are static arrays whose class gives some operations another meaning (:attr:`VectorBase._ops`:
+``Matrix4f * Matrix4f`` is a matrix product); dynamic arrays (``dynamic.py``) have their
+number of components per instance.  The classes are made from one table (``families.py``).
+
+Components are copied on construction and assignment (a new handle on the same trace node),
+never shared: ``Array3f(f)`` followed by ``v.x += 1`` changes neither ``v.y`` nor ``f``.
+Reading a component (``v.x``, ``v[1]``) returns the component itself, so ``v.x += 1`` updates
+``v``, as in Dr.Jit.
 """
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
 from ..schedule.evaluate import evaluate
+from ..trace.dtypes import promote
 from ..trace.state import state
 from . import registry, variables
 from .flat import ArrayBase, apply, _SCALARS
 from .printing import format_array
 
+# Operations defined outside this module that static arrays call (registered at import by
+# the module that defines them, so this layer does not import it): ``"matmul"``.
+HOOKS: dict = {}
+
 
 class VectorBase:
-    """Base class of static vector types; ``_elem`` is the component class, ``_n`` the size."""
+    """Base class of static arrays; see the module docstring.
+
+    Class attributes (set by ``families.py``):
+
+    ``_elem``
+        The component class (a 1-D array class, or a static array class when nested).
+    ``_n``
+        The number of components (``None`` for dynamic arrays).
+    ``_leaf``
+        The 1-D array class at the bottom of the nesting (``Float`` for ``Array33f``).
+    ``_family``
+        ``"array"``, ``"matrix"``, ``"complex"``, ``"quaternion"`` or ``"dynamic"``.
+    ``_ops``
+        ``{op name: implementation}``: operations the family defines differently from the
+        component-wise default (``"mul"`` of a matrix, ``"exp"`` of a complex number).
+    ``Depth``
+        Nesting depth counting the 1-D level (``Array3f``: 2, ``Array33f``: 3), as Dr.Jit's
+        ``depth_v``.
+    """
 
     __slots__ = ("_c",)
     _elem = None
     _n = 0
+    _leaf = None
+    _family = "array"
+    _ops: dict = {}
+    _swizzle = True       # .x .xy .zyx ... (not on matrices, complex numbers, dynamic arrays)
     IsJIT = True
     IsVector = True
     IsTensor = False
+    IsMatrix = False
+    IsComplex = False
+    IsQuaternion = False
+    IsDynamic = False
     Depth = 2
 
+    # -- construction ----------------------------------------------------
     def __init__(self, *args):
-        n, elem = self._n, self._elem
-        if len(args) == 0:
-            self._c = [elem() for _ in range(n)]
-        elif len(args) == n and n > 1:
-            self._c = [_component(elem, a) for a in args]
-        elif len(args) == 1:
-            v = args[0]
-            if isinstance(v, VectorBase):
-                if v._n != n:
-                    raise TypeError(f"{type(self).__name__}(): cannot convert {type(v).__name__} ({v._n} components)")
-                self._c = [_component(elem, c) for c in v._c]
-            elif isinstance(v, ArrayBase) or isinstance(v, _SCALARS):
-                c = _component(elem, v)
-                self._c = [c] + [_component(elem, v) for _ in range(n - 1)]
-            elif isinstance(v, np.ndarray):
-                if v.ndim == 1 and v.shape[0] == n:
-                    self._c = [_component(elem, x) for x in v]
-                elif v.ndim == 2 and v.shape[0] == n:
-                    self._c = [_component(elem, v[k]) for k in range(n)]
-                else:
-                    raise ValueError(f"{type(self).__name__}(): expected a NumPy array of shape ({n}, N), got {v.shape}")
-            elif isinstance(v, (list, tuple)) and len(v) == n:
-                self._c = [_component(elem, x) for x in v]
-            else:
-                raise TypeError(f"{type(self).__name__}(): cannot construct from {type(v).__name__}")
-        else:
-            raise TypeError(f"{type(self).__name__}() takes 0, 1 or {n} arguments ({len(args)} given)")
+        self._c = self._components(args)
 
     @classmethod
-    def _apply(cls, op: str, *operands):
-        """``apply(op, *operands)`` when an operand is a static vector (called by the 1-D door)."""
-        return apply_vector(op, *operands)
+    def _components(cls, args) -> list:
+        """The components of ``cls(*args)`` (Dr.Jit's construction forms)."""
+        n, elem = cls._n, cls._elem
+        if not args:
+            return [elem() for _ in range(n)]
+        if n == 0 and (len(args) > 1 or not hasattr(args[0], "__len__") or len(args[0]) != 0):
+            raise TypeError(f"{cls.__name__}(): a static array of 0 components takes no value, got "
+                            f"{', '.join(type(a).__name__ for a in args)}")
+        if len(args) == 1:
+            return cls._from_one(args[0])
+        if len(args) == n:
+            return [_component(elem, a) for a in args]
+        raise TypeError(f"{cls.__name__}(): expected 0, 1 or {n} arguments, got {len(args)}")
+
+    @classmethod
+    def _from_one(cls, v) -> list:
+        """The components of ``cls(v)`` for one argument ``v``."""
+        n, elem = cls._n, cls._elem
+        if isinstance(v, VectorBase):
+            if v.Depth == cls.Depth:
+                if len(v) != n:
+                    raise TypeError(f"{cls.__name__}(): cannot convert a {type(v).__name__} of {len(v)} components "
+                                    f"(expected {n})")
+                return [_component(elem, c) for c in v._c]
+            if v.Depth < cls.Depth:
+                return [_component(elem, v) for _ in range(n)]
+            raise TypeError(f"{cls.__name__}(): cannot convert a {type(v).__name__} (nested {v.Depth} deep, "
+                            f"{cls.__name__} {cls.Depth})")
+        if isinstance(v, (ArrayBase,) + _SCALARS) or hasattr(v, "__symbolic_size__"):
+            return cls._broadcast(v)
+        if isinstance(v, np.ndarray):
+            return cls._from_numpy(v)
+        if hasattr(v, "__dlpack__") and not isinstance(v, (list, tuple)):
+            return cls._from_numpy(np.from_dlpack(v))
+        if isinstance(v, (list, tuple, range)):
+            if len(v) != n:
+                raise TypeError(f"{cls.__name__}(): expected a sequence of {n} entries, got {len(v)}")
+            return [_component(elem, x) for x in v]
+        if hasattr(v, "__array__"):
+            return cls._from_numpy(np.asarray(v))
+        raise TypeError(f"{cls.__name__}(): cannot construct from an object of type {type(v).__name__}")
+
+    @classmethod
+    def _broadcast(cls, v) -> list:
+        """``cls(v)`` for a number or 1-D array ``v``: every component (and every entry of a
+        nested one) is ``v`` (matrices put it on the diagonal, complex numbers in the real part)."""
+        return [_component(cls._elem, v) for _ in range(cls._n)]
+
+    @classmethod
+    def _from_numpy(cls, a: np.ndarray) -> list:
+        """Components from a NumPy array of shape ``(n, ...)``: entry ``k`` makes component ``k``."""
+        n, elem = cls._n, cls._elem
+        if a.ndim == 0:
+            return cls._broadcast(a.item())
+        if a.shape[0] != n:
+            raise ValueError(f"{cls.__name__}(): expected a NumPy array of shape ({n}, ...), got {a.shape}")
+        return [_component(elem, a[k] if a.ndim > 1 or issubclass(elem, VectorBase) else a[k].item())
+                for k in range(n)]
 
     @classmethod
     def _from_components(cls, comps):
@@ -65,43 +141,54 @@ class VectorBase:
         out._c = list(comps)
         return out
 
+    @classmethod
+    def _apply(cls, op: str, *operands):
+        """``apply(op, *operands)`` when an operand is a static array (called by the 1-D door)."""
+        return apply_vector(op, *operands)
+
     # -- components ------------------------------------------------------
     def __len__(self) -> int:
-        return self._n
+        return len(self._c)
 
     def __getitem__(self, k):
-        return self._c[k]
+        if isinstance(k, slice):
+            comps = self._c[k]
+            cls = _array_class(type(self), type(self)._elem, len(comps), "array")
+            return cls._from_components([_copy(c) for c in comps])
+        try:
+            return self._c[k]
+        except IndexError:
+            raise IndexError(f"{type(self).__name__}[{k}]: index out of range for {len(self._c)} components") from None
+        except TypeError:
+            raise TypeError(f"{type(self).__name__} indices must be integers or slices, not {type(k).__name__}") \
+                from None
 
     def __setitem__(self, k, v):
+        if isinstance(k, slice):
+            idx = range(len(self._c))[k]
+            values = v._c if isinstance(v, VectorBase) and v.Depth == self.Depth else [v] * len(idx)
+            if len(values) != len(idx):
+                raise ValueError(f"{type(self).__name__}[{k}] = ...: {len(values)} values for {len(idx)} components")
+            for i, x in zip(idx, values):
+                self._c[i] = _component(self._elem, x)
+            return
+        if not -len(self._c) <= k < len(self._c):
+            raise IndexError(f"{type(self).__name__}[{k}] = ...: index out of range for {len(self._c)} components")
         self._c[k] = _component(self._elem, v)
 
     def __iter__(self):
         return iter(self._c)
 
-    def _get(k):
-        def getter(self):
-            if k >= self._n:
-                raise AttributeError(f"{type(self).__name__} has no component {'xyzw'[k]}")
-            return self._c[k]
-
-        def setter(self, v):
-            if k >= self._n:
-                raise AttributeError(f"{type(self).__name__} has no component {'xyzw'[k]}")
-            self._c[k] = _component(self._elem, v)
-        return property(getter, setter)
-
-    x, y, z, w = _get(0), _get(1), _get(2), _get(3)
-    del _get
-
     @property
     def Type(self):
-        return self._elem._vt
+        """The element type (:class:`~frostjit.trace.dtypes.VarType`) of the leaves."""
+        return self._leaf._vt
 
     # Dr.Jit's view of the variables: a static vector is not one variable but several.
     @property
     def state(self):
-        """The components' common :class:`frostjit.VarState`, ``Mixed`` when they differ."""
-        return variables.combined_state(variables.state_of(c._node) for c in self._c)
+        """The leaves' common :class:`frostjit.VarState`, ``Mixed`` when they differ."""
+        return variables.combined_state(variables.state_of(c._node) for c in _leaves(self))
 
     @property
     def index(self) -> int:
@@ -118,17 +205,12 @@ class VectorBase:
         """``"p"`` if the components are labelled ``p_0``, ``p_1``, ... (else ``None``)."""
         names = [c.label for c in self._c]
         p = names[0][:-2] if names and names[0] and names[0].endswith("_0") else None
-        return p if p is not None and names == [f"{p}_{k}" for k in range(self._n)] else None
+        return p if p is not None and names == [f"{p}_{k}" for k in range(len(self._c))] else None
 
     @label.setter
     def label(self, value: str) -> None:
         for k, c in enumerate(self._c):       # Dr.Jit: the components get "<label>_<index>"
             c.label = f"{value}_{k}" if isinstance(value, str) else value
-
-    @property
-    def ndim(self) -> int:
-        """2: the components and the lanes."""
-        return 2
 
     @property
     def grad(self):
@@ -140,36 +222,30 @@ class VectorBase:
         state.ad_hook.set_grad(self, value)
 
     @property
-    def label(self) -> str | None:
-        """``"p"`` if the components are labelled ``p_0``, ``p_1``, ... (else ``None``)."""
-        names = [c.label for c in self._c]
-        p = names[0][:-2] if names and names[0] and names[0].endswith("_0") else None
-        return p if p is not None and names == [f"{p}_{k}" for k in range(self._n)] else None
-
-    @label.setter
-    def label(self, value: str) -> None:
-        for k, c in enumerate(self._c):       # Dr.Jit: the components get "<label>_<index>"
-            c.label = f"{value}_{k}" if isinstance(value, str) else value
+    def shape(self) -> tuple:
+        """``(n, ..., width)``: the static sizes, then the width (size-1 leaves broadcast;
+        other unequal widths raise ``ValueError``: the array is ragged)."""
+        return (len(self._c),) + _inner_shape(self)
 
     @property
-    def shape(self) -> tuple:
-        """``(n, width)``; size-1 components broadcast, other unequal sizes raise ``ValueError``."""
-        sizes = {len(c) for c in self._c}
-        wide = sizes - {1}
-        if len(wide) > 1:
-            raise ValueError(f"{type(self).__name__}.shape: the components have incompatible sizes "
-                             f"({', '.join(str(len(c)) for c in self._c)}): the array is ragged")
-        return (self._n, wide.pop() if wide else max(sizes, default=0))
+    def ndim(self) -> int:
+        """The number of dimensions: the static ones and the lanes (``Array3f``: 2, ``Array33f``: 3)."""
+        return self.Depth
 
     def numpy(self) -> np.ndarray:
-        """Evaluate and return a NumPy array of shape ``(n, width)``."""
-        evaluate([c._node for c in self._c])
-        sizes = {len(c) for c in self._c} - {1}
-        if len(sizes) > 1:
-            raise ValueError(f"{type(self).__name__}.numpy(): the components have incompatible sizes "
-                             f"({', '.join(str(len(c)) for c in self._c)})")
-        width = sizes.pop() if sizes else 1     # size-1 components broadcast (also to 0)
-        return np.stack([np.broadcast_to(c.numpy(), (width,)) for c in self._c])
+        """Evaluate and return a NumPy array of shape :attr:`shape` (complex numbers: one
+        complex entry per lane, as Dr.Jit)."""
+        return self._static_numpy()
+
+    def _static_numpy(self) -> np.ndarray:
+        """The contents as a real NumPy array of shape :attr:`shape`."""
+        leaves = list(_leaves(self))
+        evaluate([c._node for c in leaves])
+        shape = self.shape
+        out = np.empty(shape, dtype=self._leaf._vt.np_dtype)
+        for index, leaf in zip(np.ndindex(*shape[:-1]), leaves):
+            out[index] = np.broadcast_to(leaf.numpy(), shape[-1:])
+        return out
 
     def __array__(self, dtype=None, copy=None):
         # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
@@ -180,14 +256,17 @@ class VectorBase:
         return a if dtype is None else a.astype(dtype, copy=False)
 
     def __dlpack__(self, *args, **kwargs):
-        """DLPack export of the ``(n, width)`` array (a copy: components live in separate buffers)."""
+        """DLPack export of the :attr:`shape` array (a copy: components live in separate buffers)."""
         return self.numpy().__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU
 
     def __repr__(self) -> str:
-        return format_array(self)
+        try:
+            return format_array(self)
+        except ValueError:
+            return "[ragged array]"
 
     __str__ = __repr__
 
@@ -229,39 +308,204 @@ class VectorBase:
     def __pos__(self): return self
     def __invert__(self): return apply_vector("not", self)
     def __abs__(self): return apply_vector("abs", self)
+    def __matmul__(self, o): return HOOKS["matmul"](self, o)
+    def __rmatmul__(self, o): return HOOKS["matmul"](o, self)
 
     def _inplace(self, op, o):
+        # The result's class may differ (Array3i += 1.5 stays an Array3i: converted back).
         r = apply_vector(op, self, o)
-        self._c = [_component(self._elem, c) for c in r._c]
+        self._c = r._c if type(r) is type(self) else type(self)._components((r,))
         return self
 
     def __iadd__(self, o): return self._inplace("add", o)
     def __isub__(self, o): return self._inplace("sub", o)
     def __imul__(self, o): return self._inplace("mul", o)
     def __itruediv__(self, o): return self._inplace("truediv", o)
+    def __ifloordiv__(self, o): return self._inplace("floordiv", o)
+    def __imod__(self, o): return self._inplace("mod", o)
+    def __ipow__(self, o): return self._inplace("pow", o)
+    def __iand__(self, o): return self._inplace("and", o)
+    def __ior__(self, o): return self._inplace("or", o)
+    def __ixor__(self, o): return self._inplace("xor", o)
+    def __ilshift__(self, o): return self._inplace("shl", o)
+    def __irshift__(self, o): return self._inplace("shr", o)
 
     __hash__ = object.__hash__
 
 
+# -- swizzles: .x .y .z .w and every combination of up to four of them (.xy, .zyx, .xxxx) ------
+
+def _swizzle_property(name: str):
+    idx = ["xyzw".index(ch) for ch in name]
+
+    def check(self):
+        if not type(self)._swizzle or max(idx) >= len(self._c):
+            raise AttributeError(f"{type(self).__name__} has no component '{name}'")
+
+    if len(idx) == 1:
+        k = idx[0]
+
+        def getter(self):
+            check(self)
+            return self._c[k]
+
+        def setter(self, v):
+            check(self)
+            self._c[k] = _component(self._elem, v)
+    else:
+        def getter(self):
+            check(self)
+            cls = _array_class(type(self), type(self)._elem, len(idx), "array")
+            return cls._from_components([_copy(self._c[k]) for k in idx])
+
+        def setter(self, v):
+            check(self)
+            values = v._c if isinstance(v, VectorBase) and v.Depth == self.Depth else [v] * len(idx)
+            if len(values) != len(idx):
+                raise ValueError(f"{type(self).__name__}.{name} = ...: expected {len(idx)} components, "
+                                 f"got {len(values)}")
+            for k, x in zip(idx, values):
+                self._c[k] = _component(self._elem, x)
+    return property(getter, setter, doc=f"Components {', '.join(name)} (a swizzle).")
+
+
+for _length in range(1, 5):
+    for _name in itertools.product("xyzw", repeat=_length):
+        setattr(VectorBase, "".join(_name), _swizzle_property("".join(_name)))
+del _length, _name
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+def _copy(c):
+    """A new handle on component ``c`` (same node and AD vertex; a static array: deeply)."""
+    if isinstance(c, ArrayBase):
+        out = type(c).__new__(type(c))
+        out._node = c._node
+        out._ad = c._ad
+        return out
+    return type(c)._from_components([_copy(x) for x in c._c])
+
+
 def _component(elem, v):
-    if isinstance(v, elem) and type(v) is elem:
-        return v
+    """``v`` as a component of class ``elem``: converted, or a copy of its handle."""
+    if type(v) is elem:
+        return _copy(v)
     return elem(v)
 
 
+def _leaves(v):
+    """The 1-D arrays of static array ``v``, outermost component first."""
+    for c in v._c:
+        if isinstance(c, ArrayBase):
+            yield c
+        else:
+            yield from _leaves(c)
+
+
+def _inner_shape(v) -> tuple:
+    """The shape of ``v``'s components (equal for all of them up to width-1 broadcasting)."""
+    shapes = [(len(c),) if isinstance(c, ArrayBase) else c.shape for c in v._c]
+    if not shapes:
+        return (0,) * (v.Depth - 1)
+    static = {s[:-1] for s in shapes}
+    widths = {s[-1] for s in shapes} - {1}
+    if len(static) > 1 or len(widths) > 1:
+        shown = ", ".join(str(s[0]) if len(s) == 1 else str(s) for s in shapes)
+        raise ValueError(f"{type(v).__name__}.shape: the components have incompatible sizes ({shown}): "
+                         "the array is ragged")
+    width = widths.pop() if widths else 1
+    return static.pop() + (width,)
+
+
+def _array_class(like: type, elem: type, n, family: str):
+    """The static array class with ``n`` components of class ``elem`` in ``family``
+    (``"array"`` when ``family`` has no such class; a result nobody declared raises)."""
+    cls = registry.array_type(elem, n, family)
+    if cls is None and family != "array":
+        cls = registry.array_type(elem, n, "array")
+    if cls is None:
+        cls = registry.array_type(elem, None, "dynamic")
+    if cls is None:
+        raise TypeError(f"frostjit: no static array type with {n} components of type {elem.__name__} "
+                        f"(from {like.__name__})")
+    return cls
+
+
 def apply_vector(op: str, *operands):
-    """Apply ``op`` component-wise; static sizes must agree."""
-    n = None
+    """Apply the lane-wise op ``op`` to operands of which at least one is a static array.
+
+    The class of the first special operand (a matrix, complex number, quaternion) may define
+    ``op`` differently (:attr:`VectorBase._ops`); otherwise the op applies component by
+    component, operands of lower depth broadcasting to every component.
+    """
+    depth = 0
     for o in operands:
         if isinstance(o, VectorBase):
-            if n is None:
-                n = o._n
-            elif o._n != n:
-                raise TypeError(f"frostjit.{op}(): incompatible static sizes {n} and {o._n} "
-                                f"({', '.join(type(x).__name__ for x in operands)})")
-    comps = [apply(op, *[o._c[k] if isinstance(o, VectorBase) else o for o in operands]) for k in range(n)]
-    first = comps[0]
-    cls = registry.vector_type(first._backend, first._vt, n, first._is_ad)
-    if cls is None:
-        raise TypeError(f"frostjit.{op}(): no static vector type with {n} components of {first._vt.name}")
+            if o._ops:
+                impl = o._ops.get(op)
+                if impl is not None:
+                    return impl(*operands)
+            if o.Depth > depth:
+                depth = o.Depth
+    return componentwise(op, operands, depth)
+
+
+def componentwise(op: str, operands, depth: int | None = None):
+    """``op`` applied component by component to the operands of the greatest depth (the
+    others broadcast); the result keeps the family of the first of them (a matrix stays a
+    matrix) unless it is a mask (comparisons of matrices give ``Array22b``, as in Dr.Jit)."""
+    if depth is None:
+        depth = max(o.Depth for o in operands if isinstance(o, VectorBase))
+    first = None
+    n = 0
+    columns = []            # per operand: its components, or None (broadcast whole)
+    for o in operands:
+        if isinstance(o, VectorBase) and o.Depth == depth:
+            c = o._c
+            if first is None:
+                first, n = o, len(c)
+            elif len(c) != n:
+                # (a static size is part of the type; a dynamic array's is a value)
+                err = ValueError if first._n is None and o._n is None else TypeError
+                raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(c)} "
+                          f"({', '.join(type(x).__name__ for x in operands)})")
+            columns.append(c)
+        else:
+            columns.append(None)
+    if len(operands) == 2:
+        (a, b), (ca, cb) = operands, columns
+        comps = [apply(op, ca[k] if ca is not None else a, cb[k] if cb is not None else b) for k in range(n)]
+    else:
+        comps = [apply(op, *[c[k] if c is not None else o for o, c in zip(operands, columns)]) for k in range(n)]
+    like = type(first)
+    if not comps or type(comps[0]) is like._elem:
+        return like._from_components(comps)
+    elem = type(comps[0])
+    family = like._family
+    if family in _SPECIAL and comps[0].Type.is_bool:
+        family = "array"        # comparisons of matrices, complex numbers: plain masks (Dr.Jit)
+    cls = registry.array_type(elem, None if family == "dynamic" else n, family) or \
+        _array_class(like, elem, n, family)
     return cls._from_components(comps)
+
+
+_SPECIAL = ("matrix", "complex", "quaternion")
+
+
+def from_parts(like: type, parts) -> VectorBase:
+    """A static array of ``like``'s family and size with components ``parts`` (1-D arrays or
+    Python numbers), of the element type their promotion gives (``Complex2f`` parts times a
+    ``Float64`` make a ``Complex2f64``).  What complex numbers and quaternions build results with."""
+    elem = like._elem
+    vt, ad = elem._vt, elem._is_ad
+    for p in parts:
+        if isinstance(p, ArrayBase) and type(p) is not elem:
+            vt, ad = promote(vt, p._vt), ad or p._is_ad
+    if vt is not elem._vt or ad != elem._is_ad:
+        elem = registry.flat_type(elem._backend, vt, ad)
+    cls = like if elem is like._elem else registry.array_type(elem, like._n, like._family)
+    if cls is None:
+        raise TypeError(f"frostjit: no {like._family} type of {elem.__name__} (from {like.__name__})")
+    return cls._from_components([_component(elem, p) for p in parts])     # (copies: no aliasing)
+

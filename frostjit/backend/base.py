@@ -1,9 +1,11 @@
 """The backend boundary.
 
-The trace and the scheduler talk to a backend only through this interface, so
-a CUDA backend can sit beside the LLVM one.  A *buffer* is whatever object the
-backend uses for device memory; the trace stores it in data nodes and never
-looks inside.
+The trace, the scheduler and frozen functions talk to a backend only through this
+interface, so the NumPy reference backend (``backend/reference/``) sits beside the LLVM
+one and a CUDA backend can join them.  A *buffer* is whatever object the backend uses for
+memory; the layers above store it in data nodes and never look inside.  A *kernel* is what
+:meth:`Backend.compile` returns; the layers above read only the attributes listed in
+:class:`Kernel`.
 """
 from __future__ import annotations
 
@@ -12,13 +14,41 @@ import abc
 import numpy as np
 
 from ..trace.dtypes import VarType
+from .kernel import KernelSpec
+
+
+class Kernel(abc.ABC):
+    """What every backend's compiled kernel offers to the layers above (the kernel history,
+    the logs, frozen functions' replay code).
+
+    Attributes
+    ----------
+    hash : str
+        A hex digest identifying the kernel's code.
+    ir : str
+        The kernel's code as text (``fj.kernel_history()``'s ``ir``; LLVM IR for the LLVM
+        backend, a listing of the spec for the reference backend).
+    n_instrs : int
+        The number of instructions of its spec.
+    codegen_time, compile_time : float
+        Seconds spent generating and compiling (or loading) it.
+    """
+
+    __slots__ = ()
+    hash: str
+    ir: str
+    n_instrs: int
+    codegen_time: float
+    compile_time: float
 
 
 class Backend(abc.ABC):
     """Abstract compute backend (see module docstring)."""
 
+    #: The backend's name ("LLVM", "reference"), as ``fj.kernel_history()`` reports it.
     name: str
 
+    # -- memory --------------------------------------------------------------------------
     @abc.abstractmethod
     def alloc(self, vt: VarType, size: int):
         """A new uninitialized buffer of ``size`` elements of type ``vt``."""
@@ -43,16 +73,70 @@ class Backend(abc.ABC):
         """Run launches on ``n`` threads (the calling thread included; ``n >= 1``)."""
 
     @abc.abstractmethod
-    def compile(self, spec):
-        """Return ``(kernel, status)`` for a kernel spec (status: "memory", "disk" or "compiled")."""
+    def element(self, buffer, index: int):
+        """Element ``index`` of ``buffer`` as a Python scalar (``x[i]``)."""
 
     @abc.abstractmethod
-    def launch(self, kernel, size: int, spec, buffers: list) -> None:
-        """Run ``kernel`` over ``size`` lanes with ``buffers`` bound to the spec's parameters."""
+    def host_array(self, buffer, size: int) -> np.ndarray:
+        """A NumPy array sharing the first ``size`` elements of ``buffer`` (no copy: DLPack export).
 
+        A backend whose memory is not host memory raises ``TypeError``.
+        """
+
+    @abc.abstractmethod
+    def copy(self, vt: VarType, buffer, size: int):
+        """A new buffer with the same contents."""
+
+    def flush_memory_cache(self) -> None:
+        """Return memory kept for reuse (freed buffers) to the system (``fj.flush_malloc_cache``)."""
+
+    # -- kernels -------------------------------------------------------------------------
+    @abc.abstractmethod
+    def compile(self, spec: KernelSpec):
+        """Return ``(kernel, status)`` for a kernel spec (status: "memory", "disk" or "compiled").
+
+        The kernel has the attributes of :class:`Kernel`.
+        """
+
+    @abc.abstractmethod
+    def launch(self, kernel, size: int, spec: KernelSpec, buffers: list) -> None:
+        """Run ``kernel`` over ``size`` lanes with ``buffers`` bound to the spec's parameters.
+
+        OUT buffers hold at least ``size`` elements; a gather source's or scatter target's
+        element count is its buffer's length.
+        """
+
+    def launch_new_output(self, kernel, size: int, spec: KernelSpec, inputs: list, vt: VarType):
+        """Launch a kernel whose last parameter is its only output, into a new buffer of
+        ``size`` elements of ``vt``; return that buffer (``inputs`` are the other parameters').
+
+        The scheduler's path for a single operation (``schedule/single_op.py``); a backend may
+        do it in one step.
+        """
+        out = self.alloc(vt, size)
+        if size > 0:
+            self.launch(kernel, size, spec, inputs + [out])
+        return out
+
+    def flush_kernel_cache(self) -> None:
+        """Forget every compiled kernel held in memory (``fj.flush_kernel_cache``)."""
+
+    def set_kernel_cache_size(self, size: int) -> int:
+        """Bound the in-memory kernel cache to ``size`` kernels; return the previous bound."""
+        raise NotImplementedError(f"the {self.name} backend has no bounded kernel cache")
+
+    def kernel_cache_info(self) -> dict:
+        """Counts of the in-memory kernel cache: ``capacity``, ``cached``, ``live``, ``evictions``."""
+        raise NotImplementedError(f"the {self.name} backend has no kernel cache")
+
+    # -- memory-level operations ---------------------------------------------------------
     @abc.abstractmethod
     def reduce(self, op: str, vt: VarType, buffer, size: int):
-        """Reduce a buffer with ``op`` in {"add", "mul", "min", "max", "and", "or"}; a size-1 buffer."""
+        """Reduce a buffer with ``op`` in {"add", "mul", "min", "max", "and", "or"}; a size-1 buffer.
+
+        ``min``/``max`` ignore NaN; an empty (or, for min/max, all-NaN) input gives the
+        operation's identity.
+        """
 
     @abc.abstractmethod
     def prefix_sum(self, vt: VarType, buffer, size: int, exclusive: bool):
@@ -62,14 +146,8 @@ class Backend(abc.ABC):
     def compress(self, buffer, size: int):
         """Indices (UInt32 buffer) of the true entries of a Bool buffer, and their count."""
 
+    # -- frozen functions ----------------------------------------------------------------
     @abc.abstractmethod
-    def copy(self, vt: VarType, buffer, size: int):
-        """A new buffer with the same contents."""
-
-    def set_kernel_cache_size(self, size: int) -> int:
-        """Bound the in-memory kernel cache to ``size`` kernels; return the previous bound."""
-        raise NotImplementedError(f"the {self.name} backend has no bounded kernel cache")
-
-    def kernel_cache_info(self) -> dict:
-        """Counts of the in-memory kernel cache: ``capacity``, ``cached``, ``live``, ``evictions``."""
-        raise NotImplementedError(f"the {self.name} backend has no kernel cache")
+    def replay_emitter(self, code):
+        """A :class:`~frostjit.backend.replay.ReplayEmitter` that writes this backend's part of a
+        frozen function's replay into ``code`` (a :class:`~frostjit.backend.replay.ReplayCode`)."""

@@ -20,7 +20,7 @@ from ._autoreload import activate_autoreload, deactivate_autoreload
 from ._dispatch_cache import DispatchCache
 from ._dispatcher import Dispatcher, clear_all_cache
 from ._errors import AmbiguousLookupError, MethodRedefinitionWarning, NotFoundLookupError
-from ._function import Function
+from ._function import Function, is_dispatched
 from ._jax import jit
 from ._method_table import MethodList
 from ._observers import observe_calls, on_register
@@ -47,6 +47,7 @@ __all__ = [
     "dispatch",
     "Dispatcher",
     "Function",
+    "is_dispatched",
     "Method",
     "MethodList",
     "Signature",

@@ -22,7 +22,7 @@ import inspect
 import sys
 import threading
 import weakref
-from types import FunctionType
+from types import FunctionType, MethodType
 from typing import Any, Callable
 
 from . import _call_path, _errors, _jax, _observers
@@ -463,6 +463,25 @@ class FunctionState:
         n, p = len(self.table.active), len(self.table.pending)
         return (f"<multiple-dispatch function {self.display} (with {n} registered and {p} "
                 f"pending method(s))>")
+
+
+def is_dispatched(obj: Any) -> bool:
+    """Whether ``obj`` is a dispatched function (what ``@dispatch`` or :class:`Function` returns)
+    or a method bound from one.
+
+    Reads no attribute through the object's own code (no ``__getattr__``, no descriptors), so
+    it is safe on any object, e.g. while observing what a traced program reads.
+
+    Examples
+    --------
+    >>> @dispatch
+    ... def f(x: int): return x
+    >>> is_dispatched(f), is_dispatched(print)
+    (True, False)
+    """
+    if type(obj) is MethodType:
+        obj = obj.__func__
+    return type(obj) is FunctionType and "_dispatch_state" in obj.__dict__
 
 
 class _FunctionType(type):

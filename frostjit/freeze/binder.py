@@ -22,7 +22,8 @@ import operator
 
 from ..trace.state import state
 from ..ad.frozen import scope_token, scopes as ad_scopes
-from .layout import Walker, _HANDLERS, _classify, _slot_names, field_names, value_token, keys_token
+from ..tree.kinds import slot_names
+from .layout import Walker, _HANDLERS, handler_of, node_of, value_token, keys_token
 from .values import Ident, value_key, needs_key
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
@@ -129,7 +130,7 @@ class _Gen:
         t = type(o)
         h = _HANDLERS.get(t)
         if h is None:
-            h = _HANDLERS[t] = _classify(t)
+            h = handler_of(t)
         if h is Walker.array:
             self.array(o, var)
         elif h is Walker.seq:
@@ -143,9 +144,9 @@ class _Gen:
                 self.fail_if(f"len({c}) != {len(o._c)}")
                 for v, x in zip(self.unpack(c, len(o._c)), o._c):
                     self.emit(x, v)
-        elif h is Walker.struct or h is Walker.dataclass or h is Walker.parts:
+        elif h is Walker.fields:
             if self.container(o, var):
-                self.fields(o, var, field_names(o))
+                self.fields(o, var, node_of(t).fields)
         elif h is Walker.custom:
             self.custom(o, var)
         elif h is Walker.obj:
@@ -236,7 +237,7 @@ class _Gen:
 
     def vectorizable(self, o) -> bool:
         t = type(o[0])
-        if (_HANDLERS.get(t) or _classify(t)) is not Walker.array:
+        if handler_of(t) is not Walker.array:
             return False
         sizes = set()
         seen = set()
@@ -298,18 +299,14 @@ class _Gen:
             self.emit(x, v)
 
     def custom(self, o, var) -> None:
-        attrs = getattr(type(o), "__fj_traverse_attrs__", None)
-        if attrs is not None:       # __fj_traverse__ returns exactly these attributes
-            if self.container(o, var):
-                self.fields(o, var, attrs)
-            return
-        st = o.__fj_traverse__()
+        # a protocol object without __fj_traverse_attrs__ (with them it is a "fields" node)
+        keys, values = node_of(type(o)).children(o)
         if not self.container(o, var):
             return
         d = self.var("d")
         self.line(f"{d} = {var}.__fj_traverse__()")
-        self.fail_if(self.keys_differ(f"tuple({d})", tuple(st)))
-        for v, x in zip(self.unpack(f"{d}.values()", len(st)), st.values()):
+        self.fail_if(self.keys_differ(f"tuple({d})", keys))
+        for v, x in zip(self.unpack(f"{d}.values()", len(keys)), values):
             self.emit(x, v)
 
     def obj(self, o, var) -> None:
@@ -333,7 +330,7 @@ class _Gen:
                     self.emit(x, v)
             else:
                 self.fail_if(dv)
-        for n in _slot_names(type(o)):
+        for n in slot_names(type(o)):
             if d is not None and n in d:        # pragma: no cover - a slot shadowed by the dict
                 raise Unsupported("slot and __dict__ entry with one name")
             if hasattr(o, n):

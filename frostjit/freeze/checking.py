@@ -25,8 +25,9 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
-from .layout import entries, kind_of, set_entry, del_entry, _slot_names
-from .outputs import set_items
+from ..tree.kinds import slot_names
+from . import layout
+from .layout import entries, set_entry, del_entry
 from .values import value_key
 
 
@@ -58,10 +59,10 @@ def restore(flat, state) -> None:
         now = entries(c)
         if len(now) == len(before) and all(k1 == k2 and v1 is v2 for (k1, v1), (k2, v2) in zip(now, before)):
             continue
-        kind = kind_of(c)
-        if kind == "seq":
-            set_items(c, [v for _, v in before])
-        elif kind == "custom":
+        mode = layout.write_mode(c)
+        if mode is layout.ITEMS:
+            layout.assign_items(c, [v for _, v in before])
+        elif mode is layout.PROTOCOL_ASSIGN:
             c.__fj_assign__(dict(before))
         else:
             keys = {k for k, _ in before}
@@ -104,13 +105,13 @@ def _array_difference(a, b) -> str | None:
 def first_difference(r, p, path: str, _seen=None) -> str | None:
     """``path: what differs`` between a replay's value ``r`` and the plain call's ``p``, or None."""
     if _seen is None:
-        _seen = set()
+        _seen = {}
     if r is p:
         return None
     key = (id(r), id(p))
     if key in _seen:
         return None
-    _seen.add(key)
+    _seen[key] = (r, p)         # held: a pair compared once keeps its ids while the walk runs
     if type(r) is not type(p):
         return f"{path}: type {type(r).__name__} (replay) != {type(p).__name__} (plain call)"
     if isinstance(r, ArrayBase):
@@ -159,7 +160,7 @@ _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, frozens
 def _state_difference(r, p, path, _seen, otherwise=None) -> str | None:
     """Compare two objects by their instance state (``__dict__`` and slots)."""
     dr, dp = getattr(r, "__dict__", None), getattr(p, "__dict__", None)
-    slots = [n for n in _slot_names(type(r)) if hasattr(r, n) or hasattr(p, n)]
+    slots = [n for n in slot_names(type(r)) if hasattr(r, n) or hasattr(p, n)]
     if not isinstance(dr, dict) and not slots:
         try:
             return None if bool(r == p) else otherwise

@@ -3,6 +3,7 @@
 cover (randomness, clocks, input/output, other threads)."""
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 import sysconfig
@@ -91,11 +92,20 @@ def deny_reason(module: str, qualname: str) -> str | None:
     return None
 
 
+_ABSENT = object()
+
+
+def _has_static(v, name: str) -> bool:
+    """``hasattr(v, name)`` without running ``v``'s code (``__getattr__``, properties)."""
+    return inspect.getattr_static(v, name, _ABSENT) is not _ABSENT
+
+
 def deny_value(v) -> str | None:
     """``deny_reason`` of a callable value (a function, method or builtin), as ``what: why``."""
     t = type(v)
+    # (static lookups: a user object's __getattr__ must not run while the read set observes)
     if t not in (types.BuiltinFunctionType, types.FunctionType, types.MethodType) and \
-            not (callable(v) and hasattr(v, "__self__") and hasattr(v, "__qualname__")):
+            not (callable(v) and _has_static(v, "__self__") and _has_static(v, "__qualname__")):
         return None
     qn = getattr(v, "__qualname__", None) or getattr(v, "__name__", "")
     if not isinstance(qn, str):

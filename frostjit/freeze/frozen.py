@@ -9,24 +9,31 @@ its key falls back to the plain call (with a one-time :class:`FreezeWarning` nam
 """
 from __future__ import annotations
 
+import dis
 import functools
 import logging
 import os
+import sys
 import threading
 import types
 import warnings
 import weakref
 
 from ..array.flat import ArrayBase
-from ..schedule.kernel import SCATTER_DST
+from ..dispatch import is_dispatched, observe_calls, on_register
+from ..schedule.evaluate import evaluate
+from ..backend import on_backend_change
+from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend
 from . import binder, checking, guards, layout
 from .checking import FreezeMismatchError
-from .layout import Walker, entries, kind_of
+from ..tree.kinds import ARRAY_TYPES
+from .layout import Walker, entries
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed
+from .records import UploadInput, scatters_into_captured
 from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
@@ -40,11 +47,15 @@ _INSTANCES: "weakref.WeakSet[FrozenFunction]" = weakref.WeakSet()
 def drop_all_recordings() -> None:
     """Drop the recordings of every frozen function (counters kept): the next calls trace again.
 
-    Called by ``fj.flush_kernel_cache()`` (as in Dr.Jit, where flushing the kernel cache forces
-    frozen functions to re-trace).
+    Called after ``fj.flush_kernel_cache()`` (as in Dr.Jit, where flushing the kernel cache forces
+    frozen functions to re-trace) and ``fj.set_cpu_backend()`` (recordings hold a backend's kernels).
     """
     for ff in list(_INSTANCES):
         ff._drop_all()
+
+
+on_kernel_cache_flush(drop_all_recordings)
+on_backend_change(lambda backend: drop_all_recordings())
 
 
 class FreezeWarning(UserWarning):
@@ -53,7 +64,6 @@ class FreezeWarning(UserWarning):
 
 def _warn(message: str) -> None:
     """``warnings.warn`` pointing at the user's call, not at frostjit.freeze internals."""
-    import sys
     f = sys._getframe(1)
     level = 2
     while f is not None and f.f_globals.get("__name__", "").startswith("frostjit.freeze"):
@@ -126,7 +136,6 @@ def _global_names(f) -> tuple:
     Only real global accesses count (not attribute names, which share ``co_names``), so an
     attribute ``p.x`` never turns an unrelated global ``x`` into an input.
     """
-    import dis
     code = getattr(f, "__code__", None)
     if code is None:
         return ()
@@ -241,7 +250,7 @@ class FrozenFunction:
         f.containers.append(args)
         key = f.key
         key.append((tuple, len(args)))
-        at = layout._ARRAY_TYPES
+        at = ARRAY_TYPES
         for v in args:
             if type(v) not in at:
                 return None
@@ -268,7 +277,6 @@ class FrozenFunction:
 
     def _walk(self, args, kwargs, paths: bool):
         if state.side_effects:
-            from ..schedule.evaluate import evaluate
             evaluate(())
         for attempt in range(3):
             w = Walker(paths, self._opaque_mask, not self.auto_opaque, self._param_mask)
@@ -285,7 +293,6 @@ class FrozenFunction:
             flat = w.f
             if not flat.pending:
                 break
-            from ..schedule.evaluate import evaluate
             evaluate(flat.pending)      # every input is evaluated before the lookup
         scope = _ad.scope_token(flat.leaves)
         key = (int(state.flags), scope, tuple(flat.key))
@@ -517,7 +524,8 @@ class FrozenFunction:
     def _changed_numbers(self, args, pflat) -> frozenset:
         """Indices of the Python numbers whose value differs from the previous recording's at the
         same path (same type), and that a recording can replace (not inside a tuple other than
-        the arguments, not a dict key)."""
+        the arguments, nor a dict key, nor a protocol object that cannot write it back:
+        :func:`.layout.writable`)."""
         old = {}
         for p, t in self._prev_paths:
             old.setdefault(p, t)
@@ -532,8 +540,8 @@ class FrozenFunction:
             if not (isinstance(o, tuple) and isinstance(t, tuple) and len(o) == 2 == len(t)):
                 continue
             if o[0] is t[0] and t[0] in (int, float) and o[1] != t[1] and t[1] != "param":
-                c = loc[0]
-                if type(c) is tuple and c is not args:
+                c, k = loc
+                if c is not args and not layout.writable(c, k, _get(c, k)):
                     continue
                 out.add(i)
         return frozenset(out)
@@ -620,7 +628,7 @@ class FrozenFunction:
         args, kwargs, subs = self._substitute_params(rec, flat, args, kwargs)
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
         observer = None
-        rs = ReadSet(self._top_fn)
+        rs = ReadSet(self._top_fn, is_dispatched)
         try:
             # Installed inside the try: an exception here (a Ctrl-C) must not leave the hook on.
             observer = _observe_dispatch()
@@ -650,7 +658,6 @@ class FrozenFunction:
             if subs:
                 self._restore_params(rec, flat, subs)
             if state.side_effects:      # leave the engine as a plain call would
-                from ..schedule.evaluate import evaluate
                 evaluate(())
             raise
         finally:
@@ -713,11 +720,10 @@ class FrozenFunction:
                 self._bound = None
 
     def _finish(self, rec, flat, key, out, pre_entries, observer, rs):
-        from ..schedule.evaluate import evaluate
         leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
         cont_index = {id(c): i for i, c in enumerate(flat.containers)}
         # 1. What changed in the inputs (post-call state against the pre-call snapshot).
-        changed = []          # (ci, kind, [(key, value)] now, {key: value} before)
+        changed = []          # (ci, write mode, [(key, value)] now, {key: value} before)
         new_values = []
         for ci, c in enumerate(flat.containers):
             before = pre_entries[ci]
@@ -726,7 +732,7 @@ class FrozenFunction:
             now = entries(c)
             if len(now) == len(before) and all(k1 == k2 and v1 is v2 for (k1, v1), (k2, v2) in zip(now, before)):
                 continue
-            changed.append((ci, kind_of(c), now, before))
+            changed.append((ci, layout.write_mode(c), now, before))
             bmap = {}
             for k, v in before:
                 bmap.setdefault(k, v)
@@ -756,32 +762,31 @@ class FrozenFunction:
         for a in w.f.numpy + d.numpy:
             if not any(a is b for b in flat.numpy) and rec.data_dependent is None:
                 rec.data_dependent = "returns a NumPy array computed in Python (not recorded)"
-        for op in rec.ops:
-            if op.kind == "launch":
-                for kind, vt, slot in op.args[2]:
-                    if kind == SCATTER_DST and rec.slot_kind[slot][0] == "cap" and rec.data_dependent is None:
-                        rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
-                                              "argument, an attribute of one, or use state_fn)")
-            elif op.kind == "copy" and rec.slot_kind[op.args[1]][0] == "cap" and rec.data_dependent is None:
-                rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
-                                      "argument, an attribute of one, or use state_fn)")
+        if rec.data_dependent is None and scatters_into_captured(rec.ops, rec.slot_kind):
+            rec.data_dependent = ("scatters into an array that is not among its inputs (make it an "
+                                  "argument, an attribute of one, or use state_fn)")
         # 3. Describe outputs and write-backs against the node table.
         actions = []
         for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
             if a._node is not n:
                 actions.append(("node", i, d.node(a._node)))
-        for ci, kind, now, before in changed:
-            if kind == "seq":
+        for ci, mode, now, before in changed:
+            if mode is layout.ITEMS:
                 actions.append(("setlist", ci, [d.describe(v) for _, v in now]))
                 continue
-            if kind == "custom":
+            if mode is layout.PROTOCOL_ASSIGN:
                 actions.append(("assign", ci, {k: d.describe(v) for k, v in now}))
                 continue
             bmap = dict(before)
             nkeys = set()
+            c = flat.containers[ci]
             for k, v in now:
                 nkeys.add(k)
                 if bmap.get(k, _MISS) is not v:
+                    if not layout.writable(c, k, v) and rec.data_dependent is None:
+                        rec.data_dependent = (f"changes what {type(c).__name__}.__fj_traverse__() returns "
+                                              f"for {k!r}, which is not an attribute: without __fj_assign__ "
+                                              "a replay cannot write it back")
                     actions.append(("set", ci, k, d.describe(v)))
             for k, _ in before:
                 if k not in nkeys:
@@ -791,9 +796,9 @@ class FrozenFunction:
         sym_values = [s.value for s in d.sym_outputs]
         deps = observer[1] if observer is not None else set()
         deps = set(deps) | set(rs.dispatch.values())
-        gs, why, hidden = guards.build(rs, flat, guards.covering(flat), self._globals, frozenset(self._global_names),
-                               self._cells, set(d.counts), self.name,
-                               {op.args[1] for op in rec.ops if op.kind == "upload_input"})
+        gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
+                                       frozenset(self._global_names), self._cells, set(d.counts), self.name,
+                                       {op.input for op in rec.ops if type(op) is UploadInput})
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         if hidden:
@@ -811,7 +816,8 @@ class FrozenFunction:
             log.debug("frostjit.freeze(%s): not replayable: %s", self.name, reason)
             recd = _Fallback(reason, key, flat.paths)
         else:
-            recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps)
+            recd = Recording(rec, len(flat.sizes), d.table, out_desc, actions, d.sym_outputs, key, flat.paths, deps,
+                             self.name)
             recd.guardset = gs
             recd.guard = None if gs is None else gs.check
             self._subscribe(recd, deps)
@@ -826,10 +832,6 @@ class FrozenFunction:
 
     def _subscribe(self, recd, deps) -> None:
         if not deps:
-            return
-        try:
-            from ..dispatch import on_register
-        except Exception:  # pragma: no cover - dispatch absent
             return
         for fn in deps:
             def invalidate(_fn, recd=recd):
@@ -847,10 +849,7 @@ class _ParamsRejected(Exception):
 
 
 def _put(c, k, v) -> None:
-    if kind_of(c) == "custom":
-        c.__fj_assign__({k: v})
-    else:
-        layout.set_entry(c, k, v)
+    layout.set_entry(c, k, v)
 
 
 def _get(c, k):
@@ -893,10 +892,6 @@ def _top_of(f):
 
 
 def _observe_dispatch():
-    try:
-        from ..dispatch import observe_calls
-    except Exception:  # pragma: no cover - dispatch absent
-        return None
     seen = set()
     me = threading.get_ident()
 

@@ -33,7 +33,8 @@ import weakref
 
 import numpy as np
 
-from .layout import entries, field_names, kind_of
+from ..tree.kinds import PROTOCOL
+from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .values import Ident, value_key
@@ -414,9 +415,12 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     return gs, None, hidden_writes
 
 
-def covering(flat):
+def covering(flat, before=None):
     """The ``covered`` function of :func:`build` for one call's inputs: how a guard reaches
-    an object through the inputs (``conts[ci]``), or that the layout key already covers it."""
+    an object through the inputs (``conts[ci]``), or that the layout key already covers it.
+
+    ``before``: the entries of each container before the call (:func:`.layout.entries`), what
+    the walk keyed; a protocol child the function replaced was keyed by its old value."""
     cont_index = {id(c): i for i, c in enumerate(flat.containers)}
     np_index = {id(a): k for k, a in enumerate(flat.numpy)}
 
@@ -431,28 +435,39 @@ def covering(flat):
         if atom is None:
             return ("cont", ci, False)
         c = flat.containers[ci]
-        kind = kind_of(c)
+        node = node_of(type(c))      # the walk read c's children through it: those are keyed
         if atom.kind == "entry":
             if atom.holder is c:
                 return False            # an entry of an input dict: walked
-            if kind == "obj" or (kind == "fields" and atom.key in field_names(c)):
-                return False            # a walked attribute
-            if kind == "custom" and _walked_by_protocol(c, atom.value):
+            if _walked_attribute(node, atom.key):
+                return False
+            if node.kind is PROTOCOL and node.fields is None and \
+                    _walked_by_protocol(c, atom.value, before[ci] if before is not None else None):
                 return False            # what __fj_traverse__ hands out is walked (keyed) already
             return ("cont", ci, True)
         if atom.kind in ("item", "contents") and atom.holder is c:
             return False
-        if atom.kind == "attr" and kind == "obj":
-            return False
+        if atom.kind == "attr" and _walked_attribute(node, atom.key):
+            return False                # a slot the walk read
         return ("cont", ci, False)
     return covered
 
 
-def _walked_by_protocol(c, value) -> bool:
+def _walked_attribute(node, name) -> bool:
+    """Whether the walk read attribute ``name`` of the container ``node`` describes: every
+    attribute of a plain object, the fields of a ``DRJIT_STRUCT`` class, a dataclass, a protocol
+    class with ``__fj_traverse_attrs__``, a partial or a bound method."""
+    if type(node) is ValueNode and node.what == "object":
+        return True
+    return node.fields is not None and name in node.fields
+
+
+def _walked_by_protocol(c, value, before) -> bool:
     """Whether ``value`` (an attribute read on ``c``) is one of the values ``c``'s traversal
-    protocol hands to the walk: the protocol's keys need not be attribute names, so the
-    attribute is matched by identity."""
-    return any(v is value for _, v in entries(c))
+    protocol handed to the walk (``before`` the call) or hands out now (a value the function
+    stored, written back by every replay): the protocol's keys need not be attribute names, so
+    the attribute is matched by identity."""
+    return any(v is value for _, v in before or ()) or any(v is value for _, v in entries(c))
 
 
 def _short_where(where) -> str:

@@ -17,12 +17,16 @@ function names, ``state_fn``'s result) produces:
 With ``paths=True`` the walk also records the path of every token in Dr.Jit's notation
 (``args[1]``, ``kwargs["scene"].camera``), for the re-trace diagnostics.
 
-Other objects are Python values (keyed by ``hash``/``==`` when their class defines ``__eq__``,
-else by identity) whose ``__dict__``/``__slots__`` are walked too (so a changed plain attribute
-of ``self`` is a key change); a class with ``__fj_opaque__ = True`` is keyed by identity and never
-walked (frozen functions themselves are); classes may instead define the traversal protocol
-``__fj_traverse__(self) -> dict`` (state to walk), ``__fj_assign__(self, dict)`` (write-back)
-and ``__fj_construct__(cls, dict)`` (construction as an output).
+What each object is comes from the one PyTree definition, :func:`frostjit.tree.node_type`
+(arrays, static vectors, the traversal protocol, sequences, mappings, ``DRJIT_STRUCT`` classes,
+dataclasses; ``__fj_opaque__`` classes are Python values): its children are walked in the order
+:mod:`frostjit.tree` gives them, read and written with its ``children``/``assign``.  Freeze also
+looks inside some of what the tree calls Python values, because a frozen call's key must see
+them (:class:`ValueNode`): a plain object's ``__dict__``/``__slots__`` (keyed by ``hash``/``==``
+when its class defines ``__eq__``, else by identity, *and* walked attribute by attribute, so a
+changed plain attribute of ``self`` is a key change), a deque's items, a partial's function,
+arguments and keywords, a bound method's function and instance; NumPy arrays, symbolic widths
+and ``None`` have tokens of their own.
 """
 from __future__ import annotations
 
@@ -37,6 +41,9 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..functions.evaluation import make_opaque
+from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
+                          NodeType, node_type, slot_names)
 from .values import Ident, value_key
 
 
@@ -141,10 +148,9 @@ class Walker:
             self.f.paths.append((path, tok))
 
     def walk(self, o, path) -> None:
-        t = type(o)
-        h = _HANDLERS.get(t)
+        h = _HANDLERS.get(type(o))
         if h is None:
-            h = _HANDLERS[t] = _classify(t)
+            h = handler_of(type(o))
         h(self, o, path)
 
     # -- handlers ---------------------------------------------------------------------
@@ -169,7 +175,6 @@ class Walker:
         op = node.op
         if op == "literal":
             if self.force_opaque or li in self.opaque_mask:
-                from ..functions.evaluation import make_opaque
                 make_opaque(o)
                 node = o._node
                 op = node.op
@@ -218,7 +223,7 @@ class Walker:
     def _seq_fast(self, o) -> None:
         """``seq`` without paths, with evaluated array leaves handled inline (the hot loop)."""
         w = self.walk
-        at = _ARRAY_TYPES
+        at = ARRAY_TYPES
         f = self.f
         memo = self.memo
         leaves = f.leaves
@@ -247,43 +252,44 @@ class Walker:
             keys = ()
         if self._container(o, path, (type(o), keys)):
             if self.P:
+                fmt = _NODES[type(o)].format_key
                 for k, v in o.items():
                     self.loc = (o, k)
-                    self.walk(v, f'{path}["{k}"]' if isinstance(k, str) else f"{path}[{k!r}]")
+                    self.walk(v, path + fmt(k))
             else:
                 w = self.walk
                 for v in o.values():
                     w(v, None)
 
-    def fields(self, o, path, names) -> None:
+    def fields(self, o, path) -> None:
+        """A node whose children are attributes fixed per type: a ``DRJIT_STRUCT`` class, a
+        dataclass, a protocol class with ``__fj_traverse_attrs__``, a partial, a bound method."""
+        node = _NODES[type(o)]
+        names = node.fields
         if self._container(o, path, (type(o), names)):
-            for n in names:
-                self.loc = (o, n)
-                self.walk(getattr(o, n), f"{path}.{n}" if self.P else None)
-
-    def struct(self, o, path) -> None:
-        self.fields(o, path, tuple(type(o).DRJIT_STRUCT))
-
-    def parts(self, o, path) -> None:
-        # a partial (its function, arguments, keywords) or a bound method (function, instance):
-        # their arrays are inputs and their Python values part of the key
-        self.fields(o, path, _parts_names(type(o)))
-
-    def dataclass(self, o, path) -> None:
-        self.fields(o, path, _dataclass_names(type(o)))
+            if self.P:
+                for n in names:
+                    self.loc = (o, n)
+                    self.walk(getattr(o, n), path + node.format_key(n))
+            else:
+                w = self.walk
+                for n in names:
+                    w(getattr(o, n), None)
 
     def custom(self, o, path) -> None:
-        state = o.__fj_traverse__()
-        if self._container(o, path, (type(o), keys_token(tuple(state)))):
-            key_style = getattr(type(o), "__fj_path_style__", None) == "key"
-            for n, v in state.items():
+        """A protocol object without ``__fj_traverse_attrs__``: the children ``__fj_traverse__()``
+        returns (its keys need not be attribute names)."""
+        node = _NODES[type(o)]
+        keys, values = node.children(o)
+        if self._container(o, path, (type(o), keys_token(keys))):
+            for n, v in zip(keys, values):
                 self.loc = (o, n)
-                self.walk(v, (f'{path}["{n}"]' if key_style else f"{path}.{n}") if self.P else None)
+                self.walk(v, path + node.format_key(n) if self.P else None)
 
     def obj(self, o, path) -> None:
         d = getattr(o, "__dict__", None)
         names = tuple(d) if d is not None else ()
-        slots = _slot_names(type(o))
+        slots = slot_names(type(o))
         if slots:
             names = names + tuple(n for n in slots if hasattr(o, n))
         # A plain object is a Python value compared by identity (the seed: "changes of
@@ -333,136 +339,195 @@ class Walker:
         self.tok(None, path)
 
 
-_dc_names: dict = {}
+# ---------------------------------------------------------------------------------- kinds
+@dataclasses.dataclass(frozen=True, slots=True, eq=False)
+class ValueNode:
+    """How freeze looks inside a Python value of :mod:`frostjit.tree` (its ``VALUE`` kind), with
+    the interface of :class:`frostjit.tree.NodeType` (``children``, ``assign``, ``format_key``).
 
+    Attributes
+    ----------
+    cls : type
+    what : str
+        ``"object"`` (the ``__dict__`` entries and set slots), ``"deque"`` (its items) or
+        ``"parts"`` (a partial's ``func``/``args``/``keywords``, a bound method's
+        ``__func__``/``__self__``).
+    fields : tuple of str or None
+        The attribute names of ``"parts"``.
+    """
 
-def _dataclass_names(t) -> tuple:
-    n = _dc_names.get(t)
-    if n is None:
-        n = _dc_names[t] = tuple(f.name for f in dataclasses.fields(t))
-    return n
+    cls: type
+    what: str
+    fields: tuple | None = None
+    kind = VALUE
+    key_paths = False
 
+    def children(self, o) -> tuple[tuple | None, list]:
+        """``(keys, values)`` of ``o`` (keys None for a deque: positions)."""
+        if self.what == "deque":
+            return None, list(o)
+        if self.fields is not None:
+            return self.fields, [getattr(o, n) for n in self.fields]
+        d = getattr(o, "__dict__", None)
+        keys = list(d) if d is not None else []
+        values = list(d.values()) if d is not None else []
+        for n in slot_names(type(o)):
+            if hasattr(o, n):
+                keys.append(n)
+                values.append(getattr(o, n))
+        return tuple(keys), values
 
-_slots_cache: dict = {}
+    def assign(self, o, keys: tuple | None, values: list) -> None:
+        """Write the entries ``values`` into ``o`` (a deque: all its items)."""
+        if self.what == "deque":
+            o.clear()
+            o.extend(values)
+            return
+        for n, v in zip(keys, values):
+            try:
+                setattr(o, n, v)
+            except AttributeError:
+                object.__setattr__(o, n, v)
 
-
-def _slot_names(t) -> tuple:
-    s = _slots_cache.get(t)
-    if s is None:
-        names = []
-        for k in t.__mro__:
-            sl = k.__dict__.get("__slots__", ())
-            if isinstance(sl, str):
-                sl = (sl,)
-            names.extend(n for n in sl if n not in ("__dict__", "__weakref__") and n not in names)
-        s = _slots_cache[t] = tuple(names)
-    return s
-
-
-def _parts_names(t) -> tuple:
-    return ("func", "args", "keywords") if issubclass(t, functools.partial) else ("__func__", "__self__")
-
-
-def field_names(o) -> tuple:
-    """The attribute names a "fields" container is walked by."""
-    t = type(o)
-    if isinstance(getattr(t, "DRJIT_STRUCT", None), dict):
-        return tuple(t.DRJIT_STRUCT)
-    if issubclass(t, (functools.partial, types.MethodType)):
-        return _parts_names(t)
-    return _dataclass_names(t)
+    def format_key(self, key) -> str:
+        return f"[{key}]" if self.what == "deque" else f".{key}"
 
 
 _OPAQUE_TYPES = (int, float, complex, str, bytes, bool, enum.Enum, type, types.ModuleType, types.FunctionType,
                  types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType, functools.partial,
                  np.generic, np.dtype, range, slice, frozenset, set, bytearray, memoryview,
                  types.CodeType, property, staticmethod, classmethod)
-
-
-_ARRAY_TYPES: set = set()
+_PARTIAL_NAMES = ("func", "args", "keywords")
+_METHOD_NAMES = ("__func__", "__self__")
 
 
 def _classify(t):
-    if issubclass(t, ArrayBase):
-        _ARRAY_TYPES.add(t)
-        return Walker.array
-    if issubclass(t, VectorBase):
-        return Walker.vector
+    """``(handler, node)`` of type ``t``: the :class:`Walker` method that walks its objects, and
+    the node that reads and writes their children (``None`` for leaves)."""
+    nt = node_type(t)
+    kind = nt.kind
+    if kind is ARRAY:
+        return Walker.array, None
+    if kind is VECTOR:
+        return Walker.vector, nt
+    if kind is SEQUENCE:
+        return Walker.seq, nt
+    if kind is MAPPING:
+        return Walker.dict, nt
+    if kind is STRUCT or kind is DATACLASS or (kind is PROTOCOL and nt.fields is not None):
+        return Walker.fields, nt
+    if kind is PROTOCOL:
+        return Walker.custom, nt
+    # a Python value to frostjit.tree: freeze's own tokens, and the values it looks inside
     if t is type(None):
-        return Walker.none
-    if issubclass(t, (list, tuple, collections.deque)):
-        return Walker.seq
-    if issubclass(t, (functools.partial, types.MethodType)):
-        return Walker.parts
-    if issubclass(t, dict):
-        return Walker.dict
-    if issubclass(t, np.ndarray):
-        return Walker.numpy
+        return Walker.none, None
     if getattr(t, "__fj_opaque__", False):
-        return Walker.value      # keyed by identity/equality, never walked (e.g. frozen functions)
-    if hasattr(t, "__fj_traverse__"):
-        return Walker.custom
+        return Walker.value, None      # keyed by identity/equality, never walked (e.g. frozen functions)
+    if issubclass(t, collections.deque):
+        return Walker.seq, ValueNode(t, "deque")
+    if issubclass(t, functools.partial):
+        return Walker.fields, ValueNode(t, "parts", _PARTIAL_NAMES)
+    if issubclass(t, types.MethodType):
+        return Walker.fields, ValueNode(t, "parts", _METHOD_NAMES)
+    if issubclass(t, np.ndarray):
+        return Walker.numpy, None
     if hasattr(t, "__symbolic_size__") and hasattr(t, "_live"):
-        return Walker.sym
+        return Walker.sym, None
     if issubclass(t, _OPAQUE_TYPES):
-        return Walker.value
-    if isinstance(getattr(t, "DRJIT_STRUCT", None), dict):
-        return Walker.struct
-    if dataclasses.is_dataclass(t):
-        return Walker.dataclass
-    if getattr(t, "__dictoffset__", 0) or _slot_names(t):
+        return Walker.value, None
+    if getattr(t, "__dictoffset__", 0) or slot_names(t):
         if t.__module__ == "builtins" or t.__module__.startswith(("threading", "_thread", "logging", "io")):
-            return Walker.value
-        return Walker.obj
-    return Walker.value
+            return Walker.value, None
+        return Walker.obj, ValueNode(t, "object")
+    return Walker.value, None
 
 
-_HANDLERS: dict = {}
+_HANDLERS: dict = {}     # type -> Walker method (the walk's one dict lookup per object)
+_NODES: dict = {}        # type -> NodeType | ValueNode | None
+
+
+def handler_of(t):
+    """The :class:`Walker` method that walks objects of type ``t`` (resolved once per type)."""
+    h = _HANDLERS.get(t)
+    if h is None:
+        h, node = _classify(t)
+        _NODES[t] = node
+        _HANDLERS[t] = h
+    return h
+
+
+def node_of(t) -> NodeType | ValueNode | None:
+    """How the children of objects of type ``t`` are read and written: the tree's
+    :class:`~frostjit.tree.NodeType` for a PyTree node, a :class:`ValueNode` for a Python value
+    freeze looks inside, ``None`` for a leaf."""
+    if t not in _NODES:
+        handler_of(t)
+    return _NODES[t]
 
 
 # ---------------------------------------------------------------------------------- entries
-def kind_of(o) -> str:
-    """Container kind (how its entries are read and written)."""
-    h = _HANDLERS.get(type(o)) or _classify(type(o))
-    return {Walker.vector: "vector", Walker.seq: "seq", Walker.dict: "dict", Walker.struct: "fields",
-            Walker.dataclass: "fields", Walker.parts: "fields", Walker.custom: "custom", Walker.obj: "obj"}[h]
-
-
 def entries(o) -> list:
-    """``[(key, value)]`` of a container, as the walker visits them."""
-    k = kind_of(o)
-    if k == "vector":
-        return list(enumerate(o._c))
-    if k == "seq":
-        return list(enumerate(o))
-    if k == "dict":
-        return list(o.items())
-    if k == "custom":
-        return list(o.__fj_traverse__().items())
-    if k == "fields":
-        return [(n, getattr(o, n)) for n in field_names(o)]
-    d = getattr(o, "__dict__", None)
-    out = list(d.items()) if d is not None else []
-    out += [(n, getattr(o, n)) for n in _slot_names(type(o)) if hasattr(o, n)]
-    return out
+    """``[(key, value)]`` of a container (an object the walk put in ``flat.containers``), as the
+    walker visits them (positions for sequences, static vectors and deques)."""
+    keys, values = node_of(type(o)).children(o)
+    return list(zip(range(len(values)) if keys is None else keys, values))
+
+
+ITEMS, PROTOCOL_ASSIGN, KEYS = "items", "protocol", "keys"
+
+
+def write_mode(o) -> str:
+    """How a changed container is written back: ``ITEMS`` (all items at once: a list, deque or
+    static vector), ``PROTOCOL_ASSIGN`` (all children through ``__fj_assign__``), or ``KEYS`` (the
+    changed entries one by one: dict keys, attributes)."""
+    node = node_of(type(o))
+    if node.kind is SEQUENCE or node.kind is VECTOR or (type(node) is ValueNode and node.what == "deque"):
+        return ITEMS
+    if node.kind is PROTOCOL and hasattr(node.cls, "__fj_assign__"):
+        return PROTOCOL_ASSIGN
+    return KEYS
+
+
+def assign_items(o, values: list) -> None:
+    """Replace all items of a list, deque or static vector (``ITEMS``)."""
+    node_of(type(o)).assign(o, None, values)
 
 
 def set_entry(o, key, value) -> None:
-    k = kind_of(o)
-    if k == "vector":
-        o._c[key] = value
-    elif k in ("seq", "dict"):
-        o[key] = value
+    """Write one entry of a container: an item, a dict key, an attribute (``setattr``, or
+    ``object.__setattr__`` for a frozen dataclass or a read-only property), a component, or one
+    child of a protocol object (``__fj_assign__`` is given all its children)."""
+    node = node_of(type(o))
+    mode = write_mode(o)
+    if mode is ITEMS:
+        keys, values = node.children(o)
+        values[key] = value
+        node.assign(o, None, values)
+    elif mode is PROTOCOL_ASSIGN:
+        keys, values = node.children(o)
+        node.assign(o, keys, [value if k == key else v for k, v in zip(keys, values)])
     else:
-        try:
-            setattr(o, key, value)
-        except (AttributeError, dataclasses.FrozenInstanceError):
-            object.__setattr__(o, key, value)
+        node.assign(o, (key,), [value])
+
+
+def writable(o, key, value) -> bool:
+    """Whether :func:`set_entry` ``(o, key, value)`` makes ``o``'s entry ``key`` be ``value``: a
+    protocol object without ``__fj_assign__`` is written by ``setattr``, which is right only when
+    its ``__fj_traverse__`` keys are attribute names (or for a tuple, which cannot be written)."""
+    if isinstance(o, tuple):
+        return False
+    node = node_of(type(o))
+    if node.kind is PROTOCOL and node.fields is None and not hasattr(node.cls, "__fj_assign__"):
+        return type(key) is str and getattr(o, key, _MISSING) is value
+    return True
+
+
+_MISSING = object()
 
 
 def del_entry(o, key) -> None:
-    k = kind_of(o)
-    if k in ("seq", "dict"):
+    """Delete one entry of a container: a dict key, or an attribute."""
+    if node_of(type(o)).kind is MAPPING:
         del o[key]
     else:
         try:

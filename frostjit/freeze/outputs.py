@@ -10,9 +10,14 @@ dataclass with a ``__post_init__`` that transforms a field, a ``DRJIT_STRUCT`` w
 needs arguments, or an object whose ``__init__`` has side effects is rebuilt by
 ``cls.__new__(cls)`` and its recorded instance state (``__dict__`` and slots), never by calling
 ``cls(...)``.  Subclasses of ``list``, ``tuple`` and ``dict`` (``defaultdict``, ``OrderedDict``,
-``namedtuple``, user subclasses with attributes) are rebuilt through their copy protocol
-(``__reduce_ex__``, as ``copy.copy`` does), which keeps state that is not an item (a
-``defaultdict``'s ``default_factory``).
+``namedtuple``, user subclasses with attributes or a constructor that needs arguments) are made
+as :func:`frostjit.tree.kinds.make_container` makes them (the PyTree rebuild, which runs no
+constructor) and given their recorded instance state and ``default_factory``; a protocol class
+with ``__fj_construct__`` is built by it.  What each object is comes from the one PyTree
+definition (:func:`frostjit.tree.node_type`, through :func:`.layout.node_of`); freeze describes
+more than the tree's children (the whole instance state), because the replay must return what
+the plain call returns, not only its arrays.  Deques, partials and bound methods are rebuilt
+through their copy protocol (``__reduce_ex__``, as ``copy.copy`` does).
 
 Descriptors::
 
@@ -23,7 +28,10 @@ Descriptors::
     ("seq", cls, [d])             an exact tuple or list
     ("dict", keys, [d])           an exact dict
     ("object", cls, names, [d], slots, [d])           instance state, no constructor
-    ("reduce", func, [d], state, [d], keys, [d])      the copy protocol (list/tuple/dict subclasses)
+    ("container", cls, keys, [d], factory, names, [d], slots, [d])
+                                  a tuple/list/dict subclass: items (at keys), a defaultdict's
+                                  default_factory (a descriptor or None), instance state
+    ("reduce", func, [d], state, [d], keys, [d])      the copy protocol (deques, partials, methods)
     ("custom", cls, names, [d])   ``cls.__fj_construct__(dict)``
     ("function", fn, [d], [d], [d])   a closure made again: defaults, keyword defaults, cells
     ("cell", d) / ("cell",)       a closure cell (with contents / empty)
@@ -43,9 +51,11 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..tree.kinds import PROTOCOL, make_container, slot_names
 from . import layout
-from .layout import Walker, entries, _slot_names
+from .layout import ValueNode, Walker, entries, handler_of, node_of
 from .symbolic import Sym
+from .records import SlotOrigin, BufferEntry, LiteralEntry, InputEntry, CapturedEntry
 from ..ad import frozen as _ad
 from ..ad.frozen import Vertex
 
@@ -60,8 +70,35 @@ def instance_state(o) -> tuple:
     d = getattr(o, "__dict__", None)
     names = tuple(d) if d is not None else ()
     values = [d[n] for n in names]
-    slots = tuple(n for n in _slot_names(type(o)) if (d is None or n not in d) and hasattr(o, n))
+    slots = tuple(n for n in slot_names(type(o)) if (d is None or n not in d) and hasattr(o, n))
     return names, values, slots, [getattr(o, n) for n in slots]
+
+
+def container_state(o) -> tuple:
+    """``(keys, items, default_factory, names, values, slot names, slot values)`` of a tuple, list
+    or dict subclass instance (``keys`` None for a sequence; ``default_factory`` None unless a
+    ``defaultdict``)."""
+    if isinstance(o, dict):
+        keys = tuple(o.keys())
+        items = list(o.values())
+    else:
+        keys = None
+        items = list(o)
+    factory = o.default_factory if isinstance(o, collections.defaultdict) else None
+    return (keys, items, factory) + instance_state(o)
+
+
+def new_container(cls, keys, items, factory, state: dict, slots: dict):
+    """A ``cls`` (tuple, list or dict subclass) with these items and exactly this instance state,
+    made without calling a constructor (``cls.__new__``/``__init__`` do not run)."""
+    o = make_container(cls, keys, items)
+    if factory is not None:
+        o.default_factory = factory
+    if state:
+        o.__dict__.update(state)
+    for n, v in slots.items():
+        object.__setattr__(o, n, v)
+    return o
 
 
 def new_object(cls, state: dict, slots: dict):
@@ -113,20 +150,11 @@ def new_function(fn, defaults, kwdefaults, cells):
     return g
 
 
-def set_items(c, items) -> None:
-    """Replace a sequence's items in place (a list by slice assignment, a deque by clear/extend)."""
-    if isinstance(c, collections.deque):
-        c.clear()
-        c.extend(items)
-    else:
-        c[:] = items
-
-
 def _reduce_parts(v):
     """The copy protocol of ``v``: ``(func, args, state, items, pairs)``, or None (not usable)."""
     try:
         rv = v.__reduce_ex__(4)
-    except Exception:       # noqa: BLE001 - an object that cannot be copied is returned as is
+    except TypeError:       # "cannot pickle ...": an object that cannot be copied is returned as is
         return None
     if not isinstance(rv, tuple) or len(rv) < 2:
         return None
@@ -159,17 +187,21 @@ def _kind(v) -> str:
         return "cell"
     if t in _GENERATORS:
         return "generator"
-    h = layout._HANDLERS.get(t) or layout._classify(t)
+    h = handler_of(t)
+    node = node_of(t)
+    if type(node) is ValueNode:         # a Python value freeze looks inside
+        return "object" if node.what == "object" else "reduce"  # deques, partials, bound methods
     if h is Walker.seq:
-        return "seq" if t is tuple or t is list else "reduce"
+        return "seq" if t is tuple or t is list else "container"
     if h is Walker.dict:
-        return "dict" if t is dict else "reduce"
-    if h in (Walker.struct, Walker.dataclass, Walker.obj):
-        return "object"
-    if h is Walker.parts:
-        return "reduce"     # a partial or bound method: its copy protocol rebuilds it
-    if h is Walker.custom:
-        return "custom"
+        return "dict" if t is dict else "container"
+    if node is not None and node.kind is PROTOCOL:
+        if hasattr(t, "__fj_construct__"):
+            return "custom"
+        # (a protocol class based on tuple/list/dict keeps its items too)
+        return "container" if isinstance(v, (tuple, list, dict)) else "object"
+    if h is Walker.fields:
+        return "object"                 # DRJIT_STRUCT classes and dataclasses: all instance state
     return "py"
 
 
@@ -181,7 +213,7 @@ class Describer:
         self.flat = flat
         self.leaf_index = leaf_index
         self.cont_index = cont_index
-        self.table = []           # node table entries (see recording.Recording._generate)
+        self.table = []           # node table entries (records.NodeEntry), the replay's node_<k>
         self.real_nodes = []      # the recorded nodes themselves (to build the first call's output)
         self.node_ids = {}
         self.sym_outputs = []
@@ -191,6 +223,7 @@ class Describer:
         self._parts = {}          # id(object) -> its copy protocol parts (computed once)
         self.pending = []         # unevaluated nodes of the arrays reached (count() collects them)
         self.numpy = []           # NumPy arrays reached
+        self.seen = {}            # id -> object counted (held: ids stay unique while describing)
 
     def children(self, v) -> list:
         """The values inside an output object (what :meth:`describe` describes)."""
@@ -216,6 +249,9 @@ class Describer:
             return values + svalues
         if k == "custom":
             return [x for _, x in entries(v)]
+        if k == "container":
+            _, items, factory, _, values, _, svalues = container_state(v)
+            return items + [factory] + values + svalues
         if k == "reduce":
             p = self.parts(v)
             if p is None:
@@ -230,22 +266,23 @@ class Describer:
             p = self._parts[id(v)] = (v, _reduce_parts(v))
         return p[1]
 
-    def count(self, v, _seen=None) -> None:
+    def count(self, v) -> None:
         """Count references to every object, so that objects reached twice are rebuilt once."""
-        if _seen is None:
-            _seen = set()
         if isinstance(v, _SCALAR_TYPES):
             return
         self.counts[id(v)] += 1
-        if id(v) in _seen or id(v) in self.leaf_index or id(v) in self.cont_index:
+        i = id(v)
+        if i in self.seen or i in self.leaf_index or i in self.cont_index:
             return
-        _seen.add(id(v))
+        # Held, not only marked: a protocol getter can hand out a fresh object, which would be
+        # freed after its visit and its address reused by a later object (wrongly skipped).
+        self.seen[i] = v
         if isinstance(v, ArrayBase) and v._node.op not in ("data", "literal"):
             self.pending.append(v._node)
         elif isinstance(v, np.ndarray):
             self.numpy.append(v)
         for x in self.children(v):
-            self.count(x, _seen)
+            self.count(x)
 
     def node(self, n) -> int:
         k = self.node_ids.get(id(n))
@@ -253,18 +290,18 @@ class Describer:
             return k
         rec = self.rec
         if n.op == "literal":
-            entry = ("lit", n.vt, n.value, rec.sym_of(n))
+            entry = LiteralEntry(n.vt, n.value, rec.sym_of(n))
         elif n.op == "data":
             slot = rec.slot_of.get(id(n.value))
             if slot is None:
                 slot = rec.slot_for(n)
-            kind = rec.slot_kind[slot]
-            if kind[0] == "in":
-                entry = ("in", kind[1])
-            elif kind[0] == "cap":
-                entry = ("cap", kind[1])
+            source = rec.slot_kind[slot]
+            if source.origin is SlotOrigin.INPUT:
+                entry = InputEntry(source.index)
+            elif source.origin is SlotOrigin.CAPTURED:
+                entry = CapturedEntry(source.index)
             else:
-                entry = ("buf", slot, n.vt, rec.slot_size[slot])
+                entry = BufferEntry(slot, n.vt, rec.slot_size[slot])
         else:  # pragma: no cover - everything was evaluated
             raise RuntimeError("frostjit.freeze: an output was not evaluated")
         k = self.node_ids[id(n)] = len(self.table)
@@ -329,6 +366,11 @@ class Describer:
         if k == "custom":
             es = entries(v)
             return ("custom", type(v), tuple(n for n, _ in es), [self.describe(x) for _, x in es])
+        if k == "container":
+            keys, items, factory, names, values, slots, svalues = container_state(v)
+            return ("container", type(v), keys, [self.describe(x) for x in items],
+                    None if factory is None else self.describe(factory), names,
+                    [self.describe(x) for x in values], slots, [self.describe(x) for x in svalues])
         if k == "reduce":
             p = self.parts(v)
             if p is not None:
@@ -380,6 +422,12 @@ def build(d, flat, nodes, syms, memo):
                           {n: build(x, flat, nodes, syms, memo) for n, x in zip(d[4], d[5])})
     if tag == "custom":
         return d[1].__fj_construct__({n: build(x, flat, nodes, syms, memo) for n, x in zip(d[2], d[3])})
+    if tag == "container":
+        _, cls, keys, items, factory, names, values, slots, svalues = d
+        return new_container(cls, keys, [build(x, flat, nodes, syms, memo) for x in items],
+                             None if factory is None else build(factory, flat, nodes, syms, memo),
+                             {n: build(x, flat, nodes, syms, memo) for n, x in zip(names, values)},
+                             {n: build(x, flat, nodes, syms, memo) for n, x in zip(slots, svalues)})
     if tag == "function":
         return new_function(d[1], [build(x, flat, nodes, syms, memo) for x in d[2]],
                             [build(x, flat, nodes, syms, memo) for x in d[3]],
@@ -399,11 +447,13 @@ def build(d, flat, nodes, syms, memo):
 # ------------------------------------------------------------------------------ every replay
 def generate_finish(actions, out_desc, ns):
     """The write-backs and the output build of one recording, as straight-line code over the
-    replay's nodes ``N0, N1, ...`` and symbolic outputs ``Y0, ...`` (what :func:`build`
-    interprets).  Returns ``(lines, output expression)``; constants go into ``ns``."""
-    ns.update({"NEW": object.__new__, "VERTEX": Vertex, "NEWOBJ": new_object, "RECON": reconstruct,
-               "SET": layout.set_entry, "DEL": layout.del_entry, "SETLIST": set_items, "NEWFN": new_function,
-               "CELL": types.CellType})
+    replay's nodes ``node_0, node_1, ...``, symbolic outputs ``width_0, ...``, the input arrays
+    ``leaves`` and input containers ``containers`` (what :func:`build` interprets).  Returns
+    ``(lines, output expression)``; constants go into ``ns`` (``const_<k>``)."""
+    ns.update({"new_instance": object.__new__, "ad_vertex": Vertex, "new_object": new_object,
+               "reconstruct": reconstruct, "new_container": new_container, "set_entry": layout.set_entry,
+               "del_entry": layout.del_entry, "assign_items": layout.assign_items, "new_function": new_function,
+               "new_cell": types.CellType})
     L = []
     n = [0]
     nc = [0]
@@ -416,13 +466,13 @@ def generate_finish(actions, out_desc, ns):
 
     def const(v):
         nc[0] += 1
-        name = f"Q{nc[0]}"
+        name = f"const_{nc[0]}"
         ns[name] = v
         return name
 
     def tmp():
         n[0] += 1
-        return f"t{n[0]}"
+        return f"value_{n[0]}"
 
     def items(ds) -> str:
         return "".join(expr(x) + ", " for x in ds)
@@ -431,25 +481,25 @@ def generate_finish(actions, out_desc, ns):
         tag = d[0]
         if tag == "arr":
             t = tmp()
-            L.append(f"{t} = NEW({const(d[1])}); {t}._node = N{d[2]}; {t}._ad = None")
+            L.append(f"{t} = new_instance({const(d[1])}); {t}._node = node_{d[2]}; {t}._ad = None")
             if len(d) > 3:
-                L.append(f"{t}._ad = VERTEX({const(d[1])}, N{d[2]}.size, (), N{d[2]})")
+                L.append(f"{t}._ad = ad_vertex({const(d[1])}, node_{d[2]}.size, (), node_{d[2]})")
                 if d[4] is not None:
                     L.append(f"{t}._ad.grad = {expr(d[4])}")
             return t
         if tag == "leaf":
             return f"leaves[{d[1]}]"
         if tag == "obj":
-            return f"conts[{d[1]}]"
+            return f"containers[{d[1]}]"
         if tag == "py":
             return const(d[1])
         if tag == "sym":
-            return f"Y{d[1]}"
+            return f"width_{d[1]}"
         if tag == "ref":
-            return f"m{d[1]}"
+            return f"shared_{d[1]}"
         if tag == "share":
-            L.append(f"m{d[1]} = {expr(d[2])}")
-            return f"m{d[1]}"
+            L.append(f"shared_{d[1]} = {expr(d[2])}")
+            return f"shared_{d[1]}"
         if tag == "seq":
             return f"({items(d[2])})" if d[1] is tuple else f"[{items(d[2])}]"
         if tag == "vec":
@@ -460,38 +510,46 @@ def generate_finish(actions, out_desc, ns):
             t = tmp()
             state = mapping(d[2], [expr(x) for x in d[3]])
             slots = mapping(d[4], [expr(x) for x in d[5]])
-            L.append(f"{t} = NEWOBJ({const(d[1])}, {state}, {slots})")
+            L.append(f"{t} = new_object({const(d[1])}, {state}, {slots})")
             return t
         if tag == "custom":
             return f"{const(d[1])}.__fj_construct__({mapping(d[2], [expr(x) for x in d[3]])})"
+        if tag == "container":
+            _, cls, keys, its, factory, names, values, slots, svalues = d
+            t = tmp()
+            fac = "None" if factory is None else expr(factory)
+            state = mapping(names, [expr(x) for x in values])
+            sl = mapping(slots, [expr(x) for x in svalues])
+            L.append(f"{t} = new_container({const(cls)}, {const(keys)}, [{items(its)}], {fac}, {state}, {sl})")
+            return t
         if tag == "function":
-            return f"NEWFN({const(d[1])}, [{items(d[2])}], [{items(d[3])}], [{items(d[4])}])"
+            return f"new_function({const(d[1])}, [{items(d[2])}], [{items(d[3])}], [{items(d[4])}])"
         if tag == "cell":
-            return f"CELL({expr(d[1])})" if len(d) > 1 else "CELL()"
+            return f"new_cell({expr(d[1])})" if len(d) > 1 else "new_cell()"
         if tag == "reduce":
             _, func, args, state, its, keys, vals = d
             t = tmp()
             st = "None" if state is None else expr(state)
             lst = "None" if its is None else f"[{items(its)}]"
             pairs = "None" if keys is None else f"list(zip({const(keys)}, ({items(vals)})))"
-            L.append(f"{t} = RECON({const(func)}, ({items(args)}), {st}, {lst}, {pairs})")
+            L.append(f"{t} = reconstruct({const(func)}, ({items(args)}), {st}, {lst}, {pairs})")
             return t
         raise AssertionError(tag)  # pragma: no cover
 
     for act in actions:
         tag = act[0]
         if tag == "node":
-            L.append(f"leaves[{act[1]}]._node = N{act[2]}")
+            L.append(f"leaves[{act[1]}]._node = node_{act[2]}")
         elif tag == "set":
             v = expr(act[3])
-            L.append(f"SET(conts[{act[1]}], {const(act[2])}, {v})")
+            L.append(f"set_entry(containers[{act[1]}], {const(act[2])}, {v})")
         elif tag == "del":
-            L.append(f"DEL(conts[{act[1]}], {const(act[2])})")
+            L.append(f"del_entry(containers[{act[1]}], {const(act[2])})")
         elif tag == "setlist":
-            L.append(f"SETLIST(conts[{act[1]}], [{items(act[2])}])")
+            L.append(f"assign_items(containers[{act[1]}], [{items(act[2])}])")
         elif tag == "assign":
             vals = [expr(x) for x in act[2].values()]
-            L.append(f"conts[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
+            L.append(f"containers[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
         else:  # pragma: no cover
             raise AssertionError(tag)
     out = expr(out_desc)

@@ -65,6 +65,9 @@ class _Frame:
         self.top = top          # the frozen function's own frame
 
 
+def _never(v) -> bool:
+    return False
+
 
 # ------------------------------------------------------------------------------ the observer
 class ReadSet:
@@ -74,13 +77,18 @@ class ReadSet:
     what they read), ``writes`` (state written outside the frame's locals), ``fallback`` (why the
     recording cannot be replayed, or ``None``), ``dispatch`` (dispatched functions the code named)
     and ``abc`` (whether an ABC ``isinstance``/``issubclass`` or dispatch resolution ran).
+    ``is_dispatched(v)`` recognises dispatched functions (``frostjit.dispatch.is_dispatched``;
+    none when not given).
     """
 
-    def __init__(self, top_fn):
+    def __init__(self, top_fn, is_dispatched=None):
         self.atoms: dict = {}           # (kind, id(holder), key) -> Atom (the first read wins)
         self.writes: list = []          # (owner, label, where)
         self.fallback = None            # (what, why, where)
         self.dispatch: dict = {}        # id -> dispatched function
+        # frostjit.dispatch.is_dispatched, handed in: these modules import nothing else of
+        # frostjit (tests/freeze/readset_probe.py loads them alone under other Pythons)
+        self.is_dispatched = is_dispatched if is_dispatched is not None else _never
         self.abc = False
         self.keep: dict = {}            # id -> object: every object held here (ids stay unique)
         self.refs = collections.Counter()       # id -> strong references this read set holds
@@ -367,7 +375,7 @@ class ReadSet:
             d = deny_value(v)
             if d is not None:
                 self.set_fallback(d[0], d[1], where)
-            if hasattr(v, "_dispatch_state"):
+            if self.is_dispatched(v):
                 self.dispatch[id(v)] = v
         if final and isinstance(v, _CONTAINERS):
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))

@@ -31,32 +31,21 @@ import weakref
 import numpy as np
 
 from ..backend import current_backend
-from ..schedule.kernel import OUT
+from ..backend.kernel import OUT
+from .records import (SlotOrigin, SlotSource, LaunchParam, Launch, Reduce, PrefixSum, Compress, Copy, Fill,
+                      FillWidth, Upload, UploadInput, BoundsCheck, SlotOperand, LiteralOperand, Guard)
 from ..trace import ops
 from ..trace.dtypes import UInt32, Int64
-from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import state
 from .symbolic import Sym, const, ONE, call, _expr, _ready
 from .values import value_key
 
 
+_MEMOPS = frozenset({"compress", "reduce", "prefix_sum", "copy", "fill"})
 _PIN = re.compile(r"^s(\d+) == (\d+)$")
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
-
-
-class Op:
-    """One recorded operation (``kind`` plus kind-specific fields; see :mod:`.recording`)."""
-
-    __slots__ = ("kind", "args")
-
-    def __init__(self, kind: str, *args):
-        self.kind = kind
-        self.args = args
-
-    def __repr__(self) -> str:
-        return f"Op({self.kind})"
 
 
 class Recorder:
@@ -66,14 +55,14 @@ class Recorder:
         self.name = name
         self.thread = threading.get_ident()
         self.active = True
-        self.ops: list[Op] = []
+        self.ops: list = []              # the recorded operations (records.Operation)
         self.buffers: list = []          # slot -> buffer (kept alive while recording)
         self.slot_of: dict = {}          # id(buffer) -> slot
-        self.slot_kind: list = []        # slot -> ("in", k) | ("np", k) | ("op", op index) | ("cap", j)
+        self.slot_kind: list = []        # slot -> records.SlotSource
         self.slot_size: list = []        # slot -> Sym of its element count
         self.slot_vt: list = []
         self.captured: list = []         # j -> weakref to a node created before the recording
-        self.guards: list = []           # (python expression, ready, description)
+        self.guards: list = []           # records.Guard
         self._guard_set: set = set()
         self.n_counts = 0                # compress counts c0, c1, ...
         self.data_dependent: str | None = None
@@ -115,7 +104,7 @@ class Recorder:
     def add_guard(self, expr: str, ready: int, why: str) -> None:
         if expr not in self._guard_set:
             self._guard_set.add(expr)
-            self.guards.append((expr, ready, why))
+            self.guards.append(Guard(expr, ready, why))
             m = _PIN.match(expr)
             if m is not None and ready == -1:   # an input size pinned exactly: the cache indexes it
                 self.pins[int(m.group(1))] = int(m.group(2))
@@ -127,7 +116,7 @@ class Recorder:
     def guard_value(self, s: Sym, what: str) -> None:
         """``s`` escaped into Python with its value: the replay needs exactly that value."""
         v = s.value
-        expr = f"{s.expr} == {v!r}" if type(v) is int else f"SAME({s.expr}, {self.const_expr(v)})"
+        expr = f"{s.expr} == {v!r}" if type(v) is int else f"same_value({s.expr}, {self.const_expr(v)})"
         self.add_guard(expr, s.ready, f"a width used as a Python value by {what}")
 
     def guard_compare(self, a, op: str, b, what: str) -> bool:
@@ -155,7 +144,11 @@ class Recorder:
         """A width-derived result: a :class:`Sym` for a number, else the value itself."""
         return Sym(expr, value, self, ready)
 
-    def new_slot(self, buf, kind, size: Sym, vt) -> int:
+    def _op_source(self) -> SlotSource:
+        """The source of the slots the next recorded operation writes."""
+        return SlotSource(SlotOrigin.OPERATION, len(self.ops))
+
+    def new_slot(self, buf, kind: SlotSource, size: Sym, vt) -> int:
         k = len(self.buffers)
         self.buffers.append(buf)
         self.slot_of[id(buf)] = k
@@ -168,7 +161,7 @@ class Recorder:
         """Register an input data node (called by the traversal before the function runs)."""
         if not sym.is_const:
             self.sym_sizes.setdefault(node.size, sym)
-        k = self.new_slot(node.value, ("in", self.n_input_slots), sym, node.vt)
+        k = self.new_slot(node.value, SlotSource(SlotOrigin.INPUT, self.n_input_slots), sym, node.vt)
         self.n_input_slots += 1
         return k
 
@@ -180,7 +173,7 @@ class Recorder:
         if k is None:
             j = len(self.captured)
             self.captured.append(weakref.ref(node))
-            k = self.new_slot(buf, ("cap", j), const(node.size), node.vt)
+            k = self.new_slot(buf, SlotSource(SlotOrigin.CAPTURED, j), const(node.size), node.vt)
         return k
 
     def _flush(self, exclude=()) -> None:
@@ -193,13 +186,12 @@ class Recorder:
             buf = node.value
             if id(buf) in self.slot_of:
                 continue
-            snapshot = np.array(buf.array[: node.size], copy=True)
+            snapshot = current_backend().to_numpy(buf, node.size)
             if self.np_inputs and self.data_dependent is None:
                 self.data_dependent = ("builds an array from Python data while NumPy arrays are among its "
                                        "inputs (frostjit cannot tell whether that data came from them)")
-            op = len(self.ops)
-            self.ops.append(Op("upload", node.vt, snapshot, None))
-            self.ops[-1].args = (node.vt, snapshot, self.new_slot(buf, ("op", op), const(node.size), node.vt))
+            out = self.new_slot(buf, self._op_source(), const(node.size), node.vt)
+            self.ops.append(Upload(node.vt, snapshot, out))
 
     # -- engine hooks --------------------------------------------------------------------
     def on_node(self, node) -> None:
@@ -244,9 +236,8 @@ class Recorder:
                 self._pending = [w for w in self._pending if w() is not node]
                 sym = self.np_sym[k]
                 self._set_sym(node, sym if node.size == inp.shape[0] or inp.ndim == 0 else const(node.size))
-                op = len(self.ops)
-                self.ops.append(Op("upload_input", node.vt, k, None))
-                self.ops[-1].args = (node.vt, k, self.new_slot(node.value, ("op", op), node.sym, node.vt))
+                out = self.new_slot(node.value, self._op_source(), node.sym, node.vt)
+                self.ops.append(UploadInput(node.vt, k, out))
                 return
         for inp in self.np_inputs:
             if isinstance(array, np.ndarray) and np.shares_memory(array, inp):
@@ -259,10 +250,10 @@ class Recorder:
             return
         self._flush()
 
-        def spec(n):
-            return ("lit", n.value) if n.op == "literal" else ("slot", self.slot_for(n))
-        self.ops.append(Op("bounds", who, spec(index), spec(active), self.sym_of(index), self.sym_of(active),
-                           self.sym_of(target)))
+        def operand(n):
+            return LiteralOperand(n.value) if n.op == "literal" else SlotOperand(self.slot_for(n))
+        self.ops.append(BoundsCheck(who, operand(index), operand(active), self.sym_of(index), self.sym_of(active),
+                                    self.sym_of(target)))
 
     def on_read(self, node, what: str) -> None:
         if not self.mine():
@@ -313,46 +304,45 @@ class Recorder:
                 self.guard_equal(s, launch, "arrays evaluated by one kernel")
         if launch is None:
             launch = const(size)
-        op = len(self.ops)
+        source = self._op_source()
         params = []
         for (kind, vt), node, buf in zip(spec.params, spec.bindings, buffers):
             if kind == OUT:
-                k = self.new_slot(buf, ("op", op), launch, vt)
+                k = self.new_slot(buf, source, launch, vt)
             else:
                 k = self.slot_for(node) if id(buf) not in self.slot_of else self.slot_of[id(buf)]
-            params.append((kind, vt, k))
-        self.ops.append(Op("launch", kernel, launch, params))
+            params.append(LaunchParam(kind, vt, k))
+        self.ops.append(Launch(kernel, launch, tuple(params)))
 
     def on_memop(self, kind: str, param, inputs, outputs, count=None) -> None:
         if not self.mine():
             return
         self._flush(exclude=outputs)
-        op = len(self.ops)
         ins = [self.slot_for(n) for n in inputs]
         out = outputs[0]
+        if kind not in _MEMOPS:
+            raise RuntimeError(f"frostjit.freeze: cannot record the memory operation {kind!r}")
+        source = self._op_source()
         if kind == "compress":
             c = self.n_counts
             self.n_counts += 1
-            s = Sym(f"c{c}", count, self, op)
-            self._set_sym(out, s)
-            self.ops.append(Op("compress", ins[0], self.sym_of(inputs[0]), c, None))
+            self._set_sym(out, Sym(f"c{c}", count, self, source.index))
         elif kind == "reduce":
             out.sym = ONE
-            self.ops.append(Op("reduce", param, inputs[0].vt, ins[0], self.sym_of(inputs[0]), None))
+        elif kind in ("prefix_sum", "copy"):
+            out.sym = self.sym_of(inputs[0])
+        k = self.new_slot(out.value, source, self.sym_of(out), out.vt)
+        if kind == "compress":
+            op = Compress(ins[0], self.sym_of(inputs[0]), c, k)
+        elif kind == "reduce":
+            op = Reduce(param, inputs[0].vt, ins[0], self.sym_of(inputs[0]), k)
         elif kind == "prefix_sum":
-            out.sym = self.sym_of(inputs[0])
-            self.ops.append(Op("prefix_sum", bool(param), inputs[0].vt, ins[0], out.sym, None))
+            op = PrefixSum(bool(param), inputs[0].vt, ins[0], out.sym, k)
         elif kind == "copy":
-            out.sym = self.sym_of(inputs[0])
-            self.ops.append(Op("copy", inputs[0].vt, ins[0], out.sym, None))
-        elif kind == "fill":
-            s = self.sym_of(out)
-            self.ops.append(Op("fill", out.vt, param, s, None))
+            op = Copy(inputs[0].vt, ins[0], out.sym, k)
         else:
-            raise RuntimeError(f"frostjit.freeze: cannot record the memory operation {kind!r}")
-        o = self.ops[-1]
-        k = self.new_slot(out.value, ("op", op), self.sym_of(out), out.vt)
-        o.args = o.args[:-1] + (k,)
+            op = Fill(out.vt, param, self.sym_of(out), k)
+        self.ops.append(op)
 
     def stolen_effects(self) -> None:
         """After the recording's last evaluation: scatters it queued that it never saw launched
@@ -398,10 +388,9 @@ class Recorder:
             return ops.literal(vt, value.value, 1)
         v = normalize_literal(vt, value.value)
         buf = current_backend().from_numpy(np.array([v], dtype=vt.np_dtype))
-        node = Node("data", vt, 1, (), buf)
+        node = ops.data(vt, buf, 1)     # (queued as an upload by on_node; its slot, made next, wins)
         node.sym = ONE
-        op = len(self.ops)
-        self.ops.append(Op("symfill", vt, value, self.new_slot(buf, ("op", op), ONE, vt)))
+        self.ops.append(FillWidth(vt, value, self.new_slot(buf, self._op_source(), ONE, vt)))
         return node
 
     def release(self) -> None:

@@ -9,9 +9,12 @@ import numpy as np
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
+from ..backend import current_backend
 from ..trace import ops
-from ..trace.dtypes import Float64
+from ..trace.dtypes import Float64, UInt32, Int64
 from ..trace.state import state
+from .evaluation import make_opaque
+from .math import select
 
 
 
@@ -26,20 +29,27 @@ def _check_type(who, dtype):
         raise TypeError(f"{who}(): 'dtype' must be a frostjit array type (e.g. Float), got {dtype!r}")
 
 
+def _static_dims(dtype) -> tuple:
+    """The static sizes of an array type, outermost first (``Array34f``: ``(3, 4)``; 1-D: ``()``)."""
+    if isinstance(dtype, type) and issubclass(dtype, VectorBase):
+        return (dtype._n,) + _static_dims(dtype._elem)
+    return ()
+
+
 def _check_size(who, size, dtype=None):
     """The number of lanes that ``shape`` asks for: an int >= 0, a 1-tuple for a 1-D type, or
-    ``(n, width)`` for a static vector type of ``n`` components (Dr.Jit's shape sequences)."""
+    the static sizes followed by the width for a static array type (``(3, n)`` for an
+    ``Array3f``, ``(2, 2, n)`` for an ``Array22f``: Dr.Jit's shape sequences)."""
     if isinstance(size, (tuple, list)):
-        n_static = dtype._n if isinstance(dtype, type) and issubclass(dtype, VectorBase) else None
-        if n_static is None and len(size) == 1:
-            size = size[0]
-        elif n_static is not None and len(size) == 2 and not hasattr(size[0], "__symbolic_size__") \
-                and size[0] == n_static:
-            size = size[1]
+        dims = _static_dims(dtype)
+        if len(size) == len(dims) + 1 and not any(hasattr(s, "__symbolic_size__") for s in size[:-1]) \
+                and tuple(size[:-1]) == dims:
+            size = size[-1]
         else:
             name = dtype.__name__ if isinstance(dtype, type) else "this type"
+            want = "(" + "".join(f"{d}, " for d in dims) + ("n)" if dims else "n,)")
             raise ValueError(f"{who}(): the shape {tuple(size)!r} does not fit {name} (expected "
-                             f"{'(n,)' if n_static is None else f'({n_static}, n)'} or an int)")
+                             f"{want} or an int)")
     if hasattr(size, "__symbolic_size__") and isinstance(size, int):
         n = size        # a width inside a frozen function stays symbolic; the check below is guarded
     else:
@@ -63,14 +73,34 @@ def _sized_literal(who, dtype, value, size):
     return dtype._from_node(ops.literal(dtype._vt, value, int(size)))
 
 
+def _dynamic_shape(who, dtype, shape) -> tuple:
+    """``(components, width)`` of a dynamic array type's shape: an int is one component of that
+    width, ``(n, width)`` n components (Dr.Jit)."""
+    if isinstance(shape, (tuple, list)):
+        if len(shape) != 2:
+            raise ValueError(f"{who}(): the shape {tuple(shape)!r} does not fit {dtype.__name__} "
+                             "(expected (n, width) or an int)")
+        return _check_size(who, shape[0]), _check_size(who, shape[1])
+    return 1, _check_size(who, shape)
+
+
 def full(dtype, value, shape=1):
     """An array of ``shape`` elements all equal to ``value`` (a literal: no memory until needed).
-    For a tensor type, ``shape`` is the tensor's shape (an int or a sequence of ints)."""
+
+    For a tensor type, ``shape`` is the tensor's shape (an int or a sequence of ints).  For a
+    static array type every entry is ``value`` (a matrix too); a complex number or quaternion
+    gets ``value`` as its real part (Dr.Jit: ``full(Complex2f, 3)`` is ``3 + 0j``).  A dynamic
+    type takes ``(components, width)`` or a width (one component)."""
     if _is_tensor_type(dtype):
         return dtype._fj_full(value, shape)
     _check_type("full", dtype)
+    if issubclass(dtype, VectorBase) and dtype._n is None:
+        n, size = _dynamic_shape("full", dtype, shape)
+        return dtype._from_components([full(dtype._elem, value, size) for _ in range(n)])
     size = _check_size("full", shape, dtype)
     if issubclass(dtype, VectorBase):
+        if dtype.IsComplex or dtype.IsQuaternion:
+            return dtype(full(dtype._elem, value, size))
         return dtype._from_components([full(dtype._elem, value, size) for _ in range(dtype._n)])
     return _sized_literal("full", dtype, value, size)
 
@@ -90,18 +120,19 @@ def empty(dtype, shape=1):
     if _is_tensor_type(dtype):
         return dtype._fj_empty(shape)
     _check_type("empty", dtype)
+    if issubclass(dtype, VectorBase) and dtype._n is None:
+        n, size = _dynamic_shape("empty", dtype, shape)
+        return dtype._from_components([empty(dtype._elem, size) for _ in range(n)])
     size = _check_size("empty", shape, dtype)
     if issubclass(dtype, VectorBase):
         return dtype._from_components([empty(dtype._elem, size) for _ in range(dtype._n)])
     if hasattr(size, "__symbolic_size__"):
         return zeros(dtype, size)
-    from ..backend import current_backend
     return dtype._from_node(ops.data(dtype._vt, current_backend().alloc(dtype._vt, size), size))
 
 
 def opaque(dtype, value, shape=1):
     """Like :func:`full`, but stored in memory, so the value is never folded into kernels."""
-    from .evaluation import make_opaque
     r = full(dtype, value, shape)
     make_opaque(r)
     return r
@@ -109,7 +140,6 @@ def opaque(dtype, value, shape=1):
 
 def _counter(dtype, size):
     """The lane index 0, 1, ..., size-1 as ``dtype``."""
-    from ..trace.dtypes import UInt32, Int64
     rec = state.recorder
     if rec is not None and hasattr(size, "__symbolic_size__"):
         node = rec.sized_counter(size)
@@ -180,7 +210,6 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
         r = idx * float(delta) if delta != 1 else idx
         r = r + float(first) if first != 0 else r
         if n > 1 and first + delta != second:
-            from .math import select
             r = select(idx == 1, float(second), r)
         return r
     try:
@@ -236,6 +265,5 @@ def linspace(dtype, start, stop, num, endpoint=True):
     i = _counter(f64, num)
     y = i * step + start            # two roundings in double, as numpy.linspace
     if endpoint:                    # numpy.linspace: the last value is stop itself (when num > 1)
-        from .math import select
         y = select(i == steps, float(stop) if not hasattr(stop, "__symbolic_size__") else stop, y)
     return y if dtype._vt is Float64 else dtype(y)

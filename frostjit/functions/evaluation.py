@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..backend import current_backend
 from ..schedule.evaluate import evaluate, kernel_history  # noqa: F401  (re-exported)
 from ..trace import ops
 from ..trace.state import state
@@ -49,7 +50,6 @@ def make_opaque(*args) -> None:
     """
     arrays = leaves(args)
     eval(*arrays)
-    from ..backend import current_backend
     backend = current_backend()
     for a in arrays:
         node = a._node

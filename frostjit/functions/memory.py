@@ -20,10 +20,12 @@ import numpy as np
 from ..array.flat import ArrayBase, register_item_scatter
 from ..array.vector import VectorBase
 from ..array import registry
+from ..backend import current_backend
 from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
+from ..schedule.evaluate import evaluate
 from ..trace import masks, ops
-from ..trace.dtypes import Bool
+from ..trace.dtypes import Bool, Int32, Int64, UInt32, UInt64
 from ..trace.node import Node
 from ..trace.state import state, DEBUG
 
@@ -40,14 +42,15 @@ class ReduceOp(enum.Enum):
 
 def _index_node(index, backend, who: str) -> Node:
     if isinstance(index, (list, tuple, range)):     # Dr.Jit accepts a sequence of ints
-        from ..trace.dtypes import UInt32
         index = registry.flat_type(backend, UInt32)(index)
     if isinstance(index, ArrayBase):
-        if not index._vt.is_integral:
+        vt = index._vt
+        if not vt.is_integral:
             raise TypeError(f"{who}(): the index must be an integer array, got {type(index).__name__}")
+        if vt.bits < 32:    # 8-bit indices address as 32-bit ones (kernels index with 32 or 64 bits)
+            return ops.cast(index._node, Int32 if vt.is_signed else UInt32)
         return index._node
     if isinstance(index, (int, np.integer)):
-        from ..trace.dtypes import UInt32, Int64, UInt64
         i = int(index)
         if not -2**63 <= i < 2**64:     # would wrap into range (2**64 + 1 read element 1)
             raise IndexError(f"{who}(): index {i} does not fit a 64-bit index")
@@ -74,9 +77,7 @@ def _check_index_width(who: str, index: Node, size: int) -> None:
 
 def _check_bounds(who: str, index: Node, active: Node, target: Node) -> None:
     """Debug mode: raise IndexError for the first active out-of-bounds index into ``target``."""
-    from ..schedule.evaluate import evaluate
     evaluate((index, active))
-    from ..backend import current_backend
     be = current_backend()
 
     def values(n):      # a literal is one value for every lane: no array of its full size
@@ -137,8 +138,10 @@ def gather(dtype, source, index, active=True):
         return vector_from_components(dtype, [gather(dtype._elem, c, index, active) for c in source])
     if isinstance(dtype, type) and issubclass(dtype, VectorBase):
         n = dtype._n
+        if n is None:
+            raise TypeError(f"gather(): {dtype.__name__} has no static size: gather its components one by one")
         if isinstance(source, ArrayBase):
-            _check_gather_type(dtype._elem, source, dtype.__name__)
+            _check_gather_type(dtype._leaf, source, dtype.__name__)
         comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
                         active) for k in range(n)]
         return vector_from_components(dtype, comps)      # an AD source makes an AD vector
@@ -201,7 +204,6 @@ def _prepare_target(target: ArrayBase) -> Node:
         expected += 1 + sum(1 for e in state.side_effects if e.extra[0] is node)
     if sys.getrefcount(node) > expected:
         if node in state.dirty:
-            from ..schedule.evaluate import evaluate
             evaluate(())
         node = memops.copy(node)
         target._node = node

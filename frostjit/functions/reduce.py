@@ -33,6 +33,10 @@ from ..errors import AxisError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import state
+from .creation import zeros
+from .evaluation import width
+from .math import select, isnan, minimum, maximum, fma
+from .shape import reverse as flip
 
 _MODES = (None, "evaluated", "symbolic")
 _IDENTITY = {"add": 0, "mul": 1, "min": math.inf, "max": -math.inf, "and": True, "or": False}
@@ -142,7 +146,6 @@ def _nan_ignoring_minmax(op: str, a, b):
         if a != a:
             return b
         return (a if a <= b else b) if op == "min" else (a if a >= b else b)
-    from .math import select, isnan, minimum, maximum
     if not (a.Type.is_float if _is_jit(a) else isinstance(a, float)) and \
             not (b.Type.is_float if _is_jit(b) else isinstance(b, float)):
         return minimum(a, b) if op == "min" else maximum(a, b)      # integers: no NaN
@@ -284,7 +287,6 @@ def mean(value, axis=..., mode=None, keepdims=False):
     """Arithmetic mean along ``axis``: the sum divided by the number of reduced entries
     (NaN for an empty array).  Integer input gives a ``Float`` result.
     """
-    from .evaluation import width
     if not isinstance(value, (ArrayBase, VectorBase)) and getattr(type(value), "IsTensor", False):
         return value._fj_mean(axis, mode, keepdims)
     total = _reduce("add", "mean", value, axis, mode, keepdims)
@@ -330,7 +332,6 @@ def dot(a, b):
 
 
 def _dot_items(a: list, b: list):
-    from .math import fma
     acc = a[0] * b[0]
     for k in range(1, len(a)):
         acc = fma(a[k], b[k], acc)
@@ -413,8 +414,6 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
         if k == 1:
             return _vector_of([_scan(name, c, 0, reverse, exclusive) for c in value])
         # Across the components, lane by lane: out[j] = sum of the components before j.
-        from .creation import zeros
-        from .evaluation import width
         comps = list(value)[::-1] if reverse else list(value)
         out, acc = [], None
         for c in comps:
@@ -437,7 +436,6 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
     if value._vt is Bool:       # counting a mask (compaction offsets): as UInt32
         value = registry.flat_type(value._backend, UInt32)(value)
     if reverse:
-        from .shape import reverse as flip
         return flip(_scan(name, flip(value), 0, False, exclusive))
     out = type(value)._from_node(memops.prefix_sum(value._node, exclusive))
     if value._ad is not None and state.ad_hook is not None:

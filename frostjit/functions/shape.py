@@ -13,9 +13,9 @@ from ..array.vector import VectorBase
 from ..array import registry
 from ..trace.dtypes import UInt32, UInt64
 from ..tree import transform, vector_from_components
-from .creation import arange
+from .creation import arange, empty
 from .evaluation import width
-from .memory import gather
+from .memory import gather, scatter
 
 
 def _flat(x, who):
@@ -60,8 +60,6 @@ def ravel(x, order: str = "A"):
         return x._fj_ravel()
     if not isinstance(x, VectorBase):
         raise TypeError(f"ravel(): expects a frostjit array, got {type(x).__name__}")
-    from .memory import scatter
-    from .creation import empty
     n = len(x)
     w = max(width(c) for c in x)
     out = empty(x._elem, n * w)

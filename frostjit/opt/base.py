@@ -346,16 +346,9 @@ class Optimizer(MutableMapping):
     # are Python values (a change re-traces, as it must), the learning rates evaluated arrays
     # (inputs like the parameters, so a new rate never re-traces).  The Python copies of the
     # rates (``_lr_value``, ``_lr_values``) are not walked.  Subclasses add their own
-    # hyper-parameters in front.  (``__fj_traverse__`` says the same for freeze's walker, which
-    # recognises the protocol by it.)
+    # hyper-parameters in front.  (Both the tree's walkers and freeze read and write the declared
+    # attributes themselves.)
     __fj_traverse_attrs__ = ("mask_updates", "_lr", "state")
-
-    def __fj_traverse__(self) -> dict:
-        return {n: getattr(self, n) for n in type(self).__fj_traverse_attrs__}
-
-    def __fj_assign__(self, values: dict) -> None:
-        for n, v in values.items():
-            setattr(self, n, v)
 
 
 class _Stored:

@@ -103,13 +103,6 @@ class GradScaler:
     # arrays after the first step.
     __fj_traverse_attrs__ = ("growth_factor", "backoff_factor", "growth_interval", "scale_factor", "it")
 
-    def __fj_traverse__(self) -> dict:
-        return {n: getattr(self, n) for n in type(self).__fj_traverse_attrs__}
-
-    def __fj_assign__(self, values: dict) -> None:
-        for n, v in values.items():
-            setattr(self, n, v)
-
 
 def _zero_index(like):
     """Index 0 (a ``UInt32`` literal of ``like``'s backend)."""

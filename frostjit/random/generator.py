@@ -80,34 +80,27 @@ class Generator:
     ``drjit.random.Generator``): NumPy-style sampling of JIT arrays of a given type and shape."""
 
     def random(self, dtype, shape):
-        """Uniform variates on ``[0, 1)`` of type ``dtype`` (a ``Float32``/``Float64`` array or
-        static vector type, e.g. ``Float``, ``Array3f``) and ``shape`` (the width, or
-        ``(n, width)`` for an ``n``-vector type)."""
+        """Uniform variates on ``[0, 1)`` of type ``dtype`` (a ``Float32``/``Float64`` array,
+        static array or tensor type, e.g. ``Float``, ``Array3f``, ``Matrix4f``, ``TensorXf``) and
+        ``shape`` (the width; ``(3, width)`` for an ``Array3f``, ``(4, 4, width)`` for a
+        ``Matrix4f``; a tensor's shape)."""
         return self._sample(dtype, shape, "uniform", "random")
 
     def uniform(self, dtype, shape, low=0.0, high=1.0):
         """Uniform variates on ``[low, high)``: ``fma(random(), high - low, low)`` (``low`` and
         ``high`` may be numbers or arrays)."""
-        u = self._sample(dtype, shape, "uniform", "uniform")
-        return self._map(u, lambda c: _affine(c, high - low, low))
+        return self._sample(dtype, shape, "uniform", "uniform", lambda c: _affine(c, high - low, low))
 
     def normal(self, dtype, shape, loc=0.0, scale=1.0):
         """Normal variates with mean ``loc`` and standard deviation ``scale``:
         ``fma(z, scale, loc)`` of standard normal ``z`` (Box-Muller)."""
-        z = self._sample(dtype, shape, "normal", "normal")
-        return self._map(z, lambda c: _affine(c, scale, loc))
+        return self._sample(dtype, shape, "normal", "normal", lambda c: _affine(c, scale, loc))
 
     def integers(self, dtype, shape, low=0, high=None, endpoint=False):
         """Uniform integers of type ``dtype`` (``Int32`` or ``UInt32``) on ``[low, high)``
         (``[low, high]`` with ``endpoint=True``; ``[0, low)`` when ``high`` is None), unbiased
         (Lemire's multiply-shift method with rejection)."""
         return self._integers(dtype, shape, low, high, endpoint)
-
-    @staticmethod
-    def _map(v, f):
-        if isinstance(v, VectorBase):
-            return type(v)._from_components([f(c) for c in v])
-        return f(v)
 
 
 class Philox4x32Generator(Generator):
@@ -184,34 +177,50 @@ class Philox4x32Generator(Generator):
 
     # -- sampling ---------------------------------------------------------------------------------
     def _layout(self, dtype, shape, who: str, kinds):
-        """``(leaf class, number of leaves, width)`` of a request, checking ``dtype`` and ``shape``."""
-        if isinstance(dtype, type) and issubclass(dtype, ArrayBase):
-            leaf, n = dtype, None
+        """``(leaf class, number of leaves, width, build)`` of a request, checking ``dtype`` and
+        ``shape``; ``build(leaves)`` makes the ``dtype`` instance of the leaves (outermost first).
+
+        A 1-D type takes the width (or a 1-tuple); a static array type (nested, a matrix, complex
+        number, quaternion, ``ArrayXf``) its static sizes then the width (``(3, 3, width)`` for an
+        ``Array33f``; a dynamic size is free); a tensor type its shape.
+        """
+        if getattr(dtype, "IsTensor", False) and isinstance(dtype, type) and not issubclass(dtype, VectorBase):
+            leaf = dtype._array_type
+            dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+            for d in dims:
+                if not _is_int(d) or d < 0:
+                    raise ValueError(f"{who}: shape {shape!r} of a {dtype.__name__} must hold ints >= 0")
+            width, n = math.prod(dims), 1
+            build = lambda leaves: dtype._from_array(leaves[0], dims)     # noqa: E731
+        elif isinstance(dtype, type) and issubclass(dtype, ArrayBase):
+            leaf, n = dtype, 1
+            if isinstance(shape, tuple):
+                if len(shape) != 1:
+                    raise ValueError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
+                                     f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...)")
+                shape = shape[0]
+            width = shape
+            build = lambda leaves: leaves[0]      # noqa: E731
         elif isinstance(dtype, type) and issubclass(dtype, VectorBase):
-            leaf, n = dtype._elem, dtype._n
+            leaf, static = dtype._leaf, _static_sizes(dtype)
+            expected = "(" + ", ".join("n" if d is None else str(d) for d in static) + ", width)"
+            if not (isinstance(shape, tuple) and len(shape) == len(static) + 1 and
+                    all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(shape, static))):
+                raise ValueError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected}")
+            dims, width = shape[:-1], shape[-1]
+            n = math.prod(dims)
+            build = lambda leaves: _nest(dtype, dims, leaves)     # noqa: E731
         else:
             raise TypeError(f"{who}: 'dtype' must be a frostjit array type, not {dtype!r}")
         if leaf._vt not in kinds:
             names = "/".join(k.name for k in kinds)
             raise TypeError(f"{who}: unsupported dtype {dtype.__name__}: must be a {names} array"
-                            + (" or static vector type" if kinds[0].is_float else " type"))
-        if n is None:
-            if isinstance(shape, tuple):
-                if len(shape) != 1:
-                    raise ValueError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
-                                     f"{dtype.__name__} has 1 (frostjit has no tensors)")
-                shape = shape[0]
-            width = shape
-        else:
-            if not (isinstance(shape, tuple) and len(shape) == 2 and shape[0] == n):
-                raise ValueError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected "
-                                 f"({n}, width)")
-            width = shape[1]
+                            + (", static array or tensor type" if kinds[0].is_float else " type"))
         if not (_is_int(width) or hasattr(width, "__symbolic_size__")):
             raise TypeError(f"{who}: the width must be an int, not {type(width).__name__}")
         if _is_int(width) and width < 0:
             raise ValueError(f"{who}: the width must be >= 0, got {width}")
-        return leaf, (1 if n is None else n), width
+        return leaf, n, width, build
 
     def _blocks(self, backend, width, who: str):
         """A function returning the next block's output words (a new counter each time), and one
@@ -227,9 +236,11 @@ class Philox4x32Generator(Generator):
             return p
         return next_block, lambda: box[0]
 
-    def _sample(self, dtype, shape, kind: str, name: str):
+    def _sample(self, dtype, shape, kind: str, name: str, transform=None):
+        """Variates of ``kind`` (``"uniform"``, ``"normal"``) for ``dtype``/``shape``, passed
+        through ``transform`` (an affine map)."""
         who = f"Generator.{name}()"
-        leaf, n, width = self._layout(dtype, shape, who, (Float32, Float64))
+        leaf, n, width, build = self._layout(dtype, shape, who, (Float32, Float64))
         backend = leaf._backend
         next_block, counter = self._blocks(backend, width, who)
         double = leaf._vt is Float64
@@ -245,14 +256,15 @@ class Philox4x32Generator(Generator):
             values.append(pool.pop())      # Dr.Jit takes a block's outputs from the last one down
         self._counter = counter()
         values = [v if type(v) is leaf else leaf(v) for v in values]
-        if dtype is leaf:
-            return values[0]
-        return dtype._from_components(values)
+        out = build(values)
+        # (on the whole value, with its family's arithmetic, as Dr.Jit: a matrix's offset lands on
+        # its diagonal, a complex number's on its real part)
+        return out if transform is None else transform(out)
 
     def _integers(self, dtype, shape, low, high, endpoint):
         who = "Generator.integers()"
-        leaf, n, width = self._layout(dtype, shape, who, (Int32, UInt32))
-        if n != 1:
+        leaf, n, width, build = self._layout(dtype, shape, who, (Int32, UInt32))
+        if not issubclass(dtype, ArrayBase):
             raise TypeError(f"{who}: unsupported dtype {dtype.__name__}: must be a 1-D Int32 or "
                             "UInt32 array type")
         backend = leaf._backend
@@ -289,6 +301,24 @@ class Philox4x32Generator(Generator):
             result = redraw_rejected(result, rejected, redraw, counter)
         self._counter = counter()
         return reinterpret_array(leaf, result + offset)
+
+
+def _static_sizes(dtype) -> tuple:
+    """The static sizes of a static array type, outermost first (``None``: a dynamic size)."""
+    sizes = []
+    while isinstance(dtype, type) and issubclass(dtype, VectorBase):
+        sizes.append(dtype._n)
+        dtype = dtype._elem
+    return tuple(sizes)
+
+
+def _nest(dtype, dims: tuple, leaves: list):
+    """The ``dtype`` instance (static sizes ``dims``) of ``leaves``, outermost component first."""
+    if not dims:
+        return leaves[0]
+    per = len(leaves) // dims[0] if dims[0] else 0
+    return dtype._from_components([_nest(dtype._elem, dims[1:], leaves[k * per:(k + 1) * per])
+                                   for k in range(dims[0])])
 
 
 def rng(seed=0, method: str = "philox4x32", symbolic: bool = False) -> Generator:

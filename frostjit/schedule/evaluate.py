@@ -12,11 +12,14 @@ import enum
 import logging
 import time
 
-from ..trace.state import state, KERNEL_HISTORY, JitBackend
-from ..backend import current_backend, _backends
-from .kernel import build_kernel, OUT
+from ..trace.state import state, KERNEL_HISTORY
+from ..backend import current_backend
+from ..backend.kernel import OUT
+from .kernel import build_kernel
+from .single_op import shape_key, plan_of
 
 log = logging.getLogger("frostjit")
+_DEBUG = logging.DEBUG
 
 
 class KernelType(str, enum.Enum):
@@ -63,6 +66,20 @@ def evaluate(nodes) -> None:
     contents are then undefined (logged as a warning).
     """
     with state.lock:
+        if len(nodes) == 1 and not state.side_effects:
+            # The common fj.eval(y) of one array, no scatters queued: nothing to put back on
+            # failure, so none of the bookkeeping below.
+            n = nodes[0]
+            op = n.op
+            if op != "data" and op != "literal":
+                key = None
+                if state.recorder is None and not state.flags & KERNEL_HISTORY:
+                    key = shape_key(n)
+                if key is not None:
+                    _run_single_op(n, key)
+                else:
+                    run_group(current_backend(), n.size, [n], _NO_EFFECTS)
+            return
         seen = set()
         pending = []
         for n in nodes:
@@ -76,7 +93,7 @@ def evaluate(nodes) -> None:
             effects, held = state.recorder.split_effects(effects)
         if not pending and not effects:
             return
-        backend = _backends.get(JitBackend.LLVM) or current_backend()
+        backend = current_backend()
         started = _Started()
         try:
             state.side_effects = held
@@ -110,16 +127,36 @@ class _Started:
         self.launching = 0
 
 
+_NO_EFFECTS: list = []
+
+
+def _run_single_op(n, key) -> None:
+    """Evaluate ``n``, one operation over data and literal nodes, from its cached plan
+    (:mod:`.single_op`): what run_group does, without building a spec."""
+    plan = plan_of(n, key)
+    backend = current_backend()
+    kernel, status = backend.compile(plan.spec)
+    args = n.args
+    inputs = []
+    for i in plan.operands:
+        inputs.append(args[i].value)
+    size = n.size
+    out = backend.launch_new_output(kernel, size, plan.spec, inputs, n.vt)
+    n.op = "data"           # n.set_data(out), inlined
+    n.args = ()
+    n.value = out
+    if log.isEnabledFor(_DEBUG):
+        log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)
+
+
 def run_group(backend, size: int, outputs: list, effects: list, started: _Started | None = None) -> None:
     """Compile (or fetch) and launch the kernel computing one size group."""
     spec = build_kernel(outputs, effects)
     kernel, status = backend.compile(spec)
     buffers = []
+    alloc = backend.alloc
     for (kind, vt), node in zip(spec.params, spec.bindings):
-        if kind == OUT:
-            buffers.append(backend.alloc(vt, size))
-        else:
-            buffers.append(node.value)
+        buffers.append(alloc(vt, size) if kind == OUT else node.value)
     rec = state.recorder
     if rec is not None:
         rec.on_launch(kernel, spec, size, buffers, effects)
@@ -133,9 +170,10 @@ def run_group(backend, size: int, outputs: list, effects: list, started: _Starte
     if started is not None:
         started.launching = 0
     t1 = time.perf_counter() if history else 0.0
-    for (kind, vt), node, buf in zip(spec.params, spec.bindings, buffers):
-        if kind == OUT:
-            node.set_data(buf)
+    # The OUT parameters come last, in the order of spec.outputs (schedule.kernel.build_kernel).
+    outs = spec.outputs
+    for node, buf in zip(outs, buffers[len(buffers) - len(outs):]):
+        node.set_data(buf)
     if history:
         state.history.append({
             "type": KernelType.JIT, "backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,

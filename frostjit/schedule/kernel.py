@@ -1,156 +1,180 @@
-"""From a set of pending nodes of one size to a backend-neutral kernel description.
+"""From a set of pending nodes of one size to a kernel spec (the backend contract).
 
-A :class:`KernelSpec` is a straight-line SSA program over one *lane* of a
-launch: instructions refer to earlier instructions by index, buffers by
-parameter index.  It contains no sizes and no addresses, so the same spec (and
-the same compiled kernel) serves every launch width; the actual buffers live in
-``bindings``, outside the part a backend compiles and caches.
+:func:`build_kernel` lowers pending nodes and scatters to a :class:`ScheduledKernel`: the
+backend-neutral :class:`~frostjit.backend.kernel.KernelSpec` that the backend compiles,
+plus the trace nodes bound to its parameters, which only the scheduler (and the freeze
+recorder) look at.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from ..backend.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, Instr, KernelSpec, instr_key
 from ..trace.node import Node
 
-# Parameter kinds: how a kernel uses a buffer.
-IN = "in"            # elementwise input, one element per lane
-IN_SCALAR = "in1"    # size-1 input broadcast to every lane
-OUT = "out"          # elementwise output
-GATHER_SRC = "src"   # random-access read (pointer + element count)
-SCATTER_DST = "dst"  # random-access write (pointer + element count)
 
+class ScheduledKernel(KernelSpec):
+    """A :class:`KernelSpec` and the nodes of the launch it was built for.
 
-@dataclass(slots=True)
-class Instr:
-    """One SSA instruction. ``args`` index earlier instructions."""
+    Attributes
+    ----------
+    bindings : list[Node]
+        The node bound to each parameter: a data node (inputs, gather sources, scatter
+        targets) or the pending node an OUT parameter stores.  The OUT parameters come last,
+        in the order of ``outputs``.
+    outputs : list[Node]
+        The nodes written by the OUT parameters, in order.
+    key_items : list
+        The instructions' parts of :meth:`key`, made while building (no second pass over
+        the instructions on every launch).
+    """
 
-    op: str
-    vt: object
-    args: tuple = ()
-    value: object = None   # literal value, cast target, parameter index, ...
+    # ids, slots, literals: the builder's state (see build_kernel)
+    __slots__ = ("bindings", "outputs", "key_items", "ids", "slots", "literals")
 
-
-@dataclass(slots=True)
-class KernelSpec:
-    """A kernel: instructions and the parameter list (kinds and types)."""
-
-    instrs: list = field(default_factory=list)
-    params: list = field(default_factory=list)      # [(kind, vt)]
-    bindings: list = field(default_factory=list)    # [Node] bound to each parameter
-    outputs: list = field(default_factory=list)     # nodes written by OUT params, in order
-    has_side_effects: bool = False
+    def __init__(self):     # (written out: a dataclass's default factories cost ~0.3 us here)
+        self.instrs = []
+        self.params = []
+        self.has_side_effects = False
+        self.bindings = []
+        self.outputs = []
+        self.key_items = []
+        self.ids: dict = {}           # node -> instruction index
+        self.slots: dict = {}         # (id(node), kind) -> parameter index
+        self.literals: dict = {}      # (type, value key) -> instruction index: one per distinct constant
 
     def key(self) -> tuple:
-        """A hashable structural key: equal keys give equal code (sizes and buffers excluded)."""
-        return (tuple(self.params), tuple([(i.op, i.vt, i.args, _literal_key(i.value)) for i in self.instrs]))
+        return (tuple(self.params), tuple(self.key_items))
+
+    def param(self, node: Node, kind: str) -> int:
+        """The parameter of kind ``kind`` bound to ``node`` (added when new)."""
+        key = (id(node), kind)
+        p = self.slots.get(key)
+        if p is None:
+            p = self.slots[key] = len(self.params)
+            self.params.append((kind, node.vt))
+            self.bindings.append(node)
+        return p
+
+    def __repr__(self) -> str:
+        return f"ScheduledKernel({len(self.params)} parameters, {len(self.instrs)} instructions)"
 
 
-def _literal_key(v):
-    # -0.0 == 0.0 and NaN != NaN: key floats by their exact bit pattern.
-    return ("f", v.hex()) if type(v) is float else v
+_instr = tuple.__new__      # Instr(...) without the Python-level constructor (the hot path)
 
 
-def build_kernel(outputs: list, effects: list) -> KernelSpec:
+def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
     """Lower ``outputs`` (pending nodes to store) and ``effects`` (scatter nodes) to a spec.
 
-    Operands are visited depth-first; shared subexpressions are emitted once, and so is
-    each distinct constant.
+    Operands are visited depth-first, in order; shared subexpressions are emitted once, and
+    so is each distinct constant.  This runs on every evaluation, so it is written for speed:
+    ``y = x + 1; fj.eval(y)`` spends a good part of its time here.  (The recursion is a
+    module-level function over the spec: a recursive closure would form a reference cycle
+    holding every visited node until the cyclic garbage collector runs, delaying the release
+    of their buffers.)
     """
-    b = _Builder()
-    spec = b.spec
+    b = ScheduledKernel()
     ids = b.ids
     for eff in effects:
         for a in eff.args:
             if a not in ids:
-                b.visit(a, 0)
-        target, reduce_op = eff.extra
-        p = b.param(target, SCATTER_DST)
-        spec.instrs.append(Instr("scatter", eff.vt, tuple(ids[a] for a in eff.args), (p, reduce_op)))
-        spec.has_side_effects = True
+                _visit(b, a, 0)
     for out in outputs:
         if out not in ids:
-            b.visit(out, 0)
-        p = b.param(out, OUT)
-        spec.outputs.append(out)
-        spec.instrs.append(Instr("store", out.vt, (ids[out],), p))
-    return spec
-
-
-class _Builder:
-    """The state of one :func:`build_kernel` call.
-
-    (A class rather than nested functions: a recursive closure would form a reference
-    cycle holding every visited node until the cyclic garbage collector runs, delaying
-    the release of their buffers.)
-    """
-
-    __slots__ = ("spec", "ids", "params", "literals")
-
-    def __init__(self):
-        self.spec = KernelSpec()
-        self.ids: dict = {}           # node -> instruction index
-        self.params: dict = {}        # (id(node), kind) -> parameter index
-        self.literals: dict = {}      # one instruction per distinct constant of a type
-
-    def param(self, node: Node, kind: str) -> int:
-        key = (id(node), kind)
-        p = self.params.get(key)
-        if p is None:
-            spec = self.spec
-            p = self.params[key] = len(spec.params)
-            spec.params.append((kind, node.vt))
-            spec.bindings.append(node)
-        return p
-
-    def emit(self, n: Node) -> None:
-        instrs = self.spec.instrs
-        ids = self.ids
-        op = n.op
-        if op == "literal":
-            v = n.value
-            lk = (n.vt, _literal_key(v))
-            i = self.literals.get(lk)
-            if i is None:
-                i = self.literals[lk] = len(instrs)
-                instrs.append(Instr("literal", n.vt, (), v))
-            ids[n] = i
-            return
-        if op == "data":
-            ins = Instr("load", n.vt, (), self.param(n, IN_SCALAR if n.size == 1 else IN))
-        elif op == "gather":
-            ins = Instr("gather", n.vt, tuple([ids[a] for a in n.args]), self.param(n.extra, GATHER_SRC))
-        else:
-            ins = Instr(op, n.vt, tuple([ids[a] for a in n.args]), n.value)
-        ids[n] = len(instrs)
+            _visit(b, out, 0)
+    instrs = b.instrs
+    keys = b.key_items
+    for eff in effects:
+        target, reduce_op = eff.extra
+        ins = _instr(Instr, ("scatter", eff.vt, tuple([ids[a] for a in eff.args]),
+                             (b.param(target, SCATTER_DST), reduce_op)))
         instrs.append(ins)
+        keys.append(ins)
+        b.has_side_effects = True
+    for out in outputs:       # the OUT parameters come last, in the order of b.outputs
+        if (id(out), OUT) in b.slots:
+            continue
+        ins = _instr(Instr, ("store", out.vt, (ids[out],), b.param(out, OUT)))
+        b.outputs.append(out)
+        instrs.append(ins)
+        keys.append(ins)
+    return b
 
-    def visit(self, n: Node, depth: int) -> None:
-        # Recursion is the fast path (each node is looked at once); deep chains switch to an
-        # explicit stack long before Python's recursion limit.
-        if depth > 200:
-            self.visit_deep(n)
-            return
-        ids = self.ids
-        for a in n.args:
-            if a not in ids:
-                self.visit(a, depth + 1)
-        self.emit(n)
 
-    def visit_deep(self, root: Node) -> None:
-        """Post-order without recursion: a node is emitted once all its operands have ids."""
-        ids = self.ids
-        stack = [root]
-        while stack:
-            n = stack[-1]
-            if n in ids:
-                stack.pop()
-                continue
-            waiting = False
-            for a in n.args:
-                if a not in ids:
-                    stack.append(a)
-                    waiting = True
-            if waiting:
-                continue
+def _visit(b: ScheduledKernel, n: Node, depth: int) -> None:
+    """Emit ``n`` after its operands (recursion is the fast path; deep chains switch to an
+    explicit stack long before Python's recursion limit)."""
+    ids = b.ids
+    for a in n.args:
+        if a not in ids:
+            if depth > 200:
+                _visit_deep(b, a)
+            elif a.op == "literal":         # (inlined: literals are the most common leaves)
+                v = a.value
+                lk = (a.vt, ("f", v.hex()) if type(v) is float else v)
+                i = b.literals.get(lk)
+                if i is None:
+                    i = b.literals[lk] = len(b.instrs)
+                    b.instrs.append(_instr(Instr, ("literal", a.vt, (), v)))
+                    b.key_items.append(("literal", a.vt, (), lk[1]))
+                ids[a] = i
+            else:
+                _visit(b, a, depth + 1)
+    _emit(b, n)
+
+
+def _visit_deep(b: ScheduledKernel, root: Node) -> None:
+    """Post-order without recursion: a node is emitted once all its operands have ids."""
+    ids = b.ids
+    stack = [root]
+    while stack:
+        n = stack[-1]
+        if n in ids:
             stack.pop()
-            self.emit(n)
+            continue
+        waiting = False
+        for a in reversed(n.args):       # (operand 0 is emitted first, as by _visit)
+            if a not in ids:
+                stack.append(a)
+                waiting = True
+        if waiting:
+            continue
+        stack.pop()
+        _emit(b, n)
+
+
+def _emit(b: ScheduledKernel, n: Node) -> None:
+    """Append the instruction of ``n`` (whose operands have ids)."""
+    ids = b.ids
+    instrs = b.instrs
+    op = n.op
+    vt = n.vt
+    if op == "literal":
+        v = n.value
+        lk = (vt, ("f", v.hex()) if type(v) is float else v)
+        i = b.literals.get(lk)
+        if i is None:
+            i = b.literals[lk] = len(instrs)
+            instrs.append(_instr(Instr, ("literal", vt, (), v)))
+            b.key_items.append(("literal", vt, (), lk[1]))
+        ids[n] = i
+        return
+    args = n.args
+    na = len(args)      # (no comprehension for the common arities: each is a function call)
+    if na == 2:
+        t = (ids[args[0]], ids[args[1]])
+    elif na == 1:
+        t = (ids[args[0]],)
+    elif na == 0:
+        t = ()
+    else:
+        t = tuple([ids[a] for a in args])
+    if op == "data":
+        ins = key = _instr(Instr, ("load", vt, t, b.param(n, IN_SCALAR if n.size == 1 else IN)))
+    elif op == "gather":
+        ins = key = _instr(Instr, ("gather", vt, t, b.param(n.extra, GATHER_SRC)))
+    else:
+        v = n.value
+        ins = _instr(Instr, (op, vt, t, v))
+        key = ins if type(v) is not float else instr_key(ins)
+    ids[n] = len(instrs)
+    instrs.append(ins)
+    b.key_items.append(key)

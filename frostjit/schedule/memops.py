@@ -7,7 +7,9 @@ recorder (which replays it on new inputs).
 """
 from __future__ import annotations
 
+from ..backend import current_backend
 from ..trace import ops
+from ..trace.dtypes import UInt32
 from ..trace.node import Node
 from ..trace.state import state
 from .evaluate import evaluate, record_operation
@@ -20,7 +22,6 @@ def materialize(node: Node) -> Node:
     if (node.op != "data" and node.op != "literal") or node in state.dirty:
         evaluate((node,))
     if node.op == "literal":
-        from ..backend import current_backend
         buf = current_backend().full(node.vt, node.value, node.size)
         new = ops.data(node.vt, buf, node.size)
         rec = state.recorder
@@ -41,7 +42,6 @@ def _finish(kind: str, param, inputs, output: Node, count=None) -> Node:
 
 def reduce(op: str, node: Node) -> Node:
     """Reduce all elements of ``node`` with ``op``; a size-1 data node."""
-    from ..backend import current_backend
     src = materialize(node)
     buf = current_backend().reduce(op, src.vt, src.value, src.size)
     return _finish("reduce", op, [src], ops.data(src.vt, buf, 1))
@@ -49,7 +49,6 @@ def reduce(op: str, node: Node) -> Node:
 
 def prefix_sum(node: Node, exclusive: bool) -> Node:
     """Exclusive or inclusive prefix sum of ``node``."""
-    from ..backend import current_backend
     src = materialize(node)
     buf = current_backend().prefix_sum(src.vt, src.value, src.size, exclusive)
     out = ops.data(src.vt, buf, src.size)
@@ -59,8 +58,6 @@ def prefix_sum(node: Node, exclusive: bool) -> Node:
 
 def compress(node: Node) -> Node:
     """Indices of the true entries of a Bool node (size depends on the data)."""
-    from ..backend import current_backend
-    from ..trace.dtypes import UInt32
     src = materialize(node)
     buf, count = current_backend().compress(src.value, src.size)
     return _finish("compress", None, [src], ops.data(UInt32, buf, count), count=count)
@@ -68,7 +65,6 @@ def compress(node: Node) -> Node:
 
 def copy(node: Node) -> Node:
     """A new data node with a copy of ``node``'s contents (copy-on-write for scatters)."""
-    from ..backend import current_backend
     src = materialize(node)
     buf = current_backend().copy(src.vt, src.value, src.size)
     out = ops.data(src.vt, buf, src.size)

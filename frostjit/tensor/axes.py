@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import operator
 
+from ..array import matrix as static_matrix
 from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
 from ..errors import AxisError
 from ..functions.evaluation import width
 from . import registry
@@ -95,8 +97,15 @@ def reshape(value, shape, order: str = "A", shrink: bool = False):
 
 def transpose(value, axes=None):
     """The axes permuted: reversed by default, else in the order ``axes`` (a permutation of
-    ``0..ndim-1``; negative entries count from the end).  A lazy gather."""
+    ``0..ndim-1``; negative entries count from the end).  A lazy gather.
+
+    A matrix or square static array (``Matrix4f``, ``Array33f``) is transposed lane by lane
+    (:func:`frostjit.array.matrix.transpose`; ``axes`` must be ``None``)."""
     who = "transpose()"
+    if isinstance(value, VectorBase):
+        if axes is not None:
+            raise TypeError(f"{who}: 'axes' applies to tensors; a {type(value).__name__} is transposed whole")
+        return static_matrix.transpose(value)
     t = as_tensor(value, who)
     shape = t.shape
     nd = len(shape)

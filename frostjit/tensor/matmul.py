@@ -1,4 +1,5 @@
-"""``fj.matmul`` / ``@`` on tensors, with NumPy's semantics: matrix products of the last two
+"""``fj.matmul`` / ``@``: the one public matrix product.  Static arrays and matrices
+(``Matrix4f @ Array4f``) go to :func:`frostjit.array.matrix.matmul`; tensors get NumPy's semantics: matrix products of the last two
 axes, broadcasting of the leading (batch) axes, matrix-vector and inner products for 1-D
 operands, and Dr.Jit's ``At`` / ``Bt`` flags (transpose an operand's last two axes on the fly).
 
@@ -10,7 +11,9 @@ an opaque value (so every chunk reuses the same compiled kernel).
 """
 from __future__ import annotations
 
+from ..array import matrix as static_matrix
 from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
 from ..functions.creation import opaque, zeros
 from ..functions.evaluation import eval as fj_eval, width
 from ..functions.math import fma
@@ -26,19 +29,24 @@ _UNROLL = 32
 
 
 def matmul(A, B, At: bool = False, Bt: bool = False):
-    """Matrix product of two tensors (or 1-D arrays), NumPy's ``matmul`` rules.
+    """Matrix product: of static arrays and matrices (Dr.Jit's rules, lane by lane), or of two
+    tensors (or 1-D arrays) with NumPy's ``matmul`` rules.
 
     Parameters
     ----------
-    A, B : tensors or 1-D arrays of one element type (not Bool)
+    A, B : matrices / static arrays, or tensors / 1-D arrays of one element type (not Bool)
+        When either operand is a static array (``Matrix4f``, ``Array4f``, ``Array44f``) the
+        product is :func:`frostjit.array.matrix.matmul`'s: matrix-matrix, matrix-vector,
+        vector-matrix, inner product, or scaling by a number or 1-D array.
     At, Bt : bool
-        Use the transpose of the last two axes of ``A`` / ``B`` (invalid for a 1-D operand).
+        Use the transpose of ``A`` / ``B`` (of a tensor: of its last two axes; invalid for a 1-D
+        operand).
 
     Returns
     -------
-    tensor
-        ``(..., m, n)`` for ``(..., m, k) @ (..., k, n)``; a 1-D operand's axis is dropped from
-        the result (``(m, k) @ (k,)`` is ``(m,)``, ``(k,) @ (k,)`` a 0-dimensional tensor).
+    tensor or static array
+        Tensors: ``(..., m, n)`` for ``(..., m, k) @ (..., k, n)``; a 1-D operand's axis is dropped
+        from the result (``(m, k) @ (k,)`` is ``(m,)``, ``(k,) @ (k,)`` a 0-dimensional tensor).
 
     Raises
     ------
@@ -47,6 +55,8 @@ def matmul(A, B, At: bool = False, Bt: bool = False):
     TypeError
         The element types differ or are Bool.
     """
+    if isinstance(A, VectorBase) or isinstance(B, VectorBase):
+        return _static_matmul(A, B, At, Bt)
     who = "matmul()"
     a, b = as_tensor(A, who), as_tensor(B, who)
     if type(a._array) is not type(b._array) and type(a._array)._vt is not type(b._array)._vt:
@@ -88,6 +98,19 @@ def matmul(A, B, At: bool = False, Bt: bool = False):
     array = _sum_products(a._array, b._array, a_base, b_base, sak, sbk, k, size_of(out_full), backend, limit)
     out_shape = batch + (() if a_vec else (m,)) + (() if b_vec else (n,))
     return registry.tensor_of(type(array))._from_array(array, out_shape)
+
+
+def _static_matmul(A, B, At: bool, Bt: bool):
+    """``A @ B`` when an operand is a static array (a tensor with it is refused)."""
+    for name, x in (("A", A), ("B", B)):
+        if not isinstance(x, VectorBase) and getattr(x, "IsTensor", False):
+            raise TypeError(f"matmul(): cannot multiply a tensor and a static array ({type(A).__name__} @ "
+                            f"{type(B).__name__}); '{name}' is the tensor")
+    if At:
+        A = static_matrix.transpose(A)
+    if Bt:
+        B = static_matrix.transpose(B)
+    return static_matrix.matmul(A, B)
 
 
 def _batch_strides(own: tuple, batch: tuple, strides: tuple) -> tuple:

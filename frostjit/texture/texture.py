@@ -9,8 +9,9 @@ so ``fj.eval``, AD and ``fj.freeze`` see it; a frozen function replays at anothe
 resolution (``res_y`` of a ``Texture2f``) and traces again for other trailing ones.
 
 Results follow Dr.Jit: ``eval`` returns one array per channel as a static vector
-(``Array2f`` for two channels; a list for one channel and for more than four, where Dr.Jit
-returns ``Array1f`` / ``ArrayXf``), in the floating point type of the positions.
+(``Array1f`` .. ``Array4f``, an ``ArrayXf`` for more than four channels), in the floating point
+type of the positions; ``eval_cubic_grad`` one ``Array{D}f`` per channel and
+``eval_cubic_hessian`` one ``Matrix{D}f`` per channel.
 """
 from __future__ import annotations
 
@@ -224,11 +225,10 @@ class TextureBase:
         return out
 
     def _result(self, channels: list):
-        """One array per channel as Dr.Jit returns it: ``Array{C}f`` for 2-4 channels, else a list."""
-        first = channels[0]
-        vcls = registry.vector_type(first._backend, first._vt, len(channels), first._is_ad)
-        if vcls is None:
-            return list(channels)
+        """One array per channel as Dr.Jit returns it: ``Array{C}f`` for up to 4 channels, else
+        an ``ArrayXf``."""
+        first = type(channels[0])
+        vcls = registry.array_type(first, len(channels), "array") or registry.array_type(first, None, "dynamic")
         return vcls._from_components(list(channels))
 
     def eval(self, pos, active=True):
@@ -341,22 +341,26 @@ class TextureBase:
         D = self.Dimension
         acc = self._cubic(pos, active, 1, "eval_cubic_grad")
         value = acc[(0,) * D]
-        grad = [self._vector([acc[_unit(D, a)][ch] for a in range(D)]) for ch in range(len(value))]
+        grad = [self._result([acc[_unit(D, a)][ch] for a in range(D)]) for ch in range(len(value))]
         return self._result(value), grad
 
     def eval_cubic_hessian(self, pos, active=True):
-        """``(value, gradient, hessian)``: the hessian as one ``Dimension x Dimension`` nested list
-        per channel (Dr.Jit: a ``Matrix{D}f``)."""
+        """``(value, gradient, hessian)``: the hessian as one ``Matrix{D}f`` per channel (a
+        ``1 x 1`` nested list for a ``Texture1f``)."""
         D = self.Dimension
         acc = self._cubic(pos, active, 2, "eval_cubic_hessian")
         value = acc[(0,) * D]
-        grad = [self._vector([acc[_unit(D, a)][ch] for a in range(D)]) for ch in range(len(value))]
-        hess = [[[acc[_pair(D, min(a, b), max(a, b))][ch] for b in range(D)] for a in range(D)]
+        grad = [self._result([acc[_unit(D, a)][ch] for a in range(D)]) for ch in range(len(value))]
+        hess = [self._matrix([[acc[_pair(D, min(a, b), max(a, b))][ch] for b in range(D)] for a in range(D)])
                 for ch in range(len(value))]
         return self._result(value), grad, hess
 
-    def _vector(self, comps: list):
-        return self._result(comps) if len(comps) > 1 else list(comps)
+    def _matrix(self, rows: list):
+        """A ``Matrix{D}f`` of ``rows`` (Dr.Jit's hessian per channel); nested lists for ``D = 1``,
+        for which there is no matrix type (Dr.Jit 1.5 fails with a ``bad_cast`` there)."""
+        vrows = [self._result(r) for r in rows]
+        mcls = registry.array_type(type(vrows[0]), len(rows), "matrix")
+        return rows if mcls is None else mcls._from_components(vrows)
 
 
 def _active_vertex(array):

@@ -1,9 +1,14 @@
 """Scalar element types of JIT variables.
 
 Each :class:`VarType` knows its NumPy dtype, whether it is a float / signed
-integer, and its rank in Dr.Jit's promotion order
-(Bool < Int32 < UInt32 < Int64 < UInt64 < Float32 < Float64).  Backends map a
-``VarType`` to their own representation; the trace only ever uses these.
+integer, and its rank in Dr.Jit 1.5's promotion order
+(Bool < Int8 < UInt8 < Int32 < UInt32 < Int64 < UInt64 < Float16 < Float32 < Float64:
+the order of Dr.Jit's ``VarType`` enumeration, whose larger member wins).
+Backends map a ``VarType`` to their own representation; the trace only ever uses these.
+
+``Float16`` is a storage format: its arithmetic is computed in ``Float32`` and rounded
+to half precision after every operation (:attr:`VarType.compute`), as LLVM and Dr.Jit
+do on CPUs without native half arithmetic.
 """
 from __future__ import annotations
 
@@ -22,6 +27,9 @@ class VarType:
     is_float: bool
     is_signed: bool
     itemsize: int        #: bytes per element in memory
+    #: The type its arithmetic is computed in, when that is not the type itself
+    #: (``Float16``: ``Float32``, rounded back after each operation); None otherwise.
+    compute: "VarType | None" = None
 
     @property
     def is_integral(self) -> bool:
@@ -40,15 +48,24 @@ class VarType:
 
 
 Bool = VarType("Bool", np.dtype(np.bool_), 0, False, False, 1)
-Int32 = VarType("Int32", np.dtype(np.int32), 1, False, True, 4)
-UInt32 = VarType("UInt32", np.dtype(np.uint32), 2, False, False, 4)
-Int64 = VarType("Int64", np.dtype(np.int64), 3, False, True, 8)
-UInt64 = VarType("UInt64", np.dtype(np.uint64), 4, False, False, 8)
-Float32 = VarType("Float32", np.dtype(np.float32), 5, True, True, 4)
-Float64 = VarType("Float64", np.dtype(np.float64), 6, True, True, 8)
+Int8 = VarType("Int8", np.dtype(np.int8), 1, False, True, 1)
+UInt8 = VarType("UInt8", np.dtype(np.uint8), 2, False, False, 1)
+Int32 = VarType("Int32", np.dtype(np.int32), 3, False, True, 4)
+UInt32 = VarType("UInt32", np.dtype(np.uint32), 4, False, False, 4)
+Int64 = VarType("Int64", np.dtype(np.int64), 5, False, True, 8)
+UInt64 = VarType("UInt64", np.dtype(np.uint64), 6, False, False, 8)
+Float32 = VarType("Float32", np.dtype(np.float32), 8, True, True, 4)
+Float16 = VarType("Float16", np.dtype(np.float16), 7, True, True, 2, compute=Float32)
+Float64 = VarType("Float64", np.dtype(np.float64), 9, True, True, 8)
 
-ALL_TYPES = (Bool, Int32, UInt32, Int64, UInt64, Float32, Float64)
+#: Every element type, in promotion order.
+ALL_TYPES = (Bool, Int8, UInt8, Int32, UInt32, Int64, UInt64, Float16, Float32, Float64)
+#: The float types, narrowest first.
+FLOAT_TYPES = tuple(t for t in ALL_TYPES if t.is_float)
+#: The integer types (not Bool), in promotion order.
+INTEGER_TYPES = tuple(t for t in ALL_TYPES if t.is_integral)
 BY_NUMPY = {t.np_dtype: t for t in ALL_TYPES}
+BY_NAME = {t.name: t for t in ALL_TYPES}
 
 
 def promote(a: VarType, b: VarType) -> VarType:
@@ -63,3 +80,16 @@ def from_numpy_dtype(dtype) -> VarType:
     if t is None:
         raise TypeError(f"frostjit has no array type for NumPy dtype {dtype}")
     return t
+
+
+def round_to(vt: VarType, value: float) -> float:
+    """The Python float ``value`` rounded to float type ``vt`` as Dr.Jit rounds a Python
+    number: to ``Float32`` directly, to ``Float16`` through ``Float32`` (two roundings, as
+    Dr.Jit converts doubles to half), beyond the range to +-inf."""
+    if vt.itemsize == 8:
+        return float(value)
+    with np.errstate(over="ignore"):
+        v = np.float32(value)
+        if vt.compute is not None:
+            v = v.astype(vt.np_dtype)
+    return float(v)

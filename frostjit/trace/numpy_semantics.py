@@ -40,6 +40,14 @@ propagate NaN and order ``-0 < +0`` (IEEE 754-2019 ``minimum``/``maximum``);
 divisor's sign, ``x // 0 == x / 0``); ``fma`` rounds once; ``rsqrt`` is
 ``1 / sqrt(x)`` (two roundings); ``round`` is ties-to-even (``numpy.rint``).
 
+``Float16`` (a storage format, :attr:`VarType.compute` is ``Float32``): every operation is
+computed in ``float32`` and rounded to half precision, as LLVM and Dr.Jit 1.5 do on CPUs
+without native half arithmetic.  For ``+ - * / sqrt`` that is the correctly rounded half
+result (``float32`` has more than twice half's precision); ``fma`` rounds twice (the
+``float32`` fma, then to half), ``rsqrt`` is ``sqrt(1 / x)`` with both steps rounded to half,
+a ``float64`` converts to half through ``float32`` (two roundings), and sums and prefix sums
+accumulate in ``float32`` (all as Dr.Jit 1.5's LLVM backend, measured).
+
 Memory operations (:func:`gather`, :func:`scatter`) and whole-array reductions
 (:func:`reduce`) have their own signatures, given in their docstrings.
 """
@@ -53,6 +61,12 @@ import numpy as np
 from .dtypes import Bool, VarType
 
 _UNSIGNED = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
+
+
+def _in_compute_type(vt: VarType, args):
+    """``args`` converted to the type ``vt``'s arithmetic is computed in (Float16: float32)."""
+    ct = vt.compute.np_dtype
+    return [np.asarray(a).astype(ct) if np.asarray(a).dtype == vt.np_dtype else a for a in args]
 
 
 def _quiet(f):
@@ -104,8 +118,11 @@ ge = _ufunc(np.greater_equal, "ge")
 
 @_quiet
 def rsqrt(vt, a):
-    """``1 / sqrt(a)``, two roundings in the operand type."""
+    """``1 / sqrt(a)``, two roundings in the operand type (Float16: ``sqrt(1 / a)``, each
+    step rounded to half, as Dr.Jit 1.5 computes it)."""
     one = a.dtype.type(1)
+    if vt.compute is not None:
+        return _out(vt, np.sqrt(one / a))
     return _out(vt, one / np.sqrt(a))
 
 
@@ -265,6 +282,7 @@ def _fma_exact(a: float, b: float, c: float) -> float:
 def fma(vt, a, b, c):
     """``a * b + c`` with one rounding (integers: wrapping ``a * b + c``).
 
+    ``float16``: computed as ``float32`` and rounded to half (Dr.Jit 1.5 on the CPU).
     ``float32``: the product is exact in ``float64``; the sum is rounded to odd in
     ``float64`` and then to nearest in ``float32``, which is one correct rounding.
     ``float64``: Dekker's exact product and Boldo-Melquiond's rounding to odd where no
@@ -272,6 +290,8 @@ def fma(vt, a, b, c):
     """
     if not vt.is_float:
         return _out(vt, a * b + c)
+    if vt.compute is not None:      # Float16: the float32 fma, rounded to half (two roundings)
+        return _out(vt, fma(vt.compute, *_in_compute_type(vt, (a, b, c))))
     a, b, c = (np.asarray(x) for x in np.broadcast_arrays(a, b, c))
     if vt.itemsize == 4:
         p = a.astype(np.float64) * b.astype(np.float64)      # exact
@@ -323,7 +343,7 @@ sinh = _in_float64(np.sinh, "sinh")
 cosh = _in_float64(np.cosh, "cosh")
 tanh = _in_float64(np.tanh, "tanh")
 cbrt = _in_float64(np.cbrt, "cbrt")
-erf = _in_float64(lambda x: _erf64(x).astype(np.float64), "erf")
+erf = _in_float64(lambda x: np.asarray(_erf64(x)).astype(np.float64), "erf")     # (a 0-d input gives a Python float)
 power = _in_float64(np.power, "pow")
 
 
@@ -400,10 +420,13 @@ def cast_unspecified(vt, a):
 def cast(vt, a):
     """Convert to ``vt``: to Bool ``a != 0`` (NaN is true); from Bool 0/1; float to integer
     truncates toward zero (see :func:`cast_unspecified`); integer to float and float to a
-    narrower float round to nearest (overflow gives +-inf); integers wrap or extend."""
+    narrower float round to nearest (overflow gives +-inf; float64 to Float16 rounds through
+    float32, as Dr.Jit 1.5 does); integers wrap or extend."""
     a = np.asarray(a)
     if vt is Bool:
         return a != 0
+    if vt.compute is not None and a.dtype.kind == "f" and a.dtype.itemsize > vt.compute.itemsize:
+        a = a.astype(vt.compute.np_dtype)
     if a.dtype.kind == "f" and not vt.is_float:
         bad = cast_unspecified(vt, a)
         return np.where(bad, 0, np.trunc(a)).astype(vt.np_dtype)
@@ -474,8 +497,13 @@ _REDUCE = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax,
 def reduce(op: str, a):
     """Reduce all of ``a`` with ``op`` (``add``, ``mul``, ``min``, ``max``, ``and``, ``or``) to
     a 1-element array of ``a``'s dtype.  Starts from the identity (an empty array gives it;
-    float ``min``/``max`` ignore NaN, so all-NaN gives +-inf); float sums in unspecified order."""
+    float ``min``/``max`` ignore NaN, so all-NaN gives +-inf); float sums in unspecified order;
+    half-precision sums and products accumulate in float32 and are rounded once."""
     a = np.asarray(a)
+    if a.dtype == np.float16 and op in ("add", "mul"):
+        # (NumPy's own float16 reductions accumulate in float32 too, with the same result.)
+        with np.errstate(all="ignore"):
+            return reduce(op, a.astype(np.float32)).astype(np.float16)
     dt = a.dtype
     if op in ("add", "mul", "and", "or"):
         ident = {"add": 0, "mul": 1, "and": True, "or": False}[op]
@@ -491,8 +519,12 @@ def reduce(op: str, a):
 
 
 def prefix_sum(a, exclusive: bool):
-    """Inclusive (or exclusive: shifted by one, starting at 0) running sum, wrapping for integers."""
+    """Inclusive (or exclusive: shifted by one, starting at 0) running sum, wrapping for integers;
+    half-precision sums accumulate in float32, each output rounded once."""
     a = np.asarray(a)
+    if a.dtype == np.float16:
+        with np.errstate(all="ignore"):
+            return prefix_sum(a.astype(np.float32), exclusive).astype(np.float16)
     with np.errstate(all="ignore"):
         s = np.cumsum(a, dtype=a.dtype)
     if exclusive:

@@ -58,7 +58,7 @@ from typing import Callable
 import numpy as np
 
 from . import numpy_semantics as ns
-from .dtypes import ALL_TYPES, Bool, Float32, Float64, VarType
+from .dtypes import ALL_TYPES, FLOAT_TYPES, INTEGER_TYPES, Bool, Float32, Float64, VarType
 
 
 class OpKind(enum.Enum):
@@ -81,7 +81,7 @@ class TypeRule(enum.Enum):
 
     NUMERIC = "numeric"          #: every type but Bool; result: the operand type
     ANY = "any"                  #: every type, Bool too; result: the operand type
-    FLOAT = "float"              #: float types; integer operands are converted to Float32
+    FLOAT = "float"              #: float types; integer operands are converted to Float32 (Float16 stays)
     ROUNDING = "rounding"        #: float types; fj.floor(integer array) returns it unchanged
     INTEGER = "integer"          #: integer types (not Bool)
     SHIFT = "shift"              #: integer types; the count has the value's type
@@ -147,14 +147,35 @@ class Accuracy:
 
 @dataclass(frozen=True, slots=True)
 class Bounds:
-    """:class:`Accuracy` of a function for ``float32`` and for ``float64``."""
+    """:class:`Accuracy` of a function for ``float32`` and for ``float64``.
+
+    A type computed in another one (``Float16``: in ``float32``, :attr:`VarType.compute`)
+    gets the bound of rounding that type's result once: 1 ULP (the ``float32`` error is
+    below a thousandth of a half ULP), on the ``float32`` domain limited to its range.
+    """
 
     float32: Accuracy
     float64: Accuracy
 
     def of(self, vt: VarType) -> Accuracy:
         """The accuracy for float type ``vt``."""
+        if vt.compute is not None:
+            return _rounded_from(self.of(vt.compute), vt)
         return self.float32 if vt is Float32 else self.float64
+
+
+def _rounded_from(acc: Accuracy, vt: VarType) -> Accuracy:
+    """``acc`` of the compute type, seen through one rounding to the narrower ``vt``."""
+    info = np.finfo(vt.np_dtype)
+    top = float(info.max)
+    lo_exp, hi_exp = math.log2(float(info.smallest_subnormal)), math.log2(top)
+
+    def clip(part):
+        if isinstance(part, Uniform):
+            return Uniform(max(part.lo, -top), min(part.hi, top))
+        return LogUniform(max(part.lo_exp, lo_exp), min(part.hi_exp, hi_exp), part.signed)
+    domain = tuple(tuple(clip(p) for p in parts) for parts in acc.domain)
+    return Accuracy(1, domain, f"{acc.text}, within {vt.name}'s range (computed in {vt.compute.name})")
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -223,8 +244,8 @@ class OpDef:
 
 
 _NUMERIC = tuple(t for t in ALL_TYPES if t is not Bool)
-_FLOATS = (Float32, Float64)
-_INTEGERS = tuple(t for t in ALL_TYPES if t.is_integral)
+_FLOATS = FLOAT_TYPES
+_INTEGERS = INTEGER_TYPES
 _RULE_TYPES = {
     TypeRule.NUMERIC: _NUMERIC, TypeRule.ANY: ALL_TYPES, TypeRule.FLOAT: _FLOATS, TypeRule.ROUNDING: _FLOATS,
     TypeRule.INTEGER: _INTEGERS, TypeRule.SHIFT: _INTEGERS, TypeRule.BITWISE: ALL_TYPES,

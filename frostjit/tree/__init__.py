@@ -34,11 +34,16 @@ through the built-in constructors, dict subclasses through their base class
 objects as a shallow copy whose fields are replaced (``__init__`` and
 ``__post_init__`` do not run again; other attributes are kept), protocol objects
 with ``__fj_construct__`` or else as a shallow copy given ``__fj_assign__`` (without it,
-the children are set as attributes by name).
+the children are set as attributes by name; a protocol class based on ``tuple``, ``list`` or
+``dict`` keeps its items).  :func:`kinds.make_container` makes a tuple, list or dict subclass
+without running its constructor (frozen functions rebuild their outputs with it too).
 
 A container reached twice is walked twice (a PyTree is a tree: shared subtrees
 count at each place).  A reference cycle is skipped by the read-only walks
-(:func:`traverse`, :func:`leaves`) and is an error for the walks that rebuild.
+(:func:`traverse`, :func:`leaves`) and is an error for the walks that rebuild.  (Cycles are
+found by the ids of the containers on the path from the root, which the walk's frames hold:
+a child a protocol getter makes afresh cannot be freed, and its address reused, while its
+id is marked.)
 
 >>> import frostjit as fj
 >>> from frostjit.llvm import Float
@@ -56,6 +61,3 @@ from .walk import TreeDef, flatten, leaves, transform, traverse, unflatten
 
 __all__ = ["Kind", "NodeType", "TreeDef", "LeafError", "node_type", "is_pytree", "traverse", "leaves",
            "transform", "flatten", "unflatten", "map2", "traverse2", "vector_from_components"]
-
-# The former name of :func:`leaves` (tests of frozen functions still use it).
-arrays_in = leaves

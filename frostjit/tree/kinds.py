@@ -191,14 +191,21 @@ def is_pytree(obj) -> bool:
 
 
 # ------------------------------------------------------------------------------ rebuilding
-def _slot_names(t: type) -> tuple:
-    names = []
-    for k in t.__mro__:
-        sl = k.__dict__.get("__slots__", ())
-        if isinstance(sl, str):
-            sl = (sl,)
-        names.extend(n for n in sl if n not in ("__dict__", "__weakref__") and n not in names)
-    return tuple(names)
+_SLOTS: dict = {}        # type -> its instance slot names (resolved once per type)
+
+
+def slot_names(t: type) -> tuple:
+    """The instance slot names of type ``t`` and its bases (without ``__dict__``/``__weakref__``)."""
+    s = _SLOTS.get(t)
+    if s is None:
+        names = []
+        for k in t.__mro__:
+            sl = k.__dict__.get("__slots__", ())
+            if isinstance(sl, str):
+                sl = (sl,)
+            names.extend(n for n in sl if n not in ("__dict__", "__weakref__") and n not in names)
+        s = _SLOTS[t] = tuple(names)
+    return s
 
 
 def _copy_attributes(o, new) -> None:
@@ -206,7 +213,7 @@ def _copy_attributes(o, new) -> None:
     d = getattr(o, "__dict__", None)
     if d:
         new.__dict__.update(d)
-    for n in _slot_names(type(o)):
+    for n in slot_names(type(o)):
         try:
             v = object.__getattribute__(o, n)
         except AttributeError:
@@ -215,22 +222,13 @@ def _copy_attributes(o, new) -> None:
 
 
 def _shallow_copy(o):
-    """A new object of ``o``'s type with ``o``'s attributes, made without calling ``__init__``."""
+    """A new object of ``o``'s type with ``o``'s attributes (and, for a tuple, list or dict
+    subclass, its items), made without calling ``__init__``."""
+    if isinstance(o, (tuple, list, dict)):     # a protocol object with a container base
+        if isinstance(o, dict):
+            return _rebuild_mapping(o, tuple(o.keys()), list(o.values()))
+        return _rebuild_sequence(o, list(o))
     new = type(o).__new__(type(o))
-    _copy_attributes(o, new)
-    return new
-
-
-def _rebuild_sequence(o, values: list):
-    cls = type(o)
-    if isinstance(o, list):
-        new = list.__new__(cls)
-        list.extend(new, values)
-    else:
-        try:
-            new = tuple.__new__(cls, values)         # namedtuple: no user __new__ runs
-        except TypeError:                           # e.g. os.stat_result: its own constructor
-            return cls(values)
     _copy_attributes(o, new)
     return new
 
@@ -238,15 +236,42 @@ def _rebuild_sequence(o, values: list):
 _DICT_BASES = (collections.OrderedDict, collections.defaultdict, dict)
 
 
+def make_container(cls: type, keys: tuple | None, values: list):
+    """A new ``cls`` (a subclass of ``tuple``, ``list`` or ``dict``) holding ``values`` (at
+    ``keys`` for a dict), made without running user constructors and without instance attributes.
+
+    ``tuple.__new__`` / ``list.__new__`` / the dict base's ``__new__`` make the object (a
+    ``namedtuple``'s ``__new__`` and an ``OrderedDict`` subclass's ``__init__`` do not run); a tuple
+    type that refuses ``tuple.__new__`` (``os.stat_result``) is called with the values.  A
+    ``defaultdict``'s ``default_factory`` is left ``None``.
+    """
+    if issubclass(cls, dict):
+        base = next(b for b in cls.__mro__ if b in _DICT_BASES)
+        new = base.__new__(cls)
+        setitem = base.__setitem__
+        for k, v in zip(keys, values):
+            setitem(new, k, v)
+        return new
+    if issubclass(cls, list):
+        new = list.__new__(cls)
+        list.extend(new, values)
+        return new
+    try:
+        return tuple.__new__(cls, values)         # namedtuple: no user __new__ runs
+    except TypeError:                             # e.g. os.stat_result: its own constructor
+        return cls(values)
+
+
+def _rebuild_sequence(o, values: list):
+    new = make_container(type(o), None, values)
+    _copy_attributes(o, new)
+    return new
+
+
 def _rebuild_mapping(o, keys: tuple, values: list):
-    cls = type(o)
-    base = next(b for b in cls.__mro__ if b in _DICT_BASES)
-    new = base.__new__(cls)
-    if base is collections.defaultdict:
+    new = make_container(type(o), keys, values)
+    if isinstance(o, collections.defaultdict):
         new.default_factory = o.default_factory
-    setitem = base.__setitem__
-    for k, v in zip(keys, values):
-        setitem(new, k, v)
     _copy_attributes(o, new)
     return new
 
@@ -257,10 +282,11 @@ def _rebuild_vector(o, values: list):
 
 def vector_from_components(like: type, components: list):
     """A static vector of ``components``: of type ``like`` when they are its component type,
-    else of the vector type matching theirs (an AD component makes an AD vector, as in Dr.Jit's
-    arithmetic), so a vector's class never disagrees with its components.
+    else of the vector type of ``like``'s family matching theirs (an AD component makes an AD
+    vector, as in Dr.Jit's arithmetic), so a vector's class never disagrees with its components.
+    Nested arrays (components that are static arrays) and dynamic arrays too.
 
-    Raises :class:`LeafError` (a ``TypeError``) when the components are not 1-D arrays of one type.
+    Raises :class:`LeafError` (a ``TypeError``) when the components are not arrays of one type.
     """
     elem = like._elem
     for v in components:
@@ -269,8 +295,10 @@ def vector_from_components(like: type, components: list):
     else:
         return like._from_components(components)
     first = components[0] if components else None
-    if isinstance(first, ArrayBase) and all(type(v) is type(first) for v in components):
-        vcls = registry.vector_type(first._backend, first._vt, len(components), first._is_ad)
+    if isinstance(first, (ArrayBase, VectorBase)) and all(type(v) is type(first) for v in components):
+        # the same family (a matrix of AD entries is an AD matrix); nested arrays too
+        n = None if like._family == "dynamic" else len(components)
+        vcls = registry.array_type(type(first), n, like._family) or registry.array_type(type(first), n, "array")
         if vcls is not None:
             return vcls._from_components(components)
     raise LeafError(f"cannot make a static vector like {like.__name__} from components of types "

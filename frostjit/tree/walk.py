@@ -77,7 +77,10 @@ def _traverse(o, fn, value_fn, active: set) -> None:
         return
     if kind is VECTOR:
         for c in o._c:
-            fn(c)
+            if type(c) in ARRAY_TYPES:
+                fn(c)
+            else:           # a nested static array (Array33f: three Array3f)
+                _traverse(c, fn, value_fn, active)
         return
     i = id(o)
     if i in active:         # ``active``: the containers on the path to ``o``
@@ -146,7 +149,7 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
         if t in ARRAY_TYPES:
             return fn(tree)
         nt = TYPES.get(t)
-        if nt is not None and nt.kind is VECTOR:
+        if nt is not None and nt.kind is VECTOR and tree.Depth == 2:
             return vector_from_components(t, [fn(c) for c in tree._c])
     except LeafError as e:
         raise leaf_error(who, Path(root), e) from None
@@ -163,7 +166,7 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
                 return fn(o)
             if kind is VALUE:
                 return o if value_fn is None else value_fn(o)
-            if kind is VECTOR:
+            if kind is VECTOR and o.Depth == 2:
                 return vector_from_components(t, [fn(c) for c in o._c])
         except LeafError as e:
             raise leaf_error(who, path, e) from None

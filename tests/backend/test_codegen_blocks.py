@@ -20,6 +20,8 @@ from frostjit.schedule.kernel import build_kernel
 
 import llvmlite.binding as llvm
 
+pytestmark = pytest.mark.llvm_only("the LLVM backend's code generation (IR text, basic blocks)")
+
 WIDTHS = [1, 7, 1000, 100003]
 
 # Integer operations, exact in NumPy (uint32 wraps the same way).

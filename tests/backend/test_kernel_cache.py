@@ -6,6 +6,8 @@ import textwrap
 
 import pytest
 
+pytestmark = pytest.mark.llvm_only("the LLVM backend's disk cache of object code")
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 PROGRAM = textwrap.dedent("""

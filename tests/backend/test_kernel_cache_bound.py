@@ -23,6 +23,8 @@ from frostjit.backend.llvm.compiler import Kernel
 from frostjit.backend.llvm.kernel_cache import KernelCache
 from frostjit.llvm import Float
 
+pytestmark = pytest.mark.llvm_only("the LLVM backend's kernel cache and execution engines")
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 HAVE_MAPS = os.path.exists("/proc/self/maps")
 

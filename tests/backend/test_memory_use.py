@@ -6,6 +6,9 @@ import numpy as np
 
 import frostjit as fj
 from frostjit.llvm import Float, UInt32
+import pytest
+
+pytestmark = pytest.mark.llvm_only("the LLVM backend's caching allocator")
 
 
 def rss_mb() -> float:

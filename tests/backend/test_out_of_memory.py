@@ -22,6 +22,7 @@ def test_huge_arrays_raise_a_memory_error_that_names_type_count_and_bytes(make):
     assert type(info.value) is MemoryError and info.value.__cause__ is None
 
 
+@pytest.mark.llvm_only("the LLVM backend's caching allocator")
 def test_allocation_failure_releases_cached_buffers_and_retries(monkeypatch):
     fj.flush_malloc_cache()
     x = fj.arange(Float, 100_000) * 2.0
@@ -43,6 +44,7 @@ def test_allocation_failure_releases_cached_buffers_and_retries(monkeypatch):
     assert y[123_456] == 123_457.0
 
 
+@pytest.mark.llvm_only("patches the LLVM backend's allocator")
 def test_every_allocation_path_names_the_array(monkeypatch):
     monkeypatch.setattr(memory.np, "empty", lambda n, dtype: (_ for _ in ()).throw(MemoryError("raw")))
     fj.flush_malloc_cache()

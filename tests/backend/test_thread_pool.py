@@ -20,6 +20,8 @@ from frostjit.backend.llvm import threads as threads_mod
 from frostjit.backend.llvm.threads import ThreadPool
 from frostjit.llvm import Float
 
+pytestmark = pytest.mark.llvm_only("the LLVM backend's thread pool")
+
 SIZE = 1 << 18          # 16 blocks of MIN_BLOCK on 4 threads
 
 

@@ -19,6 +19,8 @@ from frostjit.backend.llvm.vmath import SUPPORTED, accuracy_of, math_function
 from frostjit.trace.dtypes import Float32, Float64
 from frostjit.backend.llvm.vmath.accuracy import NUMPY_REF, Kernels, mp_reference, sample, ulp_error
 
+pytestmark = pytest.mark.llvm_only("the LLVM backend's vectorized math library (its accuracy)")
+
 ALL = sorted(SUPPORTED)
 SOME = ["sin", "cos", "sincos", "tan", "exp", "log", "atan2", "pow"]
 

@@ -11,6 +11,8 @@ sys.path.insert(0, os.path.join(REPO, "benchmarks"))
 import _harness as H  # noqa: E402
 import bench_ad  # noqa: E402
 
+pytestmark = pytest.mark.llvm_only("the thread count of the LLVM backend's thread pool")
+
 
 def _default_threads():
     env = os.environ.get("FROSTJIT_NUM_THREADS")

@@ -54,6 +54,8 @@ def test_quick_start_commands_use_a_virtual_environment():
     assert shlex.split(demo_cmd.split("&&")[2])[-3:] == ["-m", "frostjit", "demo"]
     assert shlex.split(test_cmd.split("&&")[1])[-2:] == ["-e", ".[test]"]
     assert shlex.split(test_cmd.split("&&")[2])[-3:] == ["-m", "pytest", "-q"]
+    # the whole suite runs once per CPU backend
+    assert shlex.split(test_cmd.split("&&")[3])[-5:] == ["-m", "pytest", "-q", "--backend", "reference"]
 
 
 def test_ci_runs_exactly_the_readme_test_command():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from frostjit.dispatch import (AmbiguousLookupError, Dispatcher, NotFoundLookupError, Signature,
-                               dispatch)
+                               dispatch, is_dispatched)
 
 
 def test_global_dispatch_collects_methods_by_name():
@@ -717,3 +717,24 @@ def test_the_package_is_the_global_dispatcher_whichever_way_it_is_imported():
     assert frostjit.dispatch._function.__name__ == "frostjit.dispatch._function"
     with pytest.raises(AttributeError, match="no_such_name"):
         frostjit.dispatch.no_such_name
+
+
+def test_is_dispatched_recognises_dispatched_functions_and_their_bound_methods():
+    d = Dispatcher()
+
+    @d
+    def f(x: int):
+        return x
+
+    class C:
+        @d
+        def m(self, x: int):
+            return x
+
+    class Liar:
+        def __getattr__(self, name):
+            raise AssertionError(f"__getattr__ ran for {name}")
+
+    assert is_dispatched(f) and is_dispatched(C().m) and is_dispatched(C.m)
+    assert not is_dispatched(print) and not is_dispatched(lambda: 0) and not is_dispatched(Liar())
+    assert not is_dispatched(f.__wrapped__ if hasattr(f, "__wrapped__") else 3)

@@ -216,8 +216,9 @@ def test_binder_source_is_straight_line():
     assert "for " not in src and src.count("\n") < 60     # 100 leaves checked in bulk
 
 
+@pytest.mark.llvm_only("the LLVM backend's replay slabs")
 def test_replay_outputs_are_host_buffer_like():
-    from frostjit.freeze.recording import SlabBuffer
+    from frostjit.backend.llvm.replay import SlabBuffer
     def f(x):
         z = fj.zeros(Float, fj.width(x))
         fj.scatter_add(z, x, fj.arange(UInt32, fj.width(x)))     # a zero-filled scatter target

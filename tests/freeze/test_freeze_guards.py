@@ -552,3 +552,55 @@ def test_an_attribute_the_protocol_hides_is_still_guarded():
     f(o)
     o.hidden = Float(5.0)           # not walked: a hidden value the recording read
     assert np.array_equal(f(o).numpy(), np.arange(7, dtype=np.float32) * 2 + 5)
+
+
+class _Swapped:
+    """Protocol object whose child the function replaces (``__fj_assign__`` writes it back)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __fj_traverse__(self):
+        return {"first": self.a}
+
+    def __fj_assign__(self, values):
+        self.a = values["first"]
+
+
+def test_a_protocol_child_the_function_replaces_is_not_guarded():
+    # Regression: the read of ``o.a`` was matched against what __fj_traverse__ returned *after*
+    # the call (the new array), so it was guarded by identity and every call traced again.
+    def fn(o):
+        o.a = o.a * 2
+    f = fj.freeze(fn)
+    for n in (7, 1000, 100003, 7):
+        o = _Swapped(fj.arange(Float, n))
+        f(o)
+        assert np.array_equal(o.a.numpy(), np.arange(n, dtype=np.float32) * 2)
+    assert f.n_recordings == 1
+
+
+class _AnyAttribute:
+    """A callable whose ``__getattr__`` answers every name (and records that it ran)."""
+    asked: list = []
+
+    def __call__(self, x):
+        return x * 2
+
+    def __getattr__(self, name):
+        type(self).asked.append(name)
+        return 1
+
+
+_scale = _AnyAttribute()
+
+
+def test_the_read_set_runs_no_getattr_of_a_callable_it_sees():
+    # Regression: recognising dispatched functions with hasattr(v, "_dispatch_state") ran this
+    # __getattr__, took the object for one and failed ("'int' object has no attribute
+    # 'subscriptions'"); the deny list's hasattr(v, "__self__") ran it too.
+    _AnyAttribute.asked.clear()          # (pytest's collection asks module objects for names)
+    f = fj.freeze(lambda x: _scale(x) + 1)
+    for n in (7, 1000):
+        assert np.array_equal(f(fj.arange(Float, n)).numpy(), np.arange(n, dtype=np.float32) * 2 + 1)
+    assert _AnyAttribute.asked == [] and f.n_recordings == 1

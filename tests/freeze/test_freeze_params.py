@@ -1,6 +1,7 @@
 """Python numbers as parameters (issue 9): an int or float input whose value changes becomes a
 kernel parameter after one re-trace; one that steers Python control flow or a size keeps its
 exact value.  Every call is checked against a plain call (checking mode, tests/freeze/conftest.py)."""
+import collections
 import logging
 
 import numpy as np
@@ -158,6 +159,34 @@ def test_number_inside_a_tuple_stays_a_value():
     fz = fj.freeze(lambda x, ks: x * ks[0] + ks[1])
     for k in (1.0, 2.0, 3.0):
         assert same(fz(ramp(5), (k, 0.5)), ramp(5) * k + 0.5)
+    assert fz.n_recordings == 3
+
+
+def test_number_inside_a_namedtuple_stays_a_value():
+    # Regression: a changed number inside a namedtuple (a tuple subclass) was made a parameter,
+    # and substituting it raised "'Scale' object does not support item assignment".
+    Scale = collections.namedtuple("Scale", "k x")
+    fz = fj.freeze(lambda s: s.x * s.k)
+    for k in (1.0, 2.0, 3.0):
+        assert same(fz(Scale(k, ramp(5))), ramp(5) * k)
+    assert fz.n_recordings == 3
+
+
+class _Indirect:
+    """Protocol keys that are not attributes, no ``__fj_assign__``: a number in it cannot be
+    replaced by a parameter (``setattr`` would not reach it)."""
+
+    def __init__(self, k):
+        self.store = {"k": k}
+
+    def __fj_traverse__(self):
+        return {"scale": self.store["k"]}
+
+
+def test_number_a_protocol_object_cannot_write_back_stays_a_value():
+    fz = fj.freeze(lambda o, x: x * o.store["k"])
+    for k in (1.0, 2.0, 3.0):
+        assert same(fz(_Indirect(k), ramp(5)), ramp(5) * k)
     assert fz.n_recordings == 3
 
 

@@ -103,6 +103,7 @@ def test_python_scalars_and_vectors():
     np.testing.assert_allclose(c.numpy(), np.cos([0.25, 1.5]), rtol=1e-6)
 
 
+@pytest.mark.llvm_only("reads the LLVM IR")
 def test_transcendentals_are_vectorized_not_libm_calls():
     with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
         fj.kernel_history()

@@ -303,3 +303,13 @@ def test_one_frozen_function_replays_nan_ignoring_reductions_at_every_width():
         assert frozen(Float(a))[0].numpy().tolist() == [np.fmin.reduce(a, initial=np.inf)]
         allnan = Float(np.full(w, np.nan, np.float32))
         assert frozen(allnan)[0].numpy().tolist() == [np.inf]
+
+
+def test_sums_of_opposite_infinities_are_nan_without_a_numpy_warning():
+    """NumPy warned "invalid value encountered in reduce" from the backend's reductions; a
+    kernel computing inf + -inf gives NaN silently (IEEE), and so must the reductions."""
+    x = Float(np.inf, -np.inf, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(fj.sum(x)[0])
+        assert np.isnan(fj.cumsum(x)[2]) and np.isnan(fj.prefix_sum(x)[2])

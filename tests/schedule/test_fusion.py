@@ -72,7 +72,12 @@ def test_cache_hit_on_second_identical_kernel(history):
     assert len(h) == 2
     assert h[0]["hash"] == h[1]["hash"]
     assert h[1]["cache_hit"] is True
-    assert "define void" in h[0]["ir"]
+
+
+@pytest.mark.llvm_only("the history's ir is LLVM IR")
+def test_history_entry_holds_the_llvm_ir(history):
+    fj.eval(fj.arange(Float, 10) * 7.25 - 3)
+    assert "define void" in history()[0]["ir"]
 
 
 def test_history_entry_fields(history):

@@ -4,8 +4,8 @@ import pytest
 
 import frostjit as fj
 from frostjit import llvm
-from frostjit.llvm import Array2f, Array3f, Array4f, Float, Float64, TensorXf, TensorXf64, Texture1f, Texture2f, \
-    Texture3f
+from frostjit.llvm import Array1f, Array2f, Array3f, Array4f, ArrayXf, Float, Float64, Matrix2f, TensorXf, TensorXf64, \
+    Texture1f, Texture2f, Texture3f
 
 DATA = np.arange(2 * 3 * 2, dtype=np.float32).reshape(2, 3, 2)
 
@@ -66,9 +66,19 @@ def test_result_types_follow_the_channel_count():
     assert isinstance(Texture2f(TensorXf(np.ones((2, 2, 3), np.float32))).eval(pos), Array3f)
     assert isinstance(Texture2f(TensorXf(np.ones((2, 2, 4), np.float32))).eval(pos), Array4f)
     one = Texture2f(TensorXf(np.ones((2, 2, 1), np.float32))).eval(pos)
-    assert isinstance(one, list) and len(one) == 1 and isinstance(one[0], Float)     # Dr.Jit: Array1f
+    assert isinstance(one, Array1f) and isinstance(one[0], Float)      # as Dr.Jit
     five = Texture2f(TensorXf(np.ones((2, 2, 5), np.float32))).eval(pos)
-    assert isinstance(five, list) and len(five) == 5                                   # Dr.Jit: ArrayXf
+    assert isinstance(five, ArrayXf) and len(five) == 5
+
+
+def test_cubic_derivatives_are_drjit_vectors_and_matrices():
+    """Dr.Jit 1.5: the gradient of each channel is an ``Array{D}f``, the hessian a ``Matrix{D}f``."""
+    pos = Array2f([0.1, 0.5], [0.2, 0.7])
+    value, grad, hess = Texture2f(TensorXf(np.ones((2, 2, 5), np.float32))).eval_cubic_hessian(pos)
+    assert isinstance(value, ArrayXf) and len(grad) == len(hess) == 5
+    assert all(isinstance(g, Array2f) for g in grad) and all(isinstance(h, Matrix2f) for h in hess)
+    value1, grad1 = Texture1f(TensorXf(np.ones((2, 2), np.float32))).eval_cubic_grad(Array1f([0.1]))
+    assert isinstance(value1, Array2f) and all(isinstance(g, Array1f) for g in grad1)
 
 
 def test_position_forms_precision_and_active_mask():

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from frostjit import tree
+from frostjit.tree import kinds
 from frostjit.tree import Kind
 from frostjit.llvm import Float, UInt32, Array3f
 from frostjit.llvm import ad as fjad
@@ -122,6 +123,38 @@ def test_protocol_objects_are_rebuilt_with_construct_or_assign():
     a = Attrs(Float(1), Float(2))
     out = tree.transform(a, lambda x: x * 2)
     assert out.label == "not walked" and out.q.numpy().tolist() == [4]
+
+
+class _ProtocolTuple(tuple):
+    __fj_traverse_attrs__ = ("a",)
+
+
+class _ProtocolDict(collections.OrderedDict):
+    __fj_traverse_attrs__ = ("a",)
+
+    def __init__(self, required, *args):
+        super().__init__(*args)
+
+
+@pytest.mark.parametrize("make", [lambda: _ProtocolTuple((1, "two")),
+                                  lambda: _ProtocolDict("req", [("k", 1), ("j", "two")])])
+def test_protocol_objects_with_a_container_base_keep_their_items_when_rebuilt(make):
+    # the protocol's children are the attributes; the items are state the rebuild keeps
+    o = make()
+    o.a = Float(1)
+    out = tree.transform(o, lambda x: x + 1)
+    assert type(out) is type(o) and out is not o and out.a.numpy().tolist() == [2]
+    assert (list(out.items()) if isinstance(o, dict) else list(out)) == \
+        (list(o.items()) if isinstance(o, dict) else list(o))
+
+
+def test_make_container_runs_no_constructor():
+    class Tagged(collections.OrderedDict):
+        def __init__(self, tag):
+            raise AssertionError("constructor called")
+    d = kinds.make_container(Tagged, ("b", "a"), [1, 2])
+    assert type(d) is Tagged and list(d.items()) == [("b", 1), ("a", 2)]
+    assert kinds.make_container(Pair, None, [1, 2]) == Pair(1, 2)
 
 
 def test_static_vectors_are_rebuilt_with_the_type_of_their_new_components():

@@ -47,6 +47,29 @@ def test_rebuilding_walks_raise_on_a_reference_cycle_naming_the_path(walk):
         walk(box)
 
 
+class _FreshChildren:
+    """A protocol object whose getter makes new containers on every call."""
+
+    def __init__(self, a, inner=None):
+        self.a, self.inner = a, inner
+
+    def __fj_traverse__(self):
+        return {"t": [self.a], "inner": (self.inner,)}
+
+
+def test_children_a_protocol_getter_makes_afresh_are_all_visited():
+    # fresh lists and tuples are freed after their visit and their addresses reused: the cycle
+    # check must not take a new one for a container already on the path
+    xs = [Float(i) for i in range(40)]
+    t = None
+    for x in xs:
+        t = _FreshChildren(x, t)
+    assert [a.numpy().tolist() for a in tree.leaves([t, t])] == \
+        [[float(i)] for i in reversed(range(40))] * 2
+    out = tree.transform(t, lambda a: a + 1)      # (no __fj_assign__: children set by name)
+    assert out.t[0].numpy().tolist() == [40.0] and out.inner[0].t[0].numpy().tolist() == [39.0]
+
+
 def test_traverse_calls_value_fn_for_python_values():
     seen = []
     tree.traverse({"a": Float(1), "b": [3, None]}, lambda a: seen.append("array"), seen.append)

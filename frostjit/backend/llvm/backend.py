@@ -6,17 +6,19 @@ import ctypes
 import numpy as np
 
 from ...errors import out_of_memory
-from ...trace.dtypes import Float32, Float64, UInt32, Bool
+from ...trace import numpy_semantics as ns
 from ..base import Backend
 from .compiler import Compiler
-from .kernel_cache import check_capacity
-from .memory import HostBuffer, pool
+from ..cache_control import check_capacity
+from .memory import HostBuffer, allocate, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
+from .replay import LLVMReplayEmitter
 from .threads import ThreadPool
 
-# Launch on several threads only when there is enough work to amortize the hand-off.
-PARALLEL_MIN_SIZE = 1 << 13
-PARALLEL_MIN_WORK = 1 << 17
+# ctypes array types of kernel arguments, by length (making one costs as much as a launch)
+_ARGS = [ctypes.c_int64 * n for n in range(33)]
+_new = object.__new__
+acquire = pool.acquire
 
 class LLVMBackend(Backend):
     """CPU backend: kernels compiled by LLVM, run on all cores."""
@@ -30,7 +32,7 @@ class LLVMBackend(Backend):
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
-        return HostBuffer.allocate(vt.np_dtype, size)
+        return allocate(vt.np_dtype, size)
 
     def from_numpy(self, array):
         buf = HostBuffer.allocate(array.dtype, array.shape[0])
@@ -44,6 +46,15 @@ class LLVMBackend(Backend):
 
     def to_numpy(self, buffer, size):
         return buffer.array[:size].copy()
+
+    def element(self, buffer, index):
+        return buffer.array[index].item()
+
+    def host_array(self, buffer, size):
+        return buffer.array[:size]
+
+    def flush_memory_cache(self) -> None:
+        pool.trim()
 
     def copy(self, vt, buffer, size):
         out = self.alloc(vt, size)
@@ -63,7 +74,19 @@ class LLVMBackend(Backend):
 
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
+        # A hit in the memory cache, inlined (Compiler.get does the same, and the rest).
+        cache = self.compiler.cache
+        k = cache.by_spec.get(spec.key())
+        if k is not None:
+            try:
+                cache.lru.move_to_end(k.hash)
+            except KeyError:        # evicted meanwhile by another thread; we hold it
+                pass
+            return k, "memory"
         return self.compiler.get(spec)
+
+    def flush_kernel_cache(self) -> None:
+        self.compiler.flush()
 
     def set_kernel_cache_size(self, size) -> int:
         """Bound the in-memory kernel cache (see :mod:`.kernel_cache`); return the previous bound."""
@@ -77,13 +100,39 @@ class LLVMBackend(Backend):
         return self.compiler.cache.info()
 
     def launch(self, kernel, size, spec, buffers):
-        n = len(buffers)
-        args = (ctypes.c_int64 * (2 * n))()
-        for k, buf in enumerate(buffers):
-            args[2 * k] = buf.ptr
-            args[2 * k + 1] = len(buf.array)
-        parallel = size >= PARALLEL_MIN_SIZE and size * max(kernel.n_instrs, 1) >= PARALLEL_MIN_WORK
-        self.threads.run(kernel.cfunc, size, args, self.width, parallel, kernel.private)
+        n = 2 * len(buffers)
+        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
+        k = 0
+        for buf in buffers:     # (item assignment: the fastest way to fill a ctypes array)
+            args[k] = buf.ptr
+            args[k + 1] = len(buf.array)
+            k += 2
+        if size < kernel.parallel_from:
+            kernel.cfunc(0, size, args, 0)
+        else:
+            self.threads.run(kernel.cfunc, size, args, self.width, True, kernel.private)
+
+    def launch_new_output(self, kernel, size, spec, inputs, vt):
+        # alloc() and launch() in one frame: this is most of a small evaluation's fixed cost
+        a, ptr = acquire(vt.np_dtype, size)
+        out = _new(HostBuffer)
+        out.array = a
+        out.ptr = ptr
+        if size > 0:
+            n = 2 * len(inputs) + 2
+            args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
+            k = 0
+            for buf in inputs:
+                args[k] = buf.ptr
+                args[k + 1] = len(buf.array)
+                k += 2
+            args[k] = ptr
+            args[k + 1] = size
+            if size < kernel.parallel_from:
+                kernel.cfunc(0, size, args, 0)
+            else:
+                self.threads.run(kernel.cfunc, size, args, self.width, True, kernel.private)
+        return out
 
     # -- memory-level operations -----------------------------------------
     def reduce(self, op, vt, buffer, size):
@@ -94,18 +143,24 @@ class LLVMBackend(Backend):
         elif op in ("and", "or"):
             value = np.array([REDUCE_UFUNC[op].reduce(a)], dtype=dt)
         else:
-            value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
+            with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
+                value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
         return self.from_numpy(value)
 
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]
         out = self.alloc(vt, size)
+        if vt.compute is not None:      # Float16: accumulated in float32, as Dr.Jit's
+            if size:
+                out.array[:size] = ns.prefix_sum(a, exclusive)
+            return out
         if size:    # written straight into the output: no temporary as large as the input
-            if exclusive:
-                out.array[0] = 0
-                np.cumsum(a[:-1], dtype=a.dtype, out=out.array[1:size])
-            else:
-                np.cumsum(a, dtype=a.dtype, out=out.array[:size])
+            with np.errstate(all="ignore"):
+                if exclusive:
+                    out.array[0] = 0
+                    np.cumsum(a[:-1], dtype=a.dtype, out=out.array[1:size])
+                else:
+                    np.cumsum(a, dtype=a.dtype, out=out.array[:size])
         return out
 
     def compress(self, buffer, size):
@@ -114,3 +169,7 @@ class LLVMBackend(Backend):
         except MemoryError:     # NumPy's int64 temporary of one entry per true element
             raise out_of_memory("Bool", size, 12, "compress") from None
         return self.from_numpy(idx), int(idx.shape[0])
+
+    # -- frozen functions -------------------------------------------------
+    def replay_emitter(self, code):
+        return LLVMReplayEmitter(self, code)

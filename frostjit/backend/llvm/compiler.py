@@ -25,10 +25,14 @@ import time
 import llvmlite
 import llvmlite.binding as llvm
 
+from ..._dump import dump_text
+from ...trace.dtypes import Float32
+from ..kernel import KernelSpec, Instr, IN, OUT
 from .codegen import generate_ir, KERNEL_PLACEHOLDER
 from .diskcache import DiskCache, FORMAT_VERSION
-from .kernel_cache import KernelCache, default_capacity
-from .threads import private_targets
+from ..cache_control import default_capacity
+from .kernel_cache import KernelCache
+from .threads import private_targets, parallel_threshold
 
 log = logging.getLogger("frostjit")
 
@@ -46,7 +50,7 @@ class Kernel:
     """
 
     __slots__ = ("hash", "ir", "symbol", "address", "cfunc", "engine", "n_instrs", "has_side_effects",
-                 "compile_time", "codegen_time", "private", "spec_keys", "__weakref__")
+                 "compile_time", "codegen_time", "private", "parallel_from", "spec_keys", "__weakref__")
 
     def __init__(self, hash_, ir, symbol, address, engine, n_instrs, has_side_effects, compile_time):
         self.hash = hash_
@@ -61,6 +65,7 @@ class Kernel:
         self.compile_time = compile_time
         self.codegen_time = 0.0
         self.private = ()
+        self.parallel_from = parallel_threshold(n_instrs)     # launches this large use the thread pool
         self.spec_keys: list = []      # the spec keys the cache files it under
 
 
@@ -110,8 +115,6 @@ class Compiler:
         ~4 ms to the first compile of a process; paying it here keeps the first user kernel's
         latency the same as every other's (docs/engine.md reports both figures).
         """
-        from ...schedule.kernel import KernelSpec, Instr, IN, OUT
-        from ...trace.dtypes import Float32
         spec = KernelSpec(instrs=[Instr("load", Float32, (), 0), Instr("literal", Float32, (), 0.5),
                                   Instr("mul", Float32, (0, 1)), Instr("store", Float32, (2,), 1)],
                           params=[(IN, Float32), (OUT, Float32)])
@@ -204,6 +207,7 @@ class Compiler:
                 status = "compiled"
             engine, address = self.load(obj, symbol)
             dt = time.perf_counter() - t0
+            dump_text(f"kernel_{h[:16]}", ir.replace(KERNEL_PLACEHOLDER, "@" + symbol), "ll")   # FROSTJIT_DUMP
             log.debug("kernel %s %s in %.2f ms (%d instructions)", h[:16],
                       "loaded from disk" if status == "disk" else "compiled", dt * 1e3, len(spec.instrs))
             k = Kernel(h, ir, symbol, address, engine, len(spec.instrs), spec.has_side_effects, dt)

@@ -17,30 +17,7 @@ The capacity is ``FROSTJIT_KERNEL_CACHE_SIZE`` (default 1024) or
 from __future__ import annotations
 
 import collections
-import os
 import weakref
-
-DEFAULT_CAPACITY = 1024
-ENV_CAPACITY = "FROSTJIT_KERNEL_CACHE_SIZE"
-
-
-def check_capacity(value, source: str) -> int:
-    """``value`` as a cache capacity (an int >= 1); ``ValueError`` naming ``source`` otherwise."""
-    try:
-        n = int(value)
-        ok = n >= 1 and float(value) == n
-    except (TypeError, ValueError):
-        ok = False
-    if not ok:
-        raise ValueError(f"{source}: the kernel cache size must be an integer >= 1, got {value!r}")
-    return n
-
-
-def default_capacity() -> int:
-    """The capacity from ``FROSTJIT_KERNEL_CACHE_SIZE``, else :data:`DEFAULT_CAPACITY`."""
-    env = os.environ.get(ENV_CAPACITY, "").strip()
-    return check_capacity(env, ENV_CAPACITY) if env else DEFAULT_CAPACITY
-
 
 class KernelCache:
     """Kernels by spec key and by IR hash, least recently used first (see module docstring).

@@ -29,6 +29,15 @@ from .reduction import REDUCE_UFUNC, private_identity
 BLOCKS_PER_THREAD = 4
 MIN_BLOCK = 1 << 14
 
+# Launch on several threads only when there is enough work to amortize the hand-off.
+PARALLEL_MIN_SIZE = 1 << 13
+PARALLEL_MIN_WORK = 1 << 17
+
+
+def parallel_threshold(n_instrs: int) -> int:
+    """The launch size from which a kernel of ``n_instrs`` instructions runs on several threads."""
+    return max(PARALLEL_MIN_SIZE, -(-PARALLEL_MIN_WORK // max(n_instrs, 1)))
+
 
 def default_thread_count() -> int:
     """Threads per launch: ``FROSTJIT_NUM_THREADS`` if set, else the cores this process may use."""

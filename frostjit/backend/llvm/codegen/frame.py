@@ -16,10 +16,10 @@ Instructions are lowered one by one by the functions registered per op in
 """
 from __future__ import annotations
 
-from ....schedule.kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST, KernelSpec
+from ...kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST, KernelSpec
 from ....trace.dtypes import Bool, VarType
 from ..vmath import math_function
-from . import lowering, memory
+from . import half, lowering, memory
 from .ir_types import memory_type, scalar_constant, scalar_type, suffix
 
 KERNEL_PLACEHOLDER = "@__fj_kernel__"
@@ -55,6 +55,9 @@ class KernelEmitter:
         self.counter = 0
         self.vals: list[str] = []
         self.split_blocks: list[str] = []    # labels of the blocks cut out of the loop body
+        # While an instruction is lowered in a wider compute type (Float16 in float32, see
+        # half.py): its operands as [(value, type)], which arg()/argvt() return instead.
+        self.widened: list | None = None
 
     # -- small helpers ---------------------------------------------------
     def tmp(self) -> str:
@@ -148,7 +151,21 @@ class KernelEmitter:
         self.body.append(f"  %iv0 = insertelement <{W} x i64> poison, i64 %i, i64 0")
         self.body.append(f"  %iv = shufflevector <{W} x i64> %iv0, <{W} x i64> poison, <{W} x i32> zeroinitializer")
         self.body.append(f"  %lane = add <{W} x i64> %iv, <{lanes}>")
-        self.body.append(f"  %mask = icmp slt <{W} x i64> %lane, %endv")
+        # The lane mask, all true but in the last chunk: the low min(end - i, W) bits of an
+        # integer moved into a mask register.  (Comparing W 64-bit lane indices with the end
+        # cost ~12% of a 70-operation kernel: 1.05 vs 0.93 ms per 1e6 lanes, measured.)
+        wide = f"i{2 * W}"
+        umin = self.intrinsic("llvm.umin.i64", "i64", ["i64", "i64"])
+        self.body.append("  %left = sub i64 %end, %i")
+        self.body.append(f"  %left.w = call i64 {umin}(i64 %left, i64 {W})")
+        left = "%left.w"
+        if 2 * W != 64:
+            self.body.append(f"  %left.x = {'zext' if 2 * W > 64 else 'trunc'} i64 %left.w to {wide}")
+            left = "%left.x"
+        self.body.append(f"  %bits.1 = shl {wide} 1, {left}")
+        self.body.append(f"  %bits.2 = sub {wide} %bits.1, 1")
+        self.body.append(f"  %bits = trunc {wide} %bits.2 to i{W}")
+        self.body.append(f"  %mask = bitcast i{W} %bits to <{W} x i1>")
         block_start = 0
         for ins in spec.instrs:
             self.vals.append(self.instruction(ins))
@@ -218,12 +235,18 @@ class KernelEmitter:
         lower = LOWERINGS.get(ins.op)
         if lower is None:
             raise NotImplementedError(f"LLVM backend: no code generation for operation '{ins.op}'")
+        if half.computes_wider(self, ins):
+            return half.lower_widened(self, ins, lower)
         return lower(self, ins)
 
     def arg(self, ins, k=0) -> str:
+        if self.widened is not None:
+            return self.widened[k][0]
         return self.vals[ins.args[k]]
 
     def argvt(self, ins, k=0) -> VarType:
+        if self.widened is not None:
+            return self.widened[k][1]
         return self.spec.instrs[ins.args[k]].vt
 
     def masked_mem(self, kind: str, vt: VarType, ptr: str, value: str | None = None, mask: str = "%mask") -> str:

@@ -11,8 +11,11 @@ def scalar_type(vt: VarType) -> str:
     if vt is Bool:
         return "i1"
     if vt.is_float:
-        return "float" if vt.itemsize == 4 else "double"
+        return _FLOAT_TYPES[vt.itemsize]
     return f"i{vt.bits}"
+
+
+_FLOAT_TYPES = {2: "half", 4: "float", 8: "double"}
 
 
 def memory_type(vt: VarType) -> str:
@@ -22,11 +25,12 @@ def memory_type(vt: VarType) -> str:
 
 def suffix(t: str) -> str:
     """The intrinsic name suffix of LLVM scalar type ``t`` (``float`` -> ``f32``)."""
-    return {"float": "f32", "double": "f64"}.get(t, t)
+    return {"half": "f16", "float": "f32", "double": "f64"}.get(t, t)
 
 
 def float_constant(value: float, vt: VarType) -> str:
-    """Exact hexadecimal float constant (LLVM writes float constants as doubles)."""
+    """Exact hexadecimal float constant (LLVM writes float, double and half constants as doubles;
+    the value must be exact in ``vt``, which literals are: they are rounded when made)."""
     return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(value)))[0]
 
 

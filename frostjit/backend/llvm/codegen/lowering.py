@@ -1,7 +1,7 @@
 """Per-operation lowering: one function per op of the table, instruction -> LLVM IR.
 
 Each lowering takes the kernel emitter (:class:`~.frame.KernelEmitter`: operand values,
-helpers that emit instructions) and one :class:`~frostjit.schedule.kernel.Instr`, emits
+helpers that emit instructions) and one :class:`~frostjit.backend.kernel.Instr`, emits
 the IR computing it for ``W`` lanes and returns the result's IR value.  The semantics
 are the op table's NumPy references (:mod:`frostjit.trace.numpy_semantics`), bit for
 bit: floor division and modulo round toward -inf, division by zero gives 0 for
@@ -11,10 +11,11 @@ library (``vmath``).  Gathers and scatters are in :mod:`.memory`.
 """
 from __future__ import annotations
 
-from ....schedule.kernel import IN_SCALAR
+from ...kernel import IN_SCALAR
 from ....trace.dtypes import Bool
 from ....trace.optable import TRANSCENDENTAL
 from ..vmath import SUPPORTED
+from . import half
 from .ir_types import float_constant, memory_type, scalar_type, suffix
 
 #: op name -> lowering ``f(emitter, instr) -> operand text`` (the IR value of the result).
@@ -456,6 +457,18 @@ def op_select(e, ins):
 def op_cast(e, ins):
     src, dst = e.argvt(ins), ins.vt
     a = e.arg(ins)
+    if dst.compute is not None and src is not Bool and src is not dst:
+        # To Float16 through float32, as Dr.Jit 1.5 converts (a double rounds twice).
+        a, src = _convert(e, a, src, dst.compute), dst.compute
+    elif src.compute is not None and dst is not Bool:
+        a, src = half.extend(e, a, src), src.compute     # exact
+    return _convert(e, a, src, dst)
+
+
+def _convert(e, a, src, dst):
+    """The IR converting ``a`` of type ``src`` to ``dst`` (see :func:`op_cast`)."""
+    if src is dst:
+        return a
     st, dt = scalar_type(src), scalar_type(dst)
     vs, vd = e.vty(st), e.vty(dt)
     if dst is Bool:
@@ -493,7 +506,7 @@ def op_bitcast(e, ins):
 
 def _math_lowering(name: str):
     def lower(e, ins):
-        return e.math(name, scalar_type(ins.vt), *(e.vals[a] for a in ins.args))
+        return e.math(name, scalar_type(ins.vt), *(e.arg(ins, k) for k in range(len(ins.args))))
     lower.__name__ = f"op_{name}"
     lower.vmath = True
     return lower

@@ -93,8 +93,13 @@ class Kernels:
         return o0[:n]
 
 
+_NARROW = {"half": np.float16, "float": np.float32}
+_FORMAT = {"half": (10, -14), "float": (23, -126), "double": (52, -1022)}     # mantissa bits, min exponent
+
+
 def ulp_error(result, reference, scalar: str) -> np.ndarray:
-    """|result - reference| in units of the last place of ``scalar`` at the reference value.
+    """|result - reference| in units of the last place of ``scalar`` (``"half"``, ``"float"``,
+    ``"double"``) at the reference value.
 
     ``reference`` is float64 (float32 functions) or a pair (hi, lo) of float64 arrays holding a
     double-double reference (float64 functions).  Equal non-finite values count 0, NaN vs NaN 0,
@@ -105,10 +110,11 @@ def ulp_error(result, reference, scalar: str) -> np.ndarray:
     else:
         hi, lo = np.asarray(reference, np.float64), np.zeros(len(reference))
     res = np.asarray(result, np.float64)
-    if scalar == "float":  # a reference beyond the float32 range rounds to +-inf
+    narrow = _NARROW.get(scalar)
+    if narrow is not None:  # a reference beyond the type's range rounds to +-inf
         with np.errstate(over="ignore"):
-            hi = np.where(np.abs(hi) > 3.4028235677973366e38, hi.astype(np.float32).astype(np.float64), hi)
-    mant, emin = (23, -126) if scalar == "float" else (52, -1022)
+            hi = np.where(np.abs(hi) > float(np.finfo(narrow).max), hi.astype(narrow).astype(np.float64), hi)
+    mant, emin = _FORMAT[scalar]
     with np.errstate(all="ignore"):
         e = np.floor(np.log2(np.abs(hi)))
         e = np.where(np.isfinite(e), np.maximum(e, emin), emin)

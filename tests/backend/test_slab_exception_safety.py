@@ -10,7 +10,9 @@ import types
 import numpy as np
 import pytest
 
-from frostjit.freeze import recording
+from frostjit.backend.llvm import replay as recording
+
+pytestmark = pytest.mark.llvm_only("the LLVM backend's replay slabs")
 
 
 class _NoAddress:

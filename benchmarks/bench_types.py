@@ -1,0 +1,243 @@
+"""Array types: a 4x4 matrix-vector transform and a complex-multiply chain, frostjit beside Dr.Jit and NumPy.
+
+    python benchmarks/bench_types.py [--quick] [--n 1000000] [--k 10] [--systems frostjit,drjit,numpy]
+                                     [--threads N] [--json out/types.json]
+
+Workloads (n = 1e6 points by default), medians of repeated steady-state calls, each system in
+its own subprocess (this script re-runs itself with ``--child SYSTEM``; never drjit and
+frostjit in one process):
+
+* ``transform``: ``Matrix4f`` (one matrix, broadcast) times the homogeneous ``Array4f(p, 1)``
+  of ``n`` points, evaluated (16 fma-chained products per point).  NumPy: ``M @ P`` for ``P``
+  of shape (4, n) (float32, OpenBLAS).
+* ``complex``: ``z = z * c + z0`` ``k`` times (k = 10) on ``n`` ``Complex2f`` numbers, evaluated
+  (one fused kernel).  NumPy: the same on ``complex64`` arrays.
+
+Both JITs run plain and frozen (``freeze``); ``first`` is the first call (compilation
+included, disk caches empty).  The JIT results must agree bit for bit (frostjit computes
+Dr.Jit's formulas): their checksums are compared.  Target: frostjit's steady state no
+slower than Dr.Jit's.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _harness as H  # noqa: E402
+import _workloads  # noqa: E402
+
+SYSTEMS = ["frostjit", "drjit", "numpy"]
+ROWS = [("transform", "plain"), ("transform", "frozen"), ("complex", "plain"), ("complex", "frozen")]
+
+
+# ----------------------------------------------------------------- child side
+def _time(case, repeats: int):
+    """``case``: (run, checksum): ``run()`` is timed, ``checksum(result)`` computed once, untimed."""
+    fn, checksum = case
+    t0 = time.perf_counter()
+    result = fn()
+    first = time.perf_counter() - t0
+    check = checksum(result)
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return {"status": "ok", "first_ms": first * 1e3, "ms": statistics.median(ts) * 1e3,
+            "min_ms": min(ts) * 1e3, "check": check}
+
+
+def _inputs(np, n: int):
+    rng = np.random.default_rng(11)
+    points = rng.standard_normal((3, n)).astype(np.float32)
+    matrix = rng.standard_normal((4, 4)).astype(np.float32)
+    z = rng.standard_normal((2, n)).astype(np.float32) * np.float32(0.5)
+    return points, matrix, z
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(a.tobytes())
+    return h.hexdigest()[:16]
+
+
+def _jit_cases(dr, T, np, n: int, k: int):
+    points, matrix, z = _inputs(np, n)
+    p = T.Array4f(T.Float(points[0]), T.Float(points[1]), T.Float(points[2]), 1.0)
+    m = T.Matrix4f(*[float(v) for v in matrix.ravel()])
+    z0 = T.Complex2f(T.Float(z[0]), T.Float(z[1]))
+    c = T.Complex2f(0.3, -0.45)
+    dr.eval(p, z0)
+
+    def transform(m, p):
+        r = m @ p
+        dr.eval(r)
+        return r
+
+    def chain(z0, c):
+        w = z0
+        for _ in range(k):
+            w = w * c + z0
+        dr.eval(w)
+        return w
+
+    def synced(fn, *args):
+        def run():
+            r = fn(*args)
+            _workloads.sync(dr)         # Dr.Jit launches asynchronously: wait for the kernel
+            return r
+        return run
+
+    frozen_transform, frozen_chain = dr.freeze(transform), dr.freeze(chain)
+
+    def check_vector(r):
+        return _digest(*[np.asarray(r[i].numpy()) for i in range(4)])
+
+    def check_complex(w):
+        return _digest(np.asarray(w.real.numpy()), np.asarray(w.imag.numpy()))
+
+    return {("transform", "plain"): (synced(transform, m, p), check_vector),
+            ("transform", "frozen"): (synced(frozen_transform, m, p), check_vector),
+            ("complex", "plain"): (synced(chain, z0, c), check_complex),
+            ("complex", "frozen"): (synced(frozen_chain, z0, c), check_complex)}
+
+
+def _numpy_cases(np, n: int, k: int):
+    points, matrix, z = _inputs(np, n)
+    hom = np.concatenate([points, np.ones((1, n), np.float32)])
+    z0 = (z[0] + 1j * z[1]).astype(np.complex64)
+    c = np.complex64(0.3 - 0.45j)
+
+    def transform():
+        return matrix @ hom
+
+    def chain():
+        w = z0
+        for _ in range(k):
+            w = w * c + z0
+        return w
+    return {("transform", "plain"): (transform, lambda r: _digest(r)), ("complex", "plain"): (chain, lambda w: _digest(w))}
+
+
+def child(system: str, params: dict) -> dict:
+    mod, T = _workloads.load(system)
+    _workloads.apply_threads(system, params.get("threads"))
+    n, k, repeats = params["n"], params["k"], params["repeats"]
+    cases = _numpy_cases(np, n, k) if system == "numpy" else _jit_cases(mod, T, np, n, k)
+    out = {"version": getattr(mod, "__version__", "?"), "threads": _workloads.thread_count(system, mod)}
+    for key, fn in cases.items():
+        try:
+            out["/".join(key)] = _time(fn, repeats)
+        except Exception as e:  # noqa: BLE001  (a failing case is reported, not fatal)
+            out["/".join(key)] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
+    return out
+
+
+# ----------------------------------------------------------------- driver side
+def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
+    with tempfile.TemporaryDirectory(prefix=f"bench_types_{system}_") as cache:
+        env_extra, _ = H.fresh_cache_env(system, cache)
+        env = H.child_env(system, {**H.thread_env(system, params.get("threads")), **env_extra})
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(H.REPO))
+        except subprocess.TimeoutExpired:
+            return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith(H.RESULT_MARK):
+            return json.loads(line[len(H.RESULT_MARK):])
+    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+
+
+def report(res: dict, systems, n: int, k: int) -> None:
+    def get(s, key):
+        r = res.get(s, {})
+        if r.get("status") == "error":
+            return r
+        return r.get("/".join(key))
+
+    labels = {"transform": f"Matrix4f @ Array4f, {H.fmt_n(n)} points", "complex": f"z = z*c + z0, {k} steps, "
+                                                                                   f"{H.fmt_n(n)} Complex2f"}
+    rows = []
+    for key in ROWS:
+        row = [f"{labels[key[0]]} ({key[1]})"]
+        for s in systems:
+            r = get(s, key)
+            row.append("-" if r is None and s == "numpy" else
+                       f"{H.cell(r, 'ms', ' ms')} (first {H.cell(r, 'first_ms', ' ms')})")
+        fj, dj = H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms")
+        npy = H.val(get("numpy", (key[0], "plain")), "ms")
+        row += [H.fmt_ratio(H.ratio(fj, dj)), H.fmt_ratio(H.ratio(npy, fj))]
+        rows.append(row)
+    print("median ms per call (steady state); first call in parentheses (compilation included)")
+    print(H.table(["workload"] + list(systems) + ["frostjit / drjit", "numpy / frostjit"], rows))
+    for key in ROWS:
+        r = H.ratio(H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms"))
+        print(f"  target: steady state <= Dr.Jit, {'/'.join(key)}: {H.fmt_ratio(r)} {H.check(r, '<=', 1.0)}")
+    if "frostjit" in systems and "drjit" in systems:
+        for key in ROWS:
+            a, b = H.val(get("frostjit", key), "check"), H.val(get("drjit", key), "check")
+            if a is not None and b is not None:
+                print(f"  results {'/'.join(key)}, frostjit vs drjit: {'bit-identical' if a == b else 'DIFFERENT'}")
+    for s in systems:
+        r = res.get(s, {})
+        if r.get("status") in ("error", "n/a"):
+            print(f"  note: {s}: {r.get('reason')}")
+        for key, v in r.items():
+            if isinstance(v, dict) and v.get("status") == "error":
+                print(f"  note: {s} {key}: {v.get('reason')}")
+
+
+def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench types`` shows it with ``--help``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (5 instead of 30) and n = 1e5")
+    ap.add_argument("--n", type=H.positive_int, default=None, help="points per call (default 1e6)")
+    ap.add_argument("--k", type=H.positive_int, default=10, help="steps of the complex chain (default 10)")
+    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
+                    help="comma list from frostjit,drjit,numpy (default: all)")
+    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    return ap
+
+
+def main(argv=None, prog: str = "bench_types.py") -> int:
+    a = parser(prog).parse_args(argv)
+    if a.child:
+        try:
+            res = {"status": "ok", **child(a.child, json.loads(a.params))}
+        except _workloads.NotAvailable as e:
+            res = {"status": "n/a", "reason": str(e)}
+        except Exception as e:  # noqa: BLE001
+            res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+        print(H.RESULT_MARK + json.dumps(res), flush=True)
+        return 0
+    n = a.n or (10**5 if a.quick else 10**6)
+    params = {"n": n, "k": a.k, "repeats": 5 if a.quick else 30, "threads": a.threads}
+    res = {s: run_child(s, params) for s in a.systems}
+    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
+                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in a.systems)
+    print(f"machine: {os.cpu_count()} cores; {versions}")
+    report(res, a.systems, n, a.k)
+    H.dump_json(a.json, res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

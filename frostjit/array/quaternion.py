@@ -1,0 +1,214 @@
+"""Quaternions (``Quaternion4f``, ``Quaternion4f16``, ``Quaternion4f64``): ``xi + yj + zk + w``.
+
+Static arrays of four components ``x, y, z`` (the imaginary part) and ``w`` (the real
+part), in Dr.Jit's order.  ``*`` is the Hamilton product, ``/`` multiplies by the inverse
+``conj(q) / |q|^2``, ``abs`` is the norm (a real array); ``exp``, ``log``, ``sqrt``, ``pow``
+and ``rcp`` have their quaternion meaning; other lane-wise operations (``sin``, ``floor``,
+...) apply to each component, as in Dr.Jit.  A Python number or 1-D array stands for the
+real quaternion ``w`` (``q + 1`` adds to ``w``).  Inequality comparisons raise ``TypeError``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .flat import ArrayBase, apply
+from .vector import VectorBase, componentwise, from_parts
+
+_NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+class QuaternionBase(VectorBase):
+    """Base class of the quaternion types: components ``x, y, z, w`` (``w`` real)."""
+
+    __slots__ = ()
+    _family = "quaternion"
+    IsQuaternion = True
+
+    @classmethod
+    def _broadcast(cls, v) -> list:
+        # A real number: the real part (Quaternion4f(5) is 5, i.e. w = 5).
+        e = cls._elem
+        return [e(0), e(0), e(0), e(v)]
+
+
+
+def _parts(q):
+    """``(x, y, z, w)`` of an operand: a quaternion, or a real number (x, y, z None: zero)."""
+    if isinstance(q, QuaternionBase):
+        return tuple(q._c)
+    if isinstance(q, ArrayBase) or isinstance(q, _NUMBERS):
+        return None, None, None, q
+    raise TypeError(f"frostjit: cannot combine a quaternion with a {type(q).__name__}")
+
+
+def _like(*operands) -> type:
+    return next(type(o) for o in operands if isinstance(o, QuaternionBase))
+
+
+def _fma(a, b, c):
+    return apply("fma", a, b, c)
+
+
+def _plus(a, b, sign):
+    pa, pb = _parts(a), _parts(b)
+    out = []
+    for x, y in zip(pa, pb):
+        if y is None:
+            out.append(x if x is not None else 0.0)
+        elif x is None:
+            out.append(y if sign > 0 else -y)
+        else:
+            out.append(x + y if sign > 0 else x - y)
+    return from_parts(_like(a, b), out)
+
+
+def q_add(a, b):
+    return _plus(a, b, 1)
+
+
+def q_sub(a, b):
+    return _plus(a, b, -1)
+
+
+def q_mul(a, b):
+    """The Hamilton product (a real operand scales every component)."""
+    if not isinstance(a, QuaternionBase) or not isinstance(b, QuaternionBase):
+        q, s = (a, b) if isinstance(a, QuaternionBase) else (b, a)
+        return from_parts(type(q), [c * s for c in q._c])
+    x1, y1, z1, w1 = a._c
+    x2, y2, z2, w2 = b._c
+    # Two fma pairs per component, summed: Dr.Jit 1.5's rounding (bit for bit).
+    return from_parts(type(a), [
+        _fma(w1, x2, -(z1 * y2)) + _fma(x1, w2, y1 * z2),
+        _fma(w1, y2, -(x1 * z2)) + _fma(y1, w2, z1 * x2),
+        _fma(w1, z2, -(y1 * x2)) + _fma(z1, w2, x1 * y2),
+        _fma(w1, w2, -(z1 * z2)) + _fma(-x1, x2, -(y1 * y2)),
+    ])
+
+
+def q_squared_norm(q):
+    x, y, z, w = q._c
+    return _fma(w, w, _fma(z, z, _fma(y, y, x * x)))
+
+
+def q_abs(q):
+    """``|q|``: a real array."""
+    return apply("sqrt", q_squared_norm(q))
+
+
+def q_conj(q):
+    x, y, z, w = q._c
+    return from_parts(type(q), [-x, -y, -z, w])
+
+
+def q_rcp(q):
+    """``1 / q = conj(q) / |q|^2``."""
+    r = apply("rcp", q_squared_norm(q))
+    x, y, z, w = q._c
+    return from_parts(type(q), [-x * r, -y * r, -z * r, w * r])
+
+
+def q_truediv(a, b):
+    if isinstance(b, QuaternionBase):
+        return q_mul(a, q_rcp(b))
+    return from_parts(type(a), [c / b for c in a._c])
+
+
+def q_fma(a, b, c):
+    """``a * b + c`` rounded as Dr.Jit 1.5: each component of the Hamilton product is two fma
+    pairs, and the addend enters the first pair's chain; a real second factor scales ``x, y, z``
+    and adds (two roundings) but fuses ``w``; a real first factor is one fma per component."""
+    pa, pb, pc = _parts(a), _parts(b), _parts(c)
+    like = _like(a, b, c)
+
+    def plus(k, p):                     # p + c[k] (c's missing parts are zero)
+        return p if pc[k] is None else p + pc[k]
+
+    def fused(k, x, y):                 # fma(x, y, c[k])
+        return x * y if pc[k] is None else _fma(x, y, pc[k])
+
+    if isinstance(a, QuaternionBase) and isinstance(b, QuaternionBase):
+        x1, y1, z1, w1 = pa
+        x2, y2, z2, w2 = pb
+        return from_parts(like, [
+            _fma(w1, x2, fused(0, -z1, y2)) + _fma(x1, w2, y1 * z2),
+            _fma(w1, y2, fused(1, -x1, z2)) + _fma(y1, w2, z1 * x2),
+            _fma(w1, z2, fused(2, -y1, x2)) + _fma(z1, w2, x1 * y2),
+            _fma(w1, w2, fused(3, -z1, z2)) + _fma(-x1, x2, -(y1 * y2)),
+        ])
+    if isinstance(a, QuaternionBase):
+        s = pb[3]
+        return from_parts(like, [plus(k, pa[k] * s) for k in range(3)] + [fused(3, pa[3], s)])
+    if isinstance(b, QuaternionBase):
+        s = pa[3]
+        return from_parts(like, [fused(k, s, pb[k]) for k in range(4)])
+    return from_parts(like, [0.0 if pc[k] is None else pc[k] for k in range(3)] + [fused(3, pa[3], pb[3])])
+
+
+def _imag_norm(q):
+    x, y, z, _ = q._c
+    return apply("sqrt", _fma(z, z, _fma(y, y, x * x)))
+
+
+def q_exp(q):
+    """``exp(w) (cos|v| + v/|v| sin|v|)`` with ``v = (x, y, z)`` (``v/|v| sin|v|`` is 0 for ``v = 0``)."""
+    x, y, z, w = q._c
+    theta = _imag_norm(q)
+    s, c = apply("sin", theta), apply("cos", theta)
+    e = apply("exp", w)
+    scale = apply("select", theta == 0, 0.0 * theta, e * s / theta)
+    return from_parts(type(q), [x * scale, y * scale, z * scale, e * c])
+
+
+def q_log(q):
+    """``(log|q|, v/|v| acos(w/|q|))``."""
+    x, y, z, w = q._c
+    sq = q_squared_norm(q)
+    n = apply("sqrt", sq)
+    vn = _imag_norm(q)
+    angle = apply("acos", apply("min", apply("max", w / n, -1.0), 1.0))
+    scale = apply("select", vn == 0, 0.0 * vn, angle / vn)
+    return from_parts(type(q), [x * scale, y * scale, z * scale, 0.5 * apply("log", sq)])
+
+
+def q_pow(a, b):
+    """``exp(log(a) b)`` (a real exponent, or a quaternion: ``exp(log(a) * b)``)."""
+    if isinstance(b, (int, np.integer)) and not isinstance(b, bool) and isinstance(a, QuaternionBase) and b >= 1:
+        result, base, k = None, a, int(b)
+        while k:
+            if k & 1:
+                result = base if result is None else q_mul(result, base)
+            k >>= 1
+            if k:
+                base = q_mul(base, base)
+        return result
+    return q_exp(q_mul(q_log(a), b))
+
+
+def q_sqrt(q):
+    return q_exp(q_mul(q_log(q), 0.5))
+
+
+def _no_ordering(op):
+    def raise_(*operands):
+        raise TypeError(f"frostjit.{op}(): inequality comparisons are not defined for quaternions "
+                        f"({', '.join(type(o).__name__ for o in operands)})")
+    return raise_
+
+
+def _componentwise_eq(op):
+    def f(*operands):
+        like = _like(*operands)
+        qs = [o if isinstance(o, QuaternionBase) else from_parts(like, [p if p is not None else 0.0
+                                                                       for p in _parts(o)])
+              for o in operands]
+        return componentwise(op, qs, 2)
+    return f
+
+
+QuaternionBase._ops = {
+    "add": q_add, "sub": q_sub, "mul": q_mul, "truediv": q_truediv, "fma": q_fma, "abs": q_abs, "rcp": q_rcp,
+    "exp": q_exp, "log": q_log, "pow": q_pow, "sqrt": q_sqrt,
+    "eq": _componentwise_eq("eq"), "ne": _componentwise_eq("ne"),
+    **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge", "min", "max")},
+}

@@ -1,0 +1,106 @@
+"""The kernel contract: what the scheduler hands a backend to compile and launch.
+
+A :class:`KernelSpec` is a straight-line SSA program over one *lane* of a launch:
+instructions refer to earlier instructions by index, buffers by parameter index.  It
+contains no sizes, no addresses and no trace nodes, so the same spec (and the same
+compiled kernel) serves every launch width, and a backend never needs to know where the
+spec came from (the scheduler's subclass adds the nodes bound to the parameters, see
+``frostjit/schedule/kernel.py``).
+
+Instructions (``Instr.op``; ``args`` index earlier instructions, ``value`` as listed)::
+
+    load      value: parameter index (an IN or IN_SCALAR parameter)
+    store     args: (value,)             value: parameter index (an OUT parameter)
+    literal   value: the constant (a Python number of the instruction's type)
+    counter   the lane index (the launch covers lanes 0 .. size - 1)
+    gather    args: (index, active)      value: parameter index (a GATHER_SRC parameter)
+    scatter   args: (value, index, active)  value: (parameter index, reduction or None)
+    cast, bitcast   value: the target type
+    any other lane-wise operation by its name (add, sin, select, ...): args are its operands
+
+Out-of-bounds (or inactive) gathers read 0; out-of-bounds (or inactive) scatters write
+nothing.  A gather never reads a buffer that the same kernel scatters into (the
+scheduler's copy-on-write guarantees it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from ..trace.dtypes import VarType
+
+# Parameter kinds: how a kernel uses a buffer.  Plain strings (not an Enum): spec keys are
+# hashed on every launch, and a str hashes in C.
+IN = "in"            #: elementwise input, one element per lane
+IN_SCALAR = "in1"    #: size-1 input broadcast to every lane
+OUT = "out"          #: elementwise output (allocated by the launcher, one element per lane)
+GATHER_SRC = "src"   #: random-access read (the buffer and its element count)
+SCATTER_DST = "dst"  #: random-access write (the buffer and its element count)
+
+PARAM_KINDS = (IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST)
+
+
+class Instr(NamedTuple):
+    """One SSA instruction (see the module docstring for each ``op``).
+
+    A named tuple: cheap to make, and its own part of a spec's key when its value is not a
+    float.
+
+    Attributes
+    ----------
+    op : str
+        The operation's name.
+    vt : VarType
+        The result type.
+    args : tuple[int, ...]
+        Indices of earlier instructions, the operands.
+    value : object
+        A literal value, cast target, parameter index, ... (depends on ``op``).
+    """
+
+    op: str
+    vt: VarType
+    args: tuple = ()
+    value: object = None
+
+
+@dataclass(slots=True)
+class KernelSpec:
+    """A kernel: its instructions and its parameter list.
+
+    Attributes
+    ----------
+    instrs : list[Instr]
+        The program over one lane, in order.
+    params : list[tuple[str, VarType]]
+        ``(kind, element type)`` of each parameter (kinds: :data:`IN`, :data:`IN_SCALAR`,
+        :data:`OUT`, :data:`GATHER_SRC`, :data:`SCATTER_DST`).
+    has_side_effects : bool
+        Whether the kernel scatters.
+
+    Examples
+    --------
+    ``y = x * 0.5`` over Float32 buffers::
+
+        KernelSpec(instrs=[Instr("load", Float32, (), 0), Instr("literal", Float32, (), 0.5),
+                           Instr("mul", Float32, (0, 1)), Instr("store", Float32, (2,), 1)],
+                   params=[(IN, Float32), (OUT, Float32)])
+    """
+
+    instrs: list = field(default_factory=list)
+    params: list = field(default_factory=list)
+    has_side_effects: bool = False
+
+    def key(self) -> tuple:
+        """A hashable structural key: equal keys give equal code (sizes and buffers excluded)."""
+        return (tuple(self.params), tuple([i if type(i.value) is not float else instr_key(i) for i in self.instrs]))
+
+
+def literal_key(v):
+    """``v`` as a part of a key: floats by their exact bits (-0.0 == 0.0 and NaN != NaN)."""
+    return ("f", v.hex()) if type(v) is float else v
+
+
+def instr_key(ins: Instr) -> tuple:
+    """An instruction as a part of a key (see :func:`literal_key`)."""
+    return (ins.op, ins.vt, ins.args, literal_key(ins.value))

@@ -1,0 +1,307 @@
+"""The LLVM backend's part of a frozen function's replay (:class:`LLVMReplayEmitter`).
+
+A replay must cost little more than the kernels it runs, so its code does what
+:meth:`LLVMBackend.launch` does, with everything that does not change between replays done
+once, when the code is generated:
+
+* each launch has its own ``ctypes`` argument array (``args_<k>``), kept between replays;
+  the replay only patches the addresses and sizes that change (a captured buffer's address
+  and a constant size are written once), then calls the kernel's entry point directly
+  (``kernel_<k>``), or hands it to the thread pool when the launch is large;
+* small outputs are pieces of a per-recording 64 KiB *slab* (:class:`SlabBuffer`: an address
+  computed by a bump allocator, no NumPy view until one is read, no finalizer); one launch's
+  outputs are one reservation;
+* intermediates that never leave the replay reuse scratch buffers (``scratch[r]``, grown
+  when too small) planned by liveness (``frostjit/freeze/scratch.py``);
+* reductions of a constant-size input write into a slab piece instead of uploading a NumPy
+  result.
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+
+from ..kernel import OUT
+from ..replay import ReplayEmitter, ReplayCode, LaunchArg, Size
+from .memory import HostBuffer, pool
+from .reduction import REDUCE_UFUNC, reduce_identity
+from .threads import parallel_threshold
+
+class LLVMReplayEmitter(ReplayEmitter):
+    """Writes launches as patched ``ctypes`` arrays and direct calls (see the module docstring)."""
+
+    def __init__(self, backend, code: ReplayCode):
+        super().__init__(backend, code)
+        alloc, alloc_many, reserve = _slab_allocator()
+        code.bind("alloc", alloc)
+        code.bind("alloc_many", alloc_many)
+        code.bind("reserve_slab", reserve)
+        code.bind("SlabBuffer", SlabBuffer)
+        code.bind("new_buffer", object.__new__)
+        code.bind("backend", backend)
+        code.bind("run_parallel", backend.threads.run)
+        code.bind("simd_width", backend.width)
+        code.bind("reduce_into", _reduce_into)
+        self.scratch: list = []            # buffers kept between replays (grown when too small)
+        self.scratch_sizes: list = []
+        code.bind("scratch", self.scratch)
+        code.bind("scratch_sizes", self.scratch_sizes)
+
+    # -- launches --------------------------------------------------------------------------
+    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg]) -> None:
+        c = self.code
+        cfunc = c.bind(f"kernel_{index}", kernel.cfunc)
+        argv = (ctypes.c_int64 * (2 * len(args)))()
+        argv_name = c.bind(f"args_{index}", argv)
+        fresh = [a for a in args if a.kind == OUT and a.scratch is None]
+        if len(fresh) > 1:
+            self._slab_outputs(index, size, fresh)
+        for p, a in enumerate(args):
+            if a.kind == OUT:
+                if a.scratch is None:
+                    if len(fresh) == 1:
+                        c.line(f"buffer_{a.slot} = alloc({c.dtype_name(a.vt)}, launch_size)")
+                else:
+                    r = self._register(a.scratch)
+                    c.line(f"if scratch_sizes[{r}] < launch_size: "
+                           f"scratch[{r}] = alloc({c.dtype_name(a.vt)}, launch_size); scratch_sizes[{r}] = launch_size")
+                    c.line(f"buffer_{a.slot} = scratch[{r}]")
+                c.line(f"{argv_name}[{2 * p}] = buffer_{a.slot}.ptr")
+                n_expr = "launch_size"
+            elif a.fixed is not None:
+                # the same buffer at every replay: its address and length, once, here
+                argv[2 * p] = a.fixed.ptr
+                argv[2 * p + 1] = len(a.fixed.array)
+                continue
+            else:
+                c.line(f"{argv_name}[{2 * p}] = buffer_{a.slot}.ptr")
+                n_expr = a.size.expr
+            sz = size if a.kind == OUT else a.size
+            if sz.is_const:         # a constant size: written once, here
+                argv[2 * p + 1] = sz.value
+            else:
+                c.line(f"{argv_name}[{2 * p + 1}] = {n_expr}")
+        threshold = parallel_threshold(kernel.n_instrs)
+        private = c.bind(f"private_targets_{index}", kernel.private)
+        parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private})"
+        if size.is_const:
+            if size.value >= threshold:
+                c.line(parallel)
+            elif size.value > 0:
+                c.line(f"{cfunc}(0, launch_size, {argv_name}, 0)")
+        else:
+            c.line(f"if launch_size >= {threshold}: {parallel}")
+            c.line(f"elif launch_size: {cfunc}(0, launch_size, {argv_name}, 0)")
+
+    def _slab_outputs(self, index: int, size: Size, fresh: list) -> None:
+        """One launch's new outputs: one slab reservation, pieces at computed offsets (several
+        pooled buffers when they are too large for a slab)."""
+        c = self.code
+        step = {}
+        for a in fresh:
+            isz = a.vt.np_dtype.itemsize
+            if isz not in step:
+                if size.is_const:
+                    step[isz] = str((size.value * isz + 63) & ~63)
+                else:
+                    step[isz] = f"bytes_{isz}"
+                    c.line(f"bytes_{isz} = (launch_size * {isz} + 63) & ~63")
+        offsets = []
+        acc = []
+        for a in fresh:
+            offsets.append(" + ".join(acc) or "0")
+            acc.append(step[a.vt.np_dtype.itemsize])
+        total = " + ".join(acc)
+        if size.is_const:
+            total = str(sum(int(x) for x in acc))
+            offsets = [str(sum(int(x) for x in o.split(" + "))) for o in offsets]
+        dtypes = c.bind(f"output_dtypes_{index}", tuple(a.vt.np_dtype for a in fresh))
+        c.line(f"reserved = reserve_slab({total})")
+        c.line(f"if reserved is None: {''.join(f'buffer_{a.slot}, ' for a in fresh)}= alloc_many({dtypes}, launch_size)")
+        c.line("else:")
+        c.line("    slab, offset, address = reserved")
+        for a, off in zip(fresh, offsets):
+            c.line(f"    buffer_{a.slot} = new_buffer(SlabBuffer); buffer_{a.slot}.ptr = address + {off}; "
+                   f"buffer_{a.slot}._v = (slab, offset + {off}, launch_size, {c.dtype_name(a.vt)})")
+
+    def _register(self, r: int) -> int:
+        while len(self.scratch) <= r:
+            self.scratch.append(None)
+            self.scratch_sizes.append(-1)
+        return r
+
+    # -- memory operations -----------------------------------------------------------------
+    def reduce(self, index, op, vt, src, size, out) -> None:
+        c = self.code
+        dt = c.dtype_name(vt)
+        if size.is_const and size.value > 0 and op in ("add", "mul", "min", "max"):
+            ufunc = c.bind(f"reduce_{op}", REDUCE_UFUNC[op])      # what _reduce_into does, inline
+            c.line(f"buffer_{out} = alloc({dt}, 1); "
+                   f"buffer_{out}.array[0] = {ufunc}.reduce(buffer_{src}.array[:{size.value}], dtype={dt})")
+        else:
+            c.line(f"buffer_{out} = reduce_into(alloc, {op!r}, {dt}, buffer_{src}, {size.expr})")
+
+    def prefix_sum(self, index, exclusive, vt, src, size, out) -> None:
+        c = self.code
+        c.line(f"buffer_{out} = backend.prefix_sum({c.type_name(vt)}, buffer_{src}, {size.expr}, {exclusive})")
+
+    def compress(self, index, src, size, count, out) -> None:
+        self.code.line(f"buffer_{out}, {count} = backend.compress(buffer_{src}, {size.expr})")
+
+    def copy(self, index, vt, src, size, out) -> None:
+        c = self.code
+        c.line(f"buffer_{out} = backend.copy({c.type_name(vt)}, buffer_{src}, {size.expr})")
+
+    def fill(self, index, vt, value, size, out) -> None:
+        c = self.code
+        dt = c.dtype_name(vt)
+        v = c.constant("fill_value", value)
+        c.line(f"buffer_{out} = alloc({dt}, {size.expr})")
+        if _is_zero(value):     # slab pieces are zeroed; only a large (pooled) buffer is filled
+            c.line(f"if type(buffer_{out}) is not SlabBuffer: buffer_{out}.array.fill({v})")
+        else:
+            c.line(f"buffer_{out}.array.fill({v})")
+
+    def fill_value(self, index, vt, value_expr, out) -> None:
+        c = self.code
+        c.line(f"buffer_{out} = alloc({c.dtype_name(vt)}, 1); buffer_{out}.array[0] = {value_expr}")
+
+    def upload(self, index, vt, array_name, out) -> None:
+        self.code.line(f"buffer_{out} = backend.from_numpy({array_name})")
+
+    def host_values(self, slot, size) -> str:
+        return f"buffer_{slot}.array[:{size.expr}]"
+
+
+# ------------------------------------------------------------------------------ slab memory
+SLAB_BYTES = 1 << 16
+SMALL_BYTES = 1 << 12
+
+
+class SlabBuffer:
+    """A small replay output: a piece of a recording's slab (the buffer interface of
+    :class:`~frostjit.backend.llvm.memory.HostBuffer`).
+
+    Like a ``HostBuffer`` it has ``ptr``, ``array`` and a length; the NumPy view ``array`` is
+    made when first read (most outputs are only passed to later kernels by address), and there
+    is no finalizer (the slab is freed with its last user).
+    """
+
+    __slots__ = ("ptr", "_v", "__weakref__")     # _v: (slab, byte offset, n, dtype), then the view
+
+    @property
+    def array(self):
+        v = self._v
+        if type(v) is tuple:
+            slab, off, n, dt = v
+            i = off // dt.itemsize
+            v = self._v = slab[dt][i:i + n]
+        return v
+
+    def __len__(self) -> int:
+        v = self._v
+        return v[2] if type(v) is tuple else v.shape[0]
+
+
+class _Slab(dict):
+    """A slab's typed NumPy views, by dtype (made when first needed)."""
+
+    __slots__ = ("raw",)
+
+    def __missing__(self, dt):
+        v = self[dt] = self.raw.view(dt)
+        return v
+
+
+def _new_slab(st) -> None:
+    slab = _Slab()
+    slab.raw = np.zeros(SLAB_BYTES, np.uint8)      # zeroed: a fresh piece reads as zeros
+    # Both stored together, after the address is known: an exception (Ctrl-C) between two
+    # stores would pair the new slab with the old slab's address (memory freed with it).
+    st[0], st[2] = slab, slab.raw.ctypes.data
+
+
+def _is_zero(value) -> bool:
+    """A fill value whose bytes are all zero (0, False, +0.0; not -0.0)."""
+    return value == 0 and math.copysign(1.0, value) > 0
+
+
+def _slab_allocator():
+    """An allocator for a recording's small outputs: pieces of a 64 KiB slab, bump-allocated.
+
+    ``np.empty`` plus a ``ctypes`` address lookup costs about 2 us; a slab piece with a computed
+    address and no NumPy view until one is needed costs a tenth of that.  A slab is freed once no
+    output array uses it any more.  Replays of one recording are serialized (the recording's
+    lock), so no locking here.  Returns ``(alloc, alloc_many, reserve_slab)``.
+    """
+    # slab, offset, address; the offset starts past the end, so even an empty first piece
+    # (a replay at width 0) makes the first slab
+    st = [None, SLAB_BYTES + 1, 0]
+    new = object.__new__
+    SB = SlabBuffer
+
+    def alloc(dtype, n):
+        nb = n * dtype.itemsize
+        if nb > SMALL_BYTES:
+            return HostBuffer.allocate(dtype, n)
+        off = st[1]
+        if off + nb > SLAB_BYTES:
+            _new_slab(st)
+            off = 0
+        st[1] = (off + nb + 63) & ~63
+        b = new(SB)
+        b.ptr = st[2] + off
+        b._v = (st[0], off, n, dtype)
+        return b
+
+    def alloc_many(dtypes, n):
+        """Buffers of ``n`` elements of each dtype (one launch's outputs)."""
+        total = 0
+        for dt in dtypes:
+            total += (n * dt.itemsize + 63) & ~63
+        if total > SMALL_BYTES:
+            return [alloc(dt, n) for dt in dtypes]
+        off = st[1]
+        if off + total > SLAB_BYTES:
+            _new_slab(st)
+            off = 0
+        st[1] = off + total
+        slab = st[0]
+        base = st[2]
+        out = []
+        for dt in dtypes:
+            b = new(SB)
+            b.ptr = base + off
+            b._v = (slab, off, n, dt)
+            out.append(b)
+            off += (n * dt.itemsize + 63) & ~63
+        return out
+
+    def reserve_slab(nbytes):
+        """``(slab, offset, address)`` of ``nbytes`` of slab (64-byte aligned), or ``None`` when
+        that is too large for a slab piece."""
+        if nbytes > SMALL_BYTES:
+            return None
+        off = st[1]
+        if off + nbytes > SLAB_BYTES:
+            _new_slab(st)
+            off = 0
+        st[1] = off + nbytes
+        return st[0], off, st[2] + off
+    return alloc, alloc_many, reserve_slab
+
+
+def _reduce_into(alloc, op, dt, src, n):
+    """The LLVM backend's ``reduce`` into a slab piece (no NumPy upload)."""
+    a = src.array[:n]
+    if n == 0:
+        value = np.array([reduce_identity(op, dt)]).astype(dt)[0]
+    elif op in ("and", "or"):
+        value = REDUCE_UFUNC[op].reduce(a)
+    else:
+        value = REDUCE_UFUNC[op].reduce(a, dtype=dt)
+    out = alloc(dt, 1)
+    out.array[0] = value
+    return out

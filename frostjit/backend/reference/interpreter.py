@@ -1,0 +1,110 @@
+"""Run a kernel spec with NumPy: one instruction at a time over all lanes of a launch.
+
+Every value is a NumPy array of the launch's lanes, or a 0-d array when it is the same on
+every lane (a literal, a size-1 input), which NumPy broadcasts.  Lane-wise operations come
+from :func:`.lowering.numpy_impl`; loads, stores, the lane counter, gathers and scatters are
+here.
+
+Memory semantics, as the LLVM backend's:
+
+* a gather reads 0 where its lane is inactive or its index out of bounds; a 32-bit index is
+  in bounds below ``min(size, 2**31 - 1)`` (the LLVM backend addresses through a signed 32-bit
+  offset), a negative ``Int32`` index never is;
+* a scatter skips those lanes; a plain scatter whose active lanes hit one element leaves the
+  value of the *last* such lane (as one thread of the LLVM backend does; with several threads
+  the LLVM backend leaves any of them, as Dr.Jit);
+* scatter reductions combine in lane order (``numpy.ufunc.at``); float ``min``/``max`` ignore
+  NaN (``fmin``/``fmax``, as LLVM's ``minnum``/``maxnum``);
+* scatters run in the order of their instructions, each over all lanes (the LLVM backend runs
+  a kernel's instructions per group of lanes: two scatters of one kernel that hit the same
+  element may combine in another order there; which one wins is unspecified in both).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST
+from .lowering import numpy_impl
+from .memory import data_of
+
+_SCATTER_REDUCE = {"add": np.add, "mul": np.multiply}
+
+
+def run_kernel(spec, size: int, buffers: list, sizes: list) -> None:
+    """Run ``spec`` over ``size`` lanes: ``buffers[p]`` is bound to parameter ``p``, and
+    ``sizes[p]`` is the element count of a gather source or scatter target."""
+    params = spec.params
+    vals: list = []
+    with np.errstate(all="ignore"):
+        for ins in spec.instrs:
+            op = ins.op
+            if op == "load":
+                p = ins.value
+                data = data_of(buffers[p])
+                vals.append(data[0:1].reshape(()) if params[p][0] == IN_SCALAR else data[:size])
+            elif op == "literal":
+                vals.append(np.asarray(ins.value, ins.vt.np_dtype))
+            elif op == "counter":
+                vals.append(np.arange(size, dtype=np.uint64).astype(ins.vt.np_dtype))
+            elif op == "store":
+                data_of(buffers[ins.value])[:size] = vals[ins.args[0]]
+                vals.append(None)
+            elif op == "gather":
+                p = ins.value
+                assert params[p][0] == GATHER_SRC
+                vals.append(_gather(ins.vt, data_of(buffers[p]), sizes[p], vals[ins.args[0]], vals[ins.args[1]],
+                                    size))
+            elif op == "scatter":
+                p, reduce_op = ins.value
+                assert params[p][0] == SCATTER_DST
+                value, index, active = (vals[a] for a in ins.args)
+                _scatter(data_of(buffers[p]), sizes[p], value, index, active, reduce_op, size)
+                vals.append(None)
+            else:
+                vals.append(numpy_impl(op)(ins.vt, *[vals[a] for a in ins.args]))
+
+
+def _in_bounds(index: np.ndarray, count: int) -> np.ndarray:
+    """Lanes whose index addresses one of ``count`` elements (see the module docstring)."""
+    index = np.asarray(index)
+    if index.dtype.itemsize == 4:
+        limit = min(count, 2**31 - 1)
+        return (index >= 0) & (index.astype(np.int64) < limit)
+    if index.dtype.kind == "i":
+        return (index >= 0) & (index < count)
+    return index < np.uint64(count)
+
+
+def _active_lanes(index, active, count: int, size: int):
+    """``(lanes, positions)``: the lanes (ascending) whose access happens, and their element
+    positions as ``intp``."""
+    mask = np.broadcast_to(_in_bounds(index, count) & np.asarray(active, bool), (size,))
+    lanes = np.flatnonzero(mask)
+    positions = np.broadcast_to(np.asarray(index), (size,))[lanes].astype(np.intp)
+    return lanes, positions
+
+
+def _gather(vt, source: np.ndarray, count: int, index, active, size: int) -> np.ndarray:
+    out = np.zeros(size, vt.np_dtype)
+    lanes, positions = _active_lanes(index, active, count, size)
+    out[lanes] = source[positions]
+    return out
+
+
+def _scatter(target: np.ndarray, count: int, value, index, active, reduce_op, size: int) -> None:
+    lanes, positions = _active_lanes(index, active, count, size)
+    if lanes.size == 0:
+        return
+    values = np.broadcast_to(np.asarray(value), (size,))[lanes]
+    if reduce_op is None:
+        # The last lane writing an element wins: keep each position's last occurrence (NumPy
+        # does not promise an order for repeated indices in an assignment).
+        last = positions.size - 1 - np.unique(positions[::-1], return_index=True)[1]
+        target[positions[last]] = values[last]
+        return
+    if reduce_op in _SCATTER_REDUCE:
+        _SCATTER_REDUCE[reduce_op].at(target, positions, values)
+    elif target.dtype.kind == "f":      # NaN-ignoring, as LLVM's minnum / maxnum
+        (np.fmin if reduce_op == "min" else np.fmax).at(target, positions, values)
+    else:
+        (np.minimum if reduce_op == "min" else np.maximum).at(target, positions, values)

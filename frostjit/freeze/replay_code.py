@@ -1,0 +1,260 @@
+"""The replay of a recording, as one generated Python function.
+
+:func:`generate_replay` writes straight-line code that binds the input buffers the recording
+reads, checks the guards as soon as their symbols are known, runs every recorded operation
+(the backend's :class:`~frostjit.backend.replay.ReplayEmitter` writes each one), wraps the
+outputs in fresh nodes, applies the write-backs and rebuilds the outputs
+(:func:`.outputs.generate_finish`).  No trace is built and no kernel compiled.
+
+The generated function is registered with :mod:`linecache` (tracebacks show its lines) and
+written to ``$FROSTJIT_DUMP`` when that is set (:mod:`frostjit._dump`).  Its local names:
+``s0, s1, ...`` the widths of the inputs' size classes, ``p0, p1, ...`` the Python numbers
+passed as parameters (:mod:`.frozen`), ``c0, ...`` the counts of
+``compress`` operations, ``buffer_<k>`` the buffer of slot ``k``, ``launch_size`` the size of
+the launch being run, ``node_<k>`` the output nodes (node table entry ``k``).
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._dump import register_source
+from ..backend.kernel import OUT
+from ..backend.replay import ReplayCode, LaunchArg
+from ..functions.memory import check_bounds
+from ..schedule.evaluate import KernelType, record_operation
+from ..trace import ops as trace_ops
+from ..trace.ops import normalize_literal
+from ..trace.state import state
+from .outputs import generate_finish
+from .records import (SlotOrigin, Launch, Reduce, PrefixSum, Compress, Copy, Fill, FillWidth, Upload,
+                      UploadInput, BoundsCheck, SlotOperand, BufferEntry, LiteralEntry, InputEntry)
+from .scratch import plan_scratch
+from .values import same_value
+
+
+class ReplayFailed(Exception):
+    """A replay operation raised (a size expression, an allocation): the call is traced again."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(f"{type(exc).__name__}: {exc}")
+        self.exc = exc
+
+
+class GuardFailed(Exception):
+    """A recorded guard does not hold for this call: it must be traced again."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
+
+
+class OutOfBounds(Exception):
+    """A Debug-mode bounds check failed during a replay (re-raised as IndexError)."""
+
+
+# What a replay may raise for a call the recording cannot serve (a size expression dividing by
+# zero or going negative at this width, memory running out): the plain call then decides what
+# happens.  Anything else is a bug and propagates.
+REPLAY_ERRORS = (ArithmeticError, ValueError, TypeError, MemoryError)
+
+_OPS_INDENT = " " * 12          # inside "with replay_lock:" and "try:"
+
+
+def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, sym_outputs: list,
+                    actions: list, out_desc, lock, history: bool):
+    """Generate the replay of one recording; return ``(replay function, source, file name)``.
+
+    Parameters
+    ----------
+    name : str
+        The frozen function's name (for the file name and the docstring).
+    backend : Backend
+        The backend the recording ran on (its emitter writes the operations).
+    rec : Recorder
+        The recorder, released or not: its ``ops``, ``guards``, ``slot_kind``, ``slot_size``,
+        ``buffers`` (captured buffers) and ``consts`` are read.
+    n_classes : int
+        The number of size classes of the inputs (``s0 .. s<n-1>``).
+    node_table : list[records.NodeEntry]
+        The nodes the outputs and write-backs refer to.
+    sym_outputs : list[Sym]
+        Width-derived numbers among the outputs (``width_<k>``).
+    actions, out_desc :
+        Write-backs and the output descriptor (:mod:`.outputs`).
+    lock : threading.Lock
+        Serializes replays of this recording (they share argument arrays and scratch buffers).
+    history : bool
+        Whether ``JitFlag.KernelHistory`` was set (part of the key): report every launch.
+
+    The function is ``replay(flat, captured_nodes)``; it raises :class:`GuardFailed`,
+    :class:`ReplayFailed`, or ``IndexError`` (a Debug-mode bounds check).
+    """
+    code = ReplayCode(_OPS_INDENT)
+    ns = code.namespace
+    ns.update({"data_node": trace_ops.data, "literal_node": trace_ops.stored_literal,
+               "GuardFailed": GuardFailed, "ReplayFailed": ReplayFailed, "OutOfBounds": OutOfBounds,
+               "REPLAY_ERRORS": REPLAY_ERRORS, "replay_lock": lock, "jit_state": state,
+               "normalize_literal": normalize_literal, "input_array": _input_array, "check_bounds": _check_bounds,
+               "record_history_op": _record_history_op, "perf_counter": time.perf_counter,
+               "same_value": same_value})
+    ns.update(rec.consts)           # the named constants of the size expressions and guards
+    emitter = backend.replay_emitter(code)
+    ops = rec.ops
+    head = [f"def replay(flat, captured_nodes):",
+            f'    """Replay of the frozen function {name!r}: {len(ops)} recorded operations."""',
+            "    input_nodes = flat.nodes; numpy_inputs = flat.numpy",
+            "    with replay_lock:",
+            "        try:"]
+    code.lines.extend(head)
+    if n_classes:
+        code.line("".join(f"s{i}, " for i in range(n_classes)) + "= flat.sizes")
+    n_params = getattr(rec, "n_params", 0)      # Python numbers as parameters (freeze/frozen.py)
+    if n_params:
+        code.line("".join(f"p{i}, " for i in range(n_params)) + "= flat.params")
+    emitter.prologue()
+    _bind_inputs(code, rec)
+    guards_at: dict = {}
+    for g, guard in enumerate(rec.guards):
+        guards_at.setdefault(guard.ready, []).append((g, guard))
+
+    def check_guards(after: int) -> None:
+        for g, guard in guards_at.get(after, ()):
+            why = code.bind(f"guard_{g}", guard.why)
+            code.line(f"if not ({guard.expr}): raise GuardFailed({why} + ': ' + {guard.expr!r})")
+
+    check_guards(-1)
+    scratch = plan_scratch(ops, node_table)
+    sources = rec.slot_kind
+    for i, op in enumerate(ops):
+        t = type(op)
+        if t is Launch:
+            args = []
+            for p in op.params:
+                if p.kind == OUT:
+                    args.append(LaunchArg(p.kind, p.vt, p.slot, op.size, scratch.get(p.slot)))
+                else:
+                    fixed = rec.buffers[p.slot] if sources[p.slot].origin is SlotOrigin.CAPTURED else None
+                    args.append(LaunchArg(p.kind, p.vt, p.slot, rec.slot_size[p.slot], None, fixed))
+            code.line(f"launch_size = {op.size.expr}")
+            if history:
+                code.line("launch_start = perf_counter()")
+            emitter.launch(i, op.kernel, op.size, args)
+            if history:     # the entry schedule.evaluate.run_group makes, from a template
+                template = code.bind(f"history_entry_{i}", _history_template(backend, op.kernel))
+                code.line(f"entry = {template}.copy(); entry['size'] = launch_size; "
+                          f"entry['execution_time'] = (perf_counter() - launch_start) * 1e3; jit_state.history.append(entry)")
+        elif t is Reduce:
+            emitter.reduce(i, op.op, op.vt, op.src, op.size, op.out)
+        elif t is PrefixSum:
+            emitter.prefix_sum(i, op.exclusive, op.vt, op.src, op.size, op.out)
+        elif t is Compress:
+            emitter.compress(i, op.src, op.size, f"c{op.count}", op.out)
+        elif t is Copy:
+            emitter.copy(i, op.vt, op.src, op.size, op.out)
+        elif t is Fill:
+            emitter.fill(i, op.vt, op.value, op.size, op.out)
+        elif t is FillWidth:
+            emitter.fill_value(i, op.vt, f"normalize_literal({code.type_name(op.vt)}, {op.value.expr})", op.out)
+        elif t is Upload:
+            emitter.upload(i, op.vt, code.bind(f"snapshot_{i}", op.snapshot), op.out)
+        elif t is UploadInput:
+            emitter.upload(i, op.vt, f"input_array(numpy_inputs[{op.input}], {code.dtype_name(op.vt)})", op.out)
+        elif t is BoundsCheck:
+            def values(operand, size, what):
+                if type(operand) is SlotOperand:
+                    return emitter.host_values(operand.slot, size)
+                return code.bind(f"{what}_{i}", np.full(1, operand.value))   # one value for every lane
+            code.line(f"check_bounds({op.who!r}, {values(op.index, op.index_size, 'index_value')}, "
+                      f"{values(op.active, op.active_size, 'active_value')}, {op.target_size.expr})")
+        else:  # pragma: no cover
+            raise AssertionError(op)
+        if history and t in _HISTORY_PARAMS:       # as schedule.memops reports them
+            code.line(f"record_history_op({t.history_type!r}, {op.size.expr}, {_HISTORY_PARAMS[t](op)!r})")
+        check_guards(i)
+    _wrap_outputs(code, node_table, sym_outputs)
+    code.line("pass")               # (a recording of nothing)
+    code.indent = "    "
+    code.lines.extend([
+        "        except GuardFailed:",
+        "            raise",
+        "        except OutOfBounds as e:",
+        "            raise IndexError(*e.args) from None     # (JitFlag.Debug, as in a plain call)",
+        "        except REPLAY_ERRORS as e:",
+        "            raise ReplayFailed(e) from e",
+        "    # write-backs and outputs (errors here are the function's, not the replay's)",
+        "    leaves = flat.leaves; containers = flat.containers"])
+    finish, result = generate_finish(actions, out_desc, ns)
+    for line in finish:
+        code.line(line)
+    code.line(f"return {result}")
+    source = code.source()
+    filename = register_source(f"freeze replay {name}", source)
+    exec(compile(source, filename, "exec"), ns)
+    return ns["replay"], source, filename
+
+
+def _bind_inputs(code: ReplayCode, rec) -> None:
+    """``buffer_<k> = ...`` for the input and captured slots some operation reads."""
+    used = set()
+    for op in rec.ops:
+        used.update(op.reads())
+    for slot, source in enumerate(rec.slot_kind):
+        if slot not in used:
+            continue
+        if source.origin is SlotOrigin.INPUT:
+            code.line(f"buffer_{slot} = input_nodes[{source.index}].value")
+        elif source.origin is SlotOrigin.CAPTURED:
+            code.line(f"buffer_{slot} = captured_nodes[{source.index}].value")
+
+
+def _wrap_outputs(code: ReplayCode, node_table: list, sym_outputs: list) -> None:
+    """``node_<k> = ...``: fresh data nodes around this replay's buffers, literals, inputs (made
+    through the trace's one door, :mod:`frostjit.trace.ops`)."""
+    for k, entry in enumerate(node_table):
+        t = type(entry)
+        if t is BufferEntry:
+            expr = f"data_node({code.type_name(entry.vt)}, buffer_{entry.slot}, {entry.size.expr})"
+        elif t is LiteralEntry:
+            expr = f'literal_node({code.type_name(entry.vt)}, {code.bind(f"literal_{k}", entry.value)}, {entry.size.expr})'
+        elif t is InputEntry:
+            expr = f"input_nodes[{entry.index}]"
+        else:
+            expr = f"captured_nodes[{entry.index}]"
+        code.line(f"node_{k} = {expr}")
+    for k, sym in enumerate(sym_outputs):
+        code.line(f"width_{k} = {sym.expr}")
+
+
+def _input_array(a: np.ndarray, dtype) -> np.ndarray:
+    """A NumPy input of the call as a contiguous 1-D array of ``dtype`` (what the plain call uploads)."""
+    if a.ndim == 0:
+        a = a.reshape(1)
+    if a.dtype != dtype:
+        a = a.astype(dtype)
+    return np.ascontiguousarray(a)
+
+
+def _check_bounds(who, idx, active, size):
+    try:
+        check_bounds(who, idx, active, size)
+    except IndexError as e:
+        raise OutOfBounds(*e.args) from None
+
+
+_HISTORY_PARAMS = {Reduce: lambda op: op.op, PrefixSum: lambda op: op.exclusive,
+                   Compress: lambda op: None, Copy: lambda op: None}
+
+
+def _history_template(backend, kernel) -> dict:
+    """A replayed launch in ``fj.kernel_history()``: the entry a plain call's launch makes
+    (schedule.evaluate.run_group) when the kernel is in the memory cache."""
+    return {"type": KernelType.JIT, "backend": backend.name, "size": 0, "hash": kernel.hash, "ir": kernel.ir,
+            "cache_hit": True, "cache_disk": False, "operation_count": kernel.n_instrs,
+            "codegen_time": 0.0, "backend_time": 0.0, "execution_time": 0.0}
+
+
+def _record_history_op(kind, size, param):
+    """A replayed memory operation in ``fj.kernel_history()`` (as schedule.memops reports it)."""
+    record_operation({"type": kind, "size": size, "operation": param})
