@@ -13,9 +13,11 @@ per-lane calls, and the ``@fj.syntax`` rewrite of Python ``while``/``if``/``for`
 
 Docs: docs/control.md.
 """
-from .errors import ControlFlowError, StateTypeError, StateValueError
+from .errors import (ControlFlowArgumentError, ControlFlowArgumentTypeError, ControlFlowError, StateTypeError,
+                     StateValueError)
 from .if_stmt import if_stmt
 from .switch import switch
 from .while_loop import while_loop
 
-__all__ = ["while_loop", "if_stmt", "switch", "ControlFlowError", "StateTypeError", "StateValueError"]
+__all__ = ["while_loop", "if_stmt", "switch", "ControlFlowError", "StateTypeError", "StateValueError",
+           "ControlFlowArgumentError", "ControlFlowArgumentTypeError"]

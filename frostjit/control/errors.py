@@ -20,3 +20,13 @@ class StateTypeError(ControlFlowError, TypeError):
 class StateValueError(ControlFlowError, ValueError):
     """A state variable or return value changed its size incompatibly (3 -> 4 lanes), or a Python
     value in it changed while ``strict=True``."""
+
+
+class ControlFlowArgumentError(ControlFlowError, ValueError):
+    """An argument of the call itself is invalid (an unknown ``mode``, labels of the wrong
+    length): ``RuntimeError`` as in Dr.Jit, and ``ValueError``."""
+
+
+class ControlFlowArgumentTypeError(ControlFlowError, TypeError):
+    """An argument of the call has the wrong type (``state`` not a tuple, a ``switch`` index that
+    is not a ``UInt32`` array): ``RuntimeError`` as in Dr.Jit, and ``TypeError``."""

@@ -4,7 +4,8 @@ Modes (see :mod:`.modes`): **scalar** (a Python ``bool`` condition: plain Python
 runs); **evaluated** (both branches run on every lane, each with its own lanes' mask pushed so
 that scatters and gathers of the other lanes do nothing; the results are merged with ``select``.
 Nothing is evaluated: the branches fuse into the kernels that use the result, as in Dr.Jit);
-**symbolic** (not implemented yet: ``NotImplementedError`` naming the evaluated mode).
+**symbolic** (not implemented yet: an explicit ``mode="symbolic"`` raises ``NotImplementedError``
+naming the evaluated mode; the flag's default falls back to evaluated, :func:`.modes.vector_mode`).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Callable
 from ..trace import masks
 from ..trace.state import JitFlag
 from .consistency import check, check_labels, contract_error, fresh, merge, root_names
-from .errors import StateTypeError
+from .errors import ControlFlowArgumentTypeError, StateTypeError
 from .modes import check_mask, check_mode, is_python_bool, symbolic_unavailable, vector_mode
 
 WHO = "if_stmt"
@@ -41,7 +42,7 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
         A name for the conditional (accepted for Dr.Jit compatibility).
     mode : {None, "scalar", "symbolic", "evaluated"}
         ``None``: scalar for a Python ``bool``, else as ``JitFlag.SymbolicConditionals`` says
-        (set by default; symbolic mode is not implemented yet).  ``"scalar"`` with a size-1
+        (set by default; evaluated while symbolic mode is not implemented).  ``"scalar"`` with a size-1
         ``Bool`` array uses its value.
     strict : bool
         Whether a Python value in the results must be equal in both (``False``: ``false_fn``'s
@@ -59,7 +60,7 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
         Python value differs with ``strict=True``, or ``cond`` is not a ``Bool`` array (or a
         Python ``bool`` in scalar mode).
     NotImplementedError
-        Symbolic mode: pass ``mode="evaluated"`` or turn off ``JitFlag.SymbolicConditionals``.
+        ``mode="symbolic"`` while symbolic mode is not implemented.
 
     Examples
     --------
@@ -68,9 +69,9 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
     [101, 4, 6]
     """
     if not isinstance(args, tuple):
-        raise TypeError(f"fj.if_stmt(): 'args' must be a tuple, got {type(args).__name__}")
+        raise ControlFlowArgumentTypeError(f"fj.if_stmt(): 'args' must be a tuple, got {type(args).__name__}")
     if not callable(true_fn) or not callable(false_fn):
-        raise TypeError("fj.if_stmt(): 'true_fn' and 'false_fn' must be callables")
+        raise ControlFlowArgumentTypeError("fj.if_stmt(): 'true_fn' and 'false_fn' must be callables")
     check_mode(WHO, mode)
     check_labels(WHO, len(args), arg_labels)
     if mode is None:

@@ -7,22 +7,31 @@
 """
 from __future__ import annotations
 
+import importlib.util
+import logging
+
 import numpy as np
 
 from ..array.flat import ArrayBase
 from ..trace.dtypes import Bool
 from ..trace.state import JitFlag, flag
 from .consistency import contract_error, type_name
-from .errors import StateTypeError
+from .errors import ControlFlowArgumentError, StateTypeError
 
 MODES = ("scalar", "symbolic", "evaluated")
+
+log = logging.getLogger("frostjit")
+
+# Whether frostjit/control/symbolic.py (issue 12 part B) is present, looked up once; until it is,
+# the flags' default choice of symbolic mode falls back to evaluated mode (logged once).
+_symbolic_present: bool | None = None
 
 
 def check_mode(who: str, mode, allowed: tuple = MODES) -> None:
     """Raise ``ValueError`` for a ``mode`` that is neither ``None`` nor one of ``allowed``."""
     if mode is not None and mode not in allowed:
         choices = ", ".join(repr(m) for m in allowed)
-        raise ValueError(f"fj.{who}(): invalid 'mode' argument {mode!r} (must equal None, {choices})")
+        raise ControlFlowArgumentError(f"fj.{who}(): invalid 'mode' argument {mode!r} (must equal None, {choices})")
 
 
 def is_python_bool(c) -> bool:
@@ -42,9 +51,26 @@ def check_mask(who: str, c, what: str) -> None:
                                                   "mode, a Python 'bool'")
 
 
+def symbolic_available() -> bool:
+    """Whether the symbolic implementation (``frostjit/control/symbolic.py``) can be imported."""
+    global _symbolic_present
+    if _symbolic_present is None:
+        _symbolic_present = importlib.util.find_spec(f"{__package__}.symbolic") is not None
+        if not _symbolic_present:
+            log.debug("frostjit.control: symbolic mode is not available yet; loops, conditionals and "
+                      "switches whose mode is chosen by the JitFlags run in evaluated mode")
+    return _symbolic_present
+
+
 def vector_mode(flag_: JitFlag) -> str:
-    """``"symbolic"`` or ``"evaluated"`` as the flag says (the choice for a vectorized value)."""
-    return "symbolic" if flag(flag_) else "evaluated"
+    """``"symbolic"`` or ``"evaluated"`` as the flag says (the choice for a vectorized value).
+
+    While the symbolic implementation is absent, a set flag still chooses ``"evaluated"`` (one
+    DEBUG log line, the first time), so that programs written for Dr.Jit's defaults run; an
+    explicit ``mode="symbolic"`` raises :func:`symbolic_unavailable`'s error."""
+    if flag(flag_) and symbolic_available():
+        return "symbolic"
+    return "evaluated"
 
 
 def symbolic_unavailable(who: str, flag_name: str) -> NotImplementedError:

@@ -7,7 +7,8 @@ called once on them, and its results scattered into zero-initialized outputs.  L
 masked out (a ``Bool`` array as the last positional argument or as ``active=``), or whose index
 is out of range, call nothing and return zeros; with ``JitFlag.Debug`` an out-of-range index
 of an active lane raises ``IndexError`` instead (Dr.Jit leaves it undefined without Debug).
-**Symbolic** mode (one kernel with a jump per lane group) is not implemented yet.
+**Symbolic** mode (one kernel with a jump per lane group) is not implemented yet: an explicit
+``mode="symbolic"`` raises ``NotImplementedError``, the flag's default falls back to evaluated.
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
 from . import host
 from .consistency import check
+from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError
 from .modes import check_mode, is_mask, symbolic_unavailable, vector_mode
 
 WHO = "switch"
@@ -49,8 +51,8 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
         argument or as the keyword ``active`` is the mask: its false lanes call nothing and
         return zeros, and the targets receive ``True`` in its place.
     mode : {None, "symbolic", "evaluated"}
-        ``None``: as ``JitFlag.SymbolicCalls`` says (set by default; symbolic mode is not
-        implemented yet).
+        ``None``: as ``JitFlag.SymbolicCalls`` says (set by default; evaluated while
+        symbolic mode is not implemented).
     label : str, optional
         A name, in the guards a frozen function records for the call.
 
@@ -70,7 +72,7 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
     StateTypeError, StateValueError
         The targets' results differ in type, structure or Python values.
     NotImplementedError
-        Symbolic mode: pass ``mode="evaluated"`` or turn off ``JitFlag.SymbolicCalls``.
+        ``mode="symbolic"`` while symbolic mode is not implemented.
 
     Examples
     --------
@@ -79,14 +81,14 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
     """
     targets = list(targets)
     if not targets:
-        raise ValueError("fj.switch(): 'targets' is empty")
+        raise ControlFlowArgumentError("fj.switch(): 'targets' is empty")
     check_mode(WHO, mode, ("symbolic", "evaluated"))
     positional_mask = bool(args) and is_mask(args[-1])
     mask = args[-1] if positional_mask else kwargs.get("active")
     if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
         return _scalar(int(index), targets, mask, args, kwargs)
     if not (isinstance(index, ArrayBase) and index._vt is UInt32):
-        raise TypeError(f"fj.switch(): 'index' must be a Python int or a UInt32 array, got {type(index).__name__}")
+        raise ControlFlowArgumentTypeError(f"fj.switch(): 'index' must be a Python int or a UInt32 array, got {type(index).__name__}")
     if mode is None:
         mode = vector_mode(JitFlag.SymbolicCalls)
     if mode == "symbolic":
@@ -96,7 +98,7 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
 
 def _scalar(index: int, targets, mask, args, kwargs):
     if isinstance(mask, ArrayBase) and mask._node.size != 1:
-        raise TypeError("fj.switch(): the mask must be scalar (a bool or a size-1 Bool array) when 'index' is a "
+        raise ControlFlowArgumentTypeError("fj.switch(): the mask must be scalar (a bool or a size-1 Bool array) when 'index' is a "
                         "Python int")
     if not 0 <= index < len(targets):
         raise IndexError(f"fj.switch(): index {index} is out of range for {len(targets)} targets")
@@ -114,7 +116,7 @@ def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label)
     active = index < len(targets)
     if mask is not None:
         if not (is_mask(mask) or isinstance(mask, (bool, np.bool_))):
-            raise TypeError(f"fj.switch(): 'active' must be a Bool array or bool, got {type(mask).__name__}")
+            raise ControlFlowArgumentTypeError(f"fj.switch(): 'active' must be a Bool array or bool, got {type(mask).__name__}")
         active = active & mask
     top = masks.top()
     if top is not None and masks.compatible(top, n):

@@ -9,8 +9,9 @@ Modes (see :mod:`.modes` for how ``mode=None`` chooses):
   retired lanes do nothing, :mod:`frostjit.trace.masks`), and keeps retired lanes' state with
   ``select``.  With ``compress=True`` the body runs on the active lanes only: the state of the
   active lanes is gathered, and the body's results are scattered back each iteration.
-* **symbolic**: one loop inside the kernel (not implemented yet: raises ``NotImplementedError``
-  naming the evaluated mode).
+* **symbolic**: one loop inside the kernel (issue 12 part B; until it lands an explicit
+  ``mode="symbolic"`` raises ``NotImplementedError`` and the flag's default choice falls back to
+  evaluated mode, :func:`.modes.vector_mode`).
 
 Inside ``fj.freeze`` the number of iterations becomes a guard of the recording (:mod:`.host`).
 """
@@ -31,7 +32,7 @@ from ..array import registry
 from ..tree import map2, transform
 from . import host
 from .consistency import check_labels, check_tuple, contract_error, fresh, merge
-from .errors import StateTypeError
+from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateTypeError
 from .modes import check_mask, check_mode, is_python_bool, symbolic_unavailable, vector_mode
 
 log = logging.getLogger("frostjit")
@@ -64,8 +65,8 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
         function records for it.
     mode : {None, "scalar", "symbolic", "evaluated"}
         ``None``: scalar if the first condition is a Python ``bool``, else symbolic or evaluated
-        as ``JitFlag.SymbolicLoops`` says (set by default).  Symbolic mode is not implemented
-        yet (``NotImplementedError``).
+        as ``JitFlag.SymbolicLoops`` says (set by default; evaluated while the symbolic
+        implementation is absent).
     strict : bool
         Whether Python values in the state must keep their value (``False``: the body's new
         value is taken).
@@ -91,8 +92,7 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
         did not return a tuple of the right length, or the condition is not a ``Bool`` array
         (or a Python ``bool`` in scalar mode).
     NotImplementedError
-        Symbolic mode (the default for a vectorized condition): pass ``mode="evaluated"`` or
-        turn off ``JitFlag.SymbolicLoops``.
+        ``mode="symbolic"`` while symbolic mode is not implemented.
 
     Examples
     --------
@@ -102,9 +102,9 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
     [2, 4, 8]
     """
     if not isinstance(state, tuple):
-        raise TypeError(f"fj.while_loop(): 'state' must be a tuple, got {type(state).__name__}")
+        raise ControlFlowArgumentTypeError(f"fj.while_loop(): 'state' must be a tuple, got {type(state).__name__}")
     if not callable(cond) or not callable(body):
-        raise TypeError("fj.while_loop(): 'cond' and 'body' must be callables")
+        raise ControlFlowArgumentTypeError("fj.while_loop(): 'cond' and 'body' must be callables")
     check_mode(WHO, mode)
     labels = check_labels(WHO, len(state), labels)
     first = None
@@ -229,7 +229,7 @@ def _broadcast(tree, n: int):
         if a._node.size == n:
             return type(a)(a)
         if a._node.size != 1:
-            raise ValueError(f"fj.while_loop(): a state variable of {a._node.size} lanes in a loop of {n} lanes")
+            raise ControlFlowArgumentError(f"fj.while_loop(): a state variable of {a._node.size} lanes in a loop of {n} lanes")
         return gather(type(a), a, zeros(registry.flat_type(a._backend, UInt32), n))
     return transform(tree, one, who="while_loop", root="state")
 
