@@ -75,7 +75,7 @@ def _sizes_compatible(a: int, b: int) -> bool:
     return a == b or a == 1 or b == 1
 
 
-def check(who: str, old, new, name: str, strict: bool) -> None:
+def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> None:
     """Raise if ``new`` is not a valid successor of ``old`` (see module docstring).
 
     Parameters
@@ -88,6 +88,9 @@ def check(who: str, old, new, name: str, strict: bool) -> None:
         The name of ``old`` in messages (a label, ``state[0]``, ``rv``).
     strict : bool
         Whether a Python value (a leaf that is not a JIT array) must keep its value.
+    sizes : bool
+        Whether array sizes must be compatible (``False`` for the results of ``switch`` targets,
+        which ran on different numbers of lanes).
     """
     to, tn = type(old), type(new)
     if to is not tn:
@@ -96,6 +99,8 @@ def check(who: str, old, new, name: str, strict: bool) -> None:
     nt = node_type(to)
     kind = nt.kind
     if kind is Kind.ARRAY:
+        if not sizes:
+            return
         so, sn = old._node.size, new._node.size
         if not _sizes_compatible(so, sn):
             raise contract_error(StateValueError, who, f"the size of state variable '{name}' of type "
@@ -125,7 +130,7 @@ def check(who: str, old, new, name: str, strict: bool) -> None:
         keys = ko
         pairs = ((v, nv[k]) for k, v in zip(ko, vo))
     for k, (a, b) in zip(keys, pairs):
-        check(who, a, b, name + nt.format_key(k), strict)
+        check(who, a, b, name + nt.format_key(k), strict, sizes)
 
 
 def check_tuple(who: str, old: tuple, new: tuple, labels, root: str, strict: bool) -> None:

@@ -27,8 +27,8 @@ from ..trace.dtypes import Bool, UInt32
 from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
 from . import host
-from .consistency import check
-from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError
+from .consistency import check, contract_error
+from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mode, is_mask, symbolic_unavailable, vector_mode
 
 WHO = "switch"
@@ -163,8 +163,9 @@ def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t):
         return gather(type(a), a, ones)
     if positional_mask:
         args = args[:-1]
-    sub_args = transform(args, take, who="switch", root="args")
-    sub_kwargs = transform(kwargs, take, who="switch", root="kwargs")
+    with masks.scope(None):     # 'sel' already holds the enclosing scope's lanes (see _evaluated)
+        sub_args = transform(args, take, who="switch", root="args")
+        sub_kwargs = transform(kwargs, take, who="switch", root="kwargs")
     if positional_mask:
         sub_args = sub_args + (bool_t(True),)
     if "active" in sub_kwargs:
@@ -176,16 +177,24 @@ def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t):
 def _combine(calls, n: int):
     """One result: each target's arrays scattered into zeros at its lanes."""
     first = calls[0][1]
-    for _, out in calls[1:]:
-        check(WHO, first, out, "result", True)
+    for _, out in calls[1:]:       # each target ran on its own lanes: their sizes differ
+        check(WHO, first, out, "result", True, sizes=False)
     leaves0, treedef = flatten(first)
     if not leaves0:
         return first
     per_call = [(sel, flatten(out)[0]) for sel, out in calls]
+    for k, (sel, leaves) in enumerate(per_call):
+        m = sel._node.size
+        for leaf in leaves:
+            if isinstance(leaf, ArrayBase) and leaf._node.size not in (1, m):
+                raise contract_error(StateValueError, WHO, f"a target returned an array of {leaf._node.size} "
+                                                           f"lanes for a call on {m} lanes (a target's results "
+                                                           "must have one lane per lane of its call, or one)")
     results = []
-    for j, leaf in enumerate(leaves0):
-        r = zeros(type(leaf), n)
-        for sel, leaves in per_call:
-            scatter(r, leaves[j], sel)
-        results.append(r)
+    with masks.scope(None):     # the lanes 'sel' are the active ones already: no enclosing mask
+        for j, leaf in enumerate(leaves0):
+            r = zeros(type(leaf), n)
+            for sel, leaves in per_call:
+                scatter(r, leaves[j], sel)
+            results.append(r)
     return unflatten(treedef, results)

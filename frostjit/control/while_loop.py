@@ -32,7 +32,7 @@ from ..array import registry
 from ..tree import map2, transform
 from . import host
 from .consistency import check_labels, check_tuple, contract_error, fresh, merge
-from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateTypeError
+from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateTypeError, StateValueError
 from .modes import check_mask, check_mode, is_python_bool, symbolic_unavailable, vector_mode
 
 log = logging.getLogger("frostjit")
@@ -210,17 +210,35 @@ def _compressed(state: tuple, cond, body, labels, label, strict, first) -> tuple
         full = _write_back(full, new, idx)
         c = cond(*new)
         check_mask(WHO, c, "the loop condition")
+        _check_compressed_width(c, idx, label)
         what = f"the termination test of {_name(label)} (iteration {it + 1})"
         eval_(new, c)
         sel = compress_(c)
         if host.is_empty(sel, what):
             break
         cur = _take(new, sel)
-        idx = gather(type(idx), idx, sel)
+        with masks.scope(None):
+            idx = gather(type(idx), idx, sel)
     eval_(full)
     if log.isEnabledFor(logging.DEBUG):
         log.debug("%s: compressed evaluated loop ran %d iterations", _name(label), it)
     return full
+
+
+# The compressed loop's own gathers and scatters run with no mask pushed: their indices address
+# the loop's active lanes (the enclosing scope's mask is folded into the condition already), and
+# an enclosing mask of the same width would otherwise be applied to lanes it does not describe.
+
+def _check_compressed_width(c, idx, label) -> None:
+    """A compressed iteration runs on the active lanes only: a condition of another width read an
+    array of the enclosing lanes that is not in the state (its lanes no longer line up)."""
+    m, k = c._node.size, idx._node.size
+    if m != 1 and m != k:
+        raise contract_error(StateValueError, WHO, f"the loop condition of the compressed {_name(label)} has "
+                                                   f"{m} lanes, but the iteration ran on {k} active lanes. With "
+                                                   "compress=True the condition and the body see the active lanes "
+                                                   "only: every array with one entry per lane must be a state "
+                                                   "variable")
 
 
 def _broadcast(tree, n: int):
@@ -231,12 +249,14 @@ def _broadcast(tree, n: int):
         if a._node.size != 1:
             raise ControlFlowArgumentError(f"fj.while_loop(): a state variable of {a._node.size} lanes in a loop of {n} lanes")
         return gather(type(a), a, zeros(registry.flat_type(a._backend, UInt32), n))
-    return transform(tree, one, who="while_loop", root="state")
+    with masks.scope(None):
+        return transform(tree, one, who="while_loop", root="state")
 
 
 def _take(tree, index):
     """The lanes ``index`` of every array of ``tree`` (Python values kept)."""
-    return transform(tree, lambda a: gather(type(a), a, index), who="while_loop", root="state")
+    with masks.scope(None):
+        return transform(tree, lambda a: gather(type(a), a, index), who="while_loop", root="state")
 
 
 def _write_back(full, new, index):
@@ -246,4 +266,5 @@ def _write_back(full, new, index):
             scatter(f, v, index)
             return f
         return v
-    return map2(full, new, leaf, who="while_loop", names=("state", "body result"))
+    with masks.scope(None):
+        return map2(full, new, leaf, who="while_loop", names=("state", "body result"))
