@@ -17,7 +17,8 @@ from .errors import (ControlFlowArgumentError, ControlFlowArgumentTypeError, Con
                      StateValueError)
 from .if_stmt import if_stmt
 from .switch import switch
+from .syntax import hint, syntax
 from .while_loop import while_loop
 
-__all__ = ["while_loop", "if_stmt", "switch", "ControlFlowError", "StateTypeError", "StateValueError",
+__all__ = ["while_loop", "if_stmt", "switch", "syntax", "hint", "ControlFlowError", "StateTypeError", "StateValueError",
            "ControlFlowArgumentError", "ControlFlowArgumentTypeError"]
