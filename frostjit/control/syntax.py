@@ -362,6 +362,9 @@ def _if(s: ast.If, defined: set, ctx: _Context) -> list:
         defined |= t_def | f_def
         return [s]
     _check_escape(s.body + s.orelse, ctx)
+    loop_only = [kw.arg for kw in keywords if kw.arg in ("max_iterations", "compress")]
+    if loop_only:
+        raise ctx.error(s, f"fj.hint(): '{loop_only[0]}' applies to loops, not to an 'if' statement")
     args = sorted(((defined & mentioned_names([test] + s.body + s.orelse)) | include) - exclude - ctx.declared)
     both = (stored_names(s.body) & stored_names(s.orelse)) - ctx.declared - exclude
     rv = sorted(set(args) | both)

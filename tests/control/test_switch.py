@@ -11,6 +11,13 @@ from frostjit.llvm import Bool, Float, UInt32
 from control_programs import WIDTHS, lanes, run_fj, run_np, steps
 
 
+def _target(program):
+    """A switch target running ``program`` (it accepts and ignores the mask argument)."""
+    def target(x, active=None):
+        return run_fj(program, x)
+    return target
+
+
 @pytest.mark.parametrize("n", WIDTHS)
 @given(progs=st.lists(steps, min_size=1, max_size=4), seed=st.integers(0, 2**31 - 1),
        masked=st.booleans(), keyword=st.booleans())
@@ -19,7 +26,7 @@ def test_evaluated_switch_matches_numpy_with_masks_and_out_of_range_lanes(n, pro
     x0 = lanes(seed, n)
     idx = rng.integers(0, len(progs) + 2, n).astype(np.uint32)      # some lanes out of range
     act = rng.random(n) < 0.7 if masked else np.ones(n, bool)
-    targets = [(lambda p: (lambda x, active=None: run_fj(p, x)))(p) for p in progs]
+    targets = [_target(p) for p in progs]
     if not masked:
         out = fj.switch(UInt32(idx), targets, Float(x0), mode="evaluated")
     elif keyword:

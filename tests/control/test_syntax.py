@@ -143,6 +143,15 @@ def test_hint_include_adds_state():
     assert "labels=('unused', 'x')" in f.__fj_syntax_source__
 
 
+def test_loop_only_hints_on_an_if_are_a_syntax_error():
+    def f(x):
+        if fj.hint(x > 1, max_iterations=3):
+            x = x + 1
+        return x
+    with pytest.raises(SyntaxError, match="'max_iterations' applies to loops"):
+        fj.syntax(f)
+
+
 def test_hint_outside_syntax_returns_its_argument():
     assert fj.hint(5, mode="evaluated") == 5
 
@@ -154,7 +163,7 @@ def test_nested_functions_are_rewritten_only_when_recursive():
                 a = a + 10
             return a
         return inner(x)
-    with pytest.raises(Exception):      # a 2-lane Bool in a Python 'if'
+    with pytest.raises(RuntimeError):   # a 2-lane Bool in a Python 'if'
         fj.syntax(outer)(UInt32(1, 2))
     assert fj.syntax(outer, recursive=True)(UInt32(1, 2)).numpy().tolist() == [1, 12]
 
