@@ -160,3 +160,26 @@ def fresh(tree):
     if type(tree) is tuple and all(isinstance(x, ArrayBase) for x in tree):
         return tuple(type(x)(x) for x in tree)
     return transform(tree, lambda a: type(a)(a), who="fresh", root="state")
+
+
+def check_branch_results(who: str, a, b, rv_labels, strict: bool) -> None:
+    """Check the results of two branches against each other (``if_stmt``), naming the entries
+    of tuple results by ``rv_labels`` (else ``rv``, ``rv[1]``, ...)."""
+    if rv_labels and isinstance(a, tuple) and isinstance(b, tuple):
+        if len(a) != len(b):
+            raise contract_error(StateTypeError, who, f"the size of state variable 'rv' of type 'tuple' changed "
+                                                      f"from {len(a)} to {len(b)}")
+        for name, x, y in zip(root_names(len(a), tuple(rv_labels), "rv"), a, b):
+            check(who, x, y, name, strict)
+    else:
+        check(who, a, b, "rv", strict)
+
+
+def check_body_result(who: str, new, n: int) -> None:
+    """Raise Dr.Jit's error unless a loop body returned a tuple of ``n`` entries."""
+    if not isinstance(new, tuple):
+        raise contract_error(StateTypeError, who, f"the 'body' function must return a tuple, got "
+                                                  f"{type(new).__name__}")
+    if len(new) != n:
+        raise contract_error(StateTypeError, who, f"the 'body' function returned a tuple with an inconsistent "
+                                                  f"size ({len(new)} entries, the state has {n})")

@@ -13,8 +13,8 @@ from typing import Callable
 
 from ..trace import masks
 from ..trace.state import JitFlag
-from .consistency import check, check_labels, contract_error, fresh, merge, root_names
-from .errors import ControlFlowArgumentTypeError, StateTypeError
+from .consistency import check_branch_results, check_labels, fresh, merge
+from .errors import ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, symbolic_unavailable, vector_mode
 
 WHO = "if_stmt"
@@ -102,18 +102,6 @@ def _evaluated(args: tuple, cond, true_fn, false_fn, rv_labels, strict: bool):
         t = true_fn(*fresh(args))
     with masks.scope(mask_f._node):
         f = false_fn(*fresh(args))
-    check_results(WHO, t, f, rv_labels, strict)
+    check_branch_results(WHO, t, f, rv_labels, strict)
     return merge(cond, t, f, values_from_a=False)
-
-
-def check_results(who: str, a, b, rv_labels, strict: bool) -> None:
-    """Check two results against each other, naming tuple entries by ``rv_labels``."""
-    if rv_labels and isinstance(a, tuple) and isinstance(b, tuple):
-        if len(a) != len(b):
-            raise contract_error(StateTypeError, who, f"the size of state variable 'rv' of type 'tuple' changed "
-                                                      f"from {len(a)} to {len(b)}")
-        for name, x, y in zip(root_names(len(a), tuple(rv_labels), "rv"), a, b):
-            check(who, x, y, name, strict)
-    else:
-        check(who, a, b, "rv", strict)
 

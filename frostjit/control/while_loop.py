@@ -31,8 +31,8 @@ from ..trace.state import JitFlag, flag
 from ..array import registry
 from ..tree import map2, transform
 from . import host
-from .consistency import check_labels, check_tuple, contract_error, fresh, merge
-from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateTypeError, StateValueError
+from .consistency import check_body_result, check_labels, check_tuple, contract_error, fresh, merge
+from .errors import ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mask, check_mode, is_python_bool, symbolic_unavailable, vector_mode
 
 log = logging.getLogger("frostjit")
@@ -126,15 +126,6 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
     return _evaluated(state, cond, body, labels, label, strict, first)
 
 
-def _check_result(new, n: int) -> None:
-    if not isinstance(new, tuple):
-        raise contract_error(StateTypeError, WHO, f"the 'body' function must return a tuple, got "
-                                                  f"{type(new).__name__}")
-    if len(new) != n:
-        raise contract_error(StateTypeError, WHO, f"the 'body' function returned a tuple with an inconsistent "
-                                                  f"size ({len(new)} entries, the state has {n})")
-
-
 def _name(label) -> str:
     return f"fj.while_loop {label!r}" if label else "fj.while_loop"
 
@@ -144,7 +135,7 @@ def _scalar(state: tuple, cond, body, first) -> tuple:
     c = cond(*state) if first is None else first
     while c:
         new = body(*state)
-        _check_result(new, len(state))
+        check_body_result(WHO, new, len(state))
         state = new
         c = cond(*state)
     return state
@@ -174,7 +165,7 @@ def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
         it += 1
         with masks.scope(active._node):
             new = body(*fresh(state))
-        _check_result(new, len(state))
+        check_body_result(WHO, new, len(state))
         check_tuple(WHO, state, new, labels, "state", strict)
         state = merge(active, new, state, values_from_a=True)
         c = cond(*state)
@@ -205,7 +196,7 @@ def _compressed(state: tuple, cond, body, labels, label, strict, first) -> tuple
         it += 1
         with masks.scope(None):                 # every lane of a compressed iteration is active
             new = body(*fresh(cur))
-        _check_result(new, len(state))
+        check_body_result(WHO, new, len(state))
         check_tuple(WHO, cur, new, labels, "state", strict)
         full = _write_back(full, new, idx)
         c = cond(*new)
@@ -247,7 +238,8 @@ def _broadcast(tree, n: int):
         if a._node.size == n:
             return type(a)(a)
         if a._node.size != 1:
-            raise ControlFlowArgumentError(f"fj.while_loop(): a state variable of {a._node.size} lanes in a loop of {n} lanes")
+            raise contract_error(StateValueError, WHO, f"a state variable of {a._node.size} lanes is not "
+                                                       f"compatible with the loop's {n} lanes")
         return gather(type(a), a, zeros(registry.flat_type(a._backend, UInt32), n))
     with masks.scope(None):
         return transform(tree, one, who="while_loop", root="state")

@@ -189,3 +189,19 @@ def test_compressed_loop_reading_an_array_outside_its_state_raises_instead_of_lo
     limit = UInt32(0, 2)
     with pytest.raises(fj.control.StateValueError, match="every array with one entry per lane must be a state"):
         fj.while_loop((UInt32(0),), lambda j: j < limit, lambda j: (j + 1,), mode="evaluated", compress=True)
+
+
+@given(program=steps, x0=st.sampled_from([-3.0, -0.5, 0.0, 0.75, 2.5]), trips=st.integers(0, 6))
+def test_scalar_and_evaluated_modes_agree_on_one_lane(program, x0, trips):
+    def run(mode):
+        return fj.while_loop((UInt32(0), Float(x0)), lambda i, x: i < trips,
+                             lambda i, x: (i + 1, run_fj(program, x)), mode=mode)
+    a, b = run("scalar"), run("evaluated")
+    assert a[0].numpy().tolist() == b[0].numpy().tolist() == [trips]
+    assert np.array_equal(a[1].numpy(), b[1].numpy())
+
+
+def test_compressed_loop_with_incompatible_state_sizes_raises():
+    with pytest.raises(ValueError, match="incompatible sizes 2 and 3"):
+        fj.while_loop((UInt32(0, 1, 2), Float(1, 2)), lambda i, x: i < 3, lambda i, x: (i + 1, x),
+                      mode="evaluated", compress=True)
