@@ -105,3 +105,37 @@ def test_pcg32_carried_through_a_frozen_loop_advances_as_plain_over_100_calls(n)
     # the first call's inputs are unevaluated literals (fj.zeros, a fresh PCG32), later ones are
     # evaluated buffers: two layouts, then replays; the loop's trip count never changes
     assert frozen.n_recordings <= 2
+
+
+@pytest.mark.parametrize("n", (1, 7, 1000))
+def test_frozen_switch_with_a_size_one_argument_equals_plain(n):
+    def f(idx, x, s):
+        return fj.switch(idx, [lambda x, s: x + s, lambda x, s: x * s], x, s, mode="evaluated")
+    frozen = fj.freeze(f)
+    for k in range(3):
+        idx, x, s = UInt32(np.arange(n, dtype=np.uint32) % 3), Float(np.arange(n, dtype=np.float32)), Float(2.0 + k)
+        assert np.array_equal(frozen(idx, x, s).numpy(), f(idx, x, s).numpy())
+
+
+@fj.syntax
+def _syntax_walk(rng, x, steps):
+    i = UInt32(0)
+    while i < steps:
+        u = rng.next_float32()
+        if u < 0.5:
+            x -= u
+        else:
+            x += 1 - u
+        i += 1
+    return rng, x
+
+
+def test_frozen_syntax_function_with_rng_equals_plain():
+    frozen = fj.freeze(_syntax_walk)
+    r_f, r_p = PCG32(5), PCG32(5)
+    x_f, x_p = fj.zeros(Float, 5), fj.zeros(Float, 5)
+    steps = UInt32(0, 1, 2, 3, 4)
+    for _ in range(20):
+        r_f, x_f = frozen(r_f, x_f, steps)
+        r_p, x_p = _syntax_walk(r_p, x_p, steps)
+        assert np.array_equal(x_f.numpy(), x_p.numpy())
