@@ -229,3 +229,35 @@ def test_defaults_names_and_docstring_are_kept():
 def test_print_code(capsys):
     fj.syntax(P.range_sum, print_code=True)
     assert "while_loop" in capsys.readouterr().out
+
+
+class _Stepper:
+    def __init__(self, step):
+        self.step = step
+
+    @fj.syntax
+    def run(self, x):
+        while x < 10:
+            x += self.step
+        return x
+
+
+def test_methods_are_rewritten():
+    assert _Stepper(3).run(UInt32(0, 10)).numpy().tolist() == [12, 10]
+
+
+def test_freeze_above_syntax():
+    @fj.freeze
+    @fj.syntax
+    def f(x):
+        while x < 10:
+            x = x * 2 + 1
+        return x
+    for data in ([0, 3, 20], [1, 1, 1], [0, 3, 20]):
+        assert f(UInt32(data)).numpy().tolist() == [v if v >= 10 else _double_until(v) for v in data]
+
+
+def _double_until(v):
+    while v < 10:
+        v = v * 2 + 1
+    return v
