@@ -24,7 +24,7 @@ from ..backend import current_backend
 from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
 from ..schedule.evaluate import evaluate
-from ..trace import ops
+from ..trace import masks, ops
 from ..trace.dtypes import Bool, Int32, Int64, UInt32, UInt64
 from ..trace.node import Node
 from ..trace.state import state, DEBUG
@@ -154,6 +154,9 @@ def gather(dtype, source, index, active=True):
     source._node = src
     idx = _index_node(index, source._backend, "gather")
     act = _active_node(active, source._backend, "gather")
+    if masks.top() is not None:     # inside a loop body or branch: retired lanes read nothing
+        act = masks.apply(act, max(idx.size, act.size))
+        active = registry.flat_type(source._backend, Bool)._from_node(act)
     _check_index_width("gather", idx, src.size)
     if state.flags & DEBUG:
         _check_bounds("gather", idx, act, src)
@@ -248,6 +251,9 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         raise TypeError(f"{who}(): unsupported value type {type(value).__name__}")
     idx = _index_node(index, target._backend, who)
     act = _active_node(active, target._backend, who)
+    if masks.top() is not None:     # inside a loop body or branch: retired lanes write nothing
+        act = masks.apply(act, max(vnode.size, idx.size, act.size))
+        active = registry.flat_type(target._backend, Bool)._from_node(act)
     tnode = _prepare_target(target)
     _check_index_width(who, idx, tnode.size)
     if state.flags & DEBUG:

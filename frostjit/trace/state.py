@@ -18,12 +18,20 @@ class JitFlag(enum.IntFlag):
     skipping the write.  ``KernelHistory``: record every launch for
     :func:`kernel_history`.  ``LaunchBlocking`` is accepted for Dr.Jit
     compatibility (frostjit launches are always synchronous).
+    ``SymbolicLoops``, ``SymbolicConditionals``, ``SymbolicCalls`` (set by default, as in
+    Dr.Jit): ``fj.while_loop``, ``fj.if_stmt``, ``fj.switch`` without ``mode=`` record
+    symbolically, else evaluate; ``CompressLoops``: evaluated loops compress their active lanes
+    (docs/control.md).
     """
 
     Debug = 1 << 0
     KernelHistory = 1 << 1
     LaunchBlocking = 1 << 2
-    Default = 0
+    SymbolicLoops = 1 << 3
+    SymbolicConditionals = 1 << 4
+    SymbolicCalls = 1 << 5
+    CompressLoops = 1 << 6
+    Default = SymbolicLoops | SymbolicConditionals | SymbolicCalls
 
 
 class JitBackend(enum.Enum):
@@ -44,7 +52,7 @@ class TraceState:
 
     def __init__(self) -> None:
         # A plain int (IntFlag arithmetic costs ~0.5 us per test on the evaluation hot path).
-        self.flags = 0
+        self.flags = int(JitFlag.Default)
         # Side-effect nodes (scatters) waiting for the next evaluation, in program order.
         self.side_effects: list = []
         # Data nodes that pending side effects write to: using one forces evaluation.

@@ -1,0 +1,24 @@
+"""Vectorized control flow: loops and conditionals whose condition differs from lane to lane,
+per-lane calls, and the ``@fj.syntax`` rewrite of Python ``while``/``if``/``for`` into them.
+
+* :func:`while_loop` (``while_loop.py``), :func:`if_stmt` (``if_stmt.py``), :func:`switch`
+  (``switch.py``): Dr.Jit's functions, in scalar and evaluated modes; symbolic mode (the
+  default, as in Dr.Jit) will plug in behind the same functions (``modes.py``).
+* :func:`syntax` and :func:`hint` (``syntax.py``, the rewrite; ``analysis.py``, which variables
+  become state).
+* ``consistency.py``: the checks between iterations and branches, and the merge;
+  ``host.py``: decisions read from data (lanes left), frozen-function safe; ``errors.py``.
+* The mask of the lanes a body runs on lives in :mod:`frostjit.trace.masks` (gathers and
+  scatters read it).
+
+Docs: docs/control.md.
+"""
+from .errors import (ControlFlowArgumentError, ControlFlowArgumentTypeError, ControlFlowError, StateTypeError,
+                     StateValueError)
+from .if_stmt import if_stmt
+from .switch import switch
+from .syntax import hint, syntax
+from .while_loop import while_loop
+
+__all__ = ["while_loop", "if_stmt", "switch", "syntax", "hint", "ControlFlowError", "StateTypeError", "StateValueError",
+           "ControlFlowArgumentError", "ControlFlowArgumentTypeError"]

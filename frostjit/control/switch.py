@@ -1,0 +1,200 @@
+"""``fj.switch``: call one of several Python callables per lane (Dr.Jit's API).
+
+A Python ``int`` index calls ``targets[index](*args, **kwargs)``.  A ``UInt32`` index in
+**evaluated** mode groups the lanes by target: for each target that some active lane selects,
+the lanes are compressed (``fj.compress``), the array arguments gathered at them, the target
+called once on them, and its results scattered into zero-initialized outputs.  Lanes that are
+masked out (a ``Bool`` array as the last positional argument or as ``active=``), or whose index
+is out of range, call nothing and return zeros; with ``JitFlag.Debug`` an out-of-range index
+of an active lane raises ``IndexError`` instead (Dr.Jit leaves it undefined without Debug).
+**Symbolic** mode (one kernel with a jump per lane group) is not implemented yet: an explicit
+``mode="symbolic"`` raises ``NotImplementedError``, the flag's default falls back to evaluated.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..array import registry
+from ..array.flat import ArrayBase
+from ..functions.creation import zeros
+from ..functions.evaluation import eval as eval_, width
+from ..functions.memory import gather, scatter
+from ..functions.reduce import compress
+from ..trace import masks
+from ..trace.dtypes import Bool, UInt32
+from ..trace.state import DEBUG, JitFlag, state
+from ..tree import flatten, transform, unflatten
+from . import host
+from .consistency import check, contract_error
+from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
+from .modes import check_mode, is_mask, symbolic_unavailable, vector_mode
+
+WHO = "switch"
+
+
+def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, label: str | None = None,
+           **kwargs):
+    """Call ``targets[index[i]]`` for every lane ``i``, each target once on its lanes.
+
+    Parameters
+    ----------
+    index : UInt32 array or int
+        Which target each lane calls (a Python ``int``: one call, ``targets[index](...)``).
+    targets : sequence of callable
+        The functions; their results must have the same type and structure (and equal Python
+        values).
+    *args, **kwargs
+        Passed to the targets: arrays (and the arrays in PyTrees) are reduced to each target's
+        lanes, Python values passed unchanged.  A ``Bool`` array as the last positional
+        argument or as the keyword ``active`` is the mask: its false lanes call nothing and
+        return zeros, and the targets receive ``True`` in its place.
+    mode : {None, "symbolic", "evaluated"}
+        ``None``: as ``JitFlag.SymbolicCalls`` says (set by default; evaluated while
+        symbolic mode is not implemented).
+    label : str, optional
+        A name, in the guards a frozen function records for the call.
+
+    Returns
+    -------
+    object
+        A Python index: the target's result.  An array index: the targets' results combined
+        lane by lane (zeros where no target ran).
+
+    Raises
+    ------
+    TypeError
+        ``index`` is neither an ``int`` nor a ``UInt32`` array.
+    IndexError
+        A Python index out of range; an array index out of range on an active lane with
+        ``JitFlag.Debug``.
+    StateTypeError, StateValueError
+        The targets' results differ in type, structure or Python values.
+    NotImplementedError
+        ``mode="symbolic"`` while symbolic mode is not implemented.
+
+    Examples
+    --------
+    >>> fj.switch(UInt32(0, 0, 1, 1), [lambda x: x, lambda x: x * 10], UInt32(1, 2, 3, 4), mode="evaluated")
+    [1, 2, 30, 40]
+    """
+    targets = list(targets)
+    if not targets:
+        raise ControlFlowArgumentError("fj.switch(): 'targets' is empty")
+    check_mode(WHO, mode, ("symbolic", "evaluated"))
+    positional_mask = bool(args) and is_mask(args[-1])
+    mask = args[-1] if positional_mask else kwargs.get("active")
+    if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        return _scalar(int(index), targets, mask, args, kwargs)
+    if not (isinstance(index, ArrayBase) and index._vt is UInt32):
+        raise ControlFlowArgumentTypeError(f"fj.switch(): 'index' must be a Python int or a UInt32 array, got {type(index).__name__}")
+    if mode is None:
+        mode = vector_mode(JitFlag.SymbolicCalls)
+    if mode == "symbolic":
+        return _symbolic(index, targets, args, kwargs, label)
+    return _evaluated(index, targets, args, kwargs, positional_mask, mask, label)
+
+
+def _scalar(index: int, targets, mask, args, kwargs):
+    if isinstance(mask, ArrayBase) and mask._node.size != 1:
+        raise ControlFlowArgumentTypeError("fj.switch(): the mask must be scalar (a bool or a size-1 Bool array) when 'index' is a "
+                        "Python int")
+    if not 0 <= index < len(targets):
+        raise IndexError(f"fj.switch(): index {index} is out of range for {len(targets)} targets")
+    return targets[index](*args, **kwargs)
+
+
+def _symbolic(index, targets, args, kwargs, label):
+    raise symbolic_unavailable(WHO, "SymbolicCalls")
+
+
+def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label):
+    backend = index._backend
+    bool_t = registry.flat_type(backend, Bool)
+    n = width(index, args, kwargs)
+    active = index < len(targets)
+    if mask is not None:
+        if not (is_mask(mask) or isinstance(mask, (bool, np.bool_))):
+            raise ControlFlowArgumentTypeError(f"fj.switch(): 'active' must be a Bool array or bool, got {type(mask).__name__}")
+        active = active & mask
+    top = masks.top()
+    if top is not None and masks.compatible(top, n):
+        active = active & bool_t._from_node(top)
+    if state.flags & DEBUG:
+        _check_range(index, mask, len(targets))
+    eval_(index, active, args, kwargs)
+    name = f"fj.switch {label!r}" if label else "fj.switch"
+    calls = []
+    for k, fn in enumerate(targets):
+        sel = compress(active & (index == k))
+        if host.is_empty(sel, f"the lanes of target {k} of {name}"):
+            continue
+        calls.append((sel, _call(fn, sel, n, args, kwargs, positional_mask, bool_t)))
+    if not calls:       # no lane calls anything: one call on no lanes gives the result's structure
+        sel = compress(bool_t(False))
+        calls.append((sel, _call(targets[0], sel, n, args, kwargs, positional_mask, bool_t)))
+    return _combine(calls, n)
+
+
+def _check_range(index, mask, count: int) -> None:
+    """Debug mode: the first active lane whose index is out of range raises ``IndexError``."""
+    idx = index.numpy()
+    act = np.ones(idx.shape, bool) if mask is None or isinstance(mask, (bool, np.bool_)) else \
+        np.broadcast_to(mask.numpy(), idx.shape)
+    if mask is not None and isinstance(mask, (bool, np.bool_)) and not mask:
+        return
+    bad = act & (idx >= count)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise IndexError(f"fj.switch(): index {int(idx[k])} (at position {k}) is out of range for {count} targets")
+
+
+def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t):
+    """``fn`` on the lanes ``sel``: arrays gathered there, the mask replaced by ``True``."""
+    ones = None
+
+    def take(a):
+        nonlocal ones
+        if a._node.size == n:
+            return gather(type(a), a, sel)
+        if ones is None:        # a size-1 array broadcasts to the target's lanes
+            ones = zeros(registry.flat_type(a._backend, UInt32), width(sel))
+        return gather(type(a), a, ones)
+    if positional_mask:
+        args = args[:-1]
+    with masks.scope(None):     # 'sel' already holds the enclosing scope's lanes (see _evaluated)
+        sub_args = transform(args, take, who="switch", root="args")
+        sub_kwargs = transform(kwargs, take, who="switch", root="kwargs")
+    if positional_mask:
+        sub_args = sub_args + (bool_t(True),)
+    if "active" in sub_kwargs:
+        sub_kwargs["active"] = bool_t(True)
+    with masks.scope(None):     # every lane of the call is active
+        return fn(*sub_args, **sub_kwargs)
+
+
+def _combine(calls, n: int):
+    """One result: each target's arrays scattered into zeros at its lanes."""
+    first = calls[0][1]
+    for _, out in calls[1:]:       # each target ran on its own lanes: their sizes differ
+        check(WHO, first, out, "result", True, sizes=False)
+    leaves0, treedef = flatten(first)
+    if not leaves0:
+        return first
+    per_call = [(sel, flatten(out)[0]) for sel, out in calls]
+    for k, (sel, leaves) in enumerate(per_call):
+        m = sel._node.size
+        for leaf in leaves:
+            if isinstance(leaf, ArrayBase) and leaf._node.size not in (1, m):
+                raise contract_error(StateValueError, WHO, f"a target returned an array of {leaf._node.size} "
+                                                           f"lanes for a call on {m} lanes (a target's results "
+                                                           "must have one lane per lane of its call, or one)")
+    results = []
+    with masks.scope(None):     # the lanes 'sel' are the active ones already: no enclosing mask
+        for j, leaf in enumerate(leaves0):
+            r = zeros(type(leaf), n)
+            for sel, leaves in per_call:
+                scatter(r, leaves[j], sel)
+            results.append(r)
+    return unflatten(treedef, results)

@@ -1,0 +1,262 @@
+"""``fj.while_loop``: a loop whose condition may differ from lane to lane (Dr.Jit's API).
+
+Modes (see :mod:`.modes` for how ``mode=None`` chooses):
+
+* **scalar**: the condition is a Python ``bool``; a plain Python ``while`` loop.
+* **evaluated**: a host loop of kernels.  Each iteration evaluates the state and the active
+  mask together (one kernel: the previous body, the merge and the condition), stops when no lane
+  is active, runs the body on every lane with the active mask pushed (scatters and gathers of
+  retired lanes do nothing, :mod:`frostjit.trace.masks`), and keeps retired lanes' state with
+  ``select``.  With ``compress=True`` the body runs on the active lanes only: the state of the
+  active lanes is gathered, and the body's results are scattered back each iteration.
+* **symbolic**: one loop inside the kernel (issue 12 part B; until it lands an explicit
+  ``mode="symbolic"`` raises ``NotImplementedError`` and the flag's default choice falls back to
+  evaluated mode, :func:`.modes.vector_mode`).
+
+Inside ``fj.freeze`` the number of iterations becomes a guard of the recording (:mod:`.host`).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+from ..array.flat import ArrayBase
+from ..functions.creation import zeros
+from ..functions.evaluation import eval as eval_, width
+from ..functions.memory import gather, scatter
+from ..functions.reduce import compress as compress_
+from ..trace import masks
+from ..trace.dtypes import UInt32
+from ..trace.state import JitFlag, flag
+from ..array import registry
+from ..tree import map2, transform
+from . import host
+from .consistency import check_body_result, check_labels, check_tuple, contract_error, fresh, merge
+from .errors import ControlFlowArgumentTypeError, StateValueError
+from .modes import check_mask, check_mode, is_python_bool, symbolic_unavailable, vector_mode
+
+log = logging.getLogger("frostjit")
+
+WHO = "while_loop"
+
+
+def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: str | None = None,
+               mode: str | None = None, strict: bool = True, compress: bool | None = None,
+               max_iterations: int | None = None) -> tuple:
+    """Run ``state = body(*state)`` while ``cond(*state)`` holds, lane by lane.
+
+    Parameters
+    ----------
+    state : tuple
+        The loop's state variables: arrays or PyTrees of them (Python values are passed along
+        and, with ``strict=True``, must not change).
+    cond : callable
+        ``cond(*state)`` returns a ``Bool`` array (one condition per lane) or a Python ``bool``.
+        It must not modify anything.
+    body : callable
+        ``body(*state)`` runs one iteration and returns the new state, a tuple of the same
+        length whose entries keep their types, structures and sizes (a size-1 array may become
+        wider).  A lane whose condition is false keeps its state.
+    labels : sequence of str, optional
+        One name per state entry, used in error messages (``@fj.syntax`` passes the variable
+        names).
+    label : str, optional
+        A name for the loop: in the DEBUG log of each evaluated loop and in the guards a frozen
+        function records for it.
+    mode : {None, "scalar", "symbolic", "evaluated"}
+        ``None``: scalar if the first condition is a Python ``bool``, else symbolic or evaluated
+        as ``JitFlag.SymbolicLoops`` says (set by default; evaluated while the symbolic
+        implementation is absent).
+    strict : bool
+        Whether Python values in the state must keep their value (``False``: the body's new
+        value is taken).
+    compress : bool, optional
+        Evaluated mode: run each iteration on the active lanes only (``None``: the flag
+        ``JitFlag.CompressLoops``, off by default).  The condition and the body then see arrays
+        of the active lanes only, so everything they use that has a lane per lane of the loop
+        must be in the state.
+    max_iterations : int, optional
+        Accepted for Dr.Jit compatibility; evaluated loops need no bound (reverse-mode AD
+        records every iteration), and symbolic loops will use it.
+
+    Returns
+    -------
+    tuple
+        The final state.
+
+    Raises
+    ------
+    StateTypeError, StateValueError
+        (``RuntimeError`` subclasses, from :mod:`frostjit.control.errors`) a state variable
+        changed type, structure or size, a Python value changed with ``strict=True``, ``body``
+        did not return a tuple of the right length, or the condition is not a ``Bool`` array
+        (or a Python ``bool`` in scalar mode).
+    NotImplementedError
+        ``mode="symbolic"`` while symbolic mode is not implemented.
+
+    Examples
+    --------
+    >>> i, x = fj.while_loop((UInt32(0), Float(1, 1, 1)), lambda i, x: i < UInt32(1, 2, 3),
+    ...                      lambda i, x: (i + 1, x * 2), mode="evaluated")
+    >>> x
+    [2, 4, 8]
+    """
+    if not isinstance(state, tuple):
+        raise ControlFlowArgumentTypeError(f"fj.while_loop(): 'state' must be a tuple, got {type(state).__name__}")
+    if not callable(cond) or not callable(body):
+        raise ControlFlowArgumentTypeError("fj.while_loop(): 'cond' and 'body' must be callables")
+    check_mode(WHO, mode)
+    labels = check_labels(WHO, len(state), labels)
+    first = None
+    if mode is None:
+        first = cond(*state)
+        if is_python_bool(first):
+            mode = "scalar"
+        else:
+            check_mask(WHO, first, "the loop condition")
+            mode = vector_mode(JitFlag.SymbolicLoops)
+    if mode == "scalar":
+        return _scalar(state, cond, body, first)
+    if mode == "symbolic":
+        return _symbolic(state, cond, body, labels, label, strict, max_iterations)
+    if compress is None:
+        compress = flag(JitFlag.CompressLoops)
+    if compress:
+        return _compressed(state, cond, body, labels, label, strict, first)
+    return _evaluated(state, cond, body, labels, label, strict, first)
+
+
+def _name(label) -> str:
+    return f"fj.while_loop {label!r}" if label else "fj.while_loop"
+
+
+def _scalar(state: tuple, cond, body, first) -> tuple:
+    """Plain Python (Dr.Jit's scalar mode checks only that the body returns a tuple)."""
+    c = cond(*state) if first is None else first
+    while c:
+        new = body(*state)
+        check_body_result(WHO, new, len(state))
+        state = new
+        c = cond(*state)
+    return state
+
+
+def _symbolic(state, cond, body, labels, label, strict, max_iterations):
+    raise symbolic_unavailable(WHO, "SymbolicLoops")
+
+
+def _enclosed(active):
+    """The condition restricted to the enclosing scope's lanes (a loop inside a loop body)."""
+    top = masks.top()
+    if top is None or not masks.compatible(top, active._node.size):
+        return active
+    return active & type(active)._from_node(top)
+
+
+def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
+    """The masked host loop (see module docstring)."""
+    c = cond(*state) if first is None else first
+    check_mask(WHO, c, "the loop condition")
+    active = _enclosed(c)
+    eval_(state, active)
+    what = f"the termination test of {_name(label)} (iteration 1)"
+    it = 0
+    while host.any_active(active, what):
+        it += 1
+        with masks.scope(active._node):
+            new = body(*fresh(state))
+        check_body_result(WHO, new, len(state))
+        check_tuple(WHO, state, new, labels, "state", strict)
+        state = merge(active, new, state, values_from_a=True)
+        c = cond(*state)
+        check_mask(WHO, c, "the loop condition")
+        active = active & c
+        eval_(state, active)        # one kernel: this body, the merge and the next condition
+        what = f"the termination test of {_name(label)} (iteration {it + 1})"
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("%s: evaluated loop ran %d iterations", _name(label), it)
+    return state
+
+
+def _compressed(state: tuple, cond, body, labels, label, strict, first) -> tuple:
+    """Evaluated mode with compression: each iteration runs on the active lanes only."""
+    c = cond(*state) if first is None else first
+    check_mask(WHO, c, "the loop condition")
+    c = _enclosed(c)
+    n = width(state, c)
+    full = _broadcast(state, n)                 # our own handles: written back by scatter
+    what = f"the termination test of {_name(label)} (iteration 1)"
+    eval_(full, c)
+    idx = compress_(c)
+    if host.is_empty(idx, what):
+        return full
+    cur = _take(full, idx)
+    it = 0
+    while True:
+        it += 1
+        with masks.scope(None):                 # every lane of a compressed iteration is active
+            new = body(*fresh(cur))
+        check_body_result(WHO, new, len(state))
+        check_tuple(WHO, cur, new, labels, "state", strict)
+        full = _write_back(full, new, idx)
+        c = cond(*new)
+        check_mask(WHO, c, "the loop condition")
+        _check_compressed_width(c, idx, label)
+        what = f"the termination test of {_name(label)} (iteration {it + 1})"
+        eval_(new, c)
+        sel = compress_(c)
+        if host.is_empty(sel, what):
+            break
+        cur = _take(new, sel)
+        with masks.scope(None):
+            idx = gather(type(idx), idx, sel)
+    eval_(full)
+    if log.isEnabledFor(logging.DEBUG):
+        log.debug("%s: compressed evaluated loop ran %d iterations", _name(label), it)
+    return full
+
+
+# The compressed loop's own gathers and scatters run with no mask pushed: their indices address
+# the loop's active lanes (the enclosing scope's mask is folded into the condition already), and
+# an enclosing mask of the same width would otherwise be applied to lanes it does not describe.
+
+def _check_compressed_width(c, idx, label) -> None:
+    """A compressed iteration runs on the active lanes only: a condition of another width read an
+    array of the enclosing lanes that is not in the state (its lanes no longer line up)."""
+    m, k = c._node.size, idx._node.size
+    if m != 1 and m != k:
+        raise contract_error(StateValueError, WHO, f"the loop condition of the compressed {_name(label)} has "
+                                                   f"{m} lanes, but the iteration ran on {k} active lanes. With "
+                                                   "compress=True the condition and the body see the active lanes "
+                                                   "only: every array with one entry per lane must be a state "
+                                                   "variable")
+
+
+def _broadcast(tree, n: int):
+    """New handles on ``tree``'s arrays, size-1 arrays widened to ``n`` lanes."""
+    def one(a):
+        if a._node.size == n:
+            return type(a)(a)
+        if a._node.size != 1:
+            raise contract_error(StateValueError, WHO, f"a state variable of {a._node.size} lanes is not "
+                                                       f"compatible with the loop's {n} lanes")
+        return gather(type(a), a, zeros(registry.flat_type(a._backend, UInt32), n))
+    with masks.scope(None):
+        return transform(tree, one, who="while_loop", root="state")
+
+
+def _take(tree, index):
+    """The lanes ``index`` of every array of ``tree`` (Python values kept)."""
+    with masks.scope(None):
+        return transform(tree, lambda a: gather(type(a), a, index), who="while_loop", root="state")
+
+
+def _write_back(full, new, index):
+    """Scatter ``new``'s arrays into ``full``'s at ``index``; Python values are the new ones."""
+    def leaf(f, v):
+        if isinstance(f, ArrayBase):
+            scatter(f, v, index)
+            return f
+        return v
+    with masks.scope(None):
+        return map2(full, new, leaf, who="while_loop", names=("state", "body result"))

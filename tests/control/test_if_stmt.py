@@ -1,0 +1,113 @@
+"""fj.if_stmt in scalar and evaluated modes against NumPy's where."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import frostjit as fj
+from frostjit.llvm import Bool, Float, UInt32
+
+from control_programs import WIDTHS, lanes, run_fj, run_np, steps
+
+
+@pytest.mark.parametrize("n", WIDTHS)
+@given(t_prog=steps, f_prog=steps, seed=st.integers(0, 2**31 - 1), threshold=st.sampled_from([-1.0, 0.0, 0.5, 9.0]))
+def test_evaluated_conditional_matches_numpy_where(n, t_prog, f_prog, seed, threshold):
+    x0 = lanes(seed, n)
+    x = Float(x0)
+    out = fj.if_stmt((x,), x > threshold, lambda x: run_fj(t_prog, x), lambda x: run_fj(f_prog, x),
+                     mode="evaluated")
+    expect = np.where(x0 > np.float32(threshold), run_np(t_prog, x0), run_np(f_prog, x0))
+    assert np.array_equal(out.numpy(), expect)
+
+
+@pytest.mark.parametrize("n", WIDTHS)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_default_mode_equals_evaluated_mode_with_tuple_results(n, seed):
+    x0 = lanes(seed, n)
+    x, y = Float(x0), Float(x0 * 2)
+    cond = x < 0
+
+    def t(x, y):
+        return x + y, UInt32(1)
+
+    def f(x, y):
+        return x - y, UInt32(2)
+    a = fj.if_stmt((x, y), cond, t, f)
+    b = fj.if_stmt((x, y), cond, t, f, mode="evaluated")
+    for u, v in zip(a, b):
+        assert np.array_equal(u.numpy(), v.numpy())
+    assert np.array_equal(a[1].numpy(), np.where(x0 < 0, 1, 2).astype(np.uint32))
+
+
+@given(c=st.booleans())
+def test_scalar_mode_runs_only_the_chosen_branch(c):
+    ran = []
+    out = fj.if_stmt((Float(1, 2),), c, lambda x: ran.append("t") or x + 1, lambda x: ran.append("f") or x - 1)
+    assert ran == (["t"] if c else ["f"])
+    assert out.numpy().tolist() == ([2, 3] if c else [0, 1])
+
+
+def test_scalar_mode_with_one_lane_array_condition():
+    out = fj.if_stmt((UInt32(1, 2),), Bool(True), lambda x: x + 1, lambda x: x, mode="scalar")
+    assert out.numpy().tolist() == [2, 3]
+
+
+def test_each_branch_scatters_only_on_its_lanes():
+    buf = fj.zeros(UInt32, 3)
+
+    def t(x):
+        fj.scatter_add(buf, UInt32(1), x)
+        return x + 1
+
+    def f(x):
+        fj.scatter_add(buf, UInt32(10), x)
+        return x
+    out = fj.if_stmt((UInt32(0, 1, 2),), Bool(True, False, True), t, f, mode="evaluated")
+    assert out.numpy().tolist() == [1, 1, 3]
+    assert buf.numpy().tolist() == [1, 10, 1]           # Dr.Jit 1.5: the same
+
+
+def test_branch_updating_its_argument_in_place_changes_neither_caller_nor_other_branch():
+    x = Float(1, 2)
+
+    def t(x):
+        x += 100
+        return x
+
+    def f(x):
+        return x
+    out = fj.if_stmt((x,), Bool(True, False), t, f, mode="evaluated")
+    assert out.numpy().tolist() == [101, 2] and x.numpy().tolist() == [1, 2]
+
+
+def test_non_strict_returns_false_branch_python_value():
+    out = fj.if_stmt((UInt32(1, 2),), Bool(True, False), lambda x: (x, 1), lambda x: (x, 2), mode="evaluated",
+                     strict=False)
+    assert out[1] == 2 and out[0].numpy().tolist() == [1, 2]
+
+
+def test_size_one_result_broadcasts_against_the_other_branch():
+    out = fj.if_stmt((UInt32(1, 2),), Bool(True, False), lambda x: UInt32(7), lambda x: x, mode="evaluated")
+    assert out.numpy().tolist() == [7, 2]
+
+
+def test_none_results():
+    assert fj.if_stmt((UInt32(1, 2),), Bool(True, False), lambda x: None, lambda x: None, mode="evaluated") is None
+
+
+def test_conditional_inside_a_loop_body_masks_its_scatters_to_active_lanes():
+    buf = fj.zeros(UInt32, 4)
+
+    def body(i):
+        def t(i):
+            fj.scatter_add(buf, UInt32(1), i)
+            return i + 1
+
+        def f(i):
+            return i + 1
+        return (fj.if_stmt((i,), (i & 1) == 0, t, f, mode="evaluated"),)
+    fj.while_loop((UInt32(0, 1, 2, 3),), lambda i: i < 4, body, mode="evaluated")
+    # even values visited: lane0: 0,2; lane1: 2; lane2: 2; lane3: none
+    assert buf.numpy().tolist() == [1, 0, 3, 0]
