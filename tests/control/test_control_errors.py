@@ -18,11 +18,11 @@ def _wl(state, cond, body, **kw):
 
 CASES = [
     ("type change", StateTypeError,
-     "the type of state variable 'state[0]' changed from 'frostjit.llvm.UInt32' to 'frostjit.llvm.Float32', "
+     "the type of state variable 'state[0]' changed from 'frostjit.llvm.UInt' to 'frostjit.llvm.Float', "
      "which is not permitted",
      lambda: _wl((UInt32(0),), lambda i: i < 3, lambda i: (Float(i + 1),))),
     ("size change", StateValueError,
-     "the size of state variable 'state[0]' of type 'frostjit.llvm.UInt32' changed from 3 to 4. These sizes "
+     "the size of state variable 'state[0]' of type 'frostjit.llvm.UInt' changed from 3 to 4. These sizes "
      "aren't compatible",
      lambda: _wl((UInt32(0, 1, 2),), lambda i: i < 3, lambda i: (UInt32(1, 2, 3, 4),))),
     ("structure change", StateTypeError,
@@ -42,7 +42,7 @@ CASES = [
     ("bad mode", ControlFlowArgumentError, "invalid 'mode' argument",
      lambda: fj.while_loop((UInt32(0),), lambda i: i < 3, lambda i: (i + 1,), mode="foo")),
     ("bad condition", StateTypeError,
-     "the type of the loop condition ('frostjit.llvm.UInt32') is not supported",
+     "the type of the loop condition ('frostjit.llvm.UInt') is not supported",
      lambda: fj.while_loop((UInt32(0),), lambda i: i + 3, lambda i: (i + 1,))),
     ("body returns no tuple", StateTypeError, "the 'body' function must return a tuple",
      lambda: _wl((UInt32(0),), lambda i: i < 3, lambda i: i + 1)),
@@ -51,7 +51,7 @@ CASES = [
     ("state not a tuple", ControlFlowArgumentTypeError, "'state' must be a tuple",
      lambda: fj.while_loop([UInt32(0)], lambda i: i < 3, lambda i: (i + 1,))),
     ("if: type mismatch", StateTypeError,
-     "fj.if_stmt(): the type of state variable 'rv' changed from 'frostjit.llvm.UInt32' to 'frostjit.llvm.Float32'",
+     "fj.if_stmt(): the type of state variable 'rv' changed from 'frostjit.llvm.UInt' to 'frostjit.llvm.Float'",
      lambda: fj.if_stmt((UInt32(1, 2),), Bool(True, False), lambda x: x, lambda x: Float(x), **EV)),
     ("if: structure mismatch", StateTypeError, "the size of state variable 'rv' of type 'tuple' changed from 2 to 1",
      lambda: fj.if_stmt((UInt32(1, 2),), Bool(True, False), lambda x: (x, x), lambda x: (x,), **EV)),
@@ -60,10 +60,10 @@ CASES = [
                         rv_labels=("a", "b"), **EV)),
     ("if: strict", StateValueError, "the non-array state variable 'rv[1]' of type 'int' changed from '1' to '2'",
      lambda: fj.if_stmt((UInt32(1, 2),), Bool(True, False), lambda x: (x, 1), lambda x: (x, 2), **EV)),
-    ("if: bad cond", StateTypeError, "the type of 'cond' ('frostjit.llvm.UInt32') is not supported",
+    ("if: bad cond", StateTypeError, "the type of 'cond' ('frostjit.llvm.UInt') is not supported",
      lambda: fj.if_stmt((UInt32(1, 2),), UInt32(1, 0), lambda x: x, lambda x: x)),
     ("if: size mismatch", StateValueError,
-     "the size of state variable 'rv' of type 'frostjit.llvm.UInt32' changed from 3 to 2",
+     "the size of state variable 'rv' of type 'frostjit.llvm.UInt' changed from 3 to 2",
      lambda: fj.if_stmt((UInt32(1, 2),), Bool(True, False), lambda x: UInt32(1, 2, 3), lambda x: x, **EV)),
     ("if: bad mode", ControlFlowArgumentError, "invalid 'mode' argument",
      lambda: fj.if_stmt((UInt32(1, 2),), Bool(True), lambda x: x, lambda x: x, mode="x")),
