@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ..trace import masks
+from . import symbolic
 from ..trace.state import JitFlag
 from .consistency import check, check_labels, contract_error, fresh, merge, root_names
 from .errors import StateTypeError
@@ -87,7 +88,7 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
 
 
 def _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict):
-    raise symbolic_unavailable(WHO, "SymbolicConditionals")
+    return symbolic.symbolic_if_stmt(args, cond, true_fn, false_fn, (), rv_labels, label, strict)
 
 
 def _evaluated(args: tuple, cond, true_fn, false_fn, rv_labels, strict: bool):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..backend.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, Instr, KernelSpec, instr_key
 from ..trace.node import Node
+from . import loops
 
 
 class ScheduledKernel(KernelSpec):
@@ -27,8 +28,8 @@ class ScheduledKernel(KernelSpec):
         the instructions on every launch).
     """
 
-    # ids, slots, literals: the builder's state (see build_kernel)
-    __slots__ = ("bindings", "outputs", "key_items", "ids", "slots", "literals")
+    # ids, slots, literals, loops, depth: the builder's state (see build_kernel)
+    __slots__ = ("bindings", "outputs", "key_items", "ids", "slots", "literals", "loops", "depth")
 
     def __init__(self):     # (written out: a dataclass's default factories cost ~0.3 us here)
         self.instrs = []
@@ -40,6 +41,8 @@ class ScheduledKernel(KernelSpec):
         self.ids: dict = {}           # node -> instruction index
         self.slots: dict = {}         # (id(node), kind) -> parameter index
         self.literals: dict = {}      # (type, value key) -> instruction index: one per distinct constant
+        self.loops: list = []         # the outermost symbolic loops emitted (schedule/loops.py)
+        self.depth = 0                # how many loop regions enclose the instruction emitted now
 
     def key(self) -> tuple:
         return (tuple(self.params), tuple(self.key_items))
@@ -96,6 +99,8 @@ def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
         b.outputs.append(out)
         instrs.append(ins)
         keys.append(ins)
+    if b.loops:
+        loops.store_siblings(b, _visit)
     return b
 
 
@@ -171,6 +176,9 @@ def _emit(b: ScheduledKernel, n: Node) -> None:
         ins = key = _instr(Instr, ("load", vt, t, b.param(n, IN_SCALAR if n.size == 1 else IN)))
     elif op == "gather":
         ins = key = _instr(Instr, ("gather", vt, t, b.param(n.extra, GATHER_SRC)))
+    elif op in loops.REGION_NODES:
+        loops.emit(b, n, _visit)
+        return
     else:
         v = n.value
         ins = _instr(Instr, (op, vt, t, v))

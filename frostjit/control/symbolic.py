@@ -1,0 +1,192 @@
+"""Symbolic mode of ``fj.while_loop`` and ``fj.if_stmt``: the loop or the conditional becomes part
+of the kernel that evaluates its results (Dr.Jit's symbolic mode).
+
+**Loops.** The condition and the body are traced *once*, over placeholders standing for the
+state at the top of an iteration (``loop_phi`` nodes, :mod:`frostjit.trace.loops`); the loop is
+a ``loop`` node whose results are ``loop_out`` nodes.  Nothing is evaluated: the kernel that
+computes a result runs the loop, each lane until its condition is false (a retired lane keeps
+its state, and the body's gathers are masked by the condition, :mod:`frostjit.trace.masks`).
+A loop therefore compiles once whatever its iteration count, and the count may differ from lane
+to lane and from call to call (a frozen function replays it at any width).  The state is any
+PyTree; its arrays all take the loop's width (the widest of the state, the condition and the
+body's results).  A size-1 state variable that the body widens is found by the first trace;
+the body is then traced a second time with placeholders of the full width.
+
+**Conditionals.** Both branches are traced, each with the lanes of its side pushed as the mask
+of its gathers and scatters, and the results are selected lane by lane: one kernel, no
+evaluation (Dr.Jit's LLVM backend also runs both sides of a symbolic conditional).
+
+**AD.** A loop whose state carries gradients is one :func:`fj.custom
+<frostjit.ad.custom.custom>` operation (:class:`_LoopOp`): forward mode runs a second symbolic
+loop over the state and its tangents (the body's derivative traced once, inside the loop);
+reverse mode needs ``max_iterations`` (Dr.Jit's rule and error) and then re-runs the loop in
+evaluated mode, recording every iteration, and propagates the gradients through that.
+
+Not supported (a clear error): scatters inside a symbolic loop's body (use evaluated mode),
+evaluating a variable of the body inside it or using one outside the loop.
+"""
+from __future__ import annotations
+
+from ..array.flat import ArrayBase
+from ..trace import masks, ops
+from ..trace.loops import LoopRecord, free_nodes
+from ..trace.state import state as trace_state
+from ..tree import flatten, unflatten
+from .consistency import check, check_tuple, contract_error, fresh, merge, root_names
+from .errors import StateTypeError, StateValueError
+from .modes import check_mask
+
+WHILE = "while_loop"
+IF = "if_stmt"
+
+
+def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: bool, max_iterations):
+    """``fj.while_loop`` in symbolic mode (see the module docstring); returns the final state.
+
+    Parameters are those of :func:`frostjit.while_loop` (``labels`` already checked).
+    """
+    leaves, treedef = flatten(state)
+    for a in leaves:
+        if not isinstance(a, ArrayBase):       # (flatten gives JIT arrays only; kept as a guard)
+            raise TypeError(f"fj.while_loop(): unsupported state entry {type(a).__name__}")
+    if _needs_ad(leaves):
+        from_ad = _ad_loop(state, cond, body, labels, label, strict, max_iterations)
+        if from_ad is not None:
+            return from_ad
+    return _loop(state, leaves, treedef, cond, body, labels, label, strict)
+
+
+def _loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict: bool) -> tuple:
+    """The symbolic loop over detached (or grad-free) state."""
+    inits = [a._node for a in leaves]
+    width = _width(inits, label)
+    src = next((n for n in inits if n.size == width), None)
+    rec, new, new_def, widest, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
+    if widest != width:
+        # A size-1 state variable became wider in the body (or the condition is wider than the
+        # state): trace again with placeholders of the full width.
+        # (the placeholders are narrower, so a free node of the first trace has that width)
+        src = next(n for n in free if n.size == widest)
+        rec, new, new_def, widest2, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
+        if widest2 != widest:
+            raise contract_error(StateValueError, WHILE, f"the loop's width changed from {widest} to {widest2} "
+                                                         "between two traces of its body")
+    extra = [] if src is None or src in free or any(src is n for n in inits) else [src]
+    node = ops.loop(rec, tuple(inits), tuple(free) + tuple(extra))
+    outs = []
+    for j, (p, r) in enumerate(zip(rec.phis, new)):
+        outs.append(type(r)._from_node(ops.loop_out(node, p.vt, j)))
+    return unflatten(new_def, outs)
+
+
+def _roots(rec: LoopRecord) -> list:
+    return [rec.cond] + list(rec.results)
+
+
+def _width(nodes: list, label) -> int:
+    width = 1
+    for n in nodes:
+        s = n.size
+        if s != width:
+            if width == 1:
+                width = s
+            elif s != 1:
+                sizes = ", ".join(str(x.size) for x in nodes)
+                name = f" {label!r}" if label else ""
+                raise ValueError(f"fj.while_loop{name}(): the state's arrays have incompatible sizes ({sizes}); "
+                                 "only size-1 arrays broadcast")
+    return width
+
+
+def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
+    """Trace the condition and the body once over placeholders of ``src``'s width.
+
+    Returns ``(record, new leaves, new treedef, widest size seen, free nodes)``.
+    """
+    rec = LoopRecord(label)
+    if src is None:                 # no array in the state: placeholders are not needed
+        phis = []
+    else:
+        phis = [ops.loop_phi(a._node.vt, src, j, rec) for j, a in enumerate(leaves)]
+    rec.phis = phis
+    phi_state = unflatten(treedef, [type(a)._from_node(p) for a, p in zip(leaves, phis)])
+    c = cond(*phi_state)
+    check_mask(WHILE, c, "the loop condition")
+    active = _enclosed(c)
+    queued = len(trace_state.side_effects)
+    with masks.scope(active._node):
+        new = body(*fresh(phi_state))
+    if len(trace_state.side_effects) != queued:
+        del trace_state.side_effects[queued:]
+        trace_state.dirty = {e.extra[0] for e in trace_state.side_effects}
+        raise NotImplementedError(
+            "fj.while_loop(): the body of a symbolic loop scatters (scatter, scatter_reduce, ...); scatters "
+            "inside symbolic loops are not supported yet in frostjit. Use mode='evaluated'")
+    _check_result(new, len(state))
+    check_tuple(WHILE, phi_state, new, labels, "state", strict)
+    new_leaves, new_def = flatten(new)
+    rec.cond = active._node
+    rec.results = [a._node for a in new_leaves]
+    widest = _width([p for p in phis] + _roots(rec), label)
+    free = free_nodes(phis, _roots(rec))
+    return rec, new_leaves, new_def, widest, free
+
+
+def _check_result(new, n: int) -> None:
+    if not isinstance(new, tuple):
+        raise contract_error(StateTypeError, WHILE, f"the 'body' function must return a tuple, got "
+                                                    f"{type(new).__name__}")
+    if len(new) != n:
+        raise contract_error(StateTypeError, WHILE, f"the 'body' function returned a tuple with an inconsistent "
+                                                    f"size ({len(new)} entries, the state has {n})")
+
+
+def _enclosed(active):
+    """The condition restricted to the enclosing scope's lanes (a loop inside a loop body or a
+    branch): lanes outside it run no iteration."""
+    top = masks.top()
+    if top is None or not masks.compatible(top, active._node.size):
+        return active
+    return active & type(active)._from_node(top)
+
+
+# -- conditionals ----------------------------------------------------------------------------
+
+def symbolic_if_stmt(args: tuple, cond, true_fn, false_fn, arg_labels, rv_labels, label, strict: bool):
+    """``fj.if_stmt`` in symbolic mode: both branches in the kernel of the result, selected per lane
+    (see the module docstring)."""
+    check_mask(IF, cond, "'cond'")
+    mask_t, mask_f = cond, ~cond
+    top = masks.top()
+    if top is not None and masks.compatible(top, cond._node.size):     # inside a loop body or a branch
+        enclosing = type(cond)._from_node(top)
+        mask_t, mask_f = mask_t & enclosing, mask_f & enclosing
+    with masks.scope(mask_t._node):
+        t = true_fn(*fresh(args))
+    with masks.scope(mask_f._node):
+        f = false_fn(*fresh(args))
+    _check_branches(t, f, rv_labels, strict)
+    return merge(cond, t, f, values_from_a=False)
+
+
+def _check_branches(a, b, rv_labels, strict: bool) -> None:
+    """The two results against each other, tuple entries named by ``rv_labels``."""
+    if rv_labels and isinstance(a, tuple) and isinstance(b, tuple):
+        if len(a) != len(b):
+            raise contract_error(StateTypeError, IF, f"the size of state variable 'rv' of type 'tuple' changed "
+                                                     f"from {len(a)} to {len(b)}")
+        for name, x, y in zip(root_names(len(a), tuple(rv_labels), "rv"), a, b):
+            check(IF, x, y, name, strict)
+    else:
+        check(IF, a, b, "rv", strict)
+
+
+# -- AD ----------------------------------------------------------------------------------------
+
+def _needs_ad(leaves: list) -> bool:
+    return any(a._ad is not None for a in leaves)
+
+
+def _ad_loop(state, cond, body, labels, label, strict, max_iterations):
+    raise NotImplementedError("fj.while_loop(): symbolic loops over grad-enabled state are not supported yet; "
+                              "use mode='evaluated'")
