@@ -27,11 +27,16 @@ evaluating a variable of the body inside it or using one outside the loop.
 """
 from __future__ import annotations
 
+from ..ad.api import backward_to, detach, enable_grad, forward_to, grad, isolate_grad, set_grad
+from ..ad.custom import CustomOp, custom
+from ..ad.graph import ADFlag
 from ..array.flat import ArrayBase
+from ..functions.evaluation import eval as fj_eval
 from ..trace import masks, ops
 from ..trace.loops import LoopRecord, free_nodes
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
+from . import host
 from .consistency import check, check_tuple, contract_error, fresh, merge, root_names
 from .errors import StateTypeError, StateValueError
 from .modes import check_mask
@@ -50,9 +55,7 @@ def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: 
         if not isinstance(a, ArrayBase):       # (flatten gives JIT arrays only; kept as a guard)
             raise TypeError(f"fj.while_loop(): unsupported state entry {type(a).__name__}")
     if _needs_ad(leaves):
-        from_ad = _ad_loop(state, cond, body, labels, label, strict, max_iterations)
-        if from_ad is not None:
-            return from_ad
+        return _ad_loop(state, cond, body, labels, label, strict, max_iterations)
     return _loop(state, leaves, treedef, cond, body, labels, label, strict)
 
 
@@ -188,5 +191,91 @@ def _needs_ad(leaves: list) -> bool:
 
 
 def _ad_loop(state, cond, body, labels, label, strict, max_iterations):
-    raise NotImplementedError("fj.while_loop(): symbolic loops over grad-enabled state are not supported yet; "
-                              "use mode='evaluated'")
+    """The loop as one custom AD operation (see :class:`_LoopOp`)."""
+    return custom(_LoopOp, state, cond=cond, body=body, labels=labels, label=label, strict=strict,
+                  max_iterations=max_iterations)
+
+
+def _differentiable(leaves: list) -> list[int]:
+    """The positions of the floating-point AD arrays among ``leaves`` (those with tangents)."""
+    return [k for k, a in enumerate(leaves) if a._is_ad and a._vt.is_float]
+
+
+class _LoopOp(CustomOp):
+    """A symbolic loop over grad-enabled state, differentiable (see the module docstring).
+
+    ``eval`` runs the symbolic loop on the detached state.  ``forward`` runs a second symbolic
+    loop whose state is the state and the tangents of its floating-point arrays, with the
+    body's Jacobian-vector product (frostjit's forward mode over the placeholders) traced once
+    inside it.  ``backward`` needs ``max_iterations`` (as Dr.Jit); it re-runs the loop as a
+    host loop with the state grad-enabled (the AD graph records every iteration) and propagates
+    the output gradients through that.  Differentiable arrays that the body reads without
+    receiving them in the state are constants for these derivatives.
+    """
+
+    def eval(self, state, cond, body, labels, label, strict, max_iterations):
+        self.args = (state, cond, body, labels, label, strict, max_iterations)
+        leaves, treedef = flatten(state)
+        return _loop(state, leaves, treedef, cond, body, labels, label, strict)
+
+    def forward(self):
+        state, cond, body, labels, label, strict, _ = self.args
+        diff = _differentiable(flatten(state)[0])
+        tangents = flatten(self.grad_in("state"))[0]
+        inner = (state, [tangents[k] for k in diff])
+
+        def jvp_body(s, t):
+            xs, tree = flatten(s)
+            with isolate_grad():
+                for k, dt in zip(diff, t):
+                    x = xs[k] = detach(xs[k])
+                    enable_grad(x)
+                    set_grad(x, dt)
+                new = body(*unflatten(tree, xs))
+                ys = flatten(new)[0]
+                outs = [ys[k] for k in diff]
+                forward_to(*outs, flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
+                grads = [type(dt)(detach(grad(y))) for dt, y in zip(t, outs)]
+            return detach(new), grads
+
+        leaves, treedef = flatten(inner)
+        _, final = _loop(inner, leaves, treedef, lambda s, t: cond(*s), jvp_body, (), label, strict)
+        zeros, out_def = flatten(self.grad_out())
+        for k, g in zip(diff, final):
+            zeros[k] = g
+        self.set_grad_out(unflatten(out_def, zeros))
+
+    def backward(self):
+        state, cond, body, labels, label, strict, max_iterations = self.args
+        if max_iterations is None:
+            raise RuntimeError(
+                "fj.while_loop(): reverse-mode differentiation of a symbolic loop requires a 'max_iterations' "
+                "hint (an upper bound on the iteration count, or -1), as in Dr.Jit; or use mode='evaluated'")
+        xs, tree = flatten(state)
+        with isolate_grad():
+            xs = [detach(x) for x in xs]
+            for k in _differentiable(xs):
+                enable_grad(xs[k])
+            out = _recorded_loop(unflatten(tree, xs), cond, body, labels, strict)
+            set_grad(out, self.grad_out())
+            backward_to(*xs, flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
+            grads = [detach(grad(x)) for x in xs]
+        self.set_grad_in("state", unflatten(tree, grads))
+
+
+def _recorded_loop(state: tuple, cond, body, labels, strict: bool) -> tuple:
+    """The loop as a host loop of masked iterations over grad-enabled state, so that the AD graph
+    records each iteration (reverse mode); a frozen function guards its iteration count."""
+    active = _enclosed(cond(*state))
+    fj_eval(state, active)
+    it = 0
+    while host.any_active(active, f"the termination test of a differentiated fj.while_loop (iteration {it + 1})"):
+        it += 1
+        with masks.scope(active._node):
+            new = body(*fresh(state))
+        _check_result(new, len(state))
+        check_tuple(WHILE, state, new, labels, "state", strict)
+        state = merge(active, new, state, values_from_a=True)
+        active = active & cond(*state)
+        fj_eval(state, active)
+    return state
