@@ -266,3 +266,20 @@ def test_symbolic_loop_variable_used_outside_raises():
 def test_symbolic_loop_bool_condition_type_checked():
     with pytest.raises(StateTypeError, match="Jit-compiled 1D Boolean"):
         fj.while_loop((UInt32(0, 1),), lambda i: UInt32(1), lambda i: (i + 1,), mode="symbolic")
+
+
+def test_frozen_symbolic_loop_advances_an_rng_input_like_plain_calls():
+    def walk(rng, n):
+        def body(i, r, x):
+            return i + 1, r, x + (r.next_float32() - 0.5)
+        _, r, x = fj.while_loop((UInt32(0), rng, Float(0)), lambda i, r, x: i < n, body)
+        rng.state = r.state         # the caller's generator advances by each lane's count
+        return x
+    frozen = fj.freeze(walk)
+    plain_rng, frozen_rng = PCG32(size=257), PCG32(size=257)
+    n = UInt32(np.arange(257, dtype=np.uint32) % 7)
+    for k in range(100):
+        a, b = walk(plain_rng, n), frozen(frozen_rng, n)
+        np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=f"call {k}")
+        np.testing.assert_array_equal(plain_rng.state.numpy(), frozen_rng.state.numpy(), err_msg=f"call {k}")
+    assert frozen.n_recordings == 1
