@@ -25,7 +25,7 @@ from ..trace import masks
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
-from . import host
+from . import host, symbolic
 from .consistency import check
 from .modes import check_mode, is_mask, symbolic_unavailable, vector_mode
 
@@ -104,7 +104,7 @@ def _scalar(index: int, targets, mask, args, kwargs):
 
 
 def _symbolic(index, targets, args, kwargs, label):
-    raise symbolic_unavailable(WHO, "SymbolicCalls")
+    return symbolic.symbolic_switch(index, targets, args, kwargs, None, label)
 
 
 def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label):

@@ -16,6 +16,9 @@ the body is then traced a second time with placeholders of the full width.
 of its gathers and scatters, and the results are selected lane by lane: one kernel, no
 evaluation (Dr.Jit's LLVM backend also runs both sides of a symbolic conditional).
 
+**Calls** (``fj.switch`` with an array index): every target traced over all lanes with its
+lanes' mask, results selected per lane (:func:`symbolic_switch`).
+
 **AD.** A loop whose state carries gradients is one :func:`fj.custom
 <frostjit.ad.custom.custom>` operation (:class:`_LoopOp`): forward mode runs a second symbolic
 loop over the state and its tangents (the body's derivative traced once, inside the loop);
@@ -27,22 +30,29 @@ evaluating a variable of the body inside it or using one outside the loop.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..ad.api import backward_to, detach, enable_grad, forward_to, grad, isolate_grad, set_grad
 from ..ad.custom import CustomOp, custom
 from ..ad.graph import ADFlag
 from ..array.flat import ArrayBase
-from ..functions.evaluation import eval as fj_eval
+from ..array import registry
+from ..functions.creation import zeros
+from ..functions.evaluation import eval as fj_eval, width
+from ..functions.math import select
 from ..trace import masks, ops
+from ..trace.dtypes import Bool
 from ..trace.loops import LoopRecord, free_nodes
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
 from . import host
 from .consistency import check, check_tuple, contract_error, fresh, merge, root_names
 from .errors import StateTypeError, StateValueError
-from .modes import check_mask
+from .modes import check_mask, is_mask
 
 WHILE = "while_loop"
 IF = "if_stmt"
+SWITCH = "switch"
 
 
 def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: bool, max_iterations):
@@ -182,6 +192,54 @@ def _check_branches(a, b, rv_labels, strict: bool) -> None:
             check(IF, x, y, name, strict)
     else:
         check(IF, a, b, "rv", strict)
+
+
+# -- switch ----------------------------------------------------------------------------------
+
+def symbolic_switch(index, targets: list, args: tuple, kwargs: dict, mask=None, label=None):
+    """``fj.switch`` with a ``UInt32`` index in symbolic mode: every target traced once over all
+    lanes, with the lanes that call it (``index == k``, the mask, the enclosing scope) pushed as
+    the mask of its gathers and scatters; the results are selected lane by lane, zeros where no
+    target runs (a masked lane or an index out of range).  One kernel, no evaluation.
+
+    ``mask``: the active lanes (``None``: found as ``switch`` finds it, the last positional
+    argument if it is a ``Bool`` array, else the keyword ``active``).  The targets receive
+    ``True`` in its place, as in evaluated mode.
+    """
+    positional = bool(args) and is_mask(args[-1])
+    if mask is None:
+        mask = args[-1] if positional else kwargs.get("active")
+    bool_t = registry.flat_type(index._backend, Bool)
+    n = width(index, args, kwargs)
+    active = index < len(targets)
+    if mask is not None:
+        if not (is_mask(mask) or isinstance(mask, (bool, np.bool_))):
+            raise TypeError(f"fj.switch(): 'active' must be a Bool array or bool, got {type(mask).__name__}")
+        active = active & mask
+    top = masks.top()
+    if top is not None and masks.compatible(top, n):
+        active = active & bool_t._from_node(top)
+    call_args = args[:-1] + (bool_t(True),) if positional else args
+    call_kwargs = dict(kwargs)
+    if "active" in call_kwargs:
+        call_kwargs["active"] = bool_t(True)
+    calls = []
+    for k, fn in enumerate(targets):
+        lanes = active & (index == k)
+        with masks.scope(lanes._node):
+            calls.append((lanes, fn(*fresh(call_args), **fresh(call_kwargs))))
+    first = calls[0][1]
+    for _, out in calls[1:]:
+        check(SWITCH, first, out, "result", True)
+    leaves0, treedef = flatten(first)
+    per_call = [(lanes, flatten(out)[0]) for lanes, out in calls]
+    results = []
+    for j, leaf in enumerate(leaves0):
+        r = zeros(type(leaf), n)
+        for lanes, leaves in per_call:
+            r = select(lanes, leaves[j], r)
+        results.append(r)
+    return unflatten(treedef, results)
 
 
 # -- AD ----------------------------------------------------------------------------------------
