@@ -88,7 +88,12 @@ def _loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict
     node = ops.loop(rec, tuple(inits), tuple(free) + tuple(extra))
     outs = []
     for j, (p, r) in enumerate(zip(rec.phis, new)):
-        outs.append(type(r)._from_node(ops.loop_out(node, p.vt, j)))
+        if r._node is p:
+            # The body left it unchanged: the initial value, with its own width (Dr.Jit drops such
+            # state variables from the loop too; a size-1 one stays size 1).
+            outs.append(type(r)._from_node(inits[j]))
+        else:
+            outs.append(type(r)._from_node(ops.loop_out(node, p.vt, j)))
     return unflatten(new_def, outs)
 
 

@@ -283,3 +283,9 @@ def test_frozen_symbolic_loop_advances_an_rng_input_like_plain_calls():
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=f"call {k}")
         np.testing.assert_array_equal(plain_rng.state.numpy(), frozen_rng.state.numpy(), err_msg=f"call {k}")
     assert frozen.n_recordings == 1
+
+
+def test_symbolic_loop_returns_unchanged_state_with_its_own_width():
+    # Dr.Jit 1.5: width(i) == 3, width(c) == 1, c == [5]
+    i, c = fj.while_loop((UInt32(0), Float(5)), lambda i, c: i < UInt32(1, 2, 3), lambda i, c: (i + 1, c))
+    assert fj.width(i) == 3 and fj.width(c) == 1 and list(c.numpy()) == [5.0]
