@@ -101,3 +101,21 @@ def _collect(root: Node, variant: dict, free: dict, seen: set) -> None:
         if n.op == "loop_phi":
             continue
         stack.extend(reversed(n.args))
+
+
+def is_symbolic(nodes) -> bool:
+    """Whether one of ``nodes`` depends on a symbolic loop's placeholder (a variable of a loop body
+    or condition, which has no value outside its kernel: it cannot be read on the host)."""
+    stack = list(nodes)
+    seen: set = set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        op = n.op
+        if op == "loop_phi":
+            return True
+        if op != "data" and op != "literal":
+            stack.extend(n.args)
+    return False

@@ -289,3 +289,14 @@ def test_symbolic_loop_returns_unchanged_state_with_its_own_width():
     # Dr.Jit 1.5: width(i) == 3, width(c) == 1, c == [5]
     i, c = fj.while_loop((UInt32(0), Float(5)), lambda i, c: i < UInt32(1, 2, 3), lambda i, c: (i + 1, c))
     assert fj.width(i) == 3 and fj.width(c) == 1 and list(c.numpy()) == [5.0]
+
+
+def test_symbolic_loop_gathers_with_debug_flag_are_not_read_on_the_host():
+    # Debug mode checks indices on the host; a loop body's indices exist only inside its kernel
+    src = Float(np.arange(10, dtype=np.float32))
+    with fj.scoped_set_flag(fj.JitFlag.Debug, True):
+        k, s = fj.while_loop((UInt32(0, 5, 9), Float(0)), lambda k, s: k < 10,
+                             lambda k, s: (k + 1, s + fj.gather(Float, src, k)))
+        assert list(s.numpy()) == [45.0, 35.0, 9.0]
+        with pytest.raises(IndexError):         # outside loops the check still runs
+            fj.gather(Float, src, UInt32(10))
