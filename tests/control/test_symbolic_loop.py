@@ -76,6 +76,7 @@ def inputs(prog, n: int):
     return v0, a, count
 
 
+@np.errstate(all="ignore")
 def numpy_loop(prog, v0, a, count):
     v = [x.copy() for x in v0]
     i = np.zeros(a.size, np.uint32)
