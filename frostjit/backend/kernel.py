@@ -40,7 +40,8 @@ it, but must drop the results; the body's gathers carry the condition in their `
 operand).  Loops nest: the initial lanes of an inner loop are the lanes running the enclosing
 body.  Instructions inside a region use only instructions of the region or from before it, and
 instructions after ``loop_end`` use nothing from inside it but the ``loop_out`` values.  A loop
-region contains no ``scatter``, ``store`` or ``load``.
+region contains no ``store`` or ``load``; it may contain the body's ``scatter`` instructions,
+which run every iteration (their ``active`` operand carries the condition).
 
 Out-of-bounds (or inactive) gathers read 0; out-of-bounds (or inactive) scatters write
 nothing.  A gather never reads a buffer that the same kernel scatters into (the

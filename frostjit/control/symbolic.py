@@ -25,10 +25,15 @@ loop over the state and its tangents (the body's derivative traced once, inside 
 reverse mode needs ``max_iterations`` (Dr.Jit's rule and error) and then re-runs the loop in
 evaluated mode, recording every iteration, and propagates the gradients through that.
 
-Not supported (a clear error): scatters inside a symbolic loop's body (use evaluated mode),
-evaluating a variable of the body inside it or using one outside the loop.
+**Scatters** in a loop body run every iteration inside the loop's kernel (:func:`_attach_effects`).
+
+Not supported (a clear error): evaluating a variable of the body inside it or using one outside
+the loop, a body gathering from an array after scattering to it, reverse-mode AD of a loop whose
+body scatters.
 """
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -69,23 +74,38 @@ def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: 
     return _loop(state, leaves, treedef, cond, body, labels, label, strict)
 
 
-def _loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict: bool) -> tuple:
-    """The symbolic loop over detached (or grad-free) state."""
+def _loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict: bool,
+          keep_effects: bool = True) -> tuple:
+    """The symbolic loop over detached (or grad-free) state.  ``keep_effects=False``: the body's
+    scatters are dropped (a second loop over the same body, for derivatives)."""
     inits = [a._node for a in leaves]
     width = _width(inits, label)
     src = next((n for n in inits if n.size == width), None)
+    before = list(trace_state.side_effects)      # (held: their ids stay theirs while we compare)
     rec, new, new_def, widest, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
     if widest != width:
         # A size-1 state variable became wider in the body (or the condition is wider than the
         # state): trace again with placeholders of the full width.
         # (the placeholders are narrower, so a free node of the first trace has that width)
         src = next(n for n in free if n.size == widest)
+        _drop_effects(_queued_since(before))
         rec, new, new_def, widest2, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
         if widest2 != widest:
+            _drop_effects(_queued_since(before))
             raise contract_error(StateValueError, WHILE, f"the loop's width changed from {widest} to {widest2} "
                                                          "between two traces of its body")
+    effects = _queued_since(before)
+    if not keep_effects:
+        _drop_effects(effects)
+        effects = []
+    bad = [e for e in effects if e.size != widest]
+    if bad:
+        _drop_effects(effects)
+        raise NotImplementedError(f"fj.while_loop(): a scatter of {bad[0].size} lanes in the body of a symbolic loop "
+                                  f"of {widest} lanes; use mode='evaluated'")
     extra = [] if src is None or src in free or any(src is n for n in inits) else [src]
     node = ops.loop(rec, tuple(inits), tuple(free) + tuple(extra))
+    _attach_effects(node, rec, effects)
     outs = []
     for j, (p, r) in enumerate(zip(rec.phis, new)):
         if r._node is p:
@@ -131,23 +151,65 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
     c = cond(*phi_state)
     check_mask(WHILE, c, "the loop condition")
     active = _enclosed(c)
-    queued = len(trace_state.side_effects)
-    with masks.scope(active._node):
-        new = body(*fresh(phi_state))
-    if len(trace_state.side_effects) != queued:
-        del trace_state.side_effects[queued:]
-        trace_state.dirty = {e.extra[0] for e in trace_state.side_effects}
-        raise NotImplementedError(
-            "fj.while_loop(): the body of a symbolic loop scatters (scatter, scatter_reduce, ...); scatters "
-            "inside symbolic loops are not supported yet in frostjit. Use mode='evaluated'")
-    _check_result(new, len(state))
-    check_tuple(WHILE, phi_state, new, labels, "state", strict)
+    before = list(trace_state.side_effects)
+    try:
+        with masks.scope(active._node):
+            new = body(*fresh(phi_state))
+        _check_result(new, len(state))
+        check_tuple(WHILE, phi_state, new, labels, "state", strict)
+    except BaseException:
+        _drop_effects(_queued_since(before))        # scatters over placeholders must not stay queued
+        raise
     new_leaves, new_def = flatten(new)
     rec.cond = active._node
     rec.results = [a._node for a in new_leaves]
-    widest = _width([p for p in phis] + _roots(rec), label)
-    free = free_nodes(phis, _roots(rec))
+    effects = _queued_since(before)
+    # What the loop reads: the condition, the results, its own scatters' operands, and the loops
+    # nested in the body that scatter (their scatters' operands belong to their own regions).
+    inner = []
+    for e in effects:
+        if e.value is not None and not any(e.value is x for x in inner):
+            inner.append(e.value)
+    roots = _roots(rec) + [a for e in effects if e.value is None for a in e.args] + inner
+    widest = _width([p for p in phis] + roots + effects, label)
+    free = free_nodes(phis, roots)
     return rec, new_leaves, new_def, widest, free
+
+
+def _queued_since(before: list) -> list:
+    """The scatters queued now that were not in ``before`` (an evaluation in the body may have run
+    some of those, so positions in the queue do not tell)."""
+    old = {id(e) for e in before}
+    return [e for e in trace_state.side_effects if id(e) not in old]
+
+
+def _drop_effects(effects: list) -> None:
+    """Remove ``effects`` from the queue of scatters (a body traced again, or an error), and
+    recompute which arrays have pending scatters."""
+    if not effects:
+        return
+    drop = {id(e) for e in effects}
+    with trace_state.lock:
+        trace_state.side_effects = [e for e in trace_state.side_effects if id(e) not in drop]
+        trace_state.dirty = {e.extra[0] for e in trace_state.side_effects}
+
+
+def _attach_effects(node, rec: LoopRecord, effects: list) -> None:
+    """Make the body's scatters part of the loop ``node`` (see :mod:`frostjit.trace.loops`).
+
+    They stay in the queue of side effects, so evaluation order, the arrays they make dirty and
+    a frozen function's recording treat them as any scatter; their ``value`` names the
+    outermost loop they belong to, which the scheduler emits in their place.  A scatter of a
+    nested loop's body (``value`` already set) belongs to that loop, which this loop's region
+    emits with its scatters.
+    """
+    for e in effects:
+        inner = e.value
+        if inner is None:
+            rec.effects.append(weakref.ref(e))
+        elif not any(inner is x for x in rec.effect_loops):
+            rec.effect_loops.append(inner)
+        e.value = node
 
 
 def _check_result(new, n: int) -> None:
@@ -279,7 +341,10 @@ class _LoopOp(CustomOp):
     def eval(self, state, cond, body, labels, label, strict, max_iterations):
         self.args = (state, cond, body, labels, label, strict, max_iterations)
         leaves, treedef = flatten(state)
-        return _loop(state, leaves, treedef, cond, body, labels, label, strict)
+        before = list(trace_state.side_effects)
+        out = _loop(state, leaves, treedef, cond, body, labels, label, strict)
+        self.scatters = bool(_queued_since(before))
+        return out
 
     def forward(self):
         state, cond, body, labels, label, strict, _ = self.args
@@ -302,7 +367,8 @@ class _LoopOp(CustomOp):
             return detach(new), grads
 
         leaves, treedef = flatten(inner)
-        _, final = _loop(inner, leaves, treedef, lambda s, t: cond(*s), jvp_body, (), label, strict)
+        _, final = _loop(inner, leaves, treedef, lambda s, t: cond(*s), jvp_body, (), label, strict,
+                         keep_effects=False)        # (the primal loop did the body's scatters)
         zeros, out_def = flatten(self.grad_out())
         for k, g in zip(diff, final):
             zeros[k] = g
@@ -314,6 +380,9 @@ class _LoopOp(CustomOp):
             raise RuntimeError(
                 "fj.while_loop(): reverse-mode differentiation of a symbolic loop requires a 'max_iterations' "
                 "hint (an upper bound on the iteration count, or -1), as in Dr.Jit; or use mode='evaluated'")
+        if self.scatters:
+            raise NotImplementedError("fj.while_loop(): reverse-mode differentiation of a symbolic loop whose body "
+                                      "scatters is not supported yet; use mode='evaluated'")
         xs, tree = flatten(state)
         with isolate_grad():
             xs = [detach(x) for x in xs]

@@ -76,22 +76,36 @@ def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
     """
     b = ScheduledKernel()
     ids = b.ids
+    looped = False
     for eff in effects:
+        if eff.value is not None:       # a scatter of a symbolic loop's body: emitted with its loop
+            looped = True
+            continue
         for a in eff.args:
             if a not in ids:
                 _visit(b, a, 0)
-    for out in outputs:
-        if out not in ids:
-            _visit(b, out, 0)
+    if not looped:
+        for out in outputs:
+            if out not in ids:
+                _visit(b, out, 0)
     instrs = b.instrs
     keys = b.key_items
     for eff in effects:
+        if eff.value is not None:
+            # (in program order among the scatters, and before the outputs: an output of the loop
+            # must not emit it first, without its scatters)
+            loops.emit_with_effects(b, eff.value, _visit)
+            continue
         target, reduce_op = eff.extra
         ins = _instr(Instr, ("scatter", eff.vt, tuple([ids[a] for a in eff.args]),
                              (b.param(target, SCATTER_DST), reduce_op)))
         instrs.append(ins)
         keys.append(ins)
         b.has_side_effects = True
+    if looped:
+        for out in outputs:
+            if out not in ids:
+                _visit(b, out, 0)
     for out in outputs:       # the OUT parameters come last, in the order of b.outputs
         if (id(out), OUT) in b.slots:
             continue

@@ -8,7 +8,7 @@ stores the others still alive (:func:`store_siblings`): the loop runs once for a
 """
 from __future__ import annotations
 
-from ..backend.kernel import OUT, Instr, LoopInfo
+from ..backend.kernel import OUT, SCATTER_DST, Instr, LoopInfo
 from ..trace.dtypes import Bool
 from ..trace.node import Node
 
@@ -20,16 +20,30 @@ class LoopVariableError(RuntimeError):
     """A variable of a symbolic loop's body was used outside the loop (or evaluated inside it)."""
 
 
-def emit(b, n: Node, visit) -> None:
+def emit_with_effects(b, n: Node, visit) -> None:
+    """Emit the loop ``n`` with its body's scatters (once per kernel: its scatters are side
+    effects of this launch); its operands first."""
+    if n in b.ids:
+        return
+    for a in n.args:
+        if a not in b.ids:
+            visit(b, a, 0)
+    emit(b, n, visit, with_effects=True)
+
+
+def emit(b, n: Node, visit, with_effects: bool = False) -> None:
     """Append the loop region of the ``loop`` node ``n`` to the spec ``b`` (its operands have
-    instructions already); ``visit(b, node, depth)`` emits a node after its operands."""
+    instructions already); ``visit(b, node, depth)`` emits a node after its operands.
+    ``with_effects``: the body's scatters too (see :func:`emit_with_effects`; a loop emitted for
+    its results alone, after its scatters ran, does not repeat them)."""
     if n.op == "loop_phi":
         rec = n.extra
         name = f" {rec.label!r}" if rec.label else ""
         raise LoopVariableError(
             f"fj.while_loop{name}: a variable computed inside the body or the condition of a symbolic loop "
-            "was evaluated or used outside the loop. Symbolic loop variables have no value of their own: "
-            "return them from the body as loop state, or use mode='evaluated'")
+            "was evaluated or used outside the loop (or the body read an array it had scattered to). "
+            "Symbolic loop variables have no value of their own: return them from the body as loop state, "
+            "or use mode='evaluated'")
     rec = n.extra
     ids = b.ids
     instrs = b.instrs
@@ -51,9 +65,15 @@ def emit(b, n: Node, visit) -> None:
     ins = Instr("loop_cond", Bool, (start, ids[c]))
     instrs.append(ins)
     keys.append(ins)
+    if with_effects:
+        # nested loops that scatter first (before the results can emit them without)
+        for inner in rec.effect_loops:
+            emit_with_effects(b, inner, visit)
     for r in rec.results:
         if r not in ids:
             visit(b, r, 0)
+    if with_effects:
+        _emit_scatters(b, rec, visit)
     end_at = len(instrs)
     ins = Instr("loop_end", Bool, (start,) + tuple(ids[r] for r in rec.results))
     instrs.append(ins)
@@ -82,3 +102,20 @@ def store_siblings(b, visit) -> None:
             b.outputs.append(o)
             b.instrs.append(ins)
             b.key_items.append(ins)
+
+
+def _emit_scatters(b, rec, visit) -> None:
+    """The body's scatters, in program order, inside the region (before ``loop_end``)."""
+    ids = b.ids
+    for ref in rec.effects:
+        e = ref()
+        if e is None:           # already launched and released (not queued any more)
+            continue
+        for a in e.args:
+            if a not in ids:
+                visit(b, a, 0)
+        target, reduce_op = e.extra
+        ins = Instr("scatter", e.vt, tuple(ids[a] for a in e.args), (b.param(target, SCATTER_DST), reduce_op))
+        b.instrs.append(ins)
+        b.key_items.append(ins)
+        b.has_side_effects = True

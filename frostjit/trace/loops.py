@@ -38,9 +38,16 @@ class LoopRecord:
     outputs : list[weakref.ref]
         The ``loop_out`` nodes made for it: evaluating one evaluates the others still alive in
         the same kernel (the loop runs once).
+    effects : list[weakref.ref]
+        The scatters of the body, in program order.  They stay in the queue of side effects
+        (which holds them) with ``value`` set to the outermost loop node they belong to; the
+        scheduler emits that loop in their place, with the scatters inside its region.
+    effect_loops : list[Node]
+        Loops nested in the body that scatter: emitted with their scatters inside this loop's
+        region.
     """
 
-    __slots__ = ("label", "phis", "cond", "results", "outputs", "__weakref__")
+    __slots__ = ("label", "phis", "cond", "results", "outputs", "effects", "effect_loops", "__weakref__")
 
     def __init__(self, label: str | None):
         self.label = label
@@ -48,6 +55,8 @@ class LoopRecord:
         self.cond: Node | None = None
         self.results: list = []
         self.outputs: list = []
+        self.effects: list = []
+        self.effect_loops: list = []
 
     @property
     def n_state(self) -> int:

@@ -246,13 +246,6 @@ def test_symbolic_loop_python_value_change_raises_unless_not_strict():
     assert k == 6 and list(i.numpy()) == [3]
 
 
-def test_symbolic_loop_body_scatter_raises_not_implemented():
-    target = fj.zeros(Float, 4)
-    with pytest.raises(NotImplementedError, match="mode='evaluated'"):
-        fj.while_loop((UInt32(0),), lambda i: i < 3, lambda i: (fj.scatter(target, 1.0, i) or i + 1,))
-    assert list(target.numpy()) == [0.0] * 4     # nothing queued stays behind
-
-
 def test_symbolic_loop_variable_used_outside_raises():
     leaked = []
 
