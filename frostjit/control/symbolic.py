@@ -22,8 +22,9 @@ lanes' mask, results selected per lane (:func:`symbolic_switch`).
 **AD.** A loop whose state carries gradients is one :func:`fj.custom
 <frostjit.ad.custom.custom>` operation (:class:`_LoopOp`): forward mode runs a second symbolic
 loop over the state and its tangents (the body's derivative traced once, inside the loop);
-reverse mode needs ``max_iterations`` (Dr.Jit's rule and error) and then re-runs the loop in
-evaluated mode, recording every iteration, and propagates the gradients through that.
+reverse mode needs ``max_iterations`` (Dr.Jit's rule and error) and then re-runs the loop as a
+host loop of masked iterations (:func:`_recorded_loop`, the AD graph records each one) and
+propagates the gradients through that.
 
 **Scatters** in a loop body run every iteration inside the loop's kernel (:func:`_attach_effects`).
 
@@ -33,6 +34,7 @@ body scatters.
 """
 from __future__ import annotations
 
+import warnings
 import weakref
 
 import numpy as np
@@ -40,7 +42,6 @@ import numpy as np
 from ..ad.api import backward_to, detach, enable_grad, forward_to, grad, isolate_grad, set_grad
 from ..ad.custom import CustomOp, custom
 from ..ad.graph import ADFlag
-from ..array.flat import ArrayBase
 from ..array import registry
 from ..functions.creation import zeros
 from ..functions.evaluation import eval as fj_eval, width
@@ -66,9 +67,6 @@ def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: 
     Parameters are those of :func:`frostjit.while_loop` (``labels`` already checked).
     """
     leaves, treedef = flatten(state)
-    for a in leaves:
-        if not isinstance(a, ArrayBase):       # (flatten gives JIT arrays only; kept as a guard)
-            raise TypeError(f"fj.while_loop(): unsupported state entry {type(a).__name__}")
     if _needs_ad(leaves):
         return _ad_loop(state, cond, body, labels, label, strict, max_iterations)
     return _loop(state, leaves, treedef, cond, body, labels, label, strict)
@@ -131,8 +129,8 @@ def _width(nodes: list, label) -> int:
             elif s != 1:
                 sizes = ", ".join(str(x.size) for x in nodes)
                 name = f" {label!r}" if label else ""
-                raise ValueError(f"fj.while_loop{name}(): the state's arrays have incompatible sizes ({sizes}); "
-                                 "only size-1 arrays broadcast")
+                raise ValueError(f"fj.while_loop{name}(): the loop's arrays (its state, condition, body results and "
+                                 f"scatters) have incompatible sizes ({sizes}); only size-1 arrays broadcast")
     return width
 
 
@@ -161,6 +159,12 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
         _drop_effects(_queued_since(before))        # scatters over placeholders must not stay queued
         raise
     new_leaves, new_def = flatten(new)
+    if any(a._ad is not None for a in new_leaves):
+        # The placeholders carry no gradients, so these come from arrays the body closed over.
+        warnings.warn(f"fj.while_loop{f' {label!r}' if label else ''}: the body of a symbolic loop computes "
+                      "with grad-enabled arrays that are not part of its state; their gradients are not "
+                      "propagated through the loop (pass them in the state, or use mode='evaluated')",
+                      RuntimeWarning, stacklevel=6)
     rec.cond = active._node
     rec.results = [a._node for a in new_leaves]
     effects = _queued_since(before)

@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
 from frostjit.control import StateTypeError, StateValueError
-from frostjit.llvm import Array3f, Bool, Float, PCG32, UInt32
+from frostjit.llvm import Array3f, Float, PCG32, UInt32
 from frostjit.schedule.loops import LoopVariableError
 
 WIDTHS = (7, 1000, 100003, 1)      # (width 1 last: freeze records size-1 inputs apart)
