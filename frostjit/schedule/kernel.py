@@ -75,25 +75,64 @@ def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
     of their buffers.)
     """
     b = ScheduledKernel()
+    if effects and _loop_effects(effects):
+        return _build_with_loops(b, outputs, effects)
     ids = b.ids
-    looped = False
     for eff in effects:
-        if eff.value is not None:       # a scatter of a symbolic loop's body: emitted with its loop
-            looped = True
-            continue
         for a in eff.args:
             if a not in ids:
                 _visit(b, a, 0)
-    if not looped:
-        for out in outputs:
-            if out not in ids:
-                _visit(b, out, 0)
+    for out in outputs:
+        if out not in ids:
+            _visit(b, out, 0)
+    instrs = b.instrs
+    keys = b.key_items
+    for eff in effects:
+        target, reduce_op = eff.extra
+        ins = _instr(Instr, ("scatter", eff.vt, tuple([ids[a] for a in eff.args]),
+                             (b.param(target, SCATTER_DST), reduce_op)))
+        instrs.append(ins)
+        keys.append(ins)
+        b.has_side_effects = True
+    for out in outputs:       # the OUT parameters come last, in the order of b.outputs
+        if (id(out), OUT) in b.slots:
+            continue
+        ins = _instr(Instr, ("store", out.vt, (ids[out],), b.param(out, OUT)))
+        b.outputs.append(out)
+        instrs.append(ins)
+        keys.append(ins)
+    if b.loops:
+        loops.store_siblings(b, _visit)
+    return b
+
+
+def _loop_effects(effects: list) -> bool:
+    """Whether a scatter of a symbolic loop's body is among ``effects`` (its ``value`` is the loop)."""
+    for eff in effects:
+        if eff.value is not None:
+            return True
+    return False
+
+
+def _build_with_loops(b: ScheduledKernel, outputs: list, effects: list) -> ScheduledKernel:
+    """:func:`build_kernel` when some scatters belong to symbolic loops (``schedule/loops.py``).
+
+    Each such loop is emitted, with its scatters inside its region, at the place of its first
+    scatter among the kernel's scatters (program order), and before the outputs are visited: an
+    output of the loop must not emit it first, without its scatters.  (A separate function:
+    the common path of build_kernel stays as it was, measured ~8% faster than one body with
+    both cases.)
+    """
+    ids = b.ids
+    for eff in effects:
+        if eff.value is None:
+            for a in eff.args:
+                if a not in ids:
+                    _visit(b, a, 0)
     instrs = b.instrs
     keys = b.key_items
     for eff in effects:
         if eff.value is not None:
-            # (in program order among the scatters, and before the outputs: an output of the loop
-            # must not emit it first, without its scatters)
             loops.emit_with_effects(b, eff.value, _visit)
             continue
         target, reduce_op = eff.extra
@@ -102,10 +141,9 @@ def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
         instrs.append(ins)
         keys.append(ins)
         b.has_side_effects = True
-    if looped:
-        for out in outputs:
-            if out not in ids:
-                _visit(b, out, 0)
+    for out in outputs:
+        if out not in ids:
+            _visit(b, out, 0)
     for out in outputs:       # the OUT parameters come last, in the order of b.outputs
         if (id(out), OUT) in b.slots:
             continue
@@ -190,7 +228,9 @@ def _emit(b: ScheduledKernel, n: Node) -> None:
         ins = key = _instr(Instr, ("load", vt, t, b.param(n, IN_SCALAR if n.size == 1 else IN)))
     elif op == "gather":
         ins = key = _instr(Instr, ("gather", vt, t, b.param(n.extra, GATHER_SRC)))
-    elif op in loops.REGION_NODES:
+    elif n.extra is not None:
+        # (gathers, above, and the nodes of symbolic loops are the only ones with an extra: this
+        # test costs the hot path less than naming the loop ops)
         loops.emit(b, n, _visit)
         return
     else:

@@ -36,6 +36,8 @@ def emit(b, n: Node, visit, with_effects: bool = False) -> None:
     instructions already); ``visit(b, node, depth)`` emits a node after its operands.
     ``with_effects``: the body's scatters too (see :func:`emit_with_effects`; a loop emitted for
     its results alone, after its scatters ran, does not repeat them)."""
+    if n.op not in REGION_NODES:
+        raise RuntimeError(f"frostjit: the scheduler cannot emit a {n.op!r} node here")
     if n.op == "loop_phi":
         rec = n.extra
         name = f" {rec.label!r}" if rec.label else ""
