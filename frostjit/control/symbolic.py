@@ -14,7 +14,7 @@ the body is then traced a second time with placeholders of the full width.
 
 **Conditionals.** Both branches are traced, each with the lanes of its side pushed as the mask
 of its gathers and scatters, and the results are selected lane by lane: one kernel, no
-evaluation (Dr.Jit's LLVM backend also runs both sides of a symbolic conditional).
+evaluation, no branch in the code.
 
 **Calls** (``fj.switch`` with an array index): every target traced over all lanes with its
 lanes' mask, results selected per lane (:func:`symbolic_switch`).
