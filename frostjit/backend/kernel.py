@@ -18,6 +18,31 @@ Instructions (``Instr.op``; ``args`` index earlier instructions, ``value`` as li
     cast, bitcast   value: the target type
     any other lane-wise operation by its name (add, sin, select, ...): args are its operands
 
+A *loop region* (a symbolic loop, ``fj.while_loop(..., mode="symbolic")``) is a run of
+instructions between ``loop_start`` and ``loop_end`` that executes repeatedly, each lane until
+its condition is false::
+
+    loop_start  args: the initial state values       value: a LoopInfo record (below)
+    loop_phi    args: (start,)   value: j            the state variable j at the top of an iteration
+    ... the condition's instructions ...
+    loop_cond   args: (start, condition)             (Bool) a lane runs the body while its
+                                                     condition holds; ``loop_end`` follows when
+                                                     no lane of the group runs it
+    ... the body's instructions ...
+    loop_end    args: (start, new value of each state variable)
+    loop_out    args: (start,)   value: j            the final value of state variable j
+
+``start`` is the index of the ``loop_start`` instruction.  The ``loop_phi`` instructions follow
+``loop_start`` directly, one per state variable, of the initial values' types; the ``loop_out``
+instructions come after ``loop_end``.  A lane whose condition was false once is *retired*: its
+state keeps its value and it runs no more iterations (a backend may still compute the body on
+it, but must drop the results; the body's gathers carry the condition in their ``active``
+operand).  Loops nest: the initial lanes of an inner loop are the lanes running the enclosing
+body.  Instructions inside a region use only instructions of the region or from before it, and
+instructions after ``loop_end`` use nothing from inside it but the ``loop_out`` values.  A loop
+region contains no ``store`` or ``load``; it may contain the body's ``scatter`` instructions,
+which run every iteration (their ``active`` operand carries the condition).
+
 Out-of-bounds (or inactive) gathers read 0; out-of-bounds (or inactive) scatters write
 nothing.  A gather never reads a buffer that the same kernel scatters into (the
 scheduler's copy-on-write guarantees it).
@@ -38,6 +63,28 @@ GATHER_SRC = "src"   #: random-access read (the buffer and its element count)
 SCATTER_DST = "dst"  #: random-access write (the buffer and its element count)
 
 PARAM_KINDS = (IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST)
+
+
+class LoopInfo(NamedTuple):
+    """The ``value`` of a ``loop_start`` instruction: where the region's parts are.
+
+    Attributes
+    ----------
+    n_state : int
+        The number of state variables (``loop_phi`` instructions right after ``loop_start``).
+    cond : int
+        The index of the region's ``loop_cond`` instruction.
+    end : int
+        The index of its ``loop_end`` instruction.
+    """
+
+    n_state: int
+    cond: int
+    end: int
+
+
+#: The operations of loop regions (see the module docstring).
+LOOP_OPS = frozenset({"loop_start", "loop_phi", "loop_cond", "loop_end", "loop_out"})
 
 
 class Instr(NamedTuple):

@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Callable
 
 from ..trace import masks
+from . import symbolic
 from ..trace.state import JitFlag
 from .consistency import check_branch_results, check_labels, fresh, merge
 from .errors import ControlFlowArgumentTypeError
-from .modes import check_mask, check_mode, is_python_bool, symbolic_unavailable, vector_mode
+from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 WHO = "if_stmt"
 
@@ -88,7 +89,7 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
 
 
 def _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict):
-    raise symbolic_unavailable(WHO, "SymbolicConditionals")
+    return symbolic.symbolic_if_stmt(args, cond, true_fn, false_fn, (), rv_labels, label, strict)
 
 
 def _evaluated(args: tuple, cond, true_fn, false_fn, rv_labels, strict: bool):

@@ -7,8 +7,6 @@
 """
 from __future__ import annotations
 
-import importlib.util
-import logging
 
 import numpy as np
 
@@ -19,12 +17,6 @@ from .consistency import contract_error, type_name
 from .errors import ControlFlowArgumentError, StateTypeError
 
 MODES = ("scalar", "symbolic", "evaluated")
-
-log = logging.getLogger("frostjit")
-
-# Whether frostjit/control/symbolic.py (issue 12 part B) is present, looked up once; until it is,
-# the flags' default choice of symbolic mode falls back to evaluated mode (logged once).
-_symbolic_present: bool | None = None
 
 
 def check_mode(who: str, mode, allowed: tuple = MODES) -> None:
@@ -51,32 +43,6 @@ def check_mask(who: str, c, what: str) -> None:
                                                   "mode, a Python 'bool'")
 
 
-def symbolic_available() -> bool:
-    """Whether the symbolic implementation (``frostjit/control/symbolic.py``) can be imported."""
-    global _symbolic_present
-    if _symbolic_present is None:
-        _symbolic_present = importlib.util.find_spec(f"{__package__}.symbolic") is not None
-        if not _symbolic_present:
-            log.debug("frostjit.control: symbolic mode is not available yet; loops, conditionals and "
-                      "switches whose mode is chosen by the JitFlags run in evaluated mode")
-    return _symbolic_present
-
-
 def vector_mode(flag_: JitFlag) -> str:
-    """``"symbolic"`` or ``"evaluated"`` as the flag says (the choice for a vectorized value).
-
-    While the symbolic implementation is absent, a set flag still chooses ``"evaluated"`` (one
-    DEBUG log line, the first time), so that programs written for Dr.Jit's defaults run; an
-    explicit ``mode="symbolic"`` raises :func:`symbolic_unavailable`'s error."""
-    if flag(flag_) and symbolic_available():
-        return "symbolic"
-    return "evaluated"
-
-
-def symbolic_unavailable(who: str, flag_name: str) -> NotImplementedError:
-    """The error of symbolic mode until the symbolic backend lands (issue 12, part B)."""
-    return NotImplementedError(
-        f"fj.{who}(): symbolic mode is not implemented yet in frostjit. Use evaluated mode: pass "
-        f"mode='evaluated', or turn the default off with fj.set_flag(fj.JitFlag.{flag_name}, False) "
-        f"(or a fj.scoped_set_flag(fj.JitFlag.{flag_name}, False) block; with @fj.syntax, "
-        f"fj.hint(cond, mode='evaluated')).")
+    """``"symbolic"`` or ``"evaluated"`` as the flag says (the choice for a vectorized value)."""
+    return "symbolic" if flag(flag_) else "evaluated"

@@ -26,10 +26,10 @@ from ..trace import masks
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
-from . import host
+from . import host, symbolic
 from .consistency import check, contract_error
 from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
-from .modes import check_mode, is_mask, symbolic_unavailable, vector_mode
+from .modes import check_mode, is_mask, vector_mode
 
 WHO = "switch"
 
@@ -106,7 +106,7 @@ def _scalar(index: int, targets, mask, args, kwargs):
 
 
 def _symbolic(index, targets, args, kwargs, label):
-    raise symbolic_unavailable(WHO, "SymbolicCalls")
+    return symbolic.symbolic_switch(index, targets, args, kwargs, None, label)
 
 
 def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label):

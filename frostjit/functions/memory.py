@@ -24,7 +24,7 @@ from ..backend import current_backend
 from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
 from ..schedule.evaluate import evaluate
-from ..trace import masks, ops
+from ..trace import loops, masks, ops
 from ..trace.dtypes import Bool, Int32, Int64, UInt32, UInt64
 from ..trace.node import Node
 from ..trace.state import state, DEBUG
@@ -77,6 +77,8 @@ def _check_index_width(who: str, index: Node, size: int) -> None:
 
 def _check_bounds(who: str, index: Node, active: Node, target: Node) -> None:
     """Debug mode: raise IndexError for the first active out-of-bounds index into ``target``."""
+    if loops.is_symbolic((index, active)):
+        return      # inside a symbolic loop's body: the indices exist only in its kernel (unchecked)
     evaluate((index, active))
     be = current_backend()
 

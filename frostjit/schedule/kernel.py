@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..backend.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, Instr, KernelSpec, instr_key
 from ..trace.node import Node
+from . import loops
 
 
 class ScheduledKernel(KernelSpec):
@@ -27,8 +28,8 @@ class ScheduledKernel(KernelSpec):
         the instructions on every launch).
     """
 
-    # ids, slots, literals: the builder's state (see build_kernel)
-    __slots__ = ("bindings", "outputs", "key_items", "ids", "slots", "literals")
+    # ids, slots, literals, loops, depth: the builder's state (see build_kernel)
+    __slots__ = ("bindings", "outputs", "key_items", "ids", "slots", "literals", "loops", "depth")
 
     def __init__(self):     # (written out: a dataclass's default factories cost ~0.3 us here)
         self.instrs = []
@@ -40,6 +41,8 @@ class ScheduledKernel(KernelSpec):
         self.ids: dict = {}           # node -> instruction index
         self.slots: dict = {}         # (id(node), kind) -> parameter index
         self.literals: dict = {}      # (type, value key) -> instruction index: one per distinct constant
+        self.loops: list = []         # the outermost symbolic loops emitted (schedule/loops.py)
+        self.depth = 0                # how many loop regions enclose the instruction emitted now
 
     def key(self) -> tuple:
         return (tuple(self.params), tuple(self.key_items))
@@ -72,6 +75,8 @@ def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
     of their buffers.)
     """
     b = ScheduledKernel()
+    if effects and _loop_effects(effects):
+        return _build_with_loops(b, outputs, effects)
     ids = b.ids
     for eff in effects:
         for a in eff.args:
@@ -96,6 +101,58 @@ def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
         b.outputs.append(out)
         instrs.append(ins)
         keys.append(ins)
+    if b.loops:
+        loops.store_siblings(b, _visit)
+    return b
+
+
+def _loop_effects(effects: list) -> bool:
+    """Whether a scatter of a symbolic loop's body is among ``effects`` (its ``value`` is the loop)."""
+    for eff in effects:
+        if eff.value is not None:
+            return True
+    return False
+
+
+def _build_with_loops(b: ScheduledKernel, outputs: list, effects: list) -> ScheduledKernel:
+    """:func:`build_kernel` when some scatters belong to symbolic loops (``schedule/loops.py``).
+
+    Each such loop is emitted, with its scatters inside its region, at the place of its first
+    scatter among the kernel's scatters (program order), and before the outputs are visited: an
+    output of the loop must not emit it first, without its scatters.  (A separate function:
+    the common path of build_kernel stays as it was, measured ~8% faster than one body with
+    both cases.)
+    """
+    ids = b.ids
+    for eff in effects:
+        if eff.value is None:
+            for a in eff.args:
+                if a not in ids:
+                    _visit(b, a, 0)
+    instrs = b.instrs
+    keys = b.key_items
+    for eff in effects:
+        if eff.value is not None:
+            loops.emit_with_effects(b, eff.value, _visit)
+            continue
+        target, reduce_op = eff.extra
+        ins = _instr(Instr, ("scatter", eff.vt, tuple([ids[a] for a in eff.args]),
+                             (b.param(target, SCATTER_DST), reduce_op)))
+        instrs.append(ins)
+        keys.append(ins)
+        b.has_side_effects = True
+    for out in outputs:
+        if out not in ids:
+            _visit(b, out, 0)
+    for out in outputs:       # the OUT parameters come last, in the order of b.outputs
+        if (id(out), OUT) in b.slots:
+            continue
+        ins = _instr(Instr, ("store", out.vt, (ids[out],), b.param(out, OUT)))
+        b.outputs.append(out)
+        instrs.append(ins)
+        keys.append(ins)
+    if b.loops:
+        loops.store_siblings(b, _visit)
     return b
 
 
@@ -171,6 +228,11 @@ def _emit(b: ScheduledKernel, n: Node) -> None:
         ins = key = _instr(Instr, ("load", vt, t, b.param(n, IN_SCALAR if n.size == 1 else IN)))
     elif op == "gather":
         ins = key = _instr(Instr, ("gather", vt, t, b.param(n.extra, GATHER_SRC)))
+    elif n.extra is not None:
+        # (gathers, above, and the nodes of symbolic loops are the only ones with an extra: this
+        # test costs the hot path less than naming the loop ops)
+        loops.emit(b, n, _visit)
+        return
     else:
         v = n.value
         ins = _instr(Instr, (op, vt, t, v))

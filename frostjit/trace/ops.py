@@ -6,7 +6,8 @@ stay in program order), and tells the freeze recorder about the new node.
 :func:`make_binary` is the same door for the hottest case (two operands, no
 parameter) and :func:`operand_literal` the door for Python numbers used as operands;
 :func:`literal` (:func:`stored_literal` for a value already converted), :func:`data`,
-:func:`cast` and :func:`bitcast` build the other kinds.  No other module creates a
+:func:`cast` and :func:`bitcast` build the other kinds, and :func:`loop_phi`, :func:`loop`,
+:func:`loop_out` the nodes of a symbolic loop (:mod:`.loops`).  No other module creates a
 :class:`~frostjit.trace.node.Node`: frozen functions' recorders and replays come through here too.  Type promotion happens one level up, in the
 array classes; here every operand already has the type the operation expects.
 """
@@ -311,3 +312,28 @@ def bitcast(node: Node, vt: VarType) -> Node:
     if vt is node.vt:
         return node
     return make("bitcast", vt, (node,), value=vt)
+
+
+def loop_phi(vt: VarType, width: Node, index: int, record) -> Node:
+    """The placeholder of state variable ``index`` of a symbolic loop (:mod:`.loops`).
+
+    ``width`` is a node of the loop's width (an initial value or a free node of the loop): the
+    placeholder's only operand, so its size (and a frozen function's symbolic size) is the
+    loop's.  ``record`` is the loop's :class:`~.loops.LoopRecord`.
+    """
+    return make("loop_phi", vt, (width,), value=index, extra=record, size=width.size)
+
+
+def loop(record, initial: tuple, free: tuple) -> Node:
+    """The node of a symbolic loop: operands ``initial`` (the state's first values) then ``free``
+    (what the condition and the body read besides the state); ``record`` holds the body."""
+    args = tuple(initial) + tuple(free)
+    size = broadcast_size("while_loop", args) if args else 1
+    return make("loop", Bool, args, extra=record, size=size)
+
+
+def loop_out(node: Node, vt: VarType, index: int) -> Node:
+    """The final value of state variable ``index`` of the symbolic loop ``node``."""
+    out = make("loop_out", vt, (node,), value=index, size=node.size)
+    node.extra.add_output(out)
+    return out

@@ -70,6 +70,7 @@ class OpKind(enum.Enum):
     CAST = "cast"                #: lane-wise type conversion
     MEMORY = "memory"            #: random access (gather, scatter) and kernel parameters (load, store)
     REDUCTION = "reduction"      #: whole-array operations run outside kernels (sums, prefix sums)
+    CONTROL = "control"          #: symbolic loops: trace nodes and the loop regions of kernels
 
 
 class TypeRule(enum.Enum):
@@ -552,6 +553,17 @@ _op("scatter", 3, MEM, T.NONE, numpy=ns.scatter, deriv=SPECIAL,
     doc="target[index] (op)= value where active (args: value, index, active; Node.extra: (target, reduce op))")
 _op("load", 0, MEM, T.NONE, doc="kernels only: read parameter Instr.value at the lane")
 _op("store", 1, MEM, T.NONE, doc="kernels only: write the operand to output parameter Instr.value")
+
+# -- symbolic loops (trace/loops.py; the regions of backend/kernel.py): no lane-wise semantics --------
+# (arity -1: as many operands as the loop has state variables and free nodes)
+CTL = OpKind.CONTROL
+_op("loop", -1, CTL, T.NONE, doc="a symbolic loop: the initial state, then the free nodes (Node.extra: LoopRecord)")
+_op("loop_phi", 1, CTL, T.NONE, doc="a symbolic loop's state at the top of an iteration (Node.value: its position)")
+_op("loop_out", 1, CTL, T.NONE, doc="a symbolic loop's final state (operand: the loop; value: the position)")
+_op("loop_start", -1, CTL, T.NONE, doc="kernels only: a loop region begins (operands: the initial state)")
+_op("loop_cond", 2, CTL, T.NONE, doc="kernels only: lanes whose condition is false retire; exit when none is left")
+_op("loop_end", -1, CTL, T.NONE, doc="kernels only: the end of a loop region (operands: the new state)")
+del CTL
 
 # -- whole-array operations (run by the backend outside kernels; named here for AD) -----------------
 for _r in ("add", "mul", "min", "max"):

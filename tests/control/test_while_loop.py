@@ -1,7 +1,6 @@
 """fj.while_loop in scalar and evaluated modes against plain Python/NumPy loops."""
 from __future__ import annotations
 
-import logging
 
 import numpy as np
 import pytest
@@ -70,20 +69,17 @@ def test_scalar_mode_with_array_condition_of_one_lane_uses_its_value():
     assert i.numpy().tolist() == [3]
 
 
-def test_default_mode_falls_back_to_evaluated_while_symbolic_is_absent(caplog, monkeypatch):
-    monkeypatch.setattr(modes, "_symbolic_present", None)
-    with caplog.at_level(logging.DEBUG, logger="frostjit"):
-        i, x = fj.while_loop((UInt32(0), Float(1, 1, 1)), lambda i, x: i < UInt32(1, 2, 3),
-                             lambda i, x: (i + 1, x * 2))
-        fj.while_loop((UInt32(0),), lambda i: i < 2, lambda i: (i + 1,))
-    assert fj.flag(fj.JitFlag.SymbolicLoops)
-    assert x.numpy().tolist() == [2, 4, 8]
-    assert sum("symbolic mode is not available" in r.message for r in caplog.records) == 1
+def test_default_mode_is_symbolic_as_in_drjit():
+    assert fj.flag(fj.JitFlag.SymbolicLoops) and modes.vector_mode(fj.JitFlag.SymbolicLoops) == "symbolic"
+    i, x = fj.while_loop((UInt32(0), Float(1, 1, 1)), lambda i, x: i < UInt32(1, 2, 3),
+                         lambda i, x: (i + 1, x * 2))
+    assert x.numpy().tolist() == [2, 4, 8] and i.numpy().tolist() == [1, 2, 3]
 
 
-def test_explicit_symbolic_mode_raises_not_implemented_naming_evaluated_mode():
-    with pytest.raises(NotImplementedError, match="mode='evaluated'"):
-        fj.while_loop((UInt32(0),), lambda i: i < 3, lambda i: (i + 1,), mode="symbolic")
+def test_explicit_symbolic_mode_equals_evaluated_mode():
+    args = ((UInt32(0, 1, 5),), lambda i: i < 3, lambda i: (i + 1,))
+    (a,), (b,) = fj.while_loop(*args, mode="symbolic"), fj.while_loop(*args, mode="evaluated")
+    assert a.numpy().tolist() == b.numpy().tolist() == [3, 3, 5]
 
 
 def test_flag_off_chooses_evaluated_mode():

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST
 from .lowering import numpy_impl
+from . import loops
 from .memory import data_of
 
 _SCATTER_REDUCE = {"add": np.add, "mul": np.multiply}
@@ -33,35 +34,49 @@ _SCATTER_REDUCE = {"add": np.add, "mul": np.multiply}
 def run_kernel(spec, size: int, buffers: list, sizes: list) -> None:
     """Run ``spec`` over ``size`` lanes: ``buffers[p]`` is bound to parameter ``p``, and
     ``sizes[p]`` is the element count of a gather source or scatter target."""
-    params = spec.params
-    vals: list = []
+    vals: list = [None] * len(spec.instrs)
     with np.errstate(all="ignore"):
-        for ins in spec.instrs:
-            op = ins.op
-            if op == "load":
-                p = ins.value
-                data = data_of(buffers[p])
-                vals.append(data[0:1].reshape(()) if params[p][0] == IN_SCALAR else data[:size])
-            elif op == "literal":
-                vals.append(np.asarray(ins.value, ins.vt.np_dtype))
-            elif op == "counter":
-                vals.append(np.arange(size, dtype=np.uint64).astype(ins.vt.np_dtype))
-            elif op == "store":
-                data_of(buffers[ins.value])[:size] = vals[ins.args[0]]
-                vals.append(None)
-            elif op == "gather":
-                p = ins.value
-                assert params[p][0] == GATHER_SRC
-                vals.append(_gather(ins.vt, data_of(buffers[p]), sizes[p], vals[ins.args[0]], vals[ins.args[1]],
-                                    size))
-            elif op == "scatter":
-                p, reduce_op = ins.value
-                assert params[p][0] == SCATTER_DST
-                value, index, active = (vals[a] for a in ins.args)
-                _scatter(data_of(buffers[p]), sizes[p], value, index, active, reduce_op, size)
-                vals.append(None)
-            else:
-                vals.append(numpy_impl(op)(ins.vt, *[vals[a] for a in ins.args]))
+        run_range(spec, 0, len(spec.instrs), vals, size, buffers, sizes)
+
+
+def run_range(spec, lo: int, hi: int, vals: list, size: int, buffers: list, sizes: list) -> None:
+    """Run instructions ``lo .. hi - 1`` of ``spec``; ``vals[k]`` receives instruction k's value.
+
+    A loop region (``loop_start`` .. ``loop_end``) runs as a whole, by :func:`.loops.run_loop`.
+    """
+    params = spec.params
+    instrs = spec.instrs
+    k = lo
+    while k < hi:
+        ins = instrs[k]
+        op = ins.op
+        if op == "load":
+            p = ins.value
+            data = data_of(buffers[p])
+            vals[k] = data[0:1].reshape(()) if params[p][0] == IN_SCALAR else data[:size]
+        elif op == "literal":
+            vals[k] = np.asarray(ins.value, ins.vt.np_dtype)
+        elif op == "counter":
+            vals[k] = np.arange(size, dtype=np.uint64).astype(ins.vt.np_dtype)
+        elif op == "store":
+            data_of(buffers[ins.value])[:size] = vals[ins.args[0]]
+        elif op == "gather":
+            p = ins.value
+            assert params[p][0] == GATHER_SRC
+            vals[k] = _gather(ins.vt, data_of(buffers[p]), sizes[p], vals[ins.args[0]], vals[ins.args[1]], size)
+        elif op == "scatter":
+            p, reduce_op = ins.value
+            assert params[p][0] == SCATTER_DST
+            value, index, active = (vals[a] for a in ins.args)
+            _scatter(data_of(buffers[p]), sizes[p], value, index, active, reduce_op, size)
+        elif op == "loop_start":
+            k = loops.run_loop(spec, k, vals, size, lambda a, b: run_range(spec, a, b, vals, size, buffers, sizes))
+            continue
+        elif op == "loop_out":
+            vals[k] = vals[ins.args[0]][ins.value]
+        else:
+            vals[k] = numpy_impl(op)(ins.vt, *[vals[a] for a in ins.args])
+        k += 1
 
 
 def _in_bounds(index: np.ndarray, count: int) -> np.ndarray:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST, KernelSpec
 from ....trace.dtypes import Bool, VarType
 from ..vmath import math_function
-from . import half, lowering, memory
+from . import half, loops, lowering, memory
 from .ir_types import memory_type, scalar_constant, scalar_type, suffix
 
 KERNEL_PLACEHOLDER = "@__fj_kernel__"
@@ -34,7 +34,7 @@ INLINE_MATH_CALLS = 2
 BLOCK_INSTRS = 500
 
 #: op name -> lowering function, for every op a kernel can contain.
-LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS}
+LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS, **loops.LOWERINGS}
 
 
 class KernelEmitter:
@@ -58,6 +58,8 @@ class KernelEmitter:
         # While an instruction is lowered in a wider compute type (Float16 in float32, see
         # half.py): its operands as [(value, type)], which arg()/argvt() return instead.
         self.widened: list | None = None
+        # The lane masks of the symbolic loops being emitted, innermost last (codegen/loops.py).
+        self.loop_lanes: list[str] = []
 
     # -- small helpers ---------------------------------------------------
     def tmp(self) -> str:
@@ -235,6 +237,8 @@ class KernelEmitter:
         lower = LOWERINGS.get(ins.op)
         if lower is None:
             raise NotImplementedError(f"LLVM backend: no code generation for operation '{ins.op}'")
+        if ins.op in loops.LOWERINGS:       # (control flow: never widened, see half.py)
+            return lower(self, ins)
         if half.computes_wider(self, ins):
             return half.lower_widened(self, ins, lower)
         return lower(self, ins)

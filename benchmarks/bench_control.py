@@ -1,0 +1,200 @@
+"""Symbolic control flow: a Mandelbrot set with a symbolic ``while_loop``, frostjit beside Dr.Jit.
+
+    python benchmarks/bench_control.py [--quick] [--n 1000000] [--iterations 1000]
+                                       [--systems frostjit,drjit] [--threads N] [--json out/control.json]
+
+Workload: ``n`` points of a square grid over [-2, 1] x [-1.5, 1.5] (n = 1e6: 1000 x 1000), each
+iterating ``z = z*z + c`` until ``|z| >= 2`` or ``iterations`` steps (1,000): a per-lane
+iteration count, one symbolic loop (``mode="symbolic"``) inside one kernel; the iteration counts
+are evaluated.  Each system runs in its own subprocess (this script re-runs itself with
+``--child SYSTEM``; never drjit and frostjit in one process) with an empty kernel cache:
+
+* ``first``: the first call, tracing + compilation + the run (wall time), and the compile share
+  reported by each system's kernel history (``codegen_time + backend_time``);
+* ``steady``: the median of repeated calls (the kernel found in memory), wall and CPU time of
+  the process (both cores run the kernel, so CPU time is about twice the wall time).
+
+The iteration counts of both systems must agree (same float32 arithmetic, no fused multiply-add
+in the formula as written): their checksums are compared.  Targets: steady state <= Dr.Jit,
+compile <= Dr.Jit.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import _harness as H  # noqa: E402
+import _workloads  # noqa: E402
+
+SYSTEMS = ["frostjit", "drjit"]
+
+
+# ----------------------------------------------------------------- child side
+def _grid(dr, T, n: int):
+    """The points ``c`` of a ``side x side`` grid (side = sqrt(n), rounded down)."""
+    side = max(int(round(n ** 0.5)), 1)
+    idx = dr.arange(T.UInt32, side * side)
+    col = T.Float(idx % side)
+    row = T.Float(idx // side)
+    cr = col * (3.0 / side) - 2.0
+    ci = row * (3.0 / side) - 1.5
+    dr.eval(cr, ci)
+    return cr, ci
+
+
+def _mandelbrot(dr, T, cr, ci, iterations: int):
+    def cond(i, zr, zi):
+        return (i < iterations) & (zr * zr + zi * zi < 4.0)
+
+    def body(i, zr, zi):
+        return i + 1, zr * zr - zi * zi + cr, 2.0 * zr * zi + ci
+
+    i, zr, zi = dr.while_loop((T.UInt32(0), T.Float(0.0), T.Float(0.0)), cond, body, mode="symbolic")
+    dr.eval(i)
+    return i
+
+
+def _compile_ms(dr) -> float:
+    """The compile share of the launches since the last call (kernel history, milliseconds)."""
+    total = 0.0
+    for h in dr.kernel_history():
+        total += float(h.get("codegen_time", 0.0)) + float(h.get("backend_time", 0.0))
+    return total
+
+
+def child(system: str, params: dict) -> dict:
+    dr, T = _workloads.load(system)
+    _workloads.apply_threads(system, params.get("threads"))
+    n, iterations, repeats = params["n"], params["iterations"], params["repeats"]
+    cr, ci = _grid(dr, T, n)
+    _workloads.sync(dr)
+    dr.set_flag(dr.JitFlag.KernelHistory, True)
+    dr.kernel_history()
+
+    def run():
+        r = _mandelbrot(dr, T, cr, ci, iterations)
+        _workloads.sync(dr)         # Dr.Jit launches asynchronously: wait for the kernel
+        return r
+
+    t0 = time.perf_counter()
+    i = run()
+    first = time.perf_counter() - t0
+    compile_ms = _compile_ms(dr)
+    counts = np.asarray(i.numpy(), dtype=np.uint32)
+    dr.set_flag(dr.JitFlag.KernelHistory, False)
+    walls, cpus = [], []
+    for _ in range(repeats):
+        c0, t0 = time.process_time(), time.perf_counter()
+        run()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr),
+            "mandelbrot": {"status": "ok", "first_ms": first * 1e3, "compile_ms": compile_ms,
+                           "ms": statistics.median(walls) * 1e3, "cpu_ms": statistics.median(cpus) * 1e3,
+                           "min_ms": min(walls) * 1e3, "lanes": int(counts.size),
+                           "iterations": int(counts.sum()),
+                           "check": hashlib.sha256(counts.tobytes()).hexdigest()[:16]}}
+
+
+# ----------------------------------------------------------------- driver side
+def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
+    with tempfile.TemporaryDirectory(prefix=f"bench_control_{system}_") as cache:
+        env_extra, _ = H.fresh_cache_env(system, cache)
+        env = H.child_env(system, {**H.thread_env(system, params.get("threads")), **env_extra})
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(H.REPO))
+        except subprocess.TimeoutExpired:
+            return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
+    for line in reversed(p.stdout.splitlines()):
+        if line.startswith(H.RESULT_MARK):
+            return json.loads(line[len(H.RESULT_MARK):])
+    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
+    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+
+
+def report(res: dict, systems, n: int, iterations: int) -> None:
+    def get(s):
+        r = res.get(s, {})
+        return r if r.get("status") == "error" else r.get("mandelbrot")
+
+    rows = []
+    for what, key, unit in (("steady state, wall", "ms", " ms"), ("steady state, CPU", "cpu_ms", " ms"),
+                            ("first call (trace + compile + run)", "first_ms", " ms"),
+                            ("compile (kernel history)", "compile_ms", " ms")):
+        row = [what] + [H.cell(get(s), key, unit) for s in systems]
+        row.append(H.fmt_ratio(H.ratio(H.val(get("frostjit"), key), H.val(get("drjit"), key))))
+        rows.append(row)
+    r0 = get(systems[0]) or {}
+    side_n = r0.get("lanes", n)
+    print(f"Mandelbrot, {H.fmt_n(side_n)} lanes x up to {iterations} iterations, symbolic while_loop "
+          f"({r0.get('iterations', '?')} iterations in all)")
+    print(H.table(["", *systems, "frostjit / drjit"], rows))
+    for what, key in (("steady state (wall)", "ms"), ("compile", "compile_ms")):
+        r = H.ratio(H.val(get("frostjit"), key), H.val(get("drjit"), key))
+        print(f"  target: {what} <= Dr.Jit: {H.fmt_ratio(r)} {H.check(r, '<=', 1.0)}")
+    a, b = H.val(get("frostjit"), "check"), H.val(get("drjit"), "check")
+    if a is not None and b is not None:
+        print(f"  iteration counts, frostjit vs drjit: {'identical' if a == b else 'DIFFERENT'}")
+    for s in systems:
+        r = res.get(s, {})
+        if r.get("status") in ("error", "n/a"):
+            print(f"  note: {s}: {r.get('reason')}")
+        m = r.get("mandelbrot")
+        if isinstance(m, dict) and m.get("status") == "error":
+            print(f"  note: {s}: {m.get('reason')}")
+
+
+def parser(prog: str = "bench_control.py") -> argparse.ArgumentParser:
+    """The command line (``python -m frostjit bench control`` shows it with ``--help``)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="n = 1e5 lanes and 3 repetitions (instead of 1e6 and 10)")
+    ap.add_argument("--n", type=H.positive_int, default=None, help="lanes (default 1e6, a square grid)")
+    ap.add_argument("--iterations", type=H.positive_int, default=1000, help="iteration bound (default 1000)")
+    ap.add_argument("--repeats", type=H.positive_int, default=None, help="steady-state calls (default 10)")
+    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
+                    help="comma list from frostjit,drjit (default: both)")
+    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
+    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    return ap
+
+
+def main(argv=None, prog: str = "bench_control.py") -> int:
+    a = parser(prog).parse_args(argv)
+    if a.child:
+        try:
+            res = {"status": "ok", **child(a.child, json.loads(a.params))}
+        except _workloads.NotAvailable as e:
+            res = {"status": "n/a", "reason": str(e)}
+        except Exception as e:  # noqa: BLE001
+            res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+        print(H.RESULT_MARK + json.dumps(res), flush=True)
+        return 0
+    n = a.n or (10**5 if a.quick else 10**6)
+    params = {"n": n, "iterations": a.iterations, "repeats": a.repeats or (3 if a.quick else 10),
+              "threads": a.threads}
+    res = {s: run_child(s, params) for s in a.systems}
+    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
+                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in a.systems)
+    print(f"machine: {os.cpu_count()} cores; {versions}")
+    report(res, a.systems, n, a.iterations)
+    H.dump_json(a.json, res)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,417 @@
+"""Symbolic mode of ``fj.while_loop`` and ``fj.if_stmt``: the loop or the conditional becomes part
+of the kernel that evaluates its results (Dr.Jit's symbolic mode).
+
+**Loops.** The condition and the body are traced *once*, over placeholders standing for the
+state at the top of an iteration (``loop_phi`` nodes, :mod:`frostjit.trace.loops`); the loop is
+a ``loop`` node whose results are ``loop_out`` nodes.  Nothing is evaluated: the kernel that
+computes a result runs the loop, each lane until its condition is false (a retired lane keeps
+its state, and the body's gathers are masked by the condition, :mod:`frostjit.trace.masks`).
+A loop therefore compiles once whatever its iteration count, and the count may differ from lane
+to lane and from call to call (a frozen function replays it at any width).  The state is any
+PyTree; its arrays all take the loop's width (the widest of the state, the condition and the
+body's results).  A size-1 state variable that the body widens is found by the first trace;
+the body is then traced a second time with placeholders of the full width.
+
+**Conditionals.** Both branches are traced, each with the lanes of its side pushed as the mask
+of its gathers and scatters, and the results are selected lane by lane: one kernel, no
+evaluation, no branch in the code.
+
+**Calls** (``fj.switch`` with an array index): every target traced over all lanes with its
+lanes' mask, results selected per lane (:func:`symbolic_switch`).
+
+**AD.** A loop whose state carries gradients is one :func:`fj.custom
+<frostjit.ad.custom.custom>` operation (:class:`_LoopOp`): forward mode runs a second symbolic
+loop over the state and its tangents (the body's derivative traced once, inside the loop);
+reverse mode needs ``max_iterations`` (Dr.Jit's rule and error) and then re-runs the loop as a
+host loop of masked iterations (:func:`_recorded_loop`, the AD graph records each one) and
+propagates the gradients through that.
+
+**Scatters** in a loop body run every iteration inside the loop's kernel (:func:`_attach_effects`).
+
+Not supported (a clear error): evaluating a variable of the body inside it or using one outside
+the loop, a body gathering from an array after scattering to it, reverse-mode AD of a loop whose
+body scatters.
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import numpy as np
+
+from ..ad.api import backward_to, detach, enable_grad, forward_to, grad, isolate_grad, set_grad
+from ..ad.custom import CustomOp, custom
+from ..ad.graph import ADFlag
+from ..array import registry
+from ..functions.creation import zeros
+from ..functions.evaluation import eval as fj_eval, width
+from ..functions.math import select
+from ..trace import masks, ops
+from ..trace.dtypes import Bool
+from ..trace.loops import LoopRecord, free_nodes
+from ..trace.state import state as trace_state
+from ..tree import flatten, unflatten
+from . import host
+from .consistency import check, check_tuple, contract_error, fresh, merge, root_names
+from .errors import StateTypeError, StateValueError
+from .modes import check_mask, is_mask
+
+WHILE = "while_loop"
+IF = "if_stmt"
+SWITCH = "switch"
+
+
+def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: bool, max_iterations):
+    """``fj.while_loop`` in symbolic mode (see the module docstring); returns the final state.
+
+    Parameters are those of :func:`frostjit.while_loop` (``labels`` already checked).
+    """
+    leaves, treedef = flatten(state)
+    if _needs_ad(leaves):
+        return _ad_loop(state, cond, body, labels, label, strict, max_iterations)
+    return _loop(state, leaves, treedef, cond, body, labels, label, strict)
+
+
+def _loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict: bool,
+          keep_effects: bool = True) -> tuple:
+    """The symbolic loop over detached (or grad-free) state.  ``keep_effects=False``: the body's
+    scatters are dropped (a second loop over the same body, for derivatives)."""
+    inits = [a._node for a in leaves]
+    width = _width(inits, label)
+    src = next((n for n in inits if n.size == width), None)
+    before = list(trace_state.side_effects)      # (held: their ids stay theirs while we compare)
+    rec, new, new_def, widest, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
+    if widest != width:
+        # A size-1 state variable became wider in the body (or the condition is wider than the
+        # state): trace again with placeholders of the full width.
+        # (the placeholders are narrower, so a free node of the first trace has that width)
+        src = next(n for n in free if n.size == widest)
+        _drop_effects(_queued_since(before))
+        rec, new, new_def, widest2, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
+        if widest2 != widest:
+            _drop_effects(_queued_since(before))
+            raise contract_error(StateValueError, WHILE, f"the loop's width changed from {widest} to {widest2} "
+                                                         "between two traces of its body")
+    effects = _queued_since(before)
+    if not keep_effects:
+        _drop_effects(effects)
+        effects = []
+    bad = [e for e in effects if e.size != widest]
+    if bad:
+        _drop_effects(effects)
+        raise NotImplementedError(f"fj.while_loop(): a scatter of {bad[0].size} lanes in the body of a symbolic loop "
+                                  f"of {widest} lanes; use mode='evaluated'")
+    extra = [] if src is None or src in free or any(src is n for n in inits) else [src]
+    node = ops.loop(rec, tuple(inits), tuple(free) + tuple(extra))
+    _attach_effects(node, rec, effects)
+    outs = []
+    for j, (p, r) in enumerate(zip(rec.phis, new)):
+        if r._node is p:
+            # The body left it unchanged: the initial value, with its own width (Dr.Jit drops such
+            # state variables from the loop too; a size-1 one stays size 1).
+            outs.append(type(r)._from_node(inits[j]))
+        else:
+            outs.append(type(r)._from_node(ops.loop_out(node, p.vt, j)))
+    return unflatten(new_def, outs)
+
+
+def _roots(rec: LoopRecord) -> list:
+    return [rec.cond] + list(rec.results)
+
+
+def _width(nodes: list, label) -> int:
+    width = 1
+    for n in nodes:
+        s = n.size
+        if s != width:
+            if width == 1:
+                width = s
+            elif s != 1:
+                sizes = ", ".join(str(x.size) for x in nodes)
+                name = f" {label!r}" if label else ""
+                raise ValueError(f"fj.while_loop{name}(): the loop's arrays (its state, condition, body results and "
+                                 f"scatters) have incompatible sizes ({sizes}); only size-1 arrays broadcast")
+    return width
+
+
+def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
+    """Trace the condition and the body once over placeholders of ``src``'s width.
+
+    Returns ``(record, new leaves, new treedef, widest size seen, free nodes)``.
+    """
+    rec = LoopRecord(label)
+    if src is None:                 # no array in the state: placeholders are not needed
+        phis = []
+    else:
+        phis = [ops.loop_phi(a._node.vt, src, j, rec) for j, a in enumerate(leaves)]
+    rec.phis = phis
+    phi_state = unflatten(treedef, [type(a)._from_node(p) for a, p in zip(leaves, phis)])
+    c = cond(*phi_state)
+    check_mask(WHILE, c, "the loop condition")
+    active = _enclosed(c)
+    before = list(trace_state.side_effects)
+    try:
+        with masks.scope(active._node):
+            new = body(*fresh(phi_state))
+        _check_result(new, len(state))
+        check_tuple(WHILE, phi_state, new, labels, "state", strict)
+    except BaseException:
+        _drop_effects(_queued_since(before))        # scatters over placeholders must not stay queued
+        raise
+    new_leaves, new_def = flatten(new)
+    if any(a._ad is not None for a in new_leaves):
+        # The placeholders carry no gradients, so these come from arrays the body closed over.
+        warnings.warn(f"fj.while_loop{f' {label!r}' if label else ''}: the body of a symbolic loop computes "
+                      "with grad-enabled arrays that are not part of its state; their gradients are not "
+                      "propagated through the loop (pass them in the state, or use mode='evaluated')",
+                      RuntimeWarning, stacklevel=6)
+    rec.cond = active._node
+    rec.results = [a._node for a in new_leaves]
+    effects = _queued_since(before)
+    # What the loop reads: the condition, the results, its own scatters' operands, and the loops
+    # nested in the body that scatter (their scatters' operands belong to their own regions).
+    inner = []
+    for e in effects:
+        if e.value is not None and not any(e.value is x for x in inner):
+            inner.append(e.value)
+    roots = _roots(rec) + [a for e in effects if e.value is None for a in e.args] + inner
+    widest = _width([p for p in phis] + roots + effects, label)
+    free = free_nodes(phis, roots)
+    return rec, new_leaves, new_def, widest, free
+
+
+def _queued_since(before: list) -> list:
+    """The scatters queued now that were not in ``before`` (an evaluation in the body may have run
+    some of those, so positions in the queue do not tell)."""
+    old = {id(e) for e in before}
+    return [e for e in trace_state.side_effects if id(e) not in old]
+
+
+def _drop_effects(effects: list) -> None:
+    """Remove ``effects`` from the queue of scatters (a body traced again, or an error), and
+    recompute which arrays have pending scatters."""
+    if not effects:
+        return
+    drop = {id(e) for e in effects}
+    with trace_state.lock:
+        trace_state.side_effects = [e for e in trace_state.side_effects if id(e) not in drop]
+        trace_state.dirty = {e.extra[0] for e in trace_state.side_effects}
+
+
+def _attach_effects(node, rec: LoopRecord, effects: list) -> None:
+    """Make the body's scatters part of the loop ``node`` (see :mod:`frostjit.trace.loops`).
+
+    They stay in the queue of side effects, so evaluation order, the arrays they make dirty and
+    a frozen function's recording treat them as any scatter; their ``value`` names the
+    outermost loop they belong to, which the scheduler emits in their place.  A scatter of a
+    nested loop's body (``value`` already set) belongs to that loop, which this loop's region
+    emits with its scatters.
+    """
+    for e in effects:
+        inner = e.value
+        if inner is None:
+            rec.effects.append(weakref.ref(e))
+        elif not any(inner is x for x in rec.effect_loops):
+            rec.effect_loops.append(inner)
+        e.value = node
+
+
+def _check_result(new, n: int) -> None:
+    if not isinstance(new, tuple):
+        raise contract_error(StateTypeError, WHILE, f"the 'body' function must return a tuple, got "
+                                                    f"{type(new).__name__}")
+    if len(new) != n:
+        raise contract_error(StateTypeError, WHILE, f"the 'body' function returned a tuple with an inconsistent "
+                                                    f"size ({len(new)} entries, the state has {n})")
+
+
+def _enclosed(active):
+    """The condition restricted to the enclosing scope's lanes (a loop inside a loop body or a
+    branch): lanes outside it run no iteration."""
+    top = masks.top()
+    if top is None or not masks.compatible(top, active._node.size):
+        return active
+    return active & type(active)._from_node(top)
+
+
+# -- conditionals ----------------------------------------------------------------------------
+
+def symbolic_if_stmt(args: tuple, cond, true_fn, false_fn, arg_labels, rv_labels, label, strict: bool):
+    """``fj.if_stmt`` in symbolic mode: both branches in the kernel of the result, selected per lane
+    (see the module docstring)."""
+    check_mask(IF, cond, "'cond'")
+    mask_t, mask_f = cond, ~cond
+    top = masks.top()
+    if top is not None and masks.compatible(top, cond._node.size):     # inside a loop body or a branch
+        enclosing = type(cond)._from_node(top)
+        mask_t, mask_f = mask_t & enclosing, mask_f & enclosing
+    with masks.scope(mask_t._node):
+        t = true_fn(*fresh(args))
+    with masks.scope(mask_f._node):
+        f = false_fn(*fresh(args))
+    _check_branches(t, f, rv_labels, strict)
+    return merge(cond, t, f, values_from_a=False)
+
+
+def _check_branches(a, b, rv_labels, strict: bool) -> None:
+    """The two results against each other, tuple entries named by ``rv_labels``."""
+    if rv_labels and isinstance(a, tuple) and isinstance(b, tuple):
+        if len(a) != len(b):
+            raise contract_error(StateTypeError, IF, f"the size of state variable 'rv' of type 'tuple' changed "
+                                                     f"from {len(a)} to {len(b)}")
+        for name, x, y in zip(root_names(len(a), tuple(rv_labels), "rv"), a, b):
+            check(IF, x, y, name, strict)
+    else:
+        check(IF, a, b, "rv", strict)
+
+
+# -- switch ----------------------------------------------------------------------------------
+
+def symbolic_switch(index, targets: list, args: tuple, kwargs: dict, mask=None, label=None):
+    """``fj.switch`` with a ``UInt32`` index in symbolic mode: every target traced once over all
+    lanes, with the lanes that call it (``index == k``, the mask, the enclosing scope) pushed as
+    the mask of its gathers and scatters; the results are selected lane by lane, zeros where no
+    target runs (a masked lane or an index out of range).  One kernel, no evaluation.
+
+    ``mask``: the active lanes (``None``: found as ``switch`` finds it, the last positional
+    argument if it is a ``Bool`` array, else the keyword ``active``).  The targets receive
+    ``True`` in its place, as in evaluated mode.
+    """
+    positional = bool(args) and is_mask(args[-1])
+    if mask is None:
+        mask = args[-1] if positional else kwargs.get("active")
+    bool_t = registry.flat_type(index._backend, Bool)
+    n = width(index, args, kwargs)
+    active = index < len(targets)
+    if mask is not None:
+        if not (is_mask(mask) or isinstance(mask, (bool, np.bool_))):
+            raise TypeError(f"fj.switch(): 'active' must be a Bool array or bool, got {type(mask).__name__}")
+        active = active & mask
+    top = masks.top()
+    if top is not None and masks.compatible(top, n):
+        active = active & bool_t._from_node(top)
+    call_args = args[:-1] + (bool_t(True),) if positional else args
+    call_kwargs = dict(kwargs)
+    if "active" in call_kwargs:
+        call_kwargs["active"] = bool_t(True)
+    calls = []
+    for k, fn in enumerate(targets):
+        lanes = active & (index == k)
+        with masks.scope(lanes._node):
+            calls.append((lanes, fn(*fresh(call_args), **fresh(call_kwargs))))
+    first = calls[0][1]
+    for _, out in calls[1:]:
+        check(SWITCH, first, out, "result", True)
+    leaves0, treedef = flatten(first)
+    per_call = [(lanes, flatten(out)[0]) for lanes, out in calls]
+    results = []
+    for j, leaf in enumerate(leaves0):
+        r = zeros(type(leaf), n)
+        for lanes, leaves in per_call:
+            r = select(lanes, leaves[j], r)
+        results.append(r)
+    return unflatten(treedef, results)
+
+
+# -- AD ----------------------------------------------------------------------------------------
+
+def _needs_ad(leaves: list) -> bool:
+    return any(a._ad is not None for a in leaves)
+
+
+def _ad_loop(state, cond, body, labels, label, strict, max_iterations):
+    """The loop as one custom AD operation (see :class:`_LoopOp`)."""
+    return custom(_LoopOp, state, cond=cond, body=body, labels=labels, label=label, strict=strict,
+                  max_iterations=max_iterations)
+
+
+def _differentiable(leaves: list) -> list[int]:
+    """The positions of the floating-point AD arrays among ``leaves`` (those with tangents)."""
+    return [k for k, a in enumerate(leaves) if a._is_ad and a._vt.is_float]
+
+
+class _LoopOp(CustomOp):
+    """A symbolic loop over grad-enabled state, differentiable (see the module docstring).
+
+    ``eval`` runs the symbolic loop on the detached state.  ``forward`` runs a second symbolic
+    loop whose state is the state and the tangents of its floating-point arrays, with the
+    body's Jacobian-vector product (frostjit's forward mode over the placeholders) traced once
+    inside it.  ``backward`` needs ``max_iterations`` (as Dr.Jit); it re-runs the loop as a
+    host loop with the state grad-enabled (the AD graph records every iteration) and propagates
+    the output gradients through that.  Differentiable arrays that the body reads without
+    receiving them in the state are constants for these derivatives.
+    """
+
+    def eval(self, state, cond, body, labels, label, strict, max_iterations):
+        self.args = (state, cond, body, labels, label, strict, max_iterations)
+        leaves, treedef = flatten(state)
+        before = list(trace_state.side_effects)
+        out = _loop(state, leaves, treedef, cond, body, labels, label, strict)
+        self.scatters = bool(_queued_since(before))
+        return out
+
+    def forward(self):
+        state, cond, body, labels, label, strict, _ = self.args
+        diff = _differentiable(flatten(state)[0])
+        tangents = flatten(self.grad_in("state"))[0]
+        inner = (state, [tangents[k] for k in diff])
+
+        def jvp_body(s, t):
+            xs, tree = flatten(s)
+            with isolate_grad():
+                for k, dt in zip(diff, t):
+                    x = xs[k] = detach(xs[k])
+                    enable_grad(x)
+                    set_grad(x, dt)
+                new = body(*unflatten(tree, xs))
+                ys = flatten(new)[0]
+                outs = [ys[k] for k in diff]
+                forward_to(*outs, flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
+                grads = [type(dt)(detach(grad(y))) for dt, y in zip(t, outs)]
+            return detach(new), grads
+
+        leaves, treedef = flatten(inner)
+        _, final = _loop(inner, leaves, treedef, lambda s, t: cond(*s), jvp_body, (), label, strict,
+                         keep_effects=False)        # (the primal loop did the body's scatters)
+        zeros, out_def = flatten(self.grad_out())
+        for k, g in zip(diff, final):
+            zeros[k] = g
+        self.set_grad_out(unflatten(out_def, zeros))
+
+    def backward(self):
+        state, cond, body, labels, label, strict, max_iterations = self.args
+        if max_iterations is None:
+            raise RuntimeError(
+                "fj.while_loop(): reverse-mode differentiation of a symbolic loop requires a 'max_iterations' "
+                "hint (an upper bound on the iteration count, or -1), as in Dr.Jit; or use mode='evaluated'")
+        if self.scatters:
+            raise NotImplementedError("fj.while_loop(): reverse-mode differentiation of a symbolic loop whose body "
+                                      "scatters is not supported yet; use mode='evaluated'")
+        xs, tree = flatten(state)
+        with isolate_grad():
+            xs = [detach(x) for x in xs]
+            for k in _differentiable(xs):
+                enable_grad(xs[k])
+            out = _recorded_loop(unflatten(tree, xs), cond, body, labels, strict)
+            set_grad(out, self.grad_out())
+            backward_to(*xs, flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
+            grads = [detach(grad(x)) for x in xs]
+        self.set_grad_in("state", unflatten(tree, grads))
+
+
+def _recorded_loop(state: tuple, cond, body, labels, strict: bool) -> tuple:
+    """The loop as a host loop of masked iterations over grad-enabled state, so that the AD graph
+    records each iteration (reverse mode); a frozen function guards its iteration count."""
+    active = _enclosed(cond(*state))
+    fj_eval(state, active)
+    it = 0
+    while host.any_active(active, f"the termination test of a differentiated fj.while_loop (iteration {it + 1})"):
+        it += 1
+        with masks.scope(active._node):
+            new = body(*fresh(state))
+        _check_result(new, len(state))
+        check_tuple(WHILE, state, new, labels, "state", strict)
+        state = merge(active, new, state, values_from_a=True)
+        active = active & cond(*state)
+        fj_eval(state, active)
+    return state

@@ -1,0 +1,130 @@
+"""Symbolic loops in the trace: the record of a loop body traced once over placeholder nodes.
+
+A symbolic loop (``fj.while_loop(..., mode="symbolic")``) is three kinds of node, all made by
+the door (:mod:`.ops`: :func:`~.ops.loop_phi`, :func:`~.ops.loop`, :func:`~.ops.loop_out`):
+
+* ``loop_phi`` (one per state variable): the state at the top of an iteration, a placeholder
+  with no value of its own.  Its only operand is a node of the loop's width (so sizes and a
+  frozen function's symbolic widths follow it); it is never computed outside its loop.
+* ``loop`` (one per loop): operands are the initial state values followed by the loop's *free
+  nodes*, everything the condition and the body read that does not depend on the state (so
+  the scheduler emits them before the loop, and every walk over operands sees them); its
+  ``extra`` is the :class:`LoopRecord`.
+* ``loop_out`` (one per state variable): the final state, ``value`` is the variable's position.
+
+The scheduler (``schedule/kernel.py``) turns a ``loop`` node into a loop region of the kernel
+spec (``backend/kernel.py``: ``loop_start`` ... ``loop_end``).
+"""
+from __future__ import annotations
+
+import weakref
+
+from .node import Node
+
+
+class LoopRecord:
+    """A symbolic loop's body, traced once.
+
+    Attributes
+    ----------
+    label : str or None
+        The loop's name (``label=`` of ``while_loop``), for messages.
+    phis : list[Node]
+        The ``loop_phi`` placeholders, one per state variable, in order.
+    cond : Node
+        The ``Bool`` condition over ``phis`` (already restricted to the enclosing scope's lanes).
+    results : list[Node]
+        The state after one iteration, one node per state variable.
+    outputs : list[weakref.ref]
+        The ``loop_out`` nodes made for it: evaluating one evaluates the others still alive in
+        the same kernel (the loop runs once).
+    effects : list[weakref.ref]
+        The scatters of the body, in program order.  They stay in the queue of side effects
+        (which holds them) with ``value`` set to the outermost loop node they belong to; the
+        scheduler emits that loop in their place, with the scatters inside its region.
+    effect_loops : list[Node]
+        Loops nested in the body that scatter: emitted with their scatters inside this loop's
+        region.
+    """
+
+    __slots__ = ("label", "phis", "cond", "results", "outputs", "effects", "effect_loops", "__weakref__")
+
+    def __init__(self, label: str | None):
+        self.label = label
+        self.phis: list = []
+        self.cond: Node | None = None
+        self.results: list = []
+        self.outputs: list = []
+        self.effects: list = []
+        self.effect_loops: list = []
+
+    @property
+    def n_state(self) -> int:
+        return len(self.phis)
+
+    def add_output(self, node: Node) -> None:
+        self.outputs.append(weakref.ref(node))
+
+    def __repr__(self) -> str:
+        return f"LoopRecord({self.label!r}, {len(self.phis)} state variables)"
+
+
+def free_nodes(phis, roots) -> list[Node]:
+    """The nodes that ``roots`` read and that do not depend on ``phis`` (in first-use order).
+
+    A node *depends* on the phis when it is one of them or one of its operands depends on them;
+    the free nodes are the operands of dependent nodes (and the roots) that do not.  They are
+    the loop's inputs: computed once, before the loop.  Iterative (a body can be a long chain).
+    """
+    variant: dict = {p: True for p in phis}
+    free: dict = {}
+    stack = [(r, False) for r in reversed(roots)]
+    while stack:
+        n, expanded = stack.pop()
+        if n in variant:
+            continue
+        if not expanded:
+            stack.append((n, True))
+            for a in reversed(n.args):
+                if a not in variant:
+                    stack.append((a, False))
+            continue
+        variant[n] = any(variant[a] for a in n.args)
+    seen: set = set()
+    for r in roots:
+        _collect(r, variant, free, seen)
+    return list(free)
+
+
+def _collect(root: Node, variant: dict, free: dict, seen: set) -> None:
+    """Add to ``free`` the maximal independent nodes under ``root`` (see :func:`free_nodes`)."""
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if not variant[n]:
+            free.setdefault(n, None)
+            continue
+        if n.op == "loop_phi":
+            continue
+        stack.extend(reversed(n.args))
+
+
+def is_symbolic(nodes) -> bool:
+    """Whether one of ``nodes`` depends on a symbolic loop's placeholder (a variable of a loop body
+    or condition, which has no value outside its kernel: it cannot be read on the host)."""
+    stack = list(nodes)
+    seen: set = set()
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        op = n.op
+        if op == "loop_phi":
+            return True
+        if op != "data" and op != "literal":
+            stack.extend(n.args)
+    return False
