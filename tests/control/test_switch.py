@@ -64,9 +64,10 @@ def test_python_int_index_out_of_range_raises_index_error():
 def test_debug_flag_reports_an_active_out_of_range_lane():
     with fj.scoped_set_flag(fj.JitFlag.Debug, True):
         with pytest.raises(IndexError, match="position 2"):
-            fj.switch(UInt32(0, 1, 7), [lambda x: x, lambda x: x], UInt32(1, 2, 3))
+            fj.switch(UInt32(0, 1, 7), [lambda x: x, lambda x: x], UInt32(1, 2, 3), mode="evaluated")
         # a masked-out lane may hold any index
-        out = fj.switch(UInt32(0, 1, 7), [lambda x, m: x, lambda x, m: x], UInt32(1, 2, 3), Bool(True, True, False))
+        out = fj.switch(UInt32(0, 1, 7), [lambda x, m: x, lambda x, m: x], UInt32(1, 2, 3), Bool(True, True, False),
+                        mode="evaluated")
         assert out.numpy().tolist() == [1, 2, 0]
 
 
@@ -78,7 +79,7 @@ def test_each_target_runs_once_on_its_lanes_only():
             seen.append((k, x.numpy().tolist()))
             return x
         return target
-    fj.switch(UInt32(1, 0, 1, 3), [make(0), make(1), make(2)], UInt32(10, 20, 30, 40))
+    fj.switch(UInt32(1, 0, 1, 3), [make(0), make(1), make(2)], UInt32(10, 20, 30, 40), mode="evaluated")
     assert seen == [(0, [20]), (1, [10, 30])]
 
 
@@ -103,7 +104,7 @@ def test_switch_inside_a_loop_body_calls_targets_on_the_active_lanes_only():
         return a + 1
 
     def body(i, acc):
-        return i + 1, fj.switch(i & 1, [t0, lambda a: a * 2], acc)
+        return i + 1, fj.switch(i & 1, [t0, lambda a: a * 2], acc, mode="evaluated")
     i, acc = fj.while_loop((UInt32(0, 2), UInt32(1, 1)), lambda i, a: i < 4, body, mode="evaluated")
     # lane0: i=0:+1->2, i=1:*2->4, i=2:+1->5, i=3:*2->10; lane1: i=2:+1->2, i=3:*2->4
     assert acc.numpy().tolist() == [10, 4]
@@ -124,4 +125,4 @@ def test_target_returning_a_size_one_result_broadcasts_over_its_lanes():
 def test_target_returning_an_array_of_other_width_raises():
     other = Float(1, 2, 3, 4, 5)
     with pytest.raises(fj.control.StateValueError, match="a target returned an array of 5 lanes"):
-        fj.switch(UInt32(0, 1, 1), [lambda x: other, lambda x: x], Float(1, 2, 3))
+        fj.switch(UInt32(0, 1, 1), [lambda x: other, lambda x: x], Float(1, 2, 3), mode="evaluated")
