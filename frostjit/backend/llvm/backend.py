@@ -13,6 +13,7 @@ from ..cache_control import check_capacity
 from .memory import HostBuffer, allocate, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter
+from .native_pool import native_code
 from .threads import ThreadPool
 
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
@@ -28,7 +29,8 @@ class LLVMBackend(Backend):
     def __init__(self):
         self.compiler = Compiler()
         self.width = self.compiler.width
-        self.threads = ThreadPool()
+        self.native_pool = native_code(self.compiler)
+        self.threads = ThreadPool(native=self.native_pool)
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
@@ -69,8 +71,16 @@ class LLVMBackend(Backend):
         # A new pool; the old one finishes the launches it holds (close() waits for them).
         # Launches are serialized by the caller (frostjit.set_thread_count holds the JIT lock).
         if n != self.threads.n_threads:
-            old, self.threads = self.threads, ThreadPool(n)
+            old, self.threads = self.threads, ThreadPool(n, native=self.native_pool)
             old.close()
+
+    def run_parallel(self, fn, size, args, align, parallel, private=()) -> None:
+        """A launch on the current thread pool (:meth:`.threads.ThreadPool.run`).
+
+        Frozen functions' replays call this, never a pool's own ``run``: ``set_thread_count``
+        replaces the pool, and a replay recorded before must use the new one.
+        """
+        self.threads.run(fn, size, args, align, parallel, private)
 
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
