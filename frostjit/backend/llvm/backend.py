@@ -19,6 +19,8 @@ from .threads import ThreadPool
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
 _ARGS = [ctypes.c_int64 * n for n in range(33)]
 _new = object.__new__
+# Block reductions of at least this many elements are shared by the thread pool's threads.
+BLOCK_PARALLEL_MIN = 1 << 20
 acquire = pool.acquire
 
 class LLVMBackend(Backend):
@@ -156,6 +158,31 @@ class LLVMBackend(Backend):
             with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
                 value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
         return self.from_numpy(value)
+
+    def block_reduce(self, block, vt, buffer, size):
+        """:meth:`Backend.block_reduce`, with the blocks of a large input shared by the thread
+        pool (each thread reduces a run of whole blocks with NumPy, which releases the GIL)."""
+        a = buffer.array[:size]
+        m = block.out_size(size)
+        out = self.alloc(vt, m)
+        rows = size // block.size       # whole blocks
+        per_row = block.size if block.prefix else 1
+        if size >= BLOCK_PARALLEL_MIN and rows >= 2 and self.threads.n_threads > 1:
+            b = block.size
+
+            def part(r0, r1, _args, _shared):
+                out.array[r0 * per_row:r1 * per_row] = ns.block_reduce(
+                    block.op, a[r0 * b:r1 * b], b, block.prefix, block.exclusive, block.reverse)
+
+            # about four runs per thread, each at least BLOCK_PARALLEL_MIN / 4 elements
+            chunk = max(-(-rows // (4 * self.threads.n_threads)), -(-BLOCK_PARALLEL_MIN // (4 * b)))
+            self.threads.run(part, rows, None, 1, True, min_block=chunk)
+            if rows * b < size:         # the shorter last block
+                out.array[rows * per_row:m] = ns.block_reduce(
+                    block.op, a[rows * b:], b, block.prefix, block.exclusive, block.reverse)
+        elif m:
+            out.array[:m] = ns.block_reduce(block.op, a, block.size, block.prefix, block.exclusive, block.reverse)
+        return out
 
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]

@@ -130,20 +130,21 @@ class ThreadPool:
                 t.join()
             self.inboxes, self.workers, self.native_threads, self.n_threads = [], [], [], 1
 
-    def run(self, fn, size: int, args, align: int, parallel: bool, private=()) -> None:
+    def run(self, fn, size: int, args, align: int, parallel: bool, private=(), min_block: int = MIN_BLOCK) -> None:
         """Run ``fn(start, end, args, shared)`` over ``[0, size)``, split across threads if ``parallel``.
 
         ``private`` lists the kernel's scatter-reduction targets that may be privatized,
         as ``(param index, operation, dtype, all_reductions)`` (see :func:`private_targets`).
         A compiled kernel (its ``cfunc``, which carries ``fj_address``) runs on the native
         workers if the pool has them.  Returns only when no thread runs a block of this launch
-        any more, also when it raises.
+        any more, also when it raises.  ``min_block``: the smallest block (elements of
+        ``size``; callers whose items are large, like the rows of a block reduction, pass less).
         """
         n = self.n_threads
         if not parallel or n == 1:
             fn(0, size, args, 0)
             return
-        block = max(MIN_BLOCK, -(-size // (n * BLOCKS_PER_THREAD)))
+        block = max(min_block, -(-size // (n * BLOCKS_PER_THREAD)))
         block = -(-block // align) * align
         n_workers = min(n - 1, -(-size // block) - 1)
         if n_workers <= 0:
