@@ -379,7 +379,10 @@ def _block_reduce(out, x, v, op, block):
     block), product -> out / x, min/max -> 1 where the input equals the output."""
     cls = type(out)
     n = x._node.size
-    spread = lambda g: gather(cls, g, arange(flat_type(x._backend, UInt32), n) // block.size)  # noqa: E731
+
+    def spread(g):      # each output's value at every entry of its block
+        return gather(cls, g, arange(flat_type(x._backend, UInt32), n) // block.size)
+
     if block.op == "add":
         _attach(out, [(v, lambda g: block_sum(g, block.size), spread)])
         return

@@ -167,7 +167,7 @@ class Backend(abc.ABC):
     def prefix_sum(self, vt: VarType, buffer, size: int, exclusive: bool):
         """Exclusive or inclusive prefix sum of a buffer."""
 
-    def block_reduce(self, block: "BlockReduction", vt: VarType, buffer, size: int):
+    def block_reduce(self, block: BlockReduction, vt: VarType, buffer, size: int):
         """Each run of ``block.size`` consecutive elements reduced with ``block.op`` (the last run
         may be shorter), or with ``block.prefix``, the prefix reduction within each run (same
         size as the input).  The NumPy reference semantics (``numpy_semantics.block_reduce``)

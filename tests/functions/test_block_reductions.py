@@ -6,8 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import frostjit as fj
-from frostjit.llvm import Float, Int32, UInt32, Array3f
-from frostjit.llvm import ad
+from frostjit.llvm import Array3f, Float, Int32, UInt32, ad
 
 WIDTHS = [1, 7, 1000, 100003]
 OPS = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax}

@@ -2,7 +2,6 @@
 reductions: exact for integers, deterministic for floats (the same bits at every thread count),
 frozen == plain at several batch sizes, and differentiable."""
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
