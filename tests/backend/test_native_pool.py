@@ -6,6 +6,7 @@ however short its life.
 """
 import gc
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -155,3 +156,35 @@ def test_a_dropped_pool_stops_its_workers():
     for t in workers:
         t.join(10)
     assert not any(t.is_alive() for t in workers)
+
+
+def test_thread_count_changes_while_other_threads_launch(threads):
+    """Launches (plain and frozen replays) racing set_thread_count: every result right, no hang."""
+    n = 1 << 18
+    a = np.linspace(-2, 2, n).astype(np.float32)
+    frozen = fj.freeze(lambda x: (x * 1.5 + 2.0) * x)
+    errors = []
+    stop = threading.Event()
+
+    def launcher():
+        try:
+            x = Float(a)
+            while not stop.is_set():
+                np.testing.assert_array_equal(((x * 1.5 + 2.0) * x).numpy(), _expected(a))
+                np.testing.assert_array_equal(frozen(x).numpy(), _expected(a))
+        except BaseException as e:      # noqa: BLE001 - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=launcher, daemon=True) for _ in range(3)]
+    for t in ts:
+        t.start()
+    try:
+        for k in range(20):
+            fj.set_thread_count(1 + k % 4)
+            time.sleep(0.02)            # launches run on this pool meanwhile
+    finally:
+        stop.set()
+        for t in ts:
+            t.join(60)
+    assert not any(t.is_alive() for t in ts), "a launcher hung"
+    assert not errors, errors[0]
