@@ -117,7 +117,7 @@ def _closes_within(pool, seconds):
 
 def test_a_worker_that_starts_after_its_pool_stopped_returns():
     """A worker whose thread starts late sees the final ``gen`` first: it must not sleep on it."""
-    code = current_backend().native_pool
+    code = native_pool.native_code(current_backend().compiler)
     state = code.new_state()
     code.stop(state.ctypes.data)
     worker = threading.Thread(target=code.worker, args=(state.ctypes.data, 0), daemon=True)
@@ -127,13 +127,13 @@ def test_a_worker_that_starts_after_its_pool_stopped_returns():
 
 
 def test_pools_closed_at_once_close():
-    code = current_backend().native_pool
+    code = native_pool.native_code(current_backend().compiler)
     for _ in range(30):
         assert _closes_within(ThreadPool(4, native=code), 10), "close() hung"
 
 
 def test_a_pool_closes_after_launches_and_its_workers_leave():
-    code = current_backend().native_pool
+    code = native_pool.native_code(current_backend().compiler)
     pool = ThreadPool(3, native=code)
     workers = list(pool.native_threads)
     x = Float(np.ones(1 << 20, np.float32))
@@ -149,7 +149,7 @@ def test_a_pool_closes_after_launches_and_its_workers_leave():
 
 
 def test_a_dropped_pool_stops_its_workers():
-    pool = ThreadPool(3, native=current_backend().native_pool)
+    pool = ThreadPool(3, native=native_pool.native_code(current_backend().compiler))
     workers = list(pool.native_threads)
     del pool
     gc.collect()

@@ -14,7 +14,7 @@ from .memory import HostBuffer, allocate, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter
 from .native_pool import native_code
-from .threads import ThreadPool
+from .threads import ThreadPool, default_thread_count
 
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
 _ARGS = [ctypes.c_int64 * n for n in range(33)]
@@ -31,8 +31,8 @@ class LLVMBackend(Backend):
     def __init__(self):
         self.compiler = Compiler()
         self.width = self.compiler.width
-        self.native_pool = native_code(self.compiler)
-        self.threads = ThreadPool(native=self.native_pool)
+        self.native_pool = None         # compiled when a pool first has more than one thread
+        self.threads = self._new_pool(default_thread_count())
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
@@ -73,8 +73,13 @@ class LLVMBackend(Backend):
         # A new pool; the old one finishes the launches it holds (close() waits for them).
         # Launches are serialized by the caller (frostjit.set_thread_count holds the JIT lock).
         if n != self.threads.n_threads:
-            old, self.threads = self.threads, ThreadPool(n, native=self.native_pool)
+            old, self.threads = self.threads, self._new_pool(n)
             old.close()
+
+    def _new_pool(self, n: int) -> ThreadPool:
+        if n > 1 and self.native_pool is None:
+            self.native_pool = native_code(self.compiler)       # (None where unavailable)
+        return ThreadPool(n, native=self.native_pool)
 
     def run_parallel(self, fn, size, args, align, parallel, private=()) -> None:
         """A launch on the current thread pool (:meth:`.threads.ThreadPool.run`).

@@ -31,6 +31,7 @@ elsewhere :func:`available` is false and the pool uses Python workers.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import platform
 import sys
 
@@ -306,7 +307,12 @@ class NativePoolCode:
 
     def __init__(self, compiler):
         ir = pool_ir(llvm.get_default_triple())
-        obj = compiler.compile_ir(ir)
+        # From the kernel disk cache when an earlier process compiled it (~15 ms of LLVM otherwise)
+        key = hashlib.sha256(ir.encode()).hexdigest()
+        obj = compiler.disk.load(key)
+        if obj is None:
+            obj = compiler.compile_ir(ir)
+            compiler.disk.store(key, obj)
         self.engine, worker = compiler.load(obj, WORKER_SYMBOL)
         self.worker = WORKER_CFUNC(worker)
         self.launch = LAUNCH_CFUNC(self.engine.get_function_address(LAUNCH_SYMBOL))
