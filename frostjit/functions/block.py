@@ -14,6 +14,7 @@ from ..array import registry
 from ..array.flat import ArrayBase
 from ..backend.base import BlockReduction
 from ..schedule import memops
+from ..trace import ops
 from ..trace.dtypes import UInt32
 from ..trace.state import state
 from ..tree import transform
@@ -61,15 +62,17 @@ def _symbolic(x: ArrayBase, block: BlockReduction):
 
 
 def _identity(op: str, x):
+    """The value an output of ``mode="symbolic"`` starts from (``op``'s identity in ``x``'s type)."""
     vt = x._vt
-    if op == "add":
-        return 0
-    if op == "mul":
-        return 1
-    if vt.is_float:
-        return float("inf") if op == "min" else float("-inf")
-    raise ValueError(f"frostjit.block_reduce(): mode='symbolic' supports Add, Mul, Min and Max on "
-                     f"{type(x).__name__}")
+    if op in ("add", "mul"):
+        return 0 if op == "add" else 1
+    if op in ("min", "max"):
+        if vt.is_float:
+            return float("inf") if op == "min" else float("-inf")
+        lo, hi = ops.int_range(vt)
+        return hi if op == "min" else lo
+    raise ValueError(f"frostjit.block_reduce(): mode='symbolic' supports Add, Mul, Min and Max, not "
+                     f"{op.capitalize()}")
 
 
 def block_reduce(op, value, block_size: int, mode=None):

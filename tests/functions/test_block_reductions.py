@@ -161,3 +161,16 @@ def test_large_block_sums_shared_by_threads_match_one_thread():
         fj.set_thread_count(old)
     np.testing.assert_array_equal(one, four)
     np.testing.assert_allclose(one, a.reshape(-1, 4096).sum(axis=1, dtype=np.float64), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "min", "max"])
+def test_symbolic_mode_equals_evaluated_mode_on_integers_and_floats(op):
+    a = np.array([3, -1, 4, 1, -5, 9, 2], np.int32)
+    for cls, arr in ((Int32, a), (Float, a.astype(np.float32))):
+        got = fj.block_reduce(op, cls(arr), 3, mode="symbolic").numpy()
+        np.testing.assert_array_equal(got, fj.block_reduce(op, cls(arr), 3).numpy())
+
+
+def test_symbolic_mode_rejects_bitwise_reductions_naming_them():
+    with pytest.raises(ValueError, match="And"):
+        fj.block_reduce("and", Int32([1, 2]), 2, mode="symbolic")
