@@ -15,7 +15,7 @@ from ..array.flat import ArrayBase
 from ..backend.base import BlockReduction
 from ..schedule import memops
 from ..trace import ops
-from ..trace.dtypes import UInt32
+from ..trace.dtypes import Bool, UInt32
 from ..trace.state import state
 from ..tree import transform
 from .creation import arange, full
@@ -45,6 +45,9 @@ def _apply(x: ArrayBase, block: BlockReduction, who: str):
     if block.op in ("and", "or") and x._vt.is_float:
         raise TypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} needs an integer or Bool "
                         f"array, got {type(x).__name__}")
+    if x._vt is Bool and block.op not in ("and", "or"):     # (as fj.sum: count() sums masks)
+        raise TypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} of a Bool array; convert it "
+                        f"to an integer type first")
     out = type(x)._from_node(memops.block_reduce(block, x._node))
     if x._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_op("block_prefix_reduce" if block.prefix else "block_reduce", out, (x, block))

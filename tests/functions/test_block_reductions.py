@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import frostjit as fj
-from frostjit.llvm import Array3f, Float, Int32, UInt32, ad
+from frostjit.llvm import Array3f, Bool, Float, Int32, UInt32, ad
 
 WIDTHS = [1, 7, 1000, 100003]
 OPS = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax}
@@ -174,3 +174,11 @@ def test_symbolic_mode_equals_evaluated_mode_on_integers_and_floats(op):
 def test_symbolic_mode_rejects_bitwise_reductions_naming_them():
     with pytest.raises(ValueError, match="And"):
         fj.block_reduce("and", Int32([1, 2]), 2, mode="symbolic")
+
+
+def test_bool_arrays_take_and_or_only():
+    m = Bool([True, False, True, True])
+    assert fj.block_reduce("and", m, 2).numpy().tolist() == [False, True]
+    assert fj.block_reduce("or", m, 2).numpy().tolist() == [True, True]
+    with pytest.raises(TypeError, match="Bool"):
+        fj.block_sum(m, 2)
