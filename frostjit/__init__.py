@@ -26,6 +26,7 @@ from .functions.quaternion import (real, imag, conj, arg, quat_to_matrix, matrix
 from .functions.shape import shape, ravel, unravel, tile, repeat, reverse, meshgrid
 from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress
 from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
+from .functions.block import block_reduce, block_sum, block_prefix_reduce, block_prefix_sum
 from .backend import set_cpu_backend, cpu_backend
 from .backend.cache_control import (set_kernel_cache_size, kernel_cache_info, flush_kernel_cache, flush_malloc_cache,
                                     sync_thread)

@@ -32,10 +32,13 @@ import weakref
 
 from ..array.flat import ArrayBase
 from ..functions import math as fm
+from ..array.registry import flat_type
+from ..functions.block import block_sum, block_prefix_sum
+from ..functions.creation import arange
 from ..functions.memory import gather, scatter, scatter_add
 from ..functions.reduce import sum as fsum, prefix_sum, prod
 from ..trace import ops
-from ..trace.dtypes import Bool
+from ..trace.dtypes import Bool, UInt32
 from ..trace.optable import OPS, SPECIAL, ZERO
 from ..trace.state import state
 from .graph import Vertex, detached, is_active, scopes, broadcast, sized_literal
@@ -221,7 +224,7 @@ class Hook:
         entry = OPS.get(op)
         partials = None if entry is None else entry.deriv
         if partials is SPECIAL:
-            _SPECIAL[op](out, operands[0], verts[0], op)
+            _SPECIAL[op](out, operands[0], verts[0], op, *operands[1:])
             return
         if partials is ZERO:
             return
@@ -370,5 +373,36 @@ def _prefix_sum(out, x, v, op):
     _attach(out, [(v, lambda g: prefix_sum(g, exclusive=exclusive), bwd)])
 
 
-_SPECIAL = {"reduce_add": _reduce_add, "reduce_mul": _reduce_mul, "reduce_min": _reduce_minmax,
+def _block_reduce(out, x, v, op, block):
+    """``fj.block_reduce``: a block's output against each of its inputs (Dr.Jit differentiates
+    Add, Mul, Min and Max): sum -> 1 (the adjoint repeats the output gradient over its
+    block), product -> out / x, min/max -> 1 where the input equals the output."""
+    cls = type(out)
+    n = x._node.size
+
+    def spread(g):      # each output's value at every entry of its block
+        return gather(cls, g, arange(flat_type(x._backend, UInt32), n) // block.size)
+
+    if block.op == "add":
+        _attach(out, [(v, lambda g: block_sum(g, block.size), spread)])
+        return
+    if block.op not in ("mul", "min", "max"):
+        raise NotImplementedError(f"frostjit AD: block_reduce with {block.op!r} is not differentiable")
+    xd = detached(cls, x)
+    zd = spread(cls._from_node(out._node))
+    w = zd / xd if block.op == "mul" else fm.select(xd == zd, 1.0, 0.0)
+    _attach(out, [(v, lambda g: block_sum(scale(g, w), block.size), lambda g: scale(spread(g), w))])
+
+
+def _block_prefix_reduce(out, x, v, op, block):
+    """``fj.block_prefix_reduce`` with Add: a prefix sum within blocks; its adjoint runs the
+    other way (``reverse`` flipped)."""
+    if block.op != "add":
+        raise NotImplementedError(f"frostjit AD: block_prefix_reduce with {block.op!r} is not differentiable")
+    b, excl, rev = block.size, block.exclusive, block.reverse
+    _attach(out, [(v, lambda g: block_prefix_sum(g, b, excl, rev), lambda g: block_prefix_sum(g, b, excl, not rev))])
+
+
+_SPECIAL = {"block_reduce": _block_reduce, "block_prefix_reduce": _block_prefix_reduce,
+            "reduce_add": _reduce_add, "reduce_mul": _reduce_mul, "reduce_min": _reduce_minmax,
             "reduce_max": _reduce_minmax, "prefix_sum_excl": _prefix_sum, "prefix_sum_incl": _prefix_sum}

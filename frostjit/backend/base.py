@@ -11,10 +11,35 @@ from __future__ import annotations
 
 import abc
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from ..trace import numpy_semantics as ns
 from ..trace.dtypes import VarType
 from .kernel import KernelSpec
+
+
+@dataclass(frozen=True, slots=True)
+class BlockReduction:
+    """A block reduction (``fj.block_reduce``) or block prefix reduction
+    (``fj.block_prefix_reduce``): what :meth:`Backend.block_reduce` runs and frozen
+    functions record.
+
+    ``op`` is "add", "mul", "min", "max", "and" or "or"; ``size`` the block size (>= 1; the last
+    block may be shorter); ``prefix`` selects the prefix reduction within each block, with
+    ``exclusive`` (start from the identity) and ``reverse`` (accumulate from the block's end).
+    """
+
+    op: str
+    size: int
+    prefix: bool = False
+    exclusive: bool = True
+    reverse: bool = False
+
+    def out_size(self, n):
+        """The output size for ``n`` input elements (``n`` may be a frozen function's symbol)."""
+        return n if self.prefix else (n + self.size - 1) // self.size
 
 
 class Kernel(abc.ABC):
@@ -141,6 +166,15 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     def prefix_sum(self, vt: VarType, buffer, size: int, exclusive: bool):
         """Exclusive or inclusive prefix sum of a buffer."""
+
+    def block_reduce(self, block: BlockReduction, vt: VarType, buffer, size: int):
+        """Each run of ``block.size`` consecutive elements reduced with ``block.op`` (the last run
+        may be shorter), or with ``block.prefix``, the prefix reduction within each run (same
+        size as the input).  The NumPy reference semantics (``numpy_semantics.block_reduce``)
+        on the host buffer; a backend overrides this where it can do better."""
+        a = self.host_array(buffer, size)
+        return self.from_numpy(ns.block_reduce(block.op, a, block.size, block.prefix, block.exclusive,
+                                               block.reverse))
 
     @abc.abstractmethod
     def compress(self, buffer, size: int):

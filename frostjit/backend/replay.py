@@ -151,6 +151,13 @@ class ReplayEmitter(abc.ABC):
     def prefix_sum(self, index: int, exclusive: bool, vt: VarType, src: int, size: Size, out: int) -> None:
         """``buffer_<out>``: the prefix sum of ``size`` elements of ``buffer_<src>``."""
 
+    def block_reduce(self, index: int, block, vt: VarType, src: int, size: Size, out: int) -> None:
+        """``buffer_<out>``: ``Backend.block_reduce`` (the :class:`~frostjit.backend.base.
+        BlockReduction` ``block``) of ``size`` elements of ``buffer_<src>``."""
+        c = self.code
+        name = c.bind(f"block_{index}", block)
+        c.line(f"buffer_{out} = backend.block_reduce({name}, {c.type_name(vt)}, buffer_{src}, {size.expr})")
+
     @abc.abstractmethod
     def compress(self, index: int, src: int, size: Size, count: str, out: int) -> None:
         """``buffer_<out>`` and the local ``count`` (``c<k>``): ``Backend.compress`` of

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..backend import current_backend
 from ..backend.kernel import OUT
-from .records import (SlotOrigin, SlotSource, LaunchParam, Launch, Reduce, PrefixSum, Compress, Copy, Fill,
+from .records import (SlotOrigin, SlotSource, LaunchParam, Launch, Reduce, PrefixSum, BlockReduce, Compress, Copy, Fill,
                       FillWidth, Upload, UploadInput, BoundsCheck, SlotOperand, LiteralOperand, Guard)
 from ..trace import ops
 from ..trace.dtypes import UInt32, Int64
@@ -42,7 +42,7 @@ from .symbolic import Sym, const, ONE, call, _expr, _ready
 from .values import value_key
 
 
-_MEMOPS = frozenset({"compress", "reduce", "prefix_sum", "copy", "fill"})
+_MEMOPS = frozenset({"compress", "reduce", "prefix_sum", "block_reduce", "copy", "fill"})
 _PIN = re.compile(r"^s(\d+) == (\d+)$")
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
@@ -331,6 +331,9 @@ class Recorder:
             out.sym = ONE
         elif kind in ("prefix_sum", "copy"):
             out.sym = self.sym_of(inputs[0])
+        elif kind == "block_reduce":
+            s = param.out_size(self.sym_of(inputs[0]))
+            out.sym = s if type(s) is Sym else const(s)       # (a constant folds to an int)
         k = self.new_slot(out.value, source, self.sym_of(out), out.vt)
         if kind == "compress":
             op = Compress(ins[0], self.sym_of(inputs[0]), c, k)
@@ -338,6 +341,8 @@ class Recorder:
             op = Reduce(param, inputs[0].vt, ins[0], self.sym_of(inputs[0]), k)
         elif kind == "prefix_sum":
             op = PrefixSum(bool(param), inputs[0].vt, ins[0], out.sym, k)
+        elif kind == "block_reduce":
+            op = BlockReduce(param, inputs[0].vt, ins[0], self.sym_of(inputs[0]), k)
         elif kind == "copy":
             op = Copy(inputs[0].vt, ins[0], out.sym, k)
         else:

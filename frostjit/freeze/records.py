@@ -107,6 +107,22 @@ class PrefixSum:
 
 
 @dataclass(frozen=True, slots=True)
+class BlockReduce:
+    """``out`` = the block reduction ``block`` (a :class:`~frostjit.backend.base.BlockReduction`)
+    of ``size`` elements of ``src``."""
+
+    block: object
+    vt: VarType
+    src: int
+    size: Sym
+    out: int
+    history_type: ClassVar[str] = "block_reduce"
+
+    def reads(self) -> list:
+        return [self.src]
+
+
+@dataclass(frozen=True, slots=True)
 class Compress:
     """``out`` = the indices of the true entries among ``size`` elements of the Bool slot
     ``src``; their number is the symbol ``c<count>`` of later sizes."""
@@ -220,7 +236,7 @@ class BoundsCheck:
         return [x.slot for x in (self.index, self.active) if type(x) is SlotOperand]
 
 
-Operation = Union[Launch, Reduce, PrefixSum, Compress, Copy, Fill, FillWidth, Upload, UploadInput, BoundsCheck]
+Operation = Union[Launch, Reduce, PrefixSum, BlockReduce, Compress, Copy, Fill, FillWidth, Upload, UploadInput, BoundsCheck]
 
 
 def scatters_into_captured(ops, slot_sources) -> bool:

@@ -28,6 +28,7 @@ class KernelType(str, enum.Enum):
     JIT = "jit"
     Reduce = "reduce"
     PrefixSum = "prefix_sum"
+    BlockReduce = "block_reduce"
     Compress = "compress"
     Copy = "copy"
     Fill = "fill"

@@ -8,6 +8,7 @@ recorder (which replays it on new inputs).
 from __future__ import annotations
 
 from ..backend import current_backend
+from ..backend.base import BlockReduction
 from ..trace import ops
 from ..trace.dtypes import UInt32
 from ..trace.node import Node
@@ -32,11 +33,14 @@ def materialize(node: Node) -> Node:
     return node
 
 
-def _finish(kind: str, param, inputs, output: Node, count=None) -> Node:
+def _finish(kind: str, param, inputs, output: Node, count=None, history=None) -> Node:
+    """Report the operation to the freeze recorder (``param``) and the kernel history
+    (``history``, default ``param``)."""
     rec = state.recorder
     if rec is not None:
         rec.on_memop(kind, param, inputs, [output], count=count)
-    record_operation({"type": kind, "size": inputs[0].size if inputs else output.size, "operation": param})
+    record_operation({"type": kind, "size": inputs[0].size if inputs else output.size,
+                      "operation": param if history is None else history})
     return output
 
 
@@ -54,6 +58,14 @@ def prefix_sum(node: Node, exclusive: bool) -> Node:
     out = ops.data(src.vt, buf, src.size)
     out.sym = src.sym
     return _finish("prefix_sum", exclusive, [src], out)
+
+
+def block_reduce(block: BlockReduction, node: Node) -> Node:
+    """The block reduction or block prefix reduction ``block`` of ``node`` (evaluated first)."""
+    src = materialize(node)
+    buf = current_backend().block_reduce(block, src.vt, src.value, src.size)
+    out = ops.data(src.vt, buf, block.out_size(src.size))
+    return _finish("block_reduce", block, [src], out, history=block.op)
 
 
 def compress(node: Node) -> Node:

@@ -14,6 +14,10 @@ seen as ``(outer, n, inner)``; one level combines ``B`` entries ``j, j + m, j + 
 consecutive input elements, so the gathers are vector loads.  The whole tensor (every axis)
 is the backend's flat reduction.  ``min``/``max`` ignore NaN as the flat reductions do.
 Prefix sums along an axis double their span each level (Hillis-Steele), ``log2(n)`` levels.
+Over the last (contiguous) axes, when their length is a plain int, a reduction is one
+``block_reduce`` and a prefix sum one ``block_prefix_sum`` (blocks = rows: one pass over the
+data, rows shared by the backend's threads, deterministic); inside a frozen function an axis
+whose length follows the batch size keeps the level structure.
 Everything is made of gathers, ``select`` and arithmetic, so AD and frozen functions work as
 for any other expression.
 """
@@ -23,6 +27,7 @@ import math
 
 from ..array import registry as array_registry
 from ..errors import AxisError
+from ..functions.block import block_prefix_sum, block_reduce
 from ..functions.creation import arange, full, zeros
 from ..functions.evaluation import width
 from ..functions.math import select
@@ -118,7 +123,7 @@ def _sum_rows(x, outer, n):
     return out
 
 
-def _reduce_axis(op: str, x, outer, n, inner):
+def _reduce_axis(op: str, x, outer, n, inner, mode=None):
     """Reduce the middle axis of ``x`` seen as ``(outer, n, inner)``: an array of ``outer * inner``.
 
     A short axis is one level; longer ones take levels of :data:`_FANIN` taps.  Inside a frozen
@@ -130,6 +135,8 @@ def _reduce_axis(op: str, x, outer, n, inner):
         return x
     if n == 0:
         return full(type(x), _identity(op, type(x)._vt), outer * inner)
+    if inner == 1 and not _symbolic(n) and mode != "symbolic":
+        return block_reduce(op, x, n)       # the contiguous last axes: one pass, rows in parallel
     if op == "add" and inner == 1 and outer != 1 and (_symbolic(n) or n >= _ROW_SUM):
         return _sum_rows(x, outer, n)
     while n > 1:
@@ -181,7 +188,7 @@ def reduce(op: str, name: str, t, axis, mode=None, keepdims: bool = False, leaf=
         outer = size_of(cur[:first])
         n = size_of(cur[first:last + 1])
         inner = size_of(cur[last + 1:])
-        x = _reduce_axis(op, x, outer, n, inner)
+        x = _reduce_axis(op, x, outer, n, inner, mode)
         cur[first:last + 1] = [1] * (last - first + 1)
     return _tensor_of(x, kept)
 
@@ -231,6 +238,9 @@ def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True):
         return _tensor_of(handle(x), shape)
     for k in axes:
         outer, n, inner = size_of(shape[:k]), shape[k], size_of(shape[k + 1:])
+        if inner == 1 and not _symbolic(n) and n:      # the last axis: one block prefix sum
+            x = block_prefix_sum(x, n, exclusive, reverse)
+            continue
         if reverse:
             x = _flip(x, outer, n, inner)
         x = _inclusive(x, outer, n, inner)

@@ -523,6 +523,58 @@ def reduce(op: str, a):
         return np.array([_REDUCE[op].reduce(a, dtype=dt, initial=ident)]).astype(dt)
 
 
+def _identity(op: str, dt: np.dtype):
+    """The identity of reduction ``op`` in ``dt`` (float min/max: +-inf)."""
+    if op in ("add", "mul", "and", "or"):
+        return {"add": 0, "mul": 1, "and": True, "or": False}[op]
+    if dt.kind == "f":
+        return np.inf if op == "min" else -np.inf
+    if dt.kind == "b":
+        return op == "min"
+    info = np.iinfo(dt)
+    return info.max if op == "min" else info.min
+
+
+def block_reduce(op: str, a, block: int, prefix: bool = False, exclusive: bool = True, reverse: bool = False):
+    """``op`` over each run of ``block`` consecutive elements of ``a`` (the last run may be
+    shorter): one value per run, or with ``prefix`` the (exclusive or inclusive, forward or
+    ``reverse``) running reduction within each run.  As :func:`reduce`: float min/max ignore
+    NaN, integers wrap, half precision accumulates in float32 (rounded once per output)."""
+    a = np.asarray(a)
+    dt = a.dtype
+    if dt == np.float16 and op in ("add", "mul"):
+        return block_reduce(op, a.astype(np.float32), block, prefix, exclusive, reverse).astype(np.float16)
+    n = a.shape[0]
+    full = n - n % block
+    ident = _identity(op, dt)
+    ufunc = _REDUCE[op]
+    if op in ("and", "or") and dt.kind in "iu":      # bitwise on integers (Dr.Jit's ReduceOp.And/Or)
+        ufunc = np.bitwise_and if op == "and" else np.bitwise_or
+        ident = np.array(-1).astype(dt)[()] if op == "and" else 0
+    with np.errstate(all="ignore"):
+        if not prefix:
+            out = np.empty(-(-n // block), dt)
+            if full:
+                ufunc.reduce(a[:full].reshape(-1, block), axis=1, dtype=dt, out=out[:full // block], initial=ident)
+            if full < n:
+                out[-1] = ufunc.reduce(a[full:], dtype=dt, initial=ident)
+            return out
+        out = np.empty(n, dt)
+        for lo, rows, width in ((0, full // block, block), (full, 1 if full < n else 0, n - full)):
+            if not rows:
+                continue
+            src = a[lo:lo + rows * width].reshape(rows, width)
+            dst = out[lo:lo + rows * width].reshape(rows, width)
+            if reverse:
+                src, dst = src[:, ::-1], dst[:, ::-1]
+            if exclusive:
+                dst[:, 0] = ident
+                ufunc.accumulate(src[:, :-1], axis=1, dtype=dt, out=dst[:, 1:])
+            else:
+                ufunc.accumulate(src, axis=1, dtype=dt, out=dst)
+        return out
+
+
 def prefix_sum(a, exclusive: bool):
     """Inclusive (or exclusive: shifted by one, starting at 0) running sum, wrapping for integers;
     half-precision sums accumulate in float32, each output rounded once."""

@@ -63,8 +63,9 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
 def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
     """``make(op, vt, (a, b))``: the door of every two-operand operation without a parameter.
 
-    The hottest function of tracing (``x * 2 + 1`` calls it twice), so the node is built
-    slot by slot rather than through ``Node.__init__`` (measured ~10% less per operation).
+    The hottest function of tracing (``x * 2 + 1`` calls it twice).  The node is made by
+    calling ``Node`` (on CPython 3.11 as fast as ``object.__new__(Node)`` and seven slot
+    stores: ~7% faster in a micro-benchmark of this function, the same within noise on W2).
     """
     sa = a.size
     sb = b.size
@@ -72,14 +73,7 @@ def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
         broadcast_size(op, (a, b))      # raises the size error
     if state.dirty:
         flush_if_dirty((a, b))
-    node = _new(Node)
-    node.op = op
-    node.vt = vt
-    node.size = sb if sa == 1 else sa
-    node.args = (a, b)
-    node.value = None
-    node.extra = None
-    node.sym = None
+    node = Node(op, vt, sb if sa == 1 else sa, (a, b))
     rec = state.recorder
     if rec is not None:
         rec.on_node(node)

@@ -572,6 +572,8 @@ for _r in ("and", "or"):
     _op(f"reduce_{_r}", 1, RED, T.NONE, doc=f"reduce all elements with {_r} (Bool)")
 _op("prefix_sum_incl", 1, RED, T.NONE, deriv=SPECIAL, doc="inclusive running sum")
 _op("prefix_sum_excl", 1, RED, T.NONE, deriv=SPECIAL, doc="exclusive running sum")
+_op("block_reduce", 1, RED, T.NONE, deriv=SPECIAL, doc="reduction of each block (fj.block_reduce)")
+_op("block_prefix_reduce", 1, RED, T.NONE, deriv=SPECIAL, doc="prefix reduction within blocks")
 del _r
 
 

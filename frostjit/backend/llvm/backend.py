@@ -13,11 +13,14 @@ from ..cache_control import check_capacity
 from .memory import HostBuffer, allocate, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter
-from .threads import ThreadPool
+from .native_pool import native_code
+from .threads import ThreadPool, default_thread_count
 
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
 _ARGS = [ctypes.c_int64 * n for n in range(33)]
 _new = object.__new__
+# Block reductions of at least this many elements are shared by the thread pool's threads.
+BLOCK_PARALLEL_MIN = 1 << 20
 acquire = pool.acquire
 
 class LLVMBackend(Backend):
@@ -28,7 +31,8 @@ class LLVMBackend(Backend):
     def __init__(self):
         self.compiler = Compiler()
         self.width = self.compiler.width
-        self.threads = ThreadPool()
+        self.native_pool = None         # compiled when a pool first has more than one thread
+        self.threads = self._new_pool(default_thread_count())
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
@@ -69,8 +73,21 @@ class LLVMBackend(Backend):
         # A new pool; the old one finishes the launches it holds (close() waits for them).
         # Launches are serialized by the caller (frostjit.set_thread_count holds the JIT lock).
         if n != self.threads.n_threads:
-            old, self.threads = self.threads, ThreadPool(n)
+            old, self.threads = self.threads, self._new_pool(n)
             old.close()
+
+    def _new_pool(self, n: int) -> ThreadPool:
+        if n > 1 and self.native_pool is None:
+            self.native_pool = native_code(self.compiler)       # (None where unavailable)
+        return ThreadPool(n, native=self.native_pool)
+
+    def run_parallel(self, fn, size, args, align, parallel, private=()) -> None:
+        """A launch on the current thread pool (:meth:`.threads.ThreadPool.run`).
+
+        Frozen functions' replays call this, never a pool's own ``run``: ``set_thread_count``
+        replaces the pool, and a replay recorded before must use the new one.
+        """
+        self.threads.run(fn, size, args, align, parallel, private)
 
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
@@ -146,6 +163,31 @@ class LLVMBackend(Backend):
             with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
                 value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
         return self.from_numpy(value)
+
+    def block_reduce(self, block, vt, buffer, size):
+        """:meth:`Backend.block_reduce`, with the blocks of a large input shared by the thread
+        pool (each thread reduces a run of whole blocks with NumPy, which releases the GIL)."""
+        a = buffer.array[:size]
+        m = block.out_size(size)
+        out = self.alloc(vt, m)
+        rows = size // block.size       # whole blocks
+        per_row = block.size if block.prefix else 1
+        if size >= BLOCK_PARALLEL_MIN and rows >= 2 and self.threads.n_threads > 1:
+            b = block.size
+
+            def part(r0, r1, _args, _shared):
+                out.array[r0 * per_row:r1 * per_row] = ns.block_reduce(
+                    block.op, a[r0 * b:r1 * b], b, block.prefix, block.exclusive, block.reverse)
+
+            # about four runs per thread, each at least BLOCK_PARALLEL_MIN / 4 elements
+            chunk = max(-(-rows // (4 * self.threads.n_threads)), -(-BLOCK_PARALLEL_MIN // (4 * b)))
+            self.threads.run(part, rows, None, 1, True, min_block=chunk)
+            if rows * b < size:         # the shorter last block
+                out.array[rows * per_row:m] = ns.block_reduce(
+                    block.op, a[rows * b:], b, block.prefix, block.exclusive, block.reverse)
+        elif m:
+            out.array[:m] = ns.block_reduce(block.op, a, block.size, block.prefix, block.exclusive, block.reverse)
+        return out
 
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]

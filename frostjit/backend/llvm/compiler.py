@@ -59,6 +59,7 @@ class Kernel:
         self.address = address
         self.cfunc = KERNEL_CFUNC(address)
         self.cfunc.engine = engine
+        self.cfunc.fj_address = address     # the thread pool's native launch calls the address
         self.engine = engine
         self.n_instrs = n_instrs
         self.has_side_effects = has_side_effects

@@ -41,7 +41,9 @@ class LLVMReplayEmitter(ReplayEmitter):
         code.bind("SlabBuffer", SlabBuffer)
         code.bind("new_buffer", object.__new__)
         code.bind("backend", backend)
-        code.bind("run_parallel", backend.threads.run)
+        # the backend's method, not the pool's: set_thread_count replaces the pool, and a
+        # replay recorded before must launch on the new one
+        code.bind("run_parallel", backend.run_parallel)
         code.bind("simd_width", backend.width)
         code.bind("reduce_into", _reduce_into)
         self.scratch: list = []            # buffers kept between replays (grown when too small)

@@ -21,6 +21,7 @@ import ctypes
 import os
 import queue
 import threading
+import weakref
 
 import numpy as np
 
@@ -79,12 +80,37 @@ class _Launch:
 
 
 class ThreadPool:
-    """Worker threads waiting on per-thread inboxes (see module docstring)."""
+    """Threads that run the blocks of parallel launches (see module docstring).
 
-    def __init__(self, n_threads: int | None = None):
+    With ``native`` (:class:`.native_pool.NativePoolCode`), compiled kernels run on native
+    worker loops that never need the GIL (:mod:`.native_pool`); launches of Python callables
+    (the tests' instrumented "kernels") use Python workers waiting on per-thread inboxes,
+    started on the first such launch.  Without ``native`` every launch uses the Python workers.
+    """
+
+    def __init__(self, n_threads: int | None = None, native=None):
         self.n_threads = n_threads or default_thread_count()
         self.inboxes: list[queue.SimpleQueue] = []
         self.workers: list[threading.Thread] = []
+        self.native = native if self.n_threads > 1 else None
+        self.launch_lock = threading.Lock()     # one native launch at a time (one job slot)
+        self.native_threads: list[threading.Thread] = []
+        if self.native is not None:
+            self.state = self.native.new_state()
+            self.state_address = self.state.ctypes.data
+            for k in range(self.n_threads - 1):
+                t = threading.Thread(target=self.native.worker, args=(self.state_address, k),
+                                     name=f"frostjit-native-worker-{k}", daemon=True)
+                t.fj_state = self.state        # the state outlives a pool dropped without close()
+                t.start()
+                self.native_threads.append(t)
+            # Stop the native workers when the pool goes away or the interpreter exits, before
+            # the code they run in can be freed.
+            self._finalizer = weakref.finalize(self, _stop_native, self.native, self.state, self.native_threads)
+        else:
+            self._start_python_workers()
+
+    def _start_python_workers(self) -> None:
         for k in range(self.n_threads - 1):
             inbox: queue.SimpleQueue = queue.SimpleQueue()
             t = threading.Thread(target=_worker, args=(inbox,), name=f"frostjit-worker-{k}", daemon=True)
@@ -94,29 +120,42 @@ class ThreadPool:
 
     def close(self) -> None:
         """Stop the worker threads (after the launches they hold); the pool then runs launches alone."""
-        for inbox in self.inboxes:
-            inbox.put(None)
-        for t in self.workers:
-            t.join()
-        self.inboxes, self.workers, self.n_threads = [], [], 1
+        with self.launch_lock:
+            if self.native is not None:
+                self._finalizer()
+                self.native = None
+            for inbox in self.inboxes:
+                inbox.put(None)
+            for t in self.workers:
+                t.join()
+            self.inboxes, self.workers, self.native_threads, self.n_threads = [], [], [], 1
 
-    def run(self, fn, size: int, args, align: int, parallel: bool, private=()) -> None:
+    def run(self, fn, size: int, args, align: int, parallel: bool, private=(), min_block: int = MIN_BLOCK) -> None:
         """Run ``fn(start, end, args, shared)`` over ``[0, size)``, split across threads if ``parallel``.
 
         ``private`` lists the kernel's scatter-reduction targets that may be privatized,
         as ``(param index, operation, dtype, all_reductions)`` (see :func:`private_targets`).
-        Returns only when no thread runs a block of this launch any more, also when it raises.
+        A compiled kernel (its ``cfunc``, which carries ``fj_address``) runs on the native
+        workers if the pool has them.  Returns only when no thread runs a block of this launch
+        any more, also when it raises.  ``min_block``: the smallest block (elements of
+        ``size``; callers whose items are large, like the rows of a block reduction, pass less).
         """
         n = self.n_threads
         if not parallel or n == 1:
             fn(0, size, args, 0)
             return
-        block = max(MIN_BLOCK, -(-size // (n * BLOCKS_PER_THREAD)))
+        block = max(min_block, -(-size // (n * BLOCKS_PER_THREAD)))
         block = -(-block // align) * align
         n_workers = min(n - 1, -(-size // block) - 1)
         if n_workers <= 0:
             fn(0, size, args, 0)
             return
+        address = getattr(fn, "fj_address", None)
+        if address is not None and self.native is not None:
+            self._run_native(address, size, block, args, n_workers, private)
+            return
+        if not self.workers:
+            self._start_python_workers()
         argsets, copies, shared = _privatize(args, size, n_workers, private)
         launch = _Launch(fn, size, block, shared)
         try:
@@ -131,6 +170,39 @@ class ThreadPool:
             raise launch.error
         for target, ufunc, copy in copies:
             ufunc(target, copy, out=target)
+
+    def _run_native(self, address: int, size: int, block: int, args, n_workers: int, private) -> None:
+        """One native launch: a single ctypes call that returns when every block is done.
+
+        The GIL is released for the whole launch, and a signal (Ctrl-C) is handled when it
+        returns: a native launch always runs to the end.
+        """
+        argsets, copies, shared = _privatize(args, size, n_workers, private)
+        table = (ctypes.c_void_p * len(argsets))(*[ctypes.addressof(a) for a in argsets])
+        with self.launch_lock:
+            if self.native is None:         # closed meanwhile (set_thread_count from another thread)
+                _run_alone(address, size, args)
+            else:
+                self.native.launch(self.state_address, address, size, block, table, shared, n_workers)
+        for target, ufunc, copy in copies:
+            ufunc(target, copy, out=target)
+
+
+_KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
+
+
+def _run_alone(address: int, size: int, args) -> None:
+    """Run a compiled kernel over ``[0, size)`` on the calling thread."""
+    _KERNEL(address)(0, size, args, 0)
+
+
+def _stop_native(native, state, threads) -> None:
+    """Stop a pool's native workers and wait until they have left the native code."""
+    native.stop(state.ctypes.data)
+    me = threading.current_thread()
+    for t in threads:
+        if t is not me:
+            t.join()
 
 
 def _worker(inbox: queue.SimpleQueue) -> None:
