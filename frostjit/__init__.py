@@ -18,7 +18,9 @@ from .functions.math import (
     sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip,
     copysign, sign, fma, lerp, select, reinterpret_array,
     safe_sqrt, safe_asin, safe_acos, hypot, power, log10, deg2rad, rad2deg,
+    asinh, acosh, atanh, sincosh, lgamma, erfinv, fmin, fmax,
 )
+from .functions.bits import popcnt, lzcnt, tzcnt, brev, log2i, mul_hi, mul_wide
 from .functions.geometry import cross, squared_norm, norm, normalize
 from .functions.linalg import det, diag, identity, frob, trace, polar_decomp, transform_decompose, transform_compose
 from .functions.quaternion import (real, imag, conj, arg, quat_to_matrix, matrix_to_quat, quat_to_euler,
