@@ -26,8 +26,12 @@ from .functions.linalg import det, diag, identity, frob, trace, polar_decomp, tr
 from .functions.quaternion import (real, imag, conj, arg, quat_to_matrix, matrix_to_quat, quat_to_euler,
                                    euler_to_quat, quat_apply, rotate, slerp)
 from .functions.shape import shape, ravel, unravel, tile, repeat, reverse, meshgrid
-from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress
-from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
+from .functions.reduce import (sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress,
+                               reduce)
+from .functions.memory import ReduceOp, ReduceMode, gather, scatter, scatter_add, scatter_reduce
+from .functions.scan import prefix_reduce
+from .functions.sorting import sort, argsort, argmin, argmax, median, binary_search
+from .functions.statistics import var, std
 from .backend import set_cpu_backend, cpu_backend
 from .backend.cache_control import (set_kernel_cache_size, kernel_cache_info, flush_kernel_cache, flush_malloc_cache,
                                     sync_thread)

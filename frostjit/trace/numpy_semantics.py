@@ -635,7 +635,7 @@ def gather(vt, src, index, active):
     return np.where(ok, src[safe] if src.shape[0] else 0, 0).astype(vt.np_dtype)
 
 
-_SCATTER_AT = {"add": np.add, "mul": np.multiply}
+_SCATTER_AT = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or}
 
 
 def scatter(target, value, index, active, reduce_op=None):
@@ -644,6 +644,7 @@ def scatter(target, value, index, active, reduce_op=None):
 
     ``reduce_op`` None: plain writes (which of several writes to one index wins is
     unspecified); ``"add"``/``"mul"``: combined (float sums in unspecified order);
+    ``"and"``/``"or"``: bitwise (integer targets);
     ``"min"``/``"max"``: NaN-ignoring for floats (``fmin``/``fmax``, Dr.Jit's
     ``scatter_reduce``).
     """
@@ -670,7 +671,8 @@ _REDUCE = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax,
 
 def reduce(op: str, a):
     """Reduce all of ``a`` with ``op`` (``add``, ``mul``, ``min``, ``max``, ``and``, ``or``) to
-    a 1-element array of ``a``'s dtype.  Starts from the identity (an empty array gives it;
+    a 1-element array of ``a``'s dtype (``and``/``or``: logical for Bool, bitwise for integers).
+    Starts from the identity (an empty array gives it;
     float ``min``/``max`` ignore NaN, so all-NaN gives +-inf); float sums in unspecified order;
     half-precision sums and products accumulate in float32 and are rounded once."""
     a = np.asarray(a)
@@ -679,6 +681,9 @@ def reduce(op: str, a):
         with np.errstate(all="ignore"):
             return reduce(op, a.astype(np.float32)).astype(np.float16)
     dt = a.dtype
+    if op in ("and", "or") and dt.kind != "b":
+        uf = np.bitwise_and if op == "and" else np.bitwise_or
+        return np.array([uf.reduce(a, dtype=dt, initial=~dt.type(0) if op == "and" else dt.type(0))]).astype(dt)
     if op in ("add", "mul", "and", "or"):
         ident = {"add": 0, "mul": 1, "and": True, "or": False}[op]
     elif dt.kind == "f":
