@@ -32,6 +32,9 @@ from .functions.memory import ReduceOp, ReduceMode, gather, scatter, scatter_add
 from .functions.scan import prefix_reduce
 from .functions.sorting import sort, argsort, argmin, argmax, median, binary_search
 from .functions.statistics import var, std
+from .functions.slicing import slice
+from .tensor.stacking import (hstack, vstack, row_stack, dstack, column_stack, array_split, take, take_interp,
+                              slice_index)
 from .backend import set_cpu_backend, cpu_backend
 from .backend.cache_control import (set_kernel_cache_size, kernel_cache_info, flush_kernel_cache, flush_malloc_cache,
                                     sync_thread)
