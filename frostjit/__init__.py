@@ -33,6 +33,7 @@ from .functions.scan import prefix_reduce
 from .functions.sorting import sort, argsort, argmin, argmax, median, binary_search
 from .functions.statistics import var, std
 from .functions.slicing import slice
+from .functions.atomics import scatter_inc, scatter_exch, scatter_cas
 from .tensor.stacking import (hstack, vstack, row_stack, dstack, column_stack, array_split, take, take_interp,
                               slice_index)
 from .backend import set_cpu_backend, cpu_backend
