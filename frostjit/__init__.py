@@ -34,6 +34,7 @@ from .functions.sorting import sort, argsort, argmin, argmax, median, binary_sea
 from .functions.statistics import var, std
 from .functions.slicing import slice
 from .functions.atomics import scatter_inc, scatter_exch, scatter_cas
+from .functions.spherical_harmonics import sh_eval
 from .tensor.stacking import (hstack, vstack, row_stack, dstack, column_stack, array_split, take, take_interp,
                               slice_index)
 from .backend import set_cpu_backend, cpu_backend
