@@ -563,7 +563,7 @@ _op("atanh", 1, EW, T.FLOAT, numpy=ns.atanh, py=_ieee(math.atanh, np.arctanh),
 _op("lgamma", 1, EW, T.FLOAT, numpy=ns.lgamma, py=lambda x: float(ns.lgamma(Float64, np.float64(x))), deriv=(lambda f, a, z: f.digamma(a[0]),),
     accuracy=_bounds(1, ((Uniform(0, 10), LogUniform(-149, 128)),),
                      "x > 0: (0, 10] uniform + [2^-149, 2^128] log-uniform",
-                     7, ((Uniform(0, 10), LogUniform(-1074, 1024)),),
+                     3, ((Uniform(0, 10), LogUniform(-1074, 1024)),),
                      "x > 0: (0, 10] uniform + [2^-1074, 2^1024] log-uniform"),
     doc="log |gamma(a)| (+inf at 0 and the negative integers)")
 _op("erfinv", 1, EW, T.FLOAT, numpy=ns.erfinv, py=lambda x: float(ns.erfinv(Float64, np.float64(x))),

@@ -76,9 +76,9 @@ def _in_double(kernel):
     return run
 
 
-#: lgamma(2 + t) = sum_k c_k t^k, c_1 = 1 - Euler's gamma, c_k = (-1)^k (zeta(k) - 1) / k
-#: (radius of convergence 2; 28 terms reach double precision for |t| <= 1/2).  Computed with
-#: mpmath at 40 digits.
+#: lgamma(2 + t) = sum_k c_k t^k, c_1 = 1 - Euler's gamma, c_k = (-1)^k (zeta(k) - 1) / k (radius
+#: of convergence 2; 42 terms reach double precision for |t| <= 3/4), and lgamma(1 + t), c_1 = -gamma,
+#: c_k = (-1)^k zeta(k) / k (radius 1; 28 terms for |t| <= 1/4).  Computed with mpmath at 40 digits.
 _LGAMMA2_TAYLOR = (
     0.0, 0.42278433509846713, 0.3224670334241132, -0.0673523010531981, 0.020580808427784546,
     -0.007385551028673986, 0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425,
@@ -87,6 +87,19 @@ _LGAMMA2_TAYLOR = (
     -4.492469198764566e-07, 2.1207184805554665e-07, -1.0043224823968099e-07, 4.7698101693639804e-08,
     -2.2711094608943164e-08, 1.0838659214896955e-08, -5.183475041970047e-09, 2.4836745438024785e-09,
     -1.1921401405860912e-09, 5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10,
+    -6.4229645638381e-11, 3.1044247747322276e-11, -1.5021384080754142e-11, 7.275974480239079e-12,
+    -3.527742476575915e-12, 1.711991790559618e-12, -8.315385841420285e-13, 4.04220052528944e-13,
+    -1.9664756310966165e-13, 9.573630387838556e-14, -4.6640760264283744e-14, 2.2737369600659724e-14,
+    -1.1091399470834522e-14, 5.413659156725363e-15,
+)
+_LGAMMA1_TAYLOR = (
+    0.0, -0.5772156649015329, 0.8224670334241132, -0.40068563438653143, 0.27058080842778454,
+    -0.20738555102867398, 0.1695571769974082, -0.1440498967688461, 0.12550966952474304, -0.11133426586956469,
+    0.1000994575127818, -0.09095401714582904, 0.083353840546109, -0.0769325164113522, 0.07143294629536133,
+    -0.06666870588242046, 0.06250095514121304, -0.058823978658684585, 0.055555767627403614,
+    -0.05263167937961666, 0.05000004769810169, -0.047619070330142226, 0.04545455629320467,
+    -0.04347826605304026, 0.04166666915034121, -0.04000000119214014, 0.03846153903467518,
+    -0.037037037312989324, 0.035714285847333355,
 )
 #: Stirling's series: lgamma(y) = (y - 1/2)(log y - 1) + (log(2 pi) - 1) / 2 + sum_k s_k / y^(2k-1),
 #: s_k = B_2k / (2k (2k - 1)); nine terms reach double precision for y >= 10.
@@ -99,9 +112,15 @@ _STIRLING_FROM = 10.0
 
 
 def _lgamma_positive(b: Builder, y: str):
-    """lgamma(y) for y >= 0 (0 gives +inf; +inf gives +inf)."""
+    """lgamma(y) for y >= 0 (0 gives +inf; +inf gives +inf).
+
+    [0, 1/2): lgamma(y + 2) - log(y (y + 1)); [1/2, 3/4): lgamma(y + 1) - log y (no cancellation:
+    both terms positive); [3/4, 5/4): the series around 1; [5/4, 5/2): the series around 2 (so
+    the roots 1 and 2 and the minimum near 1.46 keep their relative accuracy); [5/2, 10): the
+    recurrence down to [3/2, 5/2); from 10: Stirling."""
     r1 = b.cmp("olt", y, 0.5)
-    r2 = b.cmp("olt", y, 1.5)
+    r2 = b.cmp("olt", y, 0.75)
+    r2b = b.cmp("olt", y, 1.25)
     r3 = b.cmp("olt", y, 2.5)
     r5 = b.cmp("oge", y, _STIRLING_FROM)
     # 2.5 <= y < 10: lgamma(y) = lgamma(y - n) + log((y-1)(y-2)...(y-n)), y - n in [1.5, 2.5)
@@ -110,12 +129,14 @@ def _lgamma_positive(b: Builder, y: str):
     for k in range(1, int(_STIRLING_FROM)):
         factor = b.sel(b.cmp("ole", float(k), n), b.sub(y, float(k)), 1.0)
         prod = factor if prod is None else b.mul(prod, factor)
-    # the one logarithm every range needs
+    # the one logarithm every range needs (log 1 = 0 where none is)
     arg = b.sel(r1, b.mul(y, b.add(y, 1.0)), b.sel(r2, y, b.sel(r3, 1.0, b.sel(r5, y, prod))))
     L = log(b, arg)
-    t = b.sel(r1, y, b.sel(r2, b.sub(y, 1.0), b.sel(r3, b.sub(y, 2.0), b.sub(b.sub(y, n), 2.0))))
-    T = b.poly(t, _LGAMMA2_TAYLOR)
-    small = b.sel(r2, b.sub(T, L), b.add(T, L))          # r1, r2: T - L; r3: T + log 1; r4: T + L
+    t = b.sel(r1, y, b.sel(r2b, b.sub(y, 1.0), b.sel(r3, b.sub(y, 2.0), b.sub(b.sub(y, n), 2.0))))
+    around2 = b.poly(t, _LGAMMA2_TAYLOR)
+    around1 = b.poly(t, _LGAMMA1_TAYLOR)
+    T = b.sel(b.band(b.cmp("oge", y, 0.75), r2b), around1, around2)
+    small = b.sel(r2, b.sub(T, L), b.add(T, L))          # r1, r2: T - L; elsewhere T + L (L = 0 up to 2.5)
     w = b.div(1.0, y)
     series = b.mul(w, b.poly(b.mul(w, w), _STIRLING))
     stirling = b.add(b.fma(b.sub(y, 0.5), b.sub(L, 1.0), _HALF_LOG_2PI_MINUS_HALF), series)
