@@ -18,14 +18,25 @@ from .functions.math import (
     sinh, cosh, tanh, erf, floor, ceil, trunc, round, isnan, isinf, isfinite, minimum, maximum, clip,
     copysign, sign, fma, lerp, select, reinterpret_array,
     safe_sqrt, safe_asin, safe_acos, hypot, power, log10, deg2rad, rad2deg,
+    asinh, acosh, atanh, sincosh, lgamma, erfinv, fmin, fmax,
 )
+from .functions.bits import popcnt, lzcnt, tzcnt, brev, log2i, mul_hi, mul_wide
 from .functions.geometry import cross, squared_norm, norm, normalize
 from .functions.linalg import det, diag, identity, frob, trace, polar_decomp, transform_decompose, transform_compose
 from .functions.quaternion import (real, imag, conj, arg, quat_to_matrix, matrix_to_quat, quat_to_euler,
                                    euler_to_quat, quat_apply, rotate, slerp)
 from .functions.shape import shape, ravel, unravel, tile, repeat, reverse, meshgrid
-from .functions.reduce import sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress
-from .functions.memory import ReduceOp, gather, scatter, scatter_add, scatter_reduce
+from .functions.reduce import (sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress,
+                               reduce)
+from .functions.memory import ReduceOp, ReduceMode, gather, scatter, scatter_add, scatter_reduce
+from .functions.scan import prefix_reduce
+from .functions.sorting import sort, argsort, argmin, argmax, median, binary_search
+from .functions.statistics import var, std
+from .functions.slicing import slice
+from .functions.atomics import scatter_inc, scatter_exch, scatter_cas
+from .functions.spherical_harmonics import sh_eval
+from .tensor.stacking import (hstack, vstack, row_stack, dstack, column_stack, array_split, take, take_interp,
+                              slice_index)
 from .functions.block import block_reduce, block_sum, block_prefix_reduce, block_prefix_sum
 from .backend import set_cpu_backend, cpu_backend
 from .backend.cache_control import (set_kernel_cache_size, kernel_cache_info, flush_kernel_cache, flush_malloc_cache,

@@ -214,6 +214,12 @@ class ArrayBase:
             else:
                 v = _backend().element(node.value, i)
             return v
+        if isinstance(index, ArrayBase) and index._vt is Bool:
+            # x[mask] is x's value (Dr.Jit), as a new handle: in `x[mask] += v` the in-place
+            # += then changes that handle only, and the assignment selects it where mask holds
+            out = type(self).__new__(type(self))
+            out._node, out._ad = self._node, self._ad
+            return out
         raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)} "
                         "(use frostjit.gather() for array indices)")
 
@@ -225,7 +231,15 @@ class ArrayBase:
                 raise IndexError(f"{type(self).__name__}[{index}] = ...: index out of range for size {size}")
             _item_scatter[0](self, value, i)
             return
+        if isinstance(index, ArrayBase) and index._vt is Bool:
+            self._become(masked_assign(self, index, value))
+            return
         raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)}")
+
+    def _become(self, other: "ArrayBase") -> None:
+        """Make this handle refer to ``other``'s variable (in-place assignment, ``x[mask] = v``)."""
+        self._node = other._node
+        self._ad = other._ad
 
     def __iter__(self):
         a = self.numpy()
@@ -293,6 +307,12 @@ class ArrayBase:
 
 
 # ``x[i] = v`` is a scatter: functions/memory.py (a layer above) registers frostjit.scatter here.
+def masked_assign(x: ArrayBase, mask: ArrayBase, value) -> ArrayBase:
+    """``select(mask, value, x)`` in ``x``'s type: what ``x[mask] = value`` makes ``x`` (Dr.Jit)."""
+    r = apply("select", mask, value, x)
+    return r if type(r) is type(x) else type(x)(r)
+
+
 _item_scatter = [None]
 
 

@@ -26,7 +26,7 @@ from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
 from . import registry, variables
-from .flat import ArrayBase, apply, _SCALARS
+from .flat import ArrayBase, apply, masked_assign, _SCALARS
 from .printing import format_array
 
 # Operations defined outside this module that static arrays call (registered at import by
@@ -154,6 +154,8 @@ class VectorBase:
         return len(self._c)
 
     def __getitem__(self, k):
+        if _is_mask(k):
+            return _copy(self)  # v's value, a new handle (see ArrayBase.__getitem__): v[mask] += w
         if isinstance(k, slice):
             comps = self._c[k]
             cls = _array_class(type(self), type(self)._elem, len(comps), "array")
@@ -167,6 +169,25 @@ class VectorBase:
                 from None
 
     def __setitem__(self, k, v):
+        if _is_mask(k):
+            # v[mask] = w: each component selected, with the mask's component (a vector mask) or
+            # the whole mask (a Bool array, every component); new components, never shared ones
+            n = len(self._c)
+            if isinstance(k, VectorBase) and len(k) != n:
+                raise ValueError(f"{type(self).__name__}[mask] = ...: a mask of {len(k)} components for {n}")
+            if isinstance(v, VectorBase) and len(v) != n:
+                raise ValueError(f"{type(self).__name__}[mask] = ...: {len(v)} values for {n} components")
+            for i in range(n):
+                m = k._c[i] if isinstance(k, VectorBase) else k
+                w = v._c[i] if isinstance(v, VectorBase) else v
+                c = self._c[i]
+                if isinstance(c, VectorBase):
+                    c = _copy(c)
+                    c[m] = w
+                    self._c[i] = c
+                else:
+                    self._c[i] = masked_assign(c, m, w)
+            return
         if isinstance(k, slice):
             idx = range(len(self._c))[k]
             values = v._c if isinstance(v, VectorBase) and v.Depth == self.Depth else [v] * len(idx)
@@ -379,6 +400,13 @@ del _length, _name
 
 
 # -- helpers -----------------------------------------------------------------------------
+
+def _is_mask(k) -> bool:
+    """A Bool array or a vector of them (a mask index, ``v[mask] = w``)."""
+    if isinstance(k, ArrayBase):
+        return k._vt.is_bool
+    return isinstance(k, VectorBase) and k._leaf._vt.is_bool
+
 
 def _copy(c):
     """A new handle on component ``c`` (same node and AD vertex; a static array: deeply)."""

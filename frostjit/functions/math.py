@@ -117,11 +117,31 @@ sinh = _make_math("sinh")
 cosh = _make_math("cosh")
 tanh = _make_math("tanh")
 erf = _make_math("erf")
+asinh = _make_math("asinh")
+acosh = _make_math("acosh")
+atanh = _make_math("atanh")
+lgamma = _make_math("lgamma")
+erfinv = _make_math("erfinv")
 
 
 def sincos(x):
     """Return ``(sin(x), cos(x))``."""
     return sin(x), cos(x)
+
+
+def sincosh(x):
+    """Return ``(sinh(x), cosh(x))``, element-wise (Dr.Jit's ``sincosh``).
+
+    Parameters
+    ----------
+    x : array, static vector, tensor or float
+
+    Returns
+    -------
+    tuple
+        ``(sinh(x), cosh(x))``; inside one kernel both share their loads.
+    """
+    return sinh(x), cosh(x)
 
 
 def atan2(y, x):
@@ -209,6 +229,39 @@ def maximum(a, b):
     if not (_jit(a) or _jit(b)):
         return _scalar_minmax("maximum", "max", a, b)
     return _binary("max", a, b)
+
+
+def fmin(a, b):
+    """Element-wise minimum ignoring NaN (C's ``fmin``, Dr.Jit's ``fmin``).
+
+    Where exactly one operand is NaN the other is returned; both NaN give NaN; on a tie
+    (``-0`` against ``+0``) the first operand.  On integers it is :func:`minimum`.  The
+    gradient goes to the operand the value came from.
+
+    Parameters
+    ----------
+    a, b : array, static vector, tensor or number
+
+    Returns
+    -------
+    array, static vector, tensor or number
+        Of the promoted type.
+
+    Examples
+    --------
+    >>> fj.fmin(Float(nan, 1, nan), Float(2, nan, nan))
+    [2, 1, nan]
+    """
+    if not (_jit(a) or _jit(b)):
+        return _scalar_minmax("fmin", "fmin", a, b)
+    return _binary("fmin", a, b)
+
+
+def fmax(a, b):
+    """Element-wise maximum ignoring NaN (C's ``fmax``, Dr.Jit's ``fmax``); see :func:`fmin`."""
+    if not (_jit(a) or _jit(b)):
+        return _scalar_minmax("fmax", "fmax", a, b)
+    return _binary("fmax", a, b)
 
 
 def _scalar_minmax(name, op, a, b):

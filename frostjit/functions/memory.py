@@ -38,6 +38,26 @@ class ReduceOp(enum.Enum):
     Mul = "mul"
     Min = "min"
     Max = "max"
+    And = "and"     #: bitwise, integer arrays (Bool: logical, as fj.all)
+    Or = "or"       #: bitwise, integer arrays (Bool: logical, as fj.any)
+
+
+class ReduceMode(enum.Enum):
+    """Dr.Jit's strategies for atomic scatter-reductions (its values).  frostjit accepts them in
+    ``gather``/``scatter``/``scatter_add``/``scatter_reduce`` and chooses by itself: atomics only
+    when threads share a launch, per-thread private copies of small targets (docs/engine.md)."""
+
+    Auto = 0
+    Direct = 1
+    Local = 2
+    NoConflicts = 3
+    Permute = 4
+    Expand = 5
+
+
+def _check_mode(who: str, mode) -> None:
+    if mode is not None and not isinstance(mode, ReduceMode):
+        raise TypeError(f"{who}(): 'mode' must be a frostjit.ReduceMode, got {mode!r}")
 
 
 def _index_node(index, backend, who: str) -> Node:
@@ -102,8 +122,11 @@ def check_bounds(who: str, idx: np.ndarray, active: np.ndarray, size: int) -> No
         raise IndexError(f"{who}(): index {int(idx[k])} (at position {k}) is out of bounds for an array of size {size}")
 
 
-def gather(dtype, source, index, active=True):
+def gather(dtype, source, index, active=True, mode=None, shape=None):
     """Read ``source[index]`` where ``active`` (0 elsewhere and out of bounds).
+
+    ``mode`` (a :class:`ReduceMode`, for the reverse-mode scatter) is accepted and left to
+    frostjit; ``shape`` must be None (Dr.Jit's tensor gathers are not supported).
 
     Parameters
     ----------
@@ -125,6 +148,10 @@ def gather(dtype, source, index, active=True):
     [30, 10]
     >>> fj.gather(dict, {"p": Array3f(...), "w": Float(...)}, UInt32(2, 0))   # a dict of two gathers
     """
+    _check_mode("gather", mode)
+    if shape is not None:
+        raise TypeError("gather(): 'shape' (a gather producing a tensor) is not supported; gather from the "
+                        "tensor's flat array and reshape")
     if (not isinstance(source, (ArrayBase, VectorBase)) and getattr(type(source), "IsTensor", False)) or \
             (isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase))
              and getattr(dtype, "IsTensor", False)):
@@ -237,6 +264,9 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
     vt = target._vt
     if reduce_op is not None and vt is Bool:
         raise TypeError(f"{who}(): reductions into Bool arrays are not supported")
+    if reduce_op in ("and", "or") and vt.is_float:
+        raise TypeError(f"{who}(): ReduceOp.And/Or are bitwise: they need an integer target, "
+                        f"got {type(target).__name__}")
     if isinstance(value, ArrayBase):
         if value._backend is not target._backend:
             raise TypeError(f"{who}(): target and value use different backends")
@@ -288,24 +318,29 @@ def _scatter_tree(who: str, reduce_op, target, value, index, active) -> None:
 _VALUES = (ArrayBase, VectorBase, bool, int, float, np.number)    # what a scatter writes
 
 
-def scatter(target, value, index, active=True) -> None:
+def scatter(target, value, index, active=True, mode=None) -> None:
     """Write ``target[index] = value`` where ``active`` (in place; out-of-bounds writes are skipped).
 
     ``target`` is an array or a PyTree of arrays (tuple, dict, dataclass, ...); then
     ``value`` is a PyTree of the same structure (Dr.Jit).  With duplicate indices, which
-    write wins is unspecified (as in Dr.Jit).
+    write wins is unspecified (as in Dr.Jit).  ``mode`` (a :class:`ReduceMode`) is accepted.
     """
+    _check_mode("scatter", mode)
     _scatter("scatter", None, target, value, index, active)
 
 
-def scatter_add(target, value, index, active=True) -> None:
-    """Atomically add ``value`` into ``target[index]`` where ``active`` (PyTrees as in :func:`scatter`)."""
+def scatter_add(target, value, index, active=True, mode=None) -> None:
+    """Atomically add ``value`` into ``target[index]`` where ``active`` (PyTrees as in :func:`scatter`;
+    ``mode``: a :class:`ReduceMode`, accepted, the strategy is frostjit's)."""
+    _check_mode("scatter_add", mode)
     _scatter("scatter_add", "add", target, value, index, active)
 
 
-def scatter_reduce(op, target, value, index, active=True) -> None:
+def scatter_reduce(op, target, value, index, active=True, mode=None) -> None:
     """Atomically combine ``value`` into ``target[index]`` with ``op`` (a :class:`ReduceOp`;
-    PyTrees as in :func:`scatter`)."""
+    ``And``/``Or`` are bitwise and need integer targets; PyTrees as in :func:`scatter`;
+    ``mode``: a :class:`ReduceMode`, accepted, the strategy is frostjit's)."""
+    _check_mode("scatter_reduce", mode)
     if isinstance(op, str):
         op = ReduceOp[op]
     if not isinstance(op, ReduceOp):

@@ -397,6 +397,38 @@ for _f in (all, any, none, count):      # no 'mode' (Dr.Jit's signatures)
 del _f
 
 
+def reduce(op, value, axis=..., mode=None, keepdims=False):  # noqa: A001
+    """Reduce ``value`` along ``axis`` with ``op`` (a :class:`~frostjit.ReduceOp`), Dr.Jit 1.5's
+    general form of :func:`sum`, :func:`prod`, :func:`min`, :func:`max`.
+
+    ``And``/``Or`` are bitwise on integer arrays (``reduce(And, UInt32(7, 3, 6))`` is ``[2]``,
+    an empty array gives every bit set / 0) and logical on Bool arrays (:func:`all`/:func:`any`).
+    ``Identity`` raises ``ValueError``; a float array with ``And``/``Or`` raises ``TypeError``.
+    """
+    # (functions.scan imports this module: name the ops here, as scan.op_name does)
+    name = _reduce_op_name(op)
+    if name in ("and", "or"):
+        def check(v):
+            if _is_jit(v) and v.Type.is_float or not _is_jit(v) and isinstance(v, (float, np.floating)):
+                raise TypeError(f"frostjit.reduce(): And/Or reductions need integer or Bool arrays, "
+                                f"got {type(v).__name__}")
+        return _reduce(name, "reduce", value, axis, mode, keepdims, check=check)
+    return _reduce(name, "reduce", value, axis, mode, keepdims)
+
+
+def _reduce_op_name(op) -> str:
+    value = getattr(op, "value", op)
+    if isinstance(op, str):
+        value = _REDUCE_OP_NAMES.get(op)
+    if value not in _IDENTITY:
+        raise ValueError(f"frostjit.reduce(): unsupported reduction {op!r} (expects a ReduceOp other than "
+                         f"Identity)")
+    return value
+
+
+_REDUCE_OP_NAMES = {"Add": "add", "Mul": "mul", "Min": "min", "Max": "max", "And": "and", "Or": "or"}
+
+
 # -- scans ---------------------------------------------------------------------
 
 def prefix_sum(value, axis=0, reverse=False, *, exclusive=True):

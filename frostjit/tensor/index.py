@@ -19,14 +19,14 @@ import operator
 import numpy as np
 
 from ..array import registry as array_registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, masked_assign
 from ..functions.evaluation import width
 from ..functions.math import select
 from ..functions.memory import gather, scatter
 from ..trace.dtypes import Bool, Int32, Int64
 from ..trace.state import state, DEBUG
-from .base import TensorBase, size_of
-from .broadcast import broadcast_shapes, expand
+from .base import TensorBase, handle, size_of
+from .broadcast import broadcast_shapes, elementwise, expand
 from .view import c_strides, index_type, offsets, strided
 
 _INTS = (int, np.integer)
@@ -208,8 +208,15 @@ def _check_index_array(a: ArrayBase, dim, who: str) -> None:
         raise IndexError(f"{who}: index {int(values[bad[0]])} is out of bounds for an axis of size {dim}")
 
 
+def _is_mask(key) -> bool:
+    return isinstance(key, TensorBase) and key._array._vt is Bool
+
+
 def getitem(t, key):
-    """``t[key]`` (see the module docstring): a tensor (0-dimensional for a single element)."""
+    """``t[key]`` (see the module docstring): a tensor (0-dimensional for a single element).
+    A Bool tensor ``key`` gives ``t``'s value as a new tensor (Dr.Jit: ``t[mask] += v``)."""
+    if _is_mask(key):
+        return type(t)._from_array(handle(t._array), t.shape)
     who = f"{type(t).__name__}[...]"
     sel = _select(t, key, who)
     array = t._array
@@ -221,8 +228,16 @@ def getitem(t, key):
 
 def setitem(t, key, value) -> None:
     """``t[key] = value``: ``value`` (a tensor, 1-D array, NumPy array or scalar) broadcast to the
-    selected shape and converted to ``t``'s type, scattered into ``t``'s array."""
+    selected shape and converted to ``t``'s type, scattered into ``t``'s array.  A Bool tensor
+    ``key`` (broadcast to ``t``'s shape) selects element-wise: ``t = select(key, value, t)``."""
     who = f"{type(t).__name__}[...] = ..."
+    if _is_mask(key):
+        r = elementwise(lambda m, v, x: masked_assign(x, m, v), key, value, t, who=who)
+        if r.shape != t.shape:
+            raise ValueError(f"{who}: a mask of shape {key.shape} and a value that broadcast to {r.shape}, "
+                             f"not to the tensor's shape {t.shape}")
+        t._array = r._array
+        return
     sel = _select(t, key, who)
     pos, valid = _positions(t, sel, who)
     target = t._array

@@ -23,7 +23,6 @@ for any other expression.
 """
 from __future__ import annotations
 
-import math
 
 from ..array import registry as array_registry
 from ..errors import AxisError
@@ -33,7 +32,7 @@ from ..functions.evaluation import width
 from ..functions.math import select
 from ..functions.memory import gather, scatter_add
 from ..functions import reduce as flat_reduce
-from ..trace import ops
+from ..functions.scan import identity as scan_identity
 from ..trace.dtypes import Bool, UInt32
 from . import registry
 from .axes import normalize_axes, normalize_axis
@@ -46,17 +45,9 @@ _ROW_SUM = 64           # sums over a contiguous axis at least this long scatter
 
 
 def _identity(op: str, vt):
-    """The value a masked lane contributes (the identity of ``op`` in type ``vt``)."""
-    if op in ("add", "or"):
-        return False if vt is Bool else 0
-    if op == "mul":
-        return 1
-    if op == "and":
-        return True
-    if vt.is_float:
-        return math.inf if op == "min" else -math.inf
-    lo, hi = ops.int_range(vt)
-    return hi if op == "min" else lo
+    """The value a masked lane contributes (the identity of ``op`` in type ``vt``; ``and`` of
+    integers is bitwise: every bit set)."""
+    return scan_identity(op, vt)
 
 
 def _combine(op: str, values: list):
@@ -217,16 +208,17 @@ def mean(t, axis=..., mode=None, keepdims: bool = False):
     return s / count
 
 
-def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True):
+def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True, op: str = "add"):
     """``prefix_sum`` (exclusive) / ``cumsum`` (inclusive) of a tensor along ``axis``: an int, or a
     tuple of axes scanned one after the other (Dr.Jit: ``cumsum(t, axis=(0, 1))`` is a summed-area
-    table; ``()`` returns the input)."""
+    table; ``()`` returns the input).  ``op`` (``prefix_reduce``): the reduction, ``"add"`` by
+    default."""
     who = f"frostjit.{name}()"
     if axis is None:
         raise TypeError(f"{who}: 'axis' must be an int or a tuple of ints, got None")
     shape = t.shape
     x = t._array
-    if x._vt is Bool:
+    if x._vt is Bool and op == "add":
         x = array_registry.flat_type(x._backend, UInt32)(x)
     if isinstance(axis, tuple):
         axes = normalize_axes(axis, len(shape), who) if axis else ()
@@ -243,9 +235,9 @@ def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True):
             continue
         if reverse:
             x = _flip(x, outer, n, inner)
-        x = _inclusive(x, outer, n, inner)
+        x = _inclusive(x, outer, n, inner, op)
         if exclusive:
-            x = _shift(x, outer, n, inner)
+            x = _shift(x, outer, n, inner, op)
         if reverse:
             x = _flip(x, outer, n, inner)
     return _tensor_of(x, shape)
@@ -259,7 +251,7 @@ def _lanes(x, outer, n, inner):
     return idx, (j % n if outer != 1 else j)
 
 
-def _inclusive(x, outer, n, inner):
+def _inclusive(x, outer, n, inner, op="add"):
     """Inclusive scan along the middle axis: entry ``j`` adds the ``r - 1`` partial sums
     ``d, 2d, ...`` before it, and the span ``d`` grows ``r`` times per level (``r = 2``; 16
     inside a frozen function for an axis that follows the batch size, so a replay traces again
@@ -272,17 +264,19 @@ def _inclusive(x, outer, n, inner):
         terms = [x]
         for q in range(1, radix):
             has = j >= q * d
-            terms.append(gather(at, x, idx - q * d * inner, has))
-        x = _combine("add", terms)
+            g = gather(at, x, idx - q * d * inner, has)      # 0 where missing: the identity of add
+            terms.append(g if op == "add" else select(has, g, _identity(op, x._vt)))
+        x = _combine(op, terms)
         d = d * radix
     return x
 
 
-def _shift(x, outer, n, inner):
-    """Exclusive from inclusive: entry ``j`` takes entry ``j - 1`` (0 at ``j = 0``)."""
+def _shift(x, outer, n, inner, op="add"):
+    """Exclusive from inclusive: entry ``j`` takes entry ``j - 1`` (the identity at ``j = 0``)."""
     idx, j = _lanes(x, outer, n, inner)
     has = j >= 1
-    return gather(type(x), x, idx - inner, has)
+    g = gather(type(x), x, idx - inner, has)
+    return g if op == "add" else select(has, g, _identity(op, x._vt))
 
 
 def _flip(x, outer, n, inner):

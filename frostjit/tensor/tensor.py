@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..ad import api as ad
 from ..array.flat import apply
 from ..functions.evaluation import width
-from . import creation, index, reduce
+from . import creation, index, reduce, sorting
 from .axes import transpose, swapaxes
 from .base import TensorBase, handle
 from .broadcast import elementwise, expand
@@ -50,8 +50,11 @@ class Tensor(TensorBase):
     def _fj_reduce(self, op, name, axis, mode, keepdims, leaf, check):
         return reduce.reduce(op, name, self, axis, mode, keepdims, leaf, check)
 
-    def _fj_scan(self, name, axis, reverse, exclusive):
-        return reduce.scan(name, self, axis, reverse, exclusive)
+    def _fj_scan(self, name, axis, reverse, exclusive, op="add"):
+        return reduce.scan(name, self, axis, reverse, exclusive, op)
+
+    def _fj_order(self, name, **options):
+        return sorting.ORDER[name](self, **options)
 
     def _fj_mean(self, axis, mode, keepdims):
         return reduce.mean(self, axis, mode, keepdims)

@@ -225,6 +225,90 @@ def maximum(vt, a, b):
     return _ieee_minmax(vt, a, b, False)
 
 
+def _nan_ignoring(vt, a, b, less: bool):
+    """``fmin``/``fmax``: NaN only if both are NaN; on a tie (``-0`` vs ``+0``) the first operand."""
+    if not vt.is_float:
+        return _out(vt, np.minimum(a, b) if less else np.maximum(a, b))
+    a, b = np.broadcast_arrays(a, b)
+    take_b = (b < a if less else b > a) | np.isnan(a)
+    return _out(vt, np.where(take_b, b, a))
+
+
+@_quiet
+def fmin(vt, a, b):
+    """Smaller operand, ignoring a NaN operand (C's ``fmin``); ``fmin(-0, +0) == -0`` and
+    ``fmin(+0, -0) == +0`` (the first operand on a tie, as Dr.Jit 1.5's Float32/Float64)."""
+    return _nan_ignoring(vt, a, b, True)
+
+
+@_quiet
+def fmax(vt, a, b):
+    """Larger operand, ignoring a NaN operand (C's ``fmax``); the first operand on a tie."""
+    return _nan_ignoring(vt, a, b, False)
+
+
+def _bits_of(vt, a):
+    """``a`` seen as unsigned integers of ``vt``'s width (a copy, never a view of the input)."""
+    return np.asarray(a).astype(vt.np_dtype).view(_UNSIGNED[vt.bits])
+
+
+@_quiet
+def popcnt(vt, a):
+    """The number of set bits (of the two's complement pattern for signed types)."""
+    return _out(vt, np.bitwise_count(_bits_of(vt, a)))
+
+
+@_quiet
+def lzcnt(vt, a):
+    """The number of leading zero bits; the bit width for 0."""
+    u = _bits_of(vt, a).copy()
+    shift = 1
+    while shift < vt.bits:          # smear the highest set bit into every lower position
+        u |= u >> u.dtype.type(shift)
+        shift *= 2
+    return _out(vt, vt.bits - np.bitwise_count(u).astype(np.int64))
+
+
+@_quiet
+def tzcnt(vt, a):
+    """The number of trailing zero bits; the bit width for 0."""
+    u = _bits_of(vt, a)
+    one = u.dtype.type(1)
+    return _out(vt, np.bitwise_count(~u & (u - one)))
+
+
+_BYTE_REVERSED = np.array([int(f"{k:08b}"[::-1], 2) for k in range(256)], np.uint8)
+
+
+@_quiet
+def brev(vt, a):
+    """The bits in reverse order (bit 0 becomes the highest bit)."""
+    u = np.ascontiguousarray(_bits_of(vt, a))
+    by = _BYTE_REVERSED[u.view(np.uint8)].view(u.dtype)
+    return _out(vt, (by.byteswap() if vt.bits > 8 else by).view(vt.np_dtype))
+
+
+@_quiet
+def mul_hi(vt, a, b):
+    """The high half of the double-width product ``a * b`` (signed for signed types)."""
+    a, b = np.broadcast_arrays(np.asarray(a).astype(vt.np_dtype), np.asarray(b).astype(vt.np_dtype))
+    if vt.bits <= 32:
+        wide = np.int64 if vt.is_signed else np.uint64
+        p = a.astype(wide) * b.astype(wide)
+        return _out(vt, p >> wide(vt.bits))
+    # 64 bits: the unsigned 128-bit product from 32-bit halves, then the signed correction
+    u64 = np.uint64
+    ua, ub = a.view(u64), b.view(u64)
+    mask, s32 = u64(0xFFFFFFFF), u64(32)
+    a0, a1, b0, b1 = ua & mask, ua >> s32, ub & mask, ub >> s32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> s32) + (p01 & mask) + (p10 & mask)
+    hi = p11 + (p01 >> s32) + (p10 >> s32) + (mid >> s32)
+    if vt.is_signed:
+        hi = hi - np.where(a < 0, ub, u64(0)) - np.where(b < 0, ua, u64(0))
+    return _out(vt, hi.view(vt.np_dtype))
+
+
 @_quiet
 def select(vt, c, a, b):
     """``a`` where the Bool ``c`` holds, else ``b``."""
@@ -350,6 +434,96 @@ tanh = _in_float64(np.tanh, "tanh")
 cbrt = _in_float64(np.cbrt, "cbrt")
 erf = _in_float64(lambda x: np.asarray(_erf64(x)).astype(np.float64), "erf")     # (a 0-d input gives a Python float)
 power = _in_float64(np.power, "pow")
+asinh = _in_float64(np.arcsinh, "asinh")
+acosh = _in_float64(np.arccosh, "acosh")
+atanh = _in_float64(np.arctanh, "atanh")
+
+
+def _lgamma_scalar(x: float) -> float:
+    """``log|gamma(x)|`` of one double: ``+inf`` at the poles (0, -0, negative integers) and at
+    +-inf, as C99 ``lgamma`` (``math.lgamma`` raises at the poles)."""
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+_lgamma_py = np.frompyfunc(_lgamma_scalar, 1, 1)
+
+#: lgamma(2 + t) = sum_k c_k t^k (c_1 = 1 - Euler's gamma, c_k = (-1)^k (zeta(k) - 1) / k), 25
+#: digits (mpmath): enough for long double on |t| <= 1/2.
+_LGAMMA2_TAYLOR_TEXT = (
+    "0.4227843350984671393934879", "0.3224670334241132182362076", "-0.06735230105319809513324605",
+    "0.02058080842778454787900092", "-0.007385551028673985266273097", "0.002890510330741523285752988",
+    "-0.001192753911703260977113936", "0.0005096695247430424223356548", "-0.0002231547584535793797614188",
+    "0.00009945751278180853371459589", "-0.0000449262367381331417002075", "0.0000205072127756706915531665",
+    "-0.000009439488275268395903987425", "0.000004374866789907487804181793",
+    "-0.000002039215753801366236781901", "0.000000955141213040741983285718",
+    "-0.000000449246919876456604329429", "0.0000002120718480555466586923136",
+    "-0.0000001004322482396809960872083", "4.769810169363980565760194e-8", "-2.271109460894316491031998e-8",
+    "1.083865921489695409107491e-8", "-5.183475041970046655121251e-9", "2.483674543802478317185012e-9",
+    "-1.192140140586091207442548e-9", "5.731367241678862013330223e-10", "-2.759522885124233145178154e-10",
+    "1.330476437424448948149696e-10", "-6.422964563838100022082535e-11", "3.104424774732227276239467e-11",
+    "-1.502138408075414217093286e-11", "7.275974480239079662506716e-12", "-3.52774247657591508361424e-12",
+    "1.711991790559617908603163e-12", "-8.315385841420284819795141e-13", "4.042200525289440065550028e-13",
+    "-1.966475631096616490407803e-13", "9.573630387838555763781322e-14", "-4.664076026428374224750932e-14",
+    "2.273736960065972320719297e-14",
+)
+_LGAMMA2_TAYLOR = tuple(np.longdouble(c) for c in _LGAMMA2_TAYLOR_TEXT)
+
+
+def _lgamma64(x):
+    """``log|gamma(x)|`` in float64: ``math.lgamma``, except on (0, 10), where its error is up to
+    ~1e-16 absolute (thousands of ULP of a small result around the roots 1 and 2, 15 ULP at
+    2.6): there the Taylor series of ``lgamma(2 + t)`` in long double, with the recurrence
+    ``lgamma(x) = lgamma(x + 1) - log x`` to reach ``[3/2, 5/2)`` from either side."""
+    x = np.asarray(x, np.float64)
+    out = np.asarray(_lgamma_py(x), np.float64).reshape(x.shape)
+    near = (x > 0) & (x < 10)
+    if near.any():
+        xl = x[near].astype(np.longdouble)
+        n = np.floor(xl - np.longdouble(1.5))              # -2 (x < 1/2) .. 8
+        n = np.where(xl < 0.5, -2, n)
+        t = xl - n - 2
+        acc = np.zeros_like(t)
+        for c in reversed(_LGAMMA2_TAYLOR):
+            acc = (acc + c) * t
+        shift = np.zeros_like(t)                          # log((x-1)...(x-n)), or -log(x (x+1) ...)
+        for k in range(1, 9):
+            shift += np.where(k <= n, np.log(np.where(k <= n, xl - k, 1)), 0)
+        shift -= np.where(n <= -1, np.log(xl), 0) + np.where(n <= -2, np.log1p(xl), 0)
+        out[near] = (acc + shift).astype(np.float64)
+    return out
+
+
+lgamma = _in_float64(_lgamma64, "lgamma")
+
+_erfc64 = np.frompyfunc(math.erfc, 1, 1)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _erfinv64(x):
+    """``erfinv`` in float64: Winitzki's closed form (relative error < 2e-3), then Newton steps
+    on ``erf(y) = |x|`` (``erfc(y) = 1 - |x|`` for ``|x| > 1/2``, where ``1 - |x|`` is exact, so
+    the tail keeps its relative accuracy).  ``erfinv(+-1) = +-inf``; ``|x| > 1`` and NaN give NaN."""
+    x = np.asarray(x, np.float64)
+    a = np.abs(x)
+    inner = np.where(a < 1, a, 0.0)
+    ln = np.log1p(-inner * inner)
+    k = 0.147
+    t = 2.0 / (math.pi * k) + ln / 2
+    y = np.sqrt(np.sqrt(t * t - ln / k) - t)
+    tail = inner > 0.5
+    for _ in range(5):
+        fy = np.where(tail, -(np.asarray(_erfc64(y), np.float64) - (1.0 - inner)),
+                      np.asarray(_erf64(y), np.float64) - inner)
+        y = y - fy / (_TWO_OVER_SQRT_PI * np.exp(-y * y))
+    y = np.where(a == 1, np.inf, np.where(a > 1, np.nan, y))
+    y = np.where(np.isnan(x), np.nan, y)
+    return np.copysign(y, x)
+
+
+erfinv = _in_float64(_erfinv64, "erfinv")
 
 
 # -- bitwise operations and shifts ----------------------------------------------------------
@@ -466,7 +640,7 @@ def gather(vt, src, index, active):
     return np.where(ok, src[safe] if src.shape[0] else 0, 0).astype(vt.np_dtype)
 
 
-_SCATTER_AT = {"add": np.add, "mul": np.multiply}
+_SCATTER_AT = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or}
 
 
 def scatter(target, value, index, active, reduce_op=None):
@@ -475,6 +649,7 @@ def scatter(target, value, index, active, reduce_op=None):
 
     ``reduce_op`` None: plain writes (which of several writes to one index wins is
     unspecified); ``"add"``/``"mul"``: combined (float sums in unspecified order);
+    ``"and"``/``"or"``: bitwise (integer targets);
     ``"min"``/``"max"``: NaN-ignoring for floats (``fmin``/``fmax``, Dr.Jit's
     ``scatter_reduce``).
     """
@@ -501,7 +676,8 @@ _REDUCE = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax,
 
 def reduce(op: str, a):
     """Reduce all of ``a`` with ``op`` (``add``, ``mul``, ``min``, ``max``, ``and``, ``or``) to
-    a 1-element array of ``a``'s dtype.  Starts from the identity (an empty array gives it;
+    a 1-element array of ``a``'s dtype (``and``/``or``: logical for Bool, bitwise for integers).
+    Starts from the identity (an empty array gives it;
     float ``min``/``max`` ignore NaN, so all-NaN gives +-inf); float sums in unspecified order;
     half-precision sums and products accumulate in float32 and are rounded once."""
     a = np.asarray(a)
@@ -510,6 +686,9 @@ def reduce(op: str, a):
         with np.errstate(all="ignore"):
             return reduce(op, a.astype(np.float32)).astype(np.float16)
     dt = a.dtype
+    if op in ("and", "or") and dt.kind != "b":
+        uf = np.bitwise_and if op == "and" else np.bitwise_or
+        return np.array([uf.reduce(a, dtype=dt, initial=~dt.type(0) if op == "and" else dt.type(0))]).astype(dt)
     if op in ("add", "mul", "and", "or"):
         ident = {"add": 0, "mul": 1, "and": True, "or": False}[op]
     elif dt.kind == "f":

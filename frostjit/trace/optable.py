@@ -333,6 +333,21 @@ def _py_fma(a, b, c):
     return float(ns.fma(Float64, *args)[0])
 
 
+def _py_fminmax(less: bool):
+    def py(a, b):
+        """C's ``fmin``/``fmax`` on Python numbers: a NaN operand is ignored; the first operand on
+        a tie; two integers give an integer (Dr.Jit)."""
+        if isinstance(a, (float, np.floating)) or isinstance(b, (float, np.floating)):
+            a, b = float(a), float(b)
+        if a != a:
+            return b
+        if b != b:
+            return a
+        return b if (b < a if less else b > a) else a
+    py.__name__ = py.__qualname__ = "fmin" if less else "fmax"
+    return py
+
+
 # -- derivative helpers (written over the namespace ``f``, see the module docstring) ---------
 
 def _abs_dx(f, x):
@@ -368,8 +383,18 @@ def _mask_partial(f, a, k, keep_where_true):
     return f.mask(m if keep_where_true else ~m)
 
 
+def _fmin_takes_b(a):
+    # fmin(a, b) is b where b < a or a is NaN (a != a, also for a Python number)
+    return (a[1] < a[0]) | (a[0] != a[0])
+
+
+def _fmax_takes_b(a):
+    return (a[1] > a[0]) | (a[0] != a[0])
+
+
 _LN2 = math.log(2.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
 
 
 # -- accuracy of the transcendental functions (docs/math_accuracy.md) -----------------------
@@ -400,6 +425,15 @@ def _hyperbolic(ulp32, ulp64):
     def text(lim):
         return f"|x| <= {lim} uniform + |x| in [2^-30, 8] log-uniform"
     return _bounds(ulp32, dom(89.4), text(89.4), ulp64, dom(710.4), text(710.4))
+
+
+def _all_finite(ulp32, ulp64, signed: bool):
+    def dom(lo, hi):
+        return ((Uniform(-10, 10) if signed else Uniform(0, 10), LogUniform(lo, hi, signed)),)
+
+    def text(lo, hi):
+        return f"{'|x|' if signed else 'x'} <= 10 uniform + {'|x|' if signed else 'x'} in [2^{lo}, 2^{hi}] log-uniform"
+    return _bounds(ulp32, dom(-149, 128), text(-149, 128), ulp64, dom(-1074, 1024), text(-1074, 1024))
 
 
 _WIDE = ((Uniform(-10, 10), LogUniform(-30, 30, True)),)
@@ -451,6 +485,13 @@ _op("min", 2, EW, T.NUMERIC, numpy=ns.minimum, py=_py_minmax(min, True),
 _op("max", 2, EW, T.NUMERIC, numpy=ns.maximum, py=_py_minmax(max, False),
     deriv=(lambda f, a, z: f.mask(a[0] > a[1]), lambda f, a, z: f.mask(~(a[0] > a[1]))),
     doc="the larger operand; NaN if either is NaN")
+# fmin/fmax ignore a NaN operand; the gradient goes to the operand the value came from.
+_op("fmin", 2, EW, T.NUMERIC, numpy=ns.fmin, py=_py_fminmax(True),
+    deriv=(lambda f, a, z: f.mask(~_fmin_takes_b(a)), lambda f, a, z: f.mask(_fmin_takes_b(a))),
+    doc="the smaller operand, ignoring a NaN one (the first on a tie)")
+_op("fmax", 2, EW, T.NUMERIC, numpy=ns.fmax, py=_py_fminmax(False),
+    deriv=(lambda f, a, z: f.mask(~_fmax_takes_b(a)), lambda f, a, z: f.mask(_fmax_takes_b(a))),
+    doc="the larger operand, ignoring a NaN one (the first on a tie)")
 _op("copysign", 2, EW, T.FLOAT, numpy=ns.copysign, py=_py_copysign,
     deriv=(lambda f, a, z: f.copysign(1.0, a[0]) * f.copysign(1.0, a[1]), None),
     doc="the magnitude of a with the sign of b")
@@ -511,6 +552,27 @@ _op("erf", 1, EW, T.FLOAT, numpy=ns.erf, py=math.erf,
     deriv=(lambda f, a, z: _TWO_OVER_SQRT_PI * f.exp(-(a[0] * a[0])),),
     accuracy=_bounds(3, _WIDE, _WIDE_TEXT, 2), doc="error function")
 
+_op("asinh", 1, EW, T.FLOAT, numpy=ns.asinh, py=_ieee(math.asinh, np.arcsinh),
+    deriv=(lambda f, a, z: f.rsqrt(a[0] * a[0] + 1.0),), accuracy=_all_finite(2, 2, signed=True),
+    doc="inverse hyperbolic sine")
+_op("acosh", 1, EW, T.FLOAT, numpy=ns.acosh, py=_ieee(math.acosh, np.arccosh),
+    deriv=(lambda f, a, z: f.rsqrt((a[0] - 1.0) * (a[0] + 1.0)),),
+    accuracy=_bounds(2, ((Uniform(1, 10), LogUniform(0, 128)),), "[1, 10] uniform + [1, 2^128] log-uniform",
+                     2, ((Uniform(1, 10), LogUniform(0, 1024)),), "[1, 10] uniform + [1, 2^1024] log-uniform"),
+    doc="inverse hyperbolic cosine (NaN below 1)")
+_op("atanh", 1, EW, T.FLOAT, numpy=ns.atanh, py=_ieee(math.atanh, np.arctanh),
+    deriv=(lambda f, a, z: f.rcp((1.0 - a[0]) * (1.0 + a[0])),), accuracy=_bounds(2.5, _UNIT, _UNIT_TEXT, 2.5),
+    doc="inverse hyperbolic tangent (+-inf at +-1, NaN beyond)")
+_op("lgamma", 1, EW, T.FLOAT, numpy=ns.lgamma, py=lambda x: float(ns.lgamma(Float64, np.float64(x))), deriv=(lambda f, a, z: f.digamma(a[0]),),
+    accuracy=_bounds(1, ((Uniform(0, 10), LogUniform(-149, 128)),),
+                     "x > 0: (0, 10] uniform + [2^-149, 2^128] log-uniform",
+                     3, ((Uniform(0, 10), LogUniform(-1074, 1024)),),
+                     "x > 0: (0, 10] uniform + [2^-1074, 2^1024] log-uniform"),
+    doc="log |gamma(a)| (+inf at 0 and the negative integers)")
+_op("erfinv", 1, EW, T.FLOAT, numpy=ns.erfinv, py=lambda x: float(ns.erfinv(Float64, np.float64(x))),
+    deriv=(lambda f, a, z: _SQRT_PI_OVER_TWO * f.exp(z * z),), accuracy=_bounds(1, _UNIT, _UNIT_TEXT, 3),
+    doc="inverse error function (+-inf at +-1, NaN beyond)")
+
 # -- rounding (exact) -------------------------------------------------------------------------
 _op("floor", 1, EW, T.ROUNDING, numpy=ns.floor, py=_in_double(np.floor), deriv=ZERO, doc="round toward -inf")
 _op("ceil", 1, EW, T.ROUNDING, numpy=ns.ceil, py=_in_double(np.ceil), deriv=ZERO, doc="round toward +inf")
@@ -540,6 +602,12 @@ _op("xor", 2, EW, T.BITWISE, numpy=ns.bitwise_xor, doc="a ^ b")
 _op("not", 1, EW, T.NOT, numpy=ns.logical_not, doc="~a")
 _op("shl", 2, EW, T.SHIFT, numpy=ns.shl, doc="a << b (0 for counts >= the width)")
 _op("shr", 2, EW, T.SHIFT, numpy=ns.shr, doc="a >> b (arithmetic for signed types)")
+
+_op("popcnt", 1, EW, T.INTEGER, numpy=ns.popcnt, doc="number of set bits")
+_op("lzcnt", 1, EW, T.INTEGER, numpy=ns.lzcnt, doc="number of leading zero bits (the width for 0)")
+_op("tzcnt", 1, EW, T.INTEGER, numpy=ns.tzcnt, doc="number of trailing zero bits (the width for 0)")
+_op("brev", 1, EW, T.INTEGER, numpy=ns.brev, doc="the bits in reverse order")
+_op("mul_hi", 2, EW, T.INTEGER, numpy=ns.mul_hi, doc="the high half of the double-width product a * b")
 
 # -- conversions --------------------------------------------------------------------------------
 _op("cast", 1, CAST, T.CONVERT, numpy=ns.cast, unspecified=ns.cast_unspecified, deriv=(lambda f, a, z: 1,),

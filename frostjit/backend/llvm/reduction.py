@@ -21,10 +21,10 @@ def reduce_identity(op: str, dtype: np.dtype):
         return 0
     if op == "mul":
         return 1
-    if op == "and":
-        return True
+    if op == "and":         # Bool: logical; integers: bitwise (every bit set)
+        return True if dt.kind == "b" else ~dt.type(0)
     if op == "or":
-        return False
+        return False if dt.kind == "b" else dt.type(0)
     if dt.kind == "f":
         return np.inf if op == "min" else -np.inf
     if dt.kind == "b":
@@ -64,6 +64,26 @@ class NanIgnoringReduction:
         return self.ufunc.reduce(a, dtype=dtype, initial=initial)
 
 
+class LogicalOrBitwise:
+    """``and``/``or``: logical on Bool arrays (``all``/``any``), bitwise on integer arrays
+    (``fj.reduce(fj.ReduceOp.And, UInt32(...))``, ``scatter_reduce(And/Or)``), with the
+    interface of a ufunc (call and ``reduce``)."""
+
+    __slots__ = ("logical", "bitwise")
+
+    def __init__(self, logical, bitwise):
+        self.logical, self.bitwise = logical, bitwise
+
+    def __call__(self, a, b, *args, **kwargs):
+        return (self.logical if np.asarray(a).dtype.kind == "b" else self.bitwise)(a, b, *args, **kwargs)
+
+    def reduce(self, a: np.ndarray, dtype=None):
+        if a.dtype.kind == "b":
+            return self.logical.reduce(a)
+        return self.bitwise.reduce(a, dtype=dtype)
+
+
 REDUCE_UFUNC = {"add": np.add, "mul": np.multiply,
                 "min": NanIgnoringReduction(np.fmin, "min"), "max": NanIgnoringReduction(np.fmax, "max"),
-                "and": np.logical_and, "or": np.logical_or}
+                "and": LogicalOrBitwise(np.logical_and, np.bitwise_and),
+                "or": LogicalOrBitwise(np.logical_or, np.bitwise_or)}

@@ -28,7 +28,7 @@ from .lowering import numpy_impl
 from . import loops
 from .memory import data_of
 
-_SCATTER_REDUCE = {"add": np.add, "mul": np.multiply}
+_SCATTER_REDUCE = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or}
 
 
 def run_kernel(spec, size: int, buffers: list, sizes: list) -> None:

@@ -303,6 +303,28 @@ def _minmax(e, ins, fname, spred, upred):
     return e.select(t, c, a, b)
 
 
+def _nan_ignoring(e, ins, pred):
+    """``fmin``/``fmax``: b where ``b pred a`` (ordered: false for NaN) or a is NaN, else a."""
+    vt, a, b = ins.vt, e.arg(ins, 0), e.arg(ins, 1)
+    t = scalar_type(vt)
+    if not vt.is_float:
+        return _minmax(e, ins, "", "slt" if pred == "olt" else "sgt", "ult" if pred == "olt" else "ugt")
+    take_b = e.binop("or", "i1", e.cmp("fcmp", pred, t, b, a), e.cmp("fcmp", "uno", t, a, a))
+    return e.select(t, take_b, b, a)
+
+
+@_lowers("fmin")
+
+def op_fmin(e, ins):
+    return _nan_ignoring(e, ins, "olt")
+
+
+@_lowers("fmax")
+
+def op_fmax(e, ins):
+    return _nan_ignoring(e, ins, "ogt")
+
+
 @_lowers("copysign")
 
 def op_copysign(e, ins):
@@ -378,6 +400,50 @@ def op_shl(e, ins):
 
 def op_shr(e, ins):
     return _shift(e, ins, False)
+
+
+@_lowers("popcnt")
+
+def op_popcnt(e, ins):
+    return e.call_unary_intrinsic("ctpop", scalar_type(ins.vt), e.arg(ins))
+
+
+def _count_zeros(e, ins, base):
+    # is_zero_poison = false: a zero operand gives the bit width (Dr.Jit's lzcnt/tzcnt)
+    vt_ = e.vty(scalar_type(ins.vt))
+    fn = e.intrinsic(f"llvm.{base}.v{e.W}{scalar_type(ins.vt)}", vt_, [vt_, "i1"])
+    return e.emit(f"call {vt_} {fn}({vt_} {e.arg(ins)}, i1 false)")
+
+
+@_lowers("lzcnt")
+
+def op_lzcnt(e, ins):
+    return _count_zeros(e, ins, "ctlz")
+
+
+@_lowers("tzcnt")
+
+def op_tzcnt(e, ins):
+    return _count_zeros(e, ins, "cttz")
+
+
+@_lowers("brev")
+
+def op_brev(e, ins):
+    return e.call_unary_intrinsic("bitreverse", scalar_type(ins.vt), e.arg(ins))
+
+
+@_lowers("mul_hi")
+
+def op_mul_hi(e, ins):
+    """The double-width product's high half: extend, multiply, shift, truncate."""
+    vt = ins.vt
+    t, wide = scalar_type(vt), f"i{2 * vt.bits}"
+    ext = "sext" if vt.is_signed else "zext"
+    a, b = (e.emit(f"{ext} {e.vty(t)} {e.arg(ins, k)} to {e.vty(wide)}") for k in range(2))
+    p = e.binop("mul", wide, a, b)
+    hi = e.binop("lshr", wide, p, e.splat(wide, str(vt.bits)))
+    return e.emit(f"trunc {e.vty(wide)} {hi} to {e.vty(t)}")
 
 
 def _compare(e, ins, fpred, spred, upred):

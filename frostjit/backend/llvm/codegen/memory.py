@@ -221,6 +221,8 @@ def _contiguous_or_lanes(e, vt, reduce_op, value, ptrs, m):
         new = e.binop("fadd" if vt.is_float else "add", t, old, value)
     elif reduce_op == "mul":
         new = e.binop("fmul" if vt.is_float else "mul", t, old, value)
+    elif reduce_op in ("and", "or"):    # integer targets only (bitwise)
+        new = e.binop(reduce_op, t, old, value)
     elif vt.is_float:   # minnum/maxnum ignore NaN on either side, as Dr.Jit's scatter_reduce does
         new = e.call_binary_intrinsic("minnum" if reduce_op == "min" else "maxnum", t, old, value)
     else:
@@ -288,6 +290,8 @@ def _scalar_reduce(e, vt, reduce_op, a, b) -> str:
     t = scalar_type(vt)
     if reduce_op == "mul":
         return e.emit(f"{'fmul' if vt.is_float else 'mul'} {t} {a}, {b}")
+    if reduce_op in ("and", "or"):
+        return e.emit(f"{reduce_op} {t} {a}, {b}")
     if vt.is_float:     # NaN-ignoring, as above
         name = "minnum" if reduce_op == "min" else "maxnum"
         fn = e.intrinsic(f"llvm.{name}.{suffix(t)}", t, [t, t])

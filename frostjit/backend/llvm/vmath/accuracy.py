@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 from ....trace.dtypes import Float32, Float64
-from ....trace.optable import Uniform
+from ....trace.optable import OPS, Uniform
 from . import SUPPORTED, accuracy_of, math_function
 
 _NP = {"float": np.float32, "double": np.float64}
@@ -141,6 +141,8 @@ NUMPY_REF = {
     "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
     "atan2": np.arctan2, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
     "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "erf": _erf64, "pow": np.power, "cbrt": np.cbrt,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "lgamma": lambda x: OPS["lgamma"].numpy(Float64, x), "erfinv": lambda x: OPS["erfinv"].numpy(Float64, x),
 }
 
 
@@ -153,7 +155,8 @@ def mp_reference(name, x, y=None):
         "sin": mp.sin, "cos": mp.cos, "tan": mp.tan, "asin": mp.asin, "acos": mp.acos, "atan": mp.atan,
         "atan2": mp.atan2, "exp": mp.exp, "exp2": lambda v: mp.power(2, v), "expm1": mp.expm1, "log": mp.log,
         "log2": lambda v: mp.log(v, 2), "sinh": mp.sinh, "cosh": mp.cosh, "tanh": mp.tanh, "erf": mp.erf,
-        "pow": mp.power, "cbrt": mp.cbrt,
+        "pow": mp.power, "cbrt": mp.cbrt, "asinh": mp.asinh, "acosh": mp.acosh, "atanh": mp.atanh,
+        "lgamma": lambda v: mp.re(mp.loggamma(v)), "erfinv": mp.erfinv,
     }[name]
     hi = np.empty(len(x))
     lo = np.empty(len(x))

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ....trace.optable import OPS, TRANSCENDENTAL, Accuracy, Bounds, LogUniform, Uniform
-from . import erf, exponential, inverse_trig, logarithm, power, trig
+from . import erf, exponential, inverse_trig, logarithm, power, special, trig
 from .emitter import Body, Builder
 
 #: Kernels of this library that are not ops of the table: name -> (arity, results, accuracy).
@@ -52,6 +52,9 @@ _KERNELS = {
     "atan": _unary(inverse_trig.atan), "asin": _unary(inverse_trig.asin), "acos": _unary(inverse_trig.acos),
     "atan2": _binary(inverse_trig.atan2), "erf": _unary(erf.erf), "pow": _binary(power.pow),
     "cbrt": _unary(power.cbrt),
+    "asinh": _unary(special.asinh), "acosh": _unary(special.acosh), "atanh": _unary(special.atanh),
+    "lgamma": lambda b, args, state: [special.lgamma(b, args[0], state)],
+    "erfinv": lambda b, args, state: [special.erfinv(b, args[0], state)],
 }
 
 #: name -> (arity, results): ops of the table take their arity from it.

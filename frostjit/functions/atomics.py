@@ -1,0 +1,208 @@
+"""Atomic read-modify-write scatters that return the old values: ``scatter_inc``, ``scatter_exch``,
+``scatter_cas`` (Dr.Jit 1.5).
+
+Dr.Jit runs them as atomic instructions, so where several lanes hit one element the result is one
+of the valid interleavings, chosen by the hardware.  frostjit computes the interleaving in *lane
+order* (lane ``i`` acts before lane ``j > i`` on the same element: what one thread running the
+whole launch gives, and what Dr.Jit's single-threaded runs measure), deterministically, from
+array operations:
+
+* the lanes are grouped by target element with a stable sort of the index
+  (:func:`frostjit.functions.sorting.sort_permutation`), which gives each lane its rank among
+  the lanes before it on the same element;
+* ``scatter_inc``: the old value is the element's value plus that rank; the target is then
+  increased by each element's count (one ``scatter_add``).  A one-element target (the stream
+  compaction counter) needs no sort: the rank is an exclusive prefix sum of the active lanes;
+* ``scatter_exch``: a lane reads the value of the previous lane on its element (the element's
+  value for the first), and the last lane's value is written (one scatter with distinct indices);
+* ``scatter_cas``: lanes act in rounds, the ``r``-th lane of every element in round ``r``
+  (a gather, a comparison of the bits and a scatter with distinct indices per round); the number
+  of rounds, the largest number of lanes on one element, is read back once.
+
+So the results are race-free whatever the thread count, on every backend; ``scatter_inc`` and
+``scatter_exch`` also work inside frozen functions and under AD (their values are gathers and
+arithmetic).  Inactive lanes and out-of-bounds indices change nothing and return 0 (and
+``False``).
+"""
+from __future__ import annotations
+
+from ..array import registry
+from ..array.flat import ArrayBase
+from ..trace.dtypes import Bool, Float32, UInt32, UInt64
+from .creation import arange, zeros
+from .evaluation import width
+from .math import reinterpret_array, select
+from .memory import ReduceOp, gather, scatter, scatter_add
+from .reduce import _reduce_array, prefix_sum
+from .scan import prefix_reduce
+from .sorting import sort_permutation
+
+
+def _flat(x, vt):
+    return registry.flat_type(x._backend, vt)
+
+
+def _operands(who: str, target, index, active):
+    """``(index as UInt32, active & in bounds)`` broadcast to the launch width."""
+    if not isinstance(target, ArrayBase):
+        raise TypeError(f"{who}(): 'target' must be a 1-D frostjit array, got {type(target).__name__}")
+    u32 = _flat(target, UInt32)
+    if not isinstance(index, ArrayBase):
+        index = u32(index)
+    if not index._vt.is_integral or index._vt is Bool:
+        raise TypeError(f"{who}(): 'index' must be an integer array, got {type(index).__name__}")
+    b = _flat(target, Bool)
+    act = active if isinstance(active, ArrayBase) else b(bool(active))
+    n = width(target)
+    ok = act & (index >= 0) & (index < n) if index._vt.is_signed else act & (index < n)
+    return u32(index), ok
+
+
+def _groups(index, ok):
+    """``(perm, sorted index, sorted ok, rank)``: lanes sorted by index (inactive lanes after every
+    active one), and each lane's rank, in lane order, among the active lanes on its element."""
+    n = width(index)
+    u32 = type(index)
+    key = select(ok, index, u32(0xFFFFFFFF))
+    perm = sort_permutation([(key, 32)], u32)
+    pos = arange(u32, n)
+    s = gather(u32, key, perm)
+    has_prev = pos >= 1
+    prev = gather(u32, s, pos - 1, has_prev)
+    starts = ~has_prev | (prev != s)
+    start = prefix_reduce(ReduceOp.Max, select(starts, pos, u32(0)), exclusive=False)
+    rank = zeros(u32, n)
+    scatter(rank, pos - start, perm)
+    return perm, s, gather(_flat(index, Bool), ok, perm), rank
+
+
+def scatter_inc(target, index, active=True):
+    """Atomically increment ``target[index]`` and return the value before (Dr.Jit's
+    ``scatter_inc``): for stream compaction, ``slot = fj.scatter_inc(counter, UInt32(0), mask)``.
+
+    Parameters
+    ----------
+    target : UInt32 array
+    index : UInt32 array or int
+    active : Bool array or bool
+
+    Returns
+    -------
+    UInt32
+        Per lane, the element's value before this lane's increment, lanes acting in lane order
+        (module docstring); 0 for inactive lanes.
+
+    Examples
+    --------
+    >>> t = UInt32(10, 20)
+    >>> fj.scatter_inc(t, UInt32(0, 1, 0, 0, 1), Bool(True, True, False, True, True))
+    [10, 20, 0, 11, 21]
+    >>> t
+    [12, 22]
+    """
+    if not (isinstance(target, ArrayBase) and target._vt is UInt32):
+        raise TypeError(f"scatter_inc(): 'target' must be a UInt32 array, got {type(target).__name__}")
+    idx, ok = _operands("scatter_inc", target, index, active)
+    u32 = type(idx)
+    n_target = width(target)
+    if type(n_target) is int and n_target == 1:
+        rank = prefix_sum(u32(ok))                      # the counter: no sort needed
+    else:
+        _, _, _, rank = _groups(idx, ok)
+    old = select(ok, gather(u32, target, idx, ok) + rank, u32(0))
+    scatter_add(target, u32(1), idx, ok)
+    return old
+
+
+def scatter_exch(target, value, index, active=True):
+    """Atomically write ``value`` to ``target[index]`` and return the values before (Dr.Jit's
+    ``scatter_exch``), lanes acting in lane order (module docstring): a lane reads what the
+    previous lane on its element wrote, the last lane's value stays.  0 for inactive lanes.
+
+    Examples
+    --------
+    >>> t = Float(1, 2, 3)
+    >>> fj.scatter_exch(t, Float(7, 8, 9), UInt32(0, 0, 1))
+    [1, 7, 2]
+    >>> t
+    [8, 9, 3]
+    """
+    idx, ok = _operands("scatter_exch", target, index, active)
+    cls = type(target)
+    n = width(idx)
+    if not isinstance(value, ArrayBase):
+        value = cls(value)
+    if type(value) is not cls:
+        raise TypeError(f"scatter_exch(): the value type {type(value).__name__} does not match the target "
+                        f"type {cls.__name__}")
+    u32 = type(idx)
+    perm, s, ok_sorted, _ = _groups(idx, ok)
+    pos = arange(u32, n)
+    one_value = width(value) == 1          # a size-1 value (or a literal) is every lane's value
+    v_sorted = value if one_value else gather(cls, value, perm)
+    has_prev = pos >= 1
+    prev_same = has_prev & (gather(u32, s, pos - 1, has_prev) == s) & gather(type(ok), ok_sorted, pos - 1, has_prev)
+    before = gather(cls, target, s, ok_sorted)
+    previous = value if one_value else gather(cls, v_sorted, pos - 1, prev_same)
+    old_sorted = select(prev_same, previous, before)
+    has_next = pos + 1 < n
+    next_same = has_next & (gather(u32, s, pos + 1, has_next) == s)
+    old = zeros(cls, n)
+    scatter(old, select(ok_sorted, old_sorted, cls(0)), perm)
+    scatter(target, v_sorted, s, ok_sorted & ~next_same)
+    return old
+
+
+def scatter_cas(target, compare, value, index, active=True):
+    """Atomic compare-and-swap (Dr.Jit's ``scatter_cas``): where ``target[index]`` equals
+    ``compare`` (bit for bit), write ``value``.  Lanes act in lane order (module docstring).
+
+    Returns
+    -------
+    tuple
+        ``(old, success)``: the element's value each lane saw, and whether its swap happened;
+        0 and ``False`` for inactive lanes.
+
+    Examples
+    --------
+    >>> t = Int32(1, 2, 3)
+    >>> fj.scatter_cas(t, Int32(1, 7, 1), Int32(7, 8, 9), UInt32(0, 0, 0))
+    ([1, 7, 8], [True, True, False])
+    >>> t
+    [8, 2, 3]
+    """
+    idx, ok = _operands("scatter_cas", target, index, active)
+    cls = type(target)
+    compare = compare if isinstance(compare, ArrayBase) else cls(compare)
+    value = value if isinstance(value, ArrayBase) else cls(value)
+    for what, x in (("compare", compare), ("value", value)):
+        if type(x) is not cls:
+            raise TypeError(f"scatter_cas(): the {what} type {type(x).__name__} does not match the target "
+                            f"type {cls.__name__}")
+    n = width(idx)
+    b = _flat(idx, Bool)
+    _, _, _, rank = _groups(idx, ok)
+    rounds = int(_reduce_array("max", select(ok, rank + 1, type(rank)(0)))[0]) if n else 0
+    old = zeros(cls, n)
+    success = zeros(b, n)
+    for r in range(rounds):
+        mine = ok & (rank == r)
+        cur = gather(cls, target, idx, mine)
+        hit = mine & _same_bits(cur, compare)
+        old = select(mine, cur, old)
+        success = success | hit
+        scatter(target, value, idx, hit)
+    return old, success
+
+
+def _same_bits(a, b):
+    """``a == b`` bit for bit (floats compared as their bits, as a hardware compare-and-swap;
+    Float16 through its exact float32 value)."""
+    vt = a._vt
+    if not vt.is_float:
+        return a == b
+    if vt.compute is not None:
+        f32 = registry.flat_type(a._backend, Float32)
+        return _same_bits(f32(a), f32(b))
+    ut = registry.flat_type(a._backend, UInt32 if vt.bits == 32 else UInt64)
+    return reinterpret_array(ut, a) == reinterpret_array(ut, b)

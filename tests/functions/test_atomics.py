@@ -1,0 +1,140 @@
+"""scatter_inc, scatter_exch, scatter_cas: Dr.Jit 1.5's answers (recorded side by side with drjit,
+which runs them single-threaded in lane order at these sizes), wide multi-threaded launches
+against a lane-order NumPy model, evaluation order, the reference backend and frozen functions."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit.llvm import Bool, Float, Int, UInt
+
+
+def test_scatter_inc_gives_drjits_values():
+    t = UInt(10, 20)
+    r = fj.scatter_inc(t, UInt(0, 1, 0, 0, 1), Bool(True, True, False, True, True))
+    assert r.numpy().tolist() == [10, 20, 0, 11, 21] and t.numpy().tolist() == [12, 22]
+    t = UInt(0)
+    r = fj.scatter_inc(t, UInt(0, 0, 0, 0))
+    assert r.numpy().tolist() == [0, 1, 2, 3] and t.numpy().tolist() == [4]
+
+
+def test_scatter_exch_gives_drjits_values():
+    t = Float(1, 2, 3)
+    r = fj.scatter_exch(t, Float(7, 8, 9), UInt(2, 0, 1))
+    assert r.numpy().tolist() == [3, 1, 2] and t.numpy().tolist() == [8, 9, 7]
+    t = Float(1, 2, 3)
+    r = fj.scatter_exch(t, Float(7, 8, 9), UInt(0, 0, 1))
+    assert r.numpy().tolist() == [1, 7, 2] and t.numpy().tolist() == [8, 9, 3]
+    t = Float(1, 2, 3)
+    r = fj.scatter_exch(t, 5.0, UInt(0, 0, 2))
+    assert r.numpy().tolist() == [1, 5, 3] and t.numpy().tolist() == [5, 2, 5]
+
+
+def test_scatter_cas_swaps_in_lane_order():
+    t = Int(1, 2, 3)
+    old, ok = fj.scatter_cas(t, Int(1, 5, 3), Int(7, 8, 9), UInt(0, 1, 2))
+    assert old.numpy().tolist() == [1, 2, 3] and ok.numpy().tolist() == [True, False, True]
+    assert t.numpy().tolist() == [7, 2, 9]
+    t = Int(1, 2, 3)
+    old, ok = fj.scatter_cas(t, Int(1, 7, 1), Int(7, 8, 9), UInt(0, 0, 0))
+    assert old.numpy().tolist() == [1, 7, 8] and ok.numpy().tolist() == [True, True, False]
+    assert t.numpy().tolist() == [8, 2, 3]
+    t = Float(1, 2, 3)
+    old, ok = fj.scatter_cas(t, Float(1, 5, 3), Float(7, 8, 9), UInt(0, 1, 2), Bool(True, True, False))
+    assert old.numpy().tolist() == [1, 2, 0] and ok.numpy().tolist() == [True, False, False]
+    assert t.numpy().tolist() == [7, 2, 3]
+
+
+def test_returned_old_values_do_not_see_the_update_whatever_is_evaluated_first():
+    t = UInt(5, 5)
+    r = fj.scatter_inc(t, UInt(1, 1, 0))
+    assert t.numpy().tolist() == [6, 7]        # the target first
+    assert r.numpy().tolist() == [5, 6, 5]
+    t = Float(1, 2)
+    r = fj.scatter_exch(t, Float(3, 4), UInt(1, 0))
+    assert t.numpy().tolist() == [4, 3]
+    assert r.numpy().tolist() == [2, 1]
+
+
+def test_out_of_bounds_and_inactive_lanes_change_nothing():
+    t = UInt(0, 0)
+    r = fj.scatter_inc(t, UInt(0, 5, 1, 0), Bool(True, True, False, True))
+    assert r.numpy().tolist() == [0, 0, 0, 1] and t.numpy().tolist() == [2, 0]
+    with pytest.raises(TypeError, match="UInt32"):
+        fj.scatter_inc(Int(0), UInt(0))
+    with pytest.raises(TypeError, match="does not match"):
+        fj.scatter_exch(Float(1), Int(1), UInt(0))
+
+
+def _lane_order_inc(target, index):
+    t = target.copy()
+    old = np.empty(len(index), np.uint32)
+    for i, k in enumerate(index):
+        old[i] = t[k]
+        t[k] += 1
+    return old, t
+
+
+@pytest.mark.parametrize("bins", [1, 3, 1000])
+def test_wide_scatter_inc_is_race_free_and_in_lane_order(bins):
+    rng = np.random.default_rng(bins)
+    n = 200_003
+    index = rng.integers(0, bins, n).astype(np.uint32)
+    start = rng.integers(0, 100, bins).astype(np.uint32)
+    t = UInt(start)
+    r = fj.scatter_inc(t, UInt(index))
+    # the lane-order model, vectorized: rank among equal indices in lane order
+    order = np.argsort(index, kind="stable")
+    rank = np.empty(n, np.int64)
+    sorted_idx = index[order]
+    first = np.searchsorted(sorted_idx, sorted_idx, side="left")
+    rank[order] = np.arange(n) - first
+    assert (r.numpy() == start[index] + rank).all()
+    assert (t.numpy() == start + np.bincount(index, minlength=bins)).all()
+
+
+def test_wide_scatter_exch_chains_each_element_in_lane_order():
+    rng = np.random.default_rng(5)
+    n = 100_003
+    index = rng.integers(0, 517, n).astype(np.uint32)
+    values = rng.standard_normal(n).astype(np.float32)
+    start = rng.standard_normal(517).astype(np.float32)
+    t = Float(start)
+    r = fj.scatter_exch(t, Float(values), UInt(index)).numpy()
+    want = np.empty(n, np.float32)
+    cur = start.copy()
+    for i in range(n):
+        k = index[i]
+        want[i] = cur[k]
+        cur[k] = values[i]
+    assert (r == want).all() and (t.numpy() == cur).all()
+
+
+def test_small_case_against_a_python_model():
+    index = np.array([3, 1, 3, 3, 0, 1], np.uint32)
+    old, final = _lane_order_inc(np.array([7, 0, 2, 9], np.uint32), index)
+    t = UInt(7, 0, 2, 9)
+    assert fj.scatter_inc(t, UInt(index)).numpy().tolist() == old.tolist()
+    assert t.numpy().tolist() == final.tolist()
+
+
+def _program(counter, values):
+    slot = fj.scatter_inc(counter, UInt(0), values > 0)
+    out = fj.zeros(Float, fj.width(values))
+    fj.scatter(out, values, slot, values > 0)
+    return out, slot
+
+
+@pytest.mark.parametrize("width", [1, 7, 1000, 100_003])
+def test_stream_compaction_inside_freeze_equals_plain(width):
+    frozen = fj.freeze(_program)
+    rng = np.random.default_rng(width)
+    for w in (width, 5, width):
+        v = rng.standard_normal(w).astype(np.float32)
+        c1, c2 = UInt(0), UInt(0)
+        want = _program(c1, Float(v))
+        got = frozen(c2, Float(v))
+        for g, x in zip(got, want):
+            assert g.numpy().tolist() == x.numpy().tolist()
+        assert c1.numpy().tolist() == c2.numpy().tolist() == [int((v > 0).sum())]
