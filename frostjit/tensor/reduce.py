@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from ..array import registry as array_registry
 from ..errors import AxisError
-from ..functions.block import block_prefix_sum, block_reduce
+from ..functions.block import block_prefix_reduce, block_prefix_sum, block_reduce
 from ..functions.creation import arange, full, zeros
 from ..functions.evaluation import width
 from ..functions.math import select
@@ -230,8 +230,9 @@ def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True, op
         return _tensor_of(handle(x), shape)
     for k in axes:
         outer, n, inner = size_of(shape[:k]), shape[k], size_of(shape[k + 1:])
-        if inner == 1 and not _symbolic(n) and n:      # the last axis: one block prefix sum
-            x = block_prefix_sum(x, n, exclusive, reverse)
+        if inner == 1 and not _symbolic(n) and n:      # the last axis: one block prefix reduction
+            x = (block_prefix_sum(x, n, exclusive, reverse) if op == "add" else
+                 block_prefix_reduce(op, x, n, exclusive, reverse))
             continue
         if reverse:
             x = _flip(x, outer, n, inner)

@@ -163,7 +163,7 @@ def test_ops_apply_to_static_vectors_component_wise():
 
 
 def test_unsupported_types_raise_type_error_naming_the_type():
-    with pytest.raises(TypeError, match="Float32"):
+    with pytest.raises(TypeError, match=r"\(Float\)"):
         fj.popcnt(Float([1]))
     with pytest.raises(TypeError, match="Int64"):
         fj.mul_wide(Int64([1]), Int64([2]))
