@@ -220,8 +220,10 @@ class ArrayBase:
             out = type(self).__new__(type(self))
             out._node, out._ad = self._node, self._ad
             return out
-        raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)} "
-                        "(use frostjit.gather() for array indices)")
+        if isinstance(index, slice) or (isinstance(index, ArrayBase) and index._vt.is_integral):
+            return _item_index[0].get(self, index)      # a gather (Dr.Jit: x[1:3], x[UInt32(...)])
+        raise TypeError(f"{type(self).__name__} indices must be integers, slices, masks or integer arrays, "
+                        f"not {_type_name(index)}")
 
     def __setitem__(self, index, value):
         if isinstance(index, (int, np.integer)):
@@ -234,7 +236,11 @@ class ArrayBase:
         if isinstance(index, ArrayBase) and index._vt is Bool:
             self._become(masked_assign(self, index, value))
             return
-        raise TypeError(f"{type(self).__name__} indices must be integers, not {_type_name(index)}")
+        if isinstance(index, slice) or (isinstance(index, ArrayBase) and index._vt.is_integral):
+            _item_index[0].set(self, index, value)      # a scatter (Dr.Jit: x[1:3] = v, x[UInt32(...)] = v)
+            return
+        raise TypeError(f"{type(self).__name__} indices must be integers, slices, masks or integer arrays, "
+                        f"not {_type_name(index)}")
 
     def _become(self, other: "ArrayBase") -> None:
         """Make this handle refer to ``other``'s variable (in-place assignment, ``x[mask] = v``)."""
@@ -319,6 +325,16 @@ _item_scatter = [None]
 def register_item_scatter(scatter) -> None:
     """Install ``scatter(target, value, index)``, which ``x[i] = v`` calls."""
     _item_scatter[0] = scatter
+
+
+# ``x[1:3]``, ``x[index_array]`` and their assignments are gathers and scatters: an object with
+# ``get(x, index)`` and ``set(x, index, value)``, installed by functions/memory.py.
+_item_index = [None]
+
+
+def register_item_index(access) -> None:
+    """Install the gathers/scatters behind slice and index-array items of 1-D arrays."""
+    _item_index[0] = access
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from ..array.flat import ArrayBase, register_item_scatter
+from ..array.flat import ArrayBase, register_item_index, register_item_scatter
 from ..array.vector import VectorBase
 from ..array import registry
 from ..backend import current_backend
@@ -28,6 +28,7 @@ from ..trace import loops, masks, ops
 from ..trace.dtypes import Bool, Int32, Int64, UInt32, UInt64
 from ..trace.node import Node
 from ..trace.state import state, DEBUG
+from .evaluation import width
 
 
 class ReduceOp(enum.Enum):
@@ -350,3 +351,29 @@ def scatter_reduce(op, target, value, index, active=True, mode=None) -> None:
 
 # x[i] = v on a 1-D array is a scatter (the array layer does not import this module).
 register_item_scatter(scatter)
+
+
+class _ItemIndex:
+    """``x[s]`` / ``x[s] = v`` for a slice or an integer array ``s`` of a 1-D array: a gather and a
+    scatter, as in Dr.Jit 1.5 (``Float(1, 2, 3, 4)[1:3]`` is ``[2, 3]``; ``x[UInt32(3, 0)]``
+    gathers).  A slice's positions come from the array's width, which is symbolic inside
+    ``fj.freeze`` (its bounds are then guarded: another width records again, never stale);
+    negative steps count from the end, as in Python (Dr.Jit fails on them)."""
+
+    @staticmethod
+    def _positions(x, index):
+        if isinstance(index, ArrayBase):
+            return index
+        n = width(x)
+        pos = np.arange(*index.indices(n))
+        vt = UInt32 if n <= 2**32 else Int64
+        return registry.flat_type(x._backend, vt)(pos.astype(vt.np_dtype))
+
+    def get(self, x, index):
+        return gather(type(x), x, self._positions(x, index))
+
+    def set(self, x, index, value):
+        scatter(x, value, self._positions(x, index))
+
+
+register_item_index(_ItemIndex())
