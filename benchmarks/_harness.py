@@ -86,17 +86,36 @@ def run_child(system: str, workload: str, params: dict | None = None,
     cmd = [sys.executable, str(WORKLOADS), "--system", system,
            "--workload", workload, "--params", json.dumps(params)]
     env = child_env(system, {**thread_env(system, params.get("threads")), **(env_extra or {})})
+    return _run(cmd, env, timeout)
+
+
+def run_script_child(script: str, system: str, params: dict, timeout: float = 1800,
+                     fresh_cache: bool = False) -> dict:
+    """Run ``script --child SYSTEM --params JSON`` (a benchmark script's own child side) for one
+    system in a fresh process and return the JSON it printed after :data:`RESULT_MARK`.
+
+    ``fresh_cache``: the child gets an empty kernel cache of its own (compile-time figures)."""
+    cmd = [sys.executable, os.path.abspath(script), "--child", system, "--params", json.dumps(params)]
+    env_threads = thread_env(system, params.get("threads"))
+    if not fresh_cache:
+        return _run(cmd, child_env(system, env_threads), timeout)
+    name = Path(script).stem
+    with tempfile.TemporaryDirectory(prefix=f"{name}_{system}_") as cache:
+        env_extra, _ = fresh_cache_env(system, cache)
+        return _run(cmd, child_env(system, {**env_threads, **env_extra}), timeout)
+
+
+def _run(cmd: list, env: dict, timeout: float) -> dict:
+    """Run a child command; its result is the last line starting with :data:`RESULT_MARK`."""
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=env, cwd=str(REPO))
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(REPO))
     except subprocess.TimeoutExpired:
         return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
     for line in reversed(p.stdout.splitlines()):
         if line.startswith(RESULT_MARK):
             return json.loads(line[len(RESULT_MARK):])
     tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-    return {"status": "error",
-            "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
 
 
 def fresh_cache_env(system: str, cache_dir: str | None = None) -> tuple[dict, str]:

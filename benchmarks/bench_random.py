@@ -24,9 +24,7 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -105,19 +103,7 @@ def child(system: str, params: dict) -> dict:
 
 # ----------------------------------------------------------------- driver side
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
-    with tempfile.TemporaryDirectory(prefix=f"bench_random_{system}_") as cache:
-        env_extra, _ = H.fresh_cache_env(system, cache)
-        env = H.child_env(system, {**H.thread_env(system, params.get("threads")), **env_extra})
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=str(H.REPO))
-        except subprocess.TimeoutExpired:
-            return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
-    for line in reversed(p.stdout.splitlines()):
-        if line.startswith(H.RESULT_MARK):
-            return json.loads(line[len(H.RESULT_MARK):])
-    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+    return H.run_script_child(__file__, system, params, timeout, fresh_cache=True)
 
 
 def report(res: dict, systems, n: int) -> None:

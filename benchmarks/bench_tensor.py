@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -158,17 +157,7 @@ def _child_numpy(tex, pos, big, warmup, repeats) -> dict:
 
 # ----------------------------------------------------------------- driver side
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", system, "--params", json.dumps(params)]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                           env=H.child_env(system, H.thread_env(system, params.get("threads"))), cwd=str(H.REPO))
-    except subprocess.TimeoutExpired:
-        return {"status": "error", "reason": f"timeout after {timeout:.0f}s"}
-    for line in reversed(p.stdout.splitlines()):
-        if line.startswith(H.RESULT_MARK):
-            return json.loads(line[len(H.RESULT_MARK):])
-    tail = (p.stderr or p.stdout).strip().splitlines()[-3:]
-    return {"status": "error", "reason": f"exit {p.returncode}: " + " | ".join(tail)}
+    return H.run_script_child(__file__, system, params, timeout, fresh_cache=False)
 
 
 def report(res: dict, systems: list) -> None:
