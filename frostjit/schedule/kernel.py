@@ -85,16 +85,27 @@ def build_kernel(outputs: list, effects: list) -> ScheduledKernel:
     for out in outputs:
         if out not in ids:
             _visit(b, out, 0)
-    instrs = b.instrs
-    keys = b.key_items
     for eff in effects:
-        target, reduce_op = eff.extra
-        ins = _instr(Instr, ("scatter", eff.vt, tuple([ids[a] for a in eff.args]),
-                             (b.param(target, SCATTER_DST), reduce_op)))
-        instrs.append(ins)
-        keys.append(ins)
-        b.has_side_effects = True
-    for out in outputs:       # the OUT parameters come last, in the order of b.outputs
+        _emit_scatter(b, eff)
+    return _emit_stores(b, outputs)
+
+
+def _emit_scatter(b: ScheduledKernel, eff: Node) -> None:
+    """The ``scatter`` instruction of the side-effect node ``eff`` (its operands are emitted)."""
+    ids = b.ids
+    target, reduce_op = eff.extra
+    ins = _instr(Instr, ("scatter", eff.vt, tuple([ids[a] for a in eff.args]),
+                         (b.param(target, SCATTER_DST), reduce_op)))
+    b.instrs.append(ins)
+    b.key_items.append(ins)
+    b.has_side_effects = True
+
+
+def _emit_stores(b: ScheduledKernel, outputs: list) -> ScheduledKernel:
+    """The ``store`` of each output (the OUT parameters come last, in the order of b.outputs),
+    then the other live results of the kernel's symbolic loops."""
+    ids, instrs, keys = b.ids, b.instrs, b.key_items
+    for out in outputs:
         if (id(out), OUT) in b.slots:
             continue
         ins = _instr(Instr, ("store", out.vt, (ids[out],), b.param(out, OUT)))
@@ -129,31 +140,15 @@ def _build_with_loops(b: ScheduledKernel, outputs: list, effects: list) -> Sched
             for a in eff.args:
                 if a not in ids:
                     _visit(b, a, 0)
-    instrs = b.instrs
-    keys = b.key_items
     for eff in effects:
         if eff.value is not None:
             loops.emit_with_effects(b, eff.value, _visit)
-            continue
-        target, reduce_op = eff.extra
-        ins = _instr(Instr, ("scatter", eff.vt, tuple([ids[a] for a in eff.args]),
-                             (b.param(target, SCATTER_DST), reduce_op)))
-        instrs.append(ins)
-        keys.append(ins)
-        b.has_side_effects = True
+        else:
+            _emit_scatter(b, eff)
     for out in outputs:
         if out not in ids:
             _visit(b, out, 0)
-    for out in outputs:       # the OUT parameters come last, in the order of b.outputs
-        if (id(out), OUT) in b.slots:
-            continue
-        ins = _instr(Instr, ("store", out.vt, (ids[out],), b.param(out, OUT)))
-        b.outputs.append(out)
-        instrs.append(ins)
-        keys.append(ins)
-    if b.loops:
-        loops.store_siblings(b, _visit)
-    return b
+    return _emit_stores(b, outputs)
 
 
 def _visit(b: ScheduledKernel, n: Node, depth: int) -> None:
