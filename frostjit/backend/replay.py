@@ -147,9 +147,12 @@ class ReplayEmitter(abc.ABC):
         """``buffer_<out>``: a size-1 buffer, the reduction (``Backend.reduce``) of ``size``
         elements of ``buffer_<src>``."""
 
-    @abc.abstractmethod
+    # prefix_sum, compress, copy (and block_reduce): a call of the backend's own method,
+    # which every backend replays the same way (a backend may write them inline instead).
     def prefix_sum(self, index: int, exclusive: bool, vt: VarType, src: int, size: Size, out: int) -> None:
         """``buffer_<out>``: the prefix sum of ``size`` elements of ``buffer_<src>``."""
+        c = self.code
+        c.line(f"buffer_{out} = backend.prefix_sum({c.type_name(vt)}, buffer_{src}, {size.expr}, {exclusive})")
 
     def block_reduce(self, index: int, block, vt: VarType, src: int, size: Size, out: int) -> None:
         """``buffer_<out>``: ``Backend.block_reduce`` (the :class:`~frostjit.backend.base.
@@ -158,14 +161,15 @@ class ReplayEmitter(abc.ABC):
         name = c.bind(f"block_{index}", block)
         c.line(f"buffer_{out} = backend.block_reduce({name}, {c.type_name(vt)}, buffer_{src}, {size.expr})")
 
-    @abc.abstractmethod
     def compress(self, index: int, src: int, size: Size, count: str, out: int) -> None:
         """``buffer_<out>`` and the local ``count`` (``c<k>``): ``Backend.compress`` of
         ``size`` elements of ``buffer_<src>``."""
+        self.code.line(f"buffer_{out}, {count} = backend.compress(buffer_{src}, {size.expr})")
 
-    @abc.abstractmethod
     def copy(self, index: int, vt: VarType, src: int, size: Size, out: int) -> None:
         """``buffer_<out>``: a copy of ``size`` elements of ``buffer_<src>``."""
+        c = self.code
+        c.line(f"buffer_{out} = backend.copy({c.type_name(vt)}, buffer_{src}, {size.expr})")
 
     @abc.abstractmethod
     def fill(self, index: int, vt: VarType, value, size: Size, out: int) -> None:

@@ -145,17 +145,6 @@ class LLVMReplayEmitter(ReplayEmitter):
         else:
             c.line(f"buffer_{out} = reduce_into(alloc, {op!r}, {dt}, buffer_{src}, {size.expr})")
 
-    def prefix_sum(self, index, exclusive, vt, src, size, out) -> None:
-        c = self.code
-        c.line(f"buffer_{out} = backend.prefix_sum({c.type_name(vt)}, buffer_{src}, {size.expr}, {exclusive})")
-
-    def compress(self, index, src, size, count, out) -> None:
-        self.code.line(f"buffer_{out}, {count} = backend.compress(buffer_{src}, {size.expr})")
-
-    def copy(self, index, vt, src, size, out) -> None:
-        c = self.code
-        c.line(f"buffer_{out} = backend.copy({c.type_name(vt)}, buffer_{src}, {size.expr})")
-
     def fill(self, index, vt, value, size, out) -> None:
         c = self.code
         dt = c.dtype_name(vt)
