@@ -9,6 +9,7 @@ from hypothesis import given, strategies as st
 
 import frostjit as fj
 from frostjit.llvm import Array3f, Bool, Float, UInt32
+from frostjit.llvm.ad import Float as FloatAD, UInt32 as UInt32AD
 
 SMALL_WIDTHS = (1, 7, 1000)
 
@@ -242,3 +243,28 @@ def test_frozen_function_writes_into_a_local_argument():
         want = np.where(np.arange(n) % 2 == 0, np.arange(n), -1)
         assert np.array_equal(np.broadcast_to(buf[0].numpy(), (n,)), want)
     assert put.n_recordings <= 2
+
+
+@fj.syntax
+def _branch_syntax(buf, x):
+    if x > 1:
+        buf[0] = x * 10
+    else:
+        buf[1] = x
+    return buf
+
+
+def test_local_written_in_a_syntax_branch_matches_dr_jit():
+    # Dr.Jit 1.5 prints [0, 20, 30] [1, 0, 0]
+    buf = _branch_syntax(fj.alloc_local(Float, 2, Float(0)), Float(1, 2, 3))
+    assert buf[0].numpy().tolist() == [0, 20, 30]
+    assert buf[1].numpy().tolist() == [1, 0, 0]
+
+
+def test_gradients_flow_through_per_lane_writes_and_reads():
+    x = FloatAD(1, 2, 3)
+    fj.enable_grad(x)
+    buf = fj.alloc_local(FloatAD, 2, FloatAD(0))
+    buf[UInt32AD(0, 1, 0)] = x * x
+    fj.backward(buf[0])
+    assert x.grad.numpy().tolist() == [2, 0, 6]      # d(x^2)/dx on the lanes that wrote entry 0
