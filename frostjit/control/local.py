@@ -207,7 +207,7 @@ def alloc_local(dtype, size: int, value=None) -> Local:
     ----------
     dtype : type
         A 1-D array type (``Float``), a static array type (``Array3f``) or a PyTree type
-        (a ``DRJIT_STRUCT`` class; other PyTree types need ``value``).
+        (a ``DRJIT_STRUCT`` class or a dataclass; other PyTree types need ``value``).
     size : int
         The number of entries (static, ``>= 0``).
     value : optional
@@ -234,24 +234,14 @@ def alloc_local(dtype, size: int, value=None) -> Local:
     if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
         raise TypeError(f"fj.alloc_local(): 'size' must be a non-negative int, got {size!r}")
     if value is None:
-        value = _zeros_of(dtype)
+        try:
+            value = zeros(dtype)
+        except TypeError as e:
+            raise TypeError(f"fj.alloc_local(): cannot make a zero {getattr(dtype, '__name__', dtype)!s} (not an "
+                            "array type, a DRJIT_STRUCT class or a dataclass of them): pass 'value'") from e
     elif type(value) is not dtype:
         raise TypeError(f"fj.alloc_local(): 'value' must be of type 'dtype' ({getattr(dtype, '__name__', dtype)}), "
                         f"got {type(value).__name__}")
     if not any(isinstance(a, ArrayBase) for a in leaves(value)):
         raise TypeError(f"fj.alloc_local(): 'dtype' {getattr(dtype, '__name__', dtype)} holds no JIT array")
     return Local._make(dtype, [fresh(value) for _ in range(int(size))])
-
-
-def _zeros_of(dtype):
-    """A zero value of ``dtype`` (arrays, static arrays and ``DRJIT_STRUCT`` classes)."""
-    if isinstance(dtype, type) and issubclass(dtype, (ArrayBase, VectorBase)):
-        return zeros(dtype)
-    fields = getattr(dtype, "DRJIT_STRUCT", None)
-    if isinstance(dtype, type) and isinstance(fields, dict):
-        obj = object.__new__(dtype)       # as Dr.Jit's zeros(): fields set, __init__ not run
-        for name, t in fields.items():
-            setattr(obj, name, _zeros_of(t))
-        return obj
-    raise TypeError(f"fj.alloc_local(): cannot make a zero {getattr(dtype, '__name__', dtype)!s} (it is not an "
-                    "array type or a DRJIT_STRUCT class, or its size is not static): pass 'value'")

@@ -1,6 +1,7 @@
 """fj.Local / fj.alloc_local (per-lane scratch buffers) against a NumPy buffer of shape (size, lanes)."""
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -268,3 +269,16 @@ def test_gradients_flow_through_per_lane_writes_and_reads():
     buf[UInt32AD(0, 1, 0)] = x * x
     fj.backward(buf[0])
     assert x.grad.numpy().tolist() == [2, 0, 6]      # d(x^2)/dx on the lanes that wrote entry 0
+
+
+@dataclasses.dataclass
+class _Sample:
+    value: Float
+    index: UInt32
+
+
+def test_dataclass_entries_start_as_zeros():
+    buf = fj.alloc_local(_Sample, 3)
+    buf[UInt32(2, 0)] = _Sample(Float(1, 2), UInt32(5, 6))
+    assert isinstance(buf[2], _Sample)
+    assert buf[2].value.numpy().tolist() == [1, 0] and buf[0].index.numpy().tolist() == [0, 6]
