@@ -139,13 +139,14 @@ def full(dtype, value, shape=1):
     gets ``value`` as its real part (Dr.Jit: ``full(Complex2f, 3)`` is ``3 + 0j``).  A dynamic
     type takes ``(components, width)`` or a width (one component).  A ``DRJIT_STRUCT`` class or
     a dataclass gets each field filled this way (as Dr.Jit)."""
-    if _is_struct_type(dtype):
-        return _make_struct("full", dtype, lambda t: full(t, value, shape))
     if _is_tensor_type(dtype):
         return dtype._fj_full(value, shape)
     if _is_scalar_element(dtype):
         return dtype(value)         # the scalar backend: a Python number (Dr.Jit ignores the shape)
-    _check_type("full", dtype)
+    if not (isinstance(dtype, type) and issubclass(dtype, (ArrayBase, VectorBase))):   # (inline: a hot path)
+        if _is_struct_type(dtype):
+            return _make_struct("full", dtype, lambda t: full(t, value, shape))
+        _check_type("full", dtype)
     if _is_scalar_dynamic(dtype):
         # The scalar backend's ArrayXf: the shape is the number of entries (Dr.Jit).
         n = _check_size("full", shape[0] if isinstance(shape, (tuple, list)) and len(shape) == 1 else shape)
@@ -176,12 +177,12 @@ def ones(dtype, shape=1):
 def empty(dtype, shape=1):
     """An uninitialized array (its contents are unspecified until written); a struct type
     (``DRJIT_STRUCT``, dataclass) gets each field made this way."""
-    if _is_struct_type(dtype):
-        return _make_struct("empty", dtype, lambda t: empty(t, shape))
     if _is_tensor_type(dtype):
         return dtype._fj_empty(shape)
     if _is_scalar_element(dtype) or (isinstance(dtype, type) and issubclass(dtype, VectorBase) and not dtype.IsJIT):
         return zeros(dtype, shape)      # the scalar backend: nothing to leave uninitialized
+    if _is_struct_type(dtype):
+        return _make_struct("empty", dtype, lambda t: empty(t, shape))
     _check_type("empty", dtype)
     if issubclass(dtype, VectorBase) and dtype._n is None:
         n, size = _dynamic_shape("empty", dtype, shape)
