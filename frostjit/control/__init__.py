@@ -6,6 +6,7 @@ per-lane calls, and the ``@fj.syntax`` rewrite of Python ``while``/``if``/``for`
   default, as in Dr.Jit) will plug in behind the same functions (``modes.py``).
 * :func:`syntax` and :func:`hint` (``syntax.py``, the rewrite; ``analysis.py``, which variables
   become state).
+* :class:`Local` and :func:`alloc_local` (``local.py``): per-lane scratch buffers.
 * ``consistency.py``: the checks between iterations and branches, and the merge;
   ``host.py``: decisions read from data (lanes left), frozen-function safe; ``errors.py``.
 * The mask of the lanes a body runs on lives in :mod:`frostjit.trace.masks` (gathers and
@@ -16,9 +17,10 @@ Docs: docs/control.md.
 from .errors import (ControlFlowArgumentError, ControlFlowArgumentTypeError, ControlFlowError, StateTypeError,
                      StateValueError)
 from .if_stmt import if_stmt
+from .local import Local, alloc_local
 from .switch import switch
 from .syntax import hint, syntax
 from .while_loop import while_loop
 
-__all__ = ["while_loop", "if_stmt", "switch", "syntax", "hint", "ControlFlowError", "StateTypeError", "StateValueError",
+__all__ = ["while_loop", "Local", "alloc_local", "if_stmt", "switch", "syntax", "hint", "ControlFlowError", "StateTypeError", "StateValueError",
            "ControlFlowArgumentError", "ControlFlowArgumentTypeError"]

@@ -1,8 +1,10 @@
 """Array creation: ``zeros``, ``ones``, ``full``, ``empty``, ``arange``, ``linspace``, ``opaque``."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
+import typing
 
 import numpy as np
 
@@ -47,6 +49,31 @@ def _one_d(dtype, vt):
 def _check_type(who, dtype):
     if not (isinstance(dtype, type) and issubclass(dtype, (ArrayBase, VectorBase))):
         raise TypeError(f"{who}(): 'dtype' must be a frostjit array type (e.g. Float), got {dtype!r}")
+
+
+def _is_struct_type(dtype) -> bool:
+    """A PyTree class with fixed field types: a ``DRJIT_STRUCT`` class or a dataclass."""
+    return isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) and (
+        isinstance(getattr(dtype, "DRJIT_STRUCT", None), dict) or dataclasses.is_dataclass(dtype))
+
+
+def _make_struct(who, dtype, make):
+    """An instance of the struct type ``dtype`` whose fields are ``make(field_type)`` (Dr.Jit:
+    a ``DRJIT_STRUCT`` class is default-constructed, then its fields are set; a dataclass is
+    constructed from its fields)."""
+    name = dtype.__name__
+    struct = getattr(dtype, "DRJIT_STRUCT", None)
+    if isinstance(struct, dict):
+        try:
+            obj = dtype()
+        except TypeError as e:
+            raise TypeError(f"{who}(): the DRJIT_STRUCT class {name} must be constructible without "
+                            f"arguments ({e})") from e
+        for field, t in struct.items():
+            setattr(obj, field, make(t))
+        return obj
+    hints = typing.get_type_hints(dtype)          # resolves string annotations (PEP 563)
+    return dtype(**{f.name: make(hints.get(f.name, f.type)) for f in dataclasses.fields(dtype) if f.init})
 
 
 def _static_dims(dtype) -> tuple:
@@ -110,12 +137,16 @@ def full(dtype, value, shape=1):
     For a tensor type, ``shape`` is the tensor's shape (an int or a sequence of ints).  For a
     static array type every entry is ``value`` (a matrix too); a complex number or quaternion
     gets ``value`` as its real part (Dr.Jit: ``full(Complex2f, 3)`` is ``3 + 0j``).  A dynamic
-    type takes ``(components, width)`` or a width (one component)."""
+    type takes ``(components, width)`` or a width (one component).  A ``DRJIT_STRUCT`` class or
+    a dataclass gets each field filled this way (as Dr.Jit)."""
     if _is_tensor_type(dtype):
         return dtype._fj_full(value, shape)
     if _is_scalar_element(dtype):
         return dtype(value)         # the scalar backend: a Python number (Dr.Jit ignores the shape)
-    _check_type("full", dtype)
+    if not (isinstance(dtype, type) and issubclass(dtype, (ArrayBase, VectorBase))):   # (inline: a hot path)
+        if _is_struct_type(dtype):
+            return _make_struct("full", dtype, lambda t: full(t, value, shape))
+        _check_type("full", dtype)
     if _is_scalar_dynamic(dtype):
         # The scalar backend's ArrayXf: the shape is the number of entries (Dr.Jit).
         n = _check_size("full", shape[0] if isinstance(shape, (tuple, list)) and len(shape) == 1 else shape)
@@ -144,11 +175,14 @@ def ones(dtype, shape=1):
 
 
 def empty(dtype, shape=1):
-    """An uninitialized array (its contents are unspecified until written)."""
+    """An uninitialized array (its contents are unspecified until written); a struct type
+    (``DRJIT_STRUCT``, dataclass) gets each field made this way."""
     if _is_tensor_type(dtype):
         return dtype._fj_empty(shape)
     if _is_scalar_element(dtype) or (isinstance(dtype, type) and issubclass(dtype, VectorBase) and not dtype.IsJIT):
         return zeros(dtype, shape)      # the scalar backend: nothing to leave uninitialized
+    if _is_struct_type(dtype):
+        return _make_struct("empty", dtype, lambda t: empty(t, shape))
     _check_type("empty", dtype)
     if issubclass(dtype, VectorBase) and dtype._n is None:
         n, size = _dynamic_shape("empty", dtype, shape)
