@@ -144,14 +144,23 @@ def merge(mask, a, b, values_from_a: bool):
     is taken from ``a`` or ``b`` (they are equal unless ``strict=False``; Dr.Jit keeps a loop body's
     new value and a conditional's ``false_fn`` value)."""
     if type(a) in (tuple, list) and len(a) and all(isinstance(x, ArrayBase) for x in a):
-        out = [select(mask, x, y) for x, y in zip(a, b)]
+        out = [_select(mask, x, y) for x, y in zip(a, b)]
         return tuple(out) if type(a) is tuple else out
 
     def leaf(x, y):
         if isinstance(x, ArrayBase):
-            return select(mask, x, y)
+            return _select(mask, x, y)
         return x if values_from_a else y
     return map2(a, b, leaf, who="merge", names=("a", "b"))
+
+
+def _select(mask, x, y):
+    """``select(mask, x, y)``, or ``x`` itself when both are the same variable: a state entry the body
+    (or both branches) left unchanged keeps its own width, as in Dr.Jit (a size-1 ``Float(5)`` in a
+    3-lane loop stays size 1)."""
+    if x._node is y._node:
+        return x
+    return select(mask, x, y)
 
 
 def fresh(tree):
