@@ -96,7 +96,17 @@ def analyse(code) -> dict:
     table = _ANALYSIS.get(code)
     if table is not None:
         return table
-    ins = list(dis.get_instructions(code))
+    # EXTENDED_ARG prefixes (an operand of 256 or more: the 257th name of a function) are not
+    # steps: dropped, so a chain reads through them (``C.a300``); a root's table entry is also
+    # keyed at its prefixes' offsets, wherever the trace reports the instruction.
+    ins, prefixes, pending = [], {}, []
+    for x in dis.get_instructions(code):
+        if x.opname == "EXTENDED_ARG":
+            pending.append(x.offset)
+            continue
+        if pending:
+            prefixes[x.offset], pending = pending, []
+        ins.append(x)
     table = {}
     line = code.co_firstlineno
     freevars = set(code.co_freevars)
@@ -143,6 +153,10 @@ def analyse(code) -> dict:
                 else:
                     a.steps = a.steps + (step,)
                     a.text += f".{step[1]}"
+    for offset, extended in prefixes.items():
+        if offset in table:
+            for o in extended:
+                table[o] = table[offset]
     _ANALYSIS[code] = table
     return table
 

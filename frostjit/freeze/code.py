@@ -21,8 +21,11 @@ def code_class(code, frame=None) -> int:
     """Whose code this is: frostjit's own (not watched), a library's (deny list only), user code.
 
     Code without a file (``<string>``: the ``__init__`` a dataclass generates) belongs to the
-    module whose globals it runs with; generated code with a namespace of its own (frostjit's
-    dispatch, ``exec`` into a fresh dict) is treated as library code.
+    module whose globals it runs with.  Code ``exec``-ed into a namespace of its own is the user's
+    when that namespace has no ``__name__`` or is ``__main__``'s (``exec(src, {...})`` in a script,
+    a notebook cell): its reads are watched, else a replay could be stale; a namespace that names
+    itself otherwise (``namedtuple``'s generated methods) is a library's.  (frostjit's own
+    generated code is ``<frostjit...>``.)
     """
     c = _CLASS.get(code)
     if c is None:
@@ -31,7 +34,8 @@ def code_class(code, frame=None) -> int:
             mod = sys.modules.get(frame.f_globals.get("__name__", ""))
             f = getattr(mod, "__file__", None)
             if mod is None or getattr(mod, "__dict__", None) is not frame.f_globals:
-                c = LIBRARY if fn != "<stdin>" else USER
+                own_name = frame.f_globals.get("__name__")
+                c = USER if fn == "<stdin>" or own_name is None or own_name == "__main__" else LIBRARY
             else:
                 c = code_class_of_file(f) if f else USER
         elif fn.startswith("<frostjit"):

@@ -604,3 +604,42 @@ def test_the_read_set_runs_no_getattr_of_a_callable_it_sees():
     for n in (7, 1000):
         assert np.array_equal(f(fj.arange(Float, n)).numpy(), np.arange(n, dtype=np.float32) * 2 + 1)
     assert _AnyAttribute.asked == [] and f.n_recordings == 1
+
+
+@pytest.mark.parametrize("n", [4, 100, 300])
+def test_many_hidden_class_attributes_are_guarded_in_bulk(n):
+    # groups of one class's attributes are checked in one pass (unpacked `is` tests up to 256
+    # entries, map(operator.is_) beyond): a changed value, or an equal value of another type or
+    # sign, must retrace
+    C = type("C", (), {f"a{i}": float(i) for i in range(n)})
+    ns = {"C": C}
+    exec("def f(x):\n    return x + (" + " + ".join(f"C.a{i}" for i in range(n)) + ")\n", ns)
+    f = fj.freeze(ns["f"])
+    x = fj.arange(Float, 4)
+    base = float(sum(range(n)))
+    for _ in range(3):
+        assert f(x).numpy().tolist() == [base + k for k in range(4)]
+    setattr(C, f"a{n - 1}", float(n - 1) + 2.0)
+    assert f(x).numpy().tolist() == [base + 2 + k for k in range(4)]
+    setattr(C, "a0", -0.0)            # equal to 0.0, another value: the sum's sign of zero may differ
+    setattr(C, f"a{n - 1}", float(n - 1))
+    assert f(x).numpy().tolist() == [base + k for k in range(4)]
+    setattr(C, "a1", 1)               # equal to 1.0, an int
+    assert f(x).numpy().tolist() == [base + k for k in range(4)]
+    assert f.n_recordings >= 2
+
+
+@pytest.mark.parametrize("namespace", [{}, {"__name__": "__main__"}])
+def test_functions_executed_from_strings_are_watched(namespace):
+    # regression: code exec'd into a fresh namespace (filename "<string>") was taken for library
+    # code, its reads not watched: a changed class attribute replayed stale
+    class K:
+        a = 1.0
+    ns = dict(namespace, K=K)
+    exec("def g(x):\n    return x + K.a\n", ns)
+    f = fj.freeze(ns["g"])
+    x = fj.arange(Float, 3)
+    for _ in range(3):
+        assert f(x).numpy().tolist() == [1, 2, 3]
+    K.a = 5.0
+    assert f(x).numpy().tolist() == [5, 6, 7]
