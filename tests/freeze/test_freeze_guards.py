@@ -621,10 +621,10 @@ def test_many_hidden_class_attributes_are_guarded_in_bulk(n):
         assert f(x).numpy().tolist() == [base + k for k in range(4)]
     setattr(C, f"a{n - 1}", float(n - 1) + 2.0)
     assert f(x).numpy().tolist() == [base + 2 + k for k in range(4)]
-    setattr(C, "a0", -0.0)            # equal to 0.0, another value: the sum's sign of zero may differ
+    C.a0 = -0.0            # equal to 0.0, another value: the sum's sign of zero may differ
     setattr(C, f"a{n - 1}", float(n - 1))
     assert f(x).numpy().tolist() == [base + k for k in range(4)]
-    setattr(C, "a1", 1)               # equal to 1.0, an int
+    C.a1 = 1               # equal to 1.0, an int
     assert f(x).numpy().tolist() == [base + k for k in range(4)]
     assert f.n_recordings >= 2
 
