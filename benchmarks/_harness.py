@@ -105,6 +105,20 @@ def run_script_child(script: str, system: str, params: dict, timeout: float = 18
         return _run(cmd, child_env(system, {**env_threads, **env_extra}), timeout)
 
 
+def child_main(child, system: str, params_json: str, not_available: tuple = ()) -> int:
+    """The child side of :func:`run_script_child`: run ``child(system, params)`` and print its
+    result after :data:`RESULT_MARK` (``"n/a"`` for the ``not_available`` exceptions, ``"error"``
+    with the message for any other)."""
+    try:
+        res = {"status": "ok", **child(system, json.loads(params_json))}
+    except not_available as e:
+        res = {"status": "n/a", "reason": str(e)}
+    except Exception as e:  # noqa: BLE001  (a failing system is reported, not fatal)
+        res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
+    print(RESULT_MARK + json.dumps(res), flush=True)
+    return 0
+
+
 def _run(cmd: list, env: dict, timeout: float) -> dict:
     """Run a child command; its result is the last line starting with :data:`RESULT_MARK`."""
     try:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import statistics
 import sys
@@ -162,14 +161,7 @@ def parser(prog: str = "bench_control.py") -> argparse.ArgumentParser:
 def main(argv=None, prog: str = "bench_control.py") -> int:
     a = parser(prog).parse_args(argv)
     if a.child:
-        try:
-            res = {"status": "ok", **child(a.child, json.loads(a.params))}
-        except _workloads.NotAvailable as e:
-            res = {"status": "n/a", "reason": str(e)}
-        except Exception as e:  # noqa: BLE001
-            res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
-        print(H.RESULT_MARK + json.dumps(res), flush=True)
-        return 0
+        return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "iterations": a.iterations, "repeats": a.repeats or (3 if a.quick else 10),
               "threads": a.threads}

@@ -21,7 +21,6 @@ no slower than Dr.Jit's.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -164,14 +163,7 @@ def parser(prog: str = "bench_random.py") -> argparse.ArgumentParser:
 def main(argv=None, prog: str = "bench_random.py") -> int:
     a = parser(prog).parse_args(argv)
     if a.child:
-        try:
-            res = {"status": "ok", **child(a.child, json.loads(a.params))}
-        except _workloads.NotAvailable as e:
-            res = {"status": "n/a", "reason": str(e)}
-        except Exception as e:  # noqa: BLE001
-            res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
-        print(H.RESULT_MARK + json.dumps(res), flush=True)
-        return 0
+        return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**6 if a.quick else 10**7)
     params = {"n": n, "repeats": 5 if a.quick else 30, "threads": a.threads}
     res = {s: run_child(s, params) for s in a.systems}
