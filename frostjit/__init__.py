@@ -49,7 +49,8 @@ from .functions.printing import format, print
 from .functions.color import srgb_to_linear, linear_to_srgb, linear_srgb_to_oklab, oklab_to_linear_srgb
 from .functions.directions import abs_dot, unit_angle, sphdir
 from .functions.runtime import (LogLevel, log_level, set_log_level, thread_count, set_thread_count, has_backend,
-                                kernel_history_clear, flush_thread)
+                                kernel_history_clear, flush_thread, expand_threshold, set_expand_threshold)
+from .functions.profiling import profile_range, profile_mark, profile_enable
 from .functions.diagnostics import whos, graphviz
 from .constants import (
     e, log_two, inv_log_two, pi, inv_pi, sqrt_pi, inv_sqrt_pi, two_pi, inv_two_pi, sqrt_two_pi, inv_sqrt_two_pi,

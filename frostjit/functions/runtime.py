@@ -2,7 +2,9 @@
 
 ``set_thread_count``/``thread_count`` size the LLVM backend's thread pool;
 ``set_log_level``/``log_level`` set the level of frostjit's ``logging`` logger (``"frostjit"``)
-in Dr.Jit's terms (:class:`LogLevel`); ``has_backend`` says whether a backend can run.
+in Dr.Jit's terms (:class:`LogLevel`); ``has_backend`` says whether a backend can run;
+``set_expand_threshold``/``expand_threshold`` bound the scatter-reduction targets the LLVM
+backend replicates per thread.
 """
 from __future__ import annotations
 
@@ -12,10 +14,11 @@ import operator
 import sys
 
 from ..backend import current_backend
+from ..backend.settings import settings
 from ..trace.state import JitBackend, state
 
 __all__ = ["LogLevel", "log_level", "set_log_level", "thread_count", "set_thread_count", "has_backend",
-           "kernel_history_clear", "flush_thread"]
+           "kernel_history_clear", "flush_thread", "expand_threshold", "set_expand_threshold"]
 
 log = logging.getLogger("frostjit")
 
@@ -111,6 +114,45 @@ def set_thread_count(count: int, /) -> None:
     with state.lock:        # no launch runs while the pool is replaced
         current_backend().set_thread_count(max(n, 1))
 
+
+def expand_threshold() -> int:
+    """The largest scatter-reduction target (in elements) that may be replicated per thread.
+
+    See :func:`set_expand_threshold`; the default is ``1048576`` (as Dr.Jit 1.5).
+    """
+    return settings.expand_threshold
+
+
+def set_expand_threshold(value: int, /) -> None:
+    """Set the largest scatter-reduction target (in elements) the LLVM backend replicates per thread.
+
+    A multi-threaded launch whose ``scatter_reduce`` targets a small array (an image, the
+    gradient of a few parameters) gives each thread a private copy to reduce into without
+    atomics and combines the copies afterwards; this costs one copy of the target per thread.
+    Targets larger than ``value`` elements (and targets larger than a quarter of the launch,
+    frostjit's own rule) are reduced with atomics instead.  The setting changes only the
+    strategy (and thereby the order of floating-point additions), never what is computed; the
+    reference backend has no threads and ignores it.
+
+    Parameters
+    ----------
+    value : int
+        A number of elements, ``>= 0`` (``0``: never replicate).
+
+    Raises
+    ------
+    TypeError
+        ``value`` is not a non-negative int (Dr.Jit: ``TypeError`` too).
+    """
+    if isinstance(value, bool):
+        raise TypeError("set_expand_threshold(): expected an int >= 0, got bool")
+    try:
+        n = operator.index(value)
+    except TypeError:
+        raise TypeError(f"set_expand_threshold(): expected an int >= 0, got {type(value).__name__}") from None
+    if n < 0:
+        raise TypeError(f"set_expand_threshold(): expected an int >= 0, got {n}")
+    settings.expand_threshold = n
 
 
 def has_backend(backend: JitBackend, /) -> int:

@@ -25,6 +25,7 @@ import weakref
 
 import numpy as np
 
+from ..settings import settings
 from .reduction import REDUCE_UFUNC, private_identity
 
 BLOCKS_PER_THREAD = 4
@@ -281,11 +282,12 @@ def _privatize(args, size: int, n_workers: int, private):
     contend on the same addresses, and x86 has no atomic float add (each is a
     compare-and-swap loop).  Instead, each extra thread reduces into its own zeroed (or
     identity-filled) copy without atomics, and the copies are combined into the target
-    afterwards.  Only targets much smaller than the launch are privatized; if every
+    afterwards.  Only targets much smaller than the launch, and of at most
+    ``fj.expand_threshold()`` elements (each copy costs memory), are privatized; if every
     reduction target is, the kernels run with ``shared = 0`` (no atomics at all).
     Returns ``(argsets, [(target view, ufunc, copy)], shared)``.
     """
-    chosen = [p for p in private if args[2 * p[0] + 1] * PRIVATE_RATIO <= size]
+    chosen = private_chosen(private, args, size)
     if not chosen:
         return [args] * (n_workers + 1), [], 1
     argsets = [args]
@@ -306,6 +308,14 @@ def _privatize(args, size: int, n_workers: int, private):
 
 
 PRIVATE_RATIO = 4    # privatize a target at most a quarter of the launch size
+
+
+def private_chosen(private, args, size: int) -> list:
+    """The entries of ``private`` (see :func:`private_targets`) worth a per-thread copy for a
+    launch of ``size`` lanes: targets at most a quarter of the launch and no larger than the
+    expansion threshold."""
+    limit = settings.expand_threshold
+    return [p for p in private if (n := args[2 * p[0] + 1]) * PRIVATE_RATIO <= size and n <= limit]
 
 
 def private_targets(spec) -> tuple:

@@ -1,0 +1,102 @@
+"""Dr.Jit's profiler annotations (profile_range/mark/enable) and the expansion threshold."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit.backend.llvm.threads import private_chosen
+from frostjit.llvm import Float, UInt32
+
+
+@pytest.fixture
+def restore_runtime():
+    threshold, threads = fj.expand_threshold(), fj.thread_count()
+    yield
+    fj.set_expand_threshold(threshold)
+    fj.set_thread_count(threads)
+
+
+def test_expand_threshold_defaults_to_drjits_and_round_trips(restore_runtime):
+    assert fj.expand_threshold() == 1 << 20
+    fj.set_expand_threshold(5)
+    assert fj.expand_threshold() == 5
+    fj.set_expand_threshold(np.int64(2**40))
+    assert fj.expand_threshold() == 2**40 and type(fj.expand_threshold()) is int
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "x", True, None])
+def test_set_expand_threshold_rejects_what_is_not_a_non_negative_int(bad, restore_runtime):
+    with pytest.raises(TypeError, match="set_expand_threshold"):
+        fj.set_expand_threshold(bad)
+    assert fj.expand_threshold() == 1 << 20
+
+
+def test_targets_above_the_threshold_are_not_replicated(restore_runtime):
+    # private entries: (param index, op, dtype, all reductions); args: (pointer, size) pairs
+    private = ((0, "add", np.float32, True), (1, "add", np.float32, True))
+    args = (0, 97, 0, 5000)
+    assert [p[0] for p in private_chosen(private, args, 1 << 20)] == [0, 1]
+    fj.set_expand_threshold(100)
+    assert [p[0] for p in private_chosen(private, args, 1 << 20)] == [0]
+    fj.set_expand_threshold(0)
+    assert private_chosen(private, args, 1 << 20) == []
+
+
+@pytest.mark.parametrize("threshold", [0, 50, 1 << 20])
+def test_scatter_add_gives_the_same_counts_whatever_the_threshold(threshold, restore_runtime):
+    fj.set_thread_count(4)
+    fj.set_expand_threshold(threshold)
+    n = 1 << 19
+    idx = (np.arange(n) % 97).astype(np.uint32)
+    target = fj.zeros(Float, 97)
+    fj.scatter_add(target, Float(np.ones(n, np.float32)), UInt32(idx))
+    np.testing.assert_array_equal(target.numpy(), np.bincount(idx, minlength=97).astype(np.float32))
+
+
+def test_profile_ranges_and_marks_are_logged_with_their_nesting(caplog):
+    with caplog.at_level(logging.DEBUG, logger="frostjit"):
+        with fj.profile_range("outer"):
+            with fj.profile_range("inner"):
+                fj.profile_mark("event")
+            fj.profile_mark("later")
+    messages = [r.getMessage() for r in caplog.records if r.name == "frostjit" and "profile" in r.getMessage()]
+    assert messages[0] == "profile range 'outer' begins"
+    assert messages[1] == "profile range 'outer/inner' begins"
+    assert messages[2] == "profile mark 'outer/inner/event'"
+    assert messages[3].startswith("profile range 'outer/inner': ") and messages[3].endswith(" ms")
+    assert messages[4] == "profile mark 'outer/later'"
+    assert messages[5].startswith("profile range 'outer': ")
+
+
+def test_a_range_closes_when_its_block_raises(caplog):
+    with pytest.raises(ZeroDivisionError):
+        with fj.profile_range("failing"):
+            1 / 0
+    with caplog.at_level(logging.DEBUG, logger="frostjit"):
+        fj.profile_mark("after")
+    assert "profile mark 'after'" in [r.getMessage() for r in caplog.records]
+
+
+@pytest.mark.parametrize("call", [lambda: fj.profile_range(3), lambda: fj.profile_mark(b"x"),
+                                  lambda: fj.profile_enable(1)])
+def test_profiling_annotations_name_a_wrong_argument_type(call):
+    with pytest.raises(TypeError, match="profile_"):
+        call()
+
+
+def test_profile_enable_records_the_kernel_history_of_its_block_only():
+    assert not fj.flag(fj.JitFlag.KernelHistory)
+    fj.kernel_history_clear()
+    with fj.profile_enable():
+        assert fj.flag(fj.JitFlag.KernelHistory)
+        fj.eval(Float(1, 2, 3) * 2 + 1)
+    assert not fj.flag(fj.JitFlag.KernelHistory)
+    assert len(fj.kernel_history()) >= 1
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+        with fj.profile_enable(False):
+            fj.eval(Float(4, 5) * 3 + 1)
+        assert fj.flag(fj.JitFlag.KernelHistory)
+    fj.kernel_history_clear()
