@@ -10,7 +10,7 @@ from ..trace.state import state
 from ..tree import leaves, traverse
 
 
-def eval(*args) -> None:  # noqa: A001  (Dr.Jit's name)
+def eval(*args) -> bool:  # noqa: A001  (Dr.Jit's name)
     """Evaluate the arrays in the given PyTrees (and everything scheduled, and pending scatters).
 
     Pending elementwise work of equal size fuses into one kernel launch.
@@ -22,6 +22,13 @@ def eval(*args) -> None:  # noqa: A001  (Dr.Jit's name)
         lists, dicts, dataclasses, ``DRJIT_STRUCT`` classes, objects using the traversal
         protocol such as the optimizers); Python values inside are ignored.
 
+    Returns
+    -------
+    bool
+        ``True`` if one of the given arrays was unevaluated, ``False`` if all of them were in
+        memory or literals (as Dr.Jit 1.5: scheduled arrays and pending scatters are evaluated
+        too, but do not count).
+
     Examples
     --------
     >>> x = fj.arange(Float, 10) * 2 + 1
@@ -29,16 +36,24 @@ def eval(*args) -> None:  # noqa: A001  (Dr.Jit's name)
     >>> fj.eval({"a": x + 1, "b": [x * 2]})     # one kernel for both
     """
     nodes = [a._node for a in leaves(args)]
+    given = False
+    for n in nodes:
+        if n.op != "data" and n.op != "literal":
+            given = True
+            break
     if state.scheduled:
         nodes = state.scheduled + nodes
         state.scheduled = []
     evaluate(nodes)
+    return given
 
 
-def schedule(*args) -> None:
+def schedule(*args) -> bool:
     """Mark the arrays in the given PyTrees (as :func:`eval` takes them) for evaluation by the
-    next :func:`eval`."""
-    state.scheduled.extend(a._node for a in leaves(args) if a._node.op not in ("data", "literal"))
+    next :func:`eval`; ``True`` if any of them was unevaluated (as Dr.Jit)."""
+    new = [a._node for a in leaves(args) if a._node.op not in ("data", "literal")]
+    state.scheduled.extend(new)
+    return bool(new)
 
 
 def make_opaque(*args) -> None:

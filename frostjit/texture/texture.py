@@ -44,12 +44,13 @@ class TextureBase:
         A texture of resolution ``shape`` (``(res_y, res_x)`` for 2-D) and ``channels``
         channels, filled with zeros (Dr.Jit leaves it uninitialized).
 
-    ``use_accel``, ``migrate`` and ``writable`` concern GPU texture units and are accepted
-    and ignored (the LLVM backend has none); ``srgb=True`` is only meaningful for 8-bit
+    ``use_accel``, ``migrate`` and ``writable`` concern GPU texture units: ``use_accel()`` and
+    ``writable()`` report what was passed (as Dr.Jit's LLVM backend does) and change nothing
+    else (the LLVM backend has none); ``srgb=True`` is only meaningful for 8-bit
     textures, which frostjit does not have yet (``ValueError``).
     """
 
-    __slots__ = ("_tensor", "_filter", "_wrap")
+    __slots__ = ("_tensor", "_filter", "_wrap", "_use_accel", "_writable")
     Dimension = 0
     _tensor_type = None
     IsTexture = True
@@ -64,12 +65,14 @@ class TextureBase:
                      filter_mode: FilterMode = FilterMode.Linear, wrap_mode: WrapMode = WrapMode.Clamp,
                      srgb: bool = False):
         self._modes(filter_mode, wrap_mode, srgb)
+        self._use_accel, self._writable = bool(use_accel), False
         self.set_tensor(tensor)
 
     def _init_shape(self, shape, channels: int, use_accel: bool = True,
                     filter_mode: FilterMode = FilterMode.Linear, wrap_mode: WrapMode = WrapMode.Clamp,
                     writable: bool = False, srgb: bool = False):
         self._modes(filter_mode, wrap_mode, srgb)
+        self._use_accel, self._writable = bool(use_accel), bool(writable)
         res = tuple(shape)
         if len(res) != self.Dimension:
             raise ValueError(f"{type(self).__name__}(): 'shape' must have {self.Dimension} entries, got {res}")
@@ -139,7 +142,9 @@ class TextureBase:
         return self._wrap
 
     def use_accel(self) -> bool:
-        return False
+        """The ``use_accel`` the texture was made with (as Dr.Jit reports it on the LLVM backend;
+        frostjit has no texture units, so it changes nothing)."""
+        return self._use_accel
 
     def migrated(self) -> bool:
         return False
@@ -148,16 +153,20 @@ class TextureBase:
         return False
 
     def writable(self) -> bool:
-        return False
+        """The ``writable`` the texture was made with (``False`` when made from a tensor)."""
+        return self._writable
 
     # -- PyTree (traversal protocol) -------------------------------------------------
     def __fj_traverse__(self) -> dict:
-        return {"tensor": self._tensor, "filter_mode": self._filter, "wrap_mode": self._wrap}
+        return {"tensor": self._tensor, "filter_mode": self._filter, "wrap_mode": self._wrap,
+                "use_accel": self._use_accel, "writable": self._writable}
 
     def __fj_assign__(self, values: dict) -> None:
         self._tensor = values["tensor"]
         self._filter = values["filter_mode"]
         self._wrap = values["wrap_mode"]
+        self._use_accel = values["use_accel"]
+        self._writable = values["writable"]
 
     @classmethod
     def __fj_construct__(cls, values: dict):
@@ -274,9 +283,9 @@ class TextureBase:
             acc = [_attach_texel_edge(a, v, corners, ch, active) for ch, a in enumerate(acc)]
         return acc
 
-    def eval_fetch(self, pos, active=True) -> list:
+    def eval_fetch(self, pos, active=True) -> tuple:
         """The ``2**Dimension`` texels a linear lookup at ``pos`` would combine (x fastest), each
-        as :meth:`eval` returns a value, without combining them."""
+        as :meth:`eval` returns a value, without combining them (a tuple, as Dr.Jit)."""
         coords = self._coords(pos, "eval_fetch")
         cls = type(coords[0])
         taps = [linear(p, r, self._wrap) for p, r in zip(coords, self._resolution())]
@@ -284,7 +293,7 @@ class TextureBase:
         for corner in itertools.product(*[range(2) for _ in taps]):
             corner = corner[::-1]
             out.append(self._result(self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)))
-        return out
+        return tuple(out)
 
     def _cubic(self, pos, active, order: int, who: str):
         """The B-spline sums ``{derivative orders per axis: [per channel]}`` for the value (all

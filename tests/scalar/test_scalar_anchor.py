@@ -29,7 +29,6 @@ _IEEE = "IEEE / NumPy semantics as on frostjit.llvm (Dr.Jit's scalar arrays rais
 _DOUBLE = ("a number computed from the components in double precision (Dr.Jit computes this one in "
            "the element type; the difference is below float32's rounding)")
 DELIBERATE = {
-    "dr.eval(s.Array3f(1,2,3))": "frostjit.eval returns None on every backend",
     "(lambda v: (v.__setitem__(v > 1, 0), v)[1])(s.Array3f(1,2,3))":
         "masked assignment works on static arrays of every backend (Dr.Jit's scalar arrays raise TypeError)",
     "(lambda v: (v.__iadd__(1.5), v)[1])(s.Array3i(1,2,3))":

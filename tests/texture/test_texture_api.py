@@ -27,7 +27,10 @@ def test_construction_from_a_tensor_and_from_a_shape():
     blank = Texture3f([2, 3, 4], 5, filter_mode=fj.FilterMode.Nearest, wrap_mode=fj.WrapMode.Mirror)
     assert blank.shape == (2, 3, 4, 5) and blank.filter_mode() is fj.FilterMode.Nearest
     np.testing.assert_array_equal(blank.value().numpy(), np.zeros(120))
-    assert not tex.use_accel() and not tex.migrated() and not tex.srgb() and not tex.writable()
+    # GPU-only settings are reported as given, as Dr.Jit's LLVM backend does (measured)
+    assert tex.use_accel() and not tex.migrated() and not tex.srgb() and not tex.writable()
+    assert not Texture2f(TensorXf(DATA), use_accel=False).use_accel()
+    assert Texture3f([2, 3, 4], 1, writable=True).writable()
     assert "Texture2f(shape=(2, 3, 2)" in repr(tex)
 
 
@@ -58,6 +61,7 @@ def test_set_value_and_set_tensor():
     t[0, 0, 0] = 7.0                                                   # the texture reads its tensor
     tex.update_inplace()
     assert tex.eval_fetch(Array2f(0.0, 0.0))[0][0][0] == 7
+    assert type(tex.eval_fetch(Array2f(0.0, 0.0))) is tuple       # as Dr.Jit
 
 
 def test_result_types_follow_the_channel_count():
