@@ -13,7 +13,7 @@ from .coefficients import COEFFS
 # Constants in double; the float versions are derived by rounding where noted.
 PI = math.pi
 INF = math.inf
-NAN = math.nan
+NAN = -math.nan    # x86's default NaN (sign bit set), what invalid hardware operations give (and Dr.Jit prints "-nan")
 
 
 # Multi-part constants, precomputed (see _PARTS_SOURCE below for how they were derived).

@@ -206,8 +206,8 @@ def _erfinv(b: Builder, x: str, state: dict) -> str:
         resid = b.sel(tail, b.sub(one_minus, erfc_y), b.sub(erf_y, a))
         slope = b.mul(exp(b, b.neg(b.mul(y, y))), _TWO_OVER_SQRT_PI)
         y = b.sub(y, b.div(resid, slope))
-    v = b.sel(inside, y, b.sel(b.cmp("oeq", b.abs(x), 1.0), INF, NAN))
-    v = b.copysign(v, x)
+    v = b.copysign(b.sel(inside, y, INF), x)                     # +-1 -> +-inf
+    v = b.sel(b.cmp("ogt", b.abs(x), 1.0), abs(NAN), v)         # outside [-1, 1]: +NaN, as Dr.Jit 1.5
     return b.sel(b.isnan(x), x, v)
 
 
