@@ -212,12 +212,16 @@ def claim(flat, args, kwargs) -> None:
             t.flat = None
             t.args = args
             t.kwargs = kwargs
+            # The outputs hold the hub now; the hub holds this handler: a strong reference back
+            # would make a cycle that keeps the call's arrays alive until the cyclic GC runs.
+            t.hold = None
 
 
 class Through:
     """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
 
-    __slots__ = ("info", "flat", "args", "kwargs", "leaves", "nodes", "verts", "hub", "outs", "__weakref__")
+    __slots__ = ("info", "flat", "args", "kwargs", "leaves", "nodes", "verts", "hub", "hold", "outs",
+                 "__weakref__")
 
     def __init__(self, info: ThroughInfo, flat):
         self.info = info
@@ -232,14 +236,15 @@ class Through:
         self.leaves = _primal(leaves)
         self.nodes = [a._node for a in self.leaves]
         self.verts = [a._ad for a in self.leaves]
-        hub = self.hub = HubVertex(self)
+        hub = self.hold = HubVertex(self)     # (held until claim(): then by the outputs only)
+        self.hub = weakref.ref(hub)
         hub.connect(list(parents.values()))
         self.outs = [None] * info.n
 
     def output(self, k: int, cls, node) -> Vertex:
         """The AD vertex of output slot ``k`` (a child of the hub)."""
         edge = HubOutput(k, self.info.n)
-        v = Vertex(cls, node.size, ((self.hub, edge, edge),), node)
+        v = Vertex(cls, node.size, ((self.hold, edge, edge),), node)
         self.outs[k] = weakref.ref(v)
         return v
 
@@ -259,7 +264,8 @@ class Through:
         if self.flat is not None or self.args is None:     # pragma: no cover - claim() always runs
             raise RuntimeError("frostjit.freeze: a frozen call's result lost its call")
         fn = self.info.frozen(kind)
-        parents = {p.id for p, _f, _b in self.hub.parents}
+        hub = self.hub()        # (alive: the traversal that called us came through it)
+        parents = {p.id for p, _f, _b in hub.parents} if hub is not None else set()
         # Inputs that must not receive gradients here (not depended on, or outside backward_to's
         # targets) keep the gradient they have.
         keep = [(v, v.grad) for v in {id(v): v for v in self.verts if v is not None}.values()
