@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from operator import attrgetter, is_
 
 from ..ad import graph
 from ..ad.graph import ADFlag, HubOutput, HubVertex, Vertex, scopes
@@ -185,6 +186,8 @@ class ThroughInfo:
         return fn
 
 
+_NODE = attrgetter("_node")
+_AD = attrgetter("_ad")
 _last = threading.local()
 _current = threading.local()        # the Through whose derivative this thread runs now
 
@@ -220,7 +223,7 @@ def claim(flat, args, kwargs) -> None:
 class Through:
     """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
 
-    __slots__ = ("info", "flat", "args", "kwargs", "leaves", "nodes", "verts", "hub", "hold", "outs",
+    __slots__ = ("info", "flat", "args", "kwargs", "leaves", "nodes", "verts", "others", "hub", "hold", "outs",
                  "__weakref__")
 
     def __init__(self, info: ThroughInfo, flat):
@@ -233,9 +236,12 @@ class Through:
             v = leaves[i]._ad
             if v is not None:
                 parents.setdefault(v.id, v)
-        self.leaves = _primal(leaves)
-        self.nodes = [a._node for a in self.leaves]
-        self.verts = [a._ad for a in self.leaves]
+        leaves = self.leaves = _primal(leaves)
+        self.nodes = list(map(_NODE, leaves))
+        verts = self.verts = list(map(_AD, leaves))
+        # The inputs' vertices the outputs do not depend on (usually none): a traversal through
+        # the hub must leave their gradients as they are.
+        self.others = [v for v in {id(v): v for v in verts if v is not None}.values() if v.id not in parents]
         hub = self.hold = HubVertex(self)     # (held until claim(): then by the outputs only)
         self.hub = weakref.ref(hub)
         hub.connect(list(parents.values()))
@@ -264,17 +270,19 @@ class Through:
         if self.flat is not None or self.args is None:     # pragma: no cover - claim() always runs
             raise RuntimeError("frostjit.freeze: a frozen call's result lost its call")
         fn = self.info.frozen(kind)
-        hub = self.hub()        # (alive: the traversal that called us came through it)
-        parents = {p.id for p, _f, _b in hub.parents} if hub is not None else set()
         # Inputs that must not receive gradients here (not depended on, or outside backward_to's
         # targets) keep the gradient they have.
-        keep = [(v, v.grad) for v in {id(v): v for v in self.verts if v is not None}.values()
-                if v.id not in parents or (accept is not None and not accept(v))]
+        keep = [(v, v.grad) for v in self.others]
+        if accept is not None:
+            hub = self.hub()        # (alive: the traversal that called us came through it)
+            keep += [(p, p.grad) for p, _f, _b in (hub.parents if hub is not None else ()) if not accept(p)]
         swapped = []
-        for a, n, v in zip(self.leaves, self.nodes, self.verts):
-            if a._node is not n or a._ad is not v:      # changed in place since the call: put back
-                swapped.append((a, a._node, a._ad))
-                a._node, a._ad = n, v
+        leaves, nodes, verts = self.leaves, self.nodes, self.verts
+        if not (all(map(is_, map(_NODE, leaves), nodes)) and all(map(is_, map(_AD, leaves), verts))):
+            for a, n, v in zip(leaves, nodes, verts):
+                if a._node is not n or a._ad is not v:      # changed in place since the call: put back
+                    swapped.append((a, a._node, a._ad))
+                    a._node, a._ad = n, v
         saved = scopes.after_call
         scopes.after_call = []
         scopes.defer += 1       # the traversal that called us walks the inputs' parents itself
@@ -298,8 +306,7 @@ class Through:
     def check(self, flat) -> None:
         """Raise if an input array of the call is no longer among ``flat``'s (the derivative's
         walk of the same arguments): it was replaced in its container since the call."""
-        now = {id(a) for a in flat.leaves}
-        if any(id(a) not in now for a in self.leaves):
+        if not set(map(id, flat.leaves)).issuperset(map(id, self.leaves)):
             ff = self.info.ff()
             raise RuntimeError(
                 f"frostjit.freeze({ff.name if ff is not None else '?'}): the inputs of the call changed (an "
