@@ -146,7 +146,12 @@ class HubVertex(Vertex):
         self.parents = tuple((p, None, None) for p in parents)
         me = weakref.ref(self)
         for p in parents:
-            p.children.append(me)
+            kids = p.children
+            kids.append(me)
+            # dead references pruned as in Vertex(): an input of many calls (a frozen function's
+            # parameters, replayed 1e6 times) would otherwise collect one per call
+            if len(kids) >= 32 and (len(kids) & (len(kids) - 1)) == 0:
+                kids[:] = [k for k in kids if k() is not None]
 
     def __repr__(self) -> str:
         return f"HubVertex({self.id}, {self.handler!r}, parents={len(self.parents)})"
