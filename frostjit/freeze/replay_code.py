@@ -82,8 +82,10 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         The nodes the outputs and write-backs refer to.
     sym_outputs : list[Sym]
         Width-derived numbers among the outputs (``width_<k>``).
-    actions, out_desc :
-        Write-backs and the output descriptor (:mod:`.outputs`).
+    actions : list[records.WriteBack]
+        The write-backs into the inputs (:class:`~.records.SetEntry`, ...).
+    out_desc : records.OutputDesc
+        The output descriptor (:mod:`.outputs`).
     lock : threading.Lock
         Serializes replays of this recording (they share argument arrays and scratch buffers).
     history : bool

@@ -38,6 +38,8 @@ from ..ad.graph import ADFlag, HubOutput, HubVertex, Vertex, scopes
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from .outputs import instance_state, container_state
+from .records import (ArrayOut, InputArray, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
+                      SequenceOut, DictOut, ObjectOut, ContainerOut, nested_descriptors)
 
 __all__ = ["ThroughInfo", "Through", "Unmatched", "new_through", "claim", "check_inputs", "dependencies",
            "match"]
@@ -48,83 +50,77 @@ class Unmatched(Exception):
 
 
 def match(desc, value, slots: list) -> None:
-    """Find the arrays of output slots (descriptors ``("arr", cls, n, True, g, k)``) in ``value``.
+    """Find the arrays of output slots (:class:`~.records.ArrayOut` with a ``hub_slot``) in ``value``.
 
     ``desc`` is the recorded output descriptor (:mod:`.outputs`), ``value`` the same function's
     result computed again; ``slots[k]`` receives the array of slot ``k``.  Raises
     :class:`Unmatched` where a slot cannot be reached (the structure differs, or the slot is
     inside a function, cell or copy-protocol object).
     """
-    tag = desc[0]
-    if tag == "arr":
-        if len(desc) == 6:
+    t = type(desc)
+    if t is ArrayOut:
+        if desc.hub_slot is not None:
             if not isinstance(value, ArrayBase):
                 raise Unmatched(f"expected an array, got {type(value).__name__}")
-            slots[desc[5]] = value
+            slots[desc.hub_slot] = value
         return
-    if tag in ("leaf", "obj", "py", "sym", "ref"):
+    if t in (InputArray, InputContainer, PythonValue, WidthOut, SharedRef):
         return
-    if tag == "share":
-        match(desc[2], value, slots)
+    if t is SharedOut:
+        match(desc.desc, value, slots)
         return
-    if tag == "seq":
+    if t is SequenceOut:
         items = list(value) if isinstance(value, (tuple, list)) else None
-        if items is None or len(items) != len(desc[2]):
+        if items is None or len(items) != len(desc.items):
             raise Unmatched("a sequence differs")
-        for d, v in zip(desc[2], items):
+        for d, v in zip(desc.items, items):
             match(d, v, slots)
         return
-    if tag == "vec":
-        if not isinstance(value, VectorBase) or len(value._c) != len(desc[2]):
+    if t is VectorOut:
+        if not isinstance(value, VectorBase) or len(value._c) != len(desc.items):
             raise Unmatched("a static vector differs")
-        for d, v in zip(desc[2], value._c):
+        for d, v in zip(desc.items, value._c):
             match(d, v, slots)
         return
-    if tag == "dict":
-        if not isinstance(value, dict) or tuple(value.keys()) != tuple(desc[1]):
+    if t is DictOut:
+        if not isinstance(value, dict) or tuple(value.keys()) != tuple(desc.keys):
             raise Unmatched("a dict differs")
-        for d, v in zip(desc[2], value.values()):
+        for d, v in zip(desc.items, value.values()):
             match(d, v, slots)
         return
-    if tag == "object":
-        if type(value) is not desc[1]:
+    if t is ObjectOut:
+        if type(value) is not desc.cls:
             raise Unmatched("an object differs")
         names, values, snames, svalues = instance_state(value)
-        got = dict(zip(names, values))
-        got.update(zip(snames, svalues))
-        for n, d in list(zip(desc[2], desc[3])) + list(zip(desc[4], desc[5])):
-            if n not in got:
-                raise Unmatched(f"attribute {n!r} is missing")
-            match(d, got[n], slots)
+        _match_state(desc, dict(zip(names, values)) | dict(zip(snames, svalues)), slots)
         return
-    if tag == "container":
-        _, cls, keys, items, _factory, names, values, snames, svalues = desc
-        if type(value) is not cls:
+    if t is ContainerOut:
+        if type(value) is not desc.cls:
             raise Unmatched("a container differs")
         vkeys, vitems, _f, vnames, vvalues, vsn, vsv = container_state(value)
-        if len(vitems) != len(items):
+        if len(vitems) != len(desc.items):
             raise Unmatched("a container differs")
-        for d, v in zip(items, vitems):
+        for d, v in zip(desc.items, vitems):
             match(d, v, slots)
-        got = dict(zip(vnames, vvalues))
-        got.update(zip(vsn, vsv))
-        for n, d in list(zip(names, values)) + list(zip(snames, svalues)):
-            if n not in got:
-                raise Unmatched(f"attribute {n!r} is missing")
-            match(d, got[n], slots)
+        _match_state(desc, dict(zip(vnames, vvalues)) | dict(zip(vsn, vsv)), slots)
         return
     if _has_slot(desc):
-        raise Unmatched(f"a grad-enabled output inside a {tag!r} part of the result")
+        raise Unmatched(f"a grad-enabled output inside a {t.__name__} part of the result")
+
+
+def _match_state(desc, got: dict, slots: list) -> None:
+    """:func:`match` for the instance state of an :class:`ObjectOut` or :class:`ContainerOut`."""
+    for n, d in list(zip(desc.names, desc.values)) + list(zip(desc.slots, desc.slot_values)):
+        if n not in got:
+            raise Unmatched(f"attribute {n!r} is missing")
+        match(d, got[n], slots)
 
 
 def _has_slot(desc) -> bool:
-    if type(desc) is tuple:
-        if desc and desc[0] == "arr":
-            return len(desc) == 6
-        return any(_has_slot(x) for x in desc)
-    if type(desc) is list:
-        return any(_has_slot(x) for x in desc)
-    return False
+    """Whether a hub slot is anywhere inside descriptor ``desc``."""
+    if type(desc) is ArrayOut and desc.hub_slot is not None:
+        return True
+    return any(_has_slot(d) for d in nested_descriptors(desc))
 
 
 def dependencies(outputs, leaves, start: int):
