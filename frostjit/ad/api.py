@@ -267,7 +267,14 @@ def _starts(arg, who: str, flags, seed: bool) -> list:
     (``backward_from``/``forward_from``): only if no array in ``arg`` has a gradient yet, so
     ``set_grad(b, 1000); backward_from(b)`` propagates 1000 (Dr.Jit's rule).
     """
-    if not isinstance(arg, (ArrayBase, VectorBase)) and not getattr(type(arg), "IsTensor", False):
+    if isinstance(arg, ArrayBase):     # the common case, one array (a loss): set_grad(arg, 1) inlined
+        v = arg._ad
+        if v is not None and graph.is_active(v):
+            if seed or v.grad is None:
+                v.grad = None
+                graph.accum(v, 1.0)
+            return [v]
+    elif not isinstance(arg, VectorBase) and not getattr(type(arg), "IsTensor", False):
         raise TypeError(f"{who}(): expected a frostjit array, got {type(arg).__name__}")
     verts = {}
     for a in leaves(arg):

@@ -28,6 +28,7 @@ import enum
 import itertools
 import threading
 import weakref
+from operator import attrgetter
 
 from ..array.flat import ArrayBase
 from ..trace import ops
@@ -146,7 +147,12 @@ class HubVertex(Vertex):
         self.parents = tuple((p, None, None) for p in parents)
         me = weakref.ref(self)
         for p in parents:
-            p.children.append(me)
+            kids = p.children
+            kids.append(me)
+            # dead references pruned as in Vertex(): an input of many calls (a frozen function's
+            # parameters, replayed 1e6 times) would otherwise collect one per call
+            if len(kids) >= 32 and (len(kids) & (len(kids) - 1)) == 0:
+                kids[:] = [k for k in kids if k() is not None]
 
     def __repr__(self) -> str:
         return f"HubVertex({self.id}, {self.handler!r}, parents={len(self.parents)})"
@@ -393,6 +399,9 @@ def _descendants(starts) -> list:
     return list(seen.values())
 
 
+_ID = attrgetter("id")       # (the sort key of the topological order, called in C)
+
+
 def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()) -> None:
     """Propagate the gradients of ``starts`` to everything they depend on.
 
@@ -407,7 +416,7 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
     else:
         verts = targets
         inside = {v.id for v in targets}
-    verts.sort(key=lambda v: v.id, reverse=True)
+    verts.sort(key=_ID, reverse=True)
     start_ids = {v.id for v in starts}
     touched = scopes.isolate[-1][1] if scopes.isolate else None
     # (the flags as plain ints, tested once: an IntFlag operation costs about a microsecond)
@@ -446,7 +455,7 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
     source nothing depends on keeps its gradient, as in Dr.Jit.  Inside ``isolate_grad``, the
     vertices created before the scope keep their gradients, and propagating into one raises.
     """
-    verts.sort(key=lambda v: v.id)
+    verts.sort(key=_ID)
     inside = {v.id for v in verts}
     bound = boundary()
     has_child = set()

@@ -33,7 +33,8 @@ from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed
-from .records import UploadInput, scatters_into_captured
+from .records import (UploadInput, scatters_into_captured, SetNode, SetEntry, SetDictItem, DelEntry, SetItems,
+                      AssignAll)
 from .outputs import Describer, build
 from .symbolic import Sym, ONE
 from ..ad import frozen as _ad
@@ -792,13 +793,14 @@ class FrozenFunction:
         actions = []
         for i, (a, n) in enumerate(zip(flat.leaves, flat.leaf_nodes)):
             if a._node is not n:
-                actions.append(("node", i, d.node(a._node)))
+                actions.append(SetNode(i, d.node(a._node)))
         for ci, mode, now, before in changed:
             if mode is layout.ITEMS:
-                actions.append(("setlist", ci, [d.describe(v) for _, v in now]))
+                actions.append(SetItems(ci, tuple(d.describe(v) for _, v in now)))
                 continue
             if mode is layout.PROTOCOL_ASSIGN:
-                actions.append(("assign", ci, {k: d.describe(v) for k, v in now}))
+                values = {k: d.describe(v) for k, v in now}
+                actions.append(AssignAll(ci, tuple(values), tuple(values.values())))
                 continue
             bmap = dict(before)
             nkeys = set()
@@ -810,10 +812,10 @@ class FrozenFunction:
                         rec.data_dependent = (f"changes what {type(c).__name__}.__fj_traverse__() returns "
                                               f"for {k!r}, which is not an attribute: without __fj_assign__ "
                                               "a replay cannot write it back")
-                    actions.append(("set", ci, k, d.describe(v)))
+                    actions.append((SetDictItem if type(c) is dict else SetEntry)(ci, k, d.describe(v)))
             for k, _ in before:
                 if k not in nkeys:
-                    actions.append(("del", ci, k))
+                    actions.append(DelEntry(ci, k))
         out_desc = d.describe(out)
         real_nodes = list(d.real_nodes)
         sym_values = [s.value for s in d.sym_outputs]

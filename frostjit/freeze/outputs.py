@@ -19,25 +19,18 @@ more than the tree's children (the whole instance state), because the replay mus
 the plain call returns, not only its arrays.  Deques, partials and bound methods are rebuilt
 through their copy protocol (``__reduce_ex__``, as ``copy.copy`` does).
 
-Descriptors::
-
-    ("arr", cls, n)               a fresh array around node-table entry n
-    ("arr", cls, n, True, g)      the same, grad-enabled (a new AD leaf) with gradient g (or None)
-    ("arr", cls, n, True, g, k)   the same, a child of the replay's hub (slot k): gradients flow
-                                  through it to the inputs (:mod:`.through`)
-    ("leaf", i)  ("obj", ci)      the live input array i / input container ci (passed through)
-    ("vec", cls, [d])             a static vector
-    ("seq", cls, [d])             an exact tuple or list
-    ("dict", keys, [d])           an exact dict
-    ("object", cls, names, [d], slots, [d])           instance state, no constructor
-    ("container", cls, keys, [d], factory, names, [d], slots, [d])
-                                  a tuple/list/dict subclass: items (at keys), a defaultdict's
-                                  default_factory (a descriptor or None), instance state
-    ("reduce", func, [d], state, [d], keys, [d])      the copy protocol (deques, partials, methods)
-    ("custom", cls, names, [d])   ``cls.__fj_construct__(dict)``
-    ("function", fn, [d], [d], [d])   a closure made again: defaults, keyword defaults, cells
-    ("cell", d) / ("cell",)       a closure cell (with contents / empty)
-    ("py", value)  ("sym", j)  ("share", k, d)  ("ref", k)
+Descriptors are the named records of :mod:`.records` (``OutputDesc``): :class:`ArrayOut` (a
+fresh array around a node-table entry; grad-enabled: a new AD leaf with its gradient, or a slot
+of the replay's hub, :mod:`.through`), :class:`InputArray` / :class:`InputContainer` (passed
+through), :class:`VectorOut`, :class:`SequenceOut` (an exact tuple or list), :class:`DictOut`
+(an exact dict), :class:`ObjectOut` (instance state, no constructor), :class:`ContainerOut` (a
+tuple/list/dict subclass: items, a defaultdict's ``default_factory``, instance state),
+:class:`ReduceOut` (the copy protocol: deques, partials, methods), :class:`ConstructedOut`
+(``cls.__fj_construct__(dict)``), :class:`FunctionOut` (a closure made again),
+:class:`CellOut`, :class:`PythonValue`, :class:`WidthOut` (a recomputed width),
+:class:`SharedOut` / :class:`SharedRef` (an object reached twice, built once).  Write-backs
+into the inputs are the records ``WriteBack`` (:class:`SetNode`, :class:`SetEntry`,
+:class:`DelEntry`, :class:`SetItems`, :class:`AssignAll`).
 
 A function whose closure cells or defaults hold arrays or containers is rebuilt around
 described cells (``types.FunctionType``), so a returned closure sees this replay's arrays; a
@@ -58,6 +51,9 @@ from . import layout
 from .layout import ValueNode, Walker, entries, handler_of, node_of
 from .symbolic import Sym
 from .records import SlotOrigin, BufferEntry, LiteralEntry, InputEntry, CapturedEntry
+from .records import (ArrayOut, InputArray, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
+                      SequenceOut, DictOut, ObjectOut, ContainerOut, ReduceOut, ConstructedOut, FunctionOut, CellOut,
+                      SetNode, SetEntry, SetDictItem, DelEntry, SetItems, AssignAll)
 from ..ad import frozen as _ad
 from ..ad.frozen import Vertex
 
@@ -321,143 +317,147 @@ class Describer:
         return k
 
     def describe(self, v):
+        """The descriptor of ``v`` (a :data:`.records.OutputDesc`)."""
         i = self.shared.get(id(v))
         if i is not None:
-            return ("ref", i)
+            return SharedRef(i)
         d = self._describe(v)
-        if self.counts.get(id(v), 0) > 1 and d[0] not in ("leaf", "obj", "py", "sym"):
+        if self.counts.get(id(v), 0) > 1 and type(d) not in _UNSHARED:
             i = self.shared[id(v)] = len(self.shared)
             self.shared_objs[i] = v
-            return ("share", i, d)
+            return SharedOut(i, d)
         return d
+
+    def _describes(self, values) -> tuple:
+        return tuple(self.describe(x) for x in values)
 
     def _describe(self, v):
         if isinstance(v, ArrayBase):
             i = self.leaf_index.get(id(v))
             if i is not None:
-                return ("leaf", i)
+                return InputArray(i)
             if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay, with its gradient
+                node = self.node(v._node)       # (numbered before the gradient's node)
                 g = v._ad.grad
-                d = ("arr", type(v), self.node(v._node), True, None if g is None else self.describe(g))
+                grad = None if g is None else self.describe(g)
+                slot = None
                 if _ad.output_reason(v) is not None or id(v._ad) in self.input_vertices():
                     # depends on the inputs through the AD graph, or is an input's variable in
                     # another array object (``Float(x)``, a vector's component): slot k of the
                     # replay's hub (freeze/through.py; frozen.py decides whether the recording
                     # can have one).  A new leaf would lose the gradient.
                     self.through.append(v)
-                    d += (len(self.through) - 1,)
-                return d
-            return ("arr", type(v), self.node(v._node))
+                    slot = len(self.through) - 1
+                return ArrayOut(type(v), node, True, grad, slot)
+            return ArrayOut(type(v), self.node(v._node))
         ci = self.cont_index.get(id(v))
         if ci is not None and type(v) is not tuple:
-            return ("obj", ci)
+            return InputContainer(ci)
         if type(v) is Sym:
             if v.is_const or not v._live():
-                return ("py", v.value)
+                return PythonValue(v.value)
             self.sym_outputs.append(v)
-            return ("sym", len(self.sym_outputs) - 1)
+            return WidthOut(len(self.sym_outputs) - 1)
         if isinstance(v, VectorBase):
-            return ("vec", type(v), [self.describe(c) for c in v._c])
+            return VectorOut(type(v), self._describes(v._c))
         k = _kind(v)
         if k == "seq":
-            return ("seq", type(v), [self.describe(x) for x in v])
+            return SequenceOut(type(v), self._describes(v))
         if k == "function":
-            return ("function", v, [self.describe(x) for x in v.__defaults__ or ()],
-                    [self.describe(x) for x in (v.__kwdefaults__ or {}).values()],
-                    [self.describe(c) for c in v.__closure__ or ()])
+            return FunctionOut(v, self._describes(v.__defaults__ or ()),
+                               self._describes((v.__kwdefaults__ or {}).values()), self._describes(v.__closure__ or ()))
         if k == "cell":
             try:
-                return ("cell", self.describe(v.cell_contents))
+                return CellOut(self.describe(v.cell_contents))
             except ValueError:
-                return ("cell",)
+                return CellOut()
         if k == "generator" and self.rec.data_dependent is None:
             self.rec.data_dependent = (f"returns a {type(v).__name__} (its frame is state a replay cannot "
                                        "rebuild)")
         if k == "dict":
-            return ("dict", tuple(v.keys()), [self.describe(x) for x in v.values()])
+            return DictOut(tuple(v.keys()), self._describes(v.values()))
         if k == "object":
             names, values, slots, svalues = instance_state(v)
-            return ("object", type(v), names, [self.describe(x) for x in values], slots,
-                    [self.describe(x) for x in svalues])
+            return ObjectOut(type(v), names, self._describes(values), slots, self._describes(svalues))
         if k == "custom":
             es = entries(v)
-            return ("custom", type(v), tuple(n for n, _ in es), [self.describe(x) for _, x in es])
+            return ConstructedOut(type(v), tuple(n for n, _ in es), self._describes(x for _, x in es))
         if k == "container":
             keys, items, factory, names, values, slots, svalues = container_state(v)
-            return ("container", type(v), keys, [self.describe(x) for x in items],
-                    None if factory is None else self.describe(factory), names,
-                    [self.describe(x) for x in values], slots, [self.describe(x) for x in svalues])
+            return ContainerOut(type(v), keys, self._describes(items), None if factory is None else self.describe(factory),
+                                names, self._describes(values), slots, self._describes(svalues))
         if k == "reduce":
             p = self.parts(v)
             if p is not None:
                 func, args, state, items, pairs = p
-                return ("reduce", func, [self.describe(x) for x in args],
-                        None if state is None else self.describe(state),
-                        None if items is None else [self.describe(x) for x in items],
-                        None if pairs is None else tuple(k for k, _ in pairs),
-                        None if pairs is None else [self.describe(x) for _, x in pairs])
-        return ("py", v)
+                return ReduceOut(func, self._describes(args), None if state is None else self.describe(state),
+                                 None if items is None else self._describes(items),
+                                 None if pairs is None else tuple(k for k, _ in pairs),
+                                 None if pairs is None else self._describes(x for _, x in pairs))
+        return PythonValue(v)
+
+
+# descriptors never turned into a shared object (they are the same object at every reference)
+_UNSHARED = (InputArray, InputContainer, PythonValue, WidthOut)
 
 
 # ------------------------------------------------------------------------------ the first call
 def build(d, flat, nodes, syms, memo):
     """Interpret descriptor ``d`` for the recorded call (``nodes``: the recorded nodes)."""
-    tag = d[0]
-    if tag == "arr":
-        cls = d[1]
+    def rec(x):
+        return build(x, flat, nodes, syms, memo)
+
+    def named(names, values) -> dict:
+        return {n: rec(x) for n, x in zip(names, values)}
+
+    t = type(d)
+    if t is ArrayOut:
+        cls = d.cls
         out = cls.__new__(cls)
-        out._node = nodes[d[2]]
+        out._node = nodes[d.node]
         out._ad = None
-        if len(d) > 3:      # grad-enabled when recorded: a new AD leaf, with the gradient it had
+        if d.grad_enabled:      # grad-enabled when recorded: a new AD leaf, with the gradient it had
             _ad.new_leaf(out)
-            if d[4] is not None:
-                out._ad.grad = build(d[4], flat, nodes, syms, memo)
+            if d.grad is not None:
+                out._ad.grad = rec(d.grad)
         return out
-    if tag == "leaf":
-        return flat.leaves[d[1]]
-    if tag == "obj":
-        return flat.containers[d[1]]
-    if tag == "py":
-        return d[1]
-    if tag == "sym":
-        return syms[d[1]]
-    if tag == "share":
-        v = memo[d[1]] = build(d[2], flat, nodes, syms, memo)
+    if t is InputArray:
+        return flat.leaves[d.index]
+    if t is InputContainer:
+        return flat.containers[d.index]
+    if t is PythonValue:
+        return d.value
+    if t is WidthOut:
+        return syms[d.index]
+    if t is SharedOut:
+        v = memo[d.index] = rec(d.desc)
         return v
-    if tag == "ref":
-        return memo[d[1]]
-    b = [build(x, flat, nodes, syms, memo) for x in d[2]] if tag in ("seq", "vec", "dict") else None
-    if tag == "seq":
-        return tuple(b) if d[1] is tuple else b
-    if tag == "vec":
-        return d[1]._from_components(b)
-    if tag == "dict":
-        return dict(zip(d[1], b))
-    if tag == "object":
-        return new_object(d[1], {n: build(x, flat, nodes, syms, memo) for n, x in zip(d[2], d[3])},
-                          {n: build(x, flat, nodes, syms, memo) for n, x in zip(d[4], d[5])})
-    if tag == "custom":
-        return d[1].__fj_construct__({n: build(x, flat, nodes, syms, memo) for n, x in zip(d[2], d[3])})
-    if tag == "container":
-        _, cls, keys, items, factory, names, values, slots, svalues = d
-        return new_container(cls, keys, [build(x, flat, nodes, syms, memo) for x in items],
-                             None if factory is None else build(factory, flat, nodes, syms, memo),
-                             {n: build(x, flat, nodes, syms, memo) for n, x in zip(names, values)},
-                             {n: build(x, flat, nodes, syms, memo) for n, x in zip(slots, svalues)})
-    if tag == "function":
-        return new_function(d[1], [build(x, flat, nodes, syms, memo) for x in d[2]],
-                            [build(x, flat, nodes, syms, memo) for x in d[3]],
-                            [build(x, flat, nodes, syms, memo) for x in d[4]])
-    if tag == "cell":
-        return types.CellType(build(d[1], flat, nodes, syms, memo)) if len(d) > 1 else types.CellType()
-    if tag == "reduce":
-        _, func, args, state, items, keys, vals = d
-        return reconstruct(func, [build(x, flat, nodes, syms, memo) for x in args],
-                           None if state is None else build(state, flat, nodes, syms, memo),
-                           None if items is None else [build(x, flat, nodes, syms, memo) for x in items],
-                           None if keys is None else list(zip(keys, [build(x, flat, nodes, syms, memo)
-                                                                      for x in vals])))
-    raise AssertionError(tag)  # pragma: no cover
+    if t is SharedRef:
+        return memo[d.index]
+    if t is SequenceOut:
+        b = [rec(x) for x in d.items]
+        return tuple(b) if d.cls is tuple else b
+    if t is VectorOut:
+        return d.cls._from_components([rec(x) for x in d.items])
+    if t is DictOut:
+        return dict(zip(d.keys, [rec(x) for x in d.items]))
+    if t is ObjectOut:
+        return new_object(d.cls, named(d.names, d.values), named(d.slots, d.slot_values))
+    if t is ConstructedOut:
+        return d.cls.__fj_construct__(named(d.names, d.values))
+    if t is ContainerOut:
+        return new_container(d.cls, d.keys, [rec(x) for x in d.items], None if d.factory is None else rec(d.factory),
+                             named(d.names, d.values), named(d.slots, d.slot_values))
+    if t is FunctionOut:
+        return new_function(d.fn, [rec(x) for x in d.defaults], [rec(x) for x in d.kwdefaults],
+                            [rec(x) for x in d.cells])
+    if t is CellOut:
+        return types.CellType() if d.contents is None else types.CellType(rec(d.contents))
+    if t is ReduceOut:
+        return reconstruct(d.func, [rec(x) for x in d.args], None if d.state is None else rec(d.state),
+                           None if d.items is None else [rec(x) for x in d.items],
+                           None if d.keys is None else list(zip(d.keys, [rec(x) for x in d.values])))
+    raise AssertionError(d)  # pragma: no cover
 
 
 # ------------------------------------------------------------------------------ every replay
@@ -499,83 +499,84 @@ def generate_finish(actions, out_desc, ns, through=None):
         return "".join(expr(x) + ", " for x in ds)
 
     def expr(d) -> str:
-        tag = d[0]
-        if tag == "arr":
-            t = tmp()
-            L.append(f"{t} = new_instance({const(d[1])}); {t}._node = node_{d[2]}; {t}._ad = None")
-            if len(d) > 5 and through is not None:
-                L.append(f"{t}._ad = through.output({d[5]}, {const(d[1])}, node_{d[2]})")
-                if d[4] is not None:
-                    L.append(f"{t}._ad.grad = {expr(d[4])}")
-            elif len(d) > 3:
-                L.append(f"{t}._ad = ad_vertex({const(d[1])}, node_{d[2]}.size, (), node_{d[2]})")
-                if d[4] is not None:
-                    L.append(f"{t}._ad.grad = {expr(d[4])}")
-            return t
-        if tag == "leaf":
-            return f"leaves[{d[1]}]"
-        if tag == "obj":
-            return f"containers[{d[1]}]"
-        if tag == "py":
-            return const(d[1])
-        if tag == "sym":
-            return f"width_{d[1]}"
-        if tag == "ref":
-            return f"shared_{d[1]}"
-        if tag == "share":
-            L.append(f"shared_{d[1]} = {expr(d[2])}")
-            return f"shared_{d[1]}"
-        if tag == "seq":
-            return f"({items(d[2])})" if d[1] is tuple else f"[{items(d[2])}]"
-        if tag == "vec":
-            return f"{const(d[1])}._from_components([{items(d[2])}])"
-        if tag == "dict":
-            return mapping(d[1], [expr(x) for x in d[2]])
-        if tag == "object":
-            t = tmp()
-            state = mapping(d[2], [expr(x) for x in d[3]])
-            slots = mapping(d[4], [expr(x) for x in d[5]])
-            L.append(f"{t} = new_object({const(d[1])}, {state}, {slots})")
-            return t
-        if tag == "custom":
-            return f"{const(d[1])}.__fj_construct__({mapping(d[2], [expr(x) for x in d[3]])})"
-        if tag == "container":
-            _, cls, keys, its, factory, names, values, slots, svalues = d
-            t = tmp()
-            fac = "None" if factory is None else expr(factory)
-            state = mapping(names, [expr(x) for x in values])
-            sl = mapping(slots, [expr(x) for x in svalues])
-            L.append(f"{t} = new_container({const(cls)}, {const(keys)}, [{items(its)}], {fac}, {state}, {sl})")
-            return t
-        if tag == "function":
-            return f"new_function({const(d[1])}, [{items(d[2])}], [{items(d[3])}], [{items(d[4])}])"
-        if tag == "cell":
-            return f"new_cell({expr(d[1])})" if len(d) > 1 else "new_cell()"
-        if tag == "reduce":
-            _, func, args, state, its, keys, vals = d
-            t = tmp()
-            st = "None" if state is None else expr(state)
-            lst = "None" if its is None else f"[{items(its)}]"
-            pairs = "None" if keys is None else f"list(zip({const(keys)}, ({items(vals)})))"
-            L.append(f"{t} = reconstruct({const(func)}, ({items(args)}), {st}, {lst}, {pairs})")
-            return t
-        raise AssertionError(tag)  # pragma: no cover
+        t = type(d)
+        if t is ArrayOut:
+            v = tmp()
+            L.append(f"{v} = new_instance({const(d.cls)}); {v}._node = node_{d.node}; {v}._ad = None")
+            if d.hub_slot is not None and through is not None:
+                L.append(f"{v}._ad = through.output({d.hub_slot}, {const(d.cls)}, node_{d.node})")
+                if d.grad is not None:
+                    L.append(f"{v}._ad.grad = {expr(d.grad)}")
+            elif d.grad_enabled:
+                L.append(f"{v}._ad = ad_vertex({const(d.cls)}, node_{d.node}.size, (), node_{d.node})")
+                if d.grad is not None:
+                    L.append(f"{v}._ad.grad = {expr(d.grad)}")
+            return v
+        if t is InputArray:
+            return f"leaves[{d.index}]"
+        if t is InputContainer:
+            return f"containers[{d.index}]"
+        if t is PythonValue:
+            return const(d.value)
+        if t is WidthOut:
+            return f"width_{d.index}"
+        if t is SharedRef:
+            return f"shared_{d.index}"
+        if t is SharedOut:
+            L.append(f"shared_{d.index} = {expr(d.desc)}")
+            return f"shared_{d.index}"
+        if t is SequenceOut:
+            return f"({items(d.items)})" if d.cls is tuple else f"[{items(d.items)}]"
+        if t is VectorOut:
+            return f"{const(d.cls)}._from_components([{items(d.items)}])"
+        if t is DictOut:
+            return mapping(d.keys, [expr(x) for x in d.items])
+        if t is ObjectOut:
+            v = tmp()
+            state = mapping(d.names, [expr(x) for x in d.values])
+            slots = mapping(d.slots, [expr(x) for x in d.slot_values])
+            L.append(f"{v} = new_object({const(d.cls)}, {state}, {slots})")
+            return v
+        if t is ConstructedOut:
+            return f"{const(d.cls)}.__fj_construct__({mapping(d.names, [expr(x) for x in d.values])})"
+        if t is ContainerOut:
+            v = tmp()
+            fac = "None" if d.factory is None else expr(d.factory)
+            state = mapping(d.names, [expr(x) for x in d.values])
+            sl = mapping(d.slots, [expr(x) for x in d.slot_values])
+            L.append(f"{v} = new_container({const(d.cls)}, {const(d.keys)}, [{items(d.items)}], {fac}, {state}, {sl})")
+            return v
+        if t is FunctionOut:
+            return f"new_function({const(d.fn)}, [{items(d.defaults)}], [{items(d.kwdefaults)}], [{items(d.cells)}])"
+        if t is CellOut:
+            return "new_cell()" if d.contents is None else f"new_cell({expr(d.contents)})"
+        if t is ReduceOut:
+            v = tmp()
+            st = "None" if d.state is None else expr(d.state)
+            lst = "None" if d.items is None else f"[{items(d.items)}]"
+            pairs = "None" if d.keys is None else f"list(zip({const(d.keys)}, ({items(d.values)})))"
+            L.append(f"{v} = reconstruct({const(d.func)}, ({items(d.args)}), {st}, {lst}, {pairs})")
+            return v
+        raise AssertionError(d)  # pragma: no cover
 
     for act in actions:
-        tag = act[0]
-        if tag == "node":
-            L.append(f"leaves[{act[1]}]._node = node_{act[2]}")
-        elif tag == "set":
-            v = expr(act[3])
-            L.append(f"set_entry(containers[{act[1]}], {const(act[2])}, {v})")
-        elif tag == "del":
-            L.append(f"del_entry(containers[{act[1]}], {const(act[2])})")
-        elif tag == "setlist":
-            L.append(f"assign_items(containers[{act[1]}], [{items(act[2])}])")
-        elif tag == "assign":
-            vals = [expr(x) for x in act[2].values()]
-            L.append(f"containers[{act[1]}].__fj_assign__({mapping(tuple(act[2]), vals)})")
+        t = type(act)
+        if t is SetNode:
+            L.append(f"leaves[{act.leaf}]._node = node_{act.node}")
+        elif t is SetEntry:
+            v = expr(act.value)
+            L.append(f"set_entry(containers[{act.container}], {const(act.key)}, {v})")
+        elif t is SetDictItem:
+            v = expr(act.value)
+            L.append(f"containers[{act.container}][{const(act.key)}] = {v}")
+        elif t is DelEntry:
+            L.append(f"del_entry(containers[{act.container}], {const(act.key)})")
+        elif t is SetItems:
+            L.append(f"assign_items(containers[{act.container}], [{items(act.items)}])")
+        elif t is AssignAll:
+            vals = [expr(x) for x in act.values]
+            L.append(f"containers[{act.container}].__fj_assign__({mapping(act.names, vals)})")
         else:  # pragma: no cover
-            raise AssertionError(tag)
+            raise AssertionError(act)
     out = expr(out_desc)
     return L, out

@@ -42,6 +42,7 @@ class Recording:
         self.guards = rec.guards
         self.captured = rec.captured
         self.out_desc = out_desc
+        self.node_table = node_table
         self.actions = actions
         self.n_kernels = sum(1 for o in rec.ops if type(o) is Launch)
         self.dispatch_deps = dispatch_deps

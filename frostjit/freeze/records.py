@@ -302,3 +302,241 @@ class CapturedEntry(NamedTuple):
 
 
 NodeEntry = Union[BufferEntry, LiteralEntry, InputEntry, CapturedEntry]
+
+
+# ----------------------------------------------------------------------- output descriptors
+# What a recording returned, described once when recorded (:mod:`.outputs`), rebuilt by every
+# replay: :func:`.outputs.generate_finish` turns a descriptor into straight-line code, and
+# :func:`.outputs.build` interprets it for the recorded call itself.  Outputs are rebuilt
+# without running user constructors (see :mod:`.outputs`).
+@dataclass(frozen=True, slots=True)
+class ArrayOut:
+    """A fresh array of type ``cls`` around node-table entry ``node``.
+
+    ``grad_enabled``: it was grad-enabled when recorded, so every replay makes it a new AD leaf
+    with gradient ``grad`` (a descriptor, or None).  ``hub_slot``: instead of a new leaf it is
+    output slot ``hub_slot`` of the replay's hub, so gradients flow through it to the inputs
+    (:mod:`.through`); None otherwise.
+    """
+
+    cls: type
+    node: int
+    grad_enabled: bool = False
+    grad: "OutputDesc | None" = None
+    hub_slot: "int | None" = None
+
+
+@dataclass(frozen=True, slots=True)
+class InputArray:
+    """The live input array number ``index`` of the call (passed through)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class InputContainer:
+    """The live input container number ``index`` of the call (passed through)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class PythonValue:
+    """A Python value returned as it is (a number, a string, an object freeze does not look into)."""
+
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class WidthOut:
+    """Symbolic output number ``index``: a width or count the replay recomputes (``fj.width(x)``)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class SharedOut:
+    """The object described by ``desc``, reached more than once: built once as shared object ``index``."""
+
+    index: int
+    desc: "OutputDesc"
+
+
+@dataclass(frozen=True, slots=True)
+class SharedRef:
+    """A further reference to shared object ``index`` (built by its :class:`SharedOut`)."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class VectorOut:
+    """A static vector of type ``cls`` with components ``items``."""
+
+    cls: type
+    items: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceOut:
+    """An exact ``tuple`` or ``list`` (``cls``) of ``items``."""
+
+    cls: type
+    items: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class DictOut:
+    """An exact ``dict``: ``keys`` (recorded values) mapped to ``items``."""
+
+    keys: tuple
+    items: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectOut:
+    """An instance of ``cls`` made without a constructor, with ``__dict__`` entries ``names`` ->
+    ``values`` and slots ``slots`` -> ``slot_values``."""
+
+    cls: type
+    names: tuple
+    values: tuple
+    slots: tuple
+    slot_values: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerOut:
+    """A ``tuple``/``list``/``dict`` subclass instance: ``items`` (at ``keys`` for a dict; None
+    for a sequence), a ``defaultdict``'s ``factory`` (a descriptor, or None) and its instance
+    state as in :class:`ObjectOut`."""
+
+    cls: type
+    keys: "tuple | None"
+    items: tuple
+    factory: "OutputDesc | None"
+    names: tuple
+    values: tuple
+    slots: tuple
+    slot_values: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class ReduceOut:
+    """An object rebuilt through its copy protocol (deques, partials, bound methods):
+    ``func(*args)``, then ``state`` (a descriptor or None), list ``items`` and dict items
+    ``keys`` -> ``values`` (None where the protocol has none)."""
+
+    func: object
+    args: tuple
+    state: "OutputDesc | None"
+    items: "tuple | None"
+    keys: "tuple | None"
+    values: "tuple | None"
+
+
+@dataclass(frozen=True, slots=True)
+class ConstructedOut:
+    """``cls.__fj_construct__({names: values})`` (a traversal-protocol class that builds itself)."""
+
+    cls: type
+    names: tuple
+    values: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionOut:
+    """A copy of the returned closure ``fn`` around described ``defaults``, keyword defaults
+    ``kwdefaults`` and closure ``cells``, so that it sees the replay's arrays."""
+
+    fn: object
+    defaults: tuple
+    kwdefaults: tuple
+    cells: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class CellOut:
+    """A closure cell holding ``contents`` (a descriptor), or an empty cell (``contents`` None)."""
+
+    contents: "OutputDesc | None" = None
+
+
+OutputDesc = Union[ArrayOut, InputArray, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
+                   SequenceOut, DictOut, ObjectOut, ContainerOut, ReduceOut, ConstructedOut, FunctionOut, CellOut]
+OUTPUT_DESCRIPTORS = OutputDesc.__args__
+
+
+def nested_descriptors(d) -> list:
+    """The descriptors directly inside descriptor ``d`` (not inside a :class:`PythonValue`)."""
+    out = []
+    if type(d) is PythonValue:
+        return out
+    for name in d.__slots__:
+        v = getattr(d, name)
+        if isinstance(v, OUTPUT_DESCRIPTORS):
+            out.append(v)
+        elif type(v) is tuple:
+            out.extend(x for x in v if isinstance(x, OUTPUT_DESCRIPTORS))
+    return out
+
+
+# ---------------------------------------------------------------------- write-back actions
+# What a recording stored into its inputs, repeated by every replay after its launches.
+@dataclass(frozen=True, slots=True)
+class SetNode:
+    """Input array number ``leaf`` was changed in place (``x += 1``): its node becomes node-table
+    entry ``node``."""
+
+    leaf: int
+    node: int
+
+
+@dataclass(frozen=True, slots=True)
+class SetEntry:
+    """Entry ``key`` of input container number ``container`` (a dict key, an attribute, an item)
+    becomes ``value`` (a descriptor)."""
+
+    container: int
+    key: object
+    value: OutputDesc
+
+
+@dataclass(frozen=True, slots=True)
+class SetDictItem:
+    """Key ``key`` of input container number ``container``, an exact ``dict`` (the layout key
+    fixes its type), becomes ``value``: a plain item store in the generated code."""
+
+    container: int
+    key: object
+    value: OutputDesc
+
+
+@dataclass(frozen=True, slots=True)
+class DelEntry:
+    """Entry ``key`` of input container number ``container`` was deleted."""
+
+    container: int
+    key: object
+
+
+@dataclass(frozen=True, slots=True)
+class SetItems:
+    """All items of input container number ``container`` (a list, deque or static vector)
+    become ``items`` (descriptors)."""
+
+    container: int
+    items: tuple
+
+
+@dataclass(frozen=True, slots=True)
+class AssignAll:
+    """Input container number ``container`` (a traversal-protocol object with ``__fj_assign__``)
+    is given all its children: ``names`` -> ``values`` (descriptors)."""
+
+    container: int
+    names: tuple
+    values: tuple
+
+
+WriteBack = Union[SetNode, SetEntry, SetDictItem, DelEntry, SetItems, AssignAll]

@@ -30,7 +30,7 @@ from ..trace.state import state
 from .outputs import generate_finish
 from .records import (SlotOrigin, Launch, Reduce, PrefixSum, BlockReduce, Compress, Copy, Fill, FillWidth, Upload,
                       UploadInput, BoundsCheck, SlotOperand, BufferEntry, LiteralEntry, InputEntry)
-from .scratch import plan_scratch
+from .scratch import plan_scratch, dead_operations
 from .through import new_through
 from .values import same_value
 
@@ -82,8 +82,10 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         The nodes the outputs and write-backs refer to.
     sym_outputs : list[Sym]
         Width-derived numbers among the outputs (``width_<k>``).
-    actions, out_desc :
-        Write-backs and the output descriptor (:mod:`.outputs`).
+    actions : list[records.WriteBack]
+        The write-backs into the inputs (:class:`~.records.SetEntry`, ...).
+    out_desc : records.OutputDesc
+        The output descriptor (:mod:`.outputs`).
     lock : threading.Lock
         Serializes replays of this recording (they share argument arrays and scratch buffers).
     history : bool
@@ -128,8 +130,13 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     check_guards(-1)
     scratch = plan_scratch(ops, node_table)
     sources = rec.slot_kind
+    # (kept with JitFlag.KernelHistory: the history lists what the plain call launched)
+    dead = set() if history else dead_operations(ops, node_table)
     for i, op in enumerate(ops):
         t = type(op)
+        if i in dead:
+            check_guards(i)
+            continue
         if t is Launch:
             args = []
             for p in op.params:

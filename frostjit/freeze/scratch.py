@@ -5,11 +5,15 @@ new buffers at every replay: they share a few *registers*, buffers the replay ke
 when a wider call needs more.  A register whose slot is read for the last time serves a later
 kernel output of the same dtype, so a replay of a chain of 100 kernels allocates only its
 outputs.  The plan is backend-neutral; a backend's replay emitter allocates the registers.
+
+The same liveness finds *dead* operations: a kernel or reduction whose results nothing reads
+(the loss value a backward derivative computes again only to differentiate it, ``fj.eval`` of a
+value the function then drops) is not replayed.
 """
 from __future__ import annotations
 
-from .records import BufferEntry, Copy, Launch
-from ..backend.kernel import OUT
+from .records import BlockReduce, BufferEntry, Copy, Launch, PrefixSum, Reduce
+from ..backend.kernel import OUT, SCATTER_DST
 
 
 def plan_scratch(ops: list, node_table: list) -> dict:
@@ -50,3 +54,29 @@ def plan_scratch(ops: list, node_table: list) -> dict:
                 if slot in regs and last_use.get(slot) == i:
                     free.setdefault(dtype_of[slot], []).append(regs[slot])
     return regs
+
+
+_REDUCTIONS = (Reduce, PrefixSum, BlockReduce)
+
+
+def dead_operations(ops: list, node_table: list) -> set:
+    """Indices of the operations whose results no later operation, output or write-back reads.
+
+    Only kernel launches without a scatter (their one effect is their outputs) and reductions
+    count; every other operation (copies, compressions, bounds checks, uploads) is kept.
+    """
+    live = {e.slot for e in node_table if type(e) is BufferEntry}
+    dead = set()
+    for i in range(len(ops) - 1, -1, -1):
+        op = ops[i]
+        t = type(op)
+        if t is Launch:
+            outs = [p.slot for p in op.params if p.kind == OUT]
+            if outs and not any(p.kind == SCATTER_DST for p in op.params) and live.isdisjoint(outs):
+                dead.add(i)
+                continue
+        elif t in _REDUCTIONS and op.out not in live:
+            dead.add(i)
+            continue
+        live.update(op.reads())
+    return dead

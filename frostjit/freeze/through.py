@@ -31,12 +31,15 @@ from __future__ import annotations
 
 import threading
 import weakref
+from operator import attrgetter, is_
 
 from ..ad import graph
 from ..ad.graph import ADFlag, HubOutput, HubVertex, Vertex, scopes
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from .outputs import instance_state, container_state
+from .records import (ArrayOut, InputArray, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
+                      SequenceOut, DictOut, ObjectOut, ContainerOut, nested_descriptors)
 
 __all__ = ["ThroughInfo", "Through", "Unmatched", "new_through", "claim", "check_inputs", "dependencies",
            "match"]
@@ -47,83 +50,77 @@ class Unmatched(Exception):
 
 
 def match(desc, value, slots: list) -> None:
-    """Find the arrays of output slots (descriptors ``("arr", cls, n, True, g, k)``) in ``value``.
+    """Find the arrays of output slots (:class:`~.records.ArrayOut` with a ``hub_slot``) in ``value``.
 
     ``desc`` is the recorded output descriptor (:mod:`.outputs`), ``value`` the same function's
     result computed again; ``slots[k]`` receives the array of slot ``k``.  Raises
     :class:`Unmatched` where a slot cannot be reached (the structure differs, or the slot is
     inside a function, cell or copy-protocol object).
     """
-    tag = desc[0]
-    if tag == "arr":
-        if len(desc) == 6:
+    t = type(desc)
+    if t is ArrayOut:
+        if desc.hub_slot is not None:
             if not isinstance(value, ArrayBase):
                 raise Unmatched(f"expected an array, got {type(value).__name__}")
-            slots[desc[5]] = value
+            slots[desc.hub_slot] = value
         return
-    if tag in ("leaf", "obj", "py", "sym", "ref"):
+    if t in (InputArray, InputContainer, PythonValue, WidthOut, SharedRef):
         return
-    if tag == "share":
-        match(desc[2], value, slots)
+    if t is SharedOut:
+        match(desc.desc, value, slots)
         return
-    if tag == "seq":
+    if t is SequenceOut:
         items = list(value) if isinstance(value, (tuple, list)) else None
-        if items is None or len(items) != len(desc[2]):
+        if items is None or len(items) != len(desc.items):
             raise Unmatched("a sequence differs")
-        for d, v in zip(desc[2], items):
+        for d, v in zip(desc.items, items):
             match(d, v, slots)
         return
-    if tag == "vec":
-        if not isinstance(value, VectorBase) or len(value._c) != len(desc[2]):
+    if t is VectorOut:
+        if not isinstance(value, VectorBase) or len(value._c) != len(desc.items):
             raise Unmatched("a static vector differs")
-        for d, v in zip(desc[2], value._c):
+        for d, v in zip(desc.items, value._c):
             match(d, v, slots)
         return
-    if tag == "dict":
-        if not isinstance(value, dict) or tuple(value.keys()) != tuple(desc[1]):
+    if t is DictOut:
+        if not isinstance(value, dict) or tuple(value.keys()) != tuple(desc.keys):
             raise Unmatched("a dict differs")
-        for d, v in zip(desc[2], value.values()):
+        for d, v in zip(desc.items, value.values()):
             match(d, v, slots)
         return
-    if tag == "object":
-        if type(value) is not desc[1]:
+    if t is ObjectOut:
+        if type(value) is not desc.cls:
             raise Unmatched("an object differs")
         names, values, snames, svalues = instance_state(value)
-        got = dict(zip(names, values))
-        got.update(zip(snames, svalues))
-        for n, d in list(zip(desc[2], desc[3])) + list(zip(desc[4], desc[5])):
-            if n not in got:
-                raise Unmatched(f"attribute {n!r} is missing")
-            match(d, got[n], slots)
+        _match_state(desc, dict(zip(names, values)) | dict(zip(snames, svalues)), slots)
         return
-    if tag == "container":
-        _, cls, keys, items, _factory, names, values, snames, svalues = desc
-        if type(value) is not cls:
+    if t is ContainerOut:
+        if type(value) is not desc.cls:
             raise Unmatched("a container differs")
         vkeys, vitems, _f, vnames, vvalues, vsn, vsv = container_state(value)
-        if len(vitems) != len(items):
+        if len(vitems) != len(desc.items):
             raise Unmatched("a container differs")
-        for d, v in zip(items, vitems):
+        for d, v in zip(desc.items, vitems):
             match(d, v, slots)
-        got = dict(zip(vnames, vvalues))
-        got.update(zip(vsn, vsv))
-        for n, d in list(zip(names, values)) + list(zip(snames, svalues)):
-            if n not in got:
-                raise Unmatched(f"attribute {n!r} is missing")
-            match(d, got[n], slots)
+        _match_state(desc, dict(zip(vnames, vvalues)) | dict(zip(vsn, vsv)), slots)
         return
     if _has_slot(desc):
-        raise Unmatched(f"a grad-enabled output inside a {tag!r} part of the result")
+        raise Unmatched(f"a grad-enabled output inside a {t.__name__} part of the result")
+
+
+def _match_state(desc, got: dict, slots: list) -> None:
+    """:func:`match` for the instance state of an :class:`ObjectOut` or :class:`ContainerOut`."""
+    for n, d in list(zip(desc.names, desc.values)) + list(zip(desc.slots, desc.slot_values)):
+        if n not in got:
+            raise Unmatched(f"attribute {n!r} is missing")
+        match(d, got[n], slots)
 
 
 def _has_slot(desc) -> bool:
-    if type(desc) is tuple:
-        if desc and desc[0] == "arr":
-            return len(desc) == 6
-        return any(_has_slot(x) for x in desc)
-    if type(desc) is list:
-        return any(_has_slot(x) for x in desc)
-    return False
+    """Whether a hub slot is anywhere inside descriptor ``desc``."""
+    if type(desc) is ArrayOut and desc.hub_slot is not None:
+        return True
+    return any(_has_slot(d) for d in nested_descriptors(desc))
 
 
 def dependencies(outputs, leaves, start: int):
@@ -185,6 +182,8 @@ class ThroughInfo:
         return fn
 
 
+_NODE = attrgetter("_node")
+_AD = attrgetter("_ad")
 _last = threading.local()
 _current = threading.local()        # the Through whose derivative this thread runs now
 
@@ -212,12 +211,16 @@ def claim(flat, args, kwargs) -> None:
             t.flat = None
             t.args = args
             t.kwargs = kwargs
+            # The outputs hold the hub now; the hub holds this handler: a strong reference back
+            # would make a cycle that keeps the call's arrays alive until the cyclic GC runs.
+            t.hold = None
 
 
 class Through:
     """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
 
-    __slots__ = ("info", "flat", "args", "kwargs", "leaves", "nodes", "verts", "hub", "outs", "__weakref__")
+    __slots__ = ("info", "flat", "args", "kwargs", "leaves", "nodes", "verts", "others", "hub", "hold", "outs",
+                 "__weakref__")
 
     def __init__(self, info: ThroughInfo, flat):
         self.info = info
@@ -229,17 +232,21 @@ class Through:
             v = leaves[i]._ad
             if v is not None:
                 parents.setdefault(v.id, v)
-        self.leaves = _primal(leaves)
-        self.nodes = [a._node for a in self.leaves]
-        self.verts = [a._ad for a in self.leaves]
-        hub = self.hub = HubVertex(self)
+        leaves = self.leaves = _primal(leaves)
+        self.nodes = list(map(_NODE, leaves))
+        verts = self.verts = list(map(_AD, leaves))
+        # The inputs' vertices the outputs do not depend on (usually none): a traversal through
+        # the hub must leave their gradients as they are.
+        self.others = [v for v in {id(v): v for v in verts if v is not None}.values() if v.id not in parents]
+        hub = self.hold = HubVertex(self)     # (held until claim(): then by the outputs only)
+        self.hub = weakref.ref(hub)
         hub.connect(list(parents.values()))
         self.outs = [None] * info.n
 
     def output(self, k: int, cls, node) -> Vertex:
         """The AD vertex of output slot ``k`` (a child of the hub)."""
         edge = HubOutput(k, self.info.n)
-        v = Vertex(cls, node.size, ((self.hub, edge, edge),), node)
+        v = Vertex(cls, node.size, ((self.hold, edge, edge),), node)
         self.outs[k] = weakref.ref(v)
         return v
 
@@ -259,16 +266,19 @@ class Through:
         if self.flat is not None or self.args is None:     # pragma: no cover - claim() always runs
             raise RuntimeError("frostjit.freeze: a frozen call's result lost its call")
         fn = self.info.frozen(kind)
-        parents = {p.id for p, _f, _b in self.hub.parents}
         # Inputs that must not receive gradients here (not depended on, or outside backward_to's
         # targets) keep the gradient they have.
-        keep = [(v, v.grad) for v in {id(v): v for v in self.verts if v is not None}.values()
-                if v.id not in parents or (accept is not None and not accept(v))]
+        keep = [(v, v.grad) for v in self.others]
+        if accept is not None:
+            hub = self.hub()        # (alive: the traversal that called us came through it)
+            keep += [(p, p.grad) for p, _f, _b in (hub.parents if hub is not None else ()) if not accept(p)]
         swapped = []
-        for a, n, v in zip(self.leaves, self.nodes, self.verts):
-            if a._node is not n or a._ad is not v:      # changed in place since the call: put back
-                swapped.append((a, a._node, a._ad))
-                a._node, a._ad = n, v
+        leaves, nodes, verts = self.leaves, self.nodes, self.verts
+        if not (all(map(is_, map(_NODE, leaves), nodes)) and all(map(is_, map(_AD, leaves), verts))):
+            for a, n, v in zip(leaves, nodes, verts):
+                if a._node is not n or a._ad is not v:      # changed in place since the call: put back
+                    swapped.append((a, a._node, a._ad))
+                    a._node, a._ad = n, v
         saved = scopes.after_call
         scopes.after_call = []
         scopes.defer += 1       # the traversal that called us walks the inputs' parents itself
@@ -292,8 +302,10 @@ class Through:
     def check(self, flat) -> None:
         """Raise if an input array of the call is no longer among ``flat``'s (the derivative's
         walk of the same arguments): it was replaced in its container since the call."""
-        now = {id(a) for a in flat.leaves}
-        if any(id(a) not in now for a in self.leaves):
+        now, mine = flat.leaves, self.leaves
+        if len(now) >= len(mine) and all(map(is_, now, mine)):
+            return      # (the usual order: the derivative walks the call's arguments first)
+        if not set(map(id, now)).issuperset(map(id, mine)):
             ff = self.info.ff()
             raise RuntimeError(
                 f"frostjit.freeze({ff.name if ff is not None else '?'}): the inputs of the call changed (an "

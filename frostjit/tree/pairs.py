@@ -97,7 +97,10 @@ def _walk2(a, b, leaf: Callable, rebuild: bool, broadcast: bool, who: str, names
         except LeafError as e:
             raise leaf_error(who, path, e) from None
 
-    return rec(a, b)
+    try:
+        return rec(a, b)
+    finally:
+        rec = None  # (a recursive closure holds itself: a reference cycle left for the GC per call)
 
 
 _NUMBERS = {int, float, bool}

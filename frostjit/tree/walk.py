@@ -191,6 +191,8 @@ def transform(tree, fn: Callable[[ArrayBase], Any], value_fn: Callable[[Any], An
         return rec(tree)
     except LeafError as e:      # raised by ``fn`` for an array child (the path is still pushed)
         raise leaf_error(who, path, e) from None
+    finally:
+        rec = None  # (a recursive closure holds itself: a reference cycle left for the GC per call)
 
 
 class TreeDef:
@@ -285,7 +287,10 @@ def flatten(tree) -> tuple[list, TreeDef]:
         active.discard(i)
         return TreeDef(nt, o, keys, tuple(kids), sum(c.num_leaves for c in kids))
 
-    return out, rec(tree)
+    try:
+        return out, rec(tree)
+    finally:
+        rec = None  # (see transform)
 
 
 def unflatten(treedef: TreeDef, leaves: Iterable) -> Any:
@@ -315,4 +320,7 @@ def unflatten(treedef: TreeDef, leaves: Iterable) -> Any:
         except LeafError as e:
             raise leaf_error("unflatten", path, e) from None
 
-    return rec(treedef)
+    try:
+        return rec(treedef)
+    finally:
+        rec = None  # (see transform)

@@ -146,3 +146,16 @@ def test_forward_accumulates_into_a_result_that_has_a_gradient():
     fj.set_grad(b, 5.0)
     fj.forward(a)
     assert fj.grad(b).numpy().tolist() == [7]
+
+
+def test_backward_of_one_array_that_is_suspended_is_not_seeded():
+    # (the one-array path of backward's seeding must honour the scopes like set_grad does)
+    a = leaf()
+    b = a * 2
+    with fj.suspend_grad(b):
+        with pytest.raises(RuntimeError, match="does not depend on any grad-enabled"):
+            fj.backward(b)
+        fj.backward(b, fj.ADFlag.Default | fj.ADFlag.AllowNoGrad)
+    assert fj.grad(a).numpy().tolist() == [0, 0]
+    fj.backward(b)
+    assert fj.grad(a).numpy().tolist() == [2, 2]

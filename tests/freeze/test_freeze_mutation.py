@@ -188,3 +188,24 @@ def test_output_that_is_a_mutated_input():
         x = ramp(n, 1)
         a, b = f(x)
         assert a is x and same(x, ramp(n, 1) * 2) and same(b, ramp(n, 1) * 2 + 1)
+
+
+def test_write_back_into_an_exact_dict_is_an_item_store_and_a_subclass_keeps_its_own():
+    import collections
+    from frostjit.freeze.records import SetDictItem, SetEntry
+
+    class Logged(collections.OrderedDict):
+        pass
+
+    def step(d, e):
+        d["x"] = d["x"] + 1
+        e["x"] = e["x"] * 2
+
+    f = fj.freeze(step)
+    for n in (7, 1000, 3):
+        d, e = {"x": Float(np.arange(n, dtype=np.float32))}, Logged(x=Float(np.ones(n, dtype=np.float32)))
+        f(d, e)
+        assert np.array_equal(d["x"].numpy(), np.arange(n) + 1)
+        assert type(e) is Logged and np.array_equal(e["x"].numpy(), np.full(n, 2))
+    (recd,) = [r for entry in f._cache.entries.values() for r in entry.order]
+    assert {type(a) for a in recd.actions} == {SetDictItem, SetEntry}

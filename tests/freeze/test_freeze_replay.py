@@ -157,3 +157,49 @@ def test_index_width_check_is_guarded():
     fz(ramp(5), UInt32(0, 1))
     (recd,) = fz._cache.entries[next(iter(fz._cache.entries))].order
     assert any("2147483648" in expr for expr, _, _ in recd.guards)
+
+
+def test_a_replay_skips_kernels_and_reductions_whose_results_nothing_reads():
+    # (a backward derivative recomputes the loss only to differentiate it; fj.eval of a dropped value)
+    from frostjit.freeze.scratch import dead_operations
+    import frostjit as fj_
+    from frostjit.llvm import Float as F32
+
+    def f(x, y):
+        unused = fj_.sum(x * 3.0)           # evaluated (a reduction), then dropped
+        fj_.eval(unused)
+        fj_.scatter(y, x * 2.0, fj_.arange(fj_.llvm.UInt32, fj_.width(x)))   # a scatter: never dropped
+        return x + 1.0
+
+    ff = fj_.freeze(f)
+    for n in (3, 1000, 7):
+        x = F32(np.arange(n, dtype=np.float32))
+        y = F32(np.zeros(n, dtype=np.float32))
+        out = ff(x, y)
+        assert np.array_equal(out.numpy(), np.arange(n) + 1) and np.array_equal(y.numpy(), 2 * np.arange(n))
+    (recd,) = [r for e in ff._cache.entries.values() for r in e.order]
+    dead = dead_operations(recd.ops, recd.node_table)
+    kinds = [type(recd.ops[i]).__name__ for i in sorted(dead)]
+    assert "Reduce" in kinds and "Launch" in kinds
+    scatter = [i for i, op in enumerate(recd.ops) if type(op).__name__ == "Launch"
+               and any(p.kind == "dst" for p in op.params)]
+    assert scatter and not dead & set(scatter)
+
+
+def test_with_kernel_history_a_replay_reports_every_launch_of_the_plain_call():
+    import frostjit as fj_
+    from frostjit.llvm import Float as F32
+
+    def f(x):
+        fj_.eval(fj_.sum(x * 3.0))
+        return x + 1.0
+
+    ff = fj_.freeze(f)
+    with fj_.scoped_set_flag(fj_.JitFlag.KernelHistory, True):
+        histories = []
+        for g in (f, ff, ff):
+            fj_.kernel_history()
+            g(F32(np.arange(5, dtype=np.float32))).numpy()
+            histories.append([str(h["type"]) for h in fj_.kernel_history()])
+    assert histories[0] == ["jit", "reduce", "jit"]
+    assert histories[2][:3] == histories[0]       # (the replay first; checking mode may run the plain call after)

@@ -119,3 +119,20 @@ def test_tree_definitions_compare_structure_and_python_values():
     assert a != tree.flatten({"k": (Float(1), 4)})[1]
     assert a != tree.flatten({"k": [Float(1), 3]})[1]
     assert a != tree.flatten({"j": (Float(1), 3)})[1]
+
+
+def test_walks_leave_no_reference_cycle_for_the_garbage_collector():
+    # A recursive closure holds itself through its cell: each call used to leave a cycle (the
+    # closure, its path, its lists) that only the cyclic GC freed.
+    import gc
+    t = {"a": [Float(1, 2), (3, Array3f(1, 2, 3))], "b": Box(Float(4), 5)}
+    gc.collect()
+    gc.disable()
+    try:
+        leaves, treedef = tree.flatten(t)
+        tree.unflatten(treedef, leaves)
+        tree.transform(t, lambda a: a + 1)
+        tree.map2(t, t, lambda x, y: x)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

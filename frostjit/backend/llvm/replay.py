@@ -110,15 +110,15 @@ class LLVMReplayEmitter(ReplayEmitter):
                 else:
                     step[isz] = f"bytes_{isz}"
                     c.line(f"bytes_{isz} = (launch_size * {isz} + 63) & ~63")
+        # an offset is a sum of (count * step) per item size: O(1) terms per buffer (a sum of
+        # steps per buffer made the code quadratic in the number of outputs)
         offsets = []
-        acc = []
+        counts: dict = {}
         for a in fresh:
-            offsets.append(" + ".join(acc) or "0")
-            acc.append(step[a.vt.np_dtype.itemsize])
-        total = " + ".join(acc)
-        if size.is_const:
-            total = str(sum(int(x) for x in acc))
-            offsets = [str(sum(int(x) for x in o.split(" + "))) for o in offsets]
+            offsets.append(_offset_expr(counts, step, size.is_const))
+            isz = a.vt.np_dtype.itemsize
+            counts[isz] = counts.get(isz, 0) + 1
+        total = _offset_expr(counts, step, size.is_const)
         dtypes = c.bind(f"output_dtypes_{index}", tuple(a.vt.np_dtype for a in fresh))
         c.line(f"reserved = reserve_slab({total})")
         c.line(f"if reserved is None: {''.join(f'buffer_{a.slot}, ' for a in fresh)}= alloc_many({dtypes}, launch_size)")
@@ -164,6 +164,15 @@ class LLVMReplayEmitter(ReplayEmitter):
 
     def host_values(self, slot, size) -> str:
         return f"buffer_{slot}.array[:{size.expr}]"
+
+
+def _offset_expr(counts: dict, step: dict, const: bool) -> str:
+    """``count * step`` summed over item sizes (``"0"`` for none), as Python source; one
+    number when the steps are (a launch of constant size)."""
+    if const:
+        return str(sum(n * int(step[isz]) for isz, n in counts.items()))
+    terms = [step[isz] if n == 1 else f"{n} * {step[isz]}" for isz, n in counts.items()]
+    return " + ".join(terms) or "0"
 
 
 # ------------------------------------------------------------------------------ slab memory
