@@ -1,6 +1,7 @@
-"""The LLVM backend's compiled block reductions (frostjit/backend/llvm/block_kernels.py): every
-operation and element type against NumPy, block sizes around the vector and unroll boundaries,
-NaN handling of float min/max, and bit-identical results at any thread count."""
+"""The LLVM backend's compiled block reductions and block prefix reductions
+(frostjit/backend/llvm/block_kernels.py): every operation and element type against NumPy, block
+sizes around the vector and unroll boundaries, NaN handling of float min/max, and bit-identical
+results at any thread count."""
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -31,6 +32,19 @@ def _reference(op: str, a: np.ndarray, b: int) -> np.ndarray:
         return np.array([table[op].reduce(a[k:k + b], dtype=a.dtype) for k in range(0, len(a), b)], a.dtype)
 
 
+def _identity(op: str, dt: np.dtype):
+    if op in ("add", "or"):
+        return 0
+    if op == "mul":
+        return 1
+    if op == "and":
+        return np.array(-1).astype(dt)[()]
+    if dt.kind == "f":
+        return np.inf if op == "min" else -np.inf
+    info = np.iinfo(dt)
+    return info.max if op == "min" else info.min
+
+
 def _data(cls, op: str, n: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     dt = cls._vt.np_dtype
@@ -59,6 +73,40 @@ def test_block_reduce_matches_numpy_for_every_operation_and_type(cls, n, b, seed
         np.testing.assert_array_equal(got, ref)
 
 
+def _prefix_reference(op: str, a: np.ndarray, b: int, exclusive: bool, reverse: bool) -> np.ndarray:
+    """The running ``op`` within each run of ``b`` elements (from the run's end with ``reverse``)."""
+    table = FLOAT_OPS if a.dtype.kind == "f" else INT_OPS
+    out = []
+    with np.errstate(all="ignore"):
+        for k in range(0, len(a), b):
+            c = a[k:k + b][::-1] if reverse else a[k:k + b]
+            s = table[op].accumulate(c, dtype=a.dtype)
+            if exclusive:
+                e = np.empty_like(s)
+                e[:1] = _identity(op, a.dtype)
+                e[1:] = s[:-1]
+                s = e
+            out.append(s[::-1] if reverse else s)
+    return np.concatenate(out).astype(a.dtype) if out else a.copy()
+
+
+@settings(max_examples=60)
+@given(cls=st.sampled_from(TYPES), n=st.integers(0, 3000), b=st.sampled_from(BLOCKS), seed=st.integers(0, 2**16),
+       exclusive=st.booleans(), reverse=st.booleans(), data=st.data())
+def test_block_prefix_reduce_matches_numpy_for_every_operation_and_type(cls, n, b, seed, exclusive, reverse, data):
+    a = _data(cls, "add", n, seed)
+    ops = FLOAT_OPS if a.dtype.kind == "f" else INT_OPS
+    op = data.draw(st.sampled_from(sorted(ops)))
+    if op == "mul":
+        a = _data(cls, "mul", n, seed)
+    got = fj.block_prefix_reduce(op, cls(a), b, exclusive=exclusive, reverse=reverse).numpy()
+    ref = _prefix_reference(op, a, b, exclusive, reverse)
+    if a.dtype.kind == "f" and op in ("add", "mul"):
+        np.testing.assert_allclose(got, ref, rtol=1e-5 if a.dtype == np.float32 else 1e-12, atol=1e-3)
+    else:
+        np.testing.assert_array_equal(got, ref)
+
+
 @pytest.mark.parametrize("cls", [Float, Float64])
 @pytest.mark.parametrize("op", ["min", "max"])
 def test_float_min_max_blocks_ignore_nan_and_all_nan_blocks_give_the_identity(cls, op):
@@ -83,7 +131,8 @@ def test_integer_sums_and_products_wrap_as_numpy():
 @pytest.mark.parametrize("cls,op", [(Float, "add"), (Float64, "add"), (Float, "mul"), (Float, "max"),
                                     (Int32, "add"), (UInt64, "or")])
 @pytest.mark.parametrize("b", [65, 4096, 262144])
-def test_block_reduce_is_bit_identical_at_any_thread_count(cls, op, b):
+@pytest.mark.parametrize("prefix", [False, True])
+def test_block_reduce_is_bit_identical_at_any_thread_count(cls, op, b, prefix):
     n = 3 * llvm_backend.ROW_PARALLEL_MIN + 123         # large enough to share rows; a short last row
     a = _data(cls, op, n, b)
     old = fj.thread_count()
@@ -91,7 +140,8 @@ def test_block_reduce_is_bit_identical_at_any_thread_count(cls, op, b):
     try:
         for threads in (1, 2, 3, 5):
             fj.set_thread_count(threads)
-            results.append(fj.block_reduce(op, cls(a), b).numpy())
+            results.append((fj.block_prefix_reduce(op, cls(a), b, reverse=True) if prefix else
+                            fj.block_reduce(op, cls(a), b)).numpy())
     finally:
         fj.set_thread_count(old)
     for r in results[1:]:

@@ -171,19 +171,20 @@ class LLVMBackend(Backend):
         return self.from_numpy(value)
 
     def block_reduce(self, block, vt, buffer, size):
-        """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`) whose rows
-        the thread pool shares; prefix reductions, Bool and Float16 reduce runs of whole blocks
-        with NumPy (which releases the GIL), shared by the pool's threads on large inputs."""
+        """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or
+        prefix reduction) whose rows the thread pool shares; Bool and Float16 reduce runs of whole
+        blocks with NumPy (which releases the GIL), shared by the pool's threads on large inputs."""
         m = block.out_size(size)
         out = self.alloc(vt, m)
-        if not block.prefix and row_kernel_supported(block.op, vt):
-            if m:
-                kernel = self.row_kernels.get(block.op, vt)
+        if row_kernel_supported(block.op, vt):
+            if size:
+                kernel = self.row_kernels.get(block.op, vt, block.prefix, block.exclusive, block.reverse)
+                rows = -(-size // block.size)
                 args = _ARGS[4](buffer.ptr, size, out.ptr, block.size)
                 if size < ROW_PARALLEL_MIN:
-                    kernel(0, m, args, 0)
+                    kernel(0, rows, args, 0)
                 else:
-                    self.threads.run(kernel, m, args, 1, True, min_block=-(-BLOCK_ROWS_MIN // block.size))
+                    self.threads.run(kernel, rows, args, 1, True, min_block=-(-BLOCK_ROWS_MIN // block.size))
             return out
         a = buffer.array[:size]
         rows = size // block.size       # whole blocks

@@ -9,12 +9,15 @@ compiler and disk cache.
 
 Kernel ABI (the thread pool's): ``kernel(start, end, args, shared)`` reduces rows ``[start,
 end)``; ``args`` is ``int64[4]``: source pointer, number of source elements ``n``, output
-pointer, block size ``b``.  Row ``r`` covers ``[r b, min((r + 1) b, n))``.
+pointer, block size ``b``.  Row ``r`` covers ``[r b, min((r + 1) b, n))``.  The prefix kernels
+(``block_prefix_reduce``: exclusive or inclusive, forward or reverse, each a kernel of its own)
+write the running reduction of each row over the row's place in the output.
 
 The order of the operations within a row is fixed (``UNROLL`` vector accumulators of one
 register each, combined pairwise, then the register's lanes as a tree, then the elements
-after the last whole register one by one), and each row is reduced by a single thread, so the
-result is bit-identical at any thread count and between calls.  Float ``min``/``max`` ignore
+after the last whole register one by one; a prefix: an in-register scan per register, plus
+the carry), and each row is reduced by a single thread, so the result is bit-identical at any
+thread count and between calls.  Float ``min``/``max`` ignore
 NaN (``llvm.minnum``/``maxnum`` starting from +-inf), as the backend's other reductions.
 """
 from __future__ import annotations
@@ -36,8 +39,9 @@ OPS = ("add", "mul", "min", "max", "and", "or")
 
 
 def supported(op: str, vt: VarType) -> bool:
-    """Whether a compiled row kernel exists for ``op`` over ``vt`` (Bool and Float16, which
-    accumulates in float32, keep the NumPy path; ``and``/``or`` are bitwise on integers)."""
+    """Whether compiled row kernels (reduction and prefix) exist for ``op`` over ``vt`` (Bool and
+    Float16, which accumulates in float32, keep the NumPy path; ``and``/``or`` are bitwise on
+    integers)."""
     if vt is Bool or vt.compute is not None or op not in OPS:
         return False
     return not (vt.is_float and op in ("and", "or"))
@@ -202,6 +206,119 @@ exit:
 """
 
 
+def prefix_kernel_ir(op: str, vt: VarType, lanes: int, symbol: str, exclusive: bool, reverse: bool) -> str:
+    """The IR of the row prefix kernel (``block_prefix_reduce``): each row scanned in order (from
+    its end with ``reverse``), one register at a time: an in-register scan (``log2(lanes)``
+    shifted combinations), combined with the running value of the row so far (the carry), then
+    the elements after the last whole register one by one."""
+    t = scalar_type(vt)
+    v = f"<{lanes} x {t}>"
+    align = vt.itemsize
+    ident = _identity(op, vt)
+    vident = f"<{', '.join([f'{t} {ident}'] * lanes)}>"
+    decls: set = set()
+    lines = []
+    # lanes in scan order: lane j of the register is element base + j (base + lanes - 1 - j reversed)
+    rev_mask = ", ".join(f"i32 {lanes - 1 - j}" for j in range(lanes))
+    acc = "%x"
+    if reverse:
+        lines.append(f"  %xs = shufflevector {v} %x, {v} poison, <{lanes} x i32> <{rev_mask}>")
+        acc = "%xs"
+    k, step = 0, 1
+    while step < lanes:        # Hillis-Steele within the register: lane j takes lane j - step
+        mask = ", ".join(f"i32 {j - step if j >= step else lanes + j}" for j in range(lanes))
+        lines.append(f"  %sh{k} = shufflevector {v} {acc}, {v} {vident}, <{lanes} x i32> <{mask}>")
+        lines.append(_combine(op, vt, v, f"%sh{k}", acc, f"%sc{k}", decls))
+        acc, k, step = f"%sc{k}", k + 1, step * 2
+    lines.append(f"  %cv.0 = insertelement {v} poison, {t} %carry, i64 0")
+    lines.append(f"  %cv = shufflevector {v} %cv.0, {v} poison, <{lanes} x i32> zeroinitializer")
+    lines.append(_combine(op, vt, v, "%cv", acc, "%incl", decls))
+    lines.append(f"  %carry.n = extractelement {v} %incl, i64 {lanes - 1}")
+    out = "%incl"
+    if exclusive:           # lane j takes inclusive lane j - 1, lane 0 the carry before
+        mask = ", ".join([f"i32 {lanes}"] + [f"i32 {j - 1}" for j in range(1, lanes)])
+        lines.append(f"  %excl = shufflevector {v} %incl, {v} %cv, <{lanes} x i32> <{mask}>")
+        out = "%excl"
+    if reverse:
+        lines.append(f"  %out = shufflevector {v} {out}, {v} poison, <{lanes} x i32> <{rev_mask}>")
+        out = "%out"
+    scalar = _combine(op, vt, t, "%c", "%z", "%c.n", decls)
+    # memory index of scan position j: j, or len - 1 - j reversed; of a register at scan offset i:
+    # its first element i, or len - i - lanes reversed
+    if reverse:
+        vbase = ["  %vb.0 = sub i64 %len, %i", f"  %vb = sub i64 %vb.0, {lanes}"]
+        sidx = ["  %sm.0 = sub i64 %len, %j", "  %sm = sub i64 %sm.0, 1"]
+    else:
+        vbase = ["  %vb = add i64 %i, 0"]
+        sidx = ["  %sm = add i64 %j, 0"]
+    store_s = "%c" if exclusive else "%c.n"
+    nl = "\n"
+    return f"""{nl.join(sorted(decls))}
+
+define void @{symbol}(i64 %start, i64 %end, ptr %args, i64 %shared) {{
+entry:
+  %src.p = getelementptr i64, ptr %args, i64 0
+  %src.i = load i64, ptr %src.p, align 8
+  %src = inttoptr i64 %src.i to ptr
+  %n.p = getelementptr i64, ptr %args, i64 1
+  %n = load i64, ptr %n.p, align 8
+  %dst.p = getelementptr i64, ptr %args, i64 2
+  %dst.i = load i64, ptr %dst.p, align 8
+  %dst = inttoptr i64 %dst.i to ptr
+  %b.p = getelementptr i64, ptr %args, i64 3
+  %b = load i64, ptr %b.p, align 8
+  %none = icmp sge i64 %start, %end
+  br i1 %none, label %exit, label %row
+row:
+  %r = phi i64 [%start, %entry], [%r.next, %sdone]
+  %lo = mul i64 %r, %b
+  %hi.full = add i64 %lo, %b
+  %short = icmp ult i64 %n, %hi.full
+  %hi = select i1 %short, i64 %n, i64 %hi.full
+  %len = sub i64 %hi, %lo
+  %p = getelementptr {t}, ptr %src, i64 %lo
+  %q = getelementptr {t}, ptr %dst, i64 %lo
+  %nv = and i64 %len, {-lanes}
+  %has.v = icmp ne i64 %nv, 0
+  br i1 %has.v, label %vloop, label %vdone
+vloop:
+  %i = phi i64 [0, %row], [%i.next, %vloop]
+  %carry = phi {t} [{ident}, %row], [%carry.n, %vloop]
+{nl.join(vbase)}
+  %qi = getelementptr {t}, ptr %p, i64 %vb
+  %x = load {v}, ptr %qi, align {align}
+{nl.join(lines)}
+  %qo = getelementptr {t}, ptr %q, i64 %vb
+  store {v} {out}, ptr %qo, align {align}
+  %i.next = add i64 %i, {lanes}
+  %more.v = icmp ult i64 %i.next, %nv
+  br i1 %more.v, label %vloop, label %vdone
+vdone:
+  %c0 = phi {t} [{ident}, %row], [%carry.n, %vloop]
+  %has.s = icmp ult i64 %nv, %len
+  br i1 %has.s, label %sloop, label %sdone
+sloop:
+  %j = phi i64 [%nv, %vdone], [%j.next, %sloop]
+  %c = phi {t} [%c0, %vdone], [%c.n, %sloop]
+{nl.join(sidx)}
+  %qk = getelementptr {t}, ptr %p, i64 %sm
+  %z = load {t}, ptr %qk, align {align}
+{scalar}
+  %qs = getelementptr {t}, ptr %q, i64 %sm
+  store {t} {store_s}, ptr %qs, align {align}
+  %j.next = add i64 %j, 1
+  %more.s = icmp ult i64 %j.next, %len
+  br i1 %more.s, label %sloop, label %sdone
+sdone:
+  %r.next = add i64 %r, 1
+  %more.r = icmp slt i64 %r.next, %end
+  br i1 %more.r, label %row, label %exit
+exit:
+  ret void
+}}
+"""
+
+
 class RowKernels:
     """The compiled row kernels of one compiler, by (operation, element type)."""
 
@@ -212,20 +329,27 @@ class RowKernels:
         self.kernels: dict = {}
         self.lock = threading.Lock()
 
-    def get(self, op: str, vt: VarType):
-        """The kernel's ctypes entry point (it carries ``fj_address`` for the native pool)."""
-        k = self.kernels.get((op, vt))
+    def get(self, op: str, vt: VarType, prefix: bool = False, exclusive: bool = True, reverse: bool = False):
+        """The kernel's ctypes entry point (it carries ``fj_address`` for the native pool): the row
+        reduction, or with ``prefix`` the row prefix reduction (``exclusive``, ``reverse``)."""
+        key = (op, vt, prefix, exclusive, reverse) if prefix else (op, vt)
+        k = self.kernels.get(key)
         if k is None:
             with self.lock:
-                k = self.kernels.get((op, vt))
+                k = self.kernels.get(key)
                 if k is None:
-                    k = self.kernels[(op, vt)] = self._build(op, vt)
+                    k = self.kernels[key] = self._build(op, vt, prefix, exclusive, reverse)
         return k
 
-    def _build(self, op: str, vt: VarType):
+    def _build(self, op: str, vt: VarType, prefix: bool, exclusive: bool, reverse: bool):
         lanes = max(1, self.register_bytes // vt.itemsize)
-        symbol = f"fj_block_{op}_{vt.name.lower()}"
-        ir = row_kernel_ir(op, vt, lanes, symbol)
+        if prefix:
+            symbol = (f"fj_block_prefix_{op}_{vt.name.lower()}_{'ex' if exclusive else 'in'}"
+                      f"{'_rev' if reverse else ''}")
+            ir = prefix_kernel_ir(op, vt, lanes, symbol, exclusive, reverse)
+        else:
+            symbol = f"fj_block_{op}_{vt.name.lower()}"
+            ir = row_kernel_ir(op, vt, lanes, symbol)
         c = self.compiler
         key = hashlib.sha256(ir.encode()).hexdigest()
         obj = c.disk.load(key)
