@@ -152,3 +152,17 @@ def test_bool_and_half_blocks_keep_the_numpy_path():
     from frostjit.trace.dtypes import Bool, Float16
     assert not supported("and", Bool) and not supported("add", Float16)
     assert not supported("and", Float64._vt) and supported("and", UInt32._vt)
+
+
+@pytest.mark.parametrize("cls", TYPES)
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 65, 1000, 100003])
+@pytest.mark.parametrize("exclusive", [False, True])
+def test_flat_prefix_sums_run_the_prefix_kernel_and_match_numpy(cls, n, exclusive):
+    a = _data(cls, "add", n, n)
+    got = fj.prefix_sum(cls(a), exclusive=exclusive).numpy()
+    ref = _prefix_reference("add", a, n, exclusive, False)
+    if a.dtype.kind == "f":
+        scale = np.abs(a).sum()
+        np.testing.assert_allclose(got, ref, rtol=0, atol=scale * (3e-6 if a.dtype == np.float32 else 1e-14))
+    else:
+        np.testing.assert_array_equal(got, ref)
