@@ -17,8 +17,8 @@ The order of the operations within a row is fixed (``UNROLL`` vector accumulator
 register each, combined pairwise, then the register's lanes as a tree, then the elements
 after the last whole register one by one; a prefix: an in-register scan per register, plus
 the carry), and each row is reduced by a single thread, so the result is bit-identical at any
-thread count and between calls.  Float ``min``/``max`` ignore
-NaN (``llvm.minnum``/``maxnum`` starting from +-inf), as the backend's other reductions.
+thread count and between calls.  Float ``min``/``max`` ignore NaN (``llvm.minnum``/``maxnum``
+starting from +-inf), as the backend's other reductions.
 """
 from __future__ import annotations
 
@@ -30,7 +30,8 @@ from ...trace.dtypes import Bool, VarType
 from .codegen.ir_types import scalar_type, scalar_constant, suffix
 
 # Vector accumulators per row: enough independent additions to hide the add latency (4
-# cycles) behind two loads per cycle on rows that sit in the cache.
+# cycles) behind two loads per cycle on rows that sit in the cache.  (On the 64 MiB sums of
+# bench_tensor.py, which stream from memory, 2, 4 and 8 measured the same.)
 UNROLL = 4
 
 KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
