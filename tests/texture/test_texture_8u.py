@@ -116,6 +116,9 @@ def test_storage_is_uint8_and_tensor_and_value_return_it():
         assert type(tex.eval(llvm.Array2f64([0.3], [0.6]))[0]) is llvm.Float64
         # Dr.Jit 1.5 (float64 positions: texels times 1/255 in float64) -> 0.3937647058823529
         assert tex.eval(llvm.Array2f64([0.3], [0.6]))[0].numpy()[0] == 0.3937647058823529
+    # Dr.Jit 1.5: eval([0.5, 0.5]) of plain numbers -> Array1f [[0.438235]]
+    plain = llvm.Texture2f8u(llvm.TensorXu8(img)).eval([0.5, 0.5])
+    assert type(plain) is llvm.Array1f and plain[0].numpy()[0] == np.float32(447) * INV_255 / 4
     shaped = llvm.Texture2f8u([3, 4], 2)
     assert shaped.shape == (3, 4, 2) and type(shaped.tensor()) is llvm.TensorXu8
 
