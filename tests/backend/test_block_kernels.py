@@ -11,12 +11,12 @@ import frostjit as fj
 from frostjit.backend import current_backend
 from frostjit.backend.llvm import backend as llvm_backend
 from frostjit.backend.llvm.block_kernels import supported
-from frostjit.llvm import Float, Float64, Int8, Int32, Int64, UInt8, UInt32, UInt64
+from frostjit.llvm import Float, Float16, Float64, Int8, Int32, Int64, UInt8, UInt32, UInt64
 
 pytestmark = pytest.mark.skipif(not hasattr(current_backend(), "row_kernels"),
                                 reason="the compiled block reductions are the LLVM backend's")
 
-TYPES = [Float, Float64, Int8, UInt8, Int32, UInt32, Int64, UInt64]
+TYPES = [Float16, Float, Float64, Int8, UInt8, Int32, UInt32, Int64, UInt64]
 FLOAT_OPS = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax}
 INT_OPS = {"add": np.add, "mul": np.multiply, "min": np.minimum, "max": np.maximum,
            "and": np.bitwise_and, "or": np.bitwise_or}
@@ -26,10 +26,16 @@ BLOCKS = [1, 2, 3, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255,
 
 
 def _reference(op: str, a: np.ndarray, b: int) -> np.ndarray:
-    """``op`` over each run of ``b`` elements, one element after the other (wrapping integers)."""
+    """``op`` over each run of ``b`` elements (wrapping integers; half precision accumulated in
+    float32 and rounded once, as Dr.Jit)."""
+    if a.dtype == np.float16:
+        return _reference(op, a.astype(np.float32), b).astype(np.float16)
     table = FLOAT_OPS if a.dtype.kind == "f" else INT_OPS
     with np.errstate(all="ignore"):
         return np.array([table[op].reduce(a[k:k + b], dtype=a.dtype) for k in range(0, len(a), b)], a.dtype)
+
+
+_RTOL = {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
 
 
 def _identity(op: str, dt: np.dtype):
@@ -68,13 +74,15 @@ def test_block_reduce_matches_numpy_for_every_operation_and_type(cls, n, b, seed
     ref = _reference(op, a, b)
     if a.dtype.kind == "f" and op in ("add", "mul"):
         # another summation order than NumPy's: equal to rounding
-        np.testing.assert_allclose(got, ref, rtol=1e-5 if a.dtype == np.float32 else 1e-12, atol=1e-4)
+        np.testing.assert_allclose(got, ref, rtol=_RTOL[a.dtype], atol=1e-4 if a.dtype != np.float16 else 2e-2)
     else:
         np.testing.assert_array_equal(got, ref)
 
 
 def _prefix_reference(op: str, a: np.ndarray, b: int, exclusive: bool, reverse: bool) -> np.ndarray:
     """The running ``op`` within each run of ``b`` elements (from the run's end with ``reverse``)."""
+    if a.dtype == np.float16:
+        return _prefix_reference(op, a.astype(np.float32), b, exclusive, reverse).astype(np.float16)
     table = FLOAT_OPS if a.dtype.kind == "f" else INT_OPS
     out = []
     with np.errstate(all="ignore"):
@@ -102,7 +110,7 @@ def test_block_prefix_reduce_matches_numpy_for_every_operation_and_type(cls, n, 
     got = fj.block_prefix_reduce(op, cls(a), b, exclusive=exclusive, reverse=reverse).numpy()
     ref = _prefix_reference(op, a, b, exclusive, reverse)
     if a.dtype.kind == "f" and op in ("add", "mul"):
-        np.testing.assert_allclose(got, ref, rtol=1e-5 if a.dtype == np.float32 else 1e-12, atol=1e-3)
+        np.testing.assert_allclose(got, ref, rtol=_RTOL[a.dtype], atol=1e-3 if a.dtype != np.float16 else 4e-2)
     else:
         np.testing.assert_array_equal(got, ref)
 
@@ -128,7 +136,7 @@ def test_integer_sums_and_products_wrap_as_numpy():
     np.testing.assert_array_equal(fj.block_reduce("mul", UInt8(u), 35).numpy(), _reference("mul", u, 35))
 
 
-@pytest.mark.parametrize("cls,op", [(Float, "add"), (Float64, "add"), (Float, "mul"), (Float, "max"),
+@pytest.mark.parametrize("cls,op", [(Float, "add"), (Float64, "add"), (Float16, "add"), (Float, "mul"), (Float, "max"),
                                     (Int32, "add"), (UInt64, "or")])
 @pytest.mark.parametrize("b", [65, 4096, 262144])
 @pytest.mark.parametrize("prefix", [False, True])
@@ -148,21 +156,23 @@ def test_block_reduce_is_bit_identical_at_any_thread_count(cls, op, b, prefix):
         np.testing.assert_array_equal(r.view(np.uint8), results[0].view(np.uint8))
 
 
-def test_bool_and_half_blocks_keep_the_numpy_path():
-    from frostjit.trace.dtypes import Bool, Float16
-    assert not supported("and", Bool) and not supported("add", Float16)
+def test_bool_blocks_keep_the_numpy_path_and_half_ones_are_compiled():
+    from frostjit.trace.dtypes import Bool
+    assert not supported("and", Bool) and supported("add", Float16._vt) and not supported("or", Float16._vt)
     assert not supported("and", Float64._vt) and supported("and", UInt32._vt)
 
 
 @pytest.mark.parametrize("cls", TYPES)
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 65, 1000, 100003])
 @pytest.mark.parametrize("exclusive", [False, True])
-def test_flat_prefix_sums_run_the_prefix_kernel_and_match_numpy(cls, n, exclusive):
+def test_flat_prefix_sums_match_numpy_around_vector_boundaries(cls, n, exclusive):
     a = _data(cls, "add", n, n)
     got = fj.prefix_sum(cls(a), exclusive=exclusive).numpy()
     ref = _prefix_reference("add", a, n, exclusive, False)
     if a.dtype.kind == "f":
-        scale = np.abs(a).sum()
-        np.testing.assert_allclose(got, ref, rtol=0, atol=scale * (3e-6 if a.dtype == np.float32 else 1e-14))
+        scale = np.abs(a.astype(np.float64)).sum()
+        atol = {np.float16: 1e-3 * max(1.0, float(np.abs(ref.astype(np.float64)).max())), np.float32: 3e-6 * scale,
+                np.float64: 1e-14 * scale}[a.dtype.type]
+        np.testing.assert_allclose(got, ref, rtol=0, atol=atol)
     else:
         np.testing.assert_array_equal(got, ref)

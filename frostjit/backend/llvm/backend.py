@@ -172,8 +172,8 @@ class LLVMBackend(Backend):
 
     def block_reduce(self, block, vt, buffer, size):
         """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or
-        prefix reduction) whose rows the thread pool shares; Bool and Float16 reduce runs of whole
-        blocks with NumPy (which releases the GIL), shared by the pool's threads on large inputs."""
+        prefix reduction) whose rows the thread pool shares; Bool reduces runs of whole blocks with
+        NumPy (which releases the GIL), shared by the pool's threads on large inputs."""
         m = block.out_size(size)
         out = self.alloc(vt, m)
         if row_kernel_supported(block.op, vt):
@@ -209,11 +209,11 @@ class LLVMBackend(Backend):
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]
         out = self.alloc(vt, size)
-        if vt.compute is not None:      # Float16: accumulated in float32, as Dr.Jit's
-            if size:
-                out.array[:size] = ns.prefix_sum(a, exclusive)
-            return out
-        if size and row_kernel_supported("add", vt):
+        if size and vt.compute is not None:
+            # Float16: accumulated in float32 one element after the other, each output rounded
+            # once: Dr.Jit's bits (another order rounds some outputs the other way)
+            out.array[:size] = ns.prefix_sum(a, exclusive)
+        elif size and row_kernel_supported("add", vt):
             # the compiled prefix kernel over one row: a vectorized scan (NumPy's cumsum adds one
             # element after the other, ~7x slower on float32)
             kernel = self.row_kernels.get("add", vt, True, exclusive, False)

@@ -29,6 +29,13 @@ import threading
 from ...trace.dtypes import Bool, VarType
 from .codegen.ir_types import scalar_type, scalar_constant, suffix
 
+_SIZES = {"half": 2, "float": 4, "double": 8}
+
+
+def scalar_size(t: str) -> int:
+    """Bytes of IR scalar type ``t`` (``i32``, ``float``, ...): the alignment of its loads."""
+    return _SIZES.get(t) or int(t[1:]) // 8
+
 # Vector accumulators per row: enough independent additions to hide the add latency (4
 # cycles) behind two loads per cycle on rows that sit in the cache.  (On the 64 MiB sums of
 # bench_tensor.py, which stream from memory, 2, 4 and 8 measured the same.)
@@ -40,10 +47,10 @@ OPS = ("add", "mul", "min", "max", "and", "or")
 
 
 def supported(op: str, vt: VarType) -> bool:
-    """Whether compiled row kernels (reduction and prefix) exist for ``op`` over ``vt`` (Bool and
-    Float16, which accumulates in float32, keep the NumPy path; ``and``/``or`` are bitwise on
-    integers)."""
-    if vt is Bool or vt.compute is not None or op not in OPS:
+    """Whether compiled row kernels (reduction and prefix) exist for ``op`` over ``vt`` (Bool keeps
+    the NumPy path; ``and``/``or`` are bitwise on integers; Float16 is loaded as half and
+    computed in float32, each output rounded once)."""
+    if vt is Bool or op not in OPS:
         return False
     return not (vt.is_float and op in ("and", "or"))
 
@@ -86,11 +93,32 @@ def _combine(op: str, vt: VarType, ty: str, a: str, b: str, out: str, decls: set
     return f"  {out} = {inst} {ty} {a}, {b}"
 
 
+def _load(name: str, ty: str, mty: str, ptr: str, align: int) -> str:
+    """``name = load`` of an element or vector of memory type ``mty``, widened to ``ty`` (half
+    to float: Float16 is computed in float32, as everywhere in frostjit)."""
+    if ty == mty:
+        return f"  {name} = load {ty}, ptr {ptr}, align {align}"
+    return f"  {name}.m = load {mty}, ptr {ptr}, align {align}\n  {name} = fpext {mty} {name}.m to {ty}"
+
+
+def _store(value: str, ty: str, mty: str, ptr: str, align: int) -> str:
+    """Store ``value`` (type ``ty``) as memory type ``mty`` (float to half: rounded once)."""
+    if ty == mty:
+        return f"  store {ty} {value}, ptr {ptr}, align {align}"
+    return f"  {value}.st = fptrunc {ty} {value} to {mty}\n  store {mty} {value}.st, ptr {ptr}, align {align}"
+
+
+def _types(vt: VarType, lanes: int) -> tuple:
+    """(compute element type, compute VarType, memory element type, compute vector, memory vector)."""
+    cvt = vt.compute or vt
+    t, mt = scalar_type(cvt), scalar_type(vt)
+    return t, cvt, mt, f"<{lanes} x {t}>", f"<{lanes} x {mt}>"
+
+
 def row_kernel_ir(op: str, vt: VarType, lanes: int, symbol: str, unroll: int = UNROLL) -> str:
     """The IR of the row kernel for ``op`` over ``vt`` with ``lanes`` elements per vector."""
-    t = scalar_type(vt)
-    v = f"<{lanes} x {t}>"
-    align = vt.itemsize
+    t, vt, mt, v, vm = _types(vt, lanes)
+    align = scalar_size(mt)
     ident = _identity(op, vt)
     vident = f"<{', '.join([f'{t} {ident}'] * lanes)}>"
     decls: set = set()
@@ -98,8 +126,8 @@ def row_kernel_ir(op: str, vt: VarType, lanes: int, symbol: str, unroll: int = U
     body = []
     # Unrolled loop: unroll loads and accumulators per iteration.
     for k in range(unroll):
-        body.append(f"  %q{k} = getelementptr {t}, ptr %p, i64 %i.u{k}")
-        body.append(f"  %x{k} = load {v}, ptr %q{k}, align {align}")
+        body.append(f"  %q{k} = getelementptr {mt}, ptr %p, i64 %i.u{k}")
+        body.append(_load(f"%x{k}", v, vm, f"%q{k}", align))
         body.append(_combine(op, vt, v, f"%a{k}", f"%x{k}", f"%a{k}.n", decls))
     offsets = "\n".join(f"  %i.u{k} = add i64 %i, {k * lanes}" for k in range(unroll))
     phis = "\n".join(f"  %a{k} = phi {v} [{vident}, %row], [%a{k}.n, %vloop]" for k in range(unroll))
@@ -154,7 +182,7 @@ row:
   %short = icmp ult i64 %n, %hi.full
   %hi = select i1 %short, i64 %n, i64 %hi.full
   %len = sub i64 %hi, %lo
-  %p = getelementptr {t}, ptr %src, i64 %lo
+  %p = getelementptr {mt}, ptr %src, i64 %lo
   %nv = and i64 %len, {-step}
   %has.v = icmp ne i64 %nv, 0
   br i1 %has.v, label %vloop, label %vdone
@@ -174,8 +202,8 @@ vdone:
 v1loop:
   %j = phi i64 [%nv, %vdone], [%j.next, %v1loop]
   %b0 = phi {v} [%a0.f, %vdone], [%b0.n, %v1loop]
-  %qj = getelementptr {t}, ptr %p, i64 %j
-  %y = load {v}, ptr %qj, align {align}
+  %qj = getelementptr {mt}, ptr %p, i64 %j
+{_load("%y", v, vm, "%qj", align)}
 {single}
   %j.next = add i64 %j, {lanes}
   %more.1 = icmp ult i64 %j.next, %n1
@@ -188,16 +216,16 @@ v1done:
 sloop:
   %k = phi i64 [%n1, %v1done], [%k.next, %sloop]
   %s = phi {t} [%hsum, %v1done], [%s.n, %sloop]
-  %qk = getelementptr {t}, ptr %p, i64 %k
-  %z = load {t}, ptr %qk, align {align}
+  %qk = getelementptr {mt}, ptr %p, i64 %k
+{_load("%z", t, mt, "%qk", align)}
 {scalar}
   %k.next = add i64 %k, 1
   %more.s = icmp ult i64 %k.next, %len
   br i1 %more.s, label %sloop, label %sdone
 sdone:
   %res = phi {t} [%hsum, %v1done], [%s.n, %sloop]
-  %d = getelementptr {t}, ptr %dst, i64 %r
-  store {t} %res, ptr %d, align {align}
+  %d = getelementptr {mt}, ptr %dst, i64 %r
+{_store("%res", t, mt, "%d", align)}
   %r.next = add i64 %r, 1
   %more.r = icmp slt i64 %r.next, %end
   br i1 %more.r, label %row, label %exit
@@ -212,9 +240,8 @@ def prefix_kernel_ir(op: str, vt: VarType, lanes: int, symbol: str, exclusive: b
     its end with ``reverse``), one register at a time: an in-register scan (``log2(lanes)``
     shifted combinations), combined with the running value of the row so far (the carry), then
     the elements after the last whole register one by one."""
-    t = scalar_type(vt)
-    v = f"<{lanes} x {t}>"
-    align = vt.itemsize
+    t, vt, mt, v, vm = _types(vt, lanes)
+    align = scalar_size(mt)
     ident = _identity(op, vt)
     vident = f"<{', '.join([f'{t} {ident}'] * lanes)}>"
     decls: set = set()
@@ -277,8 +304,8 @@ row:
   %short = icmp ult i64 %n, %hi.full
   %hi = select i1 %short, i64 %n, i64 %hi.full
   %len = sub i64 %hi, %lo
-  %p = getelementptr {t}, ptr %src, i64 %lo
-  %q = getelementptr {t}, ptr %dst, i64 %lo
+  %p = getelementptr {mt}, ptr %src, i64 %lo
+  %q = getelementptr {mt}, ptr %dst, i64 %lo
   %nv = and i64 %len, {-lanes}
   %has.v = icmp ne i64 %nv, 0
   br i1 %has.v, label %vloop, label %vdone
@@ -286,11 +313,11 @@ vloop:
   %i = phi i64 [0, %row], [%i.next, %vloop]
   %carry = phi {t} [{ident}, %row], [%carry.n, %vloop]
 {nl.join(vbase)}
-  %qi = getelementptr {t}, ptr %p, i64 %vb
-  %x = load {v}, ptr %qi, align {align}
+  %qi = getelementptr {mt}, ptr %p, i64 %vb
+{_load("%x", v, vm, "%qi", align)}
 {nl.join(lines)}
-  %qo = getelementptr {t}, ptr %q, i64 %vb
-  store {v} {out}, ptr %qo, align {align}
+  %qo = getelementptr {mt}, ptr %q, i64 %vb
+{_store(out, v, vm, "%qo", align)}
   %i.next = add i64 %i, {lanes}
   %more.v = icmp ult i64 %i.next, %nv
   br i1 %more.v, label %vloop, label %vdone
@@ -302,11 +329,11 @@ sloop:
   %j = phi i64 [%nv, %vdone], [%j.next, %sloop]
   %c = phi {t} [%c0, %vdone], [%c.n, %sloop]
 {nl.join(sidx)}
-  %qk = getelementptr {t}, ptr %p, i64 %sm
-  %z = load {t}, ptr %qk, align {align}
+  %qk = getelementptr {mt}, ptr %p, i64 %sm
+{_load("%z", t, mt, "%qk", align)}
 {scalar}
-  %qs = getelementptr {t}, ptr %q, i64 %sm
-  store {t} {store_s}, ptr %qs, align {align}
+  %qs = getelementptr {mt}, ptr %q, i64 %sm
+{_store(store_s, t, mt, "%qs", align)}
   %j.next = add i64 %j, 1
   %more.s = icmp ult i64 %j.next, %len
   br i1 %more.s, label %sloop, label %sdone
