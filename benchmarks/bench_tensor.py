@@ -1,6 +1,7 @@
 """Tensor and texture benchmark: frostjit beside Dr.Jit and NumPy in one run.
 
     python benchmarks/bench_tensor.py [--quick] [--systems frostjit,drjit,numpy] [--threads N] [--json out.json]
+    python benchmarks/bench_tensor.py --sums [--rounds R] [--base CHECKOUT] [--systems ...] [--threads N]
 
 Workloads (each system in its own subprocess: this script re-runs itself with ``--child``):
 
@@ -13,6 +14,13 @@ Workloads (each system in its own subprocess: this script re-runs itself with ``
 
 NumPy: the same bilinear filter with fancy indexing (its backward with ``bincount``) and
 ``ndarray.sum(axis=k)``.  Target: frostjit <= Dr.Jit.
+
+``--sums``: ``sum(t, axis=1)`` of several shapes and types (:data:`SUM_CASES`), measured in
+*interleaved* rounds: every system runs in one long-lived child, and each round asks each child
+in turn (the order rotating) for a batch of calls after a short pause (:data:`PAUSE_S`), so all
+systems see the same load on a shared machine.  Per case: the median over rounds of each batch's median wall time, and the spread
+(lowest and highest batch median).  ``--base CHECKOUT`` adds frostjit imported from another
+checkout (``frostjit@base``), for before/after figures in the same run.
 """
 from __future__ import annotations
 
@@ -31,6 +39,19 @@ import _workloads  # noqa: E402
 SYSTEMS = ["frostjit", "drjit", "numpy"]
 WORKLOADS = ["lookup", "lookup+backward", "sum axis 0", "sum axis 1"]
 RES, LOOKUPS, SIDE = 1024, 1_000_000, 4096
+# --sums: name -> (shape, NumPy dtype, tensor type name)
+SUM_CASES = {
+    "4096x4096/f32": ((4096, 4096), "float32", "TensorXf"),
+    "64x262144/f32": ((64, 262144), "float32", "TensorXf"),
+    "262144x64/f32": ((262144, 64), "float32", "TensorXf"),
+    "4096x4096/f64": ((4096, 4096), "float64", "TensorXf64"),
+    "4096x4096/i32": ((4096, 4096), "int32", "TensorXi"),
+}
+BATCH = 5       # calls per system and round in --sums
+# Pause before each batch of --sums: the other children's idle worker threads (which spin for
+# a while after their last launch, frostjit's and Dr.Jit's alike) are asleep by then and leave
+# the cores to the system being measured.
+PAUSE_S = 0.05
 
 
 def _inputs():
@@ -155,6 +176,117 @@ def _child_numpy(tex, pos, big, warmup, repeats) -> dict:
     return out
 
 
+def serve(system: str, params: dict) -> None:
+    """The child of ``--sums``: build every case, then answer requests on stdin (one JSON line
+    each: ``{"case": name, "calls": k}``) with the wall and CPU seconds of each call."""
+    import numpy as np
+    rng = np.random.default_rng(11)
+    data = {}
+    for name in params["cases"]:
+        shape, dtype, _ = SUM_CASES[name]
+        a = rng.random(shape) * 100
+        data[name] = a.astype(dtype)
+    if system == "numpy":
+        run = {name: (lambda a=a: a.sum(axis=1)) for name, a in data.items()}
+    else:
+        if system == "drjit":
+            import drjit as dr
+            import drjit.llvm.ad as T
+        else:
+            import frostjit as dr
+            import frostjit.llvm.ad as T
+        _workloads.apply_threads(system, params.get("threads"))
+        run = {}
+        for name, a in data.items():
+            t = getattr(T, SUM_CASES[name][2])(a)
+            dr.eval(t)
+
+            def call(t=t):
+                r = dr.sum(t, axis=1)
+                dr.eval(r)
+                _workloads.sync(dr)
+                return r
+            run[name] = call
+    for fn in run.values():         # compile (or load) every kernel before the first request
+        fn()
+        fn()
+    print(H.RESULT_MARK + json.dumps({"status": "ready"}), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        fn = run[req["case"]]
+        walls, cpus = [], []
+        for _ in range(req["calls"]):
+            c0, t0 = time.process_time(), time.perf_counter()
+            fn()
+            walls.append(time.perf_counter() - t0)
+            cpus.append(time.process_time() - c0)
+        print(H.RESULT_MARK + json.dumps({"wall": walls, "cpu": cpus}), flush=True)
+
+
+def _read_result(proc) -> dict:
+    for line in proc.stdout:
+        if line.startswith(H.RESULT_MARK):
+            return json.loads(line[len(H.RESULT_MARK):])
+    raise RuntimeError(f"a --sums child ended early (exit {proc.wait()})")
+
+
+def sums(systems: list, rounds: int, threads, base: str | None, cases: list) -> dict:
+    """The interleaved rounds of ``--sums`` (see the module docstring); per system and case the
+    list of batch medians (wall ms, CPU ms)."""
+    import subprocess
+    names = list(systems) + (["frostjit@base"] if base else [])
+    procs = {}
+    for name in names:
+        system = "frostjit" if name == "frostjit@base" else name
+        env = H.child_env(system, H.thread_env(system, threads))
+        if name == "frostjit@base":
+            env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(base), env["PYTHONPATH"]])
+        cmd = [sys.executable, os.path.abspath(__file__), "--serve", system,
+               "--params", json.dumps({"threads": threads, "cases": cases})]
+        procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+                                       cwd=str(H.REPO))
+    out = {name: {case: [] for case in cases} for name in names}
+    try:
+        for name in names:
+            _read_result(procs[name])
+        for r in range(rounds):
+            for case in cases:
+                order = names[r % len(names):] + names[:r % len(names)]
+                for name in order:
+                    p = procs[name]
+                    time.sleep(PAUSE_S)
+                    p.stdin.write(json.dumps({"case": case, "calls": BATCH}) + "\n")
+                    p.stdin.flush()
+                    res = _read_result(p)
+                    out[name][case].append((statistics.median(res["wall"]) * 1e3,
+                                            statistics.median(res["cpu"]) * 1e3))
+    finally:
+        for p in procs.values():
+            p.stdin.close()
+            p.wait()
+    return out
+
+
+def report_sums(res: dict, rounds: int) -> None:
+    names = list(res)
+    print(f"sum(t, axis=1), interleaved: median over {rounds} rounds of the median of {BATCH} calls "
+          f"(ms wall [lowest-highest round] / ms CPU)")
+    header = ["case"] + names + (["fj / drjit (wall)"] if "drjit" in names and "frostjit" in names else [])
+    rows = []
+    for case in next(iter(res.values())):
+        row, med = [case], {}
+        for name in names:
+            walls = [w for w, _ in res[name][case]]
+            cpus = [c for _, c in res[name][case]]
+            med[name] = statistics.median(walls)
+            row.append(f"{H.fmt(med[name])} [{H.fmt(min(walls))}-{H.fmt(max(walls))}] / "
+                       f"{H.fmt(statistics.median(cpus))}")
+        if len(header) > len(row):
+            row.append(H.fmt_ratio(H.ratio(med["frostjit"], med["drjit"])))
+        rows.append(row)
+    print(H.table(header, rows))
+
+
 # ----------------------------------------------------------------- driver side
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=False)
@@ -219,13 +351,29 @@ def parser(prog: str = "bench_tensor.py") -> argparse.ArgumentParser:
                     help="comma list from frostjit,drjit,numpy (default: all)")
     ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
     ap.add_argument("--json", default=None, help="also write the raw results to this file")
+    ap.add_argument("--sums", action="store_true",
+                    help="interleaved rounds of sum(t, axis=1) over several shapes and types instead")
+    ap.add_argument("--rounds", type=H.positive_int, default=9, help="rounds of --sums (default 9)")
+    ap.add_argument("--cases", type=H.comma_list(list(SUM_CASES), "case"), default=list(SUM_CASES),
+                    help="with --sums: comma list of cases (default: all of " + ", ".join(SUM_CASES) + ")")
+    ap.add_argument("--base", default=None,
+                    help="with --sums: also run frostjit from this checkout (before/after figures)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     return ap
 
 
 def main(argv=None, prog: str = "bench_tensor.py") -> int:
     a = parser(prog).parse_args(argv)
+    if a.serve:
+        serve(a.serve, json.loads(a.params))
+        return 0
+    if a.sums:
+        res = sums(a.systems, a.rounds, a.threads, a.base, a.cases)
+        report_sums(res, a.rounds)
+        H.dump_json(a.json, res)
+        return 0
     if a.child:
         params = json.loads(a.params)
         try:

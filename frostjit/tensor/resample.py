@@ -400,6 +400,9 @@ def upsample(t, shape=None, scale_factor=None):
 
 
 def _upsample_texture(tex, shape, scale_factor, who: str):
+    if tex.Normalized:      # (Dr.Jit 1.5 raises too: the new texels would be floats)
+        raise TypeError(f"{who}: cannot resample an 8-bit texture ({type(tex).__name__}); resample a float "
+                        f"texture of its values instead")
     D = tex.Dimension
     res = tex.shape[:-1]
     if scale_factor is not None:

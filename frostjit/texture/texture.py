@@ -1,5 +1,6 @@
-"""Textures (``Texture1f``, ``Texture2f``, ``Texture3f`` and their ``f64`` variants): a tensor of
-shape ``(..., res_y, res_x, channels)`` sampled at continuous positions in ``[0, 1]^D``.
+"""Textures (``Texture1f``, ``Texture2f``, ``Texture3f`` and their ``f16``, ``f64`` and 8-bit
+``f8u`` variants): a tensor of shape ``(..., res_y, res_x, channels)`` sampled at continuous
+positions in ``[0, 1]^D``.
 
 Lookups are gathers from the tensor's flat array weighted as :mod:`.sampling` describes, all
 lazy: they fuse into the kernel that uses them, and AD differentiates them like any other
@@ -12,6 +13,14 @@ Results follow Dr.Jit: ``eval`` returns one array per channel as a static vector
 (``Array1f`` .. ``Array4f``, an ``ArrayXf`` for more than four channels), in the floating point
 type of the positions; ``eval_cubic_grad`` one ``Array{D}f`` per channel and
 ``eval_cubic_hessian`` one ``Matrix{D}f`` per channel.
+
+8-bit textures (``Texture{D}f8u``, Dr.Jit's unsigned normalized textures) store ``UInt8`` texels
+(a ``TensorXu8``; a float tensor given to them is converted as ``UInt8(x)`` converts, truncating)
+and read texel ``t`` as ``t * (1/255)`` in the positions' precision, before filtering, so a lookup
+equals the same lookup in a float texture of ``t * (1/255)``.  With ``srgb=True`` each texel's
+channels other than channel 3 (alpha) are also decoded by :func:`~frostjit.srgb_to_linear`.
+They hold no gradient (the texels are integers); derivatives with respect to the positions flow
+as for the other textures.
 """
 from __future__ import annotations
 
@@ -20,15 +29,18 @@ import itertools
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..functions.color import srgb_to_linear
 from ..functions.creation import zeros
 from ..functions.evaluation import width
 from ..functions.math import fma
 from ..functions.memory import gather, scatter_add
 from ..ad.graph import Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
+from ..trace.dtypes import Float32
 from .sampling import FilterMode, WrapMode, cubic, linear, nearest
 
 _MISSING = object()
+_INV_255 = 1.0 / 255.0
 
 
 class TextureBase:
@@ -46,13 +58,16 @@ class TextureBase:
 
     ``use_accel``, ``migrate`` and ``writable`` concern GPU texture units: ``use_accel()`` and
     ``writable()`` report what was passed (as Dr.Jit's LLVM backend does) and change nothing
-    else (the LLVM backend has none); ``srgb=True`` is only meaningful for 8-bit
-    textures, which frostjit does not have yet (``ValueError``).
+    else (the LLVM backend has none); ``srgb=True`` (decode sRGB texels to linear values on
+    lookup) is only meaningful for 8-bit textures (``Texture{D}f8u``) and raises ``ValueError``
+    on the others.
     """
 
-    __slots__ = ("_tensor", "_filter", "_wrap", "_use_accel", "_writable")
+    __slots__ = ("_tensor", "_filter", "_wrap", "_srgb", "_use_accel", "_writable")
     Dimension = 0
     _tensor_type = None
+    #: Whether texels are unsigned 8-bit integers read as ``t / 255`` (``Texture{D}f8u``).
+    Normalized = False
     IsTexture = True
 
     def __init__(self, *args, **kwargs):
@@ -85,10 +100,12 @@ class TextureBase:
             raise TypeError(f"{type(self).__name__}(): 'filter_mode' must be a FilterMode, got {filter_mode!r}")
         if not isinstance(wrap_mode, WrapMode):
             raise TypeError(f"{type(self).__name__}(): 'wrap_mode' must be a WrapMode, got {wrap_mode!r}")
-        if srgb:
-            raise ValueError(f"{type(self).__name__}(): srgb=True needs an 8-bit texture (not available yet)")
+        if srgb and not self.Normalized:
+            raise ValueError(f"{type(self).__name__}(): srgb=True needs an 8-bit texture (Texture{self.Dimension}f8u); "
+                             f"this one stores {self._tensor_type._array_type._vt.name} texels")
         self._filter = filter_mode
         self._wrap = wrap_mode
+        self._srgb = bool(srgb)
 
     # -- contents -------------------------------------------------------------------
     def set_tensor(self, tensor, migrate: bool = False) -> None:
@@ -150,7 +167,8 @@ class TextureBase:
         return False
 
     def srgb(self) -> bool:
-        return False
+        """Whether lookups decode the texels from sRGB (only 8-bit textures can)."""
+        return self._srgb
 
     def writable(self) -> bool:
         """The ``writable`` the texture was made with (``False`` when made from a tensor)."""
@@ -158,15 +176,16 @@ class TextureBase:
 
     # -- PyTree (traversal protocol) -------------------------------------------------
     def __fj_traverse__(self) -> dict:
-        return {"tensor": self._tensor, "filter_mode": self._filter, "wrap_mode": self._wrap,
+        return {"tensor": self._tensor, "filter_mode": self._filter, "wrap_mode": self._wrap, "srgb": self._srgb,
                 "use_accel": self._use_accel, "writable": self._writable}
 
     def __fj_assign__(self, values: dict) -> None:
         self._tensor = values["tensor"]
         self._filter = values["filter_mode"]
         self._wrap = values["wrap_mode"]
-        self._use_accel = values["use_accel"]
-        self._writable = values["writable"]
+        self._srgb = values.get("srgb", False)
+        self._use_accel = values.get("use_accel", True)
+        self._writable = values.get("writable", False)
 
     @classmethod
     def __fj_construct__(cls, values: dict):
@@ -175,8 +194,9 @@ class TextureBase:
         return out
 
     def __repr__(self) -> str:
+        srgb = ", srgb=True" if self._srgb else ""
         return (f"{type(self).__name__}(shape={self.shape}, filter_mode={self._filter}, "
-                f"wrap_mode={self._wrap})")
+                f"wrap_mode={self._wrap}{srgb})")
 
     # -- lookups ------------------------------------------------------------------------
     def _coords(self, pos, who: str) -> list:
@@ -200,8 +220,9 @@ class TextureBase:
                 raise TypeError(f"{type(self).__name__}.{who}(): positions must be floating point, got "
                                 f"{type(ftype).__name__}")
             cls = type(ftype)
-        else:
-            cls = registry.flat_type(self._tensor._array._backend, self._tensor._array._vt, False)
+        else:       # plain numbers: the texels' precision (Float32 for 8-bit texels)
+            vt = self._tensor._array._vt
+            cls = registry.flat_type(self._tensor._array._backend, vt if vt.is_float else Float32, False)
         return [c if type(c) is cls else cls(c) for c in comps]
 
     def _resolution(self) -> list:
@@ -229,6 +250,10 @@ class TextureBase:
             v = gather(at, array, base + ch if ch else base, active)
             if v._vt is not cls._vt:    # computed in the positions' precision (an AD value stays AD)
                 v = registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
+            if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
+                v = v * _INV_255
+                if self._srgb and ch != 3:      # channel 3 is alpha: stored linearly
+                    v = srgb_to_linear(v)
             out.append(v)
         return out
 

@@ -22,3 +22,14 @@ def test_bench_tensor_is_registered_with_its_options():
 def test_bench_tensor_usage_errors(args, message):
     p = _run("bench", "tensor", *args)
     assert p.returncode == 2 and message in p.stderr
+
+
+def test_bench_tensor_sums_mode_options_and_a_short_run():
+    p = _run("bench", "tensor", "--help")
+    for opt in ("--sums", "--rounds", "--cases", "--base"):
+        assert opt in p.stdout
+    p = _run("bench", "tensor", "--sums", "--cases", "3x3/f32")
+    assert p.returncode == 2 and "unknown case '3x3/f32'" in p.stderr
+    p = _run("bench", "tensor", "--sums", "--systems", "numpy", "--rounds", "1", "--cases", "64x262144/f32")
+    assert p.returncode == 0, p.stderr
+    assert "64x262144/f32" in p.stdout and "interleaved" in p.stdout

@@ -14,6 +14,7 @@ from .memory import HostBuffer, allocate, pool
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter
 from .native_pool import native_code
+from .block_kernels import RowKernels, supported as row_kernel_supported
 from .threads import ThreadPool, default_thread_count
 
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
@@ -21,6 +22,10 @@ _ARGS = [ctypes.c_int64 * n for n in range(33)]
 _new = object.__new__
 # Block reductions of at least this many elements are shared by the thread pool's threads.
 BLOCK_PARALLEL_MIN = 1 << 20
+# A compiled block reduction (one row per thread at a time, see block_kernels) shares its rows
+# from this many elements, in runs of at least BLOCK_ROWS_MIN elements per claim.
+ROW_PARALLEL_MIN = 1 << 17
+BLOCK_ROWS_MIN = 1 << 15
 acquire = pool.acquire
 
 class LLVMBackend(Backend):
@@ -32,6 +37,7 @@ class LLVMBackend(Backend):
         self.compiler = Compiler()
         self.width = self.compiler.width
         self.native_pool = None         # compiled when a pool first has more than one thread
+        self.row_kernels = RowKernels(self.compiler)    # block reductions, compiled on first use
         self.threads = self._new_pool(default_thread_count())
 
     # -- memory -----------------------------------------------------------
@@ -165,11 +171,22 @@ class LLVMBackend(Backend):
         return self.from_numpy(value)
 
     def block_reduce(self, block, vt, buffer, size):
-        """:meth:`Backend.block_reduce`, with the blocks of a large input shared by the thread
-        pool (each thread reduces a run of whole blocks with NumPy, which releases the GIL)."""
-        a = buffer.array[:size]
+        """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or
+        prefix reduction) whose rows the thread pool shares; Bool reduces runs of whole blocks with
+        NumPy (which releases the GIL), shared by the pool's threads on large inputs."""
         m = block.out_size(size)
         out = self.alloc(vt, m)
+        if row_kernel_supported(block.op, vt):
+            if size:
+                kernel = self.row_kernels.get(block.op, vt, block.prefix, block.exclusive, block.reverse)
+                rows = -(-size // block.size)
+                args = _ARGS[4](buffer.ptr, size, out.ptr, block.size)
+                if size < ROW_PARALLEL_MIN:
+                    kernel(0, rows, args, 0)
+                else:
+                    self.threads.run(kernel, rows, args, 1, True, min_block=-(-BLOCK_ROWS_MIN // block.size))
+            return out
+        a = buffer.array[:size]
         rows = size // block.size       # whole blocks
         per_row = block.size if block.prefix else 1
         if size >= BLOCK_PARALLEL_MIN and rows >= 2 and self.threads.n_threads > 1:
@@ -192,11 +209,16 @@ class LLVMBackend(Backend):
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]
         out = self.alloc(vt, size)
-        if vt.compute is not None:      # Float16: accumulated in float32, as Dr.Jit's
-            if size:
-                out.array[:size] = ns.prefix_sum(a, exclusive)
-            return out
-        if size:    # written straight into the output: no temporary as large as the input
+        if size and vt.compute is not None:
+            # Float16: accumulated in float32 one element after the other, each output rounded
+            # once: Dr.Jit's bits (another order rounds some outputs the other way)
+            out.array[:size] = ns.prefix_sum(a, exclusive)
+        elif size and row_kernel_supported("add", vt):
+            # the compiled prefix kernel over one row: a vectorized scan (NumPy's cumsum adds one
+            # element after the other, ~7x slower on float32)
+            kernel = self.row_kernels.get("add", vt, True, exclusive, False)
+            kernel(0, 1, _ARGS[4](buffer.ptr, size, out.ptr, size), 0)
+        elif size:  # written straight into the output: no temporary as large as the input
             with np.errstate(all="ignore"):
                 if exclusive:
                     out.array[0] = 0
