@@ -150,14 +150,17 @@ def _run_single_op(n, key) -> None:
     plan = plan_of(n, key)
     backend = current_backend()
     kernel, status = backend.compile(plan.spec)
-    args = n.args
+    args = n._args      # (Node.args without its property call: None for a two-operand node)
+    if args is None:
+        args = (n.a0, n.a1)
     inputs = []
     for i in plan.operands:
         inputs.append(args[i].value)
     size = n.size
     out = backend.launch_new_output(kernel, size, plan.spec, inputs, n.vt)
     n.op = "data"           # n.set_data(out), inlined
-    n.args = ()
+    n._args = ()
+    n.a0 = n.a1 = None
     n.value = out
     if log.isEnabledFor(_DEBUG):
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)

@@ -155,7 +155,10 @@ def _visit(b: ScheduledKernel, n: Node, depth: int) -> None:
     """Emit ``n`` after its operands (recursion is the fast path; deep chains switch to an
     explicit stack long before Python's recursion limit)."""
     ids = b.ids
-    for a in n.args:
+    args = n._args      # (Node.args without its property call: None for a two-operand node)
+    if args is None:
+        args = (n.a0, n.a1)
+    for a in args:
         if a not in ids:
             if depth > 200:
                 _visit_deep(b, a)
@@ -183,7 +186,10 @@ def _visit_deep(b: ScheduledKernel, root: Node) -> None:
             stack.pop()
             continue
         waiting = False
-        for a in reversed(n.args):       # (operand 0 is emitted first, as by _visit)
+        args = n._args      # (Node.args without its property call: None for a two-operand node)
+        if args is None:
+            args = (n.a0, n.a1)
+        for a in reversed(args):       # (operand 0 is emitted first, as by _visit)
             if a not in ids:
                 stack.append(a)
                 waiting = True
@@ -209,9 +215,10 @@ def _emit(b: ScheduledKernel, n: Node) -> None:
             b.key_items.append(("literal", vt, (), lk[1]))
         ids[n] = i
         return
-    args = n.args
-    na = len(args)      # (no comprehension for the common arities: each is a function call)
-    if na == 2:
+    args = n._args      # (Node.args without its property call: None for a two-operand node)
+    if args is None:
+        t = (ids[n.a0], ids[n.a1])
+    elif (na := len(args)) == 2:    # (no comprehension for the common arities: each is a function call)
         t = (ids[args[0]], ids[args[1]])
     elif na == 1:
         t = (ids[args[0]],)

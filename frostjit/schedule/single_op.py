@@ -62,9 +62,9 @@ def shape_key(n: Node):
     v = n.value
     if type(v) is float and (v == 0 or v != v):
         v = ("f", v.hex())
-    args = n.args
-    if len(args) == 2:                  # (unrolled: the common case, on every evaluation)
-        a, b = args
+    args = n._args      # (Node.args without its property call: None for a two-operand node)
+    if args is None or len(args) == 2:  # (unrolled: the common case, on every evaluation)
+        a, b = (n.a0, n.a1) if args is None else args
         op = a.op
         if op == "data":
             ka = (a.vt, a.size == 1, 0)

@@ -8,6 +8,12 @@ operands so traced graphs never grow without bound.
 
 Nodes are reference counted by Python: when the last array referring to a data
 node goes away, its buffer goes back to the backend's allocator.
+
+Two-operand nodes (most of a trace: ``x * 2 + 1``) keep their operands in the slots
+``a0`` and ``a1`` instead of a tuple: the tuple was a second object per operation for
+Python's cyclic garbage collector to track and traverse (about a tenth of the tracing
+cost).  :attr:`Node.args` still reads as a tuple for every node; the scheduler's hot
+loops read the slots directly (``_args is None`` marks a two-operand node).
 """
 from __future__ import annotations
 
@@ -26,7 +32,10 @@ class Node:
     size : int
         Number of elements (1 means "broadcasts").
     args : tuple[Node, ...]
-        Operands of a pending operation.
+        Operands of a pending operation (a property: for a two-operand node the tuple
+        ``(a0, a1)`` is built on each read; assigning it replaces the operands).
+    a0, a1 : Node
+        The operands of a two-operand node (set only when ``_args`` is ``None``).
     value : object
         The literal value (``"literal"``), the backend buffer (``"data"``), or
         an operation parameter (target type of a cast, ...).
@@ -37,16 +46,32 @@ class Node:
         Symbolic size used by frozen-function recording (``None`` otherwise).
     """
 
-    __slots__ = ("op", "vt", "size", "args", "value", "extra", "sym", "__weakref__")
+    # _args: the operand tuple, or None for a two-operand node (operands in a0 and a1, unset
+    # otherwise).  One class for every node: a subclass for two-operand nodes would make the
+    # attribute reads of every node polymorphic (CPython's specialized loads miss).
+    __slots__ = ("op", "vt", "size", "_args", "a0", "a1", "value", "extra", "sym", "__weakref__")
 
     def __init__(self, op: str, vt: VarType, size: int, args: tuple = (), value=None, extra=None):
         self.op = op
         self.vt = vt
         self.size = size
-        self.args = args
+        self._args = args
         self.value = value
         self.extra = extra
         self.sym = None
+
+    @property
+    def args(self) -> tuple:
+        """The operands, a tuple (see the class docstring)."""
+        t = self._args
+        if t is None:
+            return (self.a0, self.a1)
+        return t
+
+    @args.setter
+    def args(self, value: tuple) -> None:
+        self._args = tuple(value)
+        self.a0 = self.a1 = None
 
     @property
     def is_data(self) -> bool:
@@ -63,7 +88,8 @@ class Node:
     def set_data(self, buffer) -> None:
         """Turn this node into an evaluated data node holding ``buffer``."""
         self.op = "data"
-        self.args = ()
+        self._args = ()
+        self.a0 = self.a1 = None        # (drops a two-operand node's operands)
         self.value = buffer
         self.extra = None
 
