@@ -62,9 +62,10 @@ def shape_key(n: Node):
     v = n.value
     if type(v) is float and (v == 0 or v != v):
         v = ("f", v.hex())
-    args = n._args      # (Node.args without its property call: None for a two-operand node)
-    if args is None or len(args) == 2:  # (unrolled: the common case, on every evaluation)
-        a, b = (n.a0, n.a1) if args is None else args
+    b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
+    args = n.a0 if b is None else (n.a0, b)
+    if len(args) == 2:                  # (unrolled: the common case, on every evaluation)
+        a, b = args
         op = a.op
         if op == "data":
             ka = (a.vt, a.size == 1, 0)

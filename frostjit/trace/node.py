@@ -12,8 +12,9 @@ node goes away, its buffer goes back to the backend's allocator.
 Two-operand nodes (most of a trace: ``x * 2 + 1``) keep their operands in the slots
 ``a0`` and ``a1`` instead of a tuple: the tuple was a second object per operation for
 Python's cyclic garbage collector to track and traverse (about a tenth of the tracing
-cost).  :attr:`Node.args` still reads as a tuple for every node; the scheduler's hot
-loops read the slots directly (``_args is None`` marks a two-operand node).
+cost).  Every other node has ``a1 = None`` and its operand tuple in ``a0`` (``()`` for
+data and literals).  :attr:`Node.args` reads as the operand tuple of every node; the
+scheduler's hot loops read the slots directly, without the property's call.
 """
 from __future__ import annotations
 
@@ -34,8 +35,9 @@ class Node:
     args : tuple[Node, ...]
         Operands of a pending operation (a property: for a two-operand node the tuple
         ``(a0, a1)`` is built on each read; assigning it replaces the operands).
-    a0, a1 : Node
-        The operands of a two-operand node (set only when ``_args`` is ``None``).
+    a0, a1 : Node or tuple
+        The two operands of a two-operand node; for every other node ``a1`` is ``None``
+        and ``a0`` the operand tuple.
     value : object
         The literal value (``"literal"``), the backend buffer (``"data"``), or
         an operation parameter (target type of a cast, ...).
@@ -46,16 +48,18 @@ class Node:
         Symbolic size used by frozen-function recording (``None`` otherwise).
     """
 
-    # _args: the operand tuple, or None for a two-operand node (operands in a0 and a1, unset
-    # otherwise).  One class for every node: a subclass for two-operand nodes would make the
-    # attribute reads of every node polymorphic (CPython's specialized loads miss).
-    __slots__ = ("op", "vt", "size", "_args", "a0", "a1", "value", "extra", "sym", "__weakref__")
+    # Two slots for the operands of every kind of node (a separate tuple slot would be one more
+    # store per operation and one more reference for the collector to visit).  One class for
+    # every node: a subclass for two-operand nodes would make the attribute reads of every node
+    # polymorphic (CPython's specialized loads miss: W1 measured ~10% slower).
+    __slots__ = ("op", "vt", "size", "a0", "a1", "value", "extra", "sym", "__weakref__")
 
     def __init__(self, op: str, vt: VarType, size: int, args: tuple = (), value=None, extra=None):
         self.op = op
         self.vt = vt
         self.size = size
-        self._args = args
+        self.a0 = args
+        self.a1 = None
         self.value = value
         self.extra = extra
         self.sym = None
@@ -63,15 +67,15 @@ class Node:
     @property
     def args(self) -> tuple:
         """The operands, a tuple (see the class docstring)."""
-        t = self._args
-        if t is None:
-            return (self.a0, self.a1)
-        return t
+        b = self.a1
+        if b is None:
+            return self.a0
+        return (self.a0, b)
 
     @args.setter
     def args(self, value: tuple) -> None:
-        self._args = tuple(value)
-        self.a0 = self.a1 = None
+        self.a0 = tuple(value)
+        self.a1 = None
 
     @property
     def is_data(self) -> bool:
@@ -88,8 +92,8 @@ class Node:
     def set_data(self, buffer) -> None:
         """Turn this node into an evaluated data node holding ``buffer``."""
         self.op = "data"
-        self._args = ()
-        self.a0 = self.a1 = None        # (drops a two-operand node's operands)
+        self.a0 = ()
+        self.a1 = None        # (drops a two-operand node's operands)
         self.value = buffer
         self.extra = None
 

@@ -78,7 +78,6 @@ def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
     node.op = op
     node.vt = vt
     node.size = sb if sa == 1 else sa
-    node._args = None
     node.a0 = a
     node.a1 = b
     node.value = None
@@ -134,7 +133,8 @@ def operand_literal(vt: VarType, value) -> Node:
     node.op = "literal"
     node.vt = vt
     node.size = 1
-    node._args = ()
+    node.a0 = ()
+    node.a1 = None
     node.value = v
     node.extra = None
     node.sym = None
@@ -266,7 +266,8 @@ def stored_literal(vt: VarType, value, size: int = 1) -> Node:
     node.op = "literal"
     node.vt = vt
     node.size = size
-    node._args = ()
+    node.a0 = ()
+    node.a1 = None
     node.value = value
     node.extra = None
     node.sym = None
@@ -282,7 +283,8 @@ def data(vt: VarType, buffer, size: int) -> Node:
     node.op = "data"
     node.vt = vt
     node.size = size
-    node._args = ()
+    node.a0 = ()
+    node.a1 = None
     node.value = buffer
     node.extra = None
     node.sym = None
