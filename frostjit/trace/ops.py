@@ -53,7 +53,15 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
         size = args[0].size if n == 1 else broadcast_size(op, args)
     if state.dirty:
         flush_if_dirty(args)
-    node = Node(op, vt, size, args, value, extra)
+    node = _new(Node)       # (object.__new__ and slot stores: no __init__ frame, as in make_binary)
+    node.op = op
+    node.vt = vt
+    node.size = size
+    node.a0 = args          # (a1 None: a0 is the operand tuple, see Node)
+    node.a1 = None
+    node.value = value
+    node.extra = extra
+    node.sym = None
     rec = state.recorder
     if rec is not None:
         rec.on_node(node)
