@@ -50,8 +50,9 @@ def test_args_reads_the_operand_tuple_of_every_kind_of_node():
     c = fj.llvm.Int32(x)
     assert c._node.args == (x._node,)
     assert x._node.args == () and ops.literal(Float32, 2.0).args == ()
-    lit = ops.operand_literal(Float32, 7.0)
-    assert (x * 7.0)._node.args[1] is lit or (x * 7.0)._node.args[1].value == 7.0
+    lit = ops.operand_literal(Float32, 7.0)       # (shared by later uses of 7.0 with a Float)
+    p = x * 7.0
+    assert p._node.args == (x._node, lit) and p._node.args[1] is lit
 
 
 def test_assigning_args_replaces_the_operands_of_a_two_operand_node():
