@@ -150,14 +150,16 @@ def _run_single_op(n, key) -> None:
     plan = plan_of(n, key)
     backend = current_backend()
     kernel, status = backend.compile(plan.spec)
-    args = n.args
+    b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
+    args = n.a0 if b is None else (n.a0, b)
     inputs = []
     for i in plan.operands:
         inputs.append(args[i].value)
     size = n.size
     out = backend.launch_new_output(kernel, size, plan.spec, inputs, n.vt)
     n.op = "data"           # n.set_data(out), inlined
-    n.args = ()
+    n.a0 = ()               # (drops the operands: see Node)
+    n.a1 = None
     n.value = out
     if log.isEnabledFor(_DEBUG):
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)

@@ -155,7 +155,8 @@ def _visit(b: ScheduledKernel, n: Node, depth: int) -> None:
     """Emit ``n`` after its operands (recursion is the fast path; deep chains switch to an
     explicit stack long before Python's recursion limit)."""
     ids = b.ids
-    for a in n.args:
+    a1 = n.a1       # (Node.args without its property call: a1 is None unless two operands)
+    for a in n.a0 if a1 is None else (n.a0, a1):
         if a not in ids:
             if depth > 200:
                 _visit_deep(b, a)
@@ -183,7 +184,9 @@ def _visit_deep(b: ScheduledKernel, root: Node) -> None:
             stack.pop()
             continue
         waiting = False
-        for a in reversed(n.args):       # (operand 0 is emitted first, as by _visit)
+        a1 = n.a1       # (Node.args without its property call: a1 is None unless two operands)
+        # (operand 0 is emitted first, as by _visit: pushed last)
+        for a in reversed(n.a0) if a1 is None else (a1, n.a0):
             if a not in ids:
                 stack.append(a)
                 waiting = True
@@ -209,16 +212,18 @@ def _emit(b: ScheduledKernel, n: Node) -> None:
             b.key_items.append(("literal", vt, (), lk[1]))
         ids[n] = i
         return
-    args = n.args
-    na = len(args)      # (no comprehension for the common arities: each is a function call)
-    if na == 2:
-        t = (ids[args[0]], ids[args[1]])
-    elif na == 1:
-        t = (ids[args[0]],)
-    elif na == 0:
-        t = ()
+    a1 = n.a1       # (Node.args without its property call: a1 is None unless two operands)
+    if a1 is not None:
+        t = (ids[n.a0], ids[a1])
     else:
-        t = tuple([ids[a] for a in args])
+        args = n.a0     # (no comprehension for the common arities: each is a function call)
+        na = len(args)
+        if na == 1:
+            t = (ids[args[0]],)
+        elif na == 0:
+            t = ()
+        else:
+            t = tuple([ids[a] for a in args])
     if op == "data":
         ins = key = _instr(Instr, ("load", vt, t, b.param(n, IN_SCALAR if n.size == 1 else IN)))
     elif op == "gather":

@@ -62,9 +62,14 @@ def shape_key(n: Node):
     v = n.value
     if type(v) is float and (v == 0 or v != v):
         v = ("f", v.hex())
-    args = n.args
-    if len(args) == 2:                  # (unrolled: the common case, on every evaluation)
-        a, b = args
+    b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
+    if b is not None:
+        a = n.a0
+    else:
+        args = n.a0
+        if len(args) == 2:
+            a, b = args
+    if b is not None:                   # (unrolled: the common case, on every evaluation)
         op = a.op
         if op == "data":
             ka = (a.vt, a.size == 1, 0)

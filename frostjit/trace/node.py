@@ -8,6 +8,13 @@ operands so traced graphs never grow without bound.
 
 Nodes are reference counted by Python: when the last array referring to a data
 node goes away, its buffer goes back to the backend's allocator.
+
+Two-operand nodes (most of a trace: ``x * 2 + 1``) keep their operands in the slots
+``a0`` and ``a1`` instead of a tuple: the tuple was a second object per operation for
+Python's cyclic garbage collector to track and traverse (about a tenth of the tracing
+cost).  Every other node has ``a1 = None`` and its operand tuple in ``a0`` (``()`` for
+data and literals).  :attr:`Node.args` reads as the operand tuple of every node; the
+scheduler's hot loops read the slots directly, without the property's call.
 """
 from __future__ import annotations
 
@@ -26,7 +33,11 @@ class Node:
     size : int
         Number of elements (1 means "broadcasts").
     args : tuple[Node, ...]
-        Operands of a pending operation.
+        Operands of a pending operation (a property: for a two-operand node the tuple
+        ``(a0, a1)`` is built on each read; assigning it replaces the operands).
+    a0, a1 : Node or tuple
+        The two operands of a two-operand node; for every other node ``a1`` is ``None``
+        and ``a0`` the operand tuple.
     value : object
         The literal value (``"literal"``), the backend buffer (``"data"``), or
         an operation parameter (target type of a cast, ...).
@@ -37,16 +48,34 @@ class Node:
         Symbolic size used by frozen-function recording (``None`` otherwise).
     """
 
-    __slots__ = ("op", "vt", "size", "args", "value", "extra", "sym", "__weakref__")
+    # Two slots for the operands of every kind of node (a separate tuple slot would be one more
+    # store per operation and one more reference for the collector to visit).  One class for
+    # every node: a subclass for two-operand nodes would make the attribute reads of every node
+    # polymorphic (CPython's specialized loads miss: W1 measured ~10% slower).
+    __slots__ = ("op", "vt", "size", "a0", "a1", "value", "extra", "sym", "__weakref__")
 
     def __init__(self, op: str, vt: VarType, size: int, args: tuple = (), value=None, extra=None):
         self.op = op
         self.vt = vt
         self.size = size
-        self.args = args
+        self.a0 = args
+        self.a1 = None
         self.value = value
         self.extra = extra
         self.sym = None
+
+    @property
+    def args(self) -> tuple:
+        """The operands, a tuple (see the class docstring)."""
+        b = self.a1
+        if b is None:
+            return self.a0
+        return (self.a0, b)
+
+    @args.setter
+    def args(self, value: tuple) -> None:
+        self.a0 = tuple(value)
+        self.a1 = None
 
     @property
     def is_data(self) -> bool:
@@ -63,7 +92,8 @@ class Node:
     def set_data(self, buffer) -> None:
         """Turn this node into an evaluated data node holding ``buffer``."""
         self.op = "data"
-        self.args = ()
+        self.a0 = ()
+        self.a1 = None        # (drops a two-operand node's operands)
         self.value = buffer
         self.extra = None
 
