@@ -1,0 +1,237 @@
+"""``@fj.func``: a function whose body the kernel calls instead of inlining it (Dr.Jit's ``dr.func``).
+
+Every call traces the body (as Dr.Jit does) over *placeholders*, one per array argument, each
+standing for one lane (``call_param`` nodes, :mod:`frostjit.trace.calls`); the call becomes a
+``call`` node whose results are ``call_out`` nodes.  Call sites whose traced bodies are
+structurally equal (same operations, types, literal constants) share one
+:class:`~frostjit.trace.calls.FuncRecord`, so a kernel that evaluates 50 calls of a 200-operation
+function contains that function's code once: the LLVM backend emits it as one internal
+function called from each site (``backend/llvm/codegen/calls.py``), the reference backend
+interprets it at each site.
+
+Dr.Jit's semantics:
+
+* arguments and results are PyTrees; Python values are passed unchanged (a Python number used
+  in arithmetic is a constant of the body); a literal argument (``Float(2)``) is a constant of
+  the body too, so calls with different literals are different functions (Dr.Jit propagates
+  literals into calls);
+* a ``Bool`` array as the last positional argument, or as ``active=``, masks lanes: the body
+  receives ``True`` in its place and masked lanes return zeros;
+* array arguments broadcast (size 1) or agree in size, else an error naming both sizes;
+* the body must be *pure*: reading an array of more than one lane that is not an argument
+  raises (Dr.Jit: "size of output variable ... (must be 1)"); size-1 arrays it reads become
+  implicit arguments.
+
+A body that gathers (from an array it does not receive) is emitted inline at each call site
+(same results; no separate function).  A body that scatters or runs a symbolic loop raises
+``NotImplementedError`` (Dr.Jit supports both).  With grad-enabled arguments the body is traced
+inline at the call site, so forward and reverse mode go through it as through any code.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..array import registry
+from ..array.flat import ArrayBase
+from ..functions.math import select
+from ..trace import calls, masks, ops
+from ..trace.dtypes import Bool
+from ..trace.state import JitBackend, state as trace_state
+from ..tree import flatten, unflatten
+from .consistency import contract_error, fresh
+from .errors import ControlFlowArgumentTypeError, StateValueError
+from .modes import is_mask
+from .symbolic import _drop_effects, _queued_since
+
+WHO = "func"
+
+
+def func(f=None, *, backend: JitBackend | None = None):
+    """Decorator: calls of ``f`` become calls of one function in the generated code, instead of
+    its body inlined at every call site (Dr.Jit's ``dr.func``).
+
+    This cuts the compile time of programs that call a large function from many places: the
+    kernel contains the body once.  ``f`` must be *pure*: its results may depend only on its
+    arguments.
+
+    Parameters
+    ----------
+    f : callable, optional
+        The function (``@fj.func``); omitted when the decorator takes ``backend``
+        (``@fj.func(backend=fj.JitBackend.LLVM)``).
+    backend : JitBackend, optional
+        The backend of the generated function.  By default it is found in the arguments (their
+        first JIT array, also inside PyTrees) on the first call and kept; a function whose
+        arguments contain no JIT array needs it.
+
+    Returns
+    -------
+    callable
+        The wrapped function (``functools.wraps``), or a decorator when ``f`` is omitted.
+
+    Raises
+    ------
+    RuntimeError
+        The backend cannot be found in the arguments and ``backend`` was not given (Dr.Jit's
+        message); the body's results have more than one lane per call lane (it read an array
+        that is not an argument); array arguments of incompatible sizes.
+    NotImplementedError
+        The body scatters or contains a symbolic loop.
+
+    Examples
+    --------
+    >>> @fj.func
+    ... def f(x):
+    ...     return x * 3
+    >>> f(Float(1, 2, 3)) + f(Float(4))
+    [15, 18, 21]
+    """
+    if backend is not None and not isinstance(backend, JitBackend):
+        raise TypeError(f"fj.func(): 'backend' must be a JitBackend, got {type(backend).__name__}")
+
+    def decorator(fn):
+        if not callable(fn):
+            raise TypeError(f"fj.func(): expected a callable, got {type(fn).__name__}")
+        chosen = [backend if backend is not None and backend is not JitBackend.Invalid else None]
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            b = chosen[0]
+            if b is None:
+                b = _detect_backend(args, kwargs)
+                if b is JitBackend.Invalid:
+                    raise RuntimeError("fj.func(): could not detect the backend from the input arguments. Please "
+                                       "specify it explicitly via the 'backend' parameter.")
+                chosen[0] = b
+            return call(fn, b, args, kwargs)
+        return wrapper
+
+    return decorator(f) if f is not None else decorator
+
+
+def _detect_backend(args: tuple, kwargs: dict) -> JitBackend:
+    """The backend of the first JIT array in the arguments (``Invalid`` if there is none)."""
+    for leaf in flatten((args, kwargs))[0]:
+        if leaf._backend is not None:
+            return leaf._backend
+    return JitBackend.Invalid
+
+
+def call(fn, backend: JitBackend, args: tuple, kwargs: dict):
+    """One call of the ``@fj.func`` function ``fn`` (see the module docstring)."""
+    if backend is not JitBackend.LLVM:
+        raise RuntimeError(f"fj.func(): backend {backend.name} is not available (frostjit has the LLVM backend)")
+    name = getattr(fn, "__name__", "func")
+    bool_t = registry.flat_type(backend, Bool)
+    positional = bool(args) and is_mask(args[-1])
+    mask = args[-1] if positional else kwargs.get("active")
+    if mask is not None and not (is_mask(mask) or isinstance(mask, (bool, np.bool_))):
+        raise ControlFlowArgumentTypeError(f"fj.func(): 'active' of '{name}' must be a Bool array or bool, got "
+                                           f"{type(mask).__name__}")
+    if positional:
+        args = args[:-1] + (bool_t(True),)
+    if "active" in kwargs:
+        kwargs = dict(kwargs, active=bool_t(True))
+    leaves, treedef = flatten((args, kwargs))
+    width = _width(name, leaves, mask)
+    if any(a._ad is not None for a in leaves):
+        # Grad-enabled arguments: the body is traced here, so AD records it as any code.
+        call_args, call_kwargs = fresh((args, kwargs))
+        return _masked(fn(*call_args, **call_kwargs), mask)
+    return _masked(_traced_call(fn, name, leaves, treedef, width), mask)
+
+
+def _width(name: str, leaves: list, mask) -> int:
+    """The call's width: the arguments' common size (size 1 broadcasts), Dr.Jit's error otherwise."""
+    n = 1
+    sizes = [a._node.size for a in leaves]
+    if isinstance(mask, ArrayBase):
+        sizes.append(mask._node.size)
+    for s in sizes:
+        if s != n and s != 1:
+            if n != 1:
+                raise contract_error(StateValueError, WHO, f"some of the call arguments of '{name}' have incompatible "
+                                                           f"sizes (encountered arrays of length {n} and {s})")
+            n = s
+    return n
+
+
+def _traced_call(fn, name: str, leaves: list, treedef, width: int):
+    """Trace ``fn`` over placeholders and return its results as the outputs of a ``call`` node."""
+    params: list = []
+    actual: list = []
+    inner: list = []
+    for a in leaves:
+        node = a._node
+        if node.op == "literal":
+            # Literal arguments are constants of the body (as Dr.Jit's literal propagation)
+            inner.append(type(a)._from_node(ops.stored_literal(node.vt, node.value, 1)))
+            continue
+        p = ops.call_param(node.vt, len(params), name)
+        params.append(p)
+        actual.append(node)
+        inner.append(type(a)._from_node(p))
+    call_args, call_kwargs = unflatten(treedef, inner)
+    before = list(trace_state.side_effects)
+    with masks.scope(None):     # one lane at a time: the call's mask applies to its results
+        out = fn(*call_args, **call_kwargs)
+    effects = _queued_since(before)
+    if effects:
+        _drop_effects(effects)
+        raise NotImplementedError(f"fj.func(): the body of '{name}' scatters; side effects in @fj.func bodies are not "
+                                  "supported yet (call the function without @fj.func)")
+    out_leaves, out_def = flatten(out)
+    if not out_leaves:
+        return out
+    results = [a._node for a in out_leaves]
+    nodes, free = calls.body_nodes(params, results)
+    for r in results + free:
+        if r.size != 1:
+            raise contract_error(StateValueError, WHO, f"a result of '{name}' has {r.size} lanes for one lane of the "
+                                                       "call (must be 1): the body read an array of several lanes "
+                                                       "that is not one of its arguments; pass it as an argument")
+    for n in nodes:
+        if n.op in ("loop", "loop_out", "loop_phi"):
+            raise NotImplementedError(f"fj.func(): the body of '{name}' contains a symbolic loop; loops in @fj.func "
+                                      "bodies are not supported yet (call the function without @fj.func)")
+    if calls.is_pure(nodes):
+        outs = _call_node(name, params + free, actual + free, nodes, results, width)
+    else:
+        outs = _inline(params, actual, nodes, results)
+    return unflatten(out_def, [type(a)._from_node(o) for a, o in zip(out_leaves, outs)])
+
+
+def _call_node(name: str, params: list, args: list, nodes: list, results: list, width: int) -> list:
+    """The ``call`` node of a pure body and its ``call_out`` results (the record shared with
+    earlier call sites of an equal body)."""
+    key = calls.body_key(params, nodes, results)
+    record = calls.shared_record(calls.FuncRecord(name, params, results, nodes, key))
+    node = ops.call(record, tuple(args), width)
+    return [ops.call_out(node, r.vt, j) for j, r in enumerate(record.results)]
+
+
+def _inline(params: list, args: list, nodes: list, results: list) -> list:
+    """The body's nodes again, over the call's arguments (a body the backend cannot call as a
+    function of its parameters: it gathers)."""
+    new = dict(zip(params, args))
+    for n in nodes:
+        operands = tuple(new.get(a, a) for a in n.args)
+        if n.op == "call_out":
+            new[n] = ops.call_out(operands[0], n.vt, n.value)
+        elif n.op == "call":
+            new[n] = ops.call(n.extra, operands, ops.broadcast_size("call", operands) if operands else 1)
+        else:
+            new[n] = ops.make(n.op, n.vt, operands, n.value, n.extra)
+    return [new.get(r, r) for r in results]
+
+
+def _masked(out, mask):
+    """``out`` with zeros on the lanes ``mask`` turns off (nothing to do without a mask)."""
+    if mask is None or (isinstance(mask, (bool, np.bool_)) and mask):
+        return out
+    leaves, treedef = flatten(out)
+    if not leaves:
+        return out
+    return unflatten(treedef, [select(mask, a, type(a)(0)) for a in leaves])
