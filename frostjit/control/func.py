@@ -35,6 +35,7 @@ import numpy as np
 
 from ..array import registry
 from ..array.flat import ArrayBase
+from ..functions.creation import zeros
 from ..functions.math import select
 from ..trace import calls, masks, ops
 from ..trace.dtypes import Bool
@@ -139,8 +140,8 @@ def call(fn, backend: JitBackend, args: tuple, kwargs: dict):
     if any(a._ad is not None for a in leaves):
         # Grad-enabled arguments: the body is traced here, so AD records it as any code.
         call_args, call_kwargs = fresh((args, kwargs))
-        return _masked(fn(*call_args, **call_kwargs), mask)
-    return _masked(_traced_call(fn, name, leaves, treedef, width), mask)
+        return _masked(fn(*call_args, **call_kwargs), mask, width)
+    return _masked(_traced_call(fn, name, leaves, treedef, width), mask, width)
 
 
 def _width(name: str, leaves: list, mask) -> int:
@@ -227,11 +228,13 @@ def _inline(params: list, args: list, nodes: list, results: list) -> list:
     return [new.get(r, r) for r in results]
 
 
-def _masked(out, mask):
+def _masked(out, mask, width: int):
     """``out`` with zeros on the lanes ``mask`` turns off (nothing to do without a mask)."""
     if mask is None or (isinstance(mask, (bool, np.bool_)) and mask):
         return out
     leaves, treedef = flatten(out)
     if not leaves:
         return out
+    if isinstance(mask, (bool, np.bool_)):      # no lane is active
+        return unflatten(treedef, [zeros(type(a), width) for a in leaves])
     return unflatten(treedef, [select(mask, a, type(a)(0)) for a in leaves])
