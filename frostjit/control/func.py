@@ -187,28 +187,26 @@ def _traced_call(fn, name: str, leaves: list, treedef, width: int):
     if not out_leaves:
         return out
     results = [a._node for a in out_leaves]
-    nodes, free = calls.body_nodes(params, results)
-    for r in results + free:
+    body = calls.analyze(params, results)
+    for r in results + body.free:
         if r.size != 1:
             raise contract_error(StateValueError, WHO, f"a result of '{name}' has {r.size} lanes for one lane of the "
                                                        "call (must be 1): the body read an array of several lanes "
                                                        "that is not one of its arguments; pass it as an argument")
-    for n in nodes:
-        if n.op in ("loop", "loop_out", "loop_phi"):
-            raise NotImplementedError(f"fj.func(): the body of '{name}' contains a symbolic loop; loops in @fj.func "
-                                      "bodies are not supported yet (call the function without @fj.func)")
-    if calls.is_pure(nodes):
-        outs = _call_node(name, params + free, actual + free, nodes, results, width)
+    if body.loops:
+        raise NotImplementedError(f"fj.func(): the body of '{name}' contains a symbolic loop; loops in @fj.func "
+                                  "bodies are not supported yet (call the function without @fj.func)")
+    if body.pure:
+        outs = _call_node(name, params + body.free, actual + body.free, body, results, width)
     else:
-        outs = _inline(params, actual, nodes, results)
+        outs = _inline(params, actual, body.nodes, results)
     return unflatten(out_def, [type(a)._from_node(o) for a, o in zip(out_leaves, outs)])
 
 
-def _call_node(name: str, params: list, args: list, nodes: list, results: list, width: int) -> list:
+def _call_node(name: str, params: list, args: list, body, results: list, width: int) -> list:
     """The ``call`` node of a pure body and its ``call_out`` results (the record shared with
     earlier call sites of an equal body)."""
-    key = calls.body_key(params, nodes, results)
-    record = calls.shared_record(calls.FuncRecord(name, params, results, nodes, key))
+    record = calls.shared_record(calls.FuncRecord(name, params, results, body.nodes, body.key))
     node = ops.call(record, tuple(args), width)
     return [ops.call_out(node, r.vt, j) for j, r in enumerate(record.results)]
 

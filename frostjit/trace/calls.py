@@ -12,7 +12,7 @@ of node, all made by the door (:mod:`.ops`: :func:`~.ops.call_param`, :func:`~.o
   ``extra`` is the :class:`FuncRecord` of the body.
 * ``call_out`` (one per array result): ``value`` is the result's position.
 
-Call sites whose bodies are structurally equal share one record (:func:`body_key`), so the
+Call sites whose bodies are structurally equal share one record (:func:`analyze`), so the
 scheduler gives every site the same function and the LLVM backend compiles it once per kernel
 (``schedule/calls.py``, ``backend/llvm/codegen/calls.py``).
 """
@@ -41,7 +41,7 @@ class FuncRecord:
     nodes : list[Node]
         Every node of the body that depends on a parameter, operands before users.
     key : tuple
-        The body's structure (:func:`body_key`): equal keys give equal code.
+        The body's structure (:attr:`Body.key`): equal keys give equal code.
     info : object
         The body as a kernel fragment, made by the scheduler the first time it emits a call
         of this record (``schedule/calls.py``).
@@ -61,75 +61,104 @@ class FuncRecord:
         return f"FuncRecord({self.name!r}, {len(self.params)} parameters, {len(self.nodes)} nodes)"
 
 
-def body_nodes(params: list, roots: list) -> tuple[list, list]:
-    """``(nodes, free)``: the nodes under ``roots`` that depend on ``params`` (post-order,
-    operands first), and the *free* ones they read that do not (literals excluded: a literal
-    stays a constant of the body).  Iterative (a body can be a long chain)."""
-    variant: dict = {p: True for p in params}
-    order: list = []
-    free: dict = {}
-    stack = [(r, False) for r in reversed(roots)]
-    while stack:
-        n, expanded = stack.pop()
-        if n in variant:
-            continue
-        if not expanded:
-            stack.append((n, True))
-            for a in reversed(n.args):
-                if a not in variant:
-                    stack.append((a, False))
-            continue
-        v = variant[n] = any(variant[a] for a in n.args)
-        if v:
-            order.append(n)
-    for n in order:
-        for a in n.args:
-            if not variant[a] and a.op != "literal":
-                free.setdefault(a, None)
-    for r in roots:
-        if not variant[r] and r.op != "literal":
-            free.setdefault(r, None)
-    return order, list(free)
+class Body:
+    """What :func:`analyze` finds in a traced body.
+
+    Attributes
+    ----------
+    nodes : list[Node]
+        Every node that depends on a parameter, operands before users.
+    free : list[Node]
+        The nodes they read that depend on no parameter and are not literals (arrays the body
+        read without receiving them): implicit parameters of the call.
+    key : tuple
+        The body's structure: every node as ``(op, type, operands, value, extra)`` with
+        parameters and free nodes by position, literals by type and value (floats by their
+        bits), and the results; equal keys give equal code.
+    pure : bool
+        Whether every node is lane-wise (or a call): the backend can compile the body as a
+        function of its parameters.
+    loops : bool
+        Whether the body contains a symbolic loop.
+    """
+
+    __slots__ = ("nodes", "free", "key", "pure", "loops")
 
 
-def is_pure(nodes: list) -> bool:
-    """Whether a body made of ``nodes`` is lane-wise only (calls of pure bodies included): the
-    backend can compile it as a function of its parameters."""
-    for n in nodes:
-        op = n.op
-        if op in LANEWISE:
-            continue
-        if op == "call" or op == "call_out":     # (a nested call is always of a pure body)
-            continue
-        return False
-    return True
+def analyze(params: list, roots: list) -> Body:
+    """The body under ``roots`` traced over the placeholders ``params`` (see :class:`Body`).
 
-
-def body_key(params: list, nodes: list, results: list) -> tuple:
-    """The structure of a body: every node as ``(op, type, operand positions, value)`` with
-    parameters and literals by position and value; equal keys give equal code."""
-    pos: dict = {}
+    One iterative pass (a body can be a long chain), run at every call: it is what tells equal
+    bodies apart, so it is kept to a few dict operations per node.
+    """
+    var: dict = {}              # parameter or body node -> its position in items
     items: list = []
     for j, p in enumerate(params):
-        pos[p] = j
-        items.append(("param", p.vt, j))
+        var[p] = j
+        items.append(("param", p.vt))
+    nonvar: set = set()
+    free: dict = {}
+    nodes: list = []
+    pure = True
+    loops = False
 
-    def ref(a: Node):
-        k = pos.get(a)
-        if k is None:       # a literal (a free node is a parameter)
+    def fixed(a: Node):
+        """A non-variant operand: a literal by value, any other node as an implicit parameter."""
+        if a.op == "literal":
             v = a.value
             return ("lit", a.vt, ("f", v.hex()) if type(v) is float else v)
-        return k
-    for n in nodes:
-        pos[n] = len(items)
-        v = n.value
-        if type(v) is float:
-            v = ("f", v.hex())
-        extra = n.extra
-        if extra is not None:
-            extra = extra.key if isinstance(extra, FuncRecord) else ("id", id(extra))
-        items.append((n.op, n.vt, tuple(ref(a) for a in n.args), v, extra))
-    return tuple(items), tuple(ref(r) for r in results)
+        k = free.get(a)
+        if k is None:
+            k = free[a] = len(free)
+        return ("free", k, a.vt)
+
+    for r in roots:
+        stack = [r]
+        while stack:
+            n = stack[-1]
+            if n in var or n in nonvar:
+                stack.pop()
+                continue
+            waiting = False
+            for a in n.args:
+                if a not in var and a not in nonvar:
+                    stack.append(a)
+                    waiting = True
+            if waiting:
+                continue
+            stack.pop()
+            args = n.args
+            for a in args:
+                if a in var:
+                    break
+            else:
+                nonvar.add(n)
+                continue
+            op = n.op
+            if op not in LANEWISE and op != "call" and op != "call_out":
+                pure = False
+                if op in _LOOP_NODES:
+                    loops = True
+            v = n.value
+            if type(v) is float:
+                v = ("f", v.hex())
+            extra = n.extra
+            if extra is not None:
+                extra = extra.key if isinstance(extra, FuncRecord) else ("id", id(extra))
+            var[n] = len(items)
+            nodes.append(n)
+            items.append((op, n.vt, tuple([var[a] if a in var else fixed(a) for a in args]), v, extra))
+    results = tuple([var[r] if r in var else fixed(r) for r in roots])
+    body = Body()
+    body.nodes = nodes
+    body.free = list(free)
+    body.key = (tuple(items), results)
+    body.pure = pure
+    body.loops = loops
+    return body
+
+
+_LOOP_NODES = frozenset({"loop", "loop_phi", "loop_out"})
 
 
 _shared: "weakref.WeakValueDictionary[tuple, FuncRecord]" = weakref.WeakValueDictionary()
