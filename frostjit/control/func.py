@@ -22,10 +22,14 @@ Dr.Jit's semantics:
   raises (Dr.Jit: "size of output variable ... (must be 1)"); size-1 arrays it reads become
   implicit arguments.
 
+**AD**: a call with grad-enabled arguments is one custom AD operation (:class:`_FuncOp`) whose
+forward and reverse derivatives are calls too (the body's Jacobian-vector and vector-Jacobian
+products, traced once per call over placeholders with frostjit's AD): each derivative's body
+is compiled once per kernel as well.
+
 A body that gathers (from an array it does not receive) is emitted inline at each call site
 (same results; no separate function).  A body that scatters or runs a symbolic loop raises
-``NotImplementedError`` (Dr.Jit supports both).  With grad-enabled arguments the body is traced
-inline at the call site, so forward and reverse mode go through it as through any code.
+``NotImplementedError`` (Dr.Jit supports both).
 """
 from __future__ import annotations
 
@@ -33,6 +37,9 @@ import functools
 
 import numpy as np
 
+from ..ad.api import backward_to, detach, enable_grad, forward_to, grad, isolate_grad, set_grad
+from ..ad.custom import CustomOp, custom
+from ..ad.graph import ADFlag
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..functions.creation import zeros
@@ -41,7 +48,7 @@ from ..trace import calls, masks, ops
 from ..trace.dtypes import Bool
 from ..trace.state import JitBackend, state as trace_state
 from ..tree import flatten, unflatten
-from .consistency import contract_error, fresh
+from .consistency import contract_error
 from .errors import ControlFlowArgumentTypeError, StateValueError
 from .modes import is_mask
 from .symbolic import _drop_effects, _queued_since
@@ -138,9 +145,9 @@ def call(fn, backend: JitBackend, args: tuple, kwargs: dict):
     leaves, treedef = flatten((args, kwargs))
     width = _width(name, leaves, mask)
     if any(a._ad is not None for a in leaves):
-        # Grad-enabled arguments: the body is traced here, so AD records it as any code.
-        call_args, call_kwargs = fresh((args, kwargs))
-        return _masked(fn(*call_args, **call_kwargs), mask, width)
+        # Grad-enabled arguments: one custom AD operation whose derivatives are calls too.
+        return _masked(custom(_FuncOp, leaves, fn=fn, name=name, treedef=treedef, width=width, backend=backend),
+                       mask, width)
     return _masked(_traced_call(fn, name, leaves, treedef, width), mask, width)
 
 
@@ -224,6 +231,84 @@ def _inline(params: list, args: list, nodes: list, results: list) -> list:
         else:
             new[n] = ops.make(n.op, n.vt, operands, n.value, n.extra)
     return [new.get(r, r) for r in results]
+
+
+def _differentiable(leaves: list) -> list[int]:
+    """The positions of the floating-point AD arrays among ``leaves`` (those with derivatives)."""
+    return [k for k, a in enumerate(leaves) if a._is_ad and a._vt.is_float]
+
+
+class _FuncOp(CustomOp):
+    """A call with grad-enabled arguments, differentiable (Dr.Jit differentiates calls in both
+    modes).  ``eval`` is the call on the detached arguments; ``forward`` calls the body's
+    Jacobian-vector product and ``backward`` its vector-Jacobian product, each traced (with
+    frostjit's AD over the placeholders) as a function of its own: a kernel holds each
+    derivative's body once too, whatever the number of call sites.  Differentiable arrays the
+    body reads without receiving them are constants for these derivatives."""
+
+    def eval(self, leaves, fn, name, treedef, width, backend):
+        self.leaves, self.fn, self.name, self.treedef, self.backend = leaves, fn, name, treedef, backend
+        self.diff = _differentiable(leaves)
+        out = _traced_call(fn, name, leaves, treedef, width)
+        self.out_diff = _differentiable(flatten(out)[0])
+        return out
+
+    def _body(self, xs: list):
+        """The function's array results, called on ``xs`` (enabled for gradients)."""
+        call_args, call_kwargs = unflatten(self.treedef, xs)
+        return flatten(self.fn(*call_args, **call_kwargs))[0]
+
+    def forward(self):
+        diff, out_diff = self.diff, self.out_diff
+        tangents = self.grad_in("leaves")
+
+        def jvp(xs, dxs):
+            with isolate_grad():
+                xs = list(xs)
+                for k, dx in zip(diff, dxs):
+                    x = xs[k] = detach(xs[k])
+                    enable_grad(x)
+                    set_grad(x, dx)
+                ys = self._body(xs)
+                outs = [ys[k] for k in out_diff]
+                forward_to(*outs, flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
+                return [type(y)(detach(grad(y))) for y in outs]
+        grads = call(_named(jvp, self.name, "forward"), self.backend, (self.leaves, [tangents[k] for k in diff]), {})
+        zeros_out, out_def = flatten(self.grad_out())
+        for k, g in zip(out_diff, grads):
+            zeros_out[k] = g
+        self.set_grad_out(unflatten(out_def, zeros_out))
+
+    def backward(self):
+        diff, out_diff = self.diff, self.out_diff
+        cotangents = flatten(self.grad_out())[0]
+
+        def vjp(xs, gys):
+            with isolate_grad():
+                xs = list(xs)
+                for k in diff:
+                    x = xs[k] = detach(xs[k])
+                    enable_grad(x)
+                ys = self._body(xs)
+                outs = [ys[k] for k in out_diff]
+                for y, g in zip(outs, gys):
+                    set_grad(y, g)
+                backward_to(*[xs[k] for k in diff], flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
+                return [type(xs[k])(detach(grad(xs[k]))) for k in diff]
+        grads = call(_named(vjp, self.name, "backward"), self.backend,
+                     (self.leaves, [cotangents[k] for k in out_diff]), {})
+        full = [zeros(type(a), 1) for a in self.leaves]
+        for k, g in zip(diff, grads):
+            full[k] = g
+        self.set_grad_in("leaves", full)
+
+    def name(self) -> str:
+        return f"fj.func {self.name!r}" if isinstance(self.name, str) else "fj.func"
+
+
+def _named(fn, name: str, what: str):
+    fn.__name__ = f"{name}_{what}"
+    return fn
 
 
 def _masked(out, mask, width: int):

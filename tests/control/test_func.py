@@ -234,25 +234,61 @@ def test_func_inside_symbolic_loop_if_stmt_and_switch(n):
                                                         [s1, s1 * np.float32(0.5) + np.float32(1)], x))
 
 
-def test_func_reverse_and_forward_mode_ad_equal_inlined():
-    def body(v, w):
-        return fj.sin(v) * w + v * v
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_func_reverse_and_forward_mode_ad_equal_inlined_and_analytic(n):
+    def body(v, w, k=2.0):
+        return {"y": fj.sin(v) * w + v * v * k, "i": UInt32(3)}
 
     f = fj.func(body)
-    for fn in (f, body):
+    v, w = data(n, n)
+    grads = {}
+    for name, fn in (("func", f), ("inline", body)):
+        a, b = FloatAD(v), FloatAD(w)
+        fj.enable_grad(a, b)
+        y = fn(a, b)["y"] + fn(a * 2, b, k=3.0)["y"] + fn(a, FloatAD(0.5))["y"]
+        fj.backward(y)
+        rev = fj.grad(a).numpy(), fj.grad(b).numpy()
+        a, b = FloatAD(v), FloatAD(w)
+        fj.enable_grad(a)
+        y = fn(a, b)["y"] + fn(a * 2, b, k=3.0)["y"]
+        fj.forward(a)
+        grads[name] = rev + (fj.grad(y).numpy(),)
+    v64, w64 = v.astype(np.float64), w.astype(np.float64)
+    da = np.cos(v64) * w64 + 4 * v64 + 2 * (np.cos(2 * v64) * w64 + 12 * v64) + np.cos(v64) * 0.5 + 4 * v64
+    db = np.sin(v64) + np.sin(2 * v64)
+    fwd = np.cos(v64) * w64 + 4 * v64 + 2 * (np.cos(2 * v64) * w64 + 12 * v64)
+    for got in grads.values():
+        np.testing.assert_allclose(got[0], da, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(got[1], db, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(got[2], fwd, rtol=1e-4, atol=1e-4)
+    for x, y in zip(grads["func"], grads["inline"]):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.llvm_only("inspects the LLVM IR")
+def test_func_derivatives_are_functions_too():
+    fj.eval()
+    fj.set_flag(fj.JitFlag.KernelHistory, True)
+    fj.kernel_history()
+    try:
+        @fj.func
+        def f(v):
+            return fj.sin(v) * v
         a = FloatAD(1, 2, 3)
         fj.enable_grad(a)
-        y = fn(a, FloatAD(0.5))
+        y = f(a) + f(a * 2) + f(a * 3) + f(a * 4)
         fj.backward(y)
-        grad_rev = fj.grad(a).numpy()
-        b = FloatAD(1, 2, 3)
-        fj.enable_grad(b)
-        y = fn(b, FloatAD(0.5))
-        fj.forward(b)
-        grad_fwd = fj.grad(y).numpy()
-        v = np.array([1, 2, 3], np.float32)
-        np.testing.assert_allclose(grad_rev, np.cos(v) * 0.5 + 2 * v, rtol=1e-5)
-        np.testing.assert_allclose(grad_fwd, grad_rev, rtol=1e-6)
+        g = fj.grad(a)
+        fj.eval(g)
+        irs = [h["ir"] for h in fj.kernel_history() if h["type"] == "jit"]
+    finally:
+        fj.set_flag(fj.JitFlag.KernelHistory, False)
+        fj.kernel_history()
+    v = np.array([1, 2, 3], np.float64)
+    np.testing.assert_allclose(g.numpy(), sum(k * (np.cos(k * v) * k * v + np.sin(k * v)) for k in (1, 2, 3, 4)),
+                               rtol=1e-5)
+    assert any(ir.count("call fastcc") >= 4 for ir in irs)
+    assert all(ir.count("define internal fastcc") <= 2 for ir in irs)
 
 
 def test_func_gathers_from_an_array_it_does_not_receive():
