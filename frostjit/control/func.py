@@ -28,8 +28,9 @@ products, traced once per call over placeholders with frostjit's AD): each deriv
 is compiled once per kernel as well.
 
 A body that gathers (from an array it does not receive) is emitted inline at each call site
-(same results; no separate function).  A body that scatters or runs a symbolic loop raises
-``NotImplementedError`` (Dr.Jit supports both).
+(same results; no separate function).  A body that scatters or runs a symbolic loop is traced
+a second time, at the call site, on the arguments (the mask and the enclosing scope mask its
+scatters): same results as Dr.Jit, no separate function, and its Python code runs twice.
 """
 from __future__ import annotations
 
@@ -85,8 +86,6 @@ def func(f=None, *, backend: JitBackend | None = None):
         The backend cannot be found in the arguments and ``backend`` was not given (Dr.Jit's
         message); the body's results have more than one lane per call lane (it read an array
         that is not an argument); array arguments of incompatible sizes.
-    NotImplementedError
-        The body scatters or contains a symbolic loop.
 
     Examples
     --------
@@ -146,9 +145,9 @@ def call(fn, backend: JitBackend, args: tuple, kwargs: dict):
     width = _width(name, leaves, mask)
     if any(a._ad is not None for a in leaves):
         # Grad-enabled arguments: one custom AD operation whose derivatives are calls too.
-        return _masked(custom(_FuncOp, leaves, fn=fn, name=name, treedef=treedef, width=width, backend=backend),
-                       mask, width)
-    return _masked(_traced_call(fn, name, leaves, treedef, width), mask, width)
+        return _masked(custom(_FuncOp, leaves, fn=fn, name=name, treedef=treedef, width=width, backend=backend,
+                              mask=mask), mask, width)
+    return _masked(_traced_call(fn, name, leaves, treedef, width, mask), mask, width)
 
 
 def _width(name: str, leaves: list, mask) -> int:
@@ -166,8 +165,9 @@ def _width(name: str, leaves: list, mask) -> int:
     return n
 
 
-def _traced_call(fn, name: str, leaves: list, treedef, width: int):
-    """Trace ``fn`` over placeholders and return its results as the outputs of a ``call`` node."""
+def _traced_call(fn, name: str, leaves: list, treedef, width: int, mask):
+    """Trace ``fn`` over placeholders and return its results as the outputs of a ``call`` node
+    (a body that scatters or loops: traced again at the call site, :func:`_inline_call`)."""
     params: list = []
     actual: list = []
     inner: list = []
@@ -188,8 +188,7 @@ def _traced_call(fn, name: str, leaves: list, treedef, width: int):
     effects = _queued_since(before)
     if effects:
         _drop_effects(effects)
-        raise NotImplementedError(f"fj.func(): the body of '{name}' scatters; side effects in @fj.func bodies are not "
-                                  "supported yet (call the function without @fj.func)")
+        return _inline_call(fn, leaves, treedef, mask)
     out_leaves, out_def = flatten(out)
     if not out_leaves:
         return out
@@ -201,13 +200,27 @@ def _traced_call(fn, name: str, leaves: list, treedef, width: int):
                                                        "call (must be 1): the body read an array of several lanes "
                                                        "that is not one of its arguments; pass it as an argument")
     if body.loops:
-        raise NotImplementedError(f"fj.func(): the body of '{name}' contains a symbolic loop; loops in @fj.func "
-                                  "bodies are not supported yet (call the function without @fj.func)")
+        return _inline_call(fn, leaves, treedef, mask)
     if body.pure:
         outs = _call_node(name, params + body.free, actual + body.free, body, results, width)
     else:
         outs = _inline(params, actual, body.nodes, results)
     return unflatten(out_def, [type(a)._from_node(o) for a, o in zip(out_leaves, outs)])
+
+
+def _inline_call(fn, leaves: list, treedef, mask):
+    """``fn`` traced at the call site, on the arguments, with ``mask`` (and the enclosing scope's
+    lanes) as the mask of its side effects: a body whose scatters or symbolic loops the
+    backend cannot run as a function of its parameters (its Python code runs a second time)."""
+    call_args, call_kwargs = unflatten(treedef, [type(a)(a) for a in leaves])
+    if mask is None or (isinstance(mask, (bool, np.bool_)) and mask):
+        return fn(*call_args, **call_kwargs)
+    m = mask._node if isinstance(mask, ArrayBase) else ops.literal(Bool, False, 1)
+    top = masks.top()
+    if top is not None and masks.compatible(top, m.size):
+        m = ops.make_binary("and", Bool, m, top)
+    with masks.scope(m):
+        return fn(*call_args, **call_kwargs)
 
 
 def _call_node(name: str, params: list, args: list, body, results: list, width: int) -> list:
@@ -246,10 +259,10 @@ class _FuncOp(CustomOp):
     derivative's body once too, whatever the number of call sites.  Differentiable arrays the
     body reads without receiving them are constants for these derivatives."""
 
-    def eval(self, leaves, fn, name, treedef, width, backend):
+    def eval(self, leaves, fn, name, treedef, width, backend, mask):
         self.leaves, self.fn, self.name, self.treedef, self.backend = leaves, fn, name, treedef, backend
         self.diff = _differentiable(leaves)
-        out = _traced_call(fn, name, leaves, treedef, width)
+        out = _traced_call(fn, name, leaves, treedef, width, mask)
         self.out_diff = _differentiable(flatten(out)[0])
         return out
 

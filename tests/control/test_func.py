@@ -344,20 +344,28 @@ def test_func_body_variable_used_outside_raises():
         fj.eval(leaked[0])
 
 
-def test_func_body_that_scatters_or_loops_is_not_supported():
-    t = fj.zeros(Float, 3)
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_func_body_that_scatters_or_loops_runs_at_the_call_site(n):
+    t = fj.zeros(Float, n + 2)
+    traces = 0
 
     @fj.func
-    def scatters(i):
-        fj.scatter(t, 1.0, i)
-        return i
+    def scatters(i, v, active=True):
+        nonlocal traces
+        traces += 1
+        fj.scatter_add(t, v, i)
+        return v * 2
 
-    with pytest.raises(NotImplementedError, match="scatters"):
-        scatters(UInt32(0, 1))
-    assert list(t.numpy()) == [0, 0, 0]          # the body's scatter was dropped
+    m = np.arange(n) % 3 != 1
+    v = np.arange(n, dtype=np.float32)
+    r = scatters(fj.arange(UInt32, n) + 1, Float(v), Bool(m))
+    np.testing.assert_array_equal(r.numpy(), np.where(m, v * 2, 0))
+    np.testing.assert_array_equal(t.numpy(), np.concatenate([[0], np.where(m, v, 0), [0]]))
+    assert traces == 2              # traced over placeholders, then again at the call site
 
     @fj.func
     def loops(v):
         return fj.while_loop((UInt32(0), v), lambda i, v: i < 3, lambda i, v: (i + 1, v * 2), mode="symbolic")[1]
-    with pytest.raises(NotImplementedError, match="symbolic loop"):
-        loops(Float(1, 2))
+    np.testing.assert_array_equal(loops(Float(v)).numpy(), v * 8)
+    r = fj.if_stmt((Float(v),), Float(v) > 2, lambda x: loops(x), lambda x: x, mode="symbolic")
+    np.testing.assert_array_equal(r.numpy(), np.where(v > 2, v * 8, v))
