@@ -73,8 +73,8 @@ class Body:
         read without receiving them): implicit parameters of the call.
     key : tuple
         The body's structure: every node as ``(op, type, operands, value, extra)`` with
-        parameters and free nodes by position, literals by type and value (floats by their
-        bits), and the results; equal keys give equal code.
+        parameters and free nodes by position, literals by type and value (float zeros by
+        their bits: ``0.0 == -0.0``), and the results; equal keys give equal code.
     pure : bool
         Whether every node is lane-wise (or a call): the backend can compile the body as a
         function of its parameters.
@@ -106,7 +106,8 @@ def analyze(params: list, roots: list) -> Body:
         """A non-variant operand: a literal by value, any other node as an implicit parameter."""
         if a.op == "literal":
             v = a.value
-            return ("lit", a.vt, ("f", v.hex()) if type(v) is float else v)
+            # (0.0 == -0.0 with equal hashes: zeros by their bits; NaN never equals, never shared)
+            return ("lit", a.vt, ("f", v.hex()) if v == 0 and type(v) is float else v)
         k = free.get(a)
         if k is None:
             k = free[a] = len(free)
@@ -119,19 +120,24 @@ def analyze(params: list, roots: list) -> Body:
             if n in var or n in nonvar:
                 stack.pop()
                 continue
-            waiting = False
-            for a in n.args:
-                if a not in var and a not in nonvar:
-                    stack.append(a)
-                    waiting = True
+            args = n.args
+            refs = []
+            waiting = variant = False
+            for a in args:
+                k = var.get(a)
+                if k is not None:
+                    variant = True
+                elif a not in nonvar:
+                    if a.op == "literal":       # (a leaf: no need to visit it)
+                        nonvar.add(a)
+                    else:
+                        stack.append(a)
+                        waiting = True
+                refs.append(k)
             if waiting:
                 continue
             stack.pop()
-            args = n.args
-            for a in args:
-                if a in var:
-                    break
-            else:
+            if not variant:
                 nonvar.add(n)
                 continue
             op = n.op
@@ -140,14 +146,17 @@ def analyze(params: list, roots: list) -> Body:
                 if op in _LOOP_NODES:
                     loops = True
             v = n.value
-            if type(v) is float:
+            if type(v) is float and v == 0:
                 v = ("f", v.hex())
             extra = n.extra
             if extra is not None:
                 extra = extra.key if isinstance(extra, FuncRecord) else ("id", id(extra))
+            for j, k in enumerate(refs):
+                if k is None:
+                    refs[j] = fixed(args[j])
             var[n] = len(items)
             nodes.append(n)
-            items.append((op, n.vt, tuple([var[a] if a in var else fixed(a) for a in args]), v, extra))
+            items.append((op, n.vt, tuple(refs), v, extra))
     results = tuple([var[r] if r in var else fixed(r) for r in roots])
     body = Body()
     body.nodes = nodes

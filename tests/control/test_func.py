@@ -369,3 +369,13 @@ def test_func_body_that_scatters_or_loops_runs_at_the_call_site(n):
     np.testing.assert_array_equal(loops(Float(v)).numpy(), v * 8)
     r = fj.if_stmt((Float(v),), Float(v) > 2, lambda x: loops(x), lambda x: x, mode="symbolic")
     np.testing.assert_array_equal(r.numpy(), np.where(v > 2, v * 8, v))
+
+
+def test_func_bodies_differing_in_the_sign_of_a_zero_literal_stay_apart():
+    @fj.func
+    def add(x, s):
+        return x + s
+    x = fj.opaque(Float, -0.0, 3)
+    a, b = add(x, Float(0.0)), add(x, Float(-0.0))     # literal arguments: constants of the bodies
+    fj.eval(a, b)
+    assert not np.signbit(a.numpy()).any() and np.signbit(b.numpy()).all()
