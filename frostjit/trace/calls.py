@@ -73,8 +73,8 @@ class Body:
         read without receiving them): implicit parameters of the call.
     key : tuple
         The body's structure: every node as ``(op, type, operands, value, extra)`` with
-        parameters and free nodes by position, literals by type and value (float zeros by
-        their bits: ``0.0 == -0.0``), and the results; equal keys give equal code.
+        parameters and free nodes by position, literals by type and value (float zeros and
+        NaN by their bits: ``0.0 == -0.0``, ``nan != nan``), and the results; equal keys give equal code.
     pure : bool
         Whether every node is lane-wise (or a call): the backend can compile the body as a
         function of its parameters.
@@ -106,8 +106,8 @@ def analyze(params: list, roots: list) -> Body:
         """A non-variant operand: a literal by value, any other node as an implicit parameter."""
         if a.op == "literal":
             v = a.value
-            # (0.0 == -0.0 with equal hashes: zeros by their bits; NaN never equals, never shared)
-            return ("lit", a.vt, ("f", v.hex()) if v == 0 and type(v) is float else v)
+            # (0.0 == -0.0 and NaN != NaN: those by their bits, as schedule/single_op.py keys them)
+            return ("lit", a.vt, ("f", v.hex()) if type(v) is float and (v == 0 or v != v) else v)
         k = free.get(a)
         if k is None:
             k = free[a] = len(free)
@@ -146,7 +146,7 @@ def analyze(params: list, roots: list) -> Body:
                 if op in _LOOP_NODES:
                     loops = True
             v = n.value
-            if type(v) is float and v == 0:
+            if type(v) is float and (v == 0 or v != v):
                 v = ("f", v.hex())
             extra = n.extra
             if extra is not None:

@@ -379,3 +379,30 @@ def test_func_bodies_differing_in_the_sign_of_a_zero_literal_stay_apart():
     a, b = add(x, Float(0.0)), add(x, Float(-0.0))     # literal arguments: constants of the bodies
     fj.eval(a, b)
     assert not np.signbit(a.numpy()).any() and np.signbit(b.numpy()).all()
+
+
+def test_func_bodies_with_nan_literals_share_one_function():
+    @fj.func
+    def f(x):
+        return fj.select(x > 0, x, float("nan"))
+    x = fj.opaque(Float, 1.0, 4)
+    y = f(x) + f(x + 1)
+    assert y._node.args[0].args[0].extra is y._node.args[1].args[0].extra      # one record: one function
+    assert list(y.numpy()) == [3, 3, 3, 3]
+
+
+def test_func_body_read_on_the_host_for_debug_checks_stays_symbolic():
+    src = Float(1, 2, 3, 4)
+
+    @fj.func
+    def g(i):
+        return fj.gather(Float, src, i) * 2
+
+    @fj.func
+    def local(i, v):
+        buf = fj.alloc_local(Float, 4, Float(0))
+        buf[i] = v
+        return buf[i] + buf[0]
+    with fj.scoped_set_flag(fj.JitFlag.Debug, True):
+        assert list(g(UInt32(3, 0, 1)).numpy()) == [8, 2, 4]
+        assert list(local(UInt32(3, 0, 1), Float(1, 2, 3)).numpy()) == [1, 4, 3]
