@@ -406,3 +406,28 @@ def test_func_body_read_on_the_host_for_debug_checks_stays_symbolic():
     with fj.scoped_set_flag(fj.JitFlag.Debug, True):
         assert list(g(UInt32(3, 0, 1)).numpy()) == [8, 2, 4]
         assert list(local(UInt32(3, 0, 1), Float(1, 2, 3)).numpy()) == [1, 4, 3]
+
+
+def test_frozen_masked_and_nested_calls_and_gradients_equal_plain():
+    @fj.func
+    def f(v, w, active=True):
+        return fj.sin(v) * w + v * v
+
+    def step(x, m):
+        y = f(x, x * 2, active=m)
+        idx = fj.arange(UInt32, fj.width(x)) % 2
+        return fj.switch(idx, [lambda a: f(a, 1.0), lambda a: a], y, mode="symbolic")
+
+    def loss_grad(x):
+        xx = FloatAD(x)
+        fj.enable_grad(xx)
+        y = f(xx, FloatAD(2.0)) + f(xx * 3, FloatAD(1.0))
+        fj.backward(fj.sum(y))
+        return fj.grad(xx)
+    frozen_step, frozen_grad = fj.freeze(step), fj.freeze(loss_grad)
+    for n in (7, 1000, 100003, 7):
+        x = np.linspace(0, 1, n).astype(np.float32)
+        m = Bool(np.arange(n) % 3 != 0)
+        np.testing.assert_array_equal(frozen_step(Float(x), m).numpy(), step(Float(x), m).numpy())
+        np.testing.assert_allclose(frozen_grad(Float(x)).numpy(), loss_grad(Float(x)).numpy(), rtol=1e-6)
+    assert frozen_step.n_recordings == 1 and frozen_grad.n_recordings == 1
