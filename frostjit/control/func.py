@@ -28,9 +28,10 @@ products, traced once per call over placeholders with frostjit's AD): each deriv
 is compiled once per kernel as well.
 
 A body that gathers (from an array it does not receive) is emitted inline at each call site
-(same results; no separate function).  A body that scatters or runs a symbolic loop is traced
-a second time, at the call site, on the arguments (the mask and the enclosing scope mask its
-scatters): same results as Dr.Jit, no separate function, and its Python code runs twice.
+(same results; no separate function).  A body that scatters, runs a symbolic loop or reads a
+grad-enabled array it did not receive is traced a second time, at the call site, on the
+arguments (the mask and the enclosing scope mask its scatters; AD sees the array it read):
+same results as Dr.Jit, no separate function, and its Python code runs twice.
 """
 from __future__ import annotations
 
@@ -145,8 +146,11 @@ def call(fn, backend: JitBackend, args: tuple, kwargs: dict):
     width = _width(name, leaves, mask)
     if any(a._ad is not None for a in leaves):
         # Grad-enabled arguments: one custom AD operation whose derivatives are calls too.
-        return _masked(custom(_FuncOp, leaves, fn=fn, name=name, treedef=treedef, width=width, backend=backend,
-                              mask=mask), mask, width)
+        try:
+            out = custom(_FuncOp, leaves, fn=fn, name=name, treedef=treedef, width=width, backend=backend, mask=mask)
+        except _ReadsGradients:
+            out = _inline_call(fn, leaves, treedef, mask)
+        return _masked(out, mask, width)
     return _masked(_traced_call(fn, name, leaves, treedef, width, mask), mask, width)
 
 
@@ -165,9 +169,15 @@ def _width(name: str, leaves: list, mask) -> int:
     return n
 
 
-def _traced_call(fn, name: str, leaves: list, treedef, width: int, mask):
+class _ReadsGradients(Exception):
+    """The body of a differentiated call read a grad-enabled array it did not receive."""
+
+
+def _traced_call(fn, name: str, leaves: list, treedef, width: int, mask, in_ad: bool = False):
     """Trace ``fn`` over placeholders and return its results as the outputs of a ``call`` node
-    (a body that scatters or loops: traced again at the call site, :func:`_inline_call`)."""
+    (a body that scatters, loops or reads a grad-enabled array it did not receive: traced again
+    at the call site, :func:`_inline_call`; ``in_ad``: raise :class:`_ReadsGradients` for the
+    last instead, the custom AD operation's caller traces it)."""
     params: list = []
     actual: list = []
     inner: list = []
@@ -192,6 +202,12 @@ def _traced_call(fn, name: str, leaves: list, treedef, width: int, mask):
     out_leaves, out_def = flatten(out)
     if not out_leaves:
         return out
+    if any(a._ad is not None for a in out_leaves):
+        # The body read a grad-enabled array it did not receive: traced at the call site, its
+        # gradients reach that array (as in Dr.Jit).
+        if in_ad:
+            raise _ReadsGradients
+        return _inline_call(fn, leaves, treedef, mask)
     results = [a._node for a in out_leaves]
     body = calls.analyze(params, results)
     for r in results + body.free:
@@ -262,7 +278,7 @@ class _FuncOp(CustomOp):
     def eval(self, leaves, fn, name, treedef, width, backend, mask):
         self.leaves, self.fn, self.name, self.treedef, self.backend = leaves, fn, name, treedef, backend
         self.diff = _differentiable(leaves)
-        out = _traced_call(fn, name, leaves, treedef, width, mask)
+        out = _traced_call(fn, name, leaves, treedef, width, mask, in_ad=True)
         self.out_diff = _differentiable(flatten(out)[0])
         return out
 

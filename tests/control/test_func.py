@@ -431,3 +431,22 @@ def test_frozen_masked_and_nested_calls_and_gradients_equal_plain():
         np.testing.assert_array_equal(frozen_step(Float(x), m).numpy(), step(Float(x), m).numpy())
         np.testing.assert_allclose(frozen_grad(Float(x)).numpy(), loss_grad(Float(x)).numpy(), rtol=1e-6)
     assert frozen_step.n_recordings == 1 and frozen_grad.n_recordings == 1
+
+
+@pytest.mark.parametrize("x_grad", [False, True])
+def test_func_gradients_reach_a_grad_enabled_array_the_body_reads(x_grad):
+    p = fj.opaque(FloatAD, 2.0)
+    fj.enable_grad(p)
+
+    @fj.func
+    def f(x):
+        return x * p
+    x = FloatAD(1, 2, 3)
+    if x_grad:
+        fj.enable_grad(x)
+    y = f(x)
+    fj.backward(fj.sum(y))
+    assert list(fj.grad(p).numpy()) == [6]          # Dr.Jit 1.5: [6]
+    assert list(y.numpy()) == [2, 4, 6]
+    if x_grad:
+        assert list(fj.grad(x).numpy()) == [2, 2, 2]
