@@ -193,8 +193,12 @@ def _traced_call(fn, name: str, leaves: list, treedef, width: int, mask, in_ad: 
         inner.append(type(a)._from_node(p))
     call_args, call_kwargs = unflatten(treedef, inner)
     before = list(trace_state.side_effects)
-    with masks.scope(None):     # one lane at a time: the call's mask applies to its results
-        out = fn(*call_args, **call_kwargs)
+    try:
+        with masks.scope(None):     # one lane at a time: the call's mask applies to its results
+            out = fn(*call_args, **call_kwargs)
+    except BaseException:
+        _drop_effects(_queued_since(before))    # (scatters over placeholders could never run)
+        raise
     effects = _queued_since(before)
     if effects:
         _drop_effects(effects)

@@ -450,3 +450,15 @@ def test_func_gradients_reach_a_grad_enabled_array_the_body_reads(x_grad):
     assert list(y.numpy()) == [2, 4, 6]
     if x_grad:
         assert list(fj.grad(x).numpy()) == [2, 2, 2]
+
+
+def test_func_body_raising_after_a_scatter_leaves_no_scatter_queued():
+    t = fj.zeros(Float, 3)
+
+    @fj.func
+    def bad(i):
+        fj.scatter(t, 1.0, i)
+        raise KeyError("boom")
+    with pytest.raises(KeyError):
+        bad(UInt32(0, 1))
+    assert list((t + 1).numpy()) == [1, 1, 1]
