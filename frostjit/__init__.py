@@ -84,7 +84,7 @@ from .ad import set_label, graphviz_ad, whos_ad
 from .ad import wrap, wrap_ad
 from . import opt
 from .random import rng
-from .control import while_loop, if_stmt, switch, syntax, hint, Local, alloc_local
+from .control import while_loop, if_stmt, switch, syntax, hint, Local, alloc_local, func, reorder_threads
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``
 # is itself the global Dispatcher (one object, however it is imported).
 from .dispatch import dispatch, Dispatcher, NotFoundLookupError, AmbiguousLookupError, DispatchCache

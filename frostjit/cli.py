@@ -24,6 +24,7 @@ COMMANDS = {
 BENCHES = {
     "control": ("bench_control.py", "symbolic control flow: a Mandelbrot while_loop (1e6 lanes) beside Dr.Jit"),
     "core": ("bench_core.py", "W1 fused arithmetic, W2 tracing cost, W3 compile and disk-cache load"),
+    "func": ("bench_func.py", "@fj.func: 50 call sites of a 200-operation function, compiled once, beside Dr.Jit"),
     "freeze": ("bench_freeze.py", "frozen functions: call overhead, per input leaf, replay, new widths"),
     "ad": ("bench_ad.py", "the fit demo's training step (AD + Adam), unfrozen and frozen"),
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),

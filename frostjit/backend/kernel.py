@@ -43,6 +43,19 @@ instructions after ``loop_end`` use nothing from inside it but the ``loop_out`` 
 region contains no ``store`` or ``load``; it may contain the body's ``scatter`` instructions,
 which run every iteration (their ``active`` operand carries the condition).
 
+A *call* (of an ``@fj.func`` function, :mod:`frostjit.control.func`) runs a function's body, a
+program of its own over one lane, on the call's arguments::
+
+    call        args: the argument values        value: a CallInfo (the body, below)
+    call_out    args: (call,)    value: j        array result j of the call
+
+The body (``CallInfo.body``) is an SSA list like a kernel's, whose first instructions are
+``call_param`` (value: j), one per argument, of the types ``CallInfo.params``; it contains
+lane-wise operations, literals and calls only (no memory access, no loop region), and
+``CallInfo.results`` are the indices of its results.  Calls with equal ``CallInfo`` run the same
+function: a backend may compile it once per kernel (the LLVM backend emits an internal
+function) or evaluate the body at each call.
+
 Out-of-bounds (or inactive) gathers read 0; out-of-bounds (or inactive) scatters write
 nothing.  A gather never reads a buffer that the same kernel scatters into (the
 scheduler's copy-on-write guarantees it).
@@ -85,6 +98,48 @@ class LoopInfo(NamedTuple):
 
 #: The operations of loop regions (see the module docstring).
 LOOP_OPS = frozenset({"loop_start", "loop_phi", "loop_cond", "loop_end", "loop_out"})
+
+
+#: The operations of calls (see the module docstring).
+CALL_OPS = frozenset({"call", "call_param", "call_out"})
+
+
+class CallInfo:
+    """The ``value`` of a ``call`` instruction: the function's body.
+
+    Equal (and equally hashed) when the bodies are equal instruction by instruction (floats by
+    their bits), so it is its own part of a kernel's key.
+
+    Attributes
+    ----------
+    name : str
+        The function's name (for generated code and messages).
+    params : tuple[VarType, ...]
+        The parameters' types (the ``call_param`` instructions at the start of ``body``).
+    body : tuple[Instr, ...]
+        The program over one lane.
+    results : tuple[int, ...]
+        The indices in ``body`` of the results, in ``call_out`` order.
+    """
+
+    __slots__ = ("name", "params", "body", "results", "key", "_hash")
+
+    def __init__(self, name: str, params: tuple, body: tuple, results: tuple):
+        self.name = name
+        self.params = params
+        self.body = body
+        self.results = results
+        self.key = (params, tuple([i if type(i.value) is not float else instr_key(i) for i in body]), results)
+        self._hash = hash(self.key)
+
+    def __eq__(self, other) -> bool:
+        return self is other or (type(other) is CallInfo and self._hash == other._hash and self.key == other.key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"CallInfo({self.name!r}, {len(self.params)} parameters, {len(self.body)} instructions)"
 
 
 class Instr(NamedTuple):

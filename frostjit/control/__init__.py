@@ -6,6 +6,8 @@ per-lane calls, and the ``@fj.syntax`` rewrite of Python ``while``/``if``/``for`
   default, as in Dr.Jit) will plug in behind the same functions (``modes.py``).
 * :func:`syntax` and :func:`hint` (``syntax.py``, the rewrite; ``analysis.py``, which variables
   become state).
+* :func:`func` (``func.py``): ``@fj.func``, a function the kernel calls instead of inlining it;
+  :func:`reorder_threads` (``reorder.py``): Dr.Jit's GPU reordering hint, a checked no-op.
 * :class:`Local` and :func:`alloc_local` (``local.py``): per-lane scratch buffers.
 * ``consistency.py``: the checks between iterations and branches, and the merge;
   ``host.py``: decisions read from data (lanes left), frozen-function safe; ``errors.py``.
@@ -16,11 +18,13 @@ Docs: docs/control.md.
 """
 from .errors import (ControlFlowArgumentError, ControlFlowArgumentTypeError, ControlFlowError, StateTypeError,
                      StateValueError)
+from .func import func
 from .if_stmt import if_stmt
 from .local import Local, alloc_local
+from .reorder import reorder_threads
 from .switch import switch
 from .syntax import hint, syntax
 from .while_loop import while_loop
 
-__all__ = ["while_loop", "Local", "alloc_local", "if_stmt", "switch", "syntax", "hint", "ControlFlowError", "StateTypeError", "StateValueError",
+__all__ = ["func", "reorder_threads", "while_loop", "Local", "alloc_local", "if_stmt", "switch", "syntax", "hint", "ControlFlowError", "StateTypeError", "StateValueError",
            "ControlFlowArgumentError", "ControlFlowArgumentTypeError"]

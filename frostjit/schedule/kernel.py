@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..backend.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, Instr, KernelSpec, instr_key
 from ..trace.node import Node
-from . import loops
+from ..trace.calls import CALL_NODES
+from . import calls, loops
 
 
 class ScheduledKernel(KernelSpec):
@@ -229,9 +230,12 @@ def _emit(b: ScheduledKernel, n: Node) -> None:
     elif op == "gather":
         ins = key = _instr(Instr, ("gather", vt, t, b.param(n.extra, GATHER_SRC)))
     elif n.extra is not None:
-        # (gathers, above, and the nodes of symbolic loops are the only ones with an extra: this
-        # test costs the hot path less than naming the loop ops)
-        loops.emit(b, n, _visit)
+        # (gathers, above, and the nodes of symbolic loops and calls are the only ones with an
+        # extra: this test costs the hot path less than naming the loop ops)
+        if n.op in CALL_NODES:
+            calls.emit(b, n, _visit)
+        else:
+            loops.emit(b, n, _visit)
         return
     else:
         v = n.value

@@ -114,7 +114,8 @@ def _collect(root: Node, variant: dict, free: dict, seen: set) -> None:
 
 def is_symbolic(nodes) -> bool:
     """Whether one of ``nodes`` depends on a symbolic loop's placeholder (a variable of a loop body
-    or condition, which has no value outside its kernel: it cannot be read on the host)."""
+    or condition) or an ``@fj.func`` body's parameter (:mod:`.calls`): it has no value outside
+    its kernel, so it cannot be read on the host."""
     stack = list(nodes)
     seen: set = set()
     while stack:
@@ -123,7 +124,7 @@ def is_symbolic(nodes) -> bool:
             continue
         seen.add(n)
         op = n.op
-        if op == "loop_phi":
+        if op == "loop_phi" or op == "call_param":
             return True
         if op != "data" and op != "literal":
             stack.extend(n.args)

@@ -7,7 +7,8 @@ stay in program order), and tells the freeze recorder about the new node.
 parameter) and :func:`operand_literal` the door for Python numbers used as operands;
 :func:`literal` (:func:`stored_literal` for a value already converted), :func:`data`,
 :func:`cast` and :func:`bitcast` build the other kinds, and :func:`loop_phi`, :func:`loop`,
-:func:`loop_out` the nodes of a symbolic loop (:mod:`.loops`).  No other module creates a
+:func:`loop_out` the nodes of a symbolic loop (:mod:`.loops`), :func:`call_param`, :func:`call`,
+:func:`call_out` those of an ``@fj.func`` call (:mod:`.calls`).  No other module creates a
 :class:`~frostjit.trace.node.Node`: frozen functions' recorders and replays come through here too.  Type promotion happens one level up, in the
 array classes; here every operand already has the type the operation expects.
 """
@@ -351,3 +352,20 @@ def loop_out(node: Node, vt: VarType, index: int) -> Node:
     out = make("loop_out", vt, (node,), value=index, size=node.size)
     node.extra.add_output(out)
     return out
+
+
+def call_param(vt: VarType, index: int, name: str) -> Node:
+    """The placeholder of parameter ``index`` of the ``@fj.func`` body of the function ``name``
+    (:mod:`.calls`): one lane of the argument, size 1, never computed outside the body."""
+    return make("call_param", vt, (), value=index, extra=name, size=1)
+
+
+def call(record, args: tuple, size: int) -> Node:
+    """The node of one call of an ``@fj.func`` body: operands ``args`` (one per parameter of
+    ``record``, a :class:`~.calls.FuncRecord`), ``size`` lanes."""
+    return make("call", Bool, tuple(args), extra=record, size=size)
+
+
+def call_out(node: Node, vt: VarType, index: int) -> Node:
+    """Array result ``index`` of the call ``node``."""
+    return make("call_out", vt, (node,), value=index, size=node.size)

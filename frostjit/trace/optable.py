@@ -631,6 +631,10 @@ _op("loop_out", 1, CTL, T.NONE, doc="a symbolic loop's final state (operand: the
 _op("loop_start", -1, CTL, T.NONE, doc="kernels only: a loop region begins (operands: the initial state)")
 _op("loop_cond", 2, CTL, T.NONE, doc="kernels only: lanes whose condition is false retire; exit when none is left")
 _op("loop_end", -1, CTL, T.NONE, doc="kernels only: the end of a loop region (operands: the new state)")
+# ``@fj.func`` calls (trace/calls.py; the same names are kernel instructions, backend/kernel.py)
+_op("call", -1, CTL, T.NONE, doc="a call of an @fj.func body (operands: the arguments; Node.extra: FuncRecord)")
+_op("call_param", 0, CTL, T.NONE, doc="an @fj.func body's parameter, one lane (Node.value: its position)")
+_op("call_out", 1, CTL, T.NONE, doc="an array result of a call (operand: the call; value: the position)")
 del CTL
 
 # -- whole-array operations (run by the backend outside kernels; named here for AD) -----------------

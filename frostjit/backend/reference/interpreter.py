@@ -25,7 +25,7 @@ import numpy as np
 
 from ..kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST
 from .lowering import numpy_impl
-from . import loops
+from . import calls, loops
 from .memory import data_of
 
 _SCATTER_REDUCE = {"add": np.add, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or}
@@ -72,8 +72,10 @@ def run_range(spec, lo: int, hi: int, vals: list, size: int, buffers: list, size
         elif op == "loop_start":
             k = loops.run_loop(spec, k, vals, size, lambda a, b: run_range(spec, a, b, vals, size, buffers, sizes))
             continue
-        elif op == "loop_out":
+        elif op == "loop_out" or op == "call_out":
             vals[k] = vals[ins.args[0]][ins.value]
+        elif op == "call":
+            vals[k] = calls.run_call(ins.value, [vals[a] for a in ins.args], size, run_range)
         else:
             vals[k] = numpy_impl(op)(ins.vt, *[vals[a] for a in ins.args])
         k += 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 from ...kernel import IN_SCALAR, GATHER_SRC, SCATTER_DST, KernelSpec
 from ....trace.dtypes import Bool, VarType
 from ..vmath import math_function
-from . import half, loops, lowering, memory
+from . import calls, half, loops, lowering, memory
 from .ir_types import memory_type, scalar_constant, scalar_type, suffix
 
 KERNEL_PLACEHOLDER = "@__fj_kernel__"
@@ -34,7 +34,7 @@ INLINE_MATH_CALLS = 2
 BLOCK_INSTRS = 500
 
 #: op name -> lowering function, for every op a kernel can contain.
-LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS, **loops.LOWERINGS}
+LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS, **loops.LOWERINGS, **calls.LOWERINGS}
 
 
 class KernelEmitter:
