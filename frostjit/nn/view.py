@@ -21,8 +21,9 @@ from ..array.flat import ArrayBase
 from ..functions.memory import gather
 from ..tensor import concat
 from ..ad import grad
-from ..functions.math import fma
+from ..ad import custom
 from .coopvec import CoopVec
+from .matvec import Geometry, MatVecOp
 
 LAYOUTS = ("inference", "training")
 
@@ -162,9 +163,9 @@ def matvec(A: MatrixView, x: CoopVec, b: MatrixView | None = None, /, transpose:
 
     Notes
     -----
-    Each coefficient is gathered from ``A.buffer`` (so gradients flow into the packed buffer in
-    both AD modes) and accumulated with fused multiply-adds in column order; the bias is the
-    starting value.  The buffer and ``x`` must have the same element type (float16 or float32,
+    Each coefficient is gathered from ``A.buffer`` and accumulated with fused multiply-adds in
+    column order; the bias is the starting value.  Gradients flow into ``A.buffer`` (and ``b``'s
+    buffer) and ``x`` in both AD modes (:class:`frostjit.nn.matvec.MatVecOp`).  The buffer and ``x`` must have the same element type (float16 or float32,
     as on Dr.Jit's LLVM backend; frostjit also allows float64).
     """
     if not isinstance(A, MatrixView):
@@ -187,18 +188,14 @@ def matvec(A: MatrixView, x: CoopVec, b: MatrixView | None = None, /, transpose:
         if type(b.buffer) is not buf_t or b.shape[0] * b.shape[1] != n_out:
             raise ValueError(f"frostjit.nn.matvec(): bias of shape {b.shape} ({type(b.buffer).__name__}) "
                              f"does not match an output of {n_out} {buf_t.__name__} elements")
-    index_t = traits.uint32_array_t(traits.detached_t(buf_t))
-    xs = x._c
-    out = []
-    for i in range(n_out):
-        acc = None
-        if b is not None:
-            acc = gather(buf_t, b.buffer, index_t(b.offset + i * (b.stride if b.shape[1] == 1 else 1)))
-        for j in range(n_in):
-            k = A.offset + (j * A.stride + i if flip else i * A.stride + j)
-            w = gather(buf_t, A.buffer, index_t(k))
-            acc = w * xs[j] if acc is None else fma(w, xs[j], acc)
-        out.append(acc if acc is not None else buf_t(0))
+    if b is None:
+        g = Geometry(n_out, n_in, A.offset, A.stride, flip)
+        bias_buffer = None
+    else:
+        same = b.buffer is A.buffer
+        g = Geometry(n_out, n_in, A.offset, A.stride, flip, b.offset, b.stride if b.shape[1] == 1 else 1, same)
+        bias_buffer = None if same else b.buffer
+    out = custom(MatVecOp, A.buffer, list(x._c), bias_buffer, g)
     return type(x)._from_components(out)
 
 
