@@ -450,3 +450,34 @@ class TriEncode(_Encode):
     def _pair(self, t):
         u = t - 0.25
         return [1 - 4 * fj_abs(u - fj_round(u)), 1 - 4 * fj_abs(t - fj_round(t))]
+
+
+class HashEncodingLayer(Module):
+    """A layer wrapping a hash encoding (:class:`frostjit.hashgrid.HashGridEncoding`).
+
+    The encoding's parameters are not packed with the network's weights (the layouts differ) and
+    are not in the module's parameter mapping: optimize ``encoding.params`` separately.
+
+    Parameters
+    ----------
+    encoding : frostjit.hashgrid.HashEncoding
+    """
+
+    DRJIT_STRUCT = {"encoding": None}
+
+    def __init__(self, encoding) -> None:
+        self.encoding = encoding
+
+    def _alloc(self, dtype, size, rng):
+        n = self.encoding.dimension
+        if size not in (-1, n):
+            raise ValueError(f"frostjit.nn.HashEncodingLayer: the encoding takes {n} inputs, got {size}")
+        return copy.copy(self), self.encoding.n_output_features
+
+    def __call__(self, arg, /):
+        if not isinstance(arg, CoopVec):
+            raise TypeError(f"frostjit.nn.HashEncodingLayer: expected a CoopVec input, got {type(arg).__name__}")
+        return CoopVec(*self.encoding(list(arg)))
+
+    def __repr__(self) -> str:
+        return repr(self.encoding)
