@@ -1,9 +1,9 @@
-"""Fit a neural field: a small MLP maps 2-D positions to a gray value and learns a picture
-(a port of the idea of Dr.Jit's neural-network tutorial).  The positions are encoded with
-sines of several octaves (``nn.SinEncode``), the network's matrices and biases are packed into
-one buffer (``nn.pack``) that Adam optimizes, and each training step (forward, backward, Adam
-update) is one frozen function (``fj.freeze``: traced once, then replayed with fresh random
-sample positions).
+"""Fit a neural field: a multiresolution hash grid (``fj.hashgrid.HashGridEncoding``) encodes
+2-D positions, a small MLP maps the features to a gray value, and both learn a picture (a port
+of the idea of Dr.Jit's neural-network tutorial).  The network's matrices and biases are packed
+into one buffer (``nn.pack``); Adam optimizes it and the grid's parameters; each training step
+(forward, backward, Adam update) is one frozen function (``fj.freeze``: traced once, then
+replayed with fresh random sample positions).
 
     python examples/neural_field.py                     # 64 x 64 target, 400 steps
     python examples/neural_field.py --res 32 --steps 100
@@ -28,11 +28,12 @@ def target(x, y, cos=fj.cos):
     return (0.5 + 0.5 * cos(40 * r2)) * (0.25 + 0.25 * (x + y))
 
 
-def make_network(hidden: int = 16, octaves: int = 3):
-    """The MLP, allocated for 2 inputs (float32) and packed for training."""
-    net = nn.Sequential(nn.SinEncode(octaves), nn.Linear(-1, hidden), nn.ReLU(), nn.Linear(-1, hidden),
-                        nn.ReLU(), nn.Linear(-1, 1))
-    return nn.pack(net.alloc(ad.TensorXf, 2), layout="training")
+def make_network(hidden: int = 16, levels: int = 4):
+    """The hash grid and the MLP behind it (allocated for float32, packed for training)."""
+    grid = fj.hashgrid.HashGridEncoding(ad.Float, 2, n_levels=levels, n_features_per_level=2, hashmap_size=2 ** 12,
+                                        base_resolution=4, per_level_scale=1.6, init_scale=0.1)
+    net = nn.Sequential(nn.HashEncodingLayer(grid), nn.Linear(-1, hidden), nn.ReLU(), nn.Linear(-1, 1))
+    return grid, nn.pack(net.alloc(ad.TensorXf, 2), layout="training")
 
 
 def evaluate(net, res: int) -> np.ndarray:
@@ -47,14 +48,16 @@ def evaluate(net, res: int) -> np.ndarray:
 
 def fit(res: int = 64, steps: int = 400, batch: int = 4096, lr: float = 0.01, hidden: int = 16):
     """Train; returns ``(picture (NumPy), target picture, losses)``."""
-    net = make_network(hidden)
+    grid, net = make_network(hidden)
     opt = fj.opt.Adam(lr=lr)
     opt.update(net)                 # the packed buffer becomes the optimizer's parameter "weights"
+    opt["grid"] = grid.params       # (the grid's parameters are not part of the packed buffer)
     rng = fj.rng(seed=7)
 
     @fj.freeze
     def step(net, opt, x, y):
-        net.update(opt)
+        net.layers[0].encoding.set_params(opt["grid"])
+        net["weights"] = opt["weights"]
         out = net(nn.CoopVec(x, y))[0]
         loss = fj.mean(fj.square(out - target(x, y)))
         fj.backward(loss)
@@ -65,7 +68,8 @@ def fit(res: int = 64, steps: int = 400, batch: int = 4096, lr: float = 0.01, hi
     for _ in range(steps):
         x, y = rng.random(ad.Float, batch), rng.random(ad.Float, batch)
         losses.append(float(step(net, opt, x, y).numpy()[0]))
-    net.update(opt)
+    net["weights"] = opt["weights"]
+    net.layers[0].encoding.set_params(opt["grid"])
     u = (np.arange(res) + 0.5) / res
     gx, gy = np.meshgrid(u, u)
     return evaluate(net, res), target(gx, gy, np.cos), losses
