@@ -33,7 +33,8 @@ class Geometry:
     ``n_out x n_in`` is the product's shape; coefficient ``(i, j)`` of the product is buffer entry
     ``offset + j * stride + i`` when ``flip`` (a transposed view) else ``offset + i * stride + j``;
     bias entry ``i`` is ``b_offset + i * b_step`` (``b_offset`` None: no bias; ``b_same``: the bias
-    lives in ``A``'s buffer).
+    lives in ``A``'s buffer).  ``trained``: some coefficient buffer is grad-enabled (else the
+    reverse pass skips the weight gradient, e.g. when only the inputs are differentiated).
     """
 
     n_out: int
@@ -44,6 +45,7 @@ class Geometry:
     b_offset: int | None = None
     b_step: int = 1
     b_same: bool = True
+    trained: bool = True        # whether the coefficient buffer(s) want gradients
 
     __fj_opaque__ = True        # (a Python value for the PyTree walkers, never traversed)
 
@@ -132,6 +134,8 @@ class MatVecOp(CustomOp):
         g = self.g
         dys = list(self.grad_out())
         self.set_grad_in("xs", product(self.buffer, dys, None, g, transpose=True))
+        if not g.trained:
+            return
         d_buffer = weight_gradient(self.buffer, dys, self.xs, g)
         if g.b_offset is not None:
             d_bias = bias_gradient(self.buffer if g.b_same else self.bias_buffer, dys, g)

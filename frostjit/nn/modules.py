@@ -85,7 +85,7 @@ class Module(MutableMapping):
         -------
         Module
         """
-        if not _is_tensor(dtype) and not (isinstance(dtype, type) and getattr(dtype, "IsTensor", False)):
+        if not (isinstance(dtype, type) and getattr(dtype, "IsTensor", False)):
             raise TypeError(f"frostjit.nn.Module.alloc(): 'dtype' must be a tensor type such as TensorXf, "
                             f"got {dtype!r}")
         if rng is None:

@@ -20,7 +20,7 @@ from .. import traits
 from ..array.flat import ArrayBase
 from ..functions.memory import gather
 from ..tensor import concat
-from ..ad import grad
+from ..ad import grad, grad_enabled
 from ..ad import custom
 from .coopvec import CoopVec
 from .matvec import Geometry, MatVecOp
@@ -188,12 +188,14 @@ def matvec(A: MatrixView, x: CoopVec, b: MatrixView | None = None, /, transpose:
         if type(b.buffer) is not buf_t or b.shape[0] * b.shape[1] != n_out:
             raise ValueError(f"frostjit.nn.matvec(): bias of shape {b.shape} ({type(b.buffer).__name__}) "
                              f"does not match an output of {n_out} {buf_t.__name__} elements")
+    trained = grad_enabled(A.buffer)
     if b is None:
-        g = Geometry(n_out, n_in, A.offset, A.stride, flip)
+        g = Geometry(n_out, n_in, A.offset, A.stride, flip, trained=trained)
         bias_buffer = None
     else:
         same = b.buffer is A.buffer
-        g = Geometry(n_out, n_in, A.offset, A.stride, flip, b.offset, b.stride if b.shape[1] == 1 else 1, same)
+        g = Geometry(n_out, n_in, A.offset, A.stride, flip, b.offset, b.stride if b.shape[1] == 1 else 1, same,
+                     trained or grad_enabled(b.buffer))
         bias_buffer = None if same else b.buffer
     out = custom(MatVecOp, A.buffer, list(x._c), bias_buffer, g)
     return type(x)._from_components(out)

@@ -134,3 +134,13 @@ def test_float16_matvec_rounds_like_drjit():
     Av = nn.pack(TensorXf16(np.arange(9, dtype=np.float16).reshape(3, 3)))
     y = nn.matvec(Av, nn.CoopVec(Float16(0.1), Float16(0.2), Float16(0.3)))
     assert [float(c.numpy()[0]) for c in y] == [float(np.float16(v)) for v in (0.8, 2.6, 4.4)]
+
+
+def test_input_gradients_without_trainable_weights():
+    Av = nn.pack(TensorXf(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)))
+    x0 = Float(1.0, 2.0)
+    fj.enable_grad(x0)
+    y = nn.matvec(Av, nn.CoopVec(x0, Float(0.5, 0.5)))
+    fj.backward(fj.sum(y[0] + y[1]))
+    assert fj.grad(x0).numpy().tolist() == [4, 4]
+    assert not fj.grad_enabled(Av.buffer)
