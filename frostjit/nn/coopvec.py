@@ -21,6 +21,8 @@ from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase, componentwise
 from ..tree import leaves
+from ..functions.creation import full, zeros
+from ..functions.evaluation import width
 
 _NUMBERS = (int, float)
 
@@ -90,7 +92,8 @@ class CoopVec(VectorBase):
     *args
         1-D JIT arrays, Python numbers, static or dynamic arrays and PyTrees of them; they are
         flattened into the list of components.  At least one JIT array must be among them (it
-        gives the element type); all JIT arrays must have the same type.
+        gives the element type); all JIT arrays must have the same type.  Numbers and width-1
+        arrays are widened to the components' common width (as in Dr.Jit).
 
     Notes
     -----
@@ -126,8 +129,16 @@ class CoopVec(VectorBase):
         if elem is None:
             raise TypeError("frostjit.nn.CoopVec(): at least one JIT-compiled 1D array is required as "
                             "input (e.g., of type 'frostjit.llvm.Float16')")
-        sub = _coop_class(elem)
-        return sub._from_components([a if isinstance(a, ArrayBase) else elem(a) for a in items])
+        # Dr.Jit widens numbers and width-1 arrays to the common width of the components.
+        lanes = max(width(a) for a in items if isinstance(a, ArrayBase))
+        comps = []
+        for a in items:
+            if not isinstance(a, ArrayBase):
+                a = full(elem, a, lanes) if lanes != 1 else elem(a)
+            elif lanes != 1 and width(a) == 1:
+                a = a + zeros(elem, lanes)
+            comps.append(a)
+        return _coop_class(elem)._from_components(comps)
 
     def __init__(self, *args):
         pass                            # (built by __new__)

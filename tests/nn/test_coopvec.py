@@ -14,9 +14,12 @@ def values(v):
 def test_coopvec_flattens_arrays_numbers_and_pytrees():
     x = nn.CoopVec(Float(1, 2), 3.0, [Float(4, 5), (Float(6, 7),)], {"a": Float(8, 9)})
     assert isinstance(x, nn.CoopVec) and len(x) == 5 and x.type is Float
-    assert values(x) == [[1, 2], [3], [4, 5], [6, 7], [8, 9]]
+    assert values(x) == [[1, 2], [3, 3], [4, 5], [6, 7], [8, 9]]     # (numbers widened, as Dr.Jit)
     assert repr(x) == "frostjit.nn.CoopVec[frostjit.llvm.ad.Float, shape=(5, 2)]"
     assert [type(c) for c in x] == [Float] * 5
+    # Dr.Jit 1.5: CoopVec(Float(1, 2), Float(3), 5.0) -> [[1, 2], [3, 3], [5, 5]]
+    assert values(nn.CoopVec(Float(1, 2), Float(3), 5.0)) == [[1, 2], [3, 3], [5, 5]]
+    assert values(nn.CoopVec(Float(1), 2.0)) == [[1], [2]]
 
 
 def test_coopvec_needs_one_jit_array_and_one_element_type():
@@ -46,3 +49,13 @@ def test_coopvec_carries_gradients():
     y = fj.sum(x * x)
     fj.backward(y)
     assert fj.grad(a).numpy().tolist() == [2, 4]
+
+
+def test_widened_numbers_follow_the_width_in_frozen_functions():
+    @fj.freeze
+    def f(x):
+        return fj.sum(nn.CoopVec(x, 2.0) * 3)
+
+    for n in (1, 7, 1000, 7):
+        x = fj.arange(Float, n)
+        assert np.asarray(f(x).numpy()).tolist() == (np.arange(n) * 3 + 6).tolist()
