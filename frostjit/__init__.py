@@ -83,6 +83,8 @@ from .ad import relative_grad
 from .ad import set_label, graphviz_ad, whos_ad
 from .ad import wrap, wrap_ad
 from . import opt
+from . import nn
+from . import hashgrid
 from .random import rng
 from .control import while_loop, if_stmt, switch, syntax, hint, Local, alloc_local, func, reorder_threads
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``

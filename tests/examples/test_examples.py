@@ -39,3 +39,12 @@ def test_volume_lookup_matches_numpy(capsys):
     assert img.min() < 0.9 and img.max() <= 1.0
     assert mod.main(["--res", "6", "--image", "8", "--samples", "4", "--no-png"]) == 0
     assert "max difference to NumPy" in capsys.readouterr().out
+
+
+def test_neural_field_fit_learns_in_a_frozen_step(capsys):
+    mod = _load("neural_field")
+    picture, goal, losses = mod.fit(res=8, steps=60, batch=256, lr=0.05, hidden=4)
+    assert picture.shape == goal.shape == (8, 8)
+    assert losses[-1] < losses[0] / 20
+    assert mod.main(["--res", "4", "--steps", "3", "--batch", "64", "--hidden", "4"]) == 0
+    assert "3 steps of a neural field fit" in capsys.readouterr().out

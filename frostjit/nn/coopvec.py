@@ -1,0 +1,156 @@
+"""Cooperative vectors: a short vector of JIT values held per lane (Dr.Jit's ``drjit.nn.CoopVec``).
+
+On a GPU, Dr.Jit maps a cooperative vector onto tensor-core instructions; on the CPU (Dr.Jit's
+LLVM backend, and here) it is simply a list of 1-D arrays of one element type, one per
+component.  frostjit builds it on its dynamic arrays (``ArrayXf``...), so every lane-wise
+function (``fj.maximum``, ``fj.fma``, ``fj.tanh``, ``fj.step``, ...), AD, ``fj.freeze`` and the
+PyTree walkers handle it without special cases; results of lane-wise operations stay
+cooperative vectors.
+
+>>> import frostjit as fj, frostjit.nn as nn
+>>> from frostjit.llvm.ad import Float
+>>> x = nn.CoopVec(Float(1, 2), 3.0, [Float(4, 5)])
+>>> len(x), x.type.__name__
+(3, 'Float')
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from ..array import registry
+from ..array.flat import ArrayBase
+from ..array.vector import VectorBase, componentwise
+from ..tree import leaves
+from ..functions.creation import full, zeros
+from ..functions.evaluation import width
+
+_NUMBERS = (int, float)
+
+
+class _AllOps(dict):
+    """The ``_ops`` table of the cooperative-vector classes: every lane-wise op is computed
+    component by component and the result re-wrapped as a cooperative vector, whichever operand
+    came first (``fj.select(mask, x, 0)``, ``2 * x``)."""
+
+    def __bool__(self) -> bool:         # (apply_vector asks ``if o._ops`` before ``.get``)
+        return True
+
+    def get(self, op, default=None):
+        return lambda *operands: _rewrap(componentwise(op, operands))
+
+
+def _rewrap(value):
+    """A dynamic array of a non-mask element type as a cooperative vector (masks stay masks)."""
+    if isinstance(value, VectorBase) and not isinstance(value, CoopVec) and value._n is None:
+        elem = type(value)._elem
+        if not elem._vt.is_bool:
+            return _coop_class(elem)._from_components(value._c)
+    return value
+
+
+_CLASSES: dict = {}     # element class (Float, Float16, ...) -> its CoopVec subclass
+
+
+def _coop_class(elem: type) -> type:
+    """The cooperative-vector class of element type ``elem`` (a subclass of :class:`CoopVec` and
+    of ``elem``'s dynamic array type), created once per element type."""
+    cls = _CLASSES.get(elem)
+    if cls is None:
+        base = registry.array_type(elem, None, "dynamic")
+        if base is None:
+            raise TypeError(f"frostjit.nn.CoopVec: no dynamic array type of {elem.__name__}")
+        cls = type(f"CoopVec[{elem.__name__}]", (CoopVec, base), {"__slots__": (), "_ops": _AllOps()})
+        _CLASSES[elem] = cls
+    return cls
+
+
+def _flatten(args, out: list) -> None:
+    """Append the components of ``args`` (arrays, numbers, static/dynamic arrays, PyTrees)."""
+    for a in args:
+        if isinstance(a, ArrayBase) or isinstance(a, _NUMBERS):
+            out.append(a)
+        elif isinstance(a, VectorBase):
+            _flatten(a._c, out)
+        elif isinstance(a, (list, tuple)):
+            _flatten(a, out)
+        elif isinstance(a, dict):
+            _flatten(a.values(), out)
+        elif getattr(type(a), "IsTensor", False):
+            raise TypeError("frostjit.nn.CoopVec(): tensors are not accepted (pass their rows, or use "
+                            "the layers' tensor evaluation)")
+        elif isinstance(getattr(type(a), "DRJIT_STRUCT", None), dict) or dataclasses.is_dataclass(a):
+            _flatten(leaves(a), out)
+        else:
+            raise TypeError(f"frostjit.nn.CoopVec(): unsupported argument of type {type(a).__name__}")
+
+
+class CoopVec(VectorBase):
+    """A cooperative vector: a short vector of 1-D JIT arrays of one element type.
+
+    Parameters
+    ----------
+    *args
+        1-D JIT arrays, Python numbers, static or dynamic arrays and PyTrees of them; they are
+        flattened into the list of components.  At least one JIT array must be among them (it
+        gives the element type); all JIT arrays must have the same type.  Numbers and width-1
+        arrays are widened to the components' common width (as in Dr.Jit).
+
+    Notes
+    -----
+    Supports ``+``, ``-``, ``*``, ``abs``, iteration, ``len`` and the lane-wise functions
+    (``fj.maximum``, ``fj.minimum``, ``fj.fma``, ``fj.exp2``, ``fj.tanh``, ``fj.step``,
+    ``fj.select``, ``fj.clip``, ...), which return cooperative vectors; ``fj.sum`` adds the
+    components.  Dr.Jit restricts cooperative vectors to the operations its GPU path supports;
+    frostjit's (like Dr.Jit's LLVM backend underneath) are plain arrays, so the other lane-wise
+    operations (``/``, ``fj.exp``, ``fj.sin``) work too (a documented extension).
+
+    Examples
+    --------
+    >>> x = CoopVec(Float(1, 2), Float(3, 4))
+    >>> [c.numpy().tolist() for c in fj.maximum(x, 2.5)]
+    [[2.5, 2.5], [3.0, 4.0]]
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, *args):
+        if cls is not CoopVec:          # _from_components on a concrete class
+            return object.__new__(cls)
+        items: list = []
+        _flatten(args, items)
+        elem = None
+        for a in items:
+            if isinstance(a, ArrayBase):
+                if elem is None:
+                    elem = type(a)
+                elif type(a) is not elem:
+                    raise TypeError(f"frostjit.nn.CoopVec(): inconsistent component types {elem.__name__} "
+                                    f"and {type(a).__name__}")
+        if elem is None:
+            raise TypeError("frostjit.nn.CoopVec(): at least one JIT-compiled 1D array is required as "
+                            "input (e.g., of type 'frostjit.llvm.Float16')")
+        # Dr.Jit widens numbers and width-1 arrays to the common width of the components.
+        lanes = max(width(a) for a in items if isinstance(a, ArrayBase))
+        comps = []
+        for a in items:
+            if not isinstance(a, ArrayBase):
+                a = full(elem, a, lanes) if lanes != 1 else elem(a)
+            elif lanes != 1 and width(a) == 1:
+                a = a + zeros(elem, lanes)
+            comps.append(a)
+        return _coop_class(elem)._from_components(comps)
+
+    def __init__(self, *args):
+        pass                            # (built by __new__)
+
+    @property
+    def type(self) -> type:
+        """The element type (a 1-D array class such as ``Float16``)."""
+        return type(self)._elem
+
+    def __repr__(self) -> str:
+        e = type(self)._elem
+        width = max((len(c) for c in self._c), default=0)
+        return f"frostjit.nn.CoopVec[{e.__module__}.{e.__name__}, shape=({len(self._c)}, {width})]"
+
+    __str__ = __repr__

@@ -1,0 +1,149 @@
+"""The matrix-vector product behind :func:`frostjit.nn.matvec`, as one custom AD operation.
+
+Why a custom operation: written with plain gathers, each coefficient's reverse derivative is a
+scatter-add of its own (frostjit's AD accumulates each into the buffer's gradient separately,
+one kernel per coefficient, and a kernel with many conflicting scatter-adds compiles slowly).
+Here the reverse pass produces the whole weight gradient with one scatter-add over
+``coefficients x lanes`` entries whose indices are computed in the kernel (so its size does not
+grow the code), and the input gradient is the transposed product.
+
+The geometry of a product is a :class:`Geometry` (plain Python values, part of the operation).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import traits
+from ..ad import CustomOp
+from ..functions.creation import arange, zeros
+from ..functions.evaluation import eval as fj_eval, width
+from ..functions.math import fma
+from ..functions.memory import gather, scatter_add
+from ..tensor import concat
+
+# Rows of the weight gradient per scatter-add, bounded so ``rows * columns * lanes`` indices fit
+# a UInt32 comfortably.
+_MAX_ENTRIES = 1 << 30
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Where ``A`` (and ``b``) sit in their buffers.
+
+    ``n_out x n_in`` is the product's shape; coefficient ``(i, j)`` of the product is buffer entry
+    ``offset + j * stride + i`` when ``flip`` (a transposed view) else ``offset + i * stride + j``;
+    bias entry ``i`` is ``b_offset + i * b_step`` (``b_offset`` None: no bias; ``b_same``: the bias
+    lives in ``A``'s buffer).  ``trained``: some coefficient buffer is grad-enabled (else the
+    reverse pass skips the weight gradient, e.g. when only the inputs are differentiated).
+    """
+
+    n_out: int
+    n_in: int
+    offset: int
+    stride: int
+    flip: bool
+    b_offset: int | None = None
+    b_step: int = 1
+    b_same: bool = True
+    trained: bool = True        # whether the coefficient buffer(s) want gradients
+
+    __fj_opaque__ = True        # (a Python value for the PyTree walkers, never traversed)
+
+    def index(self, i: int, j: int) -> int:
+        return self.offset + (j * self.stride + i if self.flip else i * self.stride + j)
+
+
+def product(buffer, xs: list, bias_buffer, g: Geometry, transpose: bool = False) -> list:
+    """``A @ x + b`` (or ``A^T @ x`` without bias when ``transpose``) from the coefficients in
+    ``buffer``: fused multiply-adds in column order, the bias as the starting value."""
+    buf_t = type(buffer)
+    index_t = traits.uint32_array_t(traits.detached_t(buf_t))
+    n_out, n_in = (g.n_in, g.n_out) if transpose else (g.n_out, g.n_in)
+    out = []
+    for i in range(n_out):
+        acc = None
+        if g.b_offset is not None and not transpose and bias_buffer is not None:
+            acc = gather(buf_t, bias_buffer, index_t(g.b_offset + i * g.b_step))
+        for j in range(n_in):
+            k = g.index(j, i) if transpose else g.index(i, j)
+            w = gather(buf_t, buffer, index_t(k))
+            acc = w * xs[j] if acc is None else fma(w, xs[j], acc)
+        out.append(acc if acc is not None else buf_t(0))
+    return out
+
+
+def _lanes(arrays: list):
+    """The common width of ``arrays`` and the arrays broadcast to it (width-1 ones widened)."""
+    n = max(width(a) for a in arrays)
+    return n, [a if width(a) == n else a + zeros(type(a), n) for a in arrays]
+
+
+def weight_gradient(buffer, dys: list, xs: list, g: Geometry):
+    """The gradient of ``buffer`` for the coefficients of ``A``: ``sum over lanes dy_i x_j`` at
+    each coefficient's buffer entry (a full-size array, zero elsewhere)."""
+    buf_t = type(buffer)
+    index_t = traits.uint32_array_t(traits.detached_t(buf_t))
+    grad = zeros(buf_t, width(buffer))
+    lanes, both = _lanes(list(dys) + list(xs))
+    fj_eval(both)       # (one kernel for all parts; concat would otherwise evaluate them one by one)
+    dy_all, x_all = concat(both[:g.n_out]), concat(both[g.n_out:])
+    rows = max(1, min(g.n_out, _MAX_ENTRIES // max(1, g.n_in * lanes)))
+    for r0 in range(0, g.n_out, rows):
+        count = min(rows, g.n_out - r0) * g.n_in
+        t = arange(index_t, count * lanes)
+        c = t // lanes                      # the coefficient (i - r0, j) of each entry
+        n = t - c * lanes                   # its lane
+        i = c // g.n_in + r0
+        j = c - (c // g.n_in) * g.n_in
+        value = gather(buf_t, dy_all, i * lanes + n) * gather(buf_t, x_all, j * lanes + n)
+        entry = (j * g.stride + i if g.flip else i * g.stride + j) + g.offset
+        scatter_add(grad, value, entry)
+    return grad
+
+
+def bias_gradient(bias_buffer, dys: list, g: Geometry):
+    """The gradient of ``bias_buffer`` for the bias entries: ``sum over lanes dy_i``."""
+    buf_t = type(bias_buffer)
+    index_t = traits.uint32_array_t(traits.detached_t(buf_t))
+    lanes, wide = _lanes(list(dys))
+    fj_eval(wide)
+    t = arange(index_t, g.n_out * lanes)
+    grad = zeros(buf_t, width(bias_buffer))
+    scatter_add(grad, concat(wide), (t // lanes) * g.b_step + g.b_offset)
+    return grad
+
+
+class MatVecOp(CustomOp):
+    """``A @ x + b`` with derivatives into the coefficient buffer(s) and the input components."""
+
+    def eval(self, buffer, xs, bias_buffer, g):
+        self.buffer, self.xs, self.bias_buffer, self.g = buffer, list(xs), bias_buffer, g
+        bias = buffer if g.b_same else bias_buffer
+        return product(buffer, self.xs, bias, g)
+
+    def forward(self):
+        g = self.g
+        d_buffer, d_xs = self.grad_in("buffer"), list(self.grad_in("xs"))
+        d_bias = d_buffer if g.b_same else self.grad_in("bias_buffer")
+        out = product(d_buffer, self.xs, d_bias, g)
+        out = [a + b for a, b in zip(out, product(self.buffer, d_xs, None, Geometry(
+            g.n_out, g.n_in, g.offset, g.stride, g.flip)))]
+        self.set_grad_out(out)
+
+    def backward(self):
+        g = self.g
+        dys = list(self.grad_out())
+        self.set_grad_in("xs", product(self.buffer, dys, None, g, transpose=True))
+        if not g.trained:
+            return
+        d_buffer = weight_gradient(self.buffer, dys, self.xs, g)
+        if g.b_offset is not None:
+            d_bias = bias_gradient(self.buffer if g.b_same else self.bias_buffer, dys, g)
+            if g.b_same:
+                d_buffer = d_buffer + d_bias
+            else:
+                self.set_grad_in("bias_buffer", d_bias)
+        self.set_grad_in("buffer", d_buffer)
+
+    def name(self) -> str:
+        return f"matvec[{self.g.n_out}x{self.g.n_in}]"

@@ -1,0 +1,61 @@
+"""Cooperative vectors: construction, arithmetic and lane-wise functions stay cooperative vectors."""
+import numpy as np
+import pytest
+
+import frostjit as fj
+import frostjit.nn as nn
+from frostjit.llvm.ad import Float, Float16, UInt32
+
+
+def values(v):
+    return [np.asarray(c.numpy()).tolist() for c in v]
+
+
+def test_coopvec_flattens_arrays_numbers_and_pytrees():
+    x = nn.CoopVec(Float(1, 2), 3.0, [Float(4, 5), (Float(6, 7),)], {"a": Float(8, 9)})
+    assert isinstance(x, nn.CoopVec) and len(x) == 5 and x.type is Float
+    assert values(x) == [[1, 2], [3, 3], [4, 5], [6, 7], [8, 9]]     # (numbers widened, as Dr.Jit)
+    assert repr(x) == "frostjit.nn.CoopVec[frostjit.llvm.ad.Float, shape=(5, 2)]"
+    assert [type(c) for c in x] == [Float] * 5
+    # Dr.Jit 1.5: CoopVec(Float(1, 2), Float(3), 5.0) -> [[1, 2], [3, 3], [5, 5]]
+    assert values(nn.CoopVec(Float(1, 2), Float(3), 5.0)) == [[1, 2], [3, 3], [5, 5]]
+    assert values(nn.CoopVec(Float(1), 2.0)) == [[1], [2]]
+
+
+def test_coopvec_needs_one_jit_array_and_one_element_type():
+    with pytest.raises(TypeError, match="at least one JIT-compiled"):
+        nn.CoopVec(1.0, 2.0)
+    with pytest.raises(TypeError, match="inconsistent component types Float and UInt"):
+        nn.CoopVec(Float(1), UInt32(1))
+    assert nn.CoopVec(Float16(1.5), 2.0).type is Float16
+
+
+def test_coopvec_arithmetic_and_lane_functions_return_coopvecs():
+    x = nn.CoopVec(Float(1, 2), Float(3, 4))
+    for r in (x + 1, 1 + x, x - 1, 1 - x, 2 * x, x * x, abs(x), fj.maximum(x, 2.5), fj.minimum(x, 2.5),
+              fj.fma(x, x, 1.0), fj.exp2(x), fj.tanh(x), fj.select(x > 2, x, 0),
+              fj.clip(x, 0, 3)):
+        assert isinstance(r, nn.CoopVec), type(r)
+    assert values(fj.maximum(x, 2.5)) == [[2.5, 2.5], [3, 4]]
+    assert values(fj.step(x, 3.0)) == [[0, 0], [1, 1]]
+    assert values(fj.select(x > 1, x, 0)) == [[0, 2], [3, 4]]
+    assert np.asarray(fj.sum(x).numpy()).tolist() == [4, 6]       # Dr.Jit: the sum of the components
+
+
+def test_coopvec_carries_gradients():
+    a = Float(1.0, 2.0)
+    fj.enable_grad(a)
+    x = nn.CoopVec(a, 3.0)
+    y = fj.sum(x * x)
+    fj.backward(y)
+    assert fj.grad(a).numpy().tolist() == [2, 4]
+
+
+def test_widened_numbers_follow_the_width_in_frozen_functions():
+    @fj.freeze
+    def f(x):
+        return fj.sum(nn.CoopVec(x, 2.0) * 3)
+
+    for n in (1, 7, 1000, 7):
+        x = fj.arange(Float, n)
+        assert np.asarray(f(x).numpy()).tolist() == (np.arange(n) * 3 + 6).tolist()
