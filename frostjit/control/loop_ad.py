@@ -27,7 +27,9 @@ from ..functions.evaluation import eval as fj_eval
 from ..trace import masks
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
+from ..array.flat import ArrayBase
 from . import host, symbolic
+from .loop_scatters import emit_tangents, inside_a_log, logging_scatters, propagate_back, targets_of
 from .consistency import check_tuple, fresh, merge
 
 WHILE = "while_loop"
@@ -40,10 +42,17 @@ def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: 
     """
     leaves, treedef = flatten(state)
     if not any(a._ad is not None for a in leaves):
+        before = list(trace_state.side_effects)
         try:
-            return symbolic.loop(state, leaves, treedef, cond, body, labels, label, strict)
+            with logging_scatters() as log:
+                out = symbolic.loop(state, leaves, treedef, cond, body, labels, label, strict)
         except symbolic.ClosureGradients:
             pass        # the body reads grad-enabled arrays: trace it again as a differentiable operation
+        else:
+            if not log.scatters:
+                return out
+            # a scatter carries derivatives: the same, and this loop's scatters are not made
+            symbolic.drop_effects(symbolic.queued_since(before))
     return custom(LoopOp, state, cond=cond, body=body, labels=labels, label=label, strict=strict,
                   max_iterations=max_iterations)
 
@@ -56,69 +65,119 @@ def _differentiable(leaves: list) -> list[int]:
 class LoopOp(CustomOp):
     """A symbolic loop whose state or implicit inputs carry gradients (see the module docstring).
 
-    ``eval`` runs the symbolic loop on the detached state and registers the implicit inputs;
-    ``forward`` runs the tangent loop; ``backward`` (with ``max_iterations``) re-runs the loop as
-    a recorded host loop and propagates the output gradients through it.
+    ``eval`` runs the symbolic loop on the detached state and registers the implicit inputs and
+    the body's differentiable scatter targets (:mod:`.loop_scatters`); ``forward`` runs the
+    tangent loop; ``backward`` (with ``max_iterations``) re-runs the loop as a recorded host
+    loop and propagates the output gradients through it.
     """
 
     def eval(self, state, cond, body, labels, label, strict, max_iterations):
         self.args = (state, cond, body, labels, label, strict, max_iterations)
         leaves, treedef = flatten(state)
-        before = list(trace_state.side_effects)
         implicit: list = []
-        out = symbolic.loop(state, leaves, treedef, cond, body, labels, label, strict, implicit=implicit)
-        self.scatters = bool(symbolic.queued_since(before))
+        nested = inside_a_log()
+        start = graph.next_id()
+        with logging_scatters() as log:
+            out = symbolic.loop(state, leaves, treedef, cond, body, labels, label, strict, implicit=implicit,
+                                grad_placeholders=True)
+        # what the scattered values read from outside is an implicit input too
+        implicit += symbolic.outer_vertices([v._ad for _, _, v, _, _ in log.scatters if _has_grad(v)], start)
         # (vertices, not arrays: an array the body read may be gone by the time derivatives run)
         self._fj_implicit_in.extend(v for v in implicit if graph.is_active(v))
+        self.unsupported = bool(log.scatters) and nested
+        self.targets, self.slot = [], {}
+        if log.scatters and not nested:
+            self.targets, self.slot = targets_of(log)
+            self._fj_implicit_in.extend(t.before for t in self.targets if t.before is not None)
+            self.add_output([t for t, *_ in log.scatters])
         return out
 
+    def _check_supported(self) -> None:
+        if self.unsupported:
+            raise NotImplementedError(
+                "fj.while_loop(): derivatives of the scatters of a symbolic loop nested in the body of another "
+                "differentiated symbolic loop are not supported; use mode='evaluated' for one of them")
+
     def forward(self):
+        self._check_supported()
         state, cond, body, labels, label, strict, _ = self.args
         diff = _differentiable(flatten(state)[0])
         tangents = flatten(self.grad_in("state"))[0]
         inner = (state, [tangents[k] for k in diff])
+        buffers = [t.tangent_buffer() for t in self.targets]
+        fj_eval(buffers)
+        slot = self.slot
 
         def jvp_body(s, t):
             xs, tree = flatten(s)
+            before = list(trace_state.side_effects)
             with isolate_grad():
                 start = graph.next_id()
                 for k, dt in zip(diff, t):
                     x = xs[k] = detach(xs[k])
                     enable_grad(x)
                     set_grad(x, dt)
-                new = body(*unflatten(tree, xs))
+                with logging_scatters() as log:
+                    new = body(*unflatten(tree, xs))
+                symbolic.drop_effects(symbolic.queued_since(before))    # (the primal loop made these writes)
+                _same_targets(log, slot)
                 ys = flatten(new)[0]
                 outs = [ys[k] for k in diff]
-                _forward_into(outs, start)
+                _forward_into(outs + [v for _, _, v, _, _ in log.scatters if _has_grad(v)], start)
                 grads = [type(dt)(detach(grad(y))) for dt, y in zip(t, outs)]
+                emit_tangents(log, slot, buffers, lambda v: detach(grad(v)) if _has_grad(v) else None)
             return detach(new), grads
 
         leaves, treedef = flatten(inner)
         _, final = symbolic.loop(inner, leaves, treedef, lambda s, t: cond(*s), jvp_body, (), label, strict,
-                                 keep_effects=False, implicit=[])   # (the primal loop did the body's scatters)
+                                 implicit=[])
         zeros, out_def = flatten(self.grad_out())
         for k, g in zip(diff, final):
             zeros[k] = g
         self.set_grad_out(unflatten(out_def, zeros))
+        for target, buf in zip(self.targets, buffers):
+            v = target.vertex()
+            if v is not None:
+                graph.accum(v, buf)
 
     def backward(self):
+        self._check_supported()
         state, cond, body, labels, label, strict, max_iterations = self.args
         if max_iterations is None:
             raise RuntimeError(
                 "fj.while_loop(): reverse-mode differentiation of a symbolic loop requires a 'max_iterations' "
                 "hint (an upper bound on the iteration count, or -1), as in Dr.Jit; or use mode='evaluated'")
-        if self.scatters:
-            raise NotImplementedError("fj.while_loop(): reverse-mode differentiation of a symbolic loop whose body "
-                                      "scatters is not supported yet; use mode='evaluated'")
+        accept = self._fj_accept
         xs, tree = flatten(state)
         start = graph.next_id()
         xs = [detach(x) for x in xs]
         for k in _differentiable(xs):
             enable_grad(xs[k])
-        out = recorded_loop(unflatten(tree, xs), cond, body, labels, strict)
+        logs: list = []
+        out = recorded_loop(unflatten(tree, xs), cond, body, labels, strict, logs)
+        for log in logs:
+            _same_targets(log, self.slot)
         set_grad(out, self.grad_out())
-        _backward_into(out, xs, start, self._fj_accept)
+        # (the gradients of the targets' vertices: implicit outputs, shown during this call)
+        grads = [None if v is None else v.grad for v in (t.vertex() for t in self.targets)]
+        left, reached = propagate_back(logs, self.slot, grads, start, accept)
+        _backward_into(out, xs, start, accept, reached)
+        for target, g in zip(self.targets, left):
+            b = target.before
+            if b is not None and g is not None and (accept is None or accept(b)):
+                graph.accum(b, g)
         self.set_grad_in("state", unflatten(tree, [detach(grad(x)) for x in xs]))
+
+
+def _has_grad(v) -> bool:
+    return isinstance(v, ArrayBase) and v._ad is not None
+
+
+def _same_targets(log, slot: dict) -> None:
+    for t, *_ in log.scatters:
+        if id(t) not in slot:
+            raise RuntimeError("fj.while_loop(): the body of a differentiated symbolic loop scattered into an array "
+                               "it did not scatter into when the loop was traced; its derivatives are unknown")
 
 
 def _forward_into(outs: list, start: int) -> None:
@@ -132,27 +191,34 @@ def _forward_into(outs: list, start: int) -> None:
     graph.traverse_forward(verts, sources, ADFlag.ClearNone, keep=keep)
 
 
-def _backward_into(out, xs: list, start: int, accept) -> None:
-    """Propagate the gradients set on ``out`` back through the vertices created from ``start``
-    on, into ``xs`` and into the vertices created before ``start`` that they read (the implicit
-    inputs, whose gradients are added to; ``accept`` filters those, as the enclosing traversal
-    asks)."""
+def _backward_into(out, xs: list, start: int, accept, more: list) -> None:
+    """Propagate the gradients set on ``out`` (and on the vertices ``more``) back through the
+    vertices created from ``start`` on, into ``xs`` and into the vertices created before
+    ``start`` that they read (the implicit inputs, whose gradients are added to; ``accept``
+    filters those, as the enclosing traversal asks)."""
     starts = [a._ad for a in flatten(out)[0] if a._ad is not None and a._ad.grad is not None]
+    starts = list({v.id: v for v in starts + more}.values())
     verts = [v for v in graph.ancestors(starts, start) if v.id >= start or accept is None or accept(v)]
     keep = {a._ad.id for a in xs if a._ad is not None} | {v.id for v in verts if v.id < start}
     graph.traverse_backward(starts, ADFlag.ClearNone, targets=verts, keep=keep)
 
 
-def recorded_loop(state: tuple, cond, body, labels, strict: bool) -> tuple:
+def recorded_loop(state: tuple, cond, body, labels, strict: bool, logs: list) -> tuple:
     """The loop as a host loop of masked iterations over grad-enabled state, so that the AD graph
-    records each iteration (reverse mode); a frozen function guards its iteration count."""
+    records each iteration (reverse mode); a frozen function guards its iteration count.
+
+    The body's differentiable scatters are logged (one :class:`.loop_scatters.ScatterLog` per
+    iteration, appended to ``logs``) and none of its scatters write: the primal loop did."""
     active = symbolic.enclosed(cond(*state))
     fj_eval(state, active)
     it = 0
     while host.any_active(active, f"the termination test of a differentiated fj.while_loop (iteration {it + 1})"):
         it += 1
-        with masks.scope(active._node):
+        before = list(trace_state.side_effects)
+        with masks.scope(active._node), logging_scatters() as log:
             new = body(*fresh(state))
+        symbolic.drop_effects(symbolic.queued_since(before))
+        logs.append(log)
         symbolic.check_result(new, len(state))
         check_tuple(WHILE, state, new, labels, "state", strict)
         state = merge(active, new, state, values_from_a=True)

@@ -34,6 +34,7 @@ import weakref
 
 import numpy as np
 
+from ..ad.api import enable_grad
 from ..ad.graph import ancestors, next_id
 from ..array import registry
 from ..functions.creation import zeros
@@ -64,43 +65,47 @@ class ClosureGradients(Exception):
 
 
 def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict: bool,
-         keep_effects: bool = True, implicit: list | None = None) -> tuple:
+         keep_effects: bool = True, implicit: list | None = None, grad_placeholders: bool = False) -> tuple:
     """The symbolic loop over detached (or grad-free) state; returns the final state.
 
     ``keep_effects=False``: the body's scatters are dropped (a second loop over the same body,
     for derivatives).  The AD vertices of grad-enabled arrays that the body reads from outside
     its state (its *implicit inputs*) are appended to ``implicit``; with ``implicit=None`` finding
     one raises :class:`ClosureGradients` (nothing of this trace stays queued).
+    ``grad_placeholders``: the placeholders of floating-point AD state variables are
+    grad-enabled while the body is traced (so that the AD hook sees which scatters carry
+    derivatives, :mod:`.loop_ad`); the loop's results are not.
     """
     inits = [a._node for a in leaves]
     width = _width(inits, label)
     src = next((n for n in inits if n.size == width), None)
     before = list(trace_state.side_effects)      # (held: their ids stay theirs while we compare)
-    rec, new, new_def, widest, free, outer = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
+    rec, new, new_def, widest, free, outer = _trace(state, leaves, treedef, src, cond, body, labels, label, strict,
+                                                    grad_placeholders)
     if widest != width:
         # A size-1 state variable became wider in the body (or the condition is wider than the
         # state): trace again with placeholders of the full width.
         # (the placeholders are narrower, so a free node of the first trace has that width)
         src = next(n for n in free if n.size == widest)
-        _drop_effects(queued_since(before))
+        drop_effects(queued_since(before))
         rec, new, new_def, widest2, free, outer = _trace(state, leaves, treedef, src, cond, body, labels, label,
-                                                         strict)
+                                                         strict, grad_placeholders)
         if widest2 != widest:
-            _drop_effects(queued_since(before))
+            drop_effects(queued_since(before))
             raise contract_error(StateValueError, WHILE, f"the loop's width changed from {widest} to {widest2} "
                                                          "between two traces of its body")
     if outer:
         if implicit is None:
-            _drop_effects(queued_since(before))
+            drop_effects(queued_since(before))
             raise ClosureGradients(outer)
         implicit.extend(outer)
     effects = queued_since(before)
     if not keep_effects:
-        _drop_effects(effects)
+        drop_effects(effects)
         effects = []
     bad = [e for e in effects if e.size != widest]
     if bad:
-        _drop_effects(effects)
+        drop_effects(effects)
         raise NotImplementedError(f"fj.while_loop(): a scatter of {bad[0].size} lanes in the body of a symbolic loop "
                                   f"of {widest} lanes; use mode='evaluated'")
     extra = [] if src is None or src in free or any(src is n for n in inits) else [src]
@@ -136,7 +141,7 @@ def _width(nodes: list, label) -> int:
     return width
 
 
-def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
+def _trace(state, leaves, treedef, src, cond, body, labels, label, strict, grad_placeholders: bool):
     """Trace the condition and the body once over placeholders of ``src``'s width.
 
     Returns ``(record, new leaves, new treedef, widest size seen, free nodes, implicit inputs)``:
@@ -149,7 +154,10 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
     else:
         phis = [ops.loop_phi(a._node.vt, src, j, rec) for j, a in enumerate(leaves)]
     rec.phis = phis
-    phi_state = unflatten(treedef, [type(a)._from_node(p) for a, p in zip(leaves, phis)])
+    phi_leaves = [type(a)._from_node(p) for a, p in zip(leaves, phis)]
+    if grad_placeholders:
+        enable_grad(*[a for a in phi_leaves if a._is_ad and a._vt.is_float])
+    phi_state = unflatten(treedef, phi_leaves)
     c = cond(*phi_state)
     check_mask(WHILE, c, "the loop condition")
     active = enclosed(c)
@@ -160,7 +168,7 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
         check_result(new, len(state))
         check_tuple(WHILE, phi_state, new, labels, "state", strict)
     except BaseException:
-        _drop_effects(queued_since(before))        # scatters over placeholders must not stay queued
+        drop_effects(queued_since(before))        # scatters over placeholders must not stay queued
         raise
     new_leaves, new_def = flatten(new)
     # The placeholders carry no gradients, so any in the results come from arrays the body read
@@ -195,7 +203,7 @@ def queued_since(before: list) -> list:
     return [e for e in trace_state.side_effects if id(e) not in old]
 
 
-def _drop_effects(effects: list) -> None:
+def drop_effects(effects: list) -> None:
     """Remove ``effects`` from the queue of scatters (a body traced again, or an error), and
     recompute which arrays have pending scatters."""
     if not effects:

@@ -104,7 +104,9 @@ def test_frozen_scattering_loop_replays_at_any_width():
     assert frozen.n_recordings == 1
 
 
-def test_forward_ad_of_a_scattering_loop_scatters_once_and_reverse_raises():
+def test_ad_of_a_scattering_loop_scatters_once_in_both_modes():
+    # Dr.Jit 1.5 (reverse mode, a scatter that carries no derivative): the same gradient; the
+    # re-run that records the iterations for reverse mode does not write again
     t = fj.zeros(Float, 3)
     x = ADFloat(1, 2, 3)
     fj.enable_grad(x)
@@ -117,8 +119,9 @@ def test_forward_ad_of_a_scattering_loop_scatters_once_and_reverse_raises():
     fj.enable_grad(x)
     _, y = fj.while_loop((UInt32(0), x), lambda i, y: i < 2,
                          lambda i, y: (fj.scatter_add(t, 1.0, i) or i + 1, y * y), max_iterations=2)
-    with pytest.raises(NotImplementedError, match="scatters"):
-        fj.backward_from(y)
+    fj.backward_from(y)
+    assert list(fj.grad(x).numpy()) == [4.0, 32.0, 108.0]
+    assert list(t.numpy()) == [6.0, 6.0, 0.0]
 
 
 def test_body_reading_what_it_scattered_raises_loop_variable_error():
