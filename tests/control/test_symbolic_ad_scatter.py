@@ -76,7 +76,37 @@ def in_a_branch(x, p, trips, mode):
     return t, y
 
 
-PROGRAMS = [accumulate, overwrite, closure_value, in_a_branch]
+def branch_alone(x, p, trips, mode):
+    """Scatters in the branches of a conditional (no loop)."""
+    t = fj.zeros(Float64, fj.width(x))
+    lane = fj.arange(UInt32, fj.width(x))
+
+    def hi(x, lane):
+        fj.scatter_add(t, x * p, lane)
+        return x * 3.0
+    def lo(x, lane):
+        fj.scatter(t, fj.exp(x), lane)
+        return x
+    y = fj.if_stmt((x, lane), x > 0.1, hi, lo, mode=mode)
+    return t, y
+
+
+def call_targets(x, p, trips, mode):
+    """Scatters in the targets of a switch (the index array passed as an argument)."""
+    t = fj.zeros(Float64, fj.width(x))
+    lane = fj.arange(UInt32, fj.width(x))
+
+    def first(x, lane):
+        fj.scatter_add(t, x * x * p, lane)
+        return x * 2.0
+
+    def second(x, lane):
+        fj.scatter_add(t, fj.sin(x), lane)
+        return x * p
+    return t, fj.switch(trips % 2, [first, second], x, lane, mode=mode)
+
+
+PROGRAMS = [accumulate, overwrite, closure_value, in_a_branch, branch_alone, call_targets]
 
 
 def _inputs(n: int):
