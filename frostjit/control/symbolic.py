@@ -212,6 +212,9 @@ def drop_effects(effects: list) -> None:
     with trace_state.lock:
         trace_state.side_effects = [e for e in trace_state.side_effects if id(e) not in drop]
         trace_state.dirty = {e.extra[0] for e in trace_state.side_effects}
+    recorder = trace_state.recorder
+    if recorder is not None:        # a frozen function's recording must not wait for them
+        recorder.on_drop(effects)
 
 
 def _attach_effects(node, rec: LoopRecord, effects: list) -> None:

@@ -4,6 +4,8 @@ symbolic and evaluated, checked against central finite differences (float64) at 
 the writes happen once whatever the derivatives do."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -204,3 +206,25 @@ def test_scatters_of_a_loop_nested_in_a_differentiated_symbolic_loop_raise_when_
     assert y.numpy().tolist() == [0.0625, 0.125, 0.1875]          # the primal values are right
     with pytest.raises(NotImplementedError, match="nested"):
         fj.forward(x)
+
+
+@pytest.mark.parametrize("n", (7, 1000, 100003))
+@pytest.mark.parametrize("direction", ["forward", "reverse"])
+def test_frozen_derivatives_of_scatters_in_a_symbolic_loop_equal_plain(direction, n):
+    def step(x, p, trips):
+        x, p = Float64(x), Float64(p)
+        fj.enable_grad(x, p)
+        t, y = accumulate(x, p, trips, "symbolic")
+        if direction == "forward":
+            fj.forward(p)
+            return fj.detach(t), fj.detach(y), fj.grad(t), fj.grad(y)
+        fj.backward(fj.sum(t * t) + fj.sum(y))
+        return fj.detach(t), fj.detach(y), fj.grad(x), fj.grad(p)
+    frozen = fj.freeze(step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fj.FreezeWarning)       # a recording kept and replayed
+        for k in range(3):
+            x0, p0, trips, _ = _inputs(n + k)
+            args = (Float64(x0), Float64(p0 + 0.1 * k), UInt32(trips))
+            for got, want in zip(frozen(*args), step(*args)):
+                np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
