@@ -16,6 +16,9 @@ reads grad-enabled arrays from outside its state, is one :func:`fj.custom
   host loop of masked iterations over the grad-enabled state (:func:`recorded_loop`, the AD
   graph records each one) and the output gradients are propagated through it to the state and
   to the implicit inputs.
+* **Scatters** in the body that carry derivatives: their targets are outputs of the operation;
+  both modes handle them as :mod:`.loop_scatters` describes (the re-traced and re-run bodies
+  never write again: the primal loop did).
 """
 from __future__ import annotations
 
