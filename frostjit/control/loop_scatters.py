@@ -18,7 +18,7 @@ the AD hook: a scatter whose value or target is grad-enabled is *logged*, not at
 """
 from __future__ import annotations
 
-import contextlib
+import threading
 import weakref
 
 from ..ad import graph
@@ -35,8 +35,12 @@ class ScatterLog:
     def __init__(self, inner):
         self.inner = inner
         self.scatters: list = []
+        self.thread = threading.get_ident()
 
     def on_scatter(self, who, reduce_op, target, value, index, active) -> None:
+        if threading.get_ident() != self.thread:    # (the hook is process-wide) another thread's
+            self.inner.on_scatter(who, reduce_op, target, value, index, active)
+            return
         if not (type(target)._is_ad and target._vt.is_float):
             return
         if reduce_op not in (None, "add"):
@@ -49,15 +53,20 @@ class ScatterLog:
         return getattr(self.inner, name)
 
 
-@contextlib.contextmanager
-def logging_scatters():
-    """Context manager: the differentiable scatters made inside are logged (a :class:`ScatterLog`)."""
-    log = ScatterLog(trace_state.ad_hook)
-    trace_state.ad_hook = log
-    try:
-        yield log
-    finally:
-        trace_state.ad_hook = log.inner
+class logging_scatters:     # noqa: N801  (used as a function: ``with logging_scatters() as log``)
+    """Context manager: the differentiable scatters made inside are logged (a :class:`ScatterLog`).
+
+    (A class, not a generator: every symbolic loop enters one.)"""
+
+    __slots__ = ("log",)
+
+    def __enter__(self) -> ScatterLog:
+        self.log = ScatterLog(trace_state.ad_hook)
+        trace_state.ad_hook = self.log
+        return self.log
+
+    def __exit__(self, *exc) -> None:
+        trace_state.ad_hook = self.log.inner
 
 
 def inside_a_log() -> bool:

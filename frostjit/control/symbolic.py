@@ -173,7 +173,8 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict, grad_
     new_leaves, new_def = flatten(new)
     # The placeholders carry no gradients, so any in the results come from arrays the body read
     # from outside its state: the loop's implicit inputs.
-    outer = outer_vertices([a._ad for a in new_leaves if a._ad is not None], start)
+    grads = [a._ad for a in new_leaves if a._ad is not None]
+    outer = outer_vertices(grads, start) if grads else []
     rec.cond = active._node
     rec.results = [a._node for a in new_leaves]
     effects = queued_since(before)
