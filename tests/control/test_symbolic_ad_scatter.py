@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 import frostjit as fj
 from frostjit.llvm.ad import Float as Float32, Float64, UInt32
@@ -228,3 +229,33 @@ def test_frozen_derivatives_of_scatters_in_a_symbolic_loop_equal_plain(direction
             args = (Float64(x0), Float64(p0 + 0.1 * k), UInt32(trips))
             for got, want in zip(frozen(*args), step(*args)):
                 np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@given(coeffs=st.lists(st.floats(-1.5, 1.5), min_size=3, max_size=3), n=st.sampled_from([1, 7, 33]),
+       seed=st.integers(0, 1000), overwrite_first=st.booleans())
+def test_symbolic_and_evaluated_scatter_derivatives_agree(coeffs, n, seed, overwrite_first):
+    rng = np.random.default_rng(seed)
+    x0, trips = rng.uniform(-1, 1, n), rng.integers(0, 4, n).astype(np.uint32)
+    slots = rng.integers(0, max(1, n // 2), n).astype(np.uint32)
+    a, b, c = coeffs
+    results = {}
+    for mode in MODES:
+        x, p = Float64(x0), Float64(a)
+        fj.enable_grad(x, p)
+        t = fj.zeros(Float64, max(1, n // 2))
+        u = fj.zeros(Float64, n)
+        idx, lane = UInt32(slots), fj.arange(UInt32, n)
+
+        def body(i, y):
+            if overwrite_first:
+                fj.scatter(u, y * p, lane)
+            fj.scatter_add(t, fj.sin(y) * b, idx)             # colliding indices: adds
+            y = fj.if_stmt((y,), y > c, lambda v: v * p, lambda v: v * v - p, mode=mode)
+            if not overwrite_first:
+                fj.scatter(u, y + p, lane)
+            return i + 1, y
+        _, y = fj.while_loop((UInt32(0), x), lambda i, y: i < UInt32(trips), body, mode=mode, max_iterations=8)
+        fj.backward(fj.sum(t * t) + fj.sum(u * y) + fj.sum(y))
+        results[mode] = [fj.grad(x).numpy(), fj.grad(p).numpy(), t.numpy(), u.numpy()]
+    for s, e in zip(results["symbolic"], results["evaluated"]):
+        np.testing.assert_allclose(s, e, rtol=1e-10, atol=1e-12)
