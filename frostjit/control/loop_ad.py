@@ -80,9 +80,20 @@ class LoopOp(CustomOp):
         implicit: list = []
         nested = inside_a_log()
         start = graph.next_id()
+        before = list(trace_state.side_effects)
         with logging_scatters() as log:
-            out = symbolic.loop(state, leaves, treedef, cond, body, labels, label, strict, implicit=implicit,
-                                grad_placeholders=True)
+            out = symbolic.loop(state, leaves, treedef, cond, body, labels, label, strict, implicit=implicit)
+        queued = symbolic.queued_since(before)
+        if _differentiable(leaves) and any(e.vt.is_float for e in queued):
+            # A scatter of floating-point values may carry the state's derivatives, which the
+            # detached placeholders do not show: trace again with grad-enabled ones (only then:
+            # their AD graph costs tracing time).
+            symbolic.drop_effects(queued)
+            implicit = []
+            start = graph.next_id()
+            with logging_scatters() as log:
+                out = symbolic.loop(state, leaves, treedef, cond, body, labels, label, strict, implicit=implicit,
+                                    grad_placeholders=True)
         # what the scattered values read from outside is an implicit input too
         implicit += symbolic.outer_vertices([v._ad for _, _, v, _, _ in log.scatters if _has_grad(v)], start)
         # (vertices, not arrays: an array the body read may be gone by the time derivatives run)
