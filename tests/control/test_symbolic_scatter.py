@@ -1,5 +1,7 @@
 """Scatters inside symbolic loop bodies: each iteration's scatters run inside the loop's kernel,
 masked by the lanes still running, once (however the loop's results are evaluated)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,23 @@ def test_body_gathers_see_the_array_as_before_the_loop():
     _, s = fj.while_loop((UInt32(0, 0), Float(0)), lambda i, s: i < 4, body)
     assert list(t.numpy()) == [10.0, 20.0, 30.0, 40.0]
     assert list(s.numpy()) == [10.0, 10.0]
+
+
+def test_frozen_scattering_loop_whose_body_widens_the_state_keeps_its_recording():
+    # the widening re-trace drops the first trace's scatters: the recording must not wait for
+    # their launch (it was discarded as "scatters evaluated by another thread", every call)
+    def f(limit):
+        t = fj.zeros(Float, fj.width(limit))
+        lane = fj.arange(UInt32, fj.width(limit))
+
+        def body(i):
+            fj.scatter_add(t, 1.0, lane)
+            return (i + 1,)
+        fj.while_loop((UInt32(0),), lambda i: i < limit, body, mode="symbolic")      # i: 1 lane, widened
+        return t
+    frozen = fj.freeze(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fj.FreezeWarning)
+        for n in (5, 6, 7):
+            assert frozen(UInt32(np.arange(n) % 3)).numpy().tolist() == [float(k % 3) for k in range(n)]
+    assert frozen.n_recordings == 1
