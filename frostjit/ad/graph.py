@@ -510,8 +510,10 @@ def propagate_postponed(verts) -> None:
         traverse_backward(starts, ADFlag.ClearEdges | ADFlag.ClearInterior | ADFlag.ClearInput)
 
 
-def ancestors(starts) -> list:
-    return _ancestors(starts, 0)
+def ancestors(starts, bound: int = 0) -> list:
+    """``starts`` and the vertices they depend on; those numbered below ``bound`` are included
+    but not expanded (a computation begun at ``bound`` and what it read from before)."""
+    return _ancestors(starts, bound)
 
 
 def descendants(starts) -> list:

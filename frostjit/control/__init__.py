@@ -9,6 +9,8 @@ per-lane calls, and the ``@fj.syntax`` rewrite of Python ``while``/``if``/``for`
 * :func:`func` (``func.py``): ``@fj.func``, a function the kernel calls instead of inlining it;
   :func:`reorder_threads` (``reorder.py``): Dr.Jit's GPU reordering hint, a checked no-op.
 * :class:`Local` and :func:`alloc_local` (``local.py``): per-lane scratch buffers.
+* ``symbolic.py``: symbolic mode (loops in the kernel, conditionals and calls as selects);
+  ``loop_ad.py`` and ``loop_scatters.py``: AD through symbolic loops (implicit inputs, scatters).
 * ``consistency.py``: the checks between iterations and branches, and the merge;
   ``host.py``: decisions read from data (lanes left), frozen-function safe; ``errors.py``.
 * The mask of the lanes a body runs on lives in :mod:`frostjit.trace.masks` (gathers and

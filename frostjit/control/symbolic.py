@@ -19,39 +19,32 @@ evaluation, no branch in the code.
 **Calls** (``fj.switch`` with an array index): every target traced over all lanes with its
 lanes' mask, results selected per lane (:func:`symbolic_switch`).
 
-**AD.** A loop whose state carries gradients is one :func:`fj.custom
-<frostjit.ad.custom.custom>` operation (:class:`_LoopOp`): forward mode runs a second symbolic
-loop over the state and its tangents (the body's derivative traced once, inside the loop);
-reverse mode needs ``max_iterations`` (Dr.Jit's rule and error) and then re-runs the loop as a
-host loop of masked iterations (:func:`_recorded_loop`, the AD graph records each one) and
-propagates the gradients through that.
+**AD** of loops is :mod:`.loop_ad`: :func:`loop` reports the grad-enabled arrays a body reads
+from outside its state (its implicit inputs, :class:`ClosureGradients`).  Conditionals and calls
+are ``select``s of traced branches, differentiable as they are.
 
 **Scatters** in a loop body run every iteration inside the loop's kernel (:func:`_attach_effects`).
 
 Not supported (a clear error): evaluating a variable of the body inside it or using one outside
-the loop, a body gathering from an array after scattering to it, reverse-mode AD of a loop whose
-body scatters.
+the loop, a body gathering from an array after scattering to it.
 """
 from __future__ import annotations
 
-import warnings
 import weakref
 
 import numpy as np
 
-from ..ad.api import backward_to, detach, enable_grad, forward_to, grad, isolate_grad, set_grad
-from ..ad.custom import CustomOp, custom
-from ..ad.graph import ADFlag
+from ..ad.api import enable_grad
+from ..ad.graph import ancestors, next_id
 from ..array import registry
 from ..functions.creation import zeros
-from ..functions.evaluation import eval as fj_eval, width
+from ..functions.evaluation import width
 from ..functions.math import select
 from ..trace import masks, ops
 from ..trace.dtypes import Bool
 from ..trace.loops import LoopRecord, free_nodes
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
-from . import host
 from .consistency import check, check_tuple, contract_error, fresh, merge, root_names
 from .errors import StateTypeError, StateValueError
 from .modes import check_mask, is_mask
@@ -61,44 +54,58 @@ IF = "if_stmt"
 SWITCH = "switch"
 
 
-def symbolic_while_loop(state: tuple, cond, body, labels: tuple, label, strict: bool, max_iterations):
-    """``fj.while_loop`` in symbolic mode (see the module docstring); returns the final state.
+class ClosureGradients(Exception):
+    """Raised by :func:`loop` (``implicit=None``) when the body computes with grad-enabled arrays
+    that are not part of its state: the caller traces the loop again as a differentiable
+    operation (:mod:`.loop_ad`).  ``vertices``: those arrays' AD vertices."""
 
-    Parameters are those of :func:`frostjit.while_loop` (``labels`` already checked).
+    def __init__(self, vertices: list):
+        super().__init__("the body of a symbolic loop reads grad-enabled arrays from outside its state")
+        self.vertices = vertices
+
+
+def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict: bool,
+         keep_effects: bool = True, implicit: list | None = None, grad_placeholders: bool = False) -> tuple:
+    """The symbolic loop over detached (or grad-free) state; returns the final state.
+
+    ``keep_effects=False``: the body's scatters are dropped (a second loop over the same body,
+    for derivatives).  The AD vertices of grad-enabled arrays that the body reads from outside
+    its state (its *implicit inputs*) are appended to ``implicit``; with ``implicit=None`` finding
+    one raises :class:`ClosureGradients` (nothing of this trace stays queued).
+    ``grad_placeholders``: the placeholders of floating-point AD state variables are
+    grad-enabled while the body is traced (so that the AD hook sees which scatters carry
+    derivatives, :mod:`.loop_ad`); the loop's results are not.
     """
-    leaves, treedef = flatten(state)
-    if _needs_ad(leaves):
-        return _ad_loop(state, cond, body, labels, label, strict, max_iterations)
-    return _loop(state, leaves, treedef, cond, body, labels, label, strict)
-
-
-def _loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict: bool,
-          keep_effects: bool = True) -> tuple:
-    """The symbolic loop over detached (or grad-free) state.  ``keep_effects=False``: the body's
-    scatters are dropped (a second loop over the same body, for derivatives)."""
     inits = [a._node for a in leaves]
     width = _width(inits, label)
     src = next((n for n in inits if n.size == width), None)
     before = list(trace_state.side_effects)      # (held: their ids stay theirs while we compare)
-    rec, new, new_def, widest, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
+    rec, new, new_def, widest, free, outer = _trace(state, leaves, treedef, src, cond, body, labels, label, strict,
+                                                    grad_placeholders)
     if widest != width:
         # A size-1 state variable became wider in the body (or the condition is wider than the
         # state): trace again with placeholders of the full width.
         # (the placeholders are narrower, so a free node of the first trace has that width)
         src = next(n for n in free if n.size == widest)
-        _drop_effects(_queued_since(before))
-        rec, new, new_def, widest2, free = _trace(state, leaves, treedef, src, cond, body, labels, label, strict)
+        drop_effects(queued_since(before))
+        rec, new, new_def, widest2, free, outer = _trace(state, leaves, treedef, src, cond, body, labels, label,
+                                                         strict, grad_placeholders)
         if widest2 != widest:
-            _drop_effects(_queued_since(before))
+            drop_effects(queued_since(before))
             raise contract_error(StateValueError, WHILE, f"the loop's width changed from {widest} to {widest2} "
                                                          "between two traces of its body")
-    effects = _queued_since(before)
+    if outer:
+        if implicit is None:
+            drop_effects(queued_since(before))
+            raise ClosureGradients(outer)
+        implicit.extend(outer)
+    effects = queued_since(before)
     if not keep_effects:
-        _drop_effects(effects)
+        drop_effects(effects)
         effects = []
     bad = [e for e in effects if e.size != widest]
     if bad:
-        _drop_effects(effects)
+        drop_effects(effects)
         raise NotImplementedError(f"fj.while_loop(): a scatter of {bad[0].size} lanes in the body of a symbolic loop "
                                   f"of {widest} lanes; use mode='evaluated'")
     extra = [] if src is None or src in free or any(src is n for n in inits) else [src]
@@ -134,40 +141,43 @@ def _width(nodes: list, label) -> int:
     return width
 
 
-def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
+def _trace(state, leaves, treedef, src, cond, body, labels, label, strict, grad_placeholders: bool):
     """Trace the condition and the body once over placeholders of ``src``'s width.
 
-    Returns ``(record, new leaves, new treedef, widest size seen, free nodes)``.
+    Returns ``(record, new leaves, new treedef, widest size seen, free nodes, implicit inputs)``:
+    the last are the AD vertices, created before this trace, that the body's results depend on.
     """
+    start = next_id()
     rec = LoopRecord(label)
     if src is None:                 # no array in the state: placeholders are not needed
         phis = []
     else:
         phis = [ops.loop_phi(a._node.vt, src, j, rec) for j, a in enumerate(leaves)]
     rec.phis = phis
-    phi_state = unflatten(treedef, [type(a)._from_node(p) for a, p in zip(leaves, phis)])
+    phi_leaves = [type(a)._from_node(p) for a, p in zip(leaves, phis)]
+    if grad_placeholders:
+        enable_grad(*[a for a in phi_leaves if a._is_ad and a._vt.is_float])
+    phi_state = unflatten(treedef, phi_leaves)
     c = cond(*phi_state)
     check_mask(WHILE, c, "the loop condition")
-    active = _enclosed(c)
+    active = enclosed(c)
     before = list(trace_state.side_effects)
     try:
         with masks.scope(active._node):
             new = body(*fresh(phi_state))
-        _check_result(new, len(state))
+        check_result(new, len(state))
         check_tuple(WHILE, phi_state, new, labels, "state", strict)
     except BaseException:
-        _drop_effects(_queued_since(before))        # scatters over placeholders must not stay queued
+        drop_effects(queued_since(before))        # scatters over placeholders must not stay queued
         raise
     new_leaves, new_def = flatten(new)
-    if any(a._ad is not None for a in new_leaves):
-        # The placeholders carry no gradients, so these come from arrays the body closed over.
-        warnings.warn(f"fj.while_loop{f' {label!r}' if label else ''}: the body of a symbolic loop computes "
-                      "with grad-enabled arrays that are not part of its state; their gradients are not "
-                      "propagated through the loop (pass them in the state, or use mode='evaluated')",
-                      RuntimeWarning, stacklevel=6)
+    # The placeholders carry no gradients, so any in the results come from arrays the body read
+    # from outside its state: the loop's implicit inputs.
+    grads = [a._ad for a in new_leaves if a._ad is not None]
+    outer = outer_vertices(grads, start) if grads else []
     rec.cond = active._node
     rec.results = [a._node for a in new_leaves]
-    effects = _queued_since(before)
+    effects = queued_since(before)
     # What the loop reads: the condition, the results, its own scatters' operands, and the loops
     # nested in the body that scatter (their scatters' operands belong to their own regions).
     inner = []
@@ -177,17 +187,24 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict):
     roots = _roots(rec) + [a for e in effects if e.value is None for a in e.args] + inner
     widest = _width([p for p in phis] + roots + effects, label)
     free = free_nodes(phis, roots)
-    return rec, new_leaves, new_def, widest, free
+    return rec, new_leaves, new_def, widest, free, outer
 
 
-def _queued_since(before: list) -> list:
+def outer_vertices(verts: list, start: int) -> list:
+    """The AD vertices numbered below ``start`` (created before it) that ``verts`` depend on
+    through vertices numbered from ``start`` on: what a computation begun at ``start`` read from
+    outside."""
+    return sorted((v for v in ancestors(verts, start) if v.id < start), key=lambda v: v.id)
+
+
+def queued_since(before: list) -> list:
     """The scatters queued now that were not in ``before`` (an evaluation in the body may have run
     some of those, so positions in the queue do not tell)."""
     old = {id(e) for e in before}
     return [e for e in trace_state.side_effects if id(e) not in old]
 
 
-def _drop_effects(effects: list) -> None:
+def drop_effects(effects: list) -> None:
     """Remove ``effects`` from the queue of scatters (a body traced again, or an error), and
     recompute which arrays have pending scatters."""
     if not effects:
@@ -196,6 +213,9 @@ def _drop_effects(effects: list) -> None:
     with trace_state.lock:
         trace_state.side_effects = [e for e in trace_state.side_effects if id(e) not in drop]
         trace_state.dirty = {e.extra[0] for e in trace_state.side_effects}
+    recorder = trace_state.recorder
+    if recorder is not None:        # a frozen function's recording must not wait for them
+        recorder.on_drop(effects)
 
 
 def _attach_effects(node, rec: LoopRecord, effects: list) -> None:
@@ -216,7 +236,7 @@ def _attach_effects(node, rec: LoopRecord, effects: list) -> None:
         e.value = node
 
 
-def _check_result(new, n: int) -> None:
+def check_result(new, n: int) -> None:
     if not isinstance(new, tuple):
         raise contract_error(StateTypeError, WHILE, f"the 'body' function must return a tuple, got "
                                                     f"{type(new).__name__}")
@@ -225,7 +245,7 @@ def _check_result(new, n: int) -> None:
                                                     f"size ({len(new)} entries, the state has {n})")
 
 
-def _enclosed(active):
+def enclosed(active):
     """The condition restricted to the enclosing scope's lanes (a loop inside a loop body or a
     branch): lanes outside it run no iteration."""
     top = masks.top()
@@ -311,107 +331,3 @@ def symbolic_switch(index, targets: list, args: tuple, kwargs: dict, mask=None, 
             r = select(lanes, leaves[j], r)
         results.append(r)
     return unflatten(treedef, results)
-
-
-# -- AD ----------------------------------------------------------------------------------------
-
-def _needs_ad(leaves: list) -> bool:
-    return any(a._ad is not None for a in leaves)
-
-
-def _ad_loop(state, cond, body, labels, label, strict, max_iterations):
-    """The loop as one custom AD operation (see :class:`_LoopOp`)."""
-    return custom(_LoopOp, state, cond=cond, body=body, labels=labels, label=label, strict=strict,
-                  max_iterations=max_iterations)
-
-
-def _differentiable(leaves: list) -> list[int]:
-    """The positions of the floating-point AD arrays among ``leaves`` (those with tangents)."""
-    return [k for k, a in enumerate(leaves) if a._is_ad and a._vt.is_float]
-
-
-class _LoopOp(CustomOp):
-    """A symbolic loop over grad-enabled state, differentiable (see the module docstring).
-
-    ``eval`` runs the symbolic loop on the detached state.  ``forward`` runs a second symbolic
-    loop whose state is the state and the tangents of its floating-point arrays, with the
-    body's Jacobian-vector product (frostjit's forward mode over the placeholders) traced once
-    inside it.  ``backward`` needs ``max_iterations`` (as Dr.Jit); it re-runs the loop as a
-    host loop with the state grad-enabled (the AD graph records every iteration) and propagates
-    the output gradients through that.  Differentiable arrays that the body reads without
-    receiving them in the state are constants for these derivatives.
-    """
-
-    def eval(self, state, cond, body, labels, label, strict, max_iterations):
-        self.args = (state, cond, body, labels, label, strict, max_iterations)
-        leaves, treedef = flatten(state)
-        before = list(trace_state.side_effects)
-        out = _loop(state, leaves, treedef, cond, body, labels, label, strict)
-        self.scatters = bool(_queued_since(before))
-        return out
-
-    def forward(self):
-        state, cond, body, labels, label, strict, _ = self.args
-        diff = _differentiable(flatten(state)[0])
-        tangents = flatten(self.grad_in("state"))[0]
-        inner = (state, [tangents[k] for k in diff])
-
-        def jvp_body(s, t):
-            xs, tree = flatten(s)
-            with isolate_grad():
-                for k, dt in zip(diff, t):
-                    x = xs[k] = detach(xs[k])
-                    enable_grad(x)
-                    set_grad(x, dt)
-                new = body(*unflatten(tree, xs))
-                ys = flatten(new)[0]
-                outs = [ys[k] for k in diff]
-                forward_to(*outs, flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
-                grads = [type(dt)(detach(grad(y))) for dt, y in zip(t, outs)]
-            return detach(new), grads
-
-        leaves, treedef = flatten(inner)
-        _, final = _loop(inner, leaves, treedef, lambda s, t: cond(*s), jvp_body, (), label, strict,
-                         keep_effects=False)        # (the primal loop did the body's scatters)
-        zeros, out_def = flatten(self.grad_out())
-        for k, g in zip(diff, final):
-            zeros[k] = g
-        self.set_grad_out(unflatten(out_def, zeros))
-
-    def backward(self):
-        state, cond, body, labels, label, strict, max_iterations = self.args
-        if max_iterations is None:
-            raise RuntimeError(
-                "fj.while_loop(): reverse-mode differentiation of a symbolic loop requires a 'max_iterations' "
-                "hint (an upper bound on the iteration count, or -1), as in Dr.Jit; or use mode='evaluated'")
-        if self.scatters:
-            raise NotImplementedError("fj.while_loop(): reverse-mode differentiation of a symbolic loop whose body "
-                                      "scatters is not supported yet; use mode='evaluated'")
-        xs, tree = flatten(state)
-        with isolate_grad():
-            xs = [detach(x) for x in xs]
-            for k in _differentiable(xs):
-                enable_grad(xs[k])
-            out = _recorded_loop(unflatten(tree, xs), cond, body, labels, strict)
-            set_grad(out, self.grad_out())
-            backward_to(*xs, flags=ADFlag.ClearNone | ADFlag.AllowNoGrad)
-            grads = [detach(grad(x)) for x in xs]
-        self.set_grad_in("state", unflatten(tree, grads))
-
-
-def _recorded_loop(state: tuple, cond, body, labels, strict: bool) -> tuple:
-    """The loop as a host loop of masked iterations over grad-enabled state, so that the AD graph
-    records each iteration (reverse mode); a frozen function guards its iteration count."""
-    active = _enclosed(cond(*state))
-    fj_eval(state, active)
-    it = 0
-    while host.any_active(active, f"the termination test of a differentiated fj.while_loop (iteration {it + 1})"):
-        it += 1
-        with masks.scope(active._node):
-            new = body(*fresh(state))
-        _check_result(new, len(state))
-        check_tuple(WHILE, state, new, labels, "state", strict)
-        state = merge(active, new, state, values_from_a=True)
-        active = active & cond(*state)
-        fj_eval(state, active)
-    return state

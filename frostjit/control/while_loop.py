@@ -30,7 +30,7 @@ from ..trace.dtypes import UInt32
 from ..trace.state import JitFlag, flag
 from ..array import registry
 from ..tree import map2, transform
-from . import host, symbolic
+from . import host, loop_ad
 from .consistency import check_body_result, check_labels, check_tuple, contract_error, fresh, merge
 from .errors import ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
@@ -142,7 +142,7 @@ def _scalar(state: tuple, cond, body, first) -> tuple:
 
 
 def _symbolic(state, cond, body, labels, label, strict, max_iterations):
-    return symbolic.symbolic_while_loop(state, cond, body, labels, label, strict, max_iterations)
+    return loop_ad.symbolic_while_loop(state, cond, body, labels, label, strict, max_iterations)
 
 
 def _enclosed(active):

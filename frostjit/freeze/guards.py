@@ -319,6 +319,11 @@ class GuardSet:
 
 
 def _short(v) -> str:
+    node = getattr(v, "_node", None)
+    if node is not None and getattr(node, "op", "data") not in ("data", "literal"):
+        # an unevaluated JIT array (perhaps a symbolic loop's variable, which has no value of
+        # its own): explaining a guard must not launch a kernel
+        return f"{type(v).__name__} of {node.size} lanes (not evaluated)"
     r = repr(v)
     return r if len(r) <= 60 else r[:57] + "..."
 

@@ -286,6 +286,12 @@ class Recorder:
             return w
         return sym
 
+    def on_drop(self, effects) -> None:
+        """The scatters ``effects`` left the queue without running (a loop body traced again for
+        its derivatives, control/symbolic.py): the recording does not wait for their launch."""
+        for e in effects:
+            self.effects.pop(id(e), None)
+
     def on_launch(self, kernel, spec, size: int, buffers, effects=()) -> None:
         if not self.mine():
             return
@@ -467,6 +473,11 @@ class Recorders:
         r = self.by_thread.get(threading.get_ident())
         if r is not None:
             r.on_launch(kernel, spec, size, buffers, effects)
+
+    def on_drop(self, effects) -> None:
+        r = self.by_thread.get(threading.get_ident())
+        if r is not None:
+            r.on_drop(effects)
 
     def on_memop(self, kind, param, inputs, outputs, count=None) -> None:
         r = self.by_thread.get(threading.get_ident())

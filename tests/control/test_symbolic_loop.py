@@ -294,3 +294,13 @@ def test_symbolic_loop_gathers_with_debug_flag_are_not_read_on_the_host():
         assert list(s.numpy()) == [45.0, 35.0, 9.0]
         with pytest.raises(IndexError):         # outside loops the check still runs
             fj.gather(Float, src, UInt32(10))
+
+
+def test_pcg32_drawn_from_in_the_body_but_not_in_the_state_equals_drjit():
+    # Dr.Jit 1.5 prints the same numbers for this program (the generator is not loop state), also
+    # for the draw after the loop
+    rng = PCG32(3)
+    _, acc = fj.while_loop((UInt32(0), Float(0, 0, 0)), lambda i, acc: i < 3,
+                           lambda i, acc: (i + 1, acc + rng.next_float32()), mode="symbolic")
+    np.testing.assert_allclose(acc.numpy(), [0.325136, 1.60173, 0.0205336], rtol=1e-5)
+    np.testing.assert_allclose(rng.next_float32().numpy(), [0.90696, 0.325773, 0.479291], rtol=1e-5)
