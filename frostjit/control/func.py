@@ -53,7 +53,7 @@ from ..tree import flatten, unflatten
 from .consistency import contract_error
 from .errors import ControlFlowArgumentTypeError, StateValueError
 from .modes import is_mask
-from .symbolic import _drop_effects, _queued_since
+from .symbolic import drop_effects, queued_since
 
 WHO = "func"
 
@@ -197,11 +197,11 @@ def _traced_call(fn, name: str, leaves: list, treedef, width: int, mask, in_ad: 
         with masks.scope(None):     # one lane at a time: the call's mask applies to its results
             out = fn(*call_args, **call_kwargs)
     except BaseException:
-        _drop_effects(_queued_since(before))    # (scatters over placeholders could never run)
+        drop_effects(queued_since(before))    # (scatters over placeholders could never run)
         raise
-    effects = _queued_since(before)
+    effects = queued_since(before)
     if effects:
-        _drop_effects(effects)
+        drop_effects(effects)
         return _inline_call(fn, leaves, treedef, mask)
     out_leaves, out_def = flatten(out)
     if not out_leaves:
