@@ -28,6 +28,7 @@ from ..array.vector import VectorBase
 from ..tree.kinds import slot_names
 from . import layout
 from .layout import entries, set_entry, del_entry
+from .symbolic import Sym
 from .values import value_key
 
 
@@ -108,6 +109,12 @@ def first_difference(r, p, path: str, _seen=None) -> str | None:
         _seen = {}
     if r is p:
         return None
+    # A width the recording left in a value (a tensor's shape, a stored fj.width()) is the number
+    # it stands for to user code (docs/freeze.md); only type() tells them apart.
+    if type(r) is Sym:
+        r = r.value
+    if type(p) is Sym:
+        p = p.value
     key = (id(r), id(p))
     if key in _seen:
         return None
@@ -160,7 +167,8 @@ _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, frozens
 def _state_difference(r, p, path, _seen, otherwise=None) -> str | None:
     """Compare two objects by their instance state (``__dict__`` and slots)."""
     dr, dp = getattr(r, "__dict__", None), getattr(p, "__dict__", None)
-    slots = [n for n in slot_names(type(r)) if hasattr(r, n) or hasattr(p, n)]
+    cache = getattr(type(r), "_fj_cache_slots", ())      # caches derived from the rest of the state
+    slots = [n for n in slot_names(type(r)) if (hasattr(r, n) or hasattr(p, n)) and n not in cache]
     if not isinstance(dr, dict) and not slots:
         try:
             return None if bool(r == p) else otherwise

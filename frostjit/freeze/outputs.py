@@ -51,7 +51,7 @@ from . import layout
 from .layout import ValueNode, Walker, entries, handler_of, node_of
 from .symbolic import Sym
 from .records import SlotOrigin, BufferEntry, LiteralEntry, InputEntry, CapturedEntry
-from .records import (ArrayOut, InputArray, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
+from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
                       SequenceOut, DictOut, ObjectOut, ContainerOut, ReduceOut, ConstructedOut, FunctionOut, CellOut,
                       SetNode, SetEntry, SetDictItem, DelEntry, SetItems, AssignAll)
 from ..ad import frozen as _ad
@@ -223,6 +223,7 @@ class Describer:
         self.numpy = []           # NumPy arrays reached
         self.seen = {}            # id -> object counted (held: ids stay unique while describing)
         self._input_vertices = None
+        self._alias_of = None
         self.through = []         # grad-enabled outputs connected to the inputs (hub slot k: through[k])
 
     def input_vertices(self) -> set:
@@ -231,6 +232,20 @@ class Describer:
         if iv is None:
             iv = self._input_vertices = {id(a._ad) for a in self.flat.leaves if a._ad is not None}
         return iv
+
+    def input_alias(self, v) -> int | None:
+        """The index of the input array whose variable (node and AD vertex) the grad-enabled ``v``
+        shares, if that input was not changed by the call; else None."""
+        m = self._alias_of
+        if m is None:
+            m = self._alias_of = {}
+            for i, (a, n) in enumerate(zip(self.flat.leaves, self.flat.leaf_nodes)):
+                if a._ad is not None and a._node is n:
+                    m.setdefault(id(a._ad), i)
+        i = m.get(id(v._ad))
+        if i is not None and self.flat.leaves[i]._node is v._node:
+            return i
+        return None
 
     def children(self, v) -> list:
         """The values inside an output object (what :meth:`describe` describes)."""
@@ -337,6 +352,9 @@ class Describer:
             if i is not None:
                 return InputArray(i)
             if v._ad is not None:     # grad-enabled: a fresh AD leaf at every replay, with its gradient
+                i = self.input_alias(v)
+                if i is not None:       # another object on an input's variable: the replay's input's
+                    return InputAlias(i, type(v))
                 node = self.node(v._node)       # (numbered before the gradient's node)
                 g = v._ad.grad
                 grad = None if g is None else self.describe(g)
@@ -423,6 +441,11 @@ def build(d, flat, nodes, syms, memo):
         return out
     if t is InputArray:
         return flat.leaves[d.index]
+    if t is InputAlias:
+        src = flat.leaves[d.index]
+        out = d.cls.__new__(d.cls)
+        out._node, out._ad = src._node, src._ad
+        return out
     if t is InputContainer:
         return flat.containers[d.index]
     if t is PythonValue:
@@ -514,6 +537,11 @@ def generate_finish(actions, out_desc, ns, through=None):
             return v
         if t is InputArray:
             return f"leaves[{d.index}]"
+        if t is InputAlias:
+            v = tmp()
+            L.append(f"{v} = new_instance({const(d.cls)}); {v}._node = leaves[{d.index}]._node; "
+                     f"{v}._ad = leaves[{d.index}]._ad")
+            return v
         if t is InputContainer:
             return f"containers[{d.index}]"
         if t is PythonValue:

@@ -334,6 +334,16 @@ class InputArray:
 
 
 @dataclass(frozen=True, slots=True)
+class InputAlias:
+    """A new ``cls`` array object on the variable of input array number ``index`` (its node and AD
+    vertex): ``Float(x)``, a tensor or texture made around an input's array.  Sharing the input's
+    AD vertex, it passes gradients exactly as the plain call's object does (no hub needed)."""
+
+    index: int
+    cls: type
+
+
+@dataclass(frozen=True, slots=True)
 class InputContainer:
     """The live input container number ``index`` of the call (passed through)."""
 
@@ -462,7 +472,7 @@ class CellOut:
     contents: "OutputDesc | None" = None
 
 
-OutputDesc = Union[ArrayOut, InputArray, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
+OutputDesc = Union[ArrayOut, InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
                    SequenceOut, DictOut, ObjectOut, ContainerOut, ReduceOut, ConstructedOut, FunctionOut, CellOut]
 OUTPUT_DESCRIPTORS = OutputDesc.__args__
 

@@ -38,7 +38,7 @@ from ..ad.graph import ADFlag, HubOutput, HubVertex, Vertex, scopes
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from .outputs import instance_state, container_state
-from .records import (ArrayOut, InputArray, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
+from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
                       SequenceOut, DictOut, ObjectOut, ContainerOut, nested_descriptors)
 
 __all__ = ["ThroughInfo", "Through", "Unmatched", "new_through", "claim", "check_inputs", "dependencies",
@@ -64,7 +64,7 @@ def match(desc, value, slots: list) -> None:
                 raise Unmatched(f"expected an array, got {type(value).__name__}")
             slots[desc.hub_slot] = value
         return
-    if t in (InputArray, InputContainer, PythonValue, WidthOut, SharedRef):
+    if t in (InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedRef):
         return
     if t is SharedOut:
         match(desc.desc, value, slots)

@@ -133,6 +133,7 @@ class TensorBase:
     """
 
     __slots__ = ("_array", "_shape", "_tmpl")
+    _fj_cache_slots = ("_tmpl",)     # the shape's freeze template, computed on demand (not state)
     _array_type = None
     __array_ufunc__ = None      # NumPy operators defer to the tensor's (reflected) operators
     IsTensor = True
