@@ -15,8 +15,12 @@ def _load(name):
 
 
 def test_texture_fit_converges_in_a_frozen_step(capsys):
+    import warnings
+    import frostjit as fj
     mod = _load("texture_fit")
-    texture, target, losses = mod.fit(size=16, steps=40, lr=0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fj.FreezeWarning)        # the step replays (no plain fallback)
+        texture, target, losses = mod.fit(size=16, steps=40, lr=0.05)
     assert texture.shape == (16, 16, 3)
     assert losses[-1] < losses[0] / 20
     assert mod.main(["--size", "8", "--steps", "5", "--no-png"]) == 0
