@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from ..array import registry
 from ..array.flat import ArrayBase
+from ..array.meta import meta_of
 from ..trace.dtypes import Bool, Float32, Float64, Int64, UInt32, UInt64
 
 
@@ -35,11 +36,32 @@ class ArrayTypes:
                    vec(Float64, 2))
 
 
+def element_type(x):
+    """The element type (a ``VarType``) of the array ``x`` or array class ``x``: a 1-D JIT array
+    or, on the scalar backend, the one-lane dynamic array the generators compute with."""
+    return meta_of(x if isinstance(x, type) else type(x)).vt
+
+
+def like(x, vt) -> type:
+    """The class of ``x``'s kind and backend with elements of ``vt`` (``Float`` -> ``UInt32``, an
+    AD ``Float`` -> the plain ``Int32``; scalar ``ArrayXf`` -> ``ArrayXu``)."""
+    return registry.find_type(meta_of(type(x)).with_(vt=vt))
+
+
+def new_handle(a):
+    """Another handle on the value of the 1-D array ``a`` (a copy of a scalar one-lane array), so
+    that assigning to one generator's state never changes another's."""
+    if isinstance(a, ArrayBase):
+        return type(a)._from_node(a._node)
+    return type(a)(a)
+
+
 def check_mask(mask, who: str, types: ArrayTypes):
     """``mask`` as given if it is a Python bool or a ``Bool`` array of ``types``' backend."""
     if isinstance(mask, bool):
         return mask
-    if isinstance(mask, ArrayBase) and mask._vt is Bool and mask._backend is types.backend:
+    if isinstance(mask, types.Bool) or \
+            (isinstance(mask, ArrayBase) and mask._vt is Bool and mask._backend is types.backend):
         return mask
     raise TypeError(f"{who}: 'mask' must be a Python bool or a Bool array of the "
                     f"{types.backend.name} backend, not {type(mask).__name__}")

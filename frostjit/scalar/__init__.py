@@ -12,8 +12,10 @@ changing the import.
 5.0
 """
 from .arrays import make_types as _make_types
+from .generators import make_rng_types as _make_rng_types
 
 globals().update(_make_types(__name__))
+globals().update(_make_rng_types(__name__))      # PCG32, Philox4x32 (need the array types)
 
 #: The 1-D types are Python's number types (as ``drjit.scalar``).
 Bool = bool

@@ -39,13 +39,20 @@ class ScalarArray:
     IsJIT = False
 
     @classmethod
-    def _from_one(cls, v) -> list:
+    def _cast(cls, v):
+        """``v``'s components converted as a cast converts (integers wrap, floats truncate), or
+        None unless ``v`` is a scalar array of numbers of another element type (and as many
+        components, for a static ``cls``)."""
         if isinstance(v, ScalarArray) and v.Depth == cls.Depth and issubclass(cls._elem, ScalarElement) \
-                and cls._n is not None and len(v) == cls._n and v._leaf is not cls._leaf:
-            # Another element type: converted as a cast converts (integers wrap, floats truncate).
+                and (cls._n is None or len(v) == cls._n) and v._leaf is not cls._leaf:
             vt = cls._leaf._vt
             return ns.cast(vt, np.array(v._c, dtype=v._leaf._vt.np_dtype)).tolist()
-        return super()._from_one(v)
+        return None
+
+    @classmethod
+    def _from_one(cls, v) -> list:
+        out = cls._cast(v)
+        return super()._from_one(v) if out is None else out
 
     @classmethod
     def _from_components(cls, comps):
@@ -102,6 +109,12 @@ class ScalarVector(ScalarArray, VectorBase):
 class ScalarDynamic(ScalarArray, DynamicBase):
     """Dynamic arrays (``ArrayXf``) of the scalar backend: a list of numbers."""
     __slots__ = ()
+
+    @classmethod
+    def _components(cls, args) -> list:
+        # ArrayXu(ArrayXu64(...)) casts as a static array does (Dr.Jit: 2^40 + 5 -> 5).
+        out = cls._cast(args[0]) if len(args) == 1 else None
+        return super()._components(args) if out is None else out
 
 
 class ScalarMatrix(ScalarArray, MatrixBase):
