@@ -29,6 +29,7 @@ from ..trace import numpy_semantics as ns
 from ..trace import ops
 from ..trace.state import JitBackend
 from ..array import eager as kernel
+from . import memory
 from .elements import ScalarElement, make_elements
 
 
@@ -107,8 +108,31 @@ class ScalarVector(ScalarArray, VectorBase):
 
 
 class ScalarDynamic(ScalarArray, DynamicBase):
-    """Dynamic arrays (``ArrayXf``) of the scalar backend: a list of numbers."""
+    """Dynamic arrays (``ArrayXf``) of the scalar backend: a list of numbers.
+
+    They are the scalar backend's 1-D arrays (as in Dr.Jit): ``_vt`` is the element type,
+    ``_backend`` :data:`SCALAR_ARRAYS` (under which ``registry.flat_type`` finds them), and the
+    engine's memory functions (``fj.gather``, ``fj.scatter*``, ``fj.block_*``) call the ``_fj_*``
+    hooks below (:mod:`.memory`), so that tensors and textures are built on them.
+    """
     __slots__ = ()
+    _eager_flat = True      # the engine's memory functions call the hooks below
+    _vt = None              # set per class by make_types
+    _backend = None
+    _is_ad = False
+    _ad = None
+
+    def _fj_gather(self, dtype, index, active):
+        return memory.gather(dtype, self, index, active)
+
+    def _fj_scatter(self, who: str, reduce_op, value, index, active) -> None:
+        memory.scatter(who, reduce_op, self, value, index, active)
+
+    def _fj_block(self, reduction):
+        return memory.block(self, reduction)
+
+    def _fj_reduce_all(self, op: str):
+        return memory.reduce_all(self, op)
 
     @classmethod
     def _components(cls, args) -> list:
@@ -131,6 +155,19 @@ class ScalarQuaternion(ScalarArray, QuaternionBase):
     """Quaternions of the scalar backend."""
     __slots__ = ()
 
+
+class _ArrayBackend:
+    """The key under which ``registry.flat_type`` finds the scalar 1-D arrays (``ArrayXf``...):
+    not a ``JitBackend`` (their ``__meta__`` says ``JitBackend.Invalid``, as Dr.Jit's)."""
+
+    name = "scalar"
+
+    def __repr__(self) -> str:
+        return "frostjit.scalar arrays"
+
+
+#: ``ArrayXf._backend``: the 1-D array classes of the scalar backend are registered under it.
+SCALAR_ARRAYS = _ArrayBackend()
 
 BASES = {"array": ScalarVector, "dynamic": ScalarDynamic, "matrix": ScalarMatrix, "complex": ScalarComplex,
          "quaternion": ScalarQuaternion}
@@ -171,4 +208,7 @@ def make_types(module: str) -> dict:
     for cls in out.values():
         if issubclass(cls._elem, ScalarElement):
             cls._leafwise = staticmethod(leafwise)
+            if issubclass(cls, ScalarDynamic):
+                cls._vt, cls._backend = cls._leaf._vt, SCALAR_ARRAYS
+                registry.register_flat(SCALAR_ARRAYS, cls._vt, False, cls)
     return out

@@ -50,7 +50,6 @@ DELIBERATE = {
         "products of components in double, rounded once (Dr.Jit: float32 operations; a 4e-9 term's sign)",
     "dr.quat_to_matrix(s.Matrix4f, s.Quaternion4f(0.5,0.5,0.5,0.5))":
         "products of components in double, rounded once (exact here; Dr.Jit: 6e-8 rounding residues)",
-    "dr.tensor_t(s.Array3f)": "no scalar tensors yet (docs/types.md)",
     "s.Array3u(7) << 30": _WRAP,
     "dr.abs(s.Array2i(-2**31, 5))": _WRAP,
     "dr.minimum(s.Array2f(-0.0, 0.0), s.Array2f(0.0, -0.0))":
