@@ -146,3 +146,9 @@ def test_dynamic_array_conversion_casts_like_a_static_one():
     assert list(s.ArrayXi8(s.ArrayXi([200]))) == [-56]
     with pytest.raises(ConversionOverflowError):
         s.ArrayXu8([300])                   # a Python number out of range still raises
+
+
+def test_an_empty_dynamic_result_has_the_operation_type():
+    # ArrayXi([]) < 0 is an ArrayXb (it was an ArrayXi: the result type was read from no component).
+    assert type(s.ArrayXi([]) < 0) is s.ArrayXb and type(s.ArrayXi([]) + 1.5) is s.ArrayXf
+    assert type(s.Array0f() < 1) is s.Array0b
