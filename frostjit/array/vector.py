@@ -515,7 +515,7 @@ def componentwise(op: str, operands, depth: int | None = None):
                 # dynamic array of one component broadcasts, as in Dr.Jit)
                 dynamic = first._n is None and o._n is None
                 if dynamic and 1 in (n, len(c)):
-                    n = max(n, len(c))
+                    n = len(c) if n == 1 else n         # (one component against none: none)
                 else:
                     err = ValueError if dynamic else TypeError
                     raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(c)} "

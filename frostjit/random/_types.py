@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..array import registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..array.meta import meta_of
 from ..trace.dtypes import Bool, Float32, Float64, Int64, UInt32, UInt64
 
@@ -61,7 +61,7 @@ def check_mask(mask, who: str, types: ArrayTypes):
     if isinstance(mask, bool):
         return mask
     if isinstance(mask, types.Bool) or \
-            (isinstance(mask, ArrayBase) and mask._vt is Bool and mask._backend is types.backend):
+            (is_flat(mask) and mask._vt is Bool and mask._backend is types.backend):
         return mask
     raise TypeError(f"{who}: 'mask' must be a Python bool or a Bool array of the "
                     f"{types.backend.name} backend, not {type(mask).__name__}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..array.flat import ArrayBase
+from ..array.flat import is_flat
 from ..array.meta import meta_of
 from ..functions.creation import arange
 from ..functions.math import reinterpret_array, select
@@ -126,7 +126,7 @@ class PCG32Base:
         u64 = self._types.UInt64
         if _is_int(v):
             return ops.convert_scalar(UInt64, v, who)
-        if isinstance(v, ArrayBase) and v._vt.is_integral and v._backend is self._types.backend:
+        if is_flat(v) and v._vt.is_integral and v._backend is self._types.backend:
             return v if type(v) is u64 else u64(v)
         raise TypeError(f"{who}: '{name}' must be a Python int or an integer array of the "
                         f"{self._types.backend.name} backend, not {type(v).__name__}")
@@ -290,7 +290,7 @@ class PCG32Base:
             if not -(1 << 63) <= delta < (1 << 63):
                 raise TypeError(f"{who}: the step count {delta} does not fit in an Int64")
             return int(delta)
-        if isinstance(delta, ArrayBase) and delta._vt.is_integral and delta._backend is self._types.backend:
+        if is_flat(delta) and delta._vt.is_integral and delta._backend is self._types.backend:
             return delta
         return None
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..array.flat import ArrayBase
+from ..array.flat import is_flat
 from ..functions.math import select
 from ..trace import ops
 from ..trace.dtypes import UInt32, UInt64
@@ -63,7 +63,7 @@ class Philox4x32Base:
         if _is_int(seed):
             s = ops.convert_scalar(UInt64, seed, who)
             hi, lo = t.UInt32(s >> 32), t.UInt32(s & 0xFFFFFFFF)
-        elif isinstance(seed, ArrayBase) and seed._vt.is_integral and seed._backend is t.backend:
+        elif is_flat(seed) and seed._vt.is_integral and seed._backend is t.backend:
             s = t.UInt64(seed)
             hi, lo = t.UInt32(s >> 32), t.UInt32(s)
         else:
@@ -77,7 +77,7 @@ class Philox4x32Base:
         t = self._types
         if _is_int(v):
             return t.UInt32(ops.convert_scalar(UInt32, v, who))
-        if isinstance(v, ArrayBase) and v._vt.is_integral and v._backend is t.backend:
+        if is_flat(v) and v._vt.is_integral and v._backend is t.backend:
             return v if type(v) is t.UInt32 else t.UInt32(v)
         raise TypeError(f"{who}: '{name}' must be a Python int or a UInt32 array, not {type(v).__name__}")
 

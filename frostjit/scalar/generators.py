@@ -19,11 +19,12 @@ import functools
 
 from ..array import registry
 from ..array.dynamic import DynamicBase
-from ..random._types import ArrayTypes
+from ..random._types import ArrayTypes, register_philox
 from ..random.pcg32 import PCG32_DEFAULT_STATE, PCG32_DEFAULT_STREAM, PCG32Base
 from ..random.philox import Philox4x32Base
 from ..trace.dtypes import Bool, Float32, Float64, Int64, UInt32, UInt64
 from ..trace.state import JitBackend
+from .arrays import SCALAR_ARRAYS
 
 
 class Lanes(tuple):
@@ -50,7 +51,7 @@ def lane_types() -> ArrayTypes:
     """The :class:`~frostjit.random._types.ArrayTypes` the generic generators see on the scalar
     backend: one-lane ``ArrayX*`` for the 1-D types, :class:`Lanes` for the static vectors."""
     vec = lambda vt, n: _lanes_of(registry.vector_type(JitBackend.Invalid, vt, n))      # noqa: E731
-    return ArrayTypes(JitBackend.Invalid, False, _dynamic(Bool), _dynamic(UInt32), _dynamic(UInt64),
+    return ArrayTypes(SCALAR_ARRAYS, False, _dynamic(Bool), _dynamic(UInt32), _dynamic(UInt64),
                       _dynamic(Int64), _dynamic(Float32), _dynamic(Float64), vec(UInt32, 2), vec(UInt32, 4),
                       vec(UInt64, 2), vec(Float32, 4), vec(Float64, 2))
 
@@ -218,4 +219,6 @@ def make_rng_types(module: str) -> dict:
         setattr(Philox4x32, name, lifted(name))
     for cls in (PCG32, Philox4x32):
         cls.__module__ = module
+    # fj.rng(...).random(TensorXf, shape) on this backend: the generic Philox over ArrayX* lanes.
+    register_philox(SCALAR_ARRAYS, _LanePhilox)
     return {"PCG32": PCG32, "Philox4x32": Philox4x32}

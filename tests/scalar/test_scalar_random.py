@@ -116,3 +116,15 @@ def test_generator_errors_name_the_argument():
         s.Philox4x32(1)
     with pytest.raises(TypeError, match="mask"):
         s.PCG32().next_uint32(mask=L.Bool(True))
+
+
+@given(st.integers(0, 2**64 - 1), st.lists(st.integers(0, 5), min_size=1, max_size=3).map(tuple))
+def test_rng_on_scalar_tensors_matches_llvm_tensors(seed, shape):
+    # fj.rng's Philox runs over the scalar ArrayXf (the frostjit.random code, as on llvm)
+    gs, gl = fj.rng(seed=seed), fj.rng(seed=seed)
+    for name, suffix in (("random", "f"), ("normal", "f"), ("random", "f64"), ("uniform", "f")):
+        got = getattr(gs, name)(getattr(s, f"TensorX{suffix}"), shape)
+        want = getattr(gl, name)(getattr(L, f"TensorX{suffix}"), shape)
+        assert type(got) is getattr(s, f"TensorX{suffix}") and got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(gs.clone().random(s.TensorXf, 3).numpy(), gl.clone().random(L.TensorXf, 3).numpy())

@@ -160,6 +160,7 @@ def test_dynamic_arrays_of_one_component_broadcast():
     # the tensors' reductions over a leading axis need it.
     assert list(s.ArrayXf([1]) + s.ArrayXf([1, 2, 3])) == [2, 3, 4]
     assert list(s.ArrayXf([1, 2, 3]) >= s.ArrayXf([2])) == [False, True, True]
+    assert list(s.ArrayXf([1]) + s.ArrayXf([])) == []          # one against none: none (as a JIT width)
     with pytest.raises(ValueError, match="incompatible sizes"):
         s.ArrayXf([1, 2]) + s.ArrayXf([1, 2, 3])
     assert list(fj.max(s.TensorXf([[1, 2, 3], [4, 5, 6]]), axis=0).array) == [4, 5, 6]
