@@ -39,6 +39,7 @@ class ArrayBase:
     """
 
     __slots__ = ("_node", "_ad")
+    _eager_flat = False     # (True on the scalar backend's ArrayX*: memory functions test it, cheaply)
     _vt: VarType = None
     _backend = None
     _is_ad = False

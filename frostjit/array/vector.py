@@ -65,6 +65,7 @@ class VectorBase:
     # ``_leafwise(op, operands, columns) -> (components, component class)``: set by a backend
     # whose components are plain numbers (frostjit.scalar) to compute a lane-wise op on them.
     _leafwise = None
+    _eager_flat = False     # (True on the scalar backend's ArrayX*, see array.flat.is_flat)
     IsJIT = True
     IsVector = True
     IsTensor = False

@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from ..array import registry
 from ..array.flat import ArrayBase, is_flat
-from ..array.meta import meta_of
 from ..trace.dtypes import Bool, Float32, Float64, Int64, UInt32, UInt64
 
 
@@ -34,18 +33,6 @@ class ArrayTypes:
         return cls(backend, ad, flat(Bool), flat(UInt32), flat(UInt64), flat(Int64), flat(Float32),
                    flat(Float64), vec(UInt32, 2), vec(UInt32, 4), vec(UInt64, 2), vec(Float32, 4),
                    vec(Float64, 2))
-
-
-def element_type(x):
-    """The element type (a ``VarType``) of the array ``x`` or array class ``x``: a 1-D JIT array
-    or, on the scalar backend, the one-lane dynamic array the generators compute with."""
-    return meta_of(x if isinstance(x, type) else type(x)).vt
-
-
-def like(x, vt) -> type:
-    """The class of ``x``'s kind and backend with elements of ``vt`` (``Float`` -> ``UInt32``, an
-    AD ``Float`` -> the plain ``Int32``; scalar ``ArrayXf`` -> ``ArrayXu``)."""
-    return registry.find_type(meta_of(type(x)).with_(vt=vt))
 
 
 def new_handle(a):

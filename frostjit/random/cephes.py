@@ -17,15 +17,15 @@ and of positive normal numbers, ``erfinv`` on ``[-1, 1)``, ``sincos`` on ``[0, 2
 are private helpers, not general-purpose math functions.
 
 Every function takes and returns 1-D JIT float arrays (``Float32`` or ``Float64``, plain or AD
-types; on the scalar backend one-lane ``ArrayXf``/``ArrayXf64``) and is built from frostjit's elementwise operations, so it fuses into the caller's kernel.
+types) and is built from frostjit's elementwise operations, so it fuses into the caller's kernel.
 """
 from __future__ import annotations
 
 import math
 
+from ..array import registry
 from ..functions.math import fma, reinterpret_array, select, sqrt
 from ..trace.dtypes import Float64, Int32, Int64, UInt32, UInt64
-from ._types import element_type, like
 
 # Cephes logf: log(1 + t) = t - t^2/2 + t^3 P(t), coefficients from the highest power down.
 _LOGF_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1, 1.4249322787E-1,
@@ -61,11 +61,11 @@ _FOUR_OVER_PI = 4.0 / math.pi
 
 def _like(x, vt):
     """The array class of ``vt`` on ``x``'s backend (integer types are never AD types)."""
-    return like(x, vt)
+    return registry.flat_type(x._backend, vt, x._is_ad)
 
 
 def _is_double(x) -> bool:
-    return element_type(x) is Float64
+    return x._vt is Float64
 
 
 def estrin(t, coeffs):

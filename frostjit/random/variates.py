@@ -14,7 +14,6 @@ from ..array import registry
 from ..functions.math import fma, maximum, minimum, reinterpret_array, sqrt
 from ..trace.dtypes import Float32, Float64, UInt64
 from . import cephes
-from ._types import element_type, like
 
 _SQRT_TWO = math.sqrt(2.0)
 _TWO_PI = 2.0 * math.pi
@@ -34,7 +33,7 @@ def float32_from_uint32(u, float_cls):
 
 def float64_from_uint32(u, float_cls):
     """Uniform ``Float64`` on ``[0, 1)`` from all 32 bits of ``u`` (PCG32's ``next_float64``)."""
-    u64 = like(u, UInt64)(u)
+    u64 = registry.flat_type(u._backend, UInt64)(u)
     return reinterpret_array(float_cls, (u64 << 20) | 0x3FF0000000000000) - 1.0
 
 
@@ -50,7 +49,7 @@ def normal_from_uniform(u):
     2^-53 for Float64), so ``u = 0`` gives a finite variate rather than ``-inf``, and the sign
     is applied last, so ``u = 0.5`` gives ``-0.0``.
     """
-    eps = 2.0**-53 if element_type(u) is Float64 else 2.0**-24
+    eps = 2.0**-53 if u._vt is Float64 else 2.0**-24
     u = minimum(maximum(u, eps), 1.0 - eps)
     return cephes.erfinv(fma(u, -2.0, 1.0)) * -_SQRT_TWO
 
