@@ -138,7 +138,25 @@ class ScalarDynamic(ScalarArray, DynamicBase):
     def _components(cls, args) -> list:
         # ArrayXu(ArrayXu64(...)) casts as a static array does (Dr.Jit: 2^40 + 5 -> 5).
         out = cls._cast(args[0]) if len(args) == 1 else None
+        if out is None and len(args) == 1 and isinstance(args[0], np.ndarray) and args[0].ndim == 1:
+            out = _from_numpy_fast(cls._leaf._vt, args[0])
         return super()._components(args) if out is None else out
+
+
+def _from_numpy_fast(vt, a: np.ndarray):
+    """The entries of the 1-D NumPy array ``a`` as element type ``vt`` stores them, converted at
+    once where no entry can fail the constructor's range check (the same type; any number to a
+    float type, through float64 and float32 as ``ops.convert_scalar`` rounds one); None
+    otherwise (entry by entry, with the check).  A tensor of an image is built from one."""
+    if a.dtype == vt.np_dtype:
+        return a.tolist()
+    if vt.is_float and a.dtype.kind in "biuf":
+        with np.errstate(over="ignore"):        # beyond the type's range: +-inf, as a constructor
+            wide = a.astype(np.float64)
+            if vt.itemsize != 8:
+                wide = wide.astype(np.float32)
+            return wide.astype(vt.np_dtype).tolist()
+    return None
 
 
 class ScalarMatrix(ScalarArray, MatrixBase):

@@ -152,3 +152,23 @@ def test_an_empty_dynamic_result_has_the_operation_type():
     # ArrayXi([]) < 0 is an ArrayXb (it was an ArrayXi: the result type was read from no component).
     assert type(s.ArrayXi([]) < 0) is s.ArrayXb and type(s.ArrayXi([]) + 1.5) is s.ArrayXf
     assert type(s.Array0f() < 1) is s.Array0b
+
+
+@pytest.mark.parametrize("dtype, name", [(np.float64, "ArrayXf"), (np.int64, "ArrayXf"), (np.float64, "ArrayXf16"),
+                                         (np.int32, "ArrayXf64"), (np.float32, "ArrayXf"), (np.uint8, "ArrayXu8"),
+                                         (np.int64, "ArrayXi"), (np.bool_, "ArrayXb")])
+def test_dynamic_array_from_numpy_converts_as_entry_by_entry(dtype, name):
+    # (a whole 1-D NumPy array converts at once where no entry can fail the range check)
+    rng = np.random.default_rng(1)
+    v = rng.integers(0, 2, 500).astype(bool) if dtype is np.bool_ else (rng.standard_normal(500) * 1e5).astype(dtype)
+    if dtype is np.int64 and name == "ArrayXf":
+        v = np.concatenate([v, np.array([2**60 + 1, 2**53 + 1])])       # float32 of a wide int: one rounding
+    cls = getattr(s, name)
+    if name == "ArrayXi":
+        v = v % 1000
+    fast = list(cls(v))
+    slow = [cls._elem(x.item()) for x in v]
+    assert fast == slow and all(type(a) is type(b) for a, b in zip(fast, slow))
+    with pytest.raises(ConversionOverflowError):
+        s.ArrayXu8(np.array([1, 300]))              # a check that can fail stays entry by entry
+    assert list(s.ArrayXf16(np.array([1e6]))) == [float("inf")]
