@@ -279,7 +279,7 @@ class TextureBase:
 
     def eval_fetch(self, pos, active=True) -> tuple:
         """The ``2**Dimension`` texels a linear lookup at ``pos`` would combine (x fastest), each
-        as :meth:`eval` returns a value, without combining them."""
+        as :meth:`eval` returns a value, without combining them (a tuple, as Dr.Jit)."""
         coords = self._coords(pos, "eval_fetch")
         cls = type(coords[0])
         taps = [linear(p, r, self._wrap) for p, r in zip(coords, self._resolution())]
@@ -287,7 +287,7 @@ class TextureBase:
         for corner in itertools.product(*[range(2) for _ in taps]):
             corner = corner[::-1]
             out.append(self._result(self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)))
-        return tuple(out)       # (a tuple, as Dr.Jit 1.5 returns it)
+        return tuple(out)
 
     def _cubic(self, pos, active, order: int, who: str):
         """The B-spline sums ``{derivative orders per axis: [per channel]}`` for the value (all
