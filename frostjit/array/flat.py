@@ -39,6 +39,7 @@ class ArrayBase:
     """
 
     __slots__ = ("_node", "_ad")
+    _eager_flat = False     # (True on the scalar backend's ArrayX*: memory functions test it, cheaply)
     _vt: VarType = None
     _backend = None
     _is_ad = False
@@ -589,13 +590,24 @@ def apply(op: str, *operands):
     return out
 
 
+
+def is_flat(x) -> bool:
+    """Whether ``x`` is a 1-D array: a JIT :class:`ArrayBase` or a 1-D array of the scalar backend
+    (``frostjit.scalar.ArrayXf``..., which the engine's memory functions handle through hooks)."""
+    return isinstance(x, ArrayBase) or getattr(type(x), "_eager_flat", False)
+
+
+def is_flat_type(cls) -> bool:
+    """Whether the class ``cls`` is a 1-D array type (see :func:`is_flat`)."""
+    return isinstance(cls, type) and (issubclass(cls, ArrayBase) or getattr(cls, "_eager_flat", False))
+
 # (op, class) -> (node op, result class, operand type) when every operand of that class (or a
 # Python number it takes as it is) needs no conversion; None: the general path decides.
 _same_type_rules: dict = {}
 
 
 def _same_type_rule(op: str, cls):
-    vt = getattr(cls, "_vt", None)
+    vt = getattr(cls, "_vt", None) if issubclass(cls, ArrayBase) else None     # (scalar ArrayXf has a _vt too)
     rule = None
     if vt is not None and (op in SAME_TYPE or (op in ROUNDING and vt.is_float)):
         out_vt = promotion.fast_result_type(OPS[op], vt, promotion.SAME, False)

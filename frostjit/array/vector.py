@@ -65,6 +65,7 @@ class VectorBase:
     # ``_leafwise(op, operands, columns) -> (components, component class)``: set by a backend
     # whose components are plain numbers (frostjit.scalar) to compute a lane-wise op on them.
     _leafwise = None
+    _eager_flat = False     # (True on the scalar backend's ArrayX*, see array.flat.is_flat)
     IsJIT = True
     IsVector = True
     IsTensor = False
@@ -511,13 +512,20 @@ def componentwise(op: str, operands, depth: int | None = None):
             if first is None:
                 first, n = o, len(c)
             elif len(c) != n:
-                # (a static size is part of the type; a dynamic array's is a value)
-                err = ValueError if first._n is None and o._n is None else TypeError
-                raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(c)} "
-                          f"({', '.join(type(x).__name__ for x in operands)})")
+                # (a static size is part of the type; a dynamic array's is a value, and a
+                # dynamic array of one component broadcasts, as in Dr.Jit)
+                dynamic = first._n is None and o._n is None
+                if dynamic and 1 in (n, len(c)):
+                    n = len(c) if n == 1 else n         # (one component against none: none)
+                else:
+                    err = ValueError if dynamic else TypeError
+                    raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(c)} "
+                              f"({', '.join(type(x).__name__ for x in operands)})")
             columns.append(c)
         else:
             columns.append(None)
+    if first is not None and first._n is None:
+        columns = [c * n if c is not None and len(c) == 1 and n != 1 else c for c in columns]
     like = type(first)
     if like._leafwise is not None:
         # Components that are plain numbers (the scalar backend): computed all at once.
@@ -529,7 +537,7 @@ def componentwise(op: str, operands, depth: int | None = None):
     else:
         comps = [apply(op, *[c[k] if c is not None else o for o, c in zip(operands, columns)]) for k in range(n)]
         elem = type(comps[0]) if comps else like._elem
-    if not comps or elem is like._elem:
+    if (not comps and like._leafwise is None) or elem is like._elem:     # (leafwise knows an empty result's type)
         return like._from_components(comps)
     family = like._family
     if family in _SPECIAL and getattr(elem, "_leaf", elem)._vt.is_bool:

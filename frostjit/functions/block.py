@@ -111,6 +111,8 @@ def block_reduce(op, value, block_size: int, mode=None):
     block = BlockReduction(_op_name(op, who), _block_size(block_size, who))
     if mode not in (None, "evaluated", "symbolic"):
         raise ValueError(f"frostjit.{who}(): 'mode' must be None, 'evaluated' or 'symbolic', got {mode!r}")
+    if getattr(type(value), "_eager_flat", False):      # the scalar backend's 1-D arrays (ArrayXf)
+        return value._fj_block(block)
     leaf = (lambda x: _symbolic(x, block)) if mode == "symbolic" else (lambda x: _apply(x, block, who))
     return transform(value, leaf, who=who, root="value")
 
@@ -143,6 +145,8 @@ def block_prefix_reduce(op, value, block_size: int, exclusive: bool = True, reve
     """
     who = "block_prefix_reduce"
     block = BlockReduction(_op_name(op, who), _block_size(block_size, who), True, bool(exclusive), bool(reverse))
+    if getattr(type(value), "_eager_flat", False):      # the scalar backend's 1-D arrays (ArrayXf)
+        return value._fj_block(block)
     return transform(value, lambda x: _apply(x, block, who), who=who, root="value")
 
 

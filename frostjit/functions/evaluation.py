@@ -93,8 +93,11 @@ def width(*args) -> int:
     arrays: list = []
     sizes = set()
     for a in args:
-        if getattr(type(a), "IsJIT", True) is False and getattr(a, "IsVector", False):
-            sizes.add(a.shape[-1])      # the scalar backend: the innermost size (Dr.Jit)
+        if getattr(type(a), "IsJIT", True) is False:
+            if getattr(a, "IsVector", False):
+                sizes.add(a.shape[-1])      # the scalar backend: the innermost size (Dr.Jit)
+            elif getattr(a, "IsTensor", False):
+                sizes.add(len(a.array))     # a scalar tensor: its number of elements (Dr.Jit)
     traverse(args, arrays.append, lambda _: sizes.add(1))     # a Python value counts as size 1
     for a in arrays:
         sizes.add(a._node.size)

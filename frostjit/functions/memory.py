@@ -158,6 +158,8 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
              and getattr(dtype, "IsTensor", False)):
         raise TypeError("gather(): tensors are not supported (as in Dr.Jit): index the tensor (t[index], "
                         "t[:, index]) or gather from its flat array t.array")
+    if getattr(type(source), "_eager_flat", False):     # the scalar backend's 1-D arrays (ArrayXf)
+        return source._fj_gather(dtype, index, active)
     if isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) \
             and node_type(dtype).kind is not Kind.VALUE:
         return _gather_tree(dtype, source, index, active)
@@ -244,6 +246,9 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
     if not isinstance(target, (ArrayBase, VectorBase)) and getattr(type(target), "IsTensor", False):
         raise TypeError(f"{who}(): tensors are not supported (as in Dr.Jit): assign to a slice "
                         "(t[index] = value) or scatter into the tensor's flat array t.array")
+    if getattr(type(target), "_eager_flat", False):     # the scalar backend's 1-D arrays (ArrayXf)
+        target._fj_scatter(who, reduce_op, value, index, active)
+        return
     if not isinstance(target, (ArrayBase, VectorBase)) and node_type(type(target)).kind is not Kind.VALUE:
         _scatter_tree(who, reduce_op, target, value, index, active)
         return

@@ -169,6 +169,8 @@ def _fold(op: str, items: list):
 
 def _reduce_array(op: str, x: ArrayBase):
     """All elements of a 1-D array: a size-1 array of its type (an evaluated reduction)."""
+    if getattr(type(x), "_eager_flat", False):      # the scalar backend's 1-D arrays (ArrayXf)
+        return x._fj_reduce_all(op)
     node = memops.reduce(op, x._node)
     out = type(x)._from_node(node)
     if x._ad is not None and state.ad_hook is not None:

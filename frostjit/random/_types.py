@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..array import registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..trace.dtypes import Bool, Float32, Float64, Int64, UInt32, UInt64
 
 
@@ -35,11 +35,20 @@ class ArrayTypes:
                    vec(Float64, 2))
 
 
+def new_handle(a):
+    """Another handle on the value of the 1-D array ``a`` (a copy of a scalar one-lane array), so
+    that assigning to one generator's state never changes another's."""
+    if isinstance(a, ArrayBase):
+        return type(a)._from_node(a._node)
+    return type(a)(a)
+
+
 def check_mask(mask, who: str, types: ArrayTypes):
     """``mask`` as given if it is a Python bool or a ``Bool`` array of ``types``' backend."""
     if isinstance(mask, bool):
         return mask
-    if isinstance(mask, ArrayBase) and mask._vt is Bool and mask._backend is types.backend:
+    if isinstance(mask, types.Bool) or \
+            (is_flat(mask) and mask._vt is Bool and mask._backend is types.backend):
         return mask
     raise TypeError(f"{who}: 'mask' must be a Python bool or a Bool array of the "
                     f"{types.backend.name} backend, not {type(mask).__name__}")

@@ -13,7 +13,7 @@ import math
 import numbers
 from typing import Union
 
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
 from ..functions.creation import arange, full
 from ..functions.evaluation import make_opaque, width
@@ -21,7 +21,7 @@ from ..functions.math import fma, reinterpret_array, select
 from ..trace import ops
 from ..trace.dtypes import Bool, Float32, Float64, Int32, UInt32, UInt64
 from ..array import registry
-from ._types import philox_class
+from ._types import new_handle, philox_class
 from .rejection import redraw_rejected
 
 
@@ -142,9 +142,8 @@ class Philox4x32Generator(Generator):
         """An independent copy in the same state (the same future variates)."""
         out = type(self).__new__(type(self))
         out._symbolic = self._symbolic
-        out._seed = self._seed if not isinstance(self._seed, ArrayBase) else type(self._seed)._from_node(self._seed._node)
-        out._counter = self._counter if not isinstance(self._counter, ArrayBase) \
-            else type(self._counter)._from_node(self._counter._node)
+        out._seed = new_handle(self._seed) if is_flat(self._seed) else self._seed
+        out._counter = new_handle(self._counter) if is_flat(self._counter) else self._counter
         return out
 
     # -- state ------------------------------------------------------------------------------------
@@ -153,7 +152,7 @@ class Philox4x32Generator(Generator):
         u64 = registry.flat_type(backend, UInt64)
         u32 = registry.flat_type(backend, UInt32)
         seed, counter = self._seed, self._counter
-        if isinstance(seed, ArrayBase):
+        if is_flat(seed):
             if seed._backend is not backend or not seed._vt.is_integral:
                 raise TypeError(f"{who}: the seed is a {type(seed).__name__}; expected an integer "
                                 f"array of the {backend.name} backend")
@@ -170,8 +169,8 @@ class Philox4x32Generator(Generator):
     def _next_counter(counter):
         """``counter + 1``; a literal stays a literal (as Dr.Jit folds it), so a symbolic
         generator's counter never becomes a growing chain of additions."""
-        node = counter._node
-        if node.op == "literal" and node.size == 1:
+        node = getattr(counter, "_node", None)     # (None: the scalar backend's ArrayXu)
+        if node is not None and node.op == "literal" and node.size == 1:
             return type(counter)((node.value + 1) & 0xFFFFFFFF)
         return counter + 1
 
@@ -282,7 +281,7 @@ class Philox4x32Generator(Generator):
             threshold = ((1 << 32) - span) % span
         else:
             for name, v in (("low", low), ("high", high)):
-                if not (_is_int(v) or isinstance(v, ArrayBase) and v._vt.is_integral):
+                if not (_is_int(v) or is_flat(v) and v._vt.is_integral):
                     raise TypeError(f"{who}: '{name}' must be an int or an integer array, not {type(v).__name__}")
             bound = u32(high - low + extra)         # wraps like Dr.Jit's UInt32(high - low)
             threshold = (0 - bound) % bound         # 2^32 mod bound: draws below it are biased
@@ -352,6 +351,6 @@ def rng(seed=0, method: str = "philox4x32", symbolic: bool = False) -> Generator
         raise ValueError(f"frostjit.rng(): unknown method {method!r}; only 'philox4x32' is supported")
     if _is_int(seed):
         ops.convert_scalar(UInt64, seed, "frostjit.rng()")     # 0 <= seed < 2^64
-    elif not (isinstance(seed, ArrayBase) and seed._vt.is_integral):
+    elif not (is_flat(seed) and seed._vt.is_integral):
         raise TypeError(f"frostjit.rng(): 'seed' must be a Python int or an integer array, not {type(seed).__name__}")
     return Philox4x32Generator(seed, symbolic)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numbers
 
-from ..array.flat import ArrayBase
+from ..array.flat import is_flat
+from ..array.meta import meta_of
 from ..functions.creation import arange
 from ..functions.math import reinterpret_array, select
 from ..trace import ops
-from ..trace.dtypes import Float32, Float64
+from ..trace.dtypes import Float32, Float64, UInt64
 from . import variates
-from ._types import ArrayTypes, check_mask
+from ._types import ArrayTypes, check_mask, new_handle
 from .rejection import redraw_rejected
 
 PCG32_DEFAULT_STATE = 0x853C49E6748FEA9B
@@ -87,9 +88,8 @@ class PCG32Base:
     def __init__(self, size=1, initstate=PCG32_DEFAULT_STATE, initseq=PCG32_DEFAULT_STREAM):
         if isinstance(size, PCG32Base):
             other = size
-            u64 = self._types.UInt64
-            self.state = u64._from_node(other.state._node)
-            self.inc = u64._from_node(other.inc._node)
+            self.state = new_handle(other.state)
+            self.inc = new_handle(other.inc)
             return
         who = f"{type(self).__name__}()"
         if type(size) is int and size == 1 and _is_int(initstate) and _is_int(initseq):
@@ -110,8 +110,8 @@ class PCG32Base:
         who = f"{type(self).__name__}.seed()"
         u64 = self._types.UInt64
         if _is_int(initstate) and _is_int(initseq):
-            s = ops.convert_scalar(u64._vt, initstate, who)
-            q = ops.convert_scalar(u64._vt, initseq, who)
+            s = ops.convert_scalar(UInt64, initstate, who)
+            q = ops.convert_scalar(UInt64, initseq, who)
             inc = ((q << 1) | 1) & _M64
             self.inc = u64(inc)
             self.state = u64(((inc + s) * PCG32_MULT + inc) & _M64)
@@ -125,8 +125,8 @@ class PCG32Base:
     def _as_u64(self, v, name: str, who: str):
         u64 = self._types.UInt64
         if _is_int(v):
-            return ops.convert_scalar(u64._vt, v, who)
-        if isinstance(v, ArrayBase) and v._vt.is_integral and v._backend is self._types.backend:
+            return ops.convert_scalar(UInt64, v, who)
+        if is_flat(v) and v._vt.is_integral and v._backend is self._types.backend:
             return v if type(v) is u64 else u64(v)
         raise TypeError(f"{who}: '{name}' must be a Python int or an integer array of the "
                         f"{self._types.backend.name} backend, not {type(v).__name__}")
@@ -215,7 +215,8 @@ class PCG32Base:
         return variates.normal_from_uniform(self.prev_float64(mask))
 
     def _precision(self, dtype, who: str):
-        vt = getattr(dtype, "_vt", None) if isinstance(dtype, type) and issubclass(dtype, ArrayBase) else None
+        m = meta_of(dtype) if isinstance(dtype, type) else None
+        vt = m.vt if m is not None and m.shape == (-1,) and not m.is_tensor else None     # a 1-D float array type
         if vt is Float32 or vt is Float64:
             return vt is Float64
         raise TypeError(f"{who}: invalid 'dtype' {getattr(dtype, '__name__', dtype)!r} "
@@ -289,7 +290,7 @@ class PCG32Base:
             if not -(1 << 63) <= delta < (1 << 63):
                 raise TypeError(f"{who}: the step count {delta} does not fit in an Int64")
             return int(delta)
-        if isinstance(delta, ArrayBase) and delta._vt.is_integral and delta._backend is self._types.backend:
+        if is_flat(delta) and delta._vt.is_integral and delta._backend is self._types.backend:
             return delta
         return None
 
@@ -312,7 +313,7 @@ class PCG32Base:
     def _with_state(self, state):
         out = type(self).__new__(type(self))
         out.state = state
-        out.inc = self._types.UInt64._from_node(self.inc._node)
+        out.inc = new_handle(self.inc)
         return out
 
     def __add__(self, delta):

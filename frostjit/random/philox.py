@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numbers
 
-from ..array.flat import ArrayBase
+from ..array.flat import is_flat
 from ..functions.math import select
 from ..trace import ops
+from ..trace.dtypes import UInt32, UInt64
 from . import variates
-from ._types import ArrayTypes, check_mask
+from ._types import ArrayTypes, check_mask, new_handle
 
 PHILOX_M0, PHILOX_M1 = 0xD2511F53, 0xCD9E8D57      # round multipliers
 PHILOX_W0, PHILOX_W1 = 0x9E3779B9, 0xBB67AE85      # key schedule (golden ratio, sqrt(3) - 1)
@@ -50,8 +51,8 @@ class Philox4x32Base:
     def __init__(self, seed, counter_0=None, counter_1=0, counter_2=0, iterations: int = 7):
         t = self._types
         if isinstance(seed, Philox4x32Base):
-            self.seed = t.Array2u(*(t.UInt32._from_node(c._node) for c in seed.seed))
-            self.counter = t.Array4u(*(t.UInt32._from_node(c._node) for c in seed.counter))
+            self.seed = t.Array2u(*(new_handle(c) for c in seed.seed))
+            self.counter = t.Array4u(*(new_handle(c) for c in seed.counter))
             self.iterations = seed.iterations
             return
         who = f"{type(self).__name__}()"
@@ -60,9 +61,9 @@ class Philox4x32Base:
         if not _is_int(iterations) or iterations < 0:
             raise ValueError(f"{who}: 'iterations' must be an int >= 0, got {iterations!r}")
         if _is_int(seed):
-            s = ops.convert_scalar(t.UInt64._vt, seed, who)
+            s = ops.convert_scalar(UInt64, seed, who)
             hi, lo = t.UInt32(s >> 32), t.UInt32(s & 0xFFFFFFFF)
-        elif isinstance(seed, ArrayBase) and seed._vt.is_integral and seed._backend is t.backend:
+        elif is_flat(seed) and seed._vt.is_integral and seed._backend is t.backend:
             s = t.UInt64(seed)
             hi, lo = t.UInt32(s >> 32), t.UInt32(s)
         else:
@@ -75,8 +76,8 @@ class Philox4x32Base:
     def _word(self, v, name: str, who: str):
         t = self._types
         if _is_int(v):
-            return t.UInt32(ops.convert_scalar(t.UInt32._vt, v, who))
-        if isinstance(v, ArrayBase) and v._vt.is_integral and v._backend is t.backend:
+            return t.UInt32(ops.convert_scalar(UInt32, v, who))
+        if is_flat(v) and v._vt.is_integral and v._backend is t.backend:
             return v if type(v) is t.UInt32 else t.UInt32(v)
         raise TypeError(f"{who}: '{name}' must be a Python int or a UInt32 array, not {type(v).__name__}")
 

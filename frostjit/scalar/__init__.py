@@ -11,9 +11,17 @@ changing the import.
 >>> fj.norm(Array3f(3, 4, 0))
 5.0
 """
-from .arrays import make_types as _make_types
+from ..tensor.types import make_types as _make_tensor_types
+from ..texture.types import make_types as _make_texture_types
+from ..trace.state import JitBackend as _JitBackend
+from .arrays import SCALAR_ARRAYS as _SCALAR_ARRAYS, make_types as _make_types
+from .generators import make_rng_types as _make_rng_types
 
 globals().update(_make_types(__name__))
+globals().update(_make_rng_types(__name__))      # PCG32, Philox4x32 (need the array types)
+# TensorXf..., Texture2f...: frostjit.tensor / frostjit.texture over the scalar ArrayXf...
+globals().update(_make_tensor_types(_JitBackend.Invalid, __name__, False, arrays=_SCALAR_ARRAYS))
+globals().update(_make_texture_types(_SCALAR_ARRAYS, __name__, False))
 
 #: The 1-D types are Python's number types (as ``drjit.scalar``).
 Bool = bool

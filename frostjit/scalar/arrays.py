@@ -29,6 +29,7 @@ from ..trace import numpy_semantics as ns
 from ..trace import ops
 from ..trace.state import JitBackend
 from ..array import eager as kernel
+from . import memory
 from .elements import ScalarElement, make_elements
 
 
@@ -39,13 +40,20 @@ class ScalarArray:
     IsJIT = False
 
     @classmethod
-    def _from_one(cls, v) -> list:
+    def _cast(cls, v):
+        """``v``'s components converted as a cast converts (integers wrap, floats truncate), or
+        None unless ``v`` is a scalar array of numbers of another element type (and as many
+        components, for a static ``cls``)."""
         if isinstance(v, ScalarArray) and v.Depth == cls.Depth and issubclass(cls._elem, ScalarElement) \
-                and cls._n is not None and len(v) == cls._n and v._leaf is not cls._leaf:
-            # Another element type: converted as a cast converts (integers wrap, floats truncate).
+                and (cls._n is None or len(v) == cls._n) and v._leaf is not cls._leaf:
             vt = cls._leaf._vt
             return ns.cast(vt, np.array(v._c, dtype=v._leaf._vt.np_dtype)).tolist()
-        return super()._from_one(v)
+        return None
+
+    @classmethod
+    def _from_one(cls, v) -> list:
+        out = cls._cast(v)
+        return super()._from_one(v) if out is None else out
 
     @classmethod
     def _from_components(cls, comps):
@@ -100,8 +108,55 @@ class ScalarVector(ScalarArray, VectorBase):
 
 
 class ScalarDynamic(ScalarArray, DynamicBase):
-    """Dynamic arrays (``ArrayXf``) of the scalar backend: a list of numbers."""
+    """Dynamic arrays (``ArrayXf``) of the scalar backend: a list of numbers.
+
+    They are the scalar backend's 1-D arrays (as in Dr.Jit): ``_vt`` is the element type,
+    ``_backend`` :data:`SCALAR_ARRAYS` (under which ``registry.flat_type`` finds them), and the
+    engine's memory functions (``fj.gather``, ``fj.scatter*``, ``fj.block_*``) call the ``_fj_*``
+    hooks below (:mod:`.memory`), so that tensors and textures are built on them.
+    """
     __slots__ = ()
+    _eager_flat = True      # the engine's memory functions call the hooks below
+    _vt = None              # set per class by make_types
+    _backend = None
+    _is_ad = False
+    _ad = None
+
+    def _fj_gather(self, dtype, index, active):
+        return memory.gather(dtype, self, index, active)
+
+    def _fj_scatter(self, who: str, reduce_op, value, index, active) -> None:
+        memory.scatter(who, reduce_op, self, value, index, active)
+
+    def _fj_block(self, reduction):
+        return memory.block(self, reduction)
+
+    def _fj_reduce_all(self, op: str):
+        return memory.reduce_all(self, op)
+
+    @classmethod
+    def _components(cls, args) -> list:
+        # ArrayXu(ArrayXu64(...)) casts as a static array does (Dr.Jit: 2^40 + 5 -> 5).
+        out = cls._cast(args[0]) if len(args) == 1 else None
+        if out is None and len(args) == 1 and isinstance(args[0], np.ndarray) and args[0].ndim == 1:
+            out = _from_numpy_fast(cls._leaf._vt, args[0])
+        return super()._components(args) if out is None else out
+
+
+def _from_numpy_fast(vt, a: np.ndarray):
+    """The entries of the 1-D NumPy array ``a`` as element type ``vt`` stores them, converted at
+    once where no entry can fail the constructor's range check (the same type; any number to a
+    float type, through float64 and float32 as ``ops.convert_scalar`` rounds one); None
+    otherwise (entry by entry, with the check).  A tensor of an image is built from one."""
+    if a.dtype == vt.np_dtype:
+        return a.tolist()
+    if vt.is_float and a.dtype.kind in "biuf":
+        with np.errstate(over="ignore"):        # beyond the type's range: +-inf, as a constructor
+            wide = a.astype(np.float64)
+            if vt.itemsize != 8:
+                wide = wide.astype(np.float32)
+            return wide.astype(vt.np_dtype).tolist()
+    return None
 
 
 class ScalarMatrix(ScalarArray, MatrixBase):
@@ -118,6 +173,19 @@ class ScalarQuaternion(ScalarArray, QuaternionBase):
     """Quaternions of the scalar backend."""
     __slots__ = ()
 
+
+class _ArrayBackend:
+    """The key under which ``registry.flat_type`` finds the scalar 1-D arrays (``ArrayXf``...):
+    not a ``JitBackend`` (their ``__meta__`` says ``JitBackend.Invalid``, as Dr.Jit's)."""
+
+    name = "scalar"
+
+    def __repr__(self) -> str:
+        return "frostjit.scalar arrays"
+
+
+#: ``ArrayXf._backend``: the 1-D array classes of the scalar backend are registered under it.
+SCALAR_ARRAYS = _ArrayBackend()
 
 BASES = {"array": ScalarVector, "dynamic": ScalarDynamic, "matrix": ScalarMatrix, "complex": ScalarComplex,
          "quaternion": ScalarQuaternion}
@@ -158,4 +226,7 @@ def make_types(module: str) -> dict:
     for cls in out.values():
         if issubclass(cls._elem, ScalarElement):
             cls._leafwise = staticmethod(leafwise)
+            if issubclass(cls, ScalarDynamic):
+                cls._vt, cls._backend = cls._leaf._vt, SCALAR_ARRAYS
+                registry.register_flat(SCALAR_ARRAYS, cls._vt, False, cls)
     return out

@@ -10,7 +10,7 @@ import operator
 
 from ..array import matrix as static_matrix
 from ..array import registry as array_registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat, is_flat_type
 from ..array.vector import VectorBase
 from ..errors import AxisError
 from ..functions.creation import arange
@@ -49,7 +49,7 @@ def as_tensor(x, who: str):
     """A tensor as it is, a 1-D array as a tensor of shape ``(n,)``; ``TypeError`` otherwise."""
     if isinstance(x, TensorBase):
         return x
-    if isinstance(x, ArrayBase):
+    if is_flat(x):
         return registry.tensor_of(type(x))._from_array(handle(x), (width(x),))
     raise TypeError(f"{who}: expected a tensor (or a 1-D array), got {type(x).__name__}")
 
@@ -102,14 +102,14 @@ def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False
     if issubclass(dtype, TensorBase):
         t = _reshape_value(value, shape, order, shrink)
         return t if type(t) is dtype else dtype(t)
-    if issubclass(dtype, VectorBase):
+    if issubclass(dtype, VectorBase) and not is_flat_type(dtype):
         dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
         if not dims or dims[0] not in (-1, dtype._n):
             raise ValueError(f"{who}: the first entry of 'shape' {dims} must be {dtype._n} (the size of "
                              f"{dtype.__name__}) or -1")
-        flat = value if isinstance(value, ArrayBase) else ravel(value, order)
+        flat = value if is_flat(value) else ravel(value, order)
         return unravel(dtype, flat, order)
-    if issubclass(dtype, ArrayBase):
+    if is_flat_type(dtype):
         flat = _shrink(value, shape, who) if shrink else ravel(value, order)
         if not shrink:
             n = width(flat)
@@ -124,7 +124,7 @@ def _shrink(value, size, who: str):
     """The first ``size`` elements of the 1-D array ``value`` (``reshape(..., shrink=True)``)."""
     if isinstance(size, (tuple, list)) and len(size) == 1:
         size = size[0]
-    if not isinstance(value, ArrayBase):
+    if not is_flat(value):
         raise TypeError(f"{who}: shrink=True needs a 1-D array, got {type(value).__name__}")
     n = width(value)
     if not isinstance(size, int) or not 0 <= size <= n:

@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..array.printing import EDGE as _EDGE, format_scalar
 from ..array.vector import VectorBase
 from ..functions.evaluation import width
@@ -71,7 +71,10 @@ def check_shape(shape, who: str) -> tuple:
 def handle(a: ArrayBase) -> ArrayBase:
     """A new handle on the value (and AD variable) of ``a``: tensors never share array objects,
     so an in-place update or a scatter into one tensor's array never changes another tensor
-    (scatters copy a buffer that other handles still use)."""
+    (scatters copy a buffer that other handles still use).  A scalar-backend array (``ArrayXf``:
+    a list of numbers, written in place by a scatter) is copied."""
+    if not isinstance(a, ArrayBase):
+        return type(a)(a)
     out = type(a)._from_node(a._node)
     out._ad = a._ad
     return out
@@ -147,7 +150,7 @@ class TensorBase:
             array, dims = at(), (0,)
         elif isinstance(value, TensorBase):
             array, dims = _convert(at, value._array), value.shape
-        elif isinstance(value, ArrayBase):
+        elif is_flat(value):
             array = _convert(at, value)
             dims = (width(array),)
         elif isinstance(value, VectorBase):
@@ -329,7 +332,7 @@ def _convert(array_type, a):
         a = a._array
     if type(a) is array_type:
         return handle(a)
-    if isinstance(a, ArrayBase):
+    if is_flat(a):
         return array_type(a)
     return array_type(a)
 

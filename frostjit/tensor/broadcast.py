@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..array import registry as array_registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
 from ..functions.evaluation import width
 from ..trace.dtypes import from_numpy_dtype
@@ -59,7 +59,7 @@ def _operand(x, backend, who: str):
     """``(flat value, shape)`` of one operand: arrays with their shape, scalars with ``None``."""
     if isinstance(x, TensorBase):
         return x._array, x.shape
-    if isinstance(x, ArrayBase):
+    if is_flat(x):
         return x, (width(x),)
     if isinstance(x, _PY_SCALARS) or hasattr(x, "__symbolic_size__"):
         return x, None

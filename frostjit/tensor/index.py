@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from ..array import registry as array_registry
-from ..array.flat import ArrayBase, masked_assign
+from ..array.flat import ArrayBase, is_flat, masked_assign
 from ..functions.evaluation import width
 from ..functions.math import select
 from ..functions.memory import gather, scatter
@@ -41,7 +41,7 @@ def _index_array(k, backend, who: str):
     """An index array of a key as ``(flat integer array, shape)``, or None for another item."""
     if isinstance(k, TensorBase):
         a, shape = k._array, k.shape
-    elif isinstance(k, ArrayBase):
+    elif is_flat(k):
         a, shape = k, (width(k),)
     elif isinstance(k, (list, np.ndarray)):
         n = np.asarray(k)
@@ -181,7 +181,7 @@ def _positions(t, sel: _Selection, who: str):
     b = offsets(backend, sel.shape, tuple(sel.adv_strides), 0, n)
     valid = True
     for a, ashape, dim, stride in sel.adv:
-        if isinstance(a, ArrayBase):
+        if is_flat(a):
             if ashape != sel.adv_shape and size_of(ashape) != 1:
                 a = expand(a, ashape, sel.adv_shape)
             if a._vt.is_signed:
@@ -189,7 +189,7 @@ def _positions(t, sel: _Selection, who: str):
             if state.flags & DEBUG:
                 _check_index_array(a, dim, who)
             v = gather(type(a), a, b) if width(a) != 1 else a
-            idx_type = type(pos) if isinstance(pos, ArrayBase) else index_type(backend, n)
+            idx_type = type(pos) if is_flat(pos) else index_type(backend, n)
             v = idx_type(v)
             ok = v < dim
             valid = ok if valid is True else valid & ok
@@ -242,10 +242,10 @@ def setitem(t, key, value) -> None:
     pos, valid = _positions(t, sel, who)
     target = t._array
     at = type(target)
-    if isinstance(value, (TensorBase, ArrayBase, np.ndarray, list)):
+    if isinstance(value, (TensorBase, np.ndarray, list)) or is_flat(value):
         if isinstance(value, TensorBase):
             v, vshape = value._array, value.shape
-        elif isinstance(value, ArrayBase):
+        elif is_flat(value):
             v, vshape = value, (width(value),)
         else:
             n = np.asarray(value)

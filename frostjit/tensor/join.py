@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.math import select
@@ -43,10 +43,10 @@ def concat(arrays, axis=0):
     items = list(arrays)
     if not items:
         raise ValueError(f"{who}: needs at least one array")
-    flat_inputs = all(isinstance(a, ArrayBase) for a in items)
+    flat_inputs = all(is_flat(a) for a in items)
     if axis is None or flat_inputs:
         parts = [a._array if isinstance(a, TensorBase) else a for a in items]
-        if not all(isinstance(p, ArrayBase) for p in parts):
+        if not all(is_flat(p) for p in parts):
             raise TypeError(f"{who}: expected tensors or 1-D arrays, got "
                             + ", ".join(type(a).__name__ for a in items))
         return _join_flat(parts, who)

@@ -28,7 +28,7 @@ import operator
 import numpy as np
 
 from ..array import registry as array_registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..functions.creation import arange, zeros
 from ..functions.evaluation import width
 from ..functions.math import clip, floor_mod, fma, select
@@ -253,7 +253,7 @@ def _map_jit(p, n: int, boundary: str):
 def _as_tensor(source, who: str):
     if isinstance(source, TensorBase):
         return source, False
-    if isinstance(source, ArrayBase):
+    if is_flat(source):
         return registry.tensor_of(type(source))._from_array(handle(source), (width(source),)), True
     raise TypeError(f"{who}: expected a tensor or a 1-D array, got {type(source).__name__}")
 

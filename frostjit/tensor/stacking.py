@@ -11,7 +11,7 @@ import math
 import operator
 
 from ..array import registry as array_registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.math import clip, floor, minimum
@@ -120,7 +120,7 @@ def take(value, index, axis=0):
     if not isinstance(value, TensorBase):
         raise TypeError(f"{who}: expected a tensor, got {type(value).__name__}")
     k = normalize_axis(axis, len(value.shape), who)
-    if not isinstance(index, ArrayBase):
+    if not is_flat(index):
         index = operator.index(index)
     return value[(slice(None),) * k + (index,)]
 
@@ -140,7 +140,7 @@ def take_interp(value, pos, axis=0):
     n = shape[k]
     if n == 0:
         raise ValueError(f"{who}: axis {k} has length 0")
-    if not isinstance(pos, ArrayBase):
+    if not is_flat(pos):
         p = min(max(float(pos), 0.0), float(n - 1))
         i0 = min(int(math.floor(p)), max(n - 2, 0))
         w = p - i0

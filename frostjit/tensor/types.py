@@ -19,24 +19,28 @@ SUFFIX = {"Bool": "b", "Int8": "i8", "UInt8": "u8", "Int32": "i", "UInt32": "u",
           "UInt64": "u64", "Float16": "f16", "Float32": "f", "Float64": "f64"}
 
 
-def make_types(backend, module: str, ad: bool) -> dict:
+def make_types(backend, module: str, ad: bool, arrays=None) -> dict:
     """Create (and register) the tensor classes of ``backend``; returns ``{name: class}``.
 
     With ``ad=True`` only the float tensors are new (their arrays are AD-capable); the
     integer and Bool tensors are the classes of the non-AD module, as for 1-D arrays.
+    ``arrays`` is the key of the 1-D array classes in ``registry.flat_type`` when it is not
+    ``backend`` (the scalar backend's ``ArrayXf``...: its tensors are not JIT types).
     """
     out = {}
+    is_jit = arrays is None
     for vt in dt.ALL_TYPES:
         suffix = SUFFIX.get(vt.name)
         if suffix is None:
             continue
         name = f"TensorX{suffix}"
-        array_type = registry.flat_type(backend, vt, ad)
+        array_type = registry.flat_type(backend if is_jit else arrays, vt, ad)
         cls = tensor_registry.lookup(array_type)
         if cls is None:
-            meta = ArrayMeta(vt, backend, is_jit=True, is_diff=ad and vt.is_float, is_tensor=True, shape=())
+            meta = ArrayMeta(vt, backend, is_jit=is_jit, is_diff=ad and vt.is_float, is_tensor=True, shape=())
             cls = type(name, (Tensor,), {
                 "__slots__": (), "_array_type": array_type, "__module__": module, "__meta__": meta,
+                "IsJIT": is_jit,
                 "__doc__": f"N-dimensional tensor of {vt.name} ({backend.name} backend"
                            f"{', AD-enabled' if ad and vt.is_float else ''}): a flat "
                            f"{array_type.__name__} array in C order and a shape."})

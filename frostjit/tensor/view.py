@@ -11,7 +11,7 @@ gather at all.
 """
 from __future__ import annotations
 
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.memory import gather
@@ -71,7 +71,7 @@ def offsets(backend, shape: tuple, strides: tuple, offset=0, limit=None):
             term = c if s == 1 else c * s
             src = term if (type(src) is int and src == 0) else src + term
         below = below * e
-    if isinstance(src, ArrayBase):
+    if is_flat(src):
         return src
     return idx * 0 + src            # every lane reads one element
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import itertools
 
 from ..array import registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
 from ..functions.color import srgb_to_linear
 from ..functions.creation import zeros
@@ -124,7 +124,7 @@ class TextureBase:
 
     def set_value(self, value, migrate: bool = False) -> None:
         """Overwrite the contents with a flat array of ``prod(shape)`` elements (C order)."""
-        if not isinstance(value, ArrayBase):
+        if not is_flat(value):
             raise TypeError(f"{type(self).__name__}.set_value(): expected a 1-D array, got {type(value).__name__}")
         n, want = width(value), width(self._tensor._array)
         if n != want:
@@ -204,8 +204,8 @@ class TextureBase:
         D = self.Dimension
         if isinstance(pos, VectorBase):
             comps = list(pos)
-        elif isinstance(pos, ArrayBase) and D == 1:
-            comps = [pos]
+        elif (is_flat(pos) or isinstance(pos, (int, float))) and D == 1:
+            comps = [pos]       # (a Python number: the scalar backend's 1-D position, as Dr.Jit)
         elif isinstance(pos, (list, tuple)):
             comps = list(pos)
         else:
@@ -213,7 +213,7 @@ class TextureBase:
                             f"sequence of {D} arrays, got {type(pos).__name__}")
         if len(comps) != D:
             raise ValueError(f"{type(self).__name__}.{who}(): 'pos' must have {D} components, got {len(comps)}")
-        arrays = [c for c in comps if isinstance(c, ArrayBase)]
+        arrays = [c for c in comps if is_flat(c)]
         if arrays:
             ftype = arrays[0]
             if not ftype._vt.is_float:
@@ -259,10 +259,13 @@ class TextureBase:
 
     def _result(self, channels: list):
         """One array per channel as Dr.Jit returns it: ``Array{C}f`` for up to 4 channels, else
-        an ``ArrayXf``."""
+        an ``ArrayXf``.  On the scalar backend (one position, computed as one-lane ``ArrayXf``)
+        the components are the channels' Python numbers."""
         first = type(channels[0])
-        vcls = registry.array_type(first, len(channels), "array") or registry.array_type(first, None, "dynamic")
-        return vcls._from_components(list(channels))
+        scalar = not isinstance(channels[0], ArrayBase)
+        elem = first._elem if scalar else first
+        vcls = registry.array_type(elem, len(channels), "array") or registry.array_type(elem, None, "dynamic")
+        return vcls._from_components([c[0] for c in channels] if scalar else list(channels))
 
     def eval(self, pos, active=True):
         """The filtered value at ``pos`` (``FilterMode.Nearest``: the nearest texel; ``Linear``:

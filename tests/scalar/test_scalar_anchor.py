@@ -28,6 +28,8 @@ _WRAP = "integers wrap as on frostjit.llvm (Dr.Jit's scalar arrays raise when a 
 _IEEE = "IEEE / NumPy semantics as on frostjit.llvm (Dr.Jit's scalar arrays raise)"
 _DOUBLE = ("a number computed from the components in double precision (Dr.Jit computes this one in "
            "the element type; the difference is below float32's rounding)")
+_TENSOR_SET = ("slice assignment works on the scalar backend's tensors as on frostjit.llvm's (Dr.Jit 1.5's "
+               "scalar tensors raise TypeError)")
 DELIBERATE = {
     "(lambda v: (v.__setitem__(v > 1, 0), v)[1])(s.Array3f(1,2,3))":
         "masked assignment works on static arrays of every backend (Dr.Jit's scalar arrays raise TypeError)",
@@ -49,13 +51,18 @@ DELIBERATE = {
         "products of components in double, rounded once (Dr.Jit: float32 operations; a 4e-9 term's sign)",
     "dr.quat_to_matrix(s.Matrix4f, s.Quaternion4f(0.5,0.5,0.5,0.5))":
         "products of components in double, rounded once (exact here; Dr.Jit: 6e-8 rounding residues)",
-    "dr.tensor_t(s.Array3f)": "no scalar tensors yet (docs/types.md)",
     "s.Array3u(7) << 30": _WRAP,
     "dr.abs(s.Array2i(-2**31, 5))": _WRAP,
     "dr.minimum(s.Array2f(-0.0, 0.0), s.Array2f(0.0, -0.0))":
         "minimum orders -0 < +0 (IEEE 754-2019, the op table's rule, as on frostjit.llvm)",
     "dr.arange(s.ArrayXf, 0, 1, 0.25)": "arange takes float arguments for float types (as on frostjit.llvm)",
     "s.Array3f(s.Array3b(True,False,True))": "a mask converts to 1 / 0 (Dr.Jit 1.5's scalar backend gives 255 for every entry)",
+    "dr.concat([s.TensorXf([[1,2]]), s.TensorXf([[3,4]])], axis=0)":
+        "concat along an axis joins scalar tensors as on frostjit.llvm (Dr.Jit 1.5's scalar concat raises TypeError)",
+    "float(s.TensorXf([2.5]))": "a one-element tensor converts to a Python number on every backend (as on frostjit.llvm)",
+    "(lambda t: (t.__setitem__((0, 1), 10), t)[1])(s.TensorXf([[1,2,3],[4,5,6]]))": _TENSOR_SET,
+    "(lambda t: (t.__setitem__((slice(None), 0), s.TensorXf([7, 8])), t)[1])(s.TensorXf([[1,2,3],[4,5,6]]))":
+        _TENSOR_SET,
 }
 #: Not built yet (reported in docs/types.md).
 NOT_YET: set = set()
