@@ -16,10 +16,10 @@ from frostjit.errors import ConversionOverflowError
 NAMES = json.loads((Path(__file__).resolve().parents[2] / "tools" / "data" / "drjit_1_5_names.json")
                    .read_text())["modules"]["drjit.scalar"]
 #: Dr.Jit's scalar names frostjit does not have yet (docs/types.md says why).
-GAPS = ("Texture*f8u",)
+GAPS = ()
 
 
-_GAP = pytest.mark.xfail(strict=True, reason="8-bit textures: not built yet (docs/types.md)")
+_GAP = pytest.mark.xfail(strict=True, reason="not built yet (docs/types.md)")
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=_GAP) if any(fnmatch.fnmatchcase(n, p) for p in GAPS)
