@@ -26,6 +26,7 @@ import llvmlite
 import llvmlite.binding as llvm
 
 from ..._dump import dump_text
+from . import half_runtime
 from ...trace.dtypes import Float32
 from ..kernel import KernelSpec, Instr, IN, OUT
 from .codegen import generate_ir, KERNEL_PLACEHOLDER
@@ -98,6 +99,8 @@ class Compiler:
         # Lanes per loop iteration: two registers' worth (16 floats per AVX-512 register, 8 per
         # AVX2 register), which measured ~1.5x faster than one on latency-bound kernels.
         self.simd_lanes = 16 if "avx512f" in feats else 8 if "avx2" in feats or "avx" in feats else 4
+        if half_runtime.needed(feats):       # no F16C: LLVM calls compiler-runtime half conversions
+            half_runtime.install(self._target_machine())
         self.width = 2 * self.simd_lanes
         # "fast" (default): a short pass list; 0-3: LLVM's standard pipelines (see compile_ir).
         self.opt_level = os.environ.get("FROSTJIT_OPT_LEVEL", "fast")
