@@ -265,11 +265,16 @@ def symbolic_if_stmt(args: tuple, cond, true_fn, false_fn, arg_labels, rv_labels
     if top is not None and masks.compatible(top, cond._node.size):     # inside a loop body or a branch
         enclosing = type(cond)._from_node(top)
         mask_t, mask_f = mask_t & enclosing, mask_f & enclosing
-    with masks.scope(mask_t._node):
-        t = true_fn(*fresh(args))
-    with masks.scope(mask_f._node):
-        f = false_fn(*fresh(args))
-    _check_branches(t, f, rv_labels, strict)
+    before = list(trace_state.side_effects)
+    try:
+        with masks.scope(mask_t._node):
+            t = true_fn(*fresh(args))
+        with masks.scope(mask_f._node):
+            f = false_fn(*fresh(args))
+        _check_branches(t, f, rv_labels, strict)
+    except BaseException:
+        drop_effects(queued_since(before))      # a failed statement leaves no scatter behind
+        raise
     return merge(cond, t, f, values_from_a=False)
 
 
@@ -315,13 +320,18 @@ def symbolic_switch(index, targets: list, args: tuple, kwargs: dict, mask=None, 
     if "active" in call_kwargs:
         call_kwargs["active"] = bool_t(True)
     calls = []
-    for k, fn in enumerate(targets):
-        lanes = active & (index == k)
-        with masks.scope(lanes._node):
-            calls.append((lanes, fn(*fresh(call_args), **fresh(call_kwargs))))
-    first = calls[0][1]
-    for _, out in calls[1:]:
-        check(SWITCH, first, out, "result", True)
+    before = list(trace_state.side_effects)
+    try:
+        for k, fn in enumerate(targets):
+            lanes = active & (index == k)
+            with masks.scope(lanes._node):
+                calls.append((lanes, fn(*fresh(call_args), **fresh(call_kwargs))))
+        first = calls[0][1]
+        for _, out in calls[1:]:
+            check(SWITCH, first, out, "result", True)
+    except BaseException:
+        drop_effects(queued_since(before))      # a failed switch leaves no scatter behind
+        raise
     leaves0, treedef = flatten(first)
     per_call = [(lanes, flatten(out)[0]) for lanes, out in calls]
     results = []
