@@ -33,7 +33,7 @@ def test_inconsistent_symbolic_branches_leave_their_scatters_out():
         fj.scatter(t, Float(7), UInt32(2))
         return (x, x)
 
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="changed from 2 to 1"):
         fj.if_stmt((Float(1, 2, 3),), Bool(True, False, True), true_fn, lambda x: (x,), mode="symbolic")
     assert t.numpy().tolist() == [0, 0, 0]
 
