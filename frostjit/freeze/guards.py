@@ -36,6 +36,7 @@ from ..tree.kinds import PROTOCOL
 from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
+from .records import ConstRoot, ContainerRoot, NumpyRoot
 from .values import Ident, value_key
 
 MISS = object()
@@ -106,7 +107,7 @@ class GuardSet:
 
     def __init__(self, atoms: list, roots: list, name: str):
         self.atoms = atoms
-        self.roots = roots          # per atom: ("const", obj) | ("cont", ci, dict?) | ("np", k)
+        self.roots = roots          # per atom: a ConstRoot, ContainerRoot or NumpyRoot (records.py)
         self.name = name
         self.source = ""
         self.check = self._generate()
@@ -124,27 +125,27 @@ class GuardSet:
         holders = {}            # id(constant holder) -> its name in the namespace
         bulk = {}               # id(holder) -> [atom indices checked in one C-level pass]
         for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
-            if root[0] == "const" and a.kind == "entry" and a.value is not ABSENT and _strong_ok(a.value) \
+            if type(root) is ConstRoot and a.kind == "entry" and a.value is not ABSENT and _strong_ok(a.value) \
                     and type(a.value) is not tuple:
-                bulk.setdefault(id(root[1]), []).append(i)
+                bulk.setdefault(id(root.holder), []).append(i)
         bulk = {k: v for k, v in bulk.items() if len(v) >= _BULK_MIN}
         done = set()
         for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
             if i in done:
                 continue
-            if root[0] == "const":
-                h = holders.get(id(root[1]))
+            if type(root) is ConstRoot:
+                h = holders.get(id(root.holder))
                 if h is None:
-                    h = holders[id(root[1])] = f"H{len(holders)}"
-                    ns[h] = root[1]
-                group = bulk.get(id(root[1])) if a.kind == "entry" else None
+                    h = holders[id(root.holder)] = f"H{len(holders)}"
+                    ns[h] = root.holder
+                group = bulk.get(id(root.holder)) if a.kind == "entry" else None
                 if group is not None and i in group:
                     # Many entries of one dict (a module's globals, a class's attributes): one
                     # itemgetter and one identity pass in C; the exact checks only if that fails.
                     j = len(done)
                     ns[f"IG{j}"] = operator.itemgetter(*[self.atoms[g].key for g in group])
                     # (a class's mappingproxy reads through to its dict: read the dict itself)
-                    ns[f"D{j}"] = _raw_dict(root[1])
+                    ns[f"D{j}"] = _raw_dict(root.holder)
                     if len(group) <= _UNPACK_MAX:
                         # Unpacked into locals and tested with `is` in bytecode: ~7 ns less per entry
                         # than all(map(operator.is_, ...)) (the guard cost of issue 9's benchmark).
@@ -161,10 +162,10 @@ class GuardSet:
                         done.add(g)
                     L += sub
                     continue
-            elif root[0] == "cont":
-                h = f"conts[{root[1]}].__dict__" if root[2] else f"conts[{root[1]}]"
+            elif type(root) is ContainerRoot:
+                h = f"conts[{root.index}].__dict__" if root.via_dict else f"conts[{root.index}]"
             else:
-                h = f"npin[{root[1]}]"
+                h = f"npin[{root.index}]"
             L += self._one(i, a, h, ns, I)
         L.append("    except Exception:")
         L.append("        return -1")
@@ -231,13 +232,13 @@ class GuardSet:
         """The value atom ``i`` sees now (``ABSENT`` when missing), for messages."""
         a, root = self.atoms[i], self.roots[i]
         try:
-            if root[0] == "const":
-                h = root[1]
-            elif root[0] == "cont":
-                h = flat.containers[root[1]]
-                h = h.__dict__ if root[2] else h
+            if type(root) is ConstRoot:
+                h = root.holder
+            elif type(root) is ContainerRoot:
+                h = flat.containers[root.index]
+                h = h.__dict__ if root.via_dict else h
             else:
-                h = flat.numpy[root[1]]
+                h = flat.numpy[root.index]
             k = a.kind
             if k == "entry":
                 return h.get(a.key, ABSENT)
@@ -379,7 +380,7 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     ``uploaded``: the NumPy inputs the recording uploads (re-read by every replay): passing one
     on as a whole (``x + a``) needs no guard on its data, reading it in Python (``a.sum()``) does.
     ``covered(owner, atom) -> root | None | False``: the input path of an owner reached through
-    the inputs (``("cont", ci, is_dict)`` / ``("np", k)``), ``False`` when the layout key already
+    the inputs (a :class:`~.records.ContainerRoot` / :class:`~.records.NumpyRoot`), ``False`` when the layout key already
     covers the atom, ``None`` for objects outside the inputs.  Returns ``(GuardSet | None,
     fallback reason | None, [writes to state outside the inputs]])``: a replay does not repeat
     those writes (Python side effects outside the inputs happen when tracing); a value written
@@ -411,16 +412,15 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         root = covered(a.owner, a)
         if root is False:
             continue
-        if a.kind == "numpy" and a.key == "passed" and root is not None and root[0] == "np" \
-                and root[1] in uploaded:
+        if a.kind == "numpy" and a.key == "passed" and type(root) is NumpyRoot and root.index in uploaded:
             continue
         if root is None:
-            root = ("const", a.holder)
+            root = ConstRoot(a.holder)
         atoms.append(a)
         roots.append(root)
     if rs.dispatch or rs.abc:
         atoms.append(Atom("token", None, None, abc_token(), None, "abc.get_cache_token()", None))
-        roots.append(("const", None))
+        roots.append(ConstRoot(None))
     gs = GuardSet(atoms, roots, name) if atoms else None
     if gs is not None:
         gs.hidden_writes = hidden_writes
@@ -440,12 +440,12 @@ def covering(flat, before=None):
         i = id(owner)
         k = np_index.get(i)
         if k is not None:
-            return ("np", k)
+            return NumpyRoot(k)
         ci = cont_index.get(i)
         if ci is None:
             return None
         if atom is None:
-            return ("cont", ci, False)
+            return ContainerRoot(ci, False)
         c = flat.containers[ci]
         node = node_of(type(c))      # the walk read c's children through it: those are keyed
         if atom.kind == "entry":
@@ -456,12 +456,12 @@ def covering(flat, before=None):
             if node.kind is PROTOCOL and node.fields is None and \
                     _walked_by_protocol(c, atom.value, before[ci] if before is not None else None):
                 return False            # what __fj_traverse__ hands out is walked (keyed) already
-            return ("cont", ci, True)
+            return ContainerRoot(ci, True)
         if atom.kind in ("item", "contents") and atom.holder is c:
             return False
         if atom.kind == "attr" and _walked_attribute(node, atom.key):
             return False                # a slot the walk read
-        return ("cont", ci, False)
+        return ContainerRoot(ci, False)
     return covered
 
 

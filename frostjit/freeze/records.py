@@ -550,3 +550,31 @@ class AssignAll:
 
 
 WriteBack = Union[SetNode, SetEntry, SetDictItem, DelEntry, SetItems, AssignAll]
+
+
+# ---------------------------------------------------------------------- guard roots
+# Where a guard finds the object it reads (guards.py): one per guarded atom.
+@dataclass(frozen=True, slots=True, eq=False)
+class ConstRoot:
+    """An object outside the inputs (a module's globals, a class, a closure cell), held by the
+    guard itself (``None`` for a guard that reads no holder, such as ``abc``'s cache token)."""
+
+    holder: object
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerRoot:
+    """Input container number ``index`` of the call (its ``__dict__`` when ``via_dict``)."""
+
+    index: int
+    via_dict: bool
+
+
+@dataclass(frozen=True, slots=True)
+class NumpyRoot:
+    """NumPy input array number ``index`` of the call."""
+
+    index: int
+
+
+GuardRoot = Union[ConstRoot, ContainerRoot, NumpyRoot]
