@@ -103,14 +103,7 @@ def set_thread_count(count: int, /) -> None:
     TypeError
         ``count`` is not a non-negative int.
     """
-    if isinstance(count, bool):
-        raise TypeError("set_thread_count(): expected an int >= 0, got bool")
-    try:
-        n = operator.index(count)
-    except TypeError:
-        raise TypeError(f"set_thread_count(): expected an int >= 0, got {type(count).__name__}") from None
-    if n < 0:
-        raise TypeError(f"set_thread_count(): expected an int >= 0, got {n}")
+    n = _count("set_thread_count", count)
     with state.lock:        # no launch runs while the pool is replaced
         current_backend().set_thread_count(max(n, 1))
 
@@ -144,15 +137,21 @@ def set_expand_threshold(value: int, /) -> None:
     TypeError
         ``value`` is not a non-negative int (Dr.Jit: ``TypeError`` too).
     """
+    settings.expand_threshold = _count("set_expand_threshold", value)
+
+
+def _count(who: str, value) -> int:
+    """``value`` as an int >= 0 (an ``operator.index``-able value, not a bool), else ``TypeError``
+    naming ``who`` (Dr.Jit raises ``TypeError`` for these settings too)."""
     if isinstance(value, bool):
-        raise TypeError("set_expand_threshold(): expected an int >= 0, got bool")
+        raise TypeError(f"{who}(): expected an int >= 0, got bool")
     try:
         n = operator.index(value)
     except TypeError:
-        raise TypeError(f"set_expand_threshold(): expected an int >= 0, got {type(value).__name__}") from None
+        raise TypeError(f"{who}(): expected an int >= 0, got {type(value).__name__}") from None
     if n < 0:
-        raise TypeError(f"set_expand_threshold(): expected an int >= 0, got {n}")
-    settings.expand_threshold = n
+        raise TypeError(f"{who}(): expected an int >= 0, got {n}")
+    return n
 
 
 def has_backend(backend: JitBackend, /) -> int:
