@@ -167,6 +167,11 @@ class _LanePhilox(Philox4x32Base):
     _public = None
 
 
+# The generic code names ``type(self).__name__`` in its error messages: the user's class name.
+_LanePCG32.__name__ = _LanePCG32.__qualname__ = "PCG32"
+_LanePhilox.__name__ = _LanePhilox.__qualname__ = "Philox4x32"
+
+
 class Philox4x32:
     """Dr.Jit's scalar ``Philox4x32``: one counter-based generator.
 

@@ -128,3 +128,8 @@ def test_rng_on_scalar_tensors_matches_llvm_tensors(seed, shape):
         assert type(got) is getattr(s, f"TensorX{suffix}") and got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     np.testing.assert_array_equal(gs.clone().random(s.TensorXf, 3).numpy(), gl.clone().random(L.TensorXf, 3).numpy())
+
+
+def test_errors_name_the_users_generator_class():
+    with pytest.raises(TypeError, match=r"^Philox4x32\(\)"):
+        s.Philox4x32(5)
