@@ -19,7 +19,7 @@ from ..functions.creation import arange, full
 from ..functions.evaluation import make_opaque, width
 from ..functions.math import fma, reinterpret_array, select
 from ..trace import ops
-from ..trace.dtypes import Bool, Float32, Float64, Int32, UInt32, UInt64
+from ..trace.dtypes import Bool, Float16, Float32, Float64, Int32, UInt32, UInt64
 from ..array import registry
 from ._types import new_handle, philox_class
 from .rejection import redraw_rejected
@@ -80,7 +80,7 @@ class Generator:
     ``drjit.random.Generator``): NumPy-style sampling of JIT arrays of a given type and shape."""
 
     def random(self, dtype, shape):
-        """Uniform variates on ``[0, 1)`` of type ``dtype`` (a ``Float32``/``Float64`` array,
+        """Uniform variates on ``[0, 1)`` of type ``dtype`` (a ``Float16``/``Float32``/``Float64`` array,
         static array or tensor type, e.g. ``Float``, ``Array3f``, ``Matrix4f``, ``TensorXf``) and
         ``shape`` (the width; ``(3, width)`` for an ``Array3f``, ``(4, 4, width)`` for a
         ``Matrix4f``; a tensor's shape)."""
@@ -239,7 +239,7 @@ class Philox4x32Generator(Generator):
         """Variates of ``kind`` (``"uniform"``, ``"normal"``) for ``dtype``/``shape``, passed
         through ``transform`` (an affine map)."""
         who = f"Generator.{name}()"
-        leaf, n, width, build = self._layout(dtype, shape, who, (Float32, Float64))
+        leaf, n, width, build = self._layout(dtype, shape, who, (Float32, Float64, Float16))
         backend = leaf._backend
         next_block, counter = self._blocks(backend, width, who)
         double = leaf._vt is Float64
@@ -254,6 +254,7 @@ class Philox4x32Generator(Generator):
                 pool = list(block)
             values.append(pool.pop())      # Dr.Jit takes a block's outputs from the last one down
         self._counter = counter()
+        # (Float16: the Float32 variates rounded, as Dr.Jit 1.5 draws them; measured bit for bit)
         values = [v if type(v) is leaf else leaf(v) for v in values]
         out = build(values)
         # (on the whole value, with its family's arithmetic, as Dr.Jit: a matrix's offset lands on

@@ -196,3 +196,28 @@ def test_literal_folds_follow_drjit():
     assert np.signbit(np.asarray(_affine(x, 1.0, 0.0))[2])
     np.testing.assert_array_equal(np.asarray(_affine(x, 0.0, Float(3.0))), [3.0, 3.0, 3.0])
     np.testing.assert_array_equal(np.asarray(fj.rng(seed=1).normal(Float, 4, 1.5, 0.0)), [1.5] * 4)
+
+
+# Dr.Jit 1.5's Float16 variates (recorded side by side; bits as uint16): the Float32 variates rounded
+# to half, the affine map of uniform/normal one fused rounding.
+_DRJIT_HALF = {
+    "random": [13025, 15131, 12810, 14420, 15318, 11343, 15108, 14414],
+    "uniform": [47604, 16206, 15878, 43960, 47606, 16198, 15781, 15908],
+    "normal": [14332, 47150, 15693, 50036, 15617, 43488, 16591, 16496],
+    "tensor": [15120, 12755, 15355, 10242, 10435, 14097],
+    "array2": [[13995, 11133, 13310, 13951], [13239, 12768, 11488, 14341]],
+}
+
+
+def test_float16_variates_are_drjits_bits():
+    from frostjit.llvm import Array2f16, Float16 as F16, TensorXf16
+
+    def bits(a):
+        return np.asarray(a.numpy()).view(np.uint16).ravel().tolist()
+
+    assert bits(fj.rng(seed=3).random(F16, 8)) == _DRJIT_HALF["random"]
+    assert bits(fj.rng(seed=5).uniform(F16, 8, low=-1, high=2)) == _DRJIT_HALF["uniform"]
+    assert bits(fj.rng(seed=7).normal(F16, 8, loc=1.0, scale=2.0)) == _DRJIT_HALF["normal"]
+    assert bits(fj.rng(seed=9).random(TensorXf16, (2, 3))) == _DRJIT_HALF["tensor"]
+    a = fj.rng(seed=11).random(Array2f16, (2, 4))
+    assert [bits(a.x), bits(a.y)] == _DRJIT_HALF["array2"]
