@@ -379,17 +379,22 @@ def none(value, axis=..., keepdims=False):
 def count(value, axis=..., keepdims=False):
     """Number of true entries along ``axis`` (``UInt32`` arrays; an ``int`` for Python input).
     """
-    def check(m):
-        if not _is_mask(m):
-            raise TypeError(f"frostjit.count(): expects a Bool array or bool, got {type(m).__name__}")
+    return _reduce("add", "count", value, axis, None, keepdims, leaf=_as_count, check=_check_mask)
 
-    def as_count(m):
-        if isinstance(m, ArrayBase):
-            return registry.flat_type(m._backend, UInt32)(m)
-        if isinstance(m, VectorBase):
-            return _vector_of([as_count(c) for c in m])
-        return int(m)
-    return _reduce("add", "count", value, axis, None, keepdims, leaf=as_count, check=check)
+
+def _check_mask(m) -> None:
+    if not _is_mask(m):
+        raise TypeError(f"frostjit.count(): expects a Bool array or bool, got {type(m).__name__}")
+
+
+def _as_count(m):
+    """A mask as counts: ``UInt32`` per lane (per component of a static vector), ``int`` for a bool.
+    (A module-level function: a recursive closure would be a reference cycle per call.)"""
+    if isinstance(m, ArrayBase):
+        return registry.flat_type(m._backend, UInt32)(m)
+    if isinstance(m, VectorBase):
+        return _vector_of([_as_count(c) for c in m])
+    return int(m)
 
 
 for _f in (sum, prod, min, max, mean):
