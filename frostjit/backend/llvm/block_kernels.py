@@ -161,28 +161,7 @@ def row_kernel_ir(op: str, vt: VarType, lanes: int, symbol: str, unroll: int = U
     nl = "\n"
     return f"""{nl.join(sorted(decls))}
 
-define void @{symbol}(i64 %start, i64 %end, ptr %args, i64 %shared) {{
-entry:
-  %src.p = getelementptr i64, ptr %args, i64 0
-  %src.i = load i64, ptr %src.p, align 8
-  %src = inttoptr i64 %src.i to ptr
-  %n.p = getelementptr i64, ptr %args, i64 1
-  %n = load i64, ptr %n.p, align 8
-  %dst.p = getelementptr i64, ptr %args, i64 2
-  %dst.i = load i64, ptr %dst.p, align 8
-  %dst = inttoptr i64 %dst.i to ptr
-  %b.p = getelementptr i64, ptr %args, i64 3
-  %b = load i64, ptr %b.p, align 8
-  %none = icmp sge i64 %start, %end
-  br i1 %none, label %exit, label %row
-row:
-  %r = phi i64 [%start, %entry], [%r.next, %sdone]
-  %lo = mul i64 %r, %b
-  %hi.full = add i64 %lo, %b
-  %short = icmp ult i64 %n, %hi.full
-  %hi = select i1 %short, i64 %n, i64 %hi.full
-  %len = sub i64 %hi, %lo
-  %p = getelementptr {mt}, ptr %src, i64 %lo
+{_row_entry(symbol, mt)}
   %nv = and i64 %len, {-step}
   %has.v = icmp ne i64 %nv, 0
   br i1 %has.v, label %vloop, label %vdone
@@ -283,28 +262,7 @@ def prefix_kernel_ir(op: str, vt: VarType, lanes: int, symbol: str, exclusive: b
     nl = "\n"
     return f"""{nl.join(sorted(decls))}
 
-define void @{symbol}(i64 %start, i64 %end, ptr %args, i64 %shared) {{
-entry:
-  %src.p = getelementptr i64, ptr %args, i64 0
-  %src.i = load i64, ptr %src.p, align 8
-  %src = inttoptr i64 %src.i to ptr
-  %n.p = getelementptr i64, ptr %args, i64 1
-  %n = load i64, ptr %n.p, align 8
-  %dst.p = getelementptr i64, ptr %args, i64 2
-  %dst.i = load i64, ptr %dst.p, align 8
-  %dst = inttoptr i64 %dst.i to ptr
-  %b.p = getelementptr i64, ptr %args, i64 3
-  %b = load i64, ptr %b.p, align 8
-  %none = icmp sge i64 %start, %end
-  br i1 %none, label %exit, label %row
-row:
-  %r = phi i64 [%start, %entry], [%r.next, %sdone]
-  %lo = mul i64 %r, %b
-  %hi.full = add i64 %lo, %b
-  %short = icmp ult i64 %n, %hi.full
-  %hi = select i1 %short, i64 %n, i64 %hi.full
-  %len = sub i64 %hi, %lo
-  %p = getelementptr {mt}, ptr %src, i64 %lo
+{_row_entry(symbol, mt)}
   %q = getelementptr {mt}, ptr %dst, i64 %lo
   %nv = and i64 %len, {-lanes}
   %has.v = icmp ne i64 %nv, 0
@@ -389,3 +347,32 @@ class RowKernels:
         fn.engine = engine          # the machine code lives as long as the entry point
         fn.fj_address = address
         return fn
+
+
+def _row_entry(symbol: str, mt: str) -> str:
+    """The start of both row kernels (reduction and prefix): the pool's signature, the arguments
+    ``(src, n, dst, block size)`` unpacked, and row ``%r``'s elements ``[%lo, %hi)`` of ``%src``
+    (``%len`` of them, from ``%p``); each kernel continues in block ``row`` and ends the row loop
+    in its block ``sdone``."""
+    return f"""define void @{symbol}(i64 %start, i64 %end, ptr %args, i64 %shared) {{
+entry:
+  %src.p = getelementptr i64, ptr %args, i64 0
+  %src.i = load i64, ptr %src.p, align 8
+  %src = inttoptr i64 %src.i to ptr
+  %n.p = getelementptr i64, ptr %args, i64 1
+  %n = load i64, ptr %n.p, align 8
+  %dst.p = getelementptr i64, ptr %args, i64 2
+  %dst.i = load i64, ptr %dst.p, align 8
+  %dst = inttoptr i64 %dst.i to ptr
+  %b.p = getelementptr i64, ptr %args, i64 3
+  %b = load i64, ptr %b.p, align 8
+  %none = icmp sge i64 %start, %end
+  br i1 %none, label %exit, label %row
+row:
+  %r = phi i64 [%start, %entry], [%r.next, %sdone]
+  %lo = mul i64 %r, %b
+  %hi.full = add i64 %lo, %b
+  %short = icmp ult i64 %n, %hi.full
+  %hi = select i1 %short, i64 %n, i64 %hi.full
+  %len = sub i64 %hi, %lo
+  %p = getelementptr {mt}, ptr %src, i64 %lo"""
