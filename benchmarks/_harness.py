@@ -173,6 +173,19 @@ def positive_int(text: str) -> int:
     return v
 
 
+def add_system_options(ap: argparse.ArgumentParser, systems: list[str]) -> None:
+    """The options every side-by-side benchmark takes: ``--systems`` (a comma list from
+    ``systems``), ``--threads``, ``--json``, and the hidden ``--child``/``--params`` of the
+    subprocess protocol (:func:`child_main`)."""
+    default = "both" if len(systems) == 2 else "all"
+    ap.add_argument("--systems", type=comma_list(systems), default=systems,
+                    help=f"comma list from {','.join(systems)} (default: {default})")
+    ap.add_argument("--threads", type=positive_int, default=None, help=THREADS_HELP)
+    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+
+
 # ----------------------------------------------------------------- formatting
 def ok(r: dict | None) -> bool:
     return bool(r) and r.get("status") == "ok"

@@ -149,12 +149,7 @@ def parser(prog: str = "bench_control.py") -> argparse.ArgumentParser:
     ap.add_argument("--n", type=H.positive_int, default=None, help="lanes (default 1e6, a square grid)")
     ap.add_argument("--iterations", type=H.positive_int, default=1000, help="iteration bound (default 1000)")
     ap.add_argument("--repeats", type=H.positive_int, default=None, help="steady-state calls (default 10)")
-    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
-                    help="comma list from frostjit,drjit (default: both)")
-    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
-    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
-    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    H.add_system_options(ap, SYSTEMS)
     return ap
 
 

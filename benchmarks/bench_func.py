@@ -142,12 +142,7 @@ def parser(prog: str = "bench_func.py") -> argparse.ArgumentParser:
     ap.add_argument("--ops", type=H.positive_int, default=200, help="operations of the function (default 200)")
     ap.add_argument("--sites", type=H.positive_int, default=50, help="call sites (default 50)")
     ap.add_argument("--repeats", type=H.positive_int, default=None, help="steady-state calls (default 10)")
-    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
-                    help="comma list from frostjit,drjit (default: both)")
-    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
-    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
-    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    H.add_system_options(ap, SYSTEMS)
     return ap
 
 

@@ -151,12 +151,7 @@ def parser(prog: str = "bench_random.py") -> argparse.ArgumentParser:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (5 instead of 30) and n = 1e6")
     ap.add_argument("--n", type=H.positive_int, default=None, help="samples per call (default 1e7)")
-    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
-                    help="comma list from frostjit,drjit,numpy (default: all)")
-    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
-    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
-    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    H.add_system_options(ap, SYSTEMS)
     return ap
 
 

@@ -193,12 +193,7 @@ def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (5 instead of 30) and n = 1e5")
     ap.add_argument("--n", type=H.positive_int, default=None, help="points per call (default 1e6)")
     ap.add_argument("--k", type=H.positive_int, default=10, help="steps of the complex chain (default 10)")
-    ap.add_argument("--systems", type=H.comma_list(SYSTEMS), default=SYSTEMS,
-                    help="comma list from frostjit,drjit,numpy (default: all)")
-    ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
-    ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
-    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
-    ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
+    H.add_system_options(ap, SYSTEMS)
     return ap
 
 
