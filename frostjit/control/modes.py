@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..array import registry
 from ..array.flat import ArrayBase
+from ..trace import masks
 from ..trace.dtypes import Bool
 from ..trace.state import JitFlag, flag
 from .consistency import contract_error, type_name
-from .errors import ControlFlowArgumentError, StateTypeError
+from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateTypeError
 
 MODES = ("scalar", "symbolic", "evaluated")
 
@@ -46,3 +48,19 @@ def check_mask(who: str, c, what: str) -> None:
 def vector_mode(flag_: JitFlag) -> str:
     """``"symbolic"`` or ``"evaluated"`` as the flag says (the choice for a vectorized value)."""
     return "symbolic" if flag(flag_) else "evaluated"
+
+
+def switch_lanes(index, n_targets: int, mask, n: int):
+    """The lanes of an ``fj.switch`` (evaluated or symbolic) that call a target: ``index`` in
+    range, ``mask`` set (a ``Bool`` array or bool; ``None``: every lane) and, inside a loop body
+    or a branch, the enclosing scope's lanes of width ``n``."""
+    active = index < n_targets
+    if mask is not None:
+        if not (is_mask(mask) or is_python_bool(mask)):
+            raise ControlFlowArgumentTypeError(f"fj.switch(): 'active' must be a Bool array or bool, got "
+                                               f"{type(mask).__name__}")
+        active = active & mask
+    top = masks.top()
+    if top is not None and masks.compatible(top, n):
+        active = active & registry.flat_type(index._backend, Bool)._from_node(top)
+    return active

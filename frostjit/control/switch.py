@@ -29,7 +29,7 @@ from ..tree import flatten, transform, unflatten
 from . import host, symbolic
 from .consistency import check, contract_error
 from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
-from .modes import check_mode, is_mask, vector_mode
+from .modes import check_mode, is_mask, switch_lanes, vector_mode
 
 WHO = "switch"
 
@@ -113,14 +113,7 @@ def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label)
     backend = index._backend
     bool_t = registry.flat_type(backend, Bool)
     n = width(index, args, kwargs)
-    active = index < len(targets)
-    if mask is not None:
-        if not (is_mask(mask) or isinstance(mask, (bool, np.bool_))):
-            raise ControlFlowArgumentTypeError(f"fj.switch(): 'active' must be a Bool array or bool, got {type(mask).__name__}")
-        active = active & mask
-    top = masks.top()
-    if top is not None and masks.compatible(top, n):
-        active = active & bool_t._from_node(top)
+    active = switch_lanes(index, len(targets), mask, n)
     if state.flags & DEBUG:
         _check_range(index, mask, len(targets))
     eval_(index, active, args, kwargs)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import weakref
 
-import numpy as np
 
 from ..ad.api import enable_grad
 from ..ad.graph import ancestors, next_id
@@ -45,9 +44,9 @@ from ..trace.dtypes import Bool
 from ..trace.loops import LoopRecord, free_nodes
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
-from .consistency import check, check_tuple, contract_error, fresh, merge, root_names
+from .consistency import check, check_branch_results, check_tuple, contract_error, fresh, merge
 from .errors import StateTypeError, StateValueError
-from .modes import check_mask, is_mask
+from .modes import check_mask, is_mask, switch_lanes
 
 WHILE = "while_loop"
 IF = "if_stmt"
@@ -271,23 +270,11 @@ def symbolic_if_stmt(args: tuple, cond, true_fn, false_fn, arg_labels, rv_labels
             t = true_fn(*fresh(args))
         with masks.scope(mask_f._node):
             f = false_fn(*fresh(args))
-        _check_branches(t, f, rv_labels, strict)
+        check_branch_results(IF, t, f, rv_labels, strict)
     except BaseException:
         drop_effects(queued_since(before))      # a failed statement leaves no scatter behind
         raise
     return merge(cond, t, f, values_from_a=False)
-
-
-def _check_branches(a, b, rv_labels, strict: bool) -> None:
-    """The two results against each other, tuple entries named by ``rv_labels``."""
-    if rv_labels and isinstance(a, tuple) and isinstance(b, tuple):
-        if len(a) != len(b):
-            raise contract_error(StateTypeError, IF, f"the size of state variable 'rv' of type 'tuple' changed "
-                                                     f"from {len(a)} to {len(b)}")
-        for name, x, y in zip(root_names(len(a), tuple(rv_labels), "rv"), a, b):
-            check(IF, x, y, name, strict)
-    else:
-        check(IF, a, b, "rv", strict)
 
 
 # -- switch ----------------------------------------------------------------------------------
@@ -307,14 +294,7 @@ def symbolic_switch(index, targets: list, args: tuple, kwargs: dict, mask=None, 
         mask = args[-1] if positional else kwargs.get("active")
     bool_t = registry.flat_type(index._backend, Bool)
     n = width(index, args, kwargs)
-    active = index < len(targets)
-    if mask is not None:
-        if not (is_mask(mask) or isinstance(mask, (bool, np.bool_))):
-            raise TypeError(f"fj.switch(): 'active' must be a Bool array or bool, got {type(mask).__name__}")
-        active = active & mask
-    top = masks.top()
-    if top is not None and masks.compatible(top, n):
-        active = active & bool_t._from_node(top)
+    active = switch_lanes(index, len(targets), mask, n)
     call_args = args[:-1] + (bool_t(True),) if positional else args
     call_kwargs = dict(kwargs)
     if "active" in call_kwargs:
