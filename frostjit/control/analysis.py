@@ -96,21 +96,26 @@ def find_escape(body, kinds: tuple) -> ast.AST | None:
     ``yield``/``await`` anywhere in this scope, ``break``/``continue`` not inside a nested loop.
 
     ``kinds`` filters what counts (e.g. ``(ast.Break, ast.Continue)``)."""
-    def visit(nodes, in_loop: bool):
-        for node in nodes:
-            if isinstance(node, _SCOPES):
-                continue
-            if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)) and isinstance(node, kinds):
-                return node
-            if isinstance(node, (ast.Break, ast.Continue)) and not in_loop and isinstance(node, kinds):
-                return node
-            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-                # the loop's own break/continue belong to it; its else clause is outside it
-                found = visit([node.target, node.iter] if not isinstance(node, ast.While) else [node.test], in_loop)
-                found = found or visit(node.body, True) or visit(node.orelse, in_loop)
-            else:
-                found = visit(list(ast.iter_child_nodes(node)), in_loop)
-            if found is not None:
-                return found
-        return None
-    return visit(body, False)
+    return _find_escape_in(body, False, kinds)
+
+
+def _find_escape_in(nodes, in_loop: bool, kinds: tuple) -> ast.AST | None:
+    # module-level rather than a recursive closure: a closure referring to itself is a reference
+    # cycle per call, left for the cyclic GC
+    for node in nodes:
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)) and isinstance(node, kinds):
+            return node
+        if isinstance(node, (ast.Break, ast.Continue)) and not in_loop and isinstance(node, kinds):
+            return node
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            # the loop's own break/continue belong to it; its else clause is outside it
+            header = [node.test] if isinstance(node, ast.While) else [node.target, node.iter]
+            found = (_find_escape_in(header, in_loop, kinds) or _find_escape_in(node.body, True, kinds)
+                     or _find_escape_in(node.orelse, in_loop, kinds))
+        else:
+            found = _find_escape_in(list(ast.iter_child_nodes(node)), in_loop, kinds)
+        if found is not None:
+            return found
+    return None
