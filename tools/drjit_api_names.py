@@ -7,9 +7,10 @@ version changes)::
     DRJIT_LIBLLVM_PATH=/usr/lib/x86_64-linux-gnu/libLLVM-19.so python tools/drjit_api_names.py
 
 The names come from ``dir()`` of ``drjit``, ``drjit.llvm``, ``drjit.llvm.ad``, ``drjit.scalar`` and
-``drjit.opt`` in a child process that imports drjit and nothing of frostjit; names starting
-with ``_``, typing helpers (``TypeVar``s, ``typing`` aliases, ``from __future__``) and imported
-modules that are not submodules (``drjit.opt.sys``) are left out.  Each name is recorded with its kind (function, class, enum, constant, module).
+``drjit.opt`` (and the submodules ``drjit.nn``, ``drjit.hashgrid``, ``drjit.random``, ``drjit.dda``) in a child process that imports drjit and nothing of frostjit; names starting
+with ``_``, typing helpers (``TypeVar``s, ``typing`` aliases, ``from __future__``), imported
+modules that are not submodules (``drjit.opt.sys``) and classes/functions imported from the standard
+library (``drjit.wraps`` is ``functools.wraps``) are left out.  Each name is recorded with its kind (function, class, enum, constant, module).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "data", "drjit_1_5_names.json")
-MODULES = ("drjit", "drjit.llvm", "drjit.llvm.ad", "drjit.scalar", "drjit.opt")
+MODULES = ("drjit", "drjit.llvm", "drjit.llvm.ad", "drjit.scalar", "drjit.opt", "drjit.nn", "drjit.hashgrid",
+           "drjit.random", "drjit.dda")
 
 
 _TYPING = ("typing", "typing_extensions", "__future__")
@@ -38,6 +40,10 @@ def _kind(value, owner: str) -> str | None:
         return None
     if isinstance(value, types.ModuleType):
         return "module" if value.__name__.startswith(owner + ".") else None
+    origin = getattr(value, "__module__", None) or ""
+    if (isinstance(value, type) or callable(value)) and isinstance(origin, str) \
+            and not origin.startswith(("drjit", "builtins")):
+        return None     # imported from the standard library (drjit.nn.MutableMapping, drjit.wraps)
     if isinstance(value, type):
         return "enum" if issubclass(value, enum.Enum) else "class"
     if callable(value):

@@ -1,6 +1,7 @@
 """Neural networks on cooperative vectors (Dr.Jit's ``drjit.nn``).
 
-- :class:`CoopVec`: a short vector of JIT values per lane (the input and output of layers);
+- :class:`CoopVec`: a short vector of JIT values per lane (the input and output of layers),
+  :func:`cast` to another element type;
 - :class:`MatrixView`, :func:`view`, :func:`pack`, :func:`unpack`: matrices and bias vectors in
   one flat buffer; :func:`matvec`: ``A @ x + b`` with gradients into the buffer and ``x``;
 - :class:`Module` and the layers :class:`Sequential`, :class:`Linear`, :class:`ReLU`,
@@ -10,7 +11,7 @@
 
 See docs/nn.md for the model and the differences from Dr.Jit.
 """
-from .coopvec import CoopVec
+from .coopvec import CoopVec, cast
 from .view import MatrixView, view, matvec, pack, unpack
 from .modules import (Module, Sequential, Linear, ReLU, LeakyReLU, Exp, Exp2, Tanh, ScaleAdd, Cast,
                       SinEncode, TriEncode, HashEncodingLayer)
@@ -18,4 +19,4 @@ from ..hashgrid import HashGridEncoding
 
 __all__ = ["CoopVec", "MatrixView", "view", "matvec", "pack", "unpack", "Module", "Sequential", "Linear",
            "ReLU", "LeakyReLU", "Exp", "Exp2", "Tanh", "ScaleAdd", "Cast", "SinEncode", "TriEncode",
-           "HashEncodingLayer", "HashGridEncoding"]
+           "HashEncodingLayer", "HashGridEncoding", "cast"]

@@ -154,3 +154,34 @@ class CoopVec(VectorBase):
         return f"frostjit.nn.CoopVec[{e.__module__}.{e.__name__}, shape=({len(self._c)}, {width})]"
 
     __str__ = __repr__
+
+
+def cast(vec: CoopVec, dtype: type) -> CoopVec:
+    """Convert the components of a cooperative vector to another element type (Dr.Jit's
+    ``drjit.nn.cast``).
+
+    Parameters
+    ----------
+    vec : CoopVec
+        The vector to convert.
+    dtype : type
+        A 1-D JIT array type (``Float16``, ``Float64``, ``UInt32``, ...; an AD type keeps the
+        gradients flowing through the conversion).
+
+    Returns
+    -------
+    CoopVec
+        A new cooperative vector of ``dtype`` components (floats to integers truncate).
+
+    Raises
+    ------
+    TypeError
+        ``vec`` is not a cooperative vector or ``dtype`` not a 1-D JIT array type.
+    """
+    if not isinstance(vec, CoopVec):
+        raise TypeError(f"frostjit.nn.cast(): 'vec' must be a CoopVec, got {type(vec).__name__}")
+    if not (isinstance(dtype, type) and issubclass(dtype, ArrayBase) and getattr(dtype, "IsJIT", False)
+            and dtype.Depth == 1):
+        raise TypeError(f"frostjit.nn.cast(): 'dtype' must be a 1-D JIT array type (e.g. Float16), got "
+                        f"{dtype!r}")
+    return CoopVec(*[dtype(c) for c in vec])

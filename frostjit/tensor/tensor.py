@@ -137,8 +137,13 @@ class Tensor(TensorBase):
 
     @property
     def grad(self):
-        """The gradient (a tensor of this shape; zeros where nothing reached it)."""
+        """The gradient (a tensor of this shape; zeros where nothing reached it).  Assigning sets
+        it (``fj.set_grad``: a tensor of this shape, a flat array of its size, or a number)."""
         return ad.grad(self)
+
+    @grad.setter
+    def grad(self, value) -> None:
+        ad.set_grad(self, value)
 
     def __repr__(self) -> str:
         return TensorBase.__repr__(self)

@@ -59,3 +59,27 @@ def test_widened_numbers_follow_the_width_in_frozen_functions():
     for n in (1, 7, 1000, 7):
         x = fj.arange(Float, n)
         assert np.asarray(f(x).numpy()).tolist() == (np.arange(n) * 3 + 6).tolist()
+
+
+@pytest.mark.parametrize("dtype, expected", [
+    (Float16, [[1.5, 2.0], [3.25, 3.25]]),
+    (fj.llvm.ad.Float64, [[1.5, 2.0], [3.25, 3.25]]),
+    (UInt32, [[1, 2], [3, 3]]),             # (floats to integers truncate, as Dr.Jit)
+])
+def test_cast_converts_every_component(dtype, expected):
+    out = nn.cast(nn.CoopVec(Float(1.5, 2), Float(3.25)), dtype)
+    assert isinstance(out, nn.CoopVec) and len(out) == 2
+    assert all(type(c) is dtype for c in out)
+    assert [c.numpy().tolist() for c in out] == expected
+
+
+def test_cast_keeps_gradients_and_checks_its_arguments():
+    x = Float(1.0, 2.0)
+    fj.enable_grad(x)
+    second = list(nn.cast(nn.CoopVec(x, x * 2), Float16))[1]
+    fj.backward(second)
+    assert x.grad.numpy().tolist() == [2, 2]
+    with pytest.raises(TypeError, match="'vec'"):
+        nn.cast(Float(1), Float16)
+    with pytest.raises(TypeError, match="'dtype'"):
+        nn.cast(nn.CoopVec(Float(1)), float)
