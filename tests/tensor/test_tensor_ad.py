@@ -99,3 +99,17 @@ def test_optimizer_takes_tensor_parameters():
         opt.step()
     assert isinstance(opt["t"], ad.TensorXf) and opt["t"].shape == (2, 3)
     assert losses[-1] < losses[0] / 100
+
+
+def test_assigning_a_tensors_grad_sets_it_as_set_grad_does():
+    J = ad
+    t = J.TensorXf([1.0, 2, 3, 4], shape=(2, 2))
+    fj.enable_grad(t)
+    t.grad = J.Float(1, 2, 3, 4)                     # a flat array of its size
+    assert t.grad.shape == (2, 2) and t.grad.numpy().tolist() == [[1, 2], [3, 4]]
+    t.grad = 1                                       # a number
+    assert t.grad.numpy().tolist() == [[1, 1], [1, 1]]
+    t.grad = J.TensorXf([5.0, 6, 7, 8], shape=(2, 2))
+    assert fj.forward_to(t * 2).numpy().tolist() == [[10, 12], [14, 16]]
+    with pytest.raises(ValueError, match="size 3"):
+        t.grad = J.Float(1, 2, 3)
