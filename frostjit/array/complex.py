@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .flat import ArrayBase, apply
-from .vector import VectorBase, componentwise, from_parts, is_plain_static
+from .vector import VectorBase, apply_vector, componentwise, from_parts, is_plain_static, mixes_backends
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -92,6 +92,8 @@ def _parts(z):
         return z, None
     if is_plain_static(z, 2):      # Array2f: (real, imag), as Dr.Jit 1.5 combines them
         return z._c[0], z._c[1]
+    if type(z) in (list, tuple) and len(z) == 2:       # a sequence likewise (Dr.Jit)
+        return z[0], z[1]
     raise TypeError(f"frostjit: cannot combine a complex number with a {type(z).__name__}")
 
 
@@ -129,6 +131,8 @@ def c_add(a, b):
         if type(re) is e and type(im) is e:
             return _fresh(cls, re, im)
         return _make(cls, re, im)
+    if mixes_backends((a, b)):        # (scalar-backend operands become JIT arrays first)
+        return apply_vector("add", a, b)
     ar, ai = _parts(a)
     br, bi = _parts(b)
     return _make(_like(a, b), ar + br, ai if bi is None else bi if ai is None else ai + bi)
@@ -143,6 +147,8 @@ def c_sub(a, b):
         if type(re) is e and type(im) is e:
             return _fresh(cls, re, im)
         return _make(cls, re, im)
+    if mixes_backends((a, b)):        # (scalar-backend operands become JIT arrays first)
+        return apply_vector("sub", a, b)
     ar, ai = _parts(a)
     br, bi = _parts(b)
     return _make(_like(a, b), ar - br, ai if bi is None else -bi if ai is None else ai - bi)
@@ -157,6 +163,8 @@ def c_mul(a, b):
         if type(re) is e and type(im) is e:
             return _fresh(cls, re, im)
         return _make(cls, re, im)
+    if mixes_backends((a, b)):        # (scalar-backend operands become JIT arrays first)
+        return apply_vector("mul", a, b)
     ar, ai = _parts(a)
     br, bi = _parts(b)
     if ai is None:

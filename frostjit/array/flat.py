@@ -571,6 +571,15 @@ def apply(op: str, *operands):
             cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))
             vt = promote(vt, cast_operands[-1]._vt)
             continue
+        if isinstance(o, (list, tuple, range)):
+            # A sequence: an array of the first array operand's type (Dr.Jit converts it so),
+            # of Float32 or wider if it holds a float and that type is integral.
+            seq_vt = first._vt
+            if not seq_vt.is_float and any(type(x) is float for x in o):
+                seq_vt = promote(seq_vt, Float32)
+            cast_operands.append(flat_of(backend, seq_vt, first._is_ad)(o))
+            vt = promote(vt, seq_vt)
+            continue
         raise TypeError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
                         f"(combined with {type(first).__name__})")
     if entry.types is TypeRule.ROUNDING and vt is not Bool and not vt.is_float:

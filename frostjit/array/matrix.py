@@ -46,7 +46,8 @@ class MatrixBase(VectorBase):
     @classmethod
     def _from_one(cls, v) -> list:
         # An entry (Array4f for a Matrix34f) is a multiple of the identity too.
-        if isinstance(v, VectorBase) and v.Depth < cls.Depth - 1:
+        # (a scalar-backend array converts entry by entry into a JIT matrix, as a sequence would)
+        if isinstance(v, VectorBase) and v.Depth < cls.Depth - 1 and (v.IsJIT or not cls.IsJIT):
             return cls._broadcast(v)
         return super()._from_one(v)
 

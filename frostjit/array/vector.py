@@ -18,6 +18,8 @@ Reading a component (``v.x``, ``v[1]``) returns the component itself, so ``v.x +
 """
 from __future__ import annotations
 
+import sys
+
 import itertools
 
 import numpy as np
@@ -99,7 +101,9 @@ class VectorBase:
         """The components of ``cls(v)`` for one argument ``v``."""
         n, elem = cls._n, cls._elem
         if isinstance(v, VectorBase):
-            if v.Depth == cls.Depth:
+            if v.Depth == cls.Depth or (cls.IsJIT and not v.IsJIT):
+                # (a scalar-backend array converts like the nested sequence of its values, as in
+                # Dr.Jit: entry k makes component k, whatever the depths)
                 if len(v) != n:
                     raise TypeError(f"{cls.__name__}(): cannot convert a {type(v).__name__} of {len(v)} components "
                                     f"(expected {n})")
@@ -488,6 +492,8 @@ def apply_vector(op: str, *operands):
     depth = 0
     for o in operands:
         if isinstance(o, VectorBase):
+            if not o.IsJIT and mixes_backends(operands):
+                return apply_vector(op, *_lift_scalar_arrays(operands))
             if o._ops:
                 impl = o._ops.get(op)
                 if impl is not None:
@@ -495,6 +501,32 @@ def apply_vector(op: str, *operands):
             if o.Depth > depth:
                 depth = o.Depth
     return componentwise(op, operands, depth)
+
+
+def mixes_backends(operands) -> bool:
+    """Whether scalar-backend arrays meet JIT arrays among ``operands``."""
+    return any(getattr(type(x), "IsJIT", False) for x in operands) and \
+        any(isinstance(x, VectorBase) and not x.IsJIT for x in operands)
+
+
+def _lift_scalar_arrays(operands) -> list:
+    """The operands with every scalar-backend array converted to the JIT backend of the others
+    (Dr.Jit promotes ``scalar.Array3i + llvm.Float`` to ``llvm.Array3f``): into the JIT type of
+    its own shape, or, when a JIT operand is nested deeper, into that operand's type, entry k
+    of the scalar array making component k (as a Python sequence would)."""
+    deepest = None
+    for x in operands:
+        if getattr(type(x), "IsJIT", False) and (deepest is None or type(x).Depth > type(deepest).Depth):
+            deepest = x
+    target = type(deepest)
+    module = sys.modules[getattr(target, "_leaf", target).__module__]      # frostjit.llvm(.ad)
+    out = []
+    for x in operands:
+        if isinstance(x, VectorBase) and not type(x).IsJIT:
+            same = getattr(module, type(x).__name__, None)
+            x = same(x) if same is not None and same.Depth >= target.Depth else target(x)
+        out.append(x)
+    return out
 
 
 def componentwise(op: str, operands, depth: int | None = None):
@@ -527,6 +559,20 @@ def componentwise(op: str, operands, depth: int | None = None):
     if first is not None and first._n is None:
         columns = [c * n if c is not None and len(c) == 1 and n != 1 else c for c in columns]
     like = type(first)
+    if like._leafwise is None:
+        for k, o in enumerate(operands):
+            if type(o) in _SEQUENCES:
+                # A Python sequence: entry k goes with component k (Dr.Jit converts it to the
+                # array's type; the scalar backend's leafwise does the same)
+                if len(o) != n:
+                    raise TypeError(f"frostjit.{op}(): a sequence of {len(o)} entries does not fit a "
+                                    f"{like.__name__} of {n} components")
+                column = list(o)
+                if any(type(x) is float for x in column):
+                    # (a float entry makes the sequence a float array, as in Dr.Jit: every
+                    # component promotes alike)
+                    column = [float(x) if type(x) is int else x for x in column]
+                columns[k] = column
     if like._leafwise is not None:
         # Components that are plain numbers (the scalar backend): computed all at once.
         comps, elem = like._leafwise(op, operands, columns)
@@ -548,6 +594,7 @@ def componentwise(op: str, operands, depth: int | None = None):
 
 
 _SPECIAL = ("matrix", "complex", "quaternion")
+_SEQUENCES = (list, tuple, range)
 
 
 def from_parts(like: type, parts) -> VectorBase:

@@ -27,6 +27,7 @@ from ..array.quaternion import QuaternionBase
 from ..array.vector import VectorBase
 from ..trace import numpy_semantics as ns
 from ..trace import ops
+from ..trace.dtypes import Float32, promote
 from ..trace.state import JitBackend
 from ..array import eager as kernel
 from . import memory
@@ -206,8 +207,14 @@ def leafwise(op: str, operands, columns):
                                 f"({', '.join(type(x).__name__ for x in operands)})")
             args.append(kernel.Column(np.array(c, dtype=leaf._vt.np_dtype), leaf._vt))
         elif isinstance(o, (list, tuple, range)) and len(o) == len(c0):
-            # A sequence as an operand: an array of the first array operand's type (Dr.Jit).
-            args.append(kernel.Column(np.array(like(o)._c, dtype=like._leaf._vt.np_dtype), like._leaf._vt))
+            # A sequence as an operand: an array of the first array operand's type (Dr.Jit),
+            # of Float32 or wider if it holds a float and that type is integral.
+            vt = like._leaf._vt
+            if not vt.is_float and any(type(x) is float for x in o):
+                vt = promote(vt, Float32)
+                args.append(kernel.Column(np.array([float(x) for x in o], dtype=vt.np_dtype), vt))
+            else:
+                args.append(kernel.Column(np.array(like(o)._c, dtype=vt.np_dtype), vt))
         elif getattr(type(o), "IsJIT", False) or isinstance(o, VectorBase):
             raise TypeError(f"frostjit.{op}(): cannot combine a {type(o).__name__} with scalar arrays "
                             f"({', '.join(type(x).__name__ for x in operands)})")

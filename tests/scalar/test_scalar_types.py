@@ -79,13 +79,29 @@ def test_functions_on_scalar_values_return_python_numbers():
     assert type(fj.sqrt(2.0)) is float
 
 
-def test_mixing_scalar_and_jit_arrays_raises():
-    with pytest.raises(TypeError, match="scalar"):
-        s.Array3f(1, 2, 3) + L.Float(1)
-    with pytest.raises(TypeError):
-        s.Array3f(1, 2, 3) + L.Array3f(1, 2, 3)
+def test_scalar_arrays_meeting_jit_arrays_become_jit_arrays():
+    # Dr.Jit 1.5 promotes to the JIT backend; a scalar array converts entry by entry, like a
+    # Python sequence (so it lines up with the outer dimension of a deeper JIT array)
+    r = s.Array3i(1, 2, 3) + L.Float(1)
+    assert type(r) is L.Array3f and r.numpy().ravel().tolist() == [2, 3, 4]
+    r = L.Float(2) * s.Array3f(1, 2, 3)
+    assert type(r) is L.Array3f and r.numpy().ravel().tolist() == [2, 4, 6]
+    r = L.Array22f(L.Array2f(1, 2), L.Array2f(3, 4)) * s.Array2f(10, 100)
+    assert type(r) is L.Array22f and r.numpy().ravel().tolist() == [10, 20, 300, 400]
+    r = s.Complex2f(1, 2) + L.Float(1)
+    assert type(r) is L.Complex2f and (r.real.numpy().tolist(), r.imag.numpy().tolist()) == ([2], [2])
+    assert type(s.Complex2f64(0) + L.Complex2f(0)) is L.Complex2f64
+    assert (s.Matrix2f(1) + L.Float(1)).numpy().ravel().tolist() == [2, 0, 0, 2]
     with pytest.raises(TypeError, match="backend"):
         s.Array3f(L.Float(1, 2))
+
+
+@pytest.mark.parametrize("name", ["Array3f", "Array3i", "Matrix2f", "Complex2f", "Quaternion4f", "Array22f"])
+def test_jit_arrays_built_from_scalar_arrays_keep_every_entry(name):
+    value = getattr(s, name)(*range(1, 1 + {"Array3f": 3, "Array3i": 3, "Matrix2f": 4, "Complex2f": 2,
+                                             "Quaternion4f": 4, "Array22f": 2}[name]))
+    converted = getattr(L, name)(value)
+    assert converted.numpy().ravel().tolist() == value.numpy().ravel().tolist()
 
 
 def test_creation_ignores_the_width_and_arange_fills_arrayx():
