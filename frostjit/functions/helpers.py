@@ -279,6 +279,9 @@ def step(arg0, arg1, /):
     """
     if not (is_array_v(arg0) or is_array_v(arg1)):
         raise TypeError(f"step(): expected a frostjit array, got {type(arg0).__name__} and {type(arg1).__name__}")
+    own = getattr(type(arg0), "_step", None) or getattr(type(arg1), "_step", None)
+    if own is not None:         # (cooperative vectors keep their element type, as in Dr.Jit)
+        return own(arg0, arg1)
     return select(arg0 < arg1, 0, 1)
 
 

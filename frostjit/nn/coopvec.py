@@ -113,6 +113,13 @@ class CoopVec(VectorBase):
 
     __slots__ = ()
 
+    @staticmethod
+    def _step(a, b):
+        """``fj.step(a, b)``: 0 where ``a < b``, else 1, in the vector's own element type (Dr.Jit's
+        cooperative vectors give float vectors; plain arrays give ``Int``)."""
+        elem = type(a if isinstance(a, CoopVec) else b)._elem
+        return _rewrap(componentwise("select", (a < b, elem(0), elem(1))))
+
     def __new__(cls, *args):
         if cls is not CoopVec:          # _from_components on a concrete class
             return object.__new__(cls)

@@ -15,6 +15,7 @@ import math
 from collections.abc import MutableMapping
 
 from .. import traits
+from ..array.meta import vartype_of
 from ..functions.math import exp, exp2, maximum, select, sincos, tanh, abs as fj_abs, round as fj_round
 from ..functions.creation import zeros
 from ..random import rng as make_rng
@@ -140,7 +141,7 @@ class Module(MutableMapping):
                 if len(value) != len(old.buffer):
                     raise ValueError(f"frostjit.nn.Module['{key}']: expected a buffer of {len(old.buffer)} "
                                      f"elements, got {len(value)}")
-                old.buffer, old.dtype = value, type(value)._vt
+                old.buffer, old.dtype = value, vartype_of(type(value)._vt)
             else:
                 setattr(owner, attr, value)
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import traits
 from ..array.flat import ArrayBase
+from ..array.meta import vartype_of
 from ..functions.memory import gather
 from ..tensor import concat
 from ..ad import grad, grad_enabled
@@ -57,7 +58,7 @@ class MatrixView:
     def __init__(self, buffer=None, layout: str = "row_major", shape=(0, 0), stride: int = 0,
                  offset: int = 0, size: int | None = None, transpose: bool = False):
         self.buffer = buffer
-        self.dtype = type(buffer)._vt if isinstance(buffer, ArrayBase) else None
+        self.dtype = vartype_of(type(buffer)._vt) if isinstance(buffer, ArrayBase) else None
         self.layout = layout
         self.shape = tuple(int(s) for s in shape)
         self.stride = int(stride)
@@ -278,7 +279,7 @@ def _pack_views(views: list, layout: str) -> list:
         offset += n
     buffer = parts[0] if len(parts) == 1 else concat(parts)
     for v in out:
-        v.buffer, v.dtype = buffer, buf_t._vt
+        v.buffer, v.dtype = buffer, vartype_of(buf_t._vt)
     return out
 
 

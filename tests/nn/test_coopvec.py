@@ -83,3 +83,17 @@ def test_cast_keeps_gradients_and_checks_its_arguments():
         nn.cast(Float(1), Float16)
     with pytest.raises(TypeError, match="'dtype'"):
         nn.cast(nn.CoopVec(Float(1)), float)
+
+
+def test_step_of_cooperative_vectors_keeps_their_element_type():
+    out = fj.step(nn.CoopVec(Float(0.1), Float(0.2)), nn.CoopVec(Float(0.15), Float(0.15)))
+    assert isinstance(out, nn.CoopVec) and all(type(c) is Float for c in out)
+    assert [c.numpy().tolist() for c in out] == [[0.0], [1.0]]
+    assert type(fj.step(Float(1), Float(2))) is fj.llvm.ad.Int       # plain arrays: Int (Dr.Jit)
+
+
+def test_a_views_dtype_is_the_public_var_type():
+    buffer = fj.llvm.ad.TensorXf16(np.arange(6, dtype=np.float16).reshape(2, 3))
+    assert nn.view(buffer).dtype == fj.VarType.Float16
+    _, packed = nn.pack(buffer)
+    assert packed.dtype == fj.VarType.Float16
