@@ -20,6 +20,12 @@ class ConversionOverflowError(OverflowError, TypeError):
     """
 
 
+class FilterArgumentError(ValueError, RuntimeError):
+    """An invalid argument of ``resample``/``convolve``/``upsample`` (an unknown filter or
+    boundary mode, a missing or extra ``filter_radius``, an empty kernel, a shape of the wrong
+    rank): a ``ValueError``, and a ``RuntimeError`` as Dr.Jit raises."""
+
+
 def out_of_memory(type_name: str, count: int, itemsize: int, action: str = "allocate") -> MemoryError:
     """The ``MemoryError`` to raise when an array of ``count`` elements cannot be allocated:
     it names the frostjit type, the element count and the size in bytes (NumPy's own message

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat
+from ..errors import FilterArgumentError
 from ..functions.creation import arange, zeros
 from ..functions.evaluation import width
 from ..functions.math import clip, floor_mod, fma, select
@@ -80,12 +81,13 @@ def _filter(who: str, filt, radius):
     """``(support, vectorized function)`` of a preset name or a callable."""
     if isinstance(filt, str):
         if filt not in FILTERS:
-            raise ValueError(f"{who}: unknown filter {filt!r} (expected one of {', '.join(map(repr, FILTERS))}, "
+            raise FilterArgumentError(f"{who}: unknown filter {filt!r} (expected one of {', '.join(map(repr, FILTERS))}, "
                              "or a callable)")
         return FILTERS[filt]
     if callable(filt):
         if radius is None:
-            raise ValueError(f"{who}: a custom filter needs 'filter_radius'")
+            raise FilterArgumentError(f"{who}: 'filter_radius' must be specified when using a custom "
+                                          f"(continuous) filter function")
         return float(radius), np.vectorize(lambda v: float(filt(float(v))), otypes=[np.float64])
     raise TypeError(f"{who}: 'filter' must be a filter name or a callable, got {type(filt).__name__}")
 
@@ -107,10 +109,10 @@ def map_boundary(i: np.ndarray, n: int, boundary: str) -> np.ndarray:
 
 def _check(who: str, boundary: str, mode) -> None:
     if boundary not in _BOUNDARIES:
-        raise ValueError(f"{who}: invalid boundary mode {boundary!r} (expected one of "
+        raise FilterArgumentError(f"{who}: invalid boundary mode {boundary!r} (expected one of "
                          f"{', '.join(map(repr, _BOUNDARIES))})")
     if mode not in _MODES:
-        raise ValueError(f"{who}: 'mode' must be 'evaluated', 'symbolic' or None, got {mode!r}")
+        raise FilterArgumentError(f"{who}: 'mode' must be None, 'evaluated', or 'symbolic' (got {mode!r})")
 
 
 def _resample_taps(n: int, m: int, support: float, fn, boundary: str):
@@ -293,9 +295,10 @@ def resample(source, shape, filter="cubic", filter_radius=None, boundary: str = 
     cur = t.shape
     target = tuple(operator.index(d) for d in shape)
     if len(target) != len(cur):
-        raise ValueError(f"{who}: 'shape' must have {len(cur)} entries (one per axis of shape {cur}), got {target}")
+        raise FilterArgumentError(f"{who}: 'source' and 'shape' must have the same number of axes (source "
+                                      f"shape {cur}, 'shape' {target})")
     if any(d <= 0 for d in target) or any(d == 0 for d in cur):
-        raise ValueError(f"{who}: source and target resolutions must not be zero (from {cur} to {target})")
+        raise FilterArgumentError(f"{who}: source and target resolutions must not be zero (from {cur} to {target})")
     x = handle(t._array)
     shape_now = list(cur)
     for k, m in enumerate(target):
@@ -347,7 +350,10 @@ def _kernel(who: str, filt, radius):
     """``(offsets, weights)`` of a convolution: ``out[i] = sum weights[q] * x[i + offsets[q]]``."""
     if isinstance(filt, (list, tuple, np.ndarray)):
         if radius is not None:
-            raise ValueError(f"{who}: 'filter_radius' must be None with a discrete filter kernel")
+            raise FilterArgumentError(f"{who}: 'filter_radius' must be None when using a discrete filter "
+                                      f"kernel")
+        if len(filt) == 0:
+            raise FilterArgumentError(f"{who}: the filter kernel is empty")
         k = [float(v) for v in np.asarray(filt, dtype=np.float64).reshape(-1)]
         c = (len(k) - 1) // 2
         return [c - q for q in range(len(k))], k
@@ -392,7 +398,7 @@ def upsample(t, shape=None, scale_factor=None):
                 raise TypeError(f"{who}: the target shape must be a multiple of the input shape ({s} vs {d})")
             factors.append(s // d)
     if len(factors) != len(cur):
-        raise ValueError(f"{who}: expected {len(cur)} entries, got {len(factors)}")
+        raise FilterArgumentError(f"{who}: expected {len(cur)} entries, got {len(factors)}")
     inter = tuple(v for d in cur for v in (d, 1))
     wide = tuple(v for d, f in zip(cur, factors) for v in (d, f))
     out_shape = tuple(d * f for d, f in zip(cur, factors))
@@ -412,7 +418,7 @@ def _upsample_texture(tex, shape, scale_factor, who: str):
     else:
         new = tuple(shape)[:D]
     if len(new) != D:
-        raise ValueError(f"{who}: a {D}-D texture needs {D} resolution entries, got {new}")
+        raise FilterArgumentError(f"{who}: a {D}-D texture needs {D} resolution entries, got {new}")
     backend = tex.tensor()._array._backend
     ftype = array_registry.flat_type(backend, tex.tensor()._array._vt)
     # the new texel centers, x fastest

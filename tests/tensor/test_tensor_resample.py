@@ -44,9 +44,18 @@ def test_resample_to_the_same_size_is_the_input_and_flat_arrays_stay_flat():
     np.testing.assert_allclose(t.numpy(), np.ones((6, 2)), rtol=1e-6)      # weights sum to 1
 
 
+def test_argument_errors_are_runtime_errors_too_as_in_drjit():
+    t = TensorXf(np.ones((3, 4), np.float32))
+    for call in (lambda: fj.resample(t, (3,)), lambda: fj.convolve(t, []),
+                 lambda: fj.convolve(t, [1.0], boundary="nope"),
+                 lambda: fj.convolve(t, lambda v: 1.0)):
+        with pytest.raises(RuntimeError):
+            call()
+
+
 def test_resample_and_convolve_errors():
     t = TensorXf(np.ones((3, 4), np.float32))
-    with pytest.raises(ValueError, match="2 entries"):
+    with pytest.raises(ValueError, match="same number of axes"):
         fj.resample(t, (3,))
     with pytest.raises(ValueError, match="zero"):
         fj.resample(t, (0, 4))
@@ -58,6 +67,10 @@ def test_resample_and_convolve_errors():
         fj.convolve(t, [1, 2], boundary="bad")
     with pytest.raises(ValueError, match="must be None"):
         fj.convolve(t, [1, 2], filter_radius=2)
+    with pytest.raises(ValueError, match="kernel is empty"):
+        fj.convolve(t, [])
+    with pytest.raises(ValueError, match="'mode' must be"):
+        fj.convolve(t, [1.0], mode="nonsense")
     with pytest.raises(TypeError, match="floating point"):
         fj.convolve(TensorXi(np.ones(3, np.int32)), [1, 2])
 
