@@ -24,7 +24,7 @@ from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.evaluate import evaluate
 from ..backend import on_backend_change
 from ..backend.cache_control import on_kernel_cache_flush
-from ..trace.state import state, JitBackend
+from ..trace.state import state, JitBackend, KERNEL_FREEZING
 from . import binder, checking, guards, layout
 from .checking import FreezeMismatchError
 from ..tree.kinds import ARRAY_TYPES
@@ -235,7 +235,7 @@ class FrozenFunction:
 
     # -- calls -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not self.enabled or self.limit == 0:
+        if not self.enabled or self.limit == 0 or not state.flags & KERNEL_FREEZING:
             return self.f(*args, **kwargs)
         rec = state.recorder
         if rec is not None and rec.current() is not None:
@@ -996,7 +996,8 @@ def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=N
         Keep literal inputs as literals until their value changes (then make them opaque);
         ``False`` evaluates every literal input on every call.
     enabled : bool
-        ``False`` calls the function directly (settable later as ``.enabled``).
+        ``False`` calls the function directly (settable later as ``.enabled``).  Clearing
+        ``JitFlag.KernelFreezing`` does the same for every frozen function while it is cleared.
     check : bool, optional
         Checking mode: every replay also runs the plain function on the same inputs and compares
         outputs and written-back inputs exactly (NaN-aware); a difference raises
