@@ -3,7 +3,6 @@ behaviours a program ported from Dr.Jit relies on, each checked against the plai
 import pytest
 
 import frostjit as fj
-from frostjit.llvm import Float
 
 from freeze_helpers import F, ramp, same
 
