@@ -27,6 +27,8 @@ from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend, KERNEL_FREEZING
 from . import binder, checking, guards, layout
 from .checking import FreezeMismatchError
+from . import raised as _raised
+from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
 from .layout import Walker, entries
 from .readset import ReadSet
@@ -389,7 +391,7 @@ class FrozenFunction:
         """Replay the first of ``cands`` whose guards hold: ``(outputs,)``, or ``_MISS``."""
         for recd in list(cands):
             if type(recd) is _Fallback:
-                return (self.f(*args, **kwargs),)
+                return (_raised.call(self.f, args, kwargs),)
             capn = ()
             if recd.captured:
                 capn = recd.captured_nodes()
@@ -600,7 +602,7 @@ class FrozenFunction:
         if busy:
             # Another thread is recording this very layout: run plainly rather than record it
             # twice or wait (that thread may be waiting for this one).
-            return self.f(*args, **kwargs)
+            return _raised.call(self.f, args, kwargs)
         reasons = list(dict.fromkeys(why))     # (a guard tried by the binder and by the walk: once)
         if prev is not None:
             reasons += layout.diff(prev, flat.paths)
@@ -660,10 +662,17 @@ class FrozenFunction:
             rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
                 rs.start()
+                err = None
                 try:
                     out = self.f(*args, **kwargs)
+                except Exception as e:      # noqa: BLE001 - also a RuntimeError, as in Dr.Jit
+                    err = as_runtime_error(e)
+                    if err is e:
+                        raise
                 finally:
                     rs.stop()
+                if err is not None:
+                    raise err       # (outside the handler: the original is not its context)
             finally:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:

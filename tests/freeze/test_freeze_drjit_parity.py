@@ -33,3 +33,69 @@ def test_drjit_optimization_flags_are_accepted_and_change_no_result(name):
         with fj.scoped_set_flag(flag, value):
             assert fj.flag(flag) is value
             assert same(f(ramp(5)), expected)
+
+
+class Custom(Exception):
+    def __init__(self, *, code):
+        super().__init__(f"code {code}")
+        self.code = code
+
+
+@pytest.mark.parametrize("make", [lambda: KeyError("k"), lambda: ValueError("v", 2),
+                                  lambda: OSError(2, "missing", "f.txt"), lambda: Custom(code=7),
+                                  lambda: ZeroDivisionError("z")])
+def test_exception_raised_while_recording_is_its_class_and_a_runtime_error(make):
+    # Dr.Jit re-raises it as a RuntimeError (its __cause__ the original); frostjit raises one
+    # exception that is both, with the original's arguments, attributes and traceback.
+    @fj.freeze
+    def f(x, fail):
+        y = x + 1
+        if fail:
+            raise make()
+        return y
+
+    original = make()
+    with pytest.raises(RuntimeError) as info:
+        f(ramp(3), True)
+    e = info.value
+    assert isinstance(e, type(original)) and type(e).__name__ == type(original).__name__
+    assert e.args == original.args and vars(e) == vars(original)
+    assert "raise make()" in str(info.traceback[-1].statement)
+    assert f.n_recordings == 1 and f.n_cached_recordings == 0
+    assert same(f(ramp(7), False), ramp(7) + 1) and f.n_cached_recordings == 1
+    with pytest.raises(type(original)):
+        f(ramp(5), True)
+
+
+def test_runtime_errors_and_base_exceptions_propagate_unchanged():
+    boom = RuntimeError("boom")
+    stop = KeyboardInterrupt()
+
+    @fj.freeze
+    def f(x, which):
+        raise boom if which else stop
+
+    with pytest.raises(RuntimeError) as info:
+        f(ramp(2), True)
+    assert info.value is boom
+    with pytest.raises(KeyboardInterrupt) as info2:
+        f(ramp(2), False)
+    assert info2.value is stop
+
+
+def test_exception_of_a_key_that_runs_the_plain_function_is_a_runtime_error_too():
+    @fj.freeze
+    def f(x):
+        if x[0] > 5:        # reads data: this layout runs the plain function from now on
+            raise IndexError("big")
+        return x + 1
+
+    with pytest.warns(fj.FreezeWarning, match="reads array data"):
+        assert same(f(ramp(3)), ramp(3) + 1)
+    with pytest.raises(RuntimeError) as info:
+        f(ramp(3, 6))
+    assert isinstance(info.value, IndexError) and info.value.args == ("big",)
+    # the plain call raises the original class only
+    with pytest.raises(IndexError) as plain:
+        f.f(ramp(3, 6))
+    assert not isinstance(plain.value, RuntimeError)
