@@ -4,6 +4,8 @@ import pytest
 
 import frostjit as fj
 
+from frostjit.llvm import Float
+
 from freeze_helpers import F, ramp, same
 
 
@@ -99,3 +101,21 @@ def test_exception_of_a_key_that_runs_the_plain_function_is_a_runtime_error_too(
     with pytest.raises(IndexError) as plain:
         f.f(ramp(3, 6))
     assert not isinstance(plain.value, RuntimeError)
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000, 100003])
+def test_gathering_from_a_literal_input_replays_for_the_same_input(n):
+    # The recording call must not turn the caller's literal into an evaluated array (a new key
+    # on the next call with the very same array); Dr.Jit traces such a function once.
+    from frostjit.llvm import TensorXf, UInt32
+
+    @fj.freeze
+    def f(x, t):
+        return fj.gather(type(x), x, fj.arange(UInt32, fj.width(x)) // 2), fj.sum(t, axis=0)
+
+    x = fj.full(Float, 1.5, n)
+    t = fj.ones(TensorXf, (2, n))
+    for _ in range(3):
+        a, b = f(x, t)
+        assert same(a, fj.full(Float, 1.5, n)) and same(b, fj.full(Float, 2, n))
+    assert f.n_recordings == 1
