@@ -119,3 +119,57 @@ def test_gathering_from_a_literal_input_replays_for_the_same_input(n):
         a, b = f(x, t)
         assert same(a, fj.full(Float, 1.5, n)) and same(b, fj.full(Float, 2, n))
     assert f.n_recordings == 1
+
+
+class PartlyVisible:
+    DRJIT_STRUCT = {"x": Float}      # ``y`` is not a field: not walked, reached only by reading it
+
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000, 100003])
+def test_state_fn_exposing_a_hidden_attribute_replays_for_new_objects(n):
+    # Dr.Jit's documented remedy for a hidden input: state_fn returns it, and the function is
+    # traced once.  The read of p.y is guarded as "is the call's state_fn leaf", not as the
+    # first call's array (which traced every call with a new object).
+    f = fj.freeze(lambda p: p.x * p.y + 1, state_fn=lambda p, **_: p.y)
+    for k in range(4):
+        p = PartlyVisible(ramp(n), ramp(n, k))
+        assert same(f(p), ramp(n) * ramp(n, k) + 1)
+    assert f.n_recordings == 1
+    p = PartlyVisible(ramp(n), ramp(n, 1))
+    f(p)
+    g = fj.freeze(lambda p, q: p.y + q.y, state_fn=lambda p, q: (p.y, q.y))
+    a, b = PartlyVisible(ramp(n), ramp(n, 2)), PartlyVisible(ramp(n), ramp(n, 5))
+    assert same(g(a, b), ramp(n, 2) + ramp(n, 5))
+    assert same(g(b, a), ramp(n, 5) + ramp(n, 2))      # the leaves swap: still the right arrays
+    assert g.n_recordings == 1
+
+
+def test_hidden_attribute_rebound_without_state_fn_traces_again():
+    # Not walked and not exposed: a new array there is a guard failure (never a stale replay).
+    f = fj.freeze(lambda p: p.x + p.y)
+    p = PartlyVisible(ramp(3), ramp(3, 1))
+    assert same(f(p), ramp(3) + ramp(3, 1))
+    p.y = ramp(3, 7)
+    assert same(f(p), ramp(3) + ramp(3, 7))
+    assert f.n_recordings == 2
+
+
+class Holder:
+    DRJIT_STRUCT = {"w": Float}
+
+    def __init__(self, w, model):
+        self.w = w
+        self.model = model      # not a field
+
+
+def test_state_fn_exposing_a_hidden_object_replays_for_new_objects():
+    # The same for a hidden object (a DRJIT_STRUCT whose fields are arrays) handed to state_fn.
+    f = fj.freeze(lambda h: h.w + h.model.x, state_fn=lambda h: h.model)
+    for n in (7, 1000, 100003, 7):
+        h = Holder(ramp(n), PartlyVisible(ramp(n, 3), None))
+        assert same(f(h), ramp(n) + ramp(n, 3))
+    assert f.n_recordings == 1
