@@ -237,7 +237,7 @@ class FrozenFunction:
 
     # -- calls -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if not self.enabled or self.limit == 0 or not state.flags & KERNEL_FREEZING:
+        if not self.enabled or self.limit == 0:
             return self.f(*args, **kwargs)
         rec = state.recorder
         if rec is not None and rec.current() is not None:
@@ -352,6 +352,10 @@ class FrozenFunction:
                 if r is not _MISS:
                     return r[0]
                 return self._miss(args, kwargs, why)
+        if not state.flags & KERNEL_FREEZING:
+            # (checked here, off the binder's path: a binder holds only keys recorded with the
+            # flag set, and it compares the JIT flags)
+            return self.f(*args, **kwargs)
         r = None
         if not kwargs and self.state_fn is None and not state.side_effects:
             r = self._walk_fast(args, kwargs)
