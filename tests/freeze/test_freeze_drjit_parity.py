@@ -4,7 +4,7 @@ import pytest
 
 import frostjit as fj
 
-from frostjit.llvm import Float
+from frostjit.llvm import Float, TensorXf, UInt32
 
 from freeze_helpers import F, ramp, same
 
@@ -107,8 +107,6 @@ def test_exception_of_a_key_that_runs_the_plain_function_is_a_runtime_error_too(
 def test_gathering_from_a_literal_input_replays_for_the_same_input(n):
     # The recording call must not turn the caller's literal into an evaluated array (a new key
     # on the next call with the very same array); Dr.Jit traces such a function once.
-    from frostjit.llvm import TensorXf, UInt32
-
     @fj.freeze
     def f(x, t):
         return fj.gather(type(x), x, fj.arange(UInt32, fj.width(x)) // 2), fj.sum(t, axis=0)
