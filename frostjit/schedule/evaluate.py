@@ -33,6 +33,17 @@ class KernelType(str, enum.Enum):
     Copy = "copy"
     Fill = "fill"
     Other = "other"
+    # Dr.Jit's names: aliases of the operations above, or kinds frostjit does not report (so
+    # that a Dr.Jit program filtering kernel_history() by them runs).
+    Memcpy = "copy"
+    Memset = "fill"
+    BlockPrefixReduce = "block_prefix_reduce"
+    Dot = "dot"
+    BatchedGemm = "batched_gemm"
+    MkPerm = "mkperm"
+    Poke = "poke"
+    Aggregate = "aggregate"
+    LLVMHostFunc = "llvm_host_func"
 
     def __str__(self) -> str:
         return self.value

@@ -120,3 +120,17 @@ def test_kernel_history_filters_by_type_and_clears_everything():
     assert {e["type"] for e in every} >= {fj.KernelType.JIT, fj.KernelType.Reduce}
     with pytest.raises(TypeError, match="types"):
         fj.kernel_history(fj.KernelType.JIT)
+
+
+def test_kernel_type_has_drjit_names():
+    names = ["JIT", "BlockReduce", "BlockPrefixReduce", "Dot", "BatchedGemm", "Compress", "MkPerm",
+             "Memcpy", "Memset", "Poke", "Aggregate", "LLVMHostFunc"]
+    assert all(hasattr(fj.KernelType, n) for n in names)
+    assert fj.KernelType.Memcpy is fj.KernelType.Copy and fj.KernelType.Memset is fj.KernelType.Fill
+    fj.eval()
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory):
+        fj.kernel_history()
+        fj.eval(Float(1, 2, 3) + 0, fj.sum(Float(4, 5) + 0))
+        kinds = [e["type"] for e in fj.kernel_history([fj.KernelType.JIT, fj.KernelType.Memcpy,
+                                                       fj.KernelType.Memset])]
+    assert kinds and set(kinds) == {fj.KernelType.JIT}      # (the reduction is filtered out)
