@@ -429,14 +429,17 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     if rs.dispatch or rs.abc:
         atoms.append(Atom("token", None, None, abc_token(), None, "abc.get_cache_token()", None))
         roots.append(ConstRoot(None))
-    # An array or object read through a hidden path that is also among the walked inputs
-    # (state_fn returns it): guarded as "is the current call's input there" (the recording
-    # bound that input's nodes), not as the recording's object.
+    # An array or object read through a hidden attribute of an input (a DRJIT_STRUCT's or a
+    # dataclass's non-field attribute) that is also among the walked inputs (state_fn returns
+    # it): guarded as "is the current call's input there" (the recording bound that input's
+    # nodes), not as the recording's object.  Only through the inputs: a constant holder (a
+    # closure cell of a function made during the call) is not the current call's holder.
     walked = {id(c): f"conts[{k}]" for k, c in enumerate(flat.containers)}
     walked.update((id(v), f"flat.leaves[{k}]") for k, v in enumerate(flat.leaves))
-    input_of = {i: walked[id(a.value)] for i, a in enumerate(atoms)
-                if a.kind in ("entry", "attr", "cell", "item") and id(a.value) in walked
-                and not isinstance(a.value, _ATOM_TYPES) and type(a.value) not in (tuple, frozenset)}
+    input_of = {i: walked[id(a.value)] for i, (a, root) in enumerate(zip(atoms, roots))
+                if type(root) is ContainerRoot and a.kind in ("entry", "attr", "item")
+                and id(a.value) in walked and not isinstance(a.value, _ATOM_TYPES)
+                and type(a.value) not in (tuple, frozenset)}
     gs = GuardSet(atoms, roots, name, input_of) if atoms else None
     if gs is not None:
         gs.hidden_writes = hidden_writes
