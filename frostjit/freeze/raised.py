@@ -30,10 +30,15 @@ def _twin(cls: type):
         return _CLASSES[cls]
     except KeyError:
         pass
+    def __reduce__(self):
+        # pickled (multiprocessing, concurrent.futures) as the original class: the twin is made
+        # at run time and cannot be found by name
+        return cls, self.args, (self.__dict__ or None)
+
     try:
         twin = type(cls.__name__, (cls, FrozenCallError),
                     {"__module__": cls.__module__, "__qualname__": cls.__qualname__,
-                     "__doc__": cls.__doc__})
+                     "__doc__": cls.__doc__, "__reduce__": __reduce__})
     except TypeError:       # a final class, or an instance layout RuntimeError cannot share
         twin = None
     with _LOCK:

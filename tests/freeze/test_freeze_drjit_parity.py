@@ -1,9 +1,10 @@
 """Dr.Jit-suite parity of frozen functions (sweep of Dr.Jit 1.5's tests/test_freeze.py): the
 behaviours a program ported from Dr.Jit relies on, each checked against the plain call."""
+import pickle
+
 import pytest
 
 import frostjit as fj
-
 from frostjit.llvm import Float, TensorXf, UInt32
 
 from freeze_helpers import F, ramp, same
@@ -67,6 +68,18 @@ def test_exception_raised_while_recording_is_its_class_and_a_runtime_error(make)
     assert same(f(ramp(7), False), ramp(7) + 1) and f.n_cached_recordings == 1
     with pytest.raises(type(original)):
         f(ramp(5), True)
+
+
+def test_exception_raised_while_recording_pickles_as_its_original_class():
+    @fj.freeze
+    def f(x):
+        raise LookupError("gone", 3)
+
+    with pytest.raises(RuntimeError) as info:
+        f(ramp(2))
+    info.value.note = "kept"
+    back = pickle.loads(pickle.dumps(info.value))
+    assert type(back) is LookupError and back.args == ("gone", 3) and back.note == "kept"
 
 
 def test_runtime_errors_and_base_exceptions_propagate_unchanged():
