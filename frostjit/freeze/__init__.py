@@ -13,6 +13,7 @@
   :mod:`.lookup` (attribute reads without running user code);
 * :mod:`.guards`: guards on that state, checked before every replay;
 * :mod:`.checking`: checking mode (every replay compared with the plain call);
+* :mod:`.raised`: exceptions of the function's Python, re-raised as also ``RuntimeError`` s;
 * :mod:`.frozen`: the frozen-function object (lookup, recording, replay, warnings).
 
 See docs/freeze.md.

@@ -24,9 +24,11 @@ from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.evaluate import evaluate
 from ..backend import on_backend_change
 from ..backend.cache_control import on_kernel_cache_flush
-from ..trace.state import state, JitBackend
+from ..trace.state import state, JitBackend, KERNEL_FREEZING
 from . import binder, checking, guards, layout
 from .checking import FreezeMismatchError
+from . import raised as _raised
+from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
 from .layout import Walker, entries
 from .readset import ReadSet
@@ -350,6 +352,10 @@ class FrozenFunction:
                 if r is not _MISS:
                     return r[0]
                 return self._miss(args, kwargs, why)
+        if not state.flags & KERNEL_FREEZING:
+            # (checked here, off the binder's path: a binder holds only keys recorded with the
+            # flag set, and it compares the JIT flags)
+            return self.f(*args, **kwargs)
         r = None
         if not kwargs and self.state_fn is None and not state.side_effects:
             r = self._walk_fast(args, kwargs)
@@ -389,7 +395,7 @@ class FrozenFunction:
         """Replay the first of ``cands`` whose guards hold: ``(outputs,)``, or ``_MISS``."""
         for recd in list(cands):
             if type(recd) is _Fallback:
-                return (self.f(*args, **kwargs),)
+                return (_raised.call(self.f, args, kwargs),)
             capn = ()
             if recd.captured:
                 capn = recd.captured_nodes()
@@ -600,7 +606,7 @@ class FrozenFunction:
         if busy:
             # Another thread is recording this very layout: run plainly rather than record it
             # twice or wait (that thread may be waiting for this one).
-            return self.f(*args, **kwargs)
+            return _raised.call(self.f, args, kwargs)
         reasons = list(dict.fromkeys(why))     # (a guard tried by the binder and by the walk: once)
         if prev is not None:
             reasons += layout.diff(prev, flat.paths)
@@ -660,10 +666,17 @@ class FrozenFunction:
             rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
                 rs.start()
+                err = None
                 try:
                     out = self.f(*args, **kwargs)
+                except Exception as e:      # noqa: BLE001 - also a RuntimeError, as in Dr.Jit
+                    err = as_runtime_error(e)
+                    if err is e:
+                        raise
                 finally:
                     rs.stop()
+                if err is not None:
+                    raise err       # (outside the handler: the original is not its context)
             finally:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:
@@ -996,7 +1009,8 @@ def freeze(f=None, *, state_fn=None, limit=None, warn_after: int = 10, backend=N
         Keep literal inputs as literals until their value changes (then make them opaque);
         ``False`` evaluates every literal input on every call.
     enabled : bool
-        ``False`` calls the function directly (settable later as ``.enabled``).
+        ``False`` calls the function directly (settable later as ``.enabled``).  Clearing
+        ``JitFlag.KernelFreezing`` does the same for every frozen function while it is cleared.
     check : bool, optional
         Checking mode: every replay also runs the plain function on the same inputs and compares
         outputs and written-back inputs exactly (NaN-aware); a difference raises

@@ -105,10 +105,15 @@ def _strong_ok(v) -> bool:
 class GuardSet:
     """The generated guard check of one recording and the atoms behind it."""
 
-    def __init__(self, atoms: list, roots: list, name: str):
+    def __init__(self, atoms: list, roots: list, name: str, leaf_of: dict | None = None):
         self.atoms = atoms
         self.roots = roots          # per atom: a ConstRoot, ContainerRoot or NumpyRoot (records.py)
         self.name = name
+        # atom index -> where the value read sits among the recording call's walked inputs
+        # (``flat.leaves[k]``, ``conts[i]``: also walked, e.g. returned by state_fn): the guard
+        # asks for the current call's input there, not for the recording's object (a new
+        # array or object there each call would trace every call).
+        self.input_of = leaf_of or {}
         self.source = ""
         self.check = self._generate()
 
@@ -203,6 +208,9 @@ class GuardSet:
         else:   # token
             ns[f"S{i}"] = a.value
             return [f"{I}if ABC() != S{i}: return {i}"]
+        where = self.input_of.get(i)
+        if where is not None:
+            return [f"{I}if {acc} is not {where}: return {i}"]
         return [f"{I}x = {acc}", f"{I}if {self._differs('x', a.value, ns, i)}: return {i}"]
 
     @staticmethod
@@ -421,7 +429,18 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     if rs.dispatch or rs.abc:
         atoms.append(Atom("token", None, None, abc_token(), None, "abc.get_cache_token()", None))
         roots.append(ConstRoot(None))
-    gs = GuardSet(atoms, roots, name) if atoms else None
+    # An array or object read through a hidden attribute of an input (a DRJIT_STRUCT's or a
+    # dataclass's non-field attribute) that is also among the walked inputs (state_fn returns
+    # it): guarded as "is the current call's input there" (the recording bound that input's
+    # nodes), not as the recording's object.  Only through the inputs: a constant holder (a
+    # closure cell of a function made during the call) is not the current call's holder.
+    walked = {id(c): f"conts[{k}]" for k, c in enumerate(flat.containers)}
+    walked.update((id(v), f"flat.leaves[{k}]") for k, v in enumerate(flat.leaves))
+    input_of = {i: walked[id(a.value)] for i, (a, root) in enumerate(zip(atoms, roots))
+                if type(root) is ContainerRoot and a.kind in ("entry", "attr", "item")
+                and id(a.value) in walked and not isinstance(a.value, _ATOM_TYPES)
+                and type(a.value) not in (tuple, frozenset)}
+    gs = GuardSet(atoms, roots, name, input_of) if atoms else None
     if gs is not None:
         gs.hidden_writes = hidden_writes
     return gs, None, hidden_writes

@@ -183,7 +183,10 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
         raise TypeError(f"gather(): 'source' must be a 1-D frostjit array, got {type(source).__name__}")
     _check_gather_type(dtype, source, dtype.__name__)
     src = memops.materialize(source._node)
-    source._node = src
+    if source._node.op != "literal":
+        # An evaluated expression is kept (later uses reuse it); a literal stays a literal, as
+        # in Dr.Jit: the caller's array does not change kind (a frozen function's layout key).
+        source._node = src
     idx = _index_node(index, source._backend, "gather")
     act = _active_node(active, source._backend, "gather")
     if masks.top() is not None:     # inside a loop body or branch: retired lanes read nothing

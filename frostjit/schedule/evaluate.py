@@ -33,6 +33,17 @@ class KernelType(str, enum.Enum):
     Copy = "copy"
     Fill = "fill"
     Other = "other"
+    # Dr.Jit's names: aliases of the operations above, or kinds frostjit does not report (so
+    # that a Dr.Jit program filtering kernel_history() by them runs).
+    Memcpy = "copy"
+    Memset = "fill"
+    BlockPrefixReduce = "block_prefix_reduce"
+    Dot = "dot"
+    BatchedGemm = "batched_gemm"
+    MkPerm = "mkperm"
+    Poke = "poke"
+    Aggregate = "aggregate"
+    LLVMHostFunc = "llvm_host_func"
 
     def __str__(self) -> str:
         return self.value
@@ -219,7 +230,7 @@ def record_operation(entry: dict) -> None:
         state.history.append(entry)
 
 
-def kernel_history() -> list:
+def kernel_history(types=()) -> list:
     """Return and clear the list of launches since the last call.
 
     Requires :attr:`JitFlag.KernelHistory`.  Each entry is a dict with at least
@@ -228,7 +239,40 @@ def kernel_history() -> list:
     (:class:`KernelRecordingMode`: a plain launch, recorded or replayed by a frozen function), and for kernels
     ``hash``, ``ir`` (the LLVM IR), ``cache_hit`` (found in memory) and
     ``cache_disk`` (loaded from the disk cache).
+
+    Parameters
+    ----------
+    types : sequence of KernelType, optional
+        Return only the entries of these types (as Dr.Jit's ``kernel_history(types)``); the
+        whole history is cleared either way.  Empty (default): every entry.
+
+    Examples
+    --------
+    >>> with fj.scoped_set_flag(fj.JitFlag.KernelHistory):
+    ...     fj.eval(x + 1)
+    ...     jit_only = fj.kernel_history((fj.KernelType.JIT,))
     """
+    if isinstance(types, (str, KernelType)) or not isinstance(types, (list, tuple, set, frozenset)):
+        raise TypeError(f"kernel_history(): 'types' must be a sequence of KernelType, got "
+                        f"{type(types).__name__}")
     h = state.history
     state.history = []
+    if types:
+        wanted = {KernelType(t) for t in types}
+        h = [e for e in h if e.get("type") in wanted]
+    for e in h:
+        ir = e.get("ir")
+        if type(ir) is str:
+            e["ir"] = KernelIR(ir)
     return h
+
+
+class KernelIR(str):
+    """A kernel's IR in a :func:`kernel_history` entry: a ``str``, with ``getvalue()`` as the
+    ``io.StringIO`` Dr.Jit stores there (``entry['ir'].getvalue()``)."""
+
+    __slots__ = ()
+
+    def getvalue(self) -> str:
+        """The IR text (``io.StringIO.getvalue``)."""
+        return str(self)

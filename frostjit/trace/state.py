@@ -21,7 +21,14 @@ class JitFlag(enum.IntFlag):
     ``SymbolicLoops``, ``SymbolicConditionals``, ``SymbolicCalls`` (set by default, as in
     Dr.Jit): ``fj.while_loop``, ``fj.if_stmt``, ``fj.switch`` without ``mode=`` record
     symbolically, else evaluate; ``CompressLoops``: evaluated loops compress their active lanes
-    (docs/control.md).
+    (docs/control.md).  ``KernelFreezing`` (set by default): frozen functions record and replay;
+    cleared, every ``fj.freeze`` function runs as a plain call (docs/freeze.md).
+
+    Dr.Jit's optimization and CUDA-only flags (``ReuseIndices``, ``ConstantPropagation``,
+    ``ValueNumbering``, ``OptimizeLoops``, ``OptimizeCalls``, ``MergeFunctions``,
+    ``ScatterReduceLocal``, ``ForceOptiX``, ``ShaderExecutionReordering``,
+    ``SpillToSharedMemory``) are accepted so that programs setting them run; they change no
+    result in Dr.Jit's LLVM backend and do nothing here.
     """
 
     Debug = 1 << 0
@@ -31,7 +38,22 @@ class JitFlag(enum.IntFlag):
     SymbolicConditionals = 1 << 4
     SymbolicCalls = 1 << 5
     CompressLoops = 1 << 6
-    Default = SymbolicLoops | SymbolicConditionals | SymbolicCalls
+    KernelFreezing = 1 << 7
+    # Accepted for Dr.Jit programs, no effect (see the docstring).
+    ReuseIndices = 1 << 8
+    ConstantPropagation = 1 << 9
+    ValueNumbering = 1 << 10
+    OptimizeLoops = 1 << 11
+    OptimizeCalls = 1 << 12
+    MergeFunctions = 1 << 13
+    ScatterReduceLocal = 1 << 14
+    ForceOptiX = 1 << 15
+    ShaderExecutionReordering = 1 << 16
+    SpillToSharedMemory = 1 << 17
+    # As Dr.Jit 1.5's default (its CUDA-only flags aside).
+    Default = (SymbolicLoops | SymbolicConditionals | SymbolicCalls | KernelFreezing
+               | ReuseIndices | ConstantPropagation | ValueNumbering | OptimizeLoops
+               | OptimizeCalls | MergeFunctions | ScatterReduceLocal)
 
 
 class JitBackend(enum.Enum):
@@ -45,6 +67,7 @@ class JitBackend(enum.Enum):
 # The flags as plain ints, for hot-path tests (``state.flags & KERNEL_HISTORY``).
 DEBUG = int(JitFlag.Debug)
 KERNEL_HISTORY = int(JitFlag.KernelHistory)
+KERNEL_FREEZING = int(JitFlag.KernelFreezing)
 
 
 class TraceState:

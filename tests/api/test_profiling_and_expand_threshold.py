@@ -100,3 +100,37 @@ def test_profile_enable_records_the_kernel_history_of_its_block_only():
             fj.eval(Float(4, 5) * 3 + 1)
         assert fj.flag(fj.JitFlag.KernelHistory)
     fj.kernel_history_clear()
+
+
+def test_kernel_history_filters_by_type_and_clears_everything():
+    # Dr.Jit: kernel_history(types) returns the entries of those types; the history is cleared.
+    fj.eval()
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory):
+        fj.kernel_history()
+        x = Float(1, 2, 3) + 1
+        fj.eval(x)
+        s = fj.sum(x)
+        fj.eval(s)
+        jit = fj.kernel_history([fj.KernelType.JIT])
+        assert fj.kernel_history() == []
+        fj.eval(Float(4, 5) * 2, fj.sum(Float(1, 2) + 0))
+        every = fj.kernel_history()
+    assert [e["type"] for e in jit] == [fj.KernelType.JIT]
+    assert jit[0]["ir"].getvalue() == jit[0]["ir"] and isinstance(jit[0]["ir"], str)
+    assert {e["type"] for e in every} >= {fj.KernelType.JIT, fj.KernelType.Reduce}
+    with pytest.raises(TypeError, match="types"):
+        fj.kernel_history(fj.KernelType.JIT)
+
+
+def test_kernel_type_has_drjit_names():
+    names = ["JIT", "BlockReduce", "BlockPrefixReduce", "Dot", "BatchedGemm", "Compress", "MkPerm",
+             "Memcpy", "Memset", "Poke", "Aggregate", "LLVMHostFunc"]
+    assert all(hasattr(fj.KernelType, n) for n in names)
+    assert fj.KernelType.Memcpy is fj.KernelType.Copy and fj.KernelType.Memset is fj.KernelType.Fill
+    fj.eval()
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory):
+        fj.kernel_history()
+        fj.eval(Float(1, 2, 3) + 0, fj.sum(Float(4, 5) + 0))
+        kinds = [e["type"] for e in fj.kernel_history([fj.KernelType.JIT, fj.KernelType.Memcpy,
+                                                       fj.KernelType.Memset])]
+    assert kinds and set(kinds) == {fj.KernelType.JIT}      # (the reduction is filtered out)

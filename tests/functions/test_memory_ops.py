@@ -270,3 +270,19 @@ def test_python_int_indices_beyond_64_bits_raise_instead_of_wrapping():
     with pytest.raises(IndexError, match="64-bit"):
         fj.scatter(src, 1.0, 2**64)
     np.testing.assert_array_equal(src.numpy(), [10, 20, 30])
+
+
+def test_gather_from_a_literal_leaves_the_source_a_literal():
+    # Dr.Jit reads a literal without materializing the caller's array; frostjit fills a buffer
+    # for the gather but keeps the source a literal (a frozen function's key sees its kind).
+    from frostjit.llvm import TensorXf
+    x = fj.full(Float, 2.5, 6)
+    idx = fj.arange(UInt32, 3) * 2
+    assert np.array_equal(fj.gather(Float, x, idx).numpy(), np.full(3, 2.5, np.float32))
+    assert x._node.op == "literal"
+    t = fj.ones(TensorXf, (2, 3))
+    assert np.array_equal(fj.sum(t, axis=0).numpy(), np.full(3, 2, np.float32))
+    assert t.array._node.op == "literal"
+    y = fj.arange(Float, 4) + 1         # an unevaluated source is evaluated once and kept
+    fj.gather(Float, y, UInt32(0, 3))
+    assert y._node.op == "data"

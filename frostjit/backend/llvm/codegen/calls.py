@@ -4,7 +4,7 @@ distinct body, called from every call site.
 The body is lowered by a second emitter of the same kind as the kernel's (so every lane-wise
 operation lowers as it does in a kernel) into::
 
-    define internal fastcc { <W x t0>, ... } @fj.func.<hash>(<W x p0> %p0, ...) noinline #0 {
+    define fastcc { <W x t0>, ... } @func_<hash>(<W x p0> %p0, ...) noinline #0 {
     entry:
       ... the body ...
       ret { <W x t0>, ... } %r
@@ -12,6 +12,9 @@ operation lowers as it does in a kernel) into::
 
 (a single result is returned as is).  ``noinline`` keeps it one function: LLVM optimizes and
 compiles the body once however many sites call it, which is the point of ``@fj.func``.  The
+name and the default linkage are Dr.Jit's (``define fastcc ... @func_<hash>``: programs and
+tests look for them in ``kernel_history()``'s IR); every kernel is its own module and execution
+engine, so two kernels defining the same function never clash.  The
 kernel and the function share their declarations and math-function definitions.  A call
 computes every lane of the group (the body is pure, and its integer divisions are safe on
 any value), so it needs no lane mask.
@@ -41,7 +44,7 @@ def _return_type(e, info) -> str:
 
 def define(e, info) -> str:
     """The symbol of the function of ``info`` (a CallInfo), its definition added once."""
-    symbol = "fj.func." + hashlib.sha1(repr(info.key).encode()).hexdigest()[:16]
+    symbol = "func_" + hashlib.sha1(repr(info.key).encode()).hexdigest()[:16]
     if symbol in e.definitions:
         return symbol
     sub = type(e)(KernelSpec(instrs=list(info.body)), e.W)
@@ -62,7 +65,7 @@ def define(e, info) -> str:
             acc = nxt
         ret = f"  ret {rt} {acc}"
     params = ", ".join(f"{e.vty(scalar_type(vt))} %p{j}" for j, vt in enumerate(info.params))
-    e.definitions[symbol] = "\n".join([f"define internal fastcc {rt} @{symbol}({params}) noinline #0 {{", "entry:",
+    e.definitions[symbol] = "\n".join([f"define fastcc {rt} @{symbol}({params}) noinline #0 {{", "entry:",
                                        *sub.body, ret, "}"])
     return symbol
 
