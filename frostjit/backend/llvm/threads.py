@@ -26,9 +26,14 @@ import weakref
 import numpy as np
 
 from ..settings import settings
+from .native_pool import DEFAULT_IDLE_NS
 from .reduction import REDUCE_UFUNC, private_identity
 
 BLOCKS_PER_THREAD = 4
+# Native workers claim a block with one atomic add (no GIL), so their launches are cut finer:
+# a worker that joins late, or a core slowed by other load, then costs at most a small block
+# at the end of the launch instead of a quarter of a thread's share.
+NATIVE_BLOCKS_PER_THREAD = 16
 MIN_BLOCK = 1 << 14
 
 # Launch on several threads only when there is enough work to amortize the hand-off.
@@ -39,6 +44,21 @@ PARALLEL_MIN_WORK = 1 << 17
 def parallel_threshold(n_instrs: int) -> int:
     """The launch size from which a kernel of ``n_instrs`` instructions runs on several threads."""
     return max(PARALLEL_MIN_SIZE, -(-PARALLEL_MIN_WORK // max(n_instrs, 1)))
+
+
+def idle_spin_ns() -> int:
+    """How long idle native workers spin before they sleep, in nanoseconds:
+    ``FROSTJIT_POOL_SPIN_US`` (microseconds, 0 to 100000) if set, else 1 ms."""
+    env = os.environ.get("FROSTJIT_POOL_SPIN_US")
+    if not env:
+        return DEFAULT_IDLE_NS
+    try:
+        us = int(env)
+    except ValueError:
+        raise ValueError(f"FROSTJIT_POOL_SPIN_US must be an integer number of microseconds, not {env!r}") from None
+    if not 0 <= us <= 100_000:
+        raise ValueError(f"FROSTJIT_POOL_SPIN_US must be between 0 and 100000 microseconds, not {us}")
+    return us * 1000
 
 
 def default_thread_count() -> int:
@@ -97,7 +117,8 @@ class ThreadPool:
         self.launch_lock = threading.Lock()     # one native launch at a time (one job slot)
         self.native_threads: list[threading.Thread] = []
         if self.native is not None:
-            self.state = self.native.new_state()
+            self.idle_ns = idle_spin_ns()
+            self.state = self.native.new_state(self.idle_ns)
             self.state_address = self.state.ctypes.data
             for k in range(self.n_threads - 1):
                 t = threading.Thread(target=self.native.worker, args=(self.state_address, k),
@@ -145,14 +166,16 @@ class ThreadPool:
         if not parallel or n == 1:
             fn(0, size, args, 0)
             return
-        block = max(min_block, -(-size // (n * BLOCKS_PER_THREAD)))
+        address = getattr(fn, "fj_address", None)
+        native = address is not None and self.native is not None
+        per_thread = NATIVE_BLOCKS_PER_THREAD if native else BLOCKS_PER_THREAD
+        block = max(min_block, -(-size // (n * per_thread)))
         block = -(-block // align) * align
         n_workers = min(n - 1, -(-size // block) - 1)
         if n_workers <= 0:
             fn(0, size, args, 0)
             return
-        address = getattr(fn, "fj_address", None)
-        if address is not None and self.native is not None:
+        if native:
             self._run_native(address, size, block, args, n_workers, private)
             return
         if not self.workers:
@@ -171,6 +194,19 @@ class ThreadPool:
             raise launch.error
         for target, ufunc, copy in copies:
             ufunc(target, copy, out=target)
+
+    def wake(self) -> None:
+        """Get the native workers spinning (waking those asleep) for the next ``idle_ns``
+        (:data:`.native_pool.DEFAULT_IDLE_NS`, 1 ms): a large launch is coming.
+
+        An evaluation calls this when it starts, so that the workers' wake-up overlaps the
+        kernel lookup, argument binding and allocation before the launch instead of delaying
+        the workers' start in it.  Cheap when they already spin (a clock read and a store); a
+        no-op on a pool without native workers.
+        """
+        native = self.native
+        if native is not None:
+            native.wake(self.state_address, self.idle_ns)
 
     def _run_native(self, address: int, size: int, block: int, args, n_workers: int, private) -> None:
         """One native launch: a single ctypes call that returns when every block is done.
