@@ -81,6 +81,8 @@ DEFAULT_IDLE_NS = 1_000_000
 DEFAULT_WAIT_NS = 200_000
 # Clock reads in a spin loop: one every this many pause rounds (a read costs ~20 ns).
 _CLOCK_EVERY = 32
+# An idle worker yields its core (sched_yield) every this many spin rounds (~50 us).
+_YIELD_EVERY = 2048
 # Rounds the caller spins on the workers leaving a closed launch before it yields its core.
 _ACTIVE_SPIN = 4096
 
@@ -222,6 +224,16 @@ count:
   %no_clock = icmp ne i64 %t.bits, 0
   br i1 %no_clock, label %spin_more, label %check_clock
 check_clock:
+  ; every few thousand rounds, let another thread that waits for this core run (sched_yield
+  ; returns at once when none does): a spinning worker does not delay the caller's tracing
+  ; or another process on a loaded machine by a whole time slice
+  %y.bits = and i64 %i1, {_YIELD_EVERY - 1}
+  %no_yield = icmp ne i64 %y.bits, 0
+  br i1 %no_yield, label %read_clock, label %polite
+polite:
+  %ry = call i64 (i64, ...) %sys(i64 %nry)
+  br label %read_clock
+read_clock:
   %now = call i64 @now(ptr %s)
   %aw = load atomic i64, ptr %awake.p monotonic, align 8
   %later = icmp sgt i64 %until, %aw
