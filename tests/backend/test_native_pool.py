@@ -5,6 +5,8 @@ at once, across thread-count changes (frozen functions included), and a pool mus
 however short its life.
 """
 import gc
+import subprocess
+import sys
 import threading
 import time
 
@@ -361,3 +363,40 @@ def test_a_replay_wakes_the_workers_at_its_start_when_its_launch_is_large(thread
     for a in (small, small):         # the same recording, a size below the threshold
         np.testing.assert_array_equal(frozen(Float(a)).numpy(), _expected(a))
     assert len(calls) == before + 1
+
+
+_FORK_SCRIPT = r"""
+import os, time
+import numpy as np
+import frostjit as fj
+from frostjit.backend import current_backend
+from frostjit.llvm import Float
+fj.set_thread_count(3)
+a = np.linspace(-2, 2, 1 << 20).astype(np.float32)
+expected = (a * np.float32(1.5) + np.float32(2)) * a
+frozen = fj.freeze(lambda x: (x * 1.5 + 2.0) * x)
+x = Float(a)
+frozen(x); frozen(x)
+pid = os.fork()
+ok = True
+for k in range(12):
+    if k % 3 == 0:
+        time.sleep(0.003)
+    ok &= bool(np.array_equal(((x * 1.5 + 2.0) * x).numpy(), expected))
+    ok &= bool(np.array_equal(frozen(x).numpy(), expected))
+workers = sum(t.is_alive() for t in current_backend().threads.native_threads)
+if pid == 0:
+    fj.set_thread_count(2)
+    ok &= bool(np.array_equal(frozen(x).numpy(), expected))
+    os._exit(0 if ok and workers == 2 else 3)
+_, status = os.waitpid(pid, 0)
+print("child", os.waitstatus_to_exitcode(status), "parent", ok, workers)
+"""
+
+
+def test_a_forked_child_gets_a_pool_with_its_own_workers_and_right_results():
+    """The child of os.fork() has none of its parent's threads: it gets a new pool."""
+    run = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", _FORK_SCRIPT],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["child", "0", "parent", "True", "2"], run.stdout + run.stderr

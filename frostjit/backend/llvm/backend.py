@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import ctypes
+import os
+import weakref
 
 import numpy as np
 
@@ -43,6 +45,9 @@ class LLVMBackend(Backend):
         self.native_pool = None         # compiled when a pool first has more than one thread
         self.row_kernels = RowKernels(self.compiler)    # block reductions, compiled on first use
         self.threads = self._new_pool(default_thread_count())
+        if hasattr(os, "register_at_fork"):
+            me = weakref.ref(self)
+            os.register_at_fork(after_in_child=lambda: _renew_pool_in_child(me))
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
@@ -248,3 +253,15 @@ class LLVMBackend(Backend):
     # -- frozen functions -------------------------------------------------
     def replay_emitter(self, code):
         return LLVMReplayEmitter(self, code)
+
+
+def _renew_pool_in_child(backend_ref) -> None:
+    """After ``os.fork()``, in the child: a pool of the same size with threads of its own.
+
+    The child has none of its parent's worker threads (it would run every launch alone), and
+    the old pool's lock may have been copied while held by a parent thread's launch, so the
+    old pool is dropped, never closed (its finalizer's stop and joins return at once there).
+    """
+    backend = backend_ref()
+    if backend is not None:
+        backend.threads = backend._new_pool(backend.threads.n_threads)
