@@ -212,8 +212,8 @@ def parser(prog: str = "bench_pool.py") -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None) -> int:
-    a = parser().parse_args(argv)
+def main(argv=None, prog: str = "bench_pool.py") -> int:
+    a = parser(prog).parse_args(argv)
     if a.serve:
         serve(a.serve, json.loads(a.params))
         return 0
