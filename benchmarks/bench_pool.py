@@ -1,6 +1,6 @@
 """The thread pool's wake-up: short multi-threaded launches back to back and after pauses.
 
-    python benchmarks/bench_pool.py [--rounds R] [--cases chain,transform,w1,sum]
+    python benchmarks/bench_pool.py [--rounds R] [--cases chain,transform,w1,sum] [--pin]
                                     [--systems frostjit,drjit] [--base CHECKOUT] [--threads N]
                                     [--json out.json]
 
@@ -11,7 +11,9 @@ one case with one *pattern*: ``b2b`` (calls back to back), ``pause2`` and ``paus
 all systems see the same load of a shared machine.  The table gives per case and pattern the
 median over rounds of the batch medians, wall time (CPU time of all the process's threads
 after the slash), and the ratios.  ``idle burn`` is the CPU time a child uses during a 200 ms
-pause after a launch: what its idle workers spin.
+pause after a launch: what its idle workers spin.  ``--pin`` pins each child's calling thread to
+one CPU and its other threads to the others (on a machine loaded by other processes the workers
+otherwise often share the caller's core).
 
 Cases (n = 1e6 lanes): ``chain`` a frozen complex-multiply chain (``z = z*c + z0``, 10 steps;
 bench_types), ``transform`` a frozen ``Matrix4f @ Array4f`` (bench_types), ``w1`` the plain
@@ -28,6 +30,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -96,6 +99,18 @@ def _cases(dr, T, n: int = 1_000_000) -> dict:
             "w1": synced(w1, x, y), "sum": synced(tsum, t)}
 
 
+def _pin_threads() -> None:
+    """``--pin``: the calling thread on the first CPU this process may use, every other thread
+    (the pool's workers) on the next ones, round robin: on a machine loaded by other processes
+    a worker otherwise often shares the caller's core, and a two-thread launch runs on one."""
+    cpus = sorted(os.sched_getaffinity(0))
+    me = threading.get_native_id()
+    others = sorted(int(t) for t in os.listdir("/proc/self/task") if int(t) != me)
+    os.sched_setaffinity(me, {cpus[0]})
+    for k, tid in enumerate(others):
+        os.sched_setaffinity(tid, {cpus[1 + k % (len(cpus) - 1)] if len(cpus) > 1 else cpus[0]})
+
+
 def serve(system: str, params: dict) -> None:
     """Build every case, then answer requests on stdin (one JSON line each: ``{"case", "pattern",
     "calls"}``, or ``{"idle": true}``) with the wall and CPU seconds of each call."""
@@ -105,6 +120,8 @@ def serve(system: str, params: dict) -> None:
     for fn in run.values():         # compile (or load) every kernel and record every freeze
         for _ in range(3):
             fn()
+    if params.get("pin"):
+        _pin_threads()
     print(H.RESULT_MARK + json.dumps({"status": "ready"}), flush=True)
     for line in sys.stdin:
         req = json.loads(line)
@@ -134,7 +151,7 @@ def _read_result(proc) -> dict:
     raise RuntimeError(f"a bench_pool child ended early (exit {proc.wait()})")
 
 
-def measure(systems: list, rounds: int, threads, base: str | None, cases: list) -> dict:
+def measure(systems: list, rounds: int, threads, base: str | None, cases: list, pin: bool = False) -> dict:
     """Interleaved rounds; per system ``{(case, pattern): [(wall ms, cpu ms)], "idle": [cpu ms]}``."""
     names = list(systems) + (["frostjit@base"] if base else [])
     procs = {}
@@ -144,7 +161,7 @@ def measure(systems: list, rounds: int, threads, base: str | None, cases: list) 
         if name == "frostjit@base":
             env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(base), env["PYTHONPATH"]])
         cmd = [sys.executable, os.path.abspath(__file__), "--serve", system,
-               "--params", json.dumps({"threads": threads})]
+               "--params", json.dumps({"threads": threads, "pin": pin})]
         procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
                                        cwd=str(H.REPO))
     out: dict = {name: {"idle": []} for name in names}
@@ -207,6 +224,8 @@ def parser(prog: str = "bench_pool.py") -> argparse.ArgumentParser:
                     help=f"comma list from {','.join(CASES)} (default: all)")
     ap.add_argument("--base", default=None, metavar="CHECKOUT",
                     help="also measure frostjit imported from this checkout (frostjit@base)")
+    ap.add_argument("--pin", action="store_true",
+                    help="pin each child's calling thread to one CPU and its other threads to the others")
     ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     H.add_system_options(ap, SYSTEMS)
     return ap
@@ -218,7 +237,7 @@ def main(argv=None, prog: str = "bench_pool.py") -> int:
         serve(a.serve, json.loads(a.params))
         return 0
     print(f"load average {os.getloadavg()[0]:.2f} at the start", flush=True)
-    res = measure(a.systems, a.rounds, a.threads, a.base, a.cases)
+    res = measure(a.systems, a.rounds, a.threads, a.base, a.cases, a.pin)
     report(res, a.rounds, a.cases)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     H.dump_json(a.json, {name: {k: v for k, v in r.items()} for name, r in res.items()})
