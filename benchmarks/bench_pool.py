@@ -1,6 +1,6 @@
 """The thread pool's wake-up: short multi-threaded launches back to back and after pauses.
 
-    python benchmarks/bench_pool.py [--rounds R] [--cases chain,transform,w1,sum] [--pin]
+    python benchmarks/bench_pool.py [--rounds R] [--cases chain,transform,chain-plain,...] [--pin]
                                     [--systems frostjit,drjit] [--base CHECKOUT] [--threads N]
                                     [--json out.json]
 
@@ -16,7 +16,8 @@ one CPU and its other threads to the others (on a machine loaded by other proces
 otherwise often share the caller's core).
 
 Cases (n = 1e6 lanes): ``chain`` a frozen complex-multiply chain (``z = z*c + z0``, 10 steps;
-bench_types), ``transform`` a frozen ``Matrix4f @ Array4f`` (bench_types), ``w1`` the plain
+bench_types), ``transform`` a frozen ``Matrix4f @ Array4f`` (bench_types), ``chain-plain`` and
+``transform-plain`` the same unfrozen (traced at each call: ~0.1 ms between launches), ``w1`` the plain
 ``fma``/``sin`` chain of bench_core's W1 (K = 10), ``sum`` ``sum(t, axis=1)`` of a 4096 x 4096
 ``TensorXf`` (bench_tensor --sums).  ``--base`` adds frostjit imported from another checkout
 (``frostjit@base``, e.g. ``git archive`` of the tree before a change) for before/after figures
@@ -39,7 +40,7 @@ import _harness as H  # noqa: E402
 import _workloads  # noqa: E402
 
 SYSTEMS = ["frostjit", "drjit"]
-CASES = ["chain", "transform", "w1", "sum"]
+CASES = ["chain", "transform", "chain-plain", "transform-plain", "w1", "sum"]
 PATTERNS = {"b2b": 0.0, "pause2": 0.002, "pause50": 0.05}
 BATCH = 5           # calls per system, case, pattern and round
 IDLE_S = 0.2        # the pause whose CPU time is the idle burn
@@ -96,6 +97,7 @@ def _cases(dr, T, n: int = 1_000_000) -> dict:
         return run
 
     return {"chain": synced(frozen_chain, z0, c), "transform": synced(frozen_transform, matrix, p),
+            "chain-plain": synced(chain, z0, c), "transform-plain": synced(transform, matrix, p),
             "w1": synced(w1, x, y), "sum": synced(tsum, t)}
 
 
