@@ -400,3 +400,16 @@ def test_a_forked_child_gets_a_pool_with_its_own_workers_and_right_results():
                          capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["child", "0", "parent", "True", "2"], run.stdout + run.stderr
+
+
+def test_a_replay_recorded_on_one_thread_wakes_the_workers_of_a_later_pool(threads, monkeypatch):
+    fj.set_thread_count(1)
+    calls = _count_wakes(monkeypatch)
+    frozen = fj.freeze(lambda x: (x * 1.5 + 2.0) * x)
+    a = np.linspace(-2, 2, 1 << 20).astype(np.float32)
+    frozen(Float(a))
+    frozen(Float(a))            # recorded and replayed on one thread
+    fj.set_thread_count(2)
+    before = len(calls)
+    np.testing.assert_array_equal(frozen(Float(a)).numpy(), _expected(a))
+    assert len(calls) == before + 1

@@ -14,10 +14,11 @@ separate cache lines):
   size, block, block count, per-thread argument arrays, ``shared``, how many workers take
   part), resets ``next``/``completed``, makes ``gen`` odd and wakes sleeping workers; then it
   claims blocks itself.
-* An idle worker spins on ``gen`` (a ``pause`` per round) until a deadline read from the
-  monotonic clock (``clock_gettime``, every 32 rounds): ``idle_ns`` after the end of the last
-  launch it saw, or the ``awake_until`` that :meth:`NativePoolCode.wake` set, whichever is
-  later.  Then it sleeps on the futex word ``ring``, counted in ``sleepers``; a launch, a
+* An idle worker spins on ``gen`` (a ``pause`` per round, a ``sched_yield`` every ~50 us so
+  that a thread waiting for its core runs) until a deadline read from the monotonic clock
+  (``clock_gettime``, every 32 rounds): ``idle_ns`` after the end of the last launch it saw,
+  or the ``awake_until`` that :meth:`NativePoolCode.wake` set, whichever is later.  Then it
+  sleeps on the futex word ``ring``, counted in ``sleepers``; a launch, a
   wake-up and the stop bump ``ring`` and make the system call only when somebody sleeps.  (A
   worker that goes to sleep increments ``sleepers``, reads ``ring``, then checks ``gen``,
   ``stop`` and ``awake_until``; the waker writes those, then reads ``sleepers``: sequentially

@@ -22,7 +22,6 @@ import ast
 import ctypes
 import math
 import re
-import sys
 
 import numpy as np
 
@@ -73,7 +72,9 @@ class LLVMReplayEmitter(ReplayEmitter):
         """Wake the workers at the start of the replay if this launch may run on them: always
         for a constant size from ``threshold`` on, when the size expression is known at the
         start (input sizes and parameters only) and reaches it, else not."""
-        if self._woken or self._wake_at is None or self.backend.wake_from == sys.maxsize:
+        # (written whatever the thread count is now: set_thread_count may change it before a
+        # replay, and a pool without workers makes the call a no-op)
+        if self._woken or self._wake_at is None:
             return
         if size.is_const:
             if size.value < threshold:
