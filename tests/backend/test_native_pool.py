@@ -413,3 +413,16 @@ def test_a_replay_recorded_on_one_thread_wakes_the_workers_of_a_later_pool(threa
     before = len(calls)
     np.testing.assert_array_equal(frozen(Float(a)).numpy(), _expected(a))
     assert len(calls) == before + 1
+
+
+def test_the_interpreter_exits_cleanly_while_the_workers_spin():
+    """Exit right after a launch and a wake-up: the workers are stopped before their code goes."""
+    script = ("import numpy as np, frostjit as fj\n"
+              "from frostjit.backend import current_backend\n"
+              "from frostjit.llvm import Float\n"
+              "fj.set_thread_count(3)\n"
+              "assert ((Float(np.ones(1 << 20, np.float32)) * 2.0).numpy() == 2).all()\n"
+              "current_backend().wake_threads()\n")
+    for _ in range(3):
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0 and run.stderr == "", run.stderr
