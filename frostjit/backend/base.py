@@ -10,6 +10,7 @@ memory; the layers above store it in data nodes and never look inside.  A *kerne
 from __future__ import annotations
 
 import abc
+import sys
 
 from dataclasses import dataclass
 
@@ -96,6 +97,14 @@ class Backend(abc.ABC):
 
     def set_thread_count(self, n: int) -> None:
         """Run launches on ``n`` threads (the calling thread included; ``n >= 1``)."""
+
+    #: Evaluations of at least this many lanes call :meth:`wake_threads` when they start.
+    wake_from: int = sys.maxsize
+
+    def wake_threads(self) -> None:
+        """A launch of at least :attr:`wake_from` lanes is coming (an evaluation starts): a
+        backend whose pool's workers sleep when idle wakes them now, so that their wake-up
+        overlaps the work before the launch.  Nothing to do without a pool."""
 
     @abc.abstractmethod
     def element(self, buffer, index: int):

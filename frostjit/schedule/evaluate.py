@@ -97,13 +97,16 @@ def evaluate(nodes) -> None:
             n = nodes[0]
             op = n.op
             if op != "data" and op != "literal":
+                backend = current_backend()
+                if n.size >= backend.wake_from:
+                    backend.wake_threads()      # (their wake-up overlaps the lookup and binding)
                 key = None
                 if state.recorder is None and not state.flags & KERNEL_HISTORY:
                     key = shape_key(n)
                 if key is not None:
-                    _run_single_op(n, key)
+                    _run_single_op(backend, n, key)
                 else:
-                    run_group(current_backend(), n.size, [n], _NO_EFFECTS)
+                    run_group(backend, n.size, [n], _NO_EFFECTS)
             return
         seen = set()
         pending = []
@@ -119,6 +122,8 @@ def evaluate(nodes) -> None:
         if not pending and not effects:
             return
         backend = current_backend()
+        if max(n.size for n in (*pending, *effects)) >= backend.wake_from:
+            backend.wake_threads()
         started = _Started()
         try:
             state.side_effects = held
@@ -155,11 +160,10 @@ class _Started:
 _NO_EFFECTS: list = []
 
 
-def _run_single_op(n, key) -> None:
+def _run_single_op(backend, n, key) -> None:
     """Evaluate ``n``, one operation over data and literal nodes, from its cached plan
     (:mod:`.single_op`): what run_group does, without building a spec."""
     plan = plan_of(n, key)
-    backend = current_backend()
     kernel, status = backend.compile(plan.spec)
     b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
     args = n.a0 if b is None else (n.a0, b)

@@ -191,8 +191,10 @@ def test_real_sigalrm_during_parallel_launches_leaves_later_results_right():
     interrupted = 0
     try:
         for delay in np.linspace(1e-4, 3e-3, 25):
-            signal.setitimer(signal.ITIMER_REAL, float(delay))
             try:
+                # (armed inside the try: a signal before the loop's first bytecode, when a loaded
+                # machine preempts this thread right after arming it, is caught here too)
+                signal.setitimer(signal.ITIMER_REAL, float(delay))
                 for _ in range(200):
                     fj.eval(x * 1.5 + 2.0 + fj.sin(x) * 0.0)
             except KeyboardInterrupt:

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import ctypes
+import os
+import weakref
 
 import numpy as np
 
@@ -15,7 +17,7 @@ from .reduction import REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter
 from .native_pool import native_code
 from .block_kernels import RowKernels, supported as row_kernel_supported
-from .threads import ThreadPool, default_thread_count
+from .threads import PARALLEL_MIN_WORK, ThreadPool, default_thread_count
 
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
 _ARGS = [ctypes.c_int64 * n for n in range(33)]
@@ -27,6 +29,10 @@ BLOCK_PARALLEL_MIN = 1 << 20
 ROW_PARALLEL_MIN = 1 << 17
 BLOCK_ROWS_MIN = 1 << 15
 acquire = pool.acquire
+# Evaluations from this many lanes wake the pool's workers when they start: a launch of 32768
+# lanes runs on several threads from 4 instructions per lane (threads.parallel_threshold), and
+# smaller evaluations should not keep idle workers spinning.
+WAKE_FROM = PARALLEL_MIN_WORK // 4
 
 class LLVMBackend(Backend):
     """CPU backend: kernels compiled by LLVM, run on all cores."""
@@ -39,6 +45,9 @@ class LLVMBackend(Backend):
         self.native_pool = None         # compiled when a pool first has more than one thread
         self.row_kernels = RowKernels(self.compiler)    # block reductions, compiled on first use
         self.threads = self._new_pool(default_thread_count())
+        if hasattr(os, "register_at_fork"):
+            me = weakref.ref(self)
+            os.register_at_fork(after_in_child=lambda: _renew_pool_in_child(me))
 
     # -- memory -----------------------------------------------------------
     def alloc(self, vt, size):
@@ -85,7 +94,14 @@ class LLVMBackend(Backend):
     def _new_pool(self, n: int) -> ThreadPool:
         if n > 1 and self.native_pool is None:
             self.native_pool = native_code(self.compiler)       # (None where unavailable)
-        return ThreadPool(n, native=self.native_pool)
+        pool = ThreadPool(n, native=self.native_pool)
+        self.wake_from = WAKE_FROM if pool.native is not None else Backend.wake_from
+        return pool
+
+    def wake_threads(self) -> None:
+        """:meth:`Backend.wake_threads`: the native workers spin for the next millisecond
+        (:meth:`.threads.ThreadPool.wake`)."""
+        self.threads.wake()
 
     def run_parallel(self, fn, size, args, align, parallel, private=()) -> None:
         """A launch on the current thread pool (:meth:`.threads.ThreadPool.run`).
@@ -237,3 +253,15 @@ class LLVMBackend(Backend):
     # -- frozen functions -------------------------------------------------
     def replay_emitter(self, code):
         return LLVMReplayEmitter(self, code)
+
+
+def _renew_pool_in_child(backend_ref) -> None:
+    """After ``os.fork()``, in the child: a pool of the same size with threads of its own.
+
+    The child has none of its parent's worker threads (it would run every launch alone), and
+    the old pool's lock may have been copied while held by a parent thread's launch, so the
+    old pool is dropped, never closed (its finalizer's stop and joins return at once there).
+    """
+    backend = backend_ref()
+    if backend is not None:
+        backend.threads = backend._new_pool(backend.threads.n_threads)

@@ -10,19 +10,38 @@ launch is one ctypes call on the calling thread.  Nothing on the launch path nee
 Protocol (all counters live in one zeroed int64 array, :class:`NativePool`, hot words on
 separate cache lines):
 
-* ``gen`` (a 32-bit futex word) is odd while a launch is open.  The caller writes the job
-  (kernel address, size, block, block count, per-thread argument arrays, ``shared``, how many
-  workers take part), resets ``next``/``completed``, makes ``gen`` odd and wakes sleeping
-  workers; then it claims blocks itself.
-* A worker spins on ``gen`` for ``spin`` rounds, then sleeps on it (``futex``), counted in
-  ``sleepers`` so the caller only makes the system call when somebody sleeps.  On an odd
-  ``gen`` it enters (``active += 1``) and re-reads ``gen``: if the launch closed meanwhile it
-  leaves without touching the job (sequentially consistent increment and load on both sides,
-  so the caller's ``active == 0`` check and the worker's ``gen`` check cannot both miss).
+* ``gen`` (32 bits) is odd while a launch is open.  The caller writes the job (kernel address,
+  size, block, block count, per-thread argument arrays, ``shared``, how many workers take
+  part), resets ``next``/``completed``, makes ``gen`` odd and wakes sleeping workers; then it
+  claims blocks itself.
+* An idle worker spins on ``gen`` (a ``pause`` per round, a ``sched_yield`` every ~50 us so
+  that a thread waiting for its core runs) until a deadline read from the monotonic clock
+  (``clock_gettime``, every 32 rounds): ``idle_ns`` after the end of the last launch it saw,
+  or the ``awake_until`` that :meth:`NativePoolCode.wake` set, whichever is later.  Then it
+  sleeps on the futex word ``ring``, counted in ``sleepers``; a launch, a
+  wake-up and the stop bump ``ring`` and make the system call only when somebody sleeps.  (A
+  worker that goes to sleep increments ``sleepers``, reads ``ring``, then checks ``gen``,
+  ``stop`` and ``awake_until``; the waker writes those, then reads ``sleepers``: sequentially
+  consistent on both sides, so either the worker sees the news or the waker sees the sleeper,
+  and a bump between the worker's read and its futex call makes the call return at once.)
+* On an odd ``gen`` a worker enters (``active += 1``) and re-reads ``gen``: if the launch
+  closed meanwhile it leaves without touching the job (sequentially consistent increment and
+  load on both sides, so the caller's ``active == 0`` check and the worker's ``gen`` check
+  cannot both miss).
 * Blocks are claimed with one atomic add on ``next``; each finished block adds one to
-  ``completed``.  The caller waits (spin, then futex) until every block is complete, closes the
-  launch (``gen`` even again) and waits until ``active`` is zero: afterwards no worker reads
-  the job, so the next launch may overwrite it and the caller may free the buffers.
+  ``completed``.  The caller waits (spinning for at most ``wait_ns``, then on the futex word
+  ``completed``) until every block is complete, closes the launch (``gen`` even again) and
+  waits until ``active`` is zero: afterwards no worker reads the job, so the next launch may
+  overwrite it and the caller may free the buffers.
+
+Waking a sleeping worker costs a few microseconds on an idle core (the futex call, the
+scheduler), far more when the core is busy with another process, and a worker that joins a
+0.5 ms launch late does less of it.  Hence the idle spin after each launch (launches back to
+back find the workers spinning) and :meth:`NativePoolCode.wake`, which an evaluation calls
+when it starts, before the kernel lookup, argument binding and allocation that precede a large
+launch, so that the workers are awake by the time the launch is published.  The spin is bounded
+in time, not in rounds (a ``pause`` takes 10 to 140 cycles depending on the CPU): an idle pool
+burns at most ``idle_ns`` (1 ms) of each worker's core after the last launch or wake-up.
 
 Correctness never depends on a worker showing up: the caller runs every block no one else
 claims.  Only Linux on x86-64 and AArch64 (the futex system call through libc's ``syscall``);
@@ -44,24 +63,39 @@ _SYS_SCHED_YIELD = {"x86_64": 24, "amd64": 24, "aarch64": 124, "arm64": 124}
 FUTEX_WAIT_PRIVATE = 128
 FUTEX_WAKE_PRIVATE = 129
 
+CLOCK_MONOTONIC = 1             # (the same number on every Linux architecture)
+
 # Word offsets (int64 slots) in the state array; hot words 64 bytes apart.
 GEN, SLEEPERS, ACTIVE, NEXT, COMPLETED, CALLER_WAITING = 0, 8, 16, 24, 32, 33
 FN, SIZE, BLOCK, N_BLOCKS, ARGSETS, SHARED, N_WORKERS, STOP = 40, 41, 42, 43, 44, 45, 46, 47
-SYSCALL, SPIN, NR_FUTEX, NR_YIELD = 48, 49, 50, 51
-STATE_WORDS = 56
+SYSCALL, CLOCK, NR_FUTEX, NR_YIELD, IDLE_NS, WAIT_NS = 48, 49, 50, 51, 52, 53
+RING, AWAKE_UNTIL = 56, 64
+STATE_WORDS = 72
 
-# Spin rounds (one pause instruction each, ~10-40 ns) before a worker sleeps: long enough to
-# catch the next launch of a loop that traces and launches (tens of microseconds apart),
-# short enough not to burn a shared machine's cores.
-DEFAULT_SPIN = 4096
+# How long an idle worker spins after the last launch it saw (or a wake-up) before it sleeps:
+# long enough that the launches of a loop that traces or replays and launches (tens to hundreds
+# of microseconds apart) find it spinning, short enough that an idle pool leaves a shared
+# machine's cores alone within a millisecond.
+DEFAULT_IDLE_NS = 1_000_000
+# How long the calling thread spins waiting for the workers' last blocks before it sleeps (a
+# sleeping caller is woken by the worker that completes the last block, ~5-50 us later).
+DEFAULT_WAIT_NS = 200_000
+# Clock reads in a spin loop: one every this many pause rounds (a read costs ~20 ns).
+_CLOCK_EVERY = 32
+# An idle worker yields its core (sched_yield) every this many spin rounds (~50 us).
+_YIELD_EVERY = 2048
+# Rounds the caller spins on the workers leaving a closed launch before it yields its core.
+_ACTIVE_SPIN = 4096
 
 WORKER_SYMBOL = "fj_pool_worker"
 LAUNCH_SYMBOL = "fj_pool_launch"
+WAKE_SYMBOL = "fj_pool_wake"
 STOP_SYMBOL = "fj_pool_stop"
 
 WORKER_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 LAUNCH_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                                 ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+WAKE_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 STOP_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
@@ -80,10 +114,10 @@ def _pause(triple: str) -> tuple[str, str]:
 
 
 def pool_ir(triple: str) -> str:
-    """The IR of the worker loop, the launch and the stop (see the module docstring)."""
+    """The IR of the worker loop, the launch, the wake-up and the stop (see the module docstring)."""
     decl, pause = _pause(triple)
 
-    def slot(name, word, ty="i64"):
+    def slot(name, word):
         return f"  %{name} = getelementptr i64, ptr %s, i64 {word}"
 
     # Shared helpers: the slots every function uses, and the futex call.
@@ -92,14 +126,45 @@ def pool_ir(triple: str) -> str:
                        slot("cwait.p", CALLER_WAITING), slot("fn.p", FN), slot("size.p", SIZE),
                        slot("block.p", BLOCK), slot("nblocks.p", N_BLOCKS), slot("argsets.p", ARGSETS),
                        slot("shared.p", SHARED), slot("nworkers.p", N_WORKERS), slot("stop.p", STOP),
-                       slot("sys.p", SYSCALL), slot("spin.p", SPIN), slot("nrf.p", NR_FUTEX),
-                       slot("nry.p", NR_YIELD),
+                       slot("sys.p", SYSCALL), slot("nrf.p", NR_FUTEX), slot("nry.p", NR_YIELD),
+                       slot("idle_ns.p", IDLE_NS), slot("wait_ns.p", WAIT_NS), slot("ring.p", RING),
+                       slot("awake.p", AWAKE_UNTIL),
                        "  %sys = load ptr, ptr %sys.p, align 8",
                        "  %nrf = load i64, ptr %nrf.p, align 8",
-                       "  %nry = load i64, ptr %nry.p, align 8",
-                       "  %spin = load i64, ptr %spin.p, align 8"])
+                       "  %nry = load i64, ptr %nry.p, align 8"])
+    tick = _CLOCK_EVERY - 1
     return f"""
 {decl}
+
+; The monotonic clock in nanoseconds (clock_gettime through libc, a vDSO call on Linux).
+define internal i64 @now(ptr %s) {{
+entry:
+  %ts = alloca [2 x i64], align 8
+  %clk.p = getelementptr i64, ptr %s, i64 {CLOCK}
+  %clk = load ptr, ptr %clk.p, align 8
+  %r = call i32 %clk(i32 {CLOCK_MONOTONIC}, ptr %ts)
+  %sec = load i64, ptr %ts, align 8
+  %nsec.p = getelementptr i64, ptr %ts, i64 1
+  %nsec = load i64, ptr %nsec.p, align 8
+  %sec.ns = mul i64 %sec, 1000000000
+  %t = add i64 %sec.ns, %nsec
+  ret i64 %t
+}}
+
+; Wake the sleeping workers, if any: bump ring (the word they sleep on), then the system call.
+define internal void @ring_bell(ptr %s) {{
+entry:
+{slots}
+  %sl = load atomic i64, ptr %sleepers.p seq_cst, align 8
+  %any = icmp ne i64 %sl, 0
+  br i1 %any, label %wake, label %done
+wake:
+  %r0 = atomicrmw add ptr %ring.p, i32 1 seq_cst, align 8
+  %r = call i64 (i64, ...) %sys(i64 %nrf, ptr %ring.p, i64 {FUTEX_WAKE_PRIVATE}, i64 2147483647, ptr null, ptr null, i64 0)
+  br label %done
+done:
+  ret void
+}}
 
 ; Run blocks of the open launch until none is left: claim with one atomic add on next, count
 ; each finished block in completed, wake a sleeping caller after the last one.
@@ -138,28 +203,50 @@ done:
   ret void
 }}
 
+; A worker: spin on gen until the idle deadline, then sleep on ring; join each launch it sees.
 define void @{WORKER_SYMBOL}(ptr %s, i64 %index) {{
 entry:
 {slots}
+  %idle_ns = load i64, ptr %idle_ns.p, align 8
   %g.start = load atomic i32, ptr %gen.p acquire, align 8
   br label %idle
 idle:
-  %seen = phi i32 [ %g.start, %entry ], [ %g, %check_open ], [ %g, %not_mine ], [ %g, %raced ], [ %g, %finished ], [ %seen, %slept ]
+  %seen = phi i32 [ %g.start, %entry ], [ %g, %after_launch ], [ %seen, %woke ]
+  %until = phi i64 [ 0, %entry ], [ %until.new, %after_launch ], [ 0, %woke ]
   br label %spinloop
 spinloop:
   %i = phi i64 [ 0, %idle ], [ %i1, %spin_more ]
   %g = load atomic i32, ptr %gen.p acquire, align 8
   %changed = icmp ne i32 %g, %seen
-  br i1 %changed, label %got, label %spin_more0
-spin_more0:
+  br i1 %changed, label %got, label %count
+count:
   %i1 = add i64 %i, 1
-  %keep = icmp ult i64 %i1, %spin
+  %t.bits = and i64 %i1, {tick}
+  %no_clock = icmp ne i64 %t.bits, 0
+  br i1 %no_clock, label %spin_more, label %check_clock
+check_clock:
+  ; every few thousand rounds, let another thread that waits for this core run (sched_yield
+  ; returns at once when none does): a spinning worker does not delay the caller's tracing
+  ; or another process on a loaded machine by a whole time slice
+  %y.bits = and i64 %i1, {_YIELD_EVERY - 1}
+  %no_yield = icmp ne i64 %y.bits, 0
+  br i1 %no_yield, label %read_clock, label %polite
+polite:
+  %ry = call i64 (i64, ...) %sys(i64 %nry)
+  br label %read_clock
+read_clock:
+  %now = call i64 @now(ptr %s)
+  %aw = load atomic i64, ptr %awake.p monotonic, align 8
+  %later = icmp sgt i64 %until, %aw
+  %deadline = select i1 %later, i64 %until, i64 %aw
+  %keep = icmp slt i64 %now, %deadline
   br i1 %keep, label %spin_more, label %sleep
 spin_more:
   {pause}
   br label %spinloop
 sleep:
   %sl0 = atomicrmw add ptr %sleepers.p, i64 1 seq_cst, align 8
+  %bell = load atomic i32, ptr %ring.p seq_cst, align 8
   ; (a worker that started after its pool stopped has seen the final gen: it must not sleep)
   %stop.s = load atomic i64, ptr %stop.p seq_cst, align 8
   %stopped.s = icmp ne i64 %stop.s, 0
@@ -167,15 +254,18 @@ sleep:
 check_gen:
   %g.check = load atomic i32, ptr %gen.p seq_cst, align 8
   %same = icmp eq i32 %g.check, %seen
-  br i1 %same, label %wait, label %woke
+  br i1 %same, label %check_awake, label %woke
+check_awake:
+  %aw2 = load atomic i64, ptr %awake.p seq_cst, align 8
+  %now2 = call i64 @now(ptr %s)
+  %asleep = icmp sge i64 %now2, %aw2
+  br i1 %asleep, label %wait, label %woke
 wait:
-  %seen64 = zext i32 %seen to i64
-  %r = call i64 (i64, ...) %sys(i64 %nrf, ptr %gen.p, i64 {FUTEX_WAIT_PRIVATE}, i64 %seen64, ptr null, ptr null, i64 0)
+  %bell64 = zext i32 %bell to i64
+  %r = call i64 (i64, ...) %sys(i64 %nrf, ptr %ring.p, i64 {FUTEX_WAIT_PRIVATE}, i64 %bell64, ptr null, ptr null, i64 0)
   br label %woke
 woke:
   %sl1 = atomicrmw sub ptr %sleepers.p, i64 1 seq_cst, align 8
-  br label %slept
-slept:
   br label %idle
 got:
   %stop = load atomic i64, ptr %stop.p acquire, align 8
@@ -184,7 +274,7 @@ got:
 check_open:
   %odd = and i32 %g, 1
   %open = icmp ne i32 %odd, 0
-  br i1 %open, label %enter, label %idle
+  br i1 %open, label %enter, label %after_launch
 enter:
   %a0 = atomicrmw add ptr %active.p, i64 1 seq_cst, align 8
   %g2 = load atomic i32, ptr %gen.p seq_cst, align 8
@@ -192,23 +282,26 @@ enter:
   br i1 %still, label %mine, label %raced
 raced:
   %a1 = atomicrmw sub ptr %active.p, i64 1 seq_cst, align 8
-  br label %idle
+  br label %after_launch
 mine:
   %nw = load i64, ptr %nworkers.p, align 8
   %takes_part = icmp ult i64 %index, %nw
   br i1 %takes_part, label %work, label %not_mine
 not_mine:
   %a2 = atomicrmw sub ptr %active.p, i64 1 seq_cst, align 8
-  br label %idle
+  br label %after_launch
 work:
   %argsets = load ptr, ptr %argsets.p, align 8
   %k = add i64 %index, 1
   %args.p = getelementptr ptr, ptr %argsets, i64 %k
   %args = load ptr, ptr %args.p, align 8
   call void @run_blocks(ptr %s, ptr %args)
-  br label %finished
-finished:
   %a3 = atomicrmw sub ptr %active.p, i64 1 seq_cst, align 8
+  br label %after_launch
+after_launch:
+  ; a launch came by: spin idle_ns from now (the next one of a loop is likely close)
+  %t.end = call i64 @now(ptr %s)
+  %until.new = add i64 %t.end, %idle_ns
   br label %idle
 exit:
   ret void
@@ -233,25 +326,27 @@ entry:
   %g = load i32, ptr %gen.p, align 8
   %g.open = add i32 %g, 1
   store atomic i32 %g.open, ptr %gen.p seq_cst, align 8
-  %sl = load atomic i64, ptr %sleepers.p seq_cst, align 8
-  %any = icmp ne i64 %sl, 0
-  br i1 %any, label %wake, label %work
-wake:
-  %r = call i64 (i64, ...) %sys(i64 %nrf, ptr %gen.p, i64 {FUTEX_WAKE_PRIVATE}, i64 2147483647, ptr null, ptr null, i64 0)
-  br label %work
-work:
+  call void @ring_bell(ptr %s)
   %args = load ptr, ptr %argsets, align 8
   call void @run_blocks(ptr %s, ptr %args)
+  %wait_ns = load i64, ptr %wait_ns.p, align 8
+  %t.wait = call i64 @now(ptr %s)
+  %wait_until = add i64 %t.wait, %wait_ns
   br label %wait_blocks
 wait_blocks:
-  %i = phi i64 [ 0, %work ], [ %i1, %spin_more ], [ 0, %slept ]
+  %i = phi i64 [ 0, %entry ], [ %i1, %spin_more ], [ 0, %slept ]
   %c = load atomic i32, ptr %completed.p acquire, align 8
   %c64 = zext i32 %c to i64
   %all = icmp eq i64 %c64, %nblocks
   br i1 %all, label %close, label %not_yet
 not_yet:
   %i1 = add i64 %i, 1
-  %keep = icmp ult i64 %i1, %spin
+  %t.bits = and i64 %i1, {tick}
+  %no_clock = icmp ne i64 %t.bits, 0
+  br i1 %no_clock, label %spin_more, label %check_clock
+check_clock:
+  %now = call i64 @now(ptr %s)
+  %keep = icmp slt i64 %now, %wait_until
   br i1 %keep, label %spin_more, label %sleep
 spin_more:
   {pause}
@@ -278,7 +373,7 @@ wait_active:
   br i1 %idle, label %done, label %active_more
 active_more:
   %j1 = add i64 %j, 1
-  %jkeep = icmp ult i64 %j1, %spin
+  %jkeep = icmp ult i64 %j1, {_ACTIVE_SPIN}
   br i1 %jkeep, label %active_spin, label %yield
 active_spin:
   {pause}
@@ -290,20 +385,38 @@ done:
   ret void
 }}
 
+; Keep (or get) the workers spinning for ns nanoseconds from now: a launch is coming.
+define void @{WAKE_SYMBOL}(ptr %s, i64 %ns) {{
+entry:
+{slots}
+  %now = call i64 @now(ptr %s)
+  %until = add i64 %now, %ns
+  store atomic i64 %until, ptr %awake.p seq_cst, align 8
+  call void @ring_bell(ptr %s)
+  ret void
+}}
+
 define void @{STOP_SYMBOL}(ptr %s) {{
 entry:
 {slots}
   store atomic i64 1, ptr %stop.p seq_cst, align 8
   %g0 = atomicrmw add ptr %gen.p, i32 2 seq_cst, align 8
-  %r = call i64 (i64, ...) %sys(i64 %nrf, ptr %gen.p, i64 {FUTEX_WAKE_PRIVATE}, i64 2147483647, ptr null, ptr null, i64 0)
+  %r0 = atomicrmw add ptr %ring.p, i32 1 seq_cst, align 8
+  %r = call i64 (i64, ...) %sys(i64 %nrf, ptr %ring.p, i64 {FUTEX_WAKE_PRIVATE}, i64 2147483647, ptr null, ptr null, i64 0)
   ret void
 }}
 """
 
 
 class NativePoolCode:
-    """The compiled worker, launch and stop functions (one copy per process, never freed:
-    worker threads run in this code until their pool closes, also during interpreter exit)."""
+    """The compiled worker, launch, wake-up and stop functions (one copy per process, never
+    freed: worker threads run in this code until their pool closes, also during interpreter
+    exit).
+
+    ``launch(state, fn, size, block, argsets, shared, n_workers)`` runs one launch;
+    ``wake(state, ns)`` keeps the pool's workers spinning (waking those asleep) for ``ns``
+    nanoseconds, ahead of a launch; ``stop(state)`` makes the workers return.
+    """
 
     def __init__(self, compiler):
         ir = pool_ir(llvm.get_default_triple())
@@ -316,20 +429,26 @@ class NativePoolCode:
         self.engine, worker = compiler.load(obj, WORKER_SYMBOL)
         self.worker = WORKER_CFUNC(worker)
         self.launch = LAUNCH_CFUNC(self.engine.get_function_address(LAUNCH_SYMBOL))
+        self.wake = WAKE_CFUNC(self.engine.get_function_address(WAKE_SYMBOL))
         self.stop = STOP_CFUNC(self.engine.get_function_address(STOP_SYMBOL))
         libc = ctypes.CDLL(None)
         self.syscall = ctypes.cast(libc.syscall, ctypes.c_void_p).value
+        self.clock = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value
         machine = platform.machine().lower()
         self.nr_futex = _SYS_FUTEX[machine]
         self.nr_yield = _SYS_SCHED_YIELD[machine]
 
-    def new_state(self, spin: int = DEFAULT_SPIN) -> np.ndarray:
-        """A fresh, zeroed pool state (64-byte aligned) with the system call numbers filled in."""
+    def new_state(self, idle_ns: int = DEFAULT_IDLE_NS, wait_ns: int = DEFAULT_WAIT_NS) -> np.ndarray:
+        """A fresh, zeroed pool state (64-byte aligned) with the system call numbers, the clock
+        and the spin bounds filled in: workers spin ``idle_ns`` after a launch, the caller
+        ``wait_ns`` for the workers' last blocks (nanoseconds)."""
         raw = np.zeros(STATE_WORDS + 8, np.int64)
         off = (-raw.ctypes.data % 64) // 8
         state = raw[off:off + STATE_WORDS]
         state[SYSCALL] = self.syscall
-        state[SPIN] = spin
+        state[CLOCK] = self.clock
+        state[IDLE_NS] = idle_ns
+        state[WAIT_NS] = wait_ns
         state[NR_FUTEX] = self.nr_futex
         state[NR_YIELD] = self.nr_yield
         return state

@@ -18,8 +18,10 @@ once, when the code is generated:
 """
 from __future__ import annotations
 
+import ast
 import ctypes
 import math
+import re
 
 import numpy as np
 
@@ -28,6 +30,11 @@ from ..replay import ReplayEmitter, ReplayCode, LaunchArg, Size
 from .memory import HostBuffer
 from .reduction import REDUCE_UFUNC, reduce_identity
 from .threads import parallel_threshold
+
+# Names a size expression may use at the start of a replay: input size classes and parameters
+# (freeze/replay_code.py binds them before the prologue).
+_KNOWN_AT_START = re.compile(r"[sp]\d+")
+
 
 class LLVMReplayEmitter(ReplayEmitter):
     """Writes launches as patched ``ctypes`` arrays and direct calls (see the module docstring)."""
@@ -50,6 +57,36 @@ class LLVMReplayEmitter(ReplayEmitter):
         self.scratch_sizes: list = []
         code.bind("scratch", self.scratch)
         code.bind("scratch_sizes", self.scratch_sizes)
+        code.bind("wake_threads", backend.wake_threads)
+        self._wake_at: int | None = None    # where the prologue's wake-up goes (see launch())
+        self._wake_indent = ""
+        self._woken = False
+
+    def prologue(self) -> None:
+        # The line that wakes the pool's workers is written here once a launch turns out to be
+        # large (launch() inserts it): their wake-up overlaps the replay's work before it.
+        self._wake_at = len(self.code.lines)
+        self._wake_indent = self.code.indent
+
+    def _wake_before(self, size: Size, threshold: int) -> None:
+        """Wake the workers at the start of the replay if this launch may run on them: always
+        for a constant size from ``threshold`` on, when the size expression is known at the
+        start (input sizes and parameters only) and reaches it, else not."""
+        # (written whatever the thread count is now: set_thread_count may change it before a
+        # replay, and a pool without workers makes the call a no-op)
+        if self._woken or self._wake_at is None:
+            return
+        if size.is_const:
+            if size.value < threshold:
+                return
+            text = "wake_threads()"
+        else:
+            names = {n.id for n in ast.walk(ast.parse(size.expr, mode="eval")) if isinstance(n, ast.Name)}
+            if not all(_KNOWN_AT_START.fullmatch(n) or n in self.code.namespace for n in names):
+                return
+            text = f"if {size.expr} >= {threshold}: wake_threads()"
+        self.code.lines.insert(self._wake_at, self._wake_indent + text)
+        self._woken = True
 
     # -- launches --------------------------------------------------------------------------
     def launch(self, index: int, kernel, size: Size, args: list[LaunchArg]) -> None:
@@ -86,6 +123,7 @@ class LLVMReplayEmitter(ReplayEmitter):
             else:
                 c.line(f"{argv_name}[{2 * p + 1}] = {n_expr}")
         threshold = parallel_threshold(kernel.n_instrs)
+        self._wake_before(size, threshold)
         private = c.bind(f"private_targets_{index}", kernel.private)
         parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private})"
         if size.is_const:
