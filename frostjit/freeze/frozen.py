@@ -828,7 +828,7 @@ class FrozenFunction:
             rec.data_dependent = why
         rec.through = None
         if d.through and rec.data_dependent is None:
-            rec.through = self._through_info(rec, flat, out, out_desc, d.through, actions)
+            rec.through = self._through_info(rec, flat, key, out, out_desc, d.through, actions)
             if rec.through is None:
                 rec.data_dependent = _ad.OUTPUT_REASON
         if hidden:
@@ -860,7 +860,7 @@ class FrozenFunction:
         result = build(out_desc, flat, real_nodes, sym_values, memo)
         return recd, result
 
-    def _through_info(self, rec, flat, out, out_desc, arrays, actions):
+    def _through_info(self, rec, flat, key, out, out_desc, arrays, actions):
         """The hub description of a recording whose outputs ``arrays`` depend on grad-enabled
         inputs through the AD graph (:mod:`.through`), or None when a replay cannot stand for
         it: the call also writes into its inputs (a derivative would repeat the writes), an
@@ -878,23 +878,57 @@ class FrozenFunction:
             return None
         if any(a is not b for a, b in zip(slots, arrays)):
             return None
-        return _through.ThroughInfo(self, out_desc, len(arrays), inputs)
+        return _through.ThroughInfo(self, out_desc, len(arrays), inputs, key)
 
     def _derivative(self, body, info, kind: str) -> "FrozenFunction":
         """The frozen derivative of this function's recording ``info`` (:mod:`.through`): a
-        frozen function of ``(args, kwargs, ...)`` running ``body`` that walks the same
-        globals, closure cells, instance and ``state_fn`` state as this one."""
+        frozen function of the same arguments running ``body`` that walks the same globals,
+        closure cells, instance and ``state_fn`` state as this one, in the same order, then
+        (backward) the gradients that arrived at the outputs: its walk extends this function's,
+        so a replay can bind it from the forward call's walk (``through.bind_derivative``)."""
         fn = FrozenFunction(functools.partial(body, info, self.f), limit=self.limit, warn_after=self.warn_after,
                             backend=self.backend, auto_opaque=self.auto_opaque, check=self.check)
         fn.name = f"{self.name} ({'backward' if kind == 'vjp' else 'forward'} derivative)"
         fn._top_fn, fn._self_obj = self._top_fn, self._self_obj
         fn._globals, fn._global_names, fn._gview = self._globals, self._global_names, self._gview
         fn._cells, fn._cell_names, fn._cview = self._cells, self._cell_names, self._cview
-        if self.state_fn is not None:
-            state_fn = self.state_fn
-            fn.state_fn = lambda args, kwargs, *rest: state_fn(*args, **kwargs)
+        fn.state_fn = _through.derivative_state(self.state_fn, kind)
         fn._inputs_hook = _through.check_inputs
         return fn
+
+    # -- for .through: a backward derivative bound from the forward call's walk ----------------
+    def _checking(self) -> bool:
+        """Whether checking mode is on for this function."""
+        return bool(self.check or (CHECK and self.check is None))
+
+    def _replay_bound(self, entry, flat, args, kwargs) -> bool:
+        """Replay the recording of cache ``entry`` for inputs ``flat`` that the caller bound from
+        ``args``/``kwargs`` (:mod:`.through`); False, with nothing run or written back, unless
+        exactly one plain recording (nothing captured) applies, its guards hold and it replays
+        (the caller then calls the function the usual way, which decides what happens).  In
+        checking mode the replay is compared with the plain call, as any replay."""
+        if self._dead:
+            self._purge()
+        cands = entry.candidates(flat.sizes) if entry.pinned else entry.general
+        if len(cands) != 1:
+            return False
+        recd = cands[0]
+        if type(recd) is not Recording or recd.captured or not recd.valid:
+            return False
+        g = recd.guard
+        if g is not None and g(flat) is not None:
+            return False
+        if self.limit is not None:
+            self._cache.touch(entry)
+        try:
+            if self._checking():
+                self._run_checked(recd, flat, (), args, kwargs)
+            else:
+                recd.run(flat, ())
+        except (GuardFailed, ReplayFailed):
+            return False
+        _ad.after_call()
+        return True
 
     def _subscribe(self, recd, deps) -> None:
         if not deps:
