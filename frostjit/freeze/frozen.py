@@ -420,10 +420,11 @@ class FrozenFunction:
             return (out,)
         return _MISS
 
-    def _run_checked(self, recd, flat, capn, args, kwargs):
-        """Checking mode: the replay, then the plain call on the same inputs; they must agree."""
+    def _run_checked(self, recd, flat, capn, args, kwargs, run=None):
+        """Checking mode: the replay (``run``: a variant of ``recd.run``), then the plain call on
+        the same inputs; they must agree."""
         pre = checking.capture(flat)
-        out = recd.run(flat, capn)
+        out = (run or recd.run)(flat, capn)
         if recd.through is not None:      # (before the plain call, which may replay other calls)
             _through.claim(flat, args, kwargs)
         post = checking.capture(flat)
@@ -850,6 +851,8 @@ class FrozenFunction:
                              self.name)
             recd.guardset = gs
             recd.guard = None if gs is None else gs.check
+            if rec.through is not None:
+                rec.through.recording = weakref.ref(recd)
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
         if (type(recd) is _Fallback and recd.reason in _ad.REASONS) or rec.through is not None:
@@ -901,12 +904,14 @@ class FrozenFunction:
         """Whether checking mode is on for this function."""
         return bool(self.check or (CHECK and self.check is None))
 
-    def _replay_bound(self, entry, flat, args, kwargs) -> bool:
+    def _replay_bound(self, entry, flat, args, kwargs, variant=None) -> bool:
         """Replay the recording of cache ``entry`` for inputs ``flat`` that the caller bound from
         ``args``/``kwargs`` (:mod:`.through`); False, with nothing run or written back, unless
         exactly one plain recording (nothing captured) applies, its guards hold and it replays
-        (the caller then calls the function the usual way, which decides what happens).  In
-        checking mode the replay is compared with the plain call, as any replay."""
+        (the caller then calls the function the usual way, which decides what happens).
+        ``variant(recording)`` may return another replay function of the recording to run
+        (:meth:`.recording.Recording.variant`).  In checking mode the replay is compared with
+        the plain call, as any replay."""
         if self._dead:
             self._purge()
         cands = entry.candidates(flat.sizes) if entry.pinned else entry.general
@@ -920,11 +925,12 @@ class FrozenFunction:
             return False
         if self.limit is not None:
             self._cache.touch(entry)
+        run = (variant(recd) if variant is not None else None) or recd.run
         try:
             if self._checking():
-                self._run_checked(recd, flat, (), args, kwargs)
+                self._run_checked(recd, flat, (), args, kwargs, run)
             else:
-                recd.run(flat, ())
+                run(flat, ())
         except (GuardFailed, ReplayFailed):
             return False
         _ad.after_call()

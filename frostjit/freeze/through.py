@@ -42,6 +42,7 @@ from ..schedule.evaluate import evaluate
 from ..trace.state import state
 from ..tree.kinds import ARRAY_TYPES
 from .outputs import instance_state, container_state
+from . import kept as _kept
 from .binder import Bound
 from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
                       SequenceOut, DictOut, ObjectOut, ContainerOut, nested_descriptors)
@@ -168,7 +169,7 @@ class ThroughInfo:
     walked inputs is worked out by the first replay (:meth:`layout`)."""
 
     __slots__ = ("ff", "out_desc", "n", "inputs", "key", "vjp", "jvp", "bound", "misses", "edges", "primal",
-                 "grad_idx",
+                 "grad_idx", "recording",
                  "__weakref__")
 
     def __init__(self, ff, out_desc, n: int, inputs, key=None):
@@ -181,6 +182,7 @@ class ThroughInfo:
         self.jvp = None
         self.bound = {}
         self.misses = {}            # seed layout -> checks that found the derivative's walk different
+        self.recording = None       # (weak) the forward Recording (its replay may keep intermediates: .kept)
         self.edges = [HubOutput(k, n) for k in range(n)]     # (immutable: shared by every replay)
         self.primal = None          # whether the walk reaches gradients through vertices (layout())
         self.grad_idx = ()          # indices of the grad-enabled arrays among the primal leaves
@@ -263,13 +265,14 @@ class Through:
     """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
 
     __slots__ = ("info", "flat", "fwd", "args", "kwargs", "leaves", "nodes", "verts", "others", "gverts", "hub",
-                 "hold", "outs", "seeds", "__weakref__")
+                 "hold", "outs", "seeds", "kept", "__weakref__")
 
     def __init__(self, info: ThroughInfo, flat):
         self.info = info
         self.flat = flat
         self.fwd = None             # the forward call's walked inputs (after claim())
         self.seeds = None           # the gradients a backward derivative propagates now
+        self.kept = None            # the forward replay's intermediates for the derivative (.kept)
         self.args = self.kwargs = None
         leaves = flat.leaves
         parents = {}
@@ -422,7 +425,27 @@ class Through:
         hit = self.info.bound.get(part[0])
         if hit is None:
             return False
-        return fn._replay_bound(hit, _compose(self.fwd, part, seeds), self.args, self.kwargs)
+        b = _compose(self.fwd, part, seeds)
+        b.kept = self.kept
+        return fn._replay_bound(hit, b, self.args, self.kwargs, self._kept_variant)
+
+    def _kept_variant(self, recd):
+        """The derivative recording ``recd``'s replay reading the forward replay's kept
+        intermediates (:mod:`.kept`), or None (its usual replay).  Planned on first use; the
+        forward replay keeps them from its next call on."""
+        run = getattr(recd, "kept_run", None)
+        if run is None:
+            run = recd.kept_run = False
+            fwd = self.info.recording() if self.info.recording is not None else None
+            if fwd is not None and fwd.valid:
+                p = _kept.plan(fwd, recd, len(self.fwd.nodes), fwd.keep_out or None)
+                if p is not None:
+                    keep_out, kept_in = p
+                    if not fwd.keep_out:
+                        fwd.run = fwd.variant(keep_out=keep_out)
+                        fwd.keep_out = keep_out
+                    run = recd.kept_run = recd.variant(kept_in=kept_in)
+        return run if self.kept is not None else None
 
     def _verify(self, fn, part, seeds):
         """The derivative's layout key when its full walk of this call equals the forward call's

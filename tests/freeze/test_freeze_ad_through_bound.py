@@ -212,3 +212,86 @@ def test_a_global_changed_between_the_call_and_the_backward_pass():
             assert close(fj.grad(x).numpy(), 2 * np.cos(x.numpy()))
     finally:
         SCALE = 2.0
+
+
+# ---------------------------------------------------------------- kept intermediates (freeze/kept.py)
+def splat(mu, amp, target, idx, px):
+    """A small fit step's forward pass: a scatter_add into an image, then a mean squared error."""
+    d = px - fj.gather(Float, mu, idx)
+    img = fj.zeros(Float, fj.width(target))
+    fj.scatter_add(img, fj.gather(Float, amp, idx) * fj.exp(-d * d * 4), idx % fj.width(target))
+    return fj.mean(fj.square(img - target))
+
+
+def splat_inputs(n, seed):
+    from frostjit.llvm import UInt32
+    k = max(n // 4, 1)
+    mu, amp = arr(k, seed), arr(k, seed + 1, 0.1, 1.0)
+    fj.enable_grad(mu, amp)
+    idx = fj.arange(UInt32, n) % k
+    return mu, amp, arr(k, seed + 2), idx, arr(n, seed + 3)
+
+
+def kept_variants(f):
+    """The forward recordings' kept slots and their derivatives' kept replays."""
+    out = []
+    for e in f._cache.entries.values():
+        for r in e.order:
+            info = getattr(r, "through", None)
+            if info is not None and info.vjp is not None:
+                for de in info.vjp._cache.entries.values():
+                    out += [(r.keep_out, getattr(d, "kept_run", None)) for d in de.order]
+    return out
+
+
+@pytest.mark.parametrize("checking", [False, True])
+def test_the_derivative_reads_the_forward_replays_intermediates_and_equals_plain_at_every_width(checking, monkeypatch):
+    monkeypatch.setattr(FROZEN, "CHECK", checking)       # (the replays compared with plain calls)
+    # (checking compares bits: at 100003 lanes the scatter_add runs on several threads and the
+    # order its per-thread parts are added in varies from run to run, replay or plain call)
+    for n in WIDTHS[:-1] if checking else WIDTHS:
+        f = fj.freeze(splat)
+        for step in range(5):
+            got = []
+            for fn in (f, splat):
+                mu, amp, target, idx, px = splat_inputs(n, step)
+                fj.backward(fn(mu, amp, target, idx, px))
+                got.append((fj.grad(mu).numpy(), fj.grad(amp).numpy()))
+            assert close(got[0][0], got[1][0]) and close(got[0][1], got[1][1]), (n, step)
+        # the image (the scatter's target) is handed over: the derivative does not splat again
+        [(keep_out, run)] = kept_variants(f)
+        assert len(keep_out) >= 1 and run, n
+
+
+def test_kept_intermediates_launch_only_the_backward_kernels():
+    f = fj.freeze(splat)
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+        launches = []
+        for step in range(5):
+            mu, amp, target, idx, px = splat_inputs(64, step)
+            fj.kernel_history()
+            loss = f(mu, amp, target, idx, px)
+            forward = len([e for e in fj.kernel_history() if e["type"] == fj.KernelType.JIT])
+            fj.backward(loss)
+            fj.eval(fj.grad(mu), fj.grad(amp))
+            launches.append((forward, len([e for e in fj.kernel_history() if e["type"] == fj.KernelType.JIT])))
+    # step 2: the first bound backward pass (it plans what to keep); then the splat runs once per step
+    assert launches[3][1] < launches[2][1] and launches[3] == launches[4]
+
+
+def test_a_returned_intermediate_changed_in_place_before_the_backward_pass_is_not_read_back():
+    def fwd(mu, amp, target, idx, px):
+        d = px - fj.gather(Float, mu, idx)
+        img = fj.zeros(Float, fj.width(target))
+        fj.scatter_add(img, fj.gather(Float, amp, idx) * fj.exp(-d * d * 4), idx % fj.width(target))
+        return img, fj.mean(fj.square(img - target))
+    f = fj.freeze(fwd)
+    for n in (16, 16, 16, 16, 16):
+        got = []
+        for fn in (f, fwd):
+            mu, amp, target, idx, px = splat_inputs(n, 3)
+            img, loss = fn(mu, amp, target, idx, px)
+            img[0] = 50.0                 # the returned image changed (the loss was computed before)
+            fj.backward(loss)
+            got.append((fj.grad(mu).numpy(), fj.grad(amp).numpy(), img.numpy()))
+        assert all(close(a, b) for a, b in zip(got[0], got[1]))
