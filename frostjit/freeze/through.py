@@ -9,18 +9,24 @@ a second frozen function, the call's *vector-Jacobian product*: the function run
 same inputs, its outputs seeded with the gradients that arrived, ``backward`` inside (forward
 mode: a Jacobian-vector product, ``forward`` inside).  That function is recorded once per
 layout (of the inputs, of which outputs received gradients, of the AD scope) and replayed
-after, so a training loop replays both directions without running Python per operation.  The
-forward kernels run twice (once per direction): the price of not keeping the intermediate
-values of every replay alive until a backward pass that may never come.
+after, so a training loop replays both directions without running Python per operation.
+
+Its walk is the forward call's walk followed by the seeds, so once a backward pass has checked
+that for a seed layout, later ones bind it from the forward call's walk (no second walk of the
+arguments, :meth:`Through._bound_run`), and the forward replay keeps the intermediates the
+derivative reads, so that it launches only the backward kernels (:mod:`.kept`).  They live as
+long as the call's outputs, as a plain call's AD graph does.
 
 Dr.Jit 1.5 gives silently zero gradients there (its outputs are new AD leaves).
 
 Staleness: the derivative functions are frozen functions keyed like any other (grad-enabled
-status of every input, which outputs carry gradients, gradients already present on the
-inputs, the AD scope), and they walk the same globals, closure cells and instance as the
-forward function.  An input array changed in place between the call and the backward pass is
-put back to the value the call saw while the derivative runs; an input *replaced* in its
-container (a different array object) cannot be, and raises :class:`RuntimeError`.
+status of every input, which outputs carry gradients, the AD scope), and they walk the same
+globals, closure cells and instance as the forward function; the gradients the inputs already
+hold are taken off while the backward derivative runs and added back after.  An input array
+changed in place between the call and the backward pass is put back to the value the call saw
+while the derivative runs (a bound replay reads the call's nodes); an input *replaced* in its
+container (a different array object) cannot be, and raises :class:`RuntimeError` where the
+derivative walks its arguments (a bound replay uses the call's arrays, as a plain call does).
 
 What stays a plain call (the ``FreezeWarning`` fallback of :mod:`frostjit.ad.frozen`): a
 function that also writes back into its inputs (the derivative would repeat the write), or
