@@ -198,7 +198,10 @@ class ThroughInfo:
         gradients reached through the inputs' vertices, and which primal leaves are grad-enabled."""
         grads = {id(a._ad.grad) for a in leaves if a._ad is not None and a._ad.grad is not None}
         primal = [a for a in leaves if id(a) not in grads]
-        self.grad_idx = tuple(i for i, a in enumerate(primal) if a._ad is not None)
+        grad_idx = tuple(i for i, a in enumerate(primal) if a._ad is not None)
+        # (without gradients among the leaves, a grad-enabled leaf among the inputs the outputs
+        # depend on is always a parent of the hub: only the others can be "not depended on")
+        self.grad_idx = grad_idx if grads else tuple(i for i in grad_idx if i not in self.inputs)
         self.primal = bool(grads)
 
     def frozen(self, kind: str):
@@ -295,13 +298,17 @@ class Through:
         verts = self.verts = list(map(_AD, leaves))
         # The inputs' vertices the outputs do not depend on (usually none): a traversal through
         # the hub must leave their gradients as they are.
-        others = {}
-        for i in info.grad_idx:
-            v = verts[i]
-            if v is not None and v.id not in parents:
-                others[v.id] = v
-        self.others = list(others.values())
-        self.gverts = [*parents.values(), *self.others]
+        if info.grad_idx:
+            others = {}
+            for i in info.grad_idx:
+                v = verts[i]
+                if v is not None and v.id not in parents:
+                    others[v.id] = v
+            self.others = list(others.values())
+            self.gverts = [*parents.values(), *self.others]
+        else:
+            self.others = ()
+            self.gverts = parents.values()
         hub = self.hold = HubVertex(self)     # (held until claim(): then by the outputs only)
         self.hub = weakref.ref(hub)
         hub.connect(parents.values())
@@ -348,7 +355,7 @@ class Through:
             result = None
             if kind == "vjp":
                 held = self._hold_grads()
-                seeds = self.seeds = list(grads)
+                seeds = self.seeds = grads        # (the hub's list, handed over to us)
                 part = _seed_part(self.fwd, seeds, fn) if self._bindable() else None
                 if part is not None and fn._checking():
                     swapped = self._put_back()      # (the checking call runs the function on them)
@@ -519,6 +526,13 @@ def _seed_part(fwd, seeds, fn):
         return None
     force, mask = not fn.auto_opaque, fn._opaque_mask
     li = len(fwd.leaves)
+    if len(seeds) == 1:         # the common case (a loss): one literal seed, its token alone
+        g = seeds[0]
+        if g is not None and type(g) in ARRAY_TYPES and g._ad is None:
+            node = g._node
+            if node.op == "literal" and not (force or li in mask):
+                v = node.value
+                return ((type(g), "L", v.hex() if type(v) is float else v, node.size),), (), ()
     toks = []
     nodes = []
     sizes = []
@@ -563,8 +577,8 @@ def _seed_part(fwd, seeds, fn):
 def _compose(fwd, part, seeds) -> Bound:
     """The backward derivative's inputs: the forward call's walk followed by the seeds."""
     b = _new(Bound)
-    b.nodes = fwd.nodes + part[1] if part[1] else fwd.nodes
-    b.sizes = fwd.sizes + part[2] if part[2] else fwd.sizes
+    b.nodes = fwd.nodes + list(part[1]) if part[1] else fwd.nodes
+    b.sizes = fwd.sizes + list(part[2]) if part[2] else fwd.sizes
     b.leaves = fwd.leaves + [g for g in seeds if g is not None]
     b.containers = fwd.containers + [seeds]
     b.numpy = ()
