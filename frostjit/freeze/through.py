@@ -434,13 +434,18 @@ class Through:
 
     def _bound_run(self, fn, part, seeds) -> bool:
         """Replay the recording remembered for this seed layout, bound from the forward call's walk.
-        False: none applies (the derivative is called the usual way)."""
-        hit = self.info.bound.get(part[0])
+        False: none applies (the derivative is called the usual way, and the layout is checked
+        again: its recording may have been evicted or dropped, or its guards failed)."""
+        bound = self.info.bound
+        hit = bound.get(part[0])
         if hit is None:
             return False
         b = _compose(self.fwd, part, seeds)
         b.kept = self.kept
-        return fn._replay_bound(hit, b, self.args, self.kwargs, self._kept_variant)
+        if fn._replay_bound(hit, b, self.args, self.kwargs, self._kept_variant):
+            return True
+        del bound[part[0]]
+        return False
 
     def _kept_variant(self, recd):
         """The derivative recording ``recd``'s replay reading the forward replay's kept

@@ -315,3 +315,24 @@ def test_a_returned_intermediate_changed_in_place_before_the_backward_pass_is_no
             fj.backward(loss)
             got.append((fj.grad(mu).numpy(), fj.grad(amp).numpy(), img.numpy()))
         assert all(close(a, b) for a, b in zip(got[0], got[1]))
+
+
+@pytest.mark.no_freeze_check
+def test_a_seed_layout_whose_derivative_recording_was_evicted_is_checked_again():
+    # limit=1: the derivative of the other seed layout evicts the first one's recording; the
+    # layout must be checked (and recorded) again, then bound again, not walked from then on.
+    f = fj.freeze(lambda x, w: (fj.sin(x) * w, fj.exp(x)), limit=1)
+
+    def step(pick):
+        x, w = arr(7, pick), arr(7, pick + 1)
+        fj.enable_grad(x, w)
+        a, b = f(x, w)
+        fj.backward(fj.sum(a) if pick == 0 else fj.sum(b))
+        want = np.cos(x.numpy()) * w.numpy() if pick == 0 else np.exp(x.numpy())
+        assert close(fj.grad(x).numpy(), want)
+    for pick in (0, 0, 0, 1, 1, 0):
+        step(pick)
+    calls = count_walks(f)
+    for _ in range(3):
+        step(0)
+    assert calls == [1] or calls == []      # checked again at most once, then bound
