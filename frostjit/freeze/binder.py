@@ -34,9 +34,11 @@ class Unsupported(Exception):
 
 
 class Bound:
-    """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay."""
+    """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay (and
+    ``kept``, set only on a backward derivative's inputs bound by :mod:`.through`: the forward
+    replay's kept intermediates, :mod:`.kept`)."""
 
-    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params")
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept")
 
 
 _MISS = object()

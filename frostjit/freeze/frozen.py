@@ -426,10 +426,11 @@ class FrozenFunction:
             return (out,)
         return _MISS
 
-    def _run_checked(self, recd, flat, capn, args, kwargs):
-        """Checking mode: the replay, then the plain call on the same inputs; they must agree."""
+    def _run_checked(self, recd, flat, capn, args, kwargs, run=None):
+        """Checking mode: the replay (``run``: a variant of ``recd.run``), then the plain call on
+        the same inputs; they must agree."""
         pre = checking.capture(flat)
-        out = recd.run(flat, capn)
+        out = (run or recd.run)(flat, capn)
         if recd.through is not None:      # (before the plain call, which may replay other calls)
             _through.claim(flat, args, kwargs)
         post = checking.capture(flat)
@@ -841,7 +842,7 @@ class FrozenFunction:
             rec.data_dependent = why
         rec.through = None
         if d.through and rec.data_dependent is None:
-            rec.through = self._through_info(rec, flat, out, out_desc, d.through, actions)
+            rec.through = self._through_info(rec, flat, key, out, out_desc, d.through, actions)
             if rec.through is None:
                 rec.data_dependent = _ad.OUTPUT_REASON
         if hidden:
@@ -863,6 +864,8 @@ class FrozenFunction:
                              self.name)
             recd.guardset = gs
             recd.guard = None if gs is None else gs.check
+            if rec.through is not None:
+                rec.through.recording = weakref.ref(recd)
             self._subscribe(recd, deps)
         # The caller of this first call sees the same structure a replay builds.
         if (type(recd) is _Fallback and recd.reason in _ad.REASONS) or rec.through is not None:
@@ -873,7 +876,7 @@ class FrozenFunction:
         result = build(out_desc, flat, real_nodes, sym_values, memo)
         return recd, result
 
-    def _through_info(self, rec, flat, out, out_desc, arrays, actions):
+    def _through_info(self, rec, flat, key, out, out_desc, arrays, actions):
         """The hub description of a recording whose outputs ``arrays`` depend on grad-enabled
         inputs through the AD graph (:mod:`.through`), or None when a replay cannot stand for
         it: the call also writes into its inputs (a derivative would repeat the writes), an
@@ -891,23 +894,60 @@ class FrozenFunction:
             return None
         if any(a is not b for a, b in zip(slots, arrays)):
             return None
-        return _through.ThroughInfo(self, out_desc, len(arrays), inputs)
+        return _through.ThroughInfo(self, out_desc, len(arrays), inputs, key)
 
     def _derivative(self, body, info, kind: str) -> "FrozenFunction":
         """The frozen derivative of this function's recording ``info`` (:mod:`.through`): a
-        frozen function of ``(args, kwargs, ...)`` running ``body`` that walks the same
-        globals, closure cells, instance and ``state_fn`` state as this one."""
+        frozen function of the same arguments running ``body`` that walks the same globals,
+        closure cells, instance and ``state_fn`` state as this one, in the same order, then
+        (backward) the gradients that arrived at the outputs: its walk extends this function's,
+        so a replay can bind it from the forward call's walk (``through.bind_derivative``)."""
         fn = FrozenFunction(functools.partial(body, info, self.f), limit=self.limit, warn_after=self.warn_after,
                             backend=self.backend, auto_opaque=self.auto_opaque, check=self.check)
         fn.name = f"{self.name} ({'backward' if kind == 'vjp' else 'forward'} derivative)"
         fn._top_fn, fn._self_obj = self._top_fn, self._self_obj
         fn._globals, fn._global_names, fn._gview = self._globals, self._global_names, self._gview
         fn._cells, fn._cell_names, fn._cview = self._cells, self._cell_names, self._cview
-        if self.state_fn is not None:
-            state_fn = self.state_fn
-            fn.state_fn = lambda args, kwargs, *rest: state_fn(*args, **kwargs)
+        fn.state_fn = _through.derivative_state(self.state_fn, kind)
         fn._inputs_hook = _through.check_inputs
         return fn
+
+    # -- for .through: a backward derivative bound from the forward call's walk ----------------
+    def _checking(self) -> bool:
+        """Whether checking mode is on for this function."""
+        return bool(self.check or (CHECK and self.check is None))
+
+    def _replay_bound(self, entry, flat, args, kwargs, variant=None) -> bool:
+        """Replay the recording of cache ``entry`` for inputs ``flat`` that the caller bound from
+        ``args``/``kwargs`` (:mod:`.through`); False, with nothing run or written back, unless
+        exactly one plain recording (nothing captured) applies, its guards hold and it replays
+        (the caller then calls the function the usual way, which decides what happens).
+        ``variant(recording)`` may return another replay function of the recording to run
+        (:meth:`.recording.Recording.variant`).  In checking mode the replay is compared with
+        the plain call, as any replay."""
+        if self._dead:
+            self._purge()
+        cands = entry.candidates(flat.sizes) if entry.pinned else entry.general
+        if len(cands) != 1:
+            return False
+        recd = cands[0]
+        if type(recd) is not Recording or recd.captured or not recd.valid:
+            return False
+        g = recd.guard
+        if g is not None and g(flat) is not None:
+            return False
+        if self.limit is not None:
+            self._cache.touch(entry)
+        run = (variant(recd) if variant is not None else None) or recd.run
+        try:
+            if self._checking():
+                self._run_checked(recd, flat, (), args, kwargs, run)
+            else:
+                run(flat, ())
+        except (GuardFailed, ReplayFailed):
+            return False
+        _ad.after_call()
+        return True
 
     def _subscribe(self, recd, deps) -> None:
         if not deps:

@@ -55,8 +55,23 @@ class Recording:
         # thread at a time (the write-backs and outputs after them run unlocked).
         self.lock = threading.Lock()
         history = bool(state.flags & JitFlag.KernelHistory)     # (JIT flags are part of the key)
+        self.slot_kind = rec.slot_kind
+        # what a variant of the replay is generated from (kept intermediates, .kept)
+        self._generate = (name, rec, n_classes, node_table, sym_outputs, actions, out_desc, history)
+        self.keep_out = ()          # slots whose buffers the replay hands to its hub (.kept)
         self.run, self.source, self.filename = generate_replay(
             name, self.backend, rec, n_classes, node_table, sym_outputs, actions, out_desc, self.lock, history)
+        self._sources = [self.filename]
+
+    def variant(self, kept_in=None, keep_out=()):
+        """A replay function of this recording that reads the slots ``kept_in`` (``{slot: k}``)
+        from ``flat.kept`` instead of computing them, or hands the slots ``keep_out`` to its hub
+        (:mod:`.kept`); the same signature and locking as :attr:`run`."""
+        name, rec, n_classes, node_table, sym_outputs, actions, out_desc, history = self._generate
+        run, _source, filename = generate_replay(name, self.backend, rec, n_classes, node_table, sym_outputs,
+                                                 actions, out_desc, self.lock, history, kept_in, keep_out)
+        self._sources.append(filename)
+        return run
 
     def captured_nodes(self):
         """The captured nodes, or ``None`` when one of them is gone (the recording is stale)."""
@@ -75,4 +90,5 @@ class Recording:
         for s in self.subscriptions:
             s.close()
         self.subscriptions = []
-        release_source(self.filename)
+        for filename in self._sources:
+            release_source(filename)

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from .._dump import register_source
-from ..backend.kernel import OUT
+from ..backend.kernel import OUT, SCATTER_DST
 from ..backend.replay import ReplayCode, LaunchArg
 from ..functions.memory import check_bounds
 from ..schedule.evaluate import KernelRecordingMode, KernelType, record_operation
@@ -64,7 +64,7 @@ _OPS_INDENT = " " * 12          # inside "with replay_lock:" and "try:"
 
 
 def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, sym_outputs: list,
-                    actions: list, out_desc, lock, history: bool):
+                    actions: list, out_desc, lock, history: bool, kept_in=None, keep_out=()):
     """Generate the replay of one recording; return ``(replay function, source, file name)``.
 
     Parameters
@@ -90,6 +90,12 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         Serializes replays of this recording (they share argument arrays and scratch buffers).
     history : bool
         Whether ``JitFlag.KernelHistory`` was set (part of the key): report every launch.
+    kept_in : dict, optional
+        A backward derivative replayed after its forward call (:mod:`.kept`): ``{slot: k}``,
+        slots whose buffers are the forward replay's ``k``-th kept buffer (``flat.kept``); the
+        operations that wrote them are left out.
+    keep_out : tuple
+        A forward call's slots whose buffers its replay hands to its hub (``through.kept``).
 
     The function is ``replay(flat, captured_nodes)``; it raises :class:`GuardFailed`,
     :class:`ReplayFailed`, or ``IndexError`` (a Debug-mode bounds check).
@@ -117,7 +123,10 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     if n_params:
         code.line("".join(f"p{i}, " for i in range(n_params)) + "= flat.params")
     emitter.prologue()
-    _bind_inputs(code, rec)
+    kept_in = kept_in or {}
+    skip = frozenset(i for i, op in enumerate(ops) if type(op) is not BoundsCheck
+                     and _written(op) and all(s in kept_in for s in _written(op)))
+    _bind_inputs(code, rec, kept_in, skip)
     guards_at: dict = {}
     for g, guard in enumerate(rec.guards):
         guards_at.setdefault(guard.ready, []).append((g, guard))
@@ -128,10 +137,10 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
             code.line(f"if not ({guard.expr}): raise GuardFailed({why} + ': ' + {guard.expr!r})")
 
     check_guards(-1)
-    scratch = plan_scratch(ops, node_table)
+    scratch = plan_scratch([op for i, op in enumerate(ops) if i not in skip], node_table, keep_out)
     sources = rec.slot_kind
     # (kept with JitFlag.KernelHistory: the history lists what the plain call launched)
-    dead = set() if history else dead_operations(ops, node_table)
+    dead = set(skip) if history else dead_operations(ops, node_table, keep_out, skip)
     for i, op in enumerate(ops):
         t = type(op)
         if i in dead:
@@ -199,6 +208,9 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     if through is not None:
         ns["new_through"] = new_through
     finish, result = generate_finish(actions, out_desc, ns, through)
+    if keep_out:
+        at = finish.index("through = new_through(through_info, flat)") + 1
+        finish.insert(at, f"through.kept = ({''.join(f'buffer_{s}, ' for s in keep_out)})")
     for line in finish:
         code.line(line)
     code.line(f"return {result}")
@@ -208,15 +220,28 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     return ns["replay"], source, filename
 
 
-def _bind_inputs(code: ReplayCode, rec) -> None:
-    """``buffer_<k> = ...`` for the input and captured slots some operation reads."""
+def _written(op) -> list:
+    """The slots an operation writes (its outputs and scatter targets)."""
+    if type(op) is Launch:
+        return [p.slot for p in op.params if p.kind == OUT or p.kind == SCATTER_DST]
+    out = getattr(op, "out", None)
+    return [] if out is None else [out]
+
+
+def _bind_inputs(code: ReplayCode, rec, kept_in: dict, skip) -> None:
+    """``buffer_<k> = ...`` for the input, captured and kept slots some operation reads."""
     used = set()
-    for op in rec.ops:
-        used.update(op.reads())
+    for i, op in enumerate(rec.ops):
+        if i not in skip:
+            used.update(op.reads())
+    if kept_in:
+        code.line("kept_buffers = flat.kept")
     for slot, source in enumerate(rec.slot_kind):
         if slot not in used:
             continue
-        if source.origin is SlotOrigin.INPUT:
+        if slot in kept_in:
+            code.line(f"buffer_{slot} = kept_buffers[{kept_in[slot]}]")
+        elif source.origin is SlotOrigin.INPUT:
             code.line(f"buffer_{slot} = input_nodes[{source.index}].value")
         elif source.origin is SlotOrigin.CAPTURED:
             code.line(f"buffer_{slot} = captured_nodes[{source.index}].value")

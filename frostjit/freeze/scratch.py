@@ -16,13 +16,14 @@ from .records import BlockReduce, BufferEntry, Copy, Launch, PrefixSum, Reduce
 from ..backend.kernel import OUT, SCATTER_DST
 
 
-def plan_scratch(ops: list, node_table: list) -> dict:
+def plan_scratch(ops: list, node_table: list, kept=()) -> dict:
     """``{slot: register}`` for the kernel outputs that may live in scratch buffers.
 
-    Excluded: outputs that leave the replay (``BufferEntry`` of the node table) and slots a
-    ``Copy`` reads (a copy reads its whole buffer, which must have the exact size).
+    Excluded: outputs that leave the replay (``BufferEntry`` of the node table), slots a
+    ``Copy`` reads (a copy reads its whole buffer, which must have the exact size) and the
+    ``kept`` slots (handed to the replay's backward derivative, :mod:`.kept`).
     """
-    banned = {e.slot for e in node_table if type(e) is BufferEntry}
+    banned = {e.slot for e in node_table if type(e) is BufferEntry} | set(kept)
     last_use: dict = {}
     for i, op in enumerate(ops):
         for slot in op.reads():
@@ -59,17 +60,21 @@ def plan_scratch(ops: list, node_table: list) -> dict:
 _REDUCTIONS = (Reduce, PrefixSum, BlockReduce)
 
 
-def dead_operations(ops: list, node_table: list) -> set:
-    """Indices of the operations whose results no later operation, output or write-back reads.
+def dead_operations(ops: list, node_table: list, kept=(), skip=frozenset()) -> set:
+    """Indices of the operations whose results no later operation, output, write-back or
+    ``kept`` slot reads (``skip``: operations left out whatever they do, :mod:`.kept`).
 
     Only kernel launches without a scatter (their one effect is their outputs) and reductions
     count; every other operation (copies, compressions, bounds checks, uploads) is kept.
     """
-    live = {e.slot for e in node_table if type(e) is BufferEntry}
+    live = {e.slot for e in node_table if type(e) is BufferEntry} | set(kept)
     dead = set()
     for i in range(len(ops) - 1, -1, -1):
         op = ops[i]
         t = type(op)
+        if i in skip:
+            dead.add(i)
+            continue
         if t is Launch:
             outs = [p.slot for p in op.params if p.kind == OUT]
             if outs and not any(p.kind == SCATTER_DST for p in op.params) and live.isdisjoint(outs):

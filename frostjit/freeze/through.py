@@ -9,18 +9,24 @@ a second frozen function, the call's *vector-Jacobian product*: the function run
 same inputs, its outputs seeded with the gradients that arrived, ``backward`` inside (forward
 mode: a Jacobian-vector product, ``forward`` inside).  That function is recorded once per
 layout (of the inputs, of which outputs received gradients, of the AD scope) and replayed
-after, so a training loop replays both directions without running Python per operation.  The
-forward kernels run twice (once per direction): the price of not keeping the intermediate
-values of every replay alive until a backward pass that may never come.
+after, so a training loop replays both directions without running Python per operation.
+
+Its walk is the forward call's walk followed by the seeds, so once a backward pass has checked
+that for a seed layout, later ones bind it from the forward call's walk (no second walk of the
+arguments, :meth:`Through._bound_run`), and the forward replay keeps the intermediates the
+derivative reads, so that it launches only the backward kernels (:mod:`.kept`).  They live as
+long as the call's outputs, as a plain call's AD graph does.
 
 Dr.Jit 1.5 gives silently zero gradients there (its outputs are new AD leaves).
 
 Staleness: the derivative functions are frozen functions keyed like any other (grad-enabled
-status of every input, which outputs carry gradients, gradients already present on the
-inputs, the AD scope), and they walk the same globals, closure cells and instance as the
-forward function.  An input array changed in place between the call and the backward pass is
-put back to the value the call saw while the derivative runs; an input *replaced* in its
-container (a different array object) cannot be, and raises :class:`RuntimeError`.
+status of every input, which outputs carry gradients, the AD scope), and they walk the same
+globals, closure cells and instance as the forward function; the gradients the inputs already
+hold are taken off while the backward derivative runs and added back after.  An input array
+changed in place between the call and the backward pass is put back to the value the call saw
+while the derivative runs (a bound replay reads the call's nodes); an input *replaced* in its
+container (a different array object) cannot be, and raises :class:`RuntimeError` where the
+derivative walks its arguments (a bound replay uses the call's arrays, as a plain call does).
 
 What stays a plain call (the ``FreezeWarning`` fallback of :mod:`frostjit.ad.frozen`): a
 function that also writes back into its inputs (the derivative would repeat the write), or
@@ -37,12 +43,18 @@ from ..ad import graph
 from ..ad.graph import ADFlag, HubOutput, HubVertex, Vertex, scopes
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..functions.evaluation import make_opaque
+from ..schedule.evaluate import evaluate
+from ..trace.state import state
+from ..tree.kinds import ARRAY_TYPES
 from .outputs import instance_state, container_state
+from . import kept as _kept
+from .binder import Bound
 from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
                       SequenceOut, DictOut, ObjectOut, ContainerOut, nested_descriptors)
 
 __all__ = ["ThroughInfo", "Through", "Unmatched", "new_through", "claim", "check_inputs", "dependencies",
-           "match"]
+           "match", "derivative_state"]
 
 
 class Unmatched(Exception):
@@ -156,17 +168,41 @@ def dependencies(outputs, leaves, start: int):
 class ThroughInfo:
     """Per recording: what a replay's hub needs (``ff``: the forward :class:`FrozenFunction`,
     weakly; ``out_desc``: the output descriptor; ``n``: the number of slots; ``inputs``: the
-    input leaf indices the slots depend on).  The derivative functions are made on first use."""
+    input leaf indices the slots depend on; ``key``: the recording's layout key).  The
+    derivative functions are made on first use; ``bound`` maps a seed layout
+    (:func:`_seed_part`) to the backward derivative's cache entry whose recording a replay binds
+    from the forward call's walk (:meth:`Through._bound_run`).  What the key fixes about the
+    walked inputs is worked out by the first replay (:meth:`layout`)."""
 
-    __slots__ = ("ff", "out_desc", "n", "inputs", "vjp", "jvp", "__weakref__")
+    __slots__ = ("ff", "out_desc", "n", "inputs", "key", "vjp", "jvp", "bound", "misses", "edges", "primal",
+                 "grad_idx", "recording",
+                 "__weakref__")
 
-    def __init__(self, ff, out_desc, n: int, inputs):
+    def __init__(self, ff, out_desc, n: int, inputs, key=None):
         self.ff = weakref.ref(ff)
         self.out_desc = out_desc
         self.n = n
         self.inputs = tuple(inputs)
+        self.key = key
         self.vjp = None
         self.jvp = None
+        self.bound = {}
+        self.misses = {}            # seed layout -> checks that found the derivative's walk different
+        self.recording = None       # (weak) the forward Recording (its replay may keep intermediates: .kept)
+        self.edges = [HubOutput(k, n) for k in range(n)]     # (immutable: shared by every replay)
+        self.primal = None          # whether the walk reaches gradients through vertices (layout())
+        self.grad_idx = ()          # indices of the grad-enabled arrays among the primal leaves
+
+    def layout(self, leaves) -> None:
+        """Note what the layout key fixes for every replay: whether the walked ``leaves`` include
+        gradients reached through the inputs' vertices, and which primal leaves are grad-enabled."""
+        grads = {id(a._ad.grad) for a in leaves if a._ad is not None and a._ad.grad is not None}
+        primal = [a for a in leaves if id(a) not in grads]
+        grad_idx = tuple(i for i, a in enumerate(primal) if a._ad is not None)
+        # (without gradients among the leaves, a grad-enabled leaf among the inputs the outputs
+        # depend on is always a parent of the hub: only the others can be "not depended on")
+        self.grad_idx = grad_idx if grads else tuple(i for i in grad_idx if i not in self.inputs)
+        self.primal = bool(grads)
 
     def frozen(self, kind: str):
         """The frozen derivative function (``"vjp"`` or ``"jvp"``), made once."""
@@ -183,6 +219,7 @@ class ThroughInfo:
 
 
 _NODE = attrgetter("_node")
+_new = object.__new__
 _AD = attrgetter("_ad")
 _last = threading.local()
 _current = threading.local()        # the Through whose derivative this thread runs now
@@ -193,6 +230,22 @@ def check_inputs(flat) -> None:
     t = getattr(_current, "value", None)
     if t is not None:
         t.check(flat)
+
+
+def derivative_state(state_fn, kind: str):
+    """The ``state_fn`` of a derivative function: the forward function's state (if any) and,
+    backward, the gradients that arrived at the outputs (walked last, so the derivative's walk
+    is the forward call's walk followed by the seeds)."""
+    if kind != "vjp":
+        return state_fn
+    if state_fn is None:
+        return _seeds
+    return lambda *args, **kwargs: (state_fn(*args, **kwargs), _seeds())
+
+
+def _seeds(*_args, **_kwargs) -> list:
+    """The gradients the derivative running on this thread propagates (:meth:`Through._run`)."""
+    return _current.value.seeds
 
 
 def new_through(info: ThroughInfo, flat) -> "Through":
@@ -209,6 +262,7 @@ def claim(flat, args, kwargs) -> None:
         _last.value = None
         if t.flat is flat:
             t.flat = None
+            t.fwd = flat
             t.args = args
             t.kwargs = kwargs
             # The outputs hold the hub now; the hub holds this handler: a strong reference back
@@ -219,33 +273,50 @@ def claim(flat, args, kwargs) -> None:
 class Through:
     """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
 
-    __slots__ = ("info", "flat", "args", "kwargs", "leaves", "nodes", "verts", "others", "hub", "hold", "outs",
-                 "__weakref__")
+    __slots__ = ("info", "flat", "fwd", "args", "kwargs", "leaves", "nodes", "verts", "others", "gverts", "hub",
+                 "hold", "outs", "seeds", "kept", "__weakref__")
 
     def __init__(self, info: ThroughInfo, flat):
         self.info = info
         self.flat = flat
+        self.fwd = None             # the forward call's walked inputs (after claim())
+        self.seeds = None           # the gradients a backward derivative propagates now
+        self.kept = None            # the forward replay's intermediates for the derivative (.kept)
         self.args = self.kwargs = None
         leaves = flat.leaves
         parents = {}
         for i in info.inputs:
             v = leaves[i]._ad
             if v is not None:
-                parents.setdefault(v.id, v)
-        leaves = self.leaves = _primal(leaves)
+                parents[v.id] = v
+        if info.primal is None:
+            info.layout(leaves)
+        if info.primal:
+            leaves = _primal(leaves)
+        self.leaves = leaves
         self.nodes = list(map(_NODE, leaves))
         verts = self.verts = list(map(_AD, leaves))
         # The inputs' vertices the outputs do not depend on (usually none): a traversal through
         # the hub must leave their gradients as they are.
-        self.others = [v for v in {id(v): v for v in verts if v is not None}.values() if v.id not in parents]
+        if info.grad_idx:
+            others = {}
+            for i in info.grad_idx:
+                v = verts[i]
+                if v is not None and v.id not in parents:
+                    others[v.id] = v
+            self.others = list(others.values())
+            self.gverts = [*parents.values(), *self.others]
+        else:
+            self.others = ()
+            self.gverts = parents.values()
         hub = self.hold = HubVertex(self)     # (held until claim(): then by the outputs only)
         self.hub = weakref.ref(hub)
-        hub.connect(list(parents.values()))
+        hub.connect(parents.values())
         self.outs = [None] * info.n
 
     def output(self, k: int, cls, node) -> Vertex:
         """The AD vertex of output slot ``k`` (a child of the hub)."""
-        edge = HubOutput(k, self.info.n)
+        edge = self.info.edges[k]
         v = Vertex(cls, node.size, ((self.hold, edge, edge),), node)
         self.outs[k] = weakref.ref(v)
         return v
@@ -265,39 +336,155 @@ class Through:
     def _run(self, kind, grads, accept):
         if self.flat is not None or self.args is None:     # pragma: no cover - claim() always runs
             raise RuntimeError("frostjit.freeze: a frozen call's result lost its call")
-        fn = self.info.frozen(kind)
+        info = self.info
+        fn = info.vjp if kind == "vjp" else info.jvp
+        if fn is None:
+            fn = info.frozen(kind)
         # Inputs that must not receive gradients here (not depended on, or outside backward_to's
         # targets) keep the gradient they have.
-        keep = [(v, v.grad) for v in self.others]
+        keep = [(v, v.grad) for v in self.others] if self.others else []
         if accept is not None:
             hub = self.hub()        # (alive: the traversal that called us came through it)
             keep += [(p, p.grad) for p, _f, _b in (hub.parents if hub is not None else ()) if not accept(p)]
-        swapped = []
-        leaves, nodes, verts = self.leaves, self.nodes, self.verts
-        if not (all(map(is_, map(_NODE, leaves), nodes)) and all(map(is_, map(_AD, leaves), verts))):
-            for a, n, v in zip(leaves, nodes, verts):
-                if a._node is not n or a._ad is not v:      # changed in place since the call: put back
-                    swapped.append((a, a._node, a._ad))
-                    a._node, a._ad = n, v
+        swapped = held = ()
         saved = scopes.after_call
         scopes.after_call = []
         scopes.defer += 1       # the traversal that called us walks the inputs' parents itself
-        outer, _current.value = getattr(_current, "value", None), self     # (for check_inputs)
+        outer, _current.value = getattr(_current, "value", None), self     # (for check_inputs, _seeds)
         try:
+            result = None
             if kind == "vjp":
-                fn(self.args, self.kwargs, list(grads))
-                result = None
+                held = self._hold_grads()
+                seeds = self.seeds = grads        # (the hub's list, handed over to us)
+                part = _seed_part(self.fwd, seeds, fn) if self._bindable() else None
+                if part is not None and fn._checking():
+                    swapped = self._put_back()      # (the checking call runs the function on them)
+                if part is None or not self._bound_run(fn, part, seeds):
+                    swapped = swapped or self._put_back()
+                    check = (part is not None and part[0] not in info.bound and len(info.bound) < _MAX_BOUND
+                             and info.misses.get(part[0], 0) < _MAX_MISSES)
+                    dkey = self._verify(fn, part, seeds) if check else None
+                    if check and dkey is None:
+                        info.misses[part[0]] = info.misses.get(part[0], 0) + 1
+                    fn(*self.args, **self.kwargs)
+                    if dkey is not None:
+                        self._remember(fn, part[0], dkey)
             else:
-                result = fn(self.args, self.kwargs)
+                swapped = self._put_back()
+                result = fn(*self.args, **self.kwargs)
         finally:
             _current.value = outer
+            self.seeds = None
             scopes.defer -= 1
             scopes.after_call = saved
             for a, n, v in swapped:
                 a._node, a._ad = n, v
+            for v, g in held:
+                new = v.grad
+                v.grad = g if new is None else g + new
             for v, g in keep:
                 v.grad = g
         return result
+
+    def _hold_grads(self) -> list:
+        """Take the gradients the inputs hold now off their vertices (they are added back after
+        the backward derivative): its inputs and recording do not depend on them, so a loss
+        with another path to an input (``f(x) + g(x)``) or gradients accumulated over several
+        backward passes replay the same derivative."""
+        held = []
+        for v in self.gverts:
+            g = v.grad
+            if g is not None:
+                held.append((v, g))
+                v.grad = None
+        return held
+
+    def _put_back(self) -> list:
+        """Put the call's nodes and vertices back into input arrays changed in place since the
+        call (the derivative runs the function on them); returns what to restore after."""
+        swapped = []
+        leaves, nodes, verts = self.leaves, self.nodes, self.verts
+        if not (all(map(is_, map(_NODE, leaves), nodes)) and all(map(is_, map(_AD, leaves), verts))):
+            for a, n, v in zip(leaves, nodes, verts):
+                if a._node is not n or a._ad is not v:
+                    swapped.append((a, a._node, a._ad))
+                    a._node, a._ad = n, v
+        return swapped
+
+    # -- the backward derivative bound from the forward call's walk ---------------------------
+    # The derivative's walk is the forward call's followed by the seeds (derivative_state), so
+    # once a backward pass has checked that the derivative's own walk equals that composition
+    # (_verify) and replayed one recording for it (_remember), later backward passes through
+    # replays of the same recording with the same seed layout replay it without walking the
+    # arguments again: the inputs are the forward call's (what a plain call differentiates).
+    def _bindable(self) -> bool:
+        """Whether this backward pass may use the forward call's walk: no AD scope now, the
+        call's JIT flags, and no gradient among the forward call's inputs (the derivative's
+        inputs never hold one: _hold_grads).  Pending side effects are run first (as the
+        derivative's walk would)."""
+        info = self.info
+        key = info.key
+        fwd = self.fwd
+        if not (key is not None and key[1] is None and not info.primal and fwd is not None and not fwd.numpy
+                and state.flags == key[0] and not scopes.enable and not scopes.isolate):
+            return False
+        if state.side_effects:
+            evaluate(())
+        return True
+
+    def _bound_run(self, fn, part, seeds) -> bool:
+        """Replay the recording remembered for this seed layout, bound from the forward call's walk.
+        False: none applies (the derivative is called the usual way, and the layout is checked
+        again: its recording may have been evicted or dropped, or its guards failed)."""
+        bound = self.info.bound
+        hit = bound.get(part[0])
+        if hit is None:
+            return False
+        b = _compose(self.fwd, part, seeds)
+        b.kept = self.kept
+        if fn._replay_bound(hit, b, self.args, self.kwargs, self._kept_variant):
+            return True
+        del bound[part[0]]
+        return False
+
+    def _kept_variant(self, recd):
+        """The derivative recording ``recd``'s replay reading the forward replay's kept
+        intermediates (:mod:`.kept`), or None (its usual replay).  Planned on first use; the
+        forward replay keeps them from its next call on."""
+        run = getattr(recd, "kept_run", None)
+        if run is None:
+            run = recd.kept_run = False
+            fwd = self.info.recording() if self.info.recording is not None else None
+            if fwd is not None and fwd.valid:
+                p = _kept.plan(fwd, recd, len(self.fwd.nodes), fwd.keep_out or None)
+                if p is not None:
+                    keep_out, kept_in = p
+                    if not fwd.keep_out:
+                        fwd.run = fwd.variant(keep_out=keep_out)
+                        fwd.keep_out = keep_out
+                    run = recd.kept_run = recd.variant(kept_in=kept_in)
+        return run if self.kept is not None else None
+
+    def _verify(self, fn, part, seeds):
+        """The derivative's layout key when its full walk of this call equals the forward call's
+        walk followed by the seeds (same key prefix, same nodes, sizes, leaves, containers and
+        parameters), else None."""
+        key = self.info.key
+        dflat, dkey = fn._walk(self.args, self.kwargs, False)
+        b = _compose(self.fwd, part, seeds)
+        n = len(key[2])
+        if not (dkey[0] == key[0] and dkey[1] is None and dkey[2][:n] == key[2]
+                and _same(dflat.nodes, b.nodes) and dflat.sizes == b.sizes and _same(dflat.leaves, b.leaves)
+                and _same(dflat.containers, b.containers) and _same(dflat.params, b.params) and not dflat.numpy):
+            return None
+        return dkey
+
+    def _remember(self, fn, token, dkey) -> None:
+        """After the usual call: remember the derivative's cache entry of key ``dkey`` for the
+        seed layout ``token`` (:meth:`FrozenFunction._replay_bound` picks its recording)."""
+        entry = fn._cache.entries.get(dkey)
+        if entry is not None:
+            self.info.bound[token] = entry
 
     def check(self, flat) -> None:
         """Raise if an input array of the call is no longer among ``flat``'s (the derivative's
@@ -330,8 +517,88 @@ def _grad_arrays(info: ThroughInfo, out) -> list:
     return slots
 
 
-def _vjp_body(info: ThroughInfo, f, args, kwargs, grads):
-    """The recorded backward pass: ``f`` again, its grad-enabled outputs seeded, ``backward``."""
+_MAX_BOUND = 8      # seed layouts remembered per recording (a backward pass seeds them differently)
+_MAX_MISSES = 3     # checks of one seed layout that found the derivative's walk different, before giving up
+
+
+def _seed_part(fwd, seeds, fn):
+    """``(token, nodes, sizes)``: the seeds' part of the backward derivative ``fn``'s walk
+    after the forward call's walk ``fwd`` (new input nodes, new size classes, and a token that
+    fixes the layout-key tokens the walk gives them), or None where the seeds are not plain
+    evaluated or literal arrays each reached once (the usual call walks those).  A literal the
+    walk would make opaque (``fn``'s auto-opaque mask) is made opaque here."""
+    if fwd is None:
+        return None
+    force, mask = not fn.auto_opaque, fn._opaque_mask
+    li = len(fwd.leaves)
+    if len(seeds) == 1:         # the common case (a loss): one literal seed, its token alone
+        g = seeds[0]
+        if g is not None and type(g) in ARRAY_TYPES and g._ad is None:
+            node = g._node
+            if node.op == "literal" and not (force or li in mask):
+                v = node.value
+                return ((type(g), "L", v.hex() if type(v) is float else v, node.size),), (), ()
+    toks = []
+    nodes = []
+    sizes = []
+    fnodes, fsizes = fwd.nodes, fwd.sizes
+    seen = set()
+    for g in seeds:
+        if g is None:
+            toks.append(None)
+            continue
+        t = type(g)
+        if t not in ARRAY_TYPES or g._ad is not None or id(g) in seen:
+            return None
+        seen.add(id(g))
+        node = g._node
+        op = node.op
+        if op == "literal" and (force or li in mask):
+            make_opaque(g)
+            node = g._node
+            op = node.op
+        li += 1
+        if op == "literal":
+            v = node.value
+            toks.append((t, "L", v.hex() if type(v) is float else v, node.size))
+            continue
+        if op != "data" or node in fnodes or node in nodes:       # (Node compares by identity)
+            return None
+        size = node.size
+        if size == 1:
+            c = -1
+        elif size in fsizes:
+            c = fsizes.index(size)
+        elif size in sizes:
+            c = len(fsizes) + sizes.index(size)
+        else:
+            c = len(fsizes) + len(sizes)
+            sizes.append(size)
+        nodes.append(node)
+        toks.append((t, c))
+    return tuple(toks), nodes, sizes
+
+
+def _compose(fwd, part, seeds) -> Bound:
+    """The backward derivative's inputs: the forward call's walk followed by the seeds."""
+    b = _new(Bound)
+    b.nodes = fwd.nodes + list(part[1]) if part[1] else fwd.nodes
+    b.sizes = fwd.sizes + list(part[2]) if part[2] else fwd.sizes
+    b.leaves = fwd.leaves + [g for g in seeds if g is not None]
+    b.containers = fwd.containers + [seeds]
+    b.numpy = ()
+    b.params = fwd.params
+    return b
+
+
+def _same(a, b) -> bool:
+    return len(a) == len(b) and all(map(is_, a, b))
+
+
+def _vjp_body(info: ThroughInfo, f, /, *args, **kwargs):
+    """The recorded backward pass: ``f`` again, its grad-enabled outputs seeded (with the
+    gradients :func:`_seeds` gives), ``backward``."""
+    grads = _current.value.seeds
     out = f(*args, **kwargs)
     starts = []
     for a, g in zip(_grad_arrays(info, out), grads):
@@ -342,7 +609,7 @@ def _vjp_body(info: ThroughInfo, f, args, kwargs, grads):
         graph.traverse_backward(starts, ADFlag.Default)
 
 
-def _jvp_body(info: ThroughInfo, f, args, kwargs):
+def _jvp_body(info: ThroughInfo, f, /, *args, **kwargs):
     """The recorded forward-mode pass: ``f`` again, the inputs' gradients pushed to its outputs."""
     out = f(*args, **kwargs)
     slots = _grad_arrays(info, out)
