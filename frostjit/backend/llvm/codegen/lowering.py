@@ -47,7 +47,7 @@ def op_store(e, ins) -> str:
     k = ins.value
     vt = ins.vt
     p = e.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 %i")
-    e.masked_mem("store", vt, p, e.arg(ins))
+    e.store_output(k, vt, p, e.arg(ins))
     return ""
 
 
