@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..array import registry
 from ..array.flat import ArrayBase, is_flat
-from ..trace.dtypes import Bool, Float32, Float64, Int64, UInt32, UInt64
+from ..trace.dtypes import Bool, Float16, Float32, Float64, Int64, UInt32, UInt64
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,8 @@ class ArrayTypes:
     Array2u64: type
     Array4f: type
     Array2f64: type
+    Float16: type
+    Array4f16: type
 
     @classmethod
     def of(cls, backend, ad: bool) -> "ArrayTypes":
@@ -32,7 +34,7 @@ class ArrayTypes:
         vec = lambda vt, n: registry.vector_type(backend, vt, n, ad)   # noqa: E731
         return cls(backend, ad, flat(Bool), flat(UInt32), flat(UInt64), flat(Int64), flat(Float32),
                    flat(Float64), vec(UInt32, 2), vec(UInt32, 4), vec(UInt64, 2), vec(Float32, 4),
-                   vec(Float64, 2))
+                   vec(Float64, 2), flat(Float16), vec(Float16, 4))
 
 
 def new_handle(a):

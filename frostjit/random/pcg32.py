@@ -14,7 +14,7 @@ from ..array.meta import meta_of
 from ..functions.creation import arange
 from ..functions.math import reinterpret_array, select
 from ..trace import ops
-from ..trace.dtypes import Float32, Float64, UInt64
+from ..trace.dtypes import Float16, Float32, Float64, UInt64
 from . import variates
 from ._types import ArrayTypes, check_mask, new_handle
 from .rejection import redraw_rejected
@@ -58,6 +58,10 @@ def _jump(delta: int) -> tuple[int, int]:
 
 def _is_int(v) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+# next_float(dtype) and its relatives: the method for each precision (prev_* replaces "next").
+_BY_PRECISION = {Float16: "next_float16", Float32: "next_float32", Float64: "next_float64"}
 
 
 class PCG32Base:
@@ -182,6 +186,15 @@ class PCG32Base:
         u64 = self._types.UInt64
         return u64(lo) | (u64(hi) << 32)
 
+    def next_float16(self, mask=True):
+        """A uniform ``Float16`` per lane: :meth:`next_float32` rounded to half precision (as
+        Dr.Jit; so ``1.0`` is possible, for uniforms above ``1 - 2^-12``)."""
+        return self._types.Float16(self.next_float32(mask))
+
+    def prev_float16(self, mask=True):
+        """The ``Float16`` that the matching :meth:`next_float16` returned, stepping back."""
+        return self._types.Float16(self.prev_float32(mask))
+
     def next_float32(self, mask=True):
         """A uniform ``Float32`` on ``[0, 1)`` (23 random bits) per lane."""
         return variates.float32_from_uint32(self.next_uint32(mask), self._types.Float32)
@@ -197,6 +210,14 @@ class PCG32Base:
     def prev_float64(self, mask=True):
         """The ``Float64`` that the matching :meth:`next_float64` returned, stepping back."""
         return variates.float64_from_uint32(self.prev_uint32(mask), self._types.Float64)
+
+    def next_float16_normal(self, mask=True):
+        """A standard normal ``Float16`` per lane: :meth:`next_float32_normal` rounded (as Dr.Jit)."""
+        return self._types.Float16(self.next_float32_normal(mask))
+
+    def prev_float16_normal(self, mask=True):
+        """The value of the matching :meth:`next_float16_normal`, stepping back."""
+        return self._types.Float16(self.prev_float32_normal(mask))
 
     def next_float32_normal(self, mask=True):
         """A standard normal ``Float32`` per lane: ``sqrt(2) erfinv(2 u - 1)`` of one uniform."""
@@ -215,32 +236,34 @@ class PCG32Base:
         return variates.normal_from_uniform(self.prev_float64(mask))
 
     def _precision(self, dtype, who: str):
+        """The element type (``Float16``/``Float32``/``Float64``) of the 1-D float array type ``dtype``."""
         m = meta_of(dtype) if isinstance(dtype, type) else None
         vt = m.vt if m is not None and m.shape == (-1,) and not m.is_tensor else None     # a 1-D float array type
-        if vt is Float32 or vt is Float64:
-            return vt is Float64
+        if vt is Float16 or vt is Float32 or vt is Float64:
+            return vt
         raise TypeError(f"{who}: invalid 'dtype' {getattr(dtype, '__name__', dtype)!r} "
-                        "(expected a Float32 or Float64 array type)")
+                        "(expected a Float16, Float32 or Float64 array type)")
 
     def next_float(self, dtype, mask=True):
-        """:meth:`next_float32` or :meth:`next_float64`, as ``dtype`` (a float array type) asks."""
-        f64 = self._precision(dtype, "PCG32.next_float()")
-        return self.next_float64(mask) if f64 else self.next_float32(mask)
+        """:meth:`next_float16`, :meth:`next_float32` or :meth:`next_float64`, as ``dtype`` (a float
+        array type) asks."""
+        return getattr(self, _BY_PRECISION[self._precision(dtype, "PCG32.next_float()")])(mask)
 
     def prev_float(self, dtype, mask=True):
-        """:meth:`prev_float32` or :meth:`prev_float64`, as ``dtype`` asks."""
-        f64 = self._precision(dtype, "PCG32.prev_float()")
-        return self.prev_float64(mask) if f64 else self.prev_float32(mask)
+        """:meth:`prev_float16`, :meth:`prev_float32` or :meth:`prev_float64`, as ``dtype`` asks."""
+        return getattr(self, "prev" + _BY_PRECISION[self._precision(dtype, "PCG32.prev_float()")][4:])(mask)
 
     def next_float_normal(self, dtype, mask=True):
-        """:meth:`next_float32_normal` or :meth:`next_float64_normal`, as ``dtype`` asks."""
-        f64 = self._precision(dtype, "PCG32.next_float_normal()")
-        return self.next_float64_normal(mask) if f64 else self.next_float32_normal(mask)
+        """:meth:`next_float16_normal`, :meth:`next_float32_normal` or :meth:`next_float64_normal`,
+        as ``dtype`` asks."""
+        name = _BY_PRECISION[self._precision(dtype, "PCG32.next_float_normal()")]
+        return getattr(self, name + "_normal")(mask)
 
     def prev_float_normal(self, dtype, mask=True):
-        """:meth:`prev_float32_normal` or :meth:`prev_float64_normal`, as ``dtype`` asks."""
-        f64 = self._precision(dtype, "PCG32.prev_float_normal()")
-        return self.prev_float64_normal(mask) if f64 else self.prev_float32_normal(mask)
+        """:meth:`prev_float16_normal`, :meth:`prev_float32_normal` or :meth:`prev_float64_normal`,
+        as ``dtype`` asks."""
+        name = _BY_PRECISION[self._precision(dtype, "PCG32.prev_float_normal()")]
+        return getattr(self, "prev" + name[4:] + "_normal")(mask)
 
     # -- bounded integers ------------------------------------------------------------------------
     def next_uint32_bounded(self, bound: int, mask=True):

@@ -138,6 +138,12 @@ class Philox4x32Base:
         w = self._block(check_mask(mask, who, t))
         return [variates.float32_from_uint32(x, t.Float32) for x in w]
 
+    def next_float16x4(self, mask=True):
+        """Four uniform ``Float16`` per lane (an ``Array4f16``): :meth:`next_float32x4` rounded to
+        half precision, as Dr.Jit (so ``1.0`` is possible)."""
+        t = self._types
+        return t.Array4f16(*(t.Float16(x) for x in self._float32x4(mask, "Philox4x32.next_float16x4()")))
+
     def next_float32x4(self, mask=True):
         """Four uniform ``Float32`` on ``[0, 1)`` per lane (an ``Array4f``)."""
         return self._types.Array4f(*self._float32x4(mask, "Philox4x32.next_float32x4()"))
@@ -157,6 +163,14 @@ class Philox4x32Base:
         a = variates.box_muller(u[0], u[2])
         b = variates.box_muller(u[1], u[3])
         return self._types.Array4f(a[0], a[1], b[0], b[1])
+
+    def next_float16x4_normal(self, mask=True):
+        """Four standard normal ``Float16`` per lane: :meth:`next_float32x4_normal` rounded."""
+        t = self._types
+        u = self._float32x4(mask, "Philox4x32.next_float16x4_normal()")
+        a = variates.box_muller(u[0], u[2])
+        b = variates.box_muller(u[1], u[3])
+        return t.Array4f16(*(t.Float16(x) for x in (a[0], a[1], b[0], b[1])))
 
     def next_float64x2_normal(self, mask=True):
         """Two standard normal ``Float64`` per lane: Box-Muller on :meth:`next_float64x2`

@@ -22,7 +22,7 @@ from ..array.dynamic import DynamicBase
 from ..random._types import ArrayTypes, register_philox
 from ..random.pcg32 import PCG32_DEFAULT_STATE, PCG32_DEFAULT_STREAM, PCG32Base
 from ..random.philox import Philox4x32Base
-from ..trace.dtypes import Bool, Float32, Float64, Int64, UInt32, UInt64
+from ..trace.dtypes import Bool, Float16, Float32, Float64, Int64, UInt32, UInt64
 from ..trace.state import JitBackend
 from .arrays import SCALAR_ARRAYS
 
@@ -53,7 +53,7 @@ def lane_types() -> ArrayTypes:
     vec = lambda vt, n: _lanes_of(registry.vector_type(JitBackend.Invalid, vt, n))      # noqa: E731
     return ArrayTypes(SCALAR_ARRAYS, False, _dynamic(Bool), _dynamic(UInt32), _dynamic(UInt64),
                       _dynamic(Int64), _dynamic(Float32), _dynamic(Float64), vec(UInt32, 2), vec(UInt32, 4),
-                      vec(UInt64, 2), vec(Float32, 4), vec(Float64, 2))
+                      vec(UInt64, 2), vec(Float32, 4), vec(Float64, 2), _dynamic(Float16), vec(Float16, 4))
 
 
 def to_public(v):
@@ -153,8 +153,9 @@ class PCG32:
         return f"PCG32(state={self.state:#x}, inc={self.inc:#x})"
 
 
-_PCG32_METHODS = ("seed", "next_uint32", "prev_uint32", "next_uint64", "prev_uint64", "next_float32", "prev_float32",
-                  "next_float64", "prev_float64", "next_float32_normal", "prev_float32_normal",
+_PCG32_METHODS = ("seed", "next_uint32", "prev_uint32", "next_uint64", "prev_uint64", "next_float16", "prev_float16",
+                  "next_float32", "prev_float32", "next_float64", "prev_float64", "next_float16_normal",
+                  "prev_float16_normal", "next_float32_normal", "prev_float32_normal",
                   "next_float64_normal", "prev_float64_normal", "next_float", "prev_float", "next_float_normal",
                   "prev_float_normal", "next_uint32_bounded", "next_uint64_bounded", "__add__", "__iadd__",
                   "__sub__", "__isub__")
@@ -208,8 +209,8 @@ class Philox4x32:
     __fj_construct__ = classmethod(Philox4x32Base.__fj_construct__.__func__)
 
 
-_PHILOX_METHODS = ("next_uint32x4", "next_uint64x2", "next_float32x4", "next_float64x2", "next_float32x4_normal",
-                   "next_float64x2_normal")
+_PHILOX_METHODS = ("next_uint32x4", "next_uint64x2", "next_float16x4", "next_float32x4", "next_float64x2",
+                   "next_float16x4_normal", "next_float32x4_normal", "next_float64x2_normal")
 
 
 def make_rng_types(module: str) -> dict:

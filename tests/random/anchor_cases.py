@@ -25,6 +25,9 @@ PCG_PROGRAM = (
     ("prev_uint32",), ("prev_float32",), ("prev_float64_normal",), ("prev_uint64",), ("prev_float", "Float64"),
     ("prev_float64",), ("prev_float32_normal",), ("prev_float_normal", "Float"),
     ("masked", "prev_uint32"),
+    ("next_float16",), ("next_float16_normal",), ("next_float", "Float16"), ("next_float_normal", "Float16"),
+    ("masked", "next_float16"), ("prev_float16",), ("prev_float16_normal",), ("prev_float", "Float16"),
+    ("prev_float_normal", "Float16"), ("masked", "prev_float16"),
     ("add", 0), ("add", 1), ("add", 1000), ("add", -5), ("add", 2**40 + 3), ("add", -(2**63)),
     ("sub", 17), ("add_lanes",), ("sub_lanes",), ("distance",), ("distance_other_stream",),
     ("next_uint32",), ("state",),
@@ -35,13 +38,16 @@ PCG_PROGRAM = (
 # uniform, and outputs 0 and 2^31 (the Float64 conversion's 0 and 0.5).
 PCG_EDGE_STATES = (0x38000954018C1953, 0xA04F6813DF7373C6, 0xB923D1B70ED9B72D, 0x28000A0000AC8BE0,
                    0x4800120801568A13)
-PCG_EDGE_OPS = ("next_float32_normal", "next_float64_normal", "next_float32", "next_float64", "next_uint32")
+PCG_EDGE_OPS = ("next_float32_normal", "next_float64_normal", "next_float32", "next_float64", "next_uint32",
+                "next_float16", "next_float16_normal")
 
 PHILOX_SEEDS = (0, 1, 0x123456789ABCDEF0, 2**64 - 1, "lanes")
 PHILOX_PROGRAM = (
     ("next_uint32x4",), ("next_uint64x2",), ("next_float32x4",), ("next_float64x2",),
     ("next_float32x4_normal",), ("next_float64x2_normal",),
-    ("masked", "next_uint32x4"), ("masked", "next_float64x2_normal"), ("counter",), ("seed",),
+    ("masked", "next_uint32x4"), ("masked", "next_float64x2_normal"),
+    ("next_float16x4",), ("next_float16x4_normal",), ("masked", "next_float16x4"), ("masked", "next_float16x4_normal"),
+    ("counter",), ("seed",),
 )
 
 RNG_SEEDS = (0, 1, 12345, 2**64 - 1)
@@ -83,6 +89,8 @@ def _np(x):
         return a.view(np.uint32)
     if a.dtype == np.float64:
         return a.view(np.uint64)
+    if a.dtype == np.float16:
+        return a.view(np.uint16)
     return a
 
 

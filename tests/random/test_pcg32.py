@@ -10,7 +10,7 @@ from hypothesis import given, strategies as st
 
 import frostjit as fj
 import frostjit.llvm.ad as LA
-from frostjit.llvm import Bool, Float, Float64, Int32, Int64, PCG32, UInt32, UInt64
+from frostjit.llvm import Bool, Float, Float16, Float64, Int32, Int64, PCG32, UInt32, UInt64
 from frostjit.random import PCG32_DEFAULT_STATE, PCG32_DEFAULT_STREAM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -135,6 +135,9 @@ def test_masked_normal_is_normal():
     frostjit returns what the documentation promises, the same as the unmasked call."""
     a, b = PCG32(8, 4), PCG32(8, 4)
     np.testing.assert_array_equal(_np(a.next_float32_normal(Bool(True))), _np(b.next_float32_normal()))
+    a, b = PCG32(8, 4), PCG32(8, 4)       # (Dr.Jit's Float16 variants have the same bug)
+    np.testing.assert_array_equal(_np(a.next_float16_normal(Bool(True))), _np(b.next_float16_normal()))
+    np.testing.assert_array_equal(_np(a.prev_float16_normal(Bool(True))), _np(b.prev_float16_normal()))
 
 
 @given(bound=st.one_of(st.integers(1, 50), st.integers(2**31 - 5, 2**32 - 1)), width=st.sampled_from([1, 7, 300]))
@@ -246,3 +249,48 @@ def test_lanes_with_integer_seed_arrays_of_other_types():
     a = PCG32(3, UInt32([1, 2, 3]), Int32(5))
     b = PCG32(3, UInt64([1, 2, 3]), UInt64(5))
     np.testing.assert_array_equal(_np(a.next_uint32()), _np(b.next_uint32()))
+
+
+@given(width=widths, initstate=u64s, initseq=u64s)
+def test_half_precision_variates_are_the_float32_ones_rounded(width, initstate, initseq):
+    """Dr.Jit 1.5's next_float16* round next_float32* to half (nearest even: 1.0 is possible)."""
+    mask_np = np.arange(width) % 3 != 1
+    for name in ("next_float16", "next_float16_normal", "prev_float16", "prev_float16_normal"):
+        a, b = PCG32(width, initstate, initseq), PCG32(width, initstate, initseq)
+        got = getattr(a, name)()
+        want = _np(getattr(b, name.replace("16", "32"))()).astype(np.float16)
+        assert type(got).__name__ == "Float16"
+        np.testing.assert_array_equal(_np(got).view(np.uint16), want.view(np.uint16))
+        np.testing.assert_array_equal(_np(a.state), _np(b.state))
+        m = getattr(a, name)(Bool(mask_np))           # masked lanes keep their state
+        getattr(b, name.replace("16", "32"))(Bool(mask_np))
+        np.testing.assert_array_equal(_np(a.state), _np(b.state))
+        assert _np(m).dtype == np.float16
+
+
+def test_half_precision_uniforms_round_up_to_one_at_the_top():
+    rng = PCG32(1)
+    rng.state = UInt64([0xB923D1B70ED9B72D])      # the largest Float32 uniform, 1 - 2^-23
+    assert _np(PCG32(rng).next_float32())[0] == np.float32(1 - 2**-23)
+    assert _np(rng.next_float16())[0] == 1.0      # as Dr.Jit's
+
+
+def test_next_float_takes_float16_types():
+    for T, name in ((Float16, "next_float16"), (LA.Float16, "next_float16")):
+        a, b = PCG32(5, 2), PCG32(5, 2)
+        np.testing.assert_array_equal(_np(a.next_float(T)).view(np.uint16), _np(getattr(b, name)()).view(np.uint16))
+        a, b = PCG32(5, 2), PCG32(5, 2)
+        np.testing.assert_array_equal(_np(a.next_float_normal(T)).view(np.uint16),
+                                      _np(b.next_float16_normal()).view(np.uint16))
+        np.testing.assert_array_equal(_np(a.prev_float(T)).view(np.uint16), _np(b.prev_float16()).view(np.uint16))
+        np.testing.assert_array_equal(_np(a.prev_float_normal(T)).view(np.uint16),
+                                      _np(b.prev_float16_normal()).view(np.uint16))
+    with pytest.raises(TypeError, match="Float16, Float32 or Float64"):
+        PCG32().next_float(Int32)
+
+
+def test_ad_half_precision_variates_have_no_gradients():
+    rng = LA.PCG32(16)
+    for v in (rng.next_float16(), rng.next_float16_normal(), rng.prev_float16(), rng.next_float(LA.Float16)):
+        assert type(v) is LA.Float16 and not fj.grad_enabled(v)
+    assert type(PCG32(2).next_float16()) is Float16

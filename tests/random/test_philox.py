@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import frostjit as fj
-from frostjit.llvm import Array2u, Array4u, Bool, Philox4x32, UInt32, UInt64
+from frostjit.llvm import Array2u, Array4f16, Array4u, Bool, Philox4x32, UInt32, UInt64
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reference import philox4x32  # noqa: E402
@@ -97,3 +97,20 @@ def test_errors_name_the_argument():
         Philox4x32(1, 0, 1.5)
     with pytest.raises(ValueError, match="sizes"):
         Philox4x32(UInt64([1, 2]), UInt32([1, 2, 3])).next_uint32x4()
+
+
+@given(seed=st.integers(0, 2**64 - 1), width=st.sampled_from([1, 3, 16, 17, 200]), rounds=st.integers(0, 10))
+def test_half_precision_blocks_are_the_float32_ones_rounded(seed, width, rounds):
+    """Dr.Jit 1.5's next_float16x4(_normal) round next_float32x4(_normal) to half (an Array4f16)."""
+    lane = fj.arange(UInt32, width) * 3
+    mask = Bool(np.arange(width) % 3 != 1)
+    for name in ("next_float16x4", "next_float16x4_normal"):
+        a = Philox4x32(seed, lane, 5, iterations=rounds)
+        b = Philox4x32(seed, lane, 5, iterations=rounds)
+        got = getattr(a, name)()
+        assert type(got) is Array4f16
+        want = np.asarray(getattr(b, name.replace("16x4", "32x4"))()).astype(np.float16)
+        np.testing.assert_array_equal(np.asarray(got).view(np.uint16), want.view(np.uint16))
+        getattr(a, name)(mask)
+        getattr(b, name.replace("16x4", "32x4"))(mask)
+        np.testing.assert_array_equal(np.asarray(a.counter), np.asarray(b.counter))

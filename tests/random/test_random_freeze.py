@@ -25,7 +25,8 @@ def _draw_pcg(rng):
     u = rng.next_float32()
     z = rng.next_float64_normal()
     k = rng.next_uint32_bounded(16)         # a power of two: no rejection round
-    return u, z, k
+    h = rng.next_float16_normal()
+    return u, z, k, h
 
 
 @pytest.mark.parametrize("width", WIDTHS)
@@ -44,7 +45,7 @@ def test_frozen_pcg32_advances_like_plain_calls(width):
 
 
 def _draw_philox(p):
-    return p.next_float32x4(), p.next_uint64x2()
+    return p.next_float32x4(), p.next_uint64x2(), p.next_float16x4()
 
 
 @pytest.mark.parametrize("width", WIDTHS)

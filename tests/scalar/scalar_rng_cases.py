@@ -30,6 +30,8 @@ def run(s) -> dict:
         r.seed(seed[1], seed[0])
         seq += [r.state, r.inc, r.next_uint32()]
         seq += [[type(x).__name__ for x in (r.next_uint32(), r.next_float32(), r.state, r - r2)]]
+        seq += [r.next_float16(), r.next_float16_normal(), r.prev_float16(), r.prev_float16_normal(),
+                r.next_float16(False), type(r.next_float16()).__name__]
         out[k] = seq
     for seed, c, it in [(1, (0, 0, 0), 7), (2**40 + 7, (5, 6, 7), 10), (2**64 - 1, (2**32 - 1, 1, 2), 0), (99, (3, 0, 0), 1)]:
         p = s.Philox4x32(seed, *c, iterations=it)
@@ -38,6 +40,8 @@ def run(s) -> dict:
             seq += [list(p.next_uint32x4()), list(p.next_uint64x2()), list(p.next_float32x4()), list(p.next_float64x2()),
                     list(p.next_float32x4_normal()), list(p.next_float64x2_normal())]
         seq += [list(p.counter), type(p.next_float32x4()).__name__, type(p.next_uint64x2()).__name__]
+        seq += [list(p.next_float16x4()), list(p.next_float16x4_normal()), list(p.next_float16x4(False)),
+                list(p.counter), type(p.next_float16x4()).__name__]
         out[f"philox_{seed}_{c}_{it}"] = seq
     return out
 

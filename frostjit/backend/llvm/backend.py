@@ -9,11 +9,11 @@ import numpy as np
 
 from ...errors import out_of_memory
 from ...trace import numpy_semantics as ns
-from ..base import Backend
+from ..base import Backend, BlockReduction
 from .compiler import Compiler
 from ..cache_control import check_capacity
 from .memory import HostBuffer, allocate, pool
-from .reduction import REDUCE_UFUNC, reduce_identity
+from .reduction import REDUCE_ROW, REDUCE_ROWS_FROM, REDUCE_UFUNC, reduce_identity
 from .replay import LLVMReplayEmitter
 from .native_pool import native_code
 from .block_kernels import RowKernels, supported as row_kernel_supported
@@ -175,16 +175,26 @@ class LLVMBackend(Backend):
 
     # -- memory-level operations -----------------------------------------
     def reduce(self, op, vt, buffer, size):
-        a = buffer.array[:size]
-        dt = a.dtype
+        return self.from_numpy(np.array([self.reduce_value(op, vt, buffer, size)], dtype=vt.np_dtype))
+
+    def reduce_value(self, op, vt, buffer, size):
+        """``op`` over the first ``size`` elements of ``buffer``, as a NumPy scalar of ``vt``.
+
+        Large arrays go through a compiled block reduction (rows of REDUCE_ROW elements, shared by
+        the threads), and NumPy combines the partials; frozen functions' replays call this too,
+        so that frozen and plain reductions give the same bits."""
+        dt = vt.np_dtype
         if size == 0:
-            value = np.array([reduce_identity(op, dt)]).astype(dt)
-        elif op in ("and", "or"):
-            value = np.array([REDUCE_UFUNC[op].reduce(a)], dtype=dt)
-        else:
-            with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
-                value = np.array([REDUCE_UFUNC[op].reduce(a, dtype=dt)], dtype=dt)
-        return self.from_numpy(value)
+            return np.array([reduce_identity(op, dt)]).astype(dt)[0]
+        a = buffer.array[:size]
+        if size >= REDUCE_ROWS_FROM and vt.compute is None and row_kernel_supported(op, vt):
+            rows = -(-size // REDUCE_ROW)
+            partial = self.block_reduce(BlockReduction(op, REDUCE_ROW), vt, buffer, size)
+            a = partial.array[:rows]
+        if op in ("and", "or"):
+            return REDUCE_UFUNC[op].reduce(a)
+        with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
+            return REDUCE_UFUNC[op].reduce(a, dtype=dt)
 
     def block_reduce(self, block, vt, buffer, size):
         """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or

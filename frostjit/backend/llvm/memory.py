@@ -20,6 +20,10 @@ from ...trace.dtypes import BY_NUMPY
 
 POOL_MAX_BYTES = 1 << 30          # never hoard more than this
 POOL_MAX_PER_SIZE = 256           # nor more than this many arrays of one size
+# Every buffer starts on a 64-byte boundary (NumPy's large arrays start 16 bytes past one):
+# kernels write whole chunks of large outputs with non-temporal stores, which x86 only has for
+# aligned addresses (codegen/frame.py).
+ALIGN = 64
 
 
 class BufferPool:
@@ -36,7 +40,8 @@ class BufferPool:
         self.lock = threading.Lock()
 
     def acquire_raw(self, nbytes: int, dtype: np.dtype = np.dtype(np.uint8), count: int | None = None):
-        """``(raw uint8 array, address)``: a pooled one of this size, or a new one.
+        """``(raw uint8 array, address)``: a pooled one of this size, or a new one (its
+        address a multiple of :data:`ALIGN`, a view of a slightly larger allocation).
 
         When the system has no memory left, the pooled buffers are released and the
         allocation is tried once more; then a ``MemoryError`` names the array (``count``
@@ -49,8 +54,10 @@ class BufferPool:
                 return lst.pop()
         for attempt in (0, 1):
             try:
-                raw = np.empty(nbytes, np.uint8)
-                return raw, raw.ctypes.data
+                whole = np.empty(nbytes + ALIGN, np.uint8)
+                ptr = whole.ctypes.data
+                off = -ptr % ALIGN
+                return whole[off:off + nbytes], ptr + off
             except (MemoryError, ValueError):     # ValueError: beyond NumPy's largest dimension
                 if attempt:
                     break
@@ -68,7 +75,7 @@ class BufferPool:
                 self.bytes -= nbytes
                 a, ptr = lst.pop()
                 if a.dtype is not dtype:
-                    a = (a if a.base is None else a.base).view(dtype)
+                    a = a.view(dtype)       # (its base stays the whole allocation: NumPy collapses views)
                 return a, ptr
         raw, ptr = self.acquire_raw(nbytes, dtype, size)
         return raw.view(dtype), ptr

@@ -13,6 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
+# A whole-array reduction of at least this many elements runs as a compiled block reduction into
+# one partial per row of REDUCE_ROW elements (the rows shared by the threads), then NumPy reduces
+# the partials (LLVMBackend.reduce_value); smaller arrays are reduced by NumPy directly, on one
+# thread.  Figures: docs/benchmarks.md (bench_random's 1e7-float sum).
+REDUCE_ROWS_FROM = 1 << 20
+REDUCE_ROW = 1 << 14
+
 
 def reduce_identity(op: str, dtype: np.dtype):
     """The value ``x`` with ``op(x, y) == y`` for every ``y`` of ``dtype``."""

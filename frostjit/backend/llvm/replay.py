@@ -28,7 +28,7 @@ import numpy as np
 from ..kernel import OUT
 from ..replay import ReplayEmitter, ReplayCode, LaunchArg, Size
 from .memory import HostBuffer
-from .reduction import REDUCE_UFUNC, reduce_identity
+from .reduction import REDUCE_ROWS_FROM, REDUCE_UFUNC
 from .threads import parallel_threshold
 
 # Names a size expression may use at the start of a replay: input size classes and parameters
@@ -176,12 +176,13 @@ class LLVMReplayEmitter(ReplayEmitter):
     def reduce(self, index, op, vt, src, size, out) -> None:
         c = self.code
         dt = c.dtype_name(vt)
-        if size.is_const and size.value > 0 and op in ("add", "mul", "min", "max"):
+        if size.is_const and 0 < size.value < REDUCE_ROWS_FROM and op in ("add", "mul", "min", "max"):
             ufunc = c.bind(f"reduce_{op}", REDUCE_UFUNC[op])      # what _reduce_into does, inline
             c.line(f"buffer_{out} = alloc({dt}, 1); "
                    f"buffer_{out}.array[0] = {ufunc}.reduce(buffer_{src}.array[:{size.value}], dtype={dt})")
         else:
-            c.line(f"buffer_{out} = reduce_into(alloc, {op!r}, {dt}, buffer_{src}, {size.expr})")
+            vt_name = c.constant("reduce_vt", vt)
+            c.line(f"buffer_{out} = reduce_into(backend, alloc, {op!r}, {vt_name}, buffer_{src}, {size.expr})")
 
     def fill(self, index, vt, value, size, out) -> None:
         c = self.code
@@ -331,15 +332,9 @@ def _slab_allocator():
     return alloc, alloc_many, reserve_slab
 
 
-def _reduce_into(alloc, op, dt, src, n):
+def _reduce_into(backend, alloc, op, vt, src, n):
     """The LLVM backend's ``reduce`` into a slab piece (no NumPy upload)."""
-    a = src.array[:n]
-    if n == 0:
-        value = np.array([reduce_identity(op, dt)]).astype(dt)[0]
-    elif op in ("and", "or"):
-        value = REDUCE_UFUNC[op].reduce(a)
-    else:
-        value = REDUCE_UFUNC[op].reduce(a, dtype=dt)
-    out = alloc(dt, 1)
+    value = backend.reduce_value(op, vt, src, n)
+    out = alloc(vt.np_dtype, 1)
     out.array[0] = value
     return out

@@ -47,7 +47,7 @@ def op_store(e, ins) -> str:
     k = ins.value
     vt = ins.vt
     p = e.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 %i")
-    e.masked_mem("store", vt, p, e.arg(ins))
+    e.store_output(k, vt, p, e.arg(ins))
     return ""
 
 
@@ -375,19 +375,19 @@ def op_xor(e, ins):
 
 
 def _shift(e, ins, left: bool):
+    """A shift with Dr.Jit's (x86's) result for counts of the bit width or more: 0, or the sign
+    fill for ``ashr`` (negative counts are huge unsigned ones).  LLVM's shift gives poison there,
+    and ``select`` does not propagate poison from the operand it does not choose, so one select
+    on the result suffices; x86 then emits a single vpsrlvq/vpsllvd, which already gives 0."""
     vt, a, b = ins.vt, e.arg(ins, 0), e.arg(ins, 1)
     t = scalar_type(vt)
-    big = e.cmp("icmp", "uge", t, b, e.const(vt, vt.bits))   # negative counts are huge unsigned
-    safe = e.select(t, big, "zeroinitializer", b)
+    big = e.cmp("icmp", "uge", t, b, e.const(vt, vt.bits))
     if left:
-        r = e.binop("shl", t, a, safe)
-        return e.select(t, big, "zeroinitializer", r)
+        return e.select(t, big, "zeroinitializer", e.binop("shl", t, a, b))
     if vt.is_signed:
-        r = e.binop("ashr", t, a, safe)
         fill = e.binop("ashr", t, a, e.const(vt, vt.bits - 1))
-        return e.select(t, big, fill, r)
-    r = e.binop("lshr", t, a, safe)
-    return e.select(t, big, "zeroinitializer", r)
+        return e.select(t, big, fill, e.binop("ashr", t, a, b))
+    return e.select(t, big, "zeroinitializer", e.binop("lshr", t, a, b))
 
 
 @_lowers("shl")
