@@ -15,10 +15,14 @@ import math
 
 import numpy as np
 
+from ..trace import ops
+from . import direct
 from .flat import ArrayBase, apply
 from .vector import VectorBase, componentwise, from_parts, is_plain_static
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_node, _node2 = ops.make, ops.make_binary      # (the trace's doors: one node each)
+_new = object.__new__
 
 
 class ComplexBase(VectorBase):
@@ -117,15 +121,37 @@ def _fma(a, b, c):
 
 # The fast paths below (two complex numbers of one class: no promotion, every part a new
 # result) skip _parts, _like and from_parts' promotion and copies: a complex chain's tracing
-# cost was ~60% this bookkeeping.  A part of an unexpected class (an operator returning a
+# cost was ~60% this bookkeeping.  When the four parts are of the element class with no
+# gradient (the common case), each part's operation is one node made directly (:mod:`.direct`:
+# none of apply()'s work per node).  A part of an unexpected class (an operator returning a
 # subclass) takes the general path.
+
+def _plain(a, b, e) -> bool:
+    """Whether the parts of ``a`` and ``b`` are of class ``e``, with no gradient attached."""
+    (ar, ai), (br, bi) = a._c, b._c
+    return type(ar) is e and type(ai) is e and type(br) is e and type(bi) is e and \
+        ar._ad is None and ai._ad is None and br._ad is None and bi._ad is None
+
+
+def _wrap2(cls, e, re, im):
+    """The complex number of class ``cls`` whose parts are the nodes ``re`` and ``im``."""
+    out = _new(cls)
+    r, i = _new(e), _new(e)
+    r._node, r._ad, i._node, i._ad = re, None, im, None
+    out._c = [r, i]
+    return out
+
 
 def c_add(a, b):
     cls = type(a)
     if type(b) is cls and isinstance(a, ComplexBase):
+        e = cls._elem
+        k = direct.kit(e)
+        if k is not None and k.add is not None and _plain(a, b, e):
+            (ar, ai), (br, bi) = a._c, b._c
+            return _wrap2(cls, e, _node2(k.add, k.vt, ar._node, br._node), _node2(k.add, k.vt, ai._node, bi._node))
         (ar, ai), (br, bi) = a._c, b._c
         re, im = ar + br, ai + bi
-        e = cls._elem
         if type(re) is e and type(im) is e:
             return _fresh(cls, re, im)
         return _make(cls, re, im)
@@ -137,9 +163,13 @@ def c_add(a, b):
 def c_sub(a, b):
     cls = type(a)
     if type(b) is cls and isinstance(a, ComplexBase):
+        e = cls._elem
+        k = direct.kit(e)
+        if k is not None and k.sub is not None and _plain(a, b, e):
+            (ar, ai), (br, bi) = a._c, b._c
+            return _wrap2(cls, e, _node2(k.sub, k.vt, ar._node, br._node), _node2(k.sub, k.vt, ai._node, bi._node))
         (ar, ai), (br, bi) = a._c, b._c
         re, im = ar - br, ai - bi
-        e = cls._elem
         if type(re) is e and type(im) is e:
             return _fresh(cls, re, im)
         return _make(cls, re, im)
@@ -151,6 +181,15 @@ def c_sub(a, b):
 def c_mul(a, b):
     cls = type(a)
     if type(b) is cls and isinstance(a, ComplexBase):
+        e = cls._elem
+        k = direct.kit(e)
+        if k is not None and k.fma is not None and k.neg is not None and _plain(a, b, e):
+            # (the nodes the general path below makes, in its order: Dr.Jit's formula)
+            (ar, ai), (br, bi) = a._c, b._c
+            ar, ai, br, bi = ar._node, ai._node, br._node, bi._node
+            vt, mul, fma = k.vt, k.mul, k.fma
+            re = _node(fma, vt, (ar, br, _node(k.neg, vt, (_node2(mul, vt, ai, bi),))))
+            return _wrap2(cls, e, re, _node(fma, vt, (ar, bi, _node2(mul, vt, ai, br))))
         (ar, ai), (br, bi) = a._c, b._c
         re, im = _fma(ar, br, -(ai * bi)), _fma(ar, bi, ai * br)
         e = cls._elem

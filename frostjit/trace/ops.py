@@ -51,7 +51,14 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
         n = len(args)
         if n == 2 and value is None and extra is None:
             return make_binary(op, vt, args[0], args[1])
-        size = args[0].size if n == 1 else broadcast_size(op, args)
+        if n == 1:
+            size = args[0].size
+        elif n == 3:        # (fma, select: unrolled, as make_binary is for two)
+            size = args[0].size
+            if args[1].size != size or args[2].size != size:
+                size = broadcast_size(op, args)
+        else:
+            size = broadcast_size(op, args)
     if state.dirty:
         flush_if_dirty(args)
     node = _new(Node)       # (object.__new__ and slot stores: no __init__ frame, as in make_binary)
