@@ -55,8 +55,18 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
             size = args[0].size
         elif n == 3:        # (fma, select: unrolled, as make_binary is for two)
             size = args[0].size
-            if args[1].size != size or args[2].size != size:
-                size = broadcast_size(op, args)
+            s = args[1].size
+            if s != size:
+                if size == 1:
+                    size = s
+                elif s != 1:
+                    broadcast_size(op, args)        # raises the size error
+            s = args[2].size
+            if s != size:
+                if size == 1:
+                    size = s
+                elif s != 1:
+                    broadcast_size(op, args)
         else:
             size = broadcast_size(op, args)
     if state.dirty:

@@ -1,0 +1,148 @@
+"""Evaluations of a graph shaped like an earlier one reuse its kernel spec (the plan cache).
+
+An unfrozen program evaluated in a loop traces the same graph again at every call: new nodes,
+the same operations, types and constants over new (or the same) buffers.  Lowering it to a spec
+(:func:`~.kernel.build_kernel`: an instruction per node, the parameters, the key the backend's
+cache is looked up with) cost as much as tracing it.  :func:`shape_of` walks the graph once,
+lighter, to its *shape*: a key that determines the spec ``build_kernel`` would build, and the
+data nodes that its input parameters bind, in order.  A shape seen before reuses its spec
+(:class:`~.single_op.SpecWithKey`); the backend still owns the kernels (a reuse asks
+``backend.compile(spec)``: a hit in its memory cache), so flushing the kernel cache, bounding
+it or switching backends needs nothing here.
+
+What the shape holds, in the walk's order (``build_kernel``'s: operands depth-first, each node
+once, each distinct constant once), so that equal shapes make equal specs:
+
+* a pending node: its operation, type, parameter (``value``: a cast's target type...; floats
+  by their bits) and the positions of its operands in the shape;
+* a literal: its type and value (floats by their bits: ``-0.0`` and ``0.0`` differ; equal
+  constants share one entry, as they share one instruction);
+* a data node: its type and whether it broadcasts (size 1: an ``IN_SCALAR`` parameter), one
+  entry per node (``x * x`` and ``x * y`` differ);
+* the evaluated nodes (one ``store`` each), as the positions of their entries.
+
+Graphs the walk does not cover take ``build_kernel`` each time: nodes with an ``extra``
+(gathers, symbolic loops and calls), scatters, graphs deeper than ~200 nodes, frozen-function
+recording and the kernel history (they need the built spec's nodes).
+"""
+from __future__ import annotations
+
+from ..trace.node import Node
+from .kernel import build_kernel
+from .single_op import SpecWithKey
+
+MAX_PLANS = 1024            # shapes remembered (all forgotten when full: they are cheap to rebuild)
+MAX_DEPTH = 200             # deeper graphs: build_kernel (its walk has an explicit stack for them)
+
+
+class Plan:
+    """A spec and how to bind its parameters: ``inputs[i]`` is the position among the shape's data
+    nodes of the node bound to input parameter ``i``; the outputs follow, in order."""
+
+    __slots__ = ("spec", "inputs", "n_instrs")
+
+    def __init__(self, spec: SpecWithKey, inputs: tuple):
+        self.spec = spec
+        self.inputs = inputs
+        self.n_instrs = len(spec.instrs)
+
+
+_plans: dict = {}
+
+
+class _NotCovered(Exception):
+    """The graph is deeper than :data:`MAX_DEPTH` or holds a node with an ``extra`` (a gather, a
+    symbolic loop or call): the caller builds its spec."""
+
+
+class _Walk:
+    """The state of one :func:`shape_of` walk (module-level functions over it: a recursive
+    closure would keep every visited node alive in a reference cycle until the collector runs)."""
+
+    __slots__ = ("ids", "key", "data", "literals")
+
+    def __init__(self):
+        self.ids: dict = {}         # node -> position in key
+        self.key: list = []
+        self.data: list = []        # the data nodes, in the order of their entries
+        self.literals: dict = {}    # (type, value key) -> position: one entry per distinct constant
+
+
+def shape_of(outputs: list):
+    """``(shape, data nodes)`` of evaluating the pending nodes ``outputs`` (one size, no
+    scatters), or ``None`` if the graph holds a node the walk does not cover (see the module
+    docstring)."""
+    w = _Walk()
+    ids = w.ids
+    try:
+        for out in outputs:
+            if out not in ids:
+                if out.extra is not None:
+                    return None
+                _visit(w, out, 0)
+    except _NotCovered:
+        return None
+    key = w.key
+    key.append(tuple([ids[out] for out in outputs]))
+    return tuple(key), w.data
+
+
+def _visit(w: _Walk, n: Node, depth: int) -> None:
+    """Add ``n``'s entry after its operands' (a pending node with no ``extra``)."""
+    ids = w.ids
+    key = w.key
+    a1 = n.a1       # (Node.args without its property call: a1 is None unless two operands)
+    for a in n.a0 if a1 is None else (n.a0, a1):
+        if a not in ids:
+            op = a.op
+            if op == "literal":
+                v = a.value
+                lk = (a.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex()))
+                i = w.literals.get(lk)
+                if i is None:
+                    i = w.literals[lk] = len(key)
+                    key.append(("literal",) + lk)
+                ids[a] = i
+            elif op == "data":
+                ids[a] = len(key)
+                key.append(("data", a.vt, a.size == 1))
+                w.data.append(a)
+            elif a.extra is not None or depth > MAX_DEPTH:
+                raise _NotCovered
+            else:
+                _visit(w, a, depth + 1)
+    if a1 is not None:
+        item = (n.op, n.vt, ids[n.a0], ids[a1])
+    else:
+        v = n.value
+        if type(v) is float:
+            v = ("f", v.hex())
+        args = n.a0     # (no comprehension for the common arities: each is a function call)
+        na = len(args)
+        if na == 3:
+            t = (ids[args[0]], ids[args[1]], ids[args[2]])
+        elif na == 1:
+            t = (ids[args[0]],)
+        else:
+            t = tuple([ids[a] for a in args])
+        item = (n.op, n.vt, v, t)
+    ids[n] = len(key)
+    key.append(item)
+
+
+def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
+    """The plan of ``shape`` (built from ``outputs`` the first time; ``None`` if its spec binds
+    something other than ``data`` then ``outputs``, which a covered graph never does)."""
+    plan = _plans.get(shape)
+    if plan is None:
+        spec = build_kernel(outputs, ())
+        position = {id(d): i for i, d in enumerate(data)}
+        n_in = len(spec.bindings) - len(spec.outputs)
+        inputs = tuple(position.get(id(b), -1) for b in spec.bindings[:n_in])
+        if -1 in inputs or spec.outputs != outputs:
+            return None
+        plan = Plan(SpecWithKey(spec.instrs, spec.params, spec.key()), inputs)
+        if len(_plans) >= MAX_PLANS:
+            _plans.clear()
+        _plans[shape] = plan
+    return plan
