@@ -35,6 +35,31 @@ MAX_PLANS = 1024            # shapes remembered (all forgotten when full: they a
 MAX_DEPTH = 200             # deeper graphs: build_kernel (its walk has an explicit stack for them)
 
 
+class HashedKey:
+    """A spec key (a tuple) whose hash is computed once: a plan's spec is looked up in the
+    backend's kernel cache at every reuse, and hashing a key of ~70 instructions cost ~3 us.
+    Equal to the tuple it wraps (and hashes as it), so either finds the other's kernel."""
+
+    __slots__ = ("key", "_hash")
+
+    def __init__(self, key: tuple):
+        self.key = key
+        self._hash = hash(key)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other) -> bool:
+        if other is self:
+            return True
+        if type(other) is HashedKey:
+            return self._hash == other._hash and self.key == other.key
+        return self.key == other
+
+    def __repr__(self) -> str:
+        return f"HashedKey({self.key!r})"
+
+
 class Plan:
     """A spec and how to bind its parameters: ``inputs[i]`` is the position among the shape's data
     nodes of the node bound to input parameter ``i``; the outputs follow, in order."""
@@ -77,8 +102,6 @@ def shape_of(outputs: list):
     try:
         for out in outputs:
             if out not in ids:
-                if out.extra is not None:
-                    return None
                 _visit(w, out, 0)
     except _NotCovered:
         return None
@@ -87,47 +110,49 @@ def shape_of(outputs: list):
     return tuple(key), w.data
 
 
-def _visit(w: _Walk, n: Node, depth: int) -> None:
-    """Add ``n``'s entry after its operands' (a pending node with no ``extra``)."""
-    ids = w.ids
+def _visit(w: _Walk, n: Node, depth: int) -> int:
+    """Add the entry of ``n`` (not visited yet) after its operands'; return its position."""
+    op = n.op
     key = w.key
-    a1 = n.a1       # (Node.args without its property call: a1 is None unless two operands)
-    for a in n.a0 if a1 is None else (n.a0, a1):
-        if a not in ids:
-            op = a.op
-            if op == "literal":
-                v = a.value
-                lk = (a.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex()))
-                i = w.literals.get(lk)
-                if i is None:
-                    i = w.literals[lk] = len(key)
-                    key.append(("literal",) + lk)
-                ids[a] = i
-            elif op == "data":
-                ids[a] = len(key)
-                key.append(("data", a.vt, a.size == 1))
-                w.data.append(a)
-            elif a.extra is not None or depth > MAX_DEPTH:
-                raise _NotCovered
-            else:
-                _visit(w, a, depth + 1)
-    if a1 is not None:
-        item = (n.op, n.vt, ids[n.a0], ids[a1])
+    if op == "literal":
+        v = n.value
+        lk = (n.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex()))
+        i = w.literals.get(lk)
+        if i is None:
+            i = w.literals[lk] = len(key)
+            key.append(("literal",) + lk)
+        w.ids[n] = i
+        return i
+    if op == "data":
+        i = w.ids[n] = len(key)
+        key.append(("data", n.vt, n.size == 1))
+        w.data.append(n)
+        return i
+    if n.extra is not None or depth > MAX_DEPTH:
+        raise _NotCovered
+    ids = w.ids
+    b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
+    if b is not None:
+        a = n.a0
+        ia = ids.get(a)
+        if ia is None:
+            ia = _visit(w, a, depth + 1)
+        ib = ids.get(b)
+        if ib is None:
+            ib = _visit(w, b, depth + 1)
+        item = (op, n.vt, ia, ib)
     else:
+        t = []
+        for a in n.a0:
+            i = ids.get(a)
+            t.append(_visit(w, a, depth + 1) if i is None else i)
         v = n.value
         if type(v) is float:
             v = ("f", v.hex())
-        args = n.a0     # (no comprehension for the common arities: each is a function call)
-        na = len(args)
-        if na == 3:
-            t = (ids[args[0]], ids[args[1]], ids[args[2]])
-        elif na == 1:
-            t = (ids[args[0]],)
-        else:
-            t = tuple([ids[a] for a in args])
-        item = (n.op, n.vt, v, t)
-    ids[n] = len(key)
+        item = (op, n.vt, v, tuple(t))
+    i = ids[n] = len(key)
     key.append(item)
+    return i
 
 
 def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
@@ -141,7 +166,7 @@ def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
         inputs = tuple(position.get(id(b), -1) for b in spec.bindings[:n_in])
         if -1 in inputs or spec.outputs != outputs:
             return None
-        plan = Plan(SpecWithKey(spec.instrs, spec.params, spec.key()), inputs)
+        plan = Plan(SpecWithKey(spec.instrs, spec.params, HashedKey(spec.key())), inputs)
         if len(_plans) >= MAX_PLANS:
             _plans.clear()
         _plans[shape] = plan

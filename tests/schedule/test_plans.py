@@ -196,3 +196,11 @@ def monkeypatch_module():
     mp = pytest.MonkeyPatch()
     yield mp
     mp.undo()
+
+
+def test_a_hashed_key_equals_the_tuple_it_wraps():
+    key = (("in", "Float32"), (("add", 0, 1),))
+    h = plans.HashedKey(key)
+    assert h == key and key == h and hash(h) == hash(key) and h == plans.HashedKey(key)
+    assert h != plans.HashedKey(key + ((),)) and h != key + ((),)
+    assert {key: 1}[h] == 1 and {h: 2}[key] == 2
