@@ -10,20 +10,21 @@ data nodes that its input parameters bind, in order.  A shape seen before reuses
 ``backend.compile(spec)``: a hit in its memory cache), so flushing the kernel cache, bounding
 it or switching backends needs nothing here.
 
-What the shape holds, in the walk's order (``build_kernel``'s: operands depth-first, each node
-once, each distinct constant once), so that equal shapes make equal specs:
+What the shape holds, one entry per node reachable from the evaluated ones (operands
+depth-first, each node once), so that graphs of equal shapes are the same graph up to the
+nodes' identities and the data buffers, of which ``build_kernel`` makes equal specs:
 
 * a pending node: its operation, type, parameter (``value``: a cast's target type...; floats
   by their bits) and the positions of its operands in the shape;
-* a literal: its type and value (floats by their bits: ``-0.0`` and ``0.0`` differ; equal
-  constants share one entry, as they share one instruction);
+* a literal node: its type and value (floats by their bits: ``-0.0`` and ``0.0`` differ);
 * a data node: its type and whether it broadcasts (size 1: an ``IN_SCALAR`` parameter), one
   entry per node (``x * x`` and ``x * y`` differ);
 * the evaluated nodes (one ``store`` each), as the positions of their entries.
 
-Graphs the walk does not cover take ``build_kernel`` each time: nodes with an ``extra``
-(gathers, symbolic loops and calls), scatters, graphs deeper than ~200 nodes, frozen-function
-recording and the kernel history (they need the built spec's nodes).
+Nothing else goes into a spec: sizes and buffers are the launch's, and no flag changes code
+generation.  Graphs the walk does not cover take ``build_kernel`` each time: nodes with an
+``extra`` (gathers, symbolic loops and calls), scatters, graphs deeper than ~200 nodes, and
+frozen-function recording (its recorder needs the built spec's nodes).
 """
 from __future__ import annotations
 
@@ -84,13 +85,12 @@ class _Walk:
     """The state of one :func:`shape_of` walk (module-level functions over it: a recursive
     closure would keep every visited node alive in a reference cycle until the collector runs)."""
 
-    __slots__ = ("ids", "key", "data", "literals")
+    __slots__ = ("ids", "key", "data")
 
     def __init__(self):
         self.ids: dict = {}         # node -> position in key
         self.key: list = []
         self.data: list = []        # the data nodes, in the order of their entries
-        self.literals: dict = {}    # (type, value key) -> position: one entry per distinct constant
 
 
 def shape_of(outputs: list):
@@ -115,13 +115,11 @@ def _visit(w: _Walk, n: Node, depth: int) -> int:
     op = n.op
     key = w.key
     if op == "literal":
+        # One entry per literal node, not per distinct constant as in the spec: two graphs of
+        # equal shapes still have equal constants in the same places, so equal specs.
         v = n.value
-        lk = (n.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex()))
-        i = w.literals.get(lk)
-        if i is None:
-            i = w.literals[lk] = len(key)
-            key.append(("literal",) + lk)
-        w.ids[n] = i
+        i = w.ids[n] = len(key)
+        key.append(("literal", n.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
         return i
     if op == "data":
         i = w.ids[n] = len(key)
