@@ -101,6 +101,10 @@ def evaluate(nodes) -> None:
             if n.op != "data" and n.op != "literal" and id(n) not in seen:
                 seen.add(id(n))
                 pending.append(n)
+        if pending and not state.side_effects and state.recorder is None and _one_size(pending) and \
+                _run_planned(current_backend(), pending[0].size, pending):
+            # (fj.eval of a static array: no scatters queued, nothing to put back on failure)
+            return
         effects = state.side_effects
         held = []
         if effects and state.recorder is not None:
@@ -112,10 +116,7 @@ def evaluate(nodes) -> None:
         started = _Started()
         try:
             state.side_effects = held
-            if not effects and state.recorder is None and _one_size(pending) and \
-                    _run_planned(backend, pending[0].size, pending):
-                pass
-            elif not effects and len(pending) == 1:
+            if not effects and len(pending) == 1:
                 run_group(backend, pending[0].size, pending, effects, started)
             else:
                 for size, outputs, effs in _plan(pending, effects):
