@@ -74,6 +74,30 @@ def test_matrix_product_makes_the_general_fma_chains():
     assert _key(*got) == _key(*want)
 
 
+def test_quaternion_product_makes_the_general_formulas_nodes():
+    x1, y1, z1, w1, x2, y2, z2, w2 = _floats(5, 8, 8)
+    r = T.Quaternion4f(x1, y1, z1, w1) * T.Quaternion4f(x2, y2, z2, w2)
+    assert type(r) is T.Quaternion4f and all(type(c) is T.Float for c in r._c)
+
+    def f(a, b, c):
+        return apply("fma", a, b, c)
+
+    def n(a):
+        return apply("neg", a)
+
+    def m(a, b):
+        return apply("mul", a, b)
+    want = [apply("add", f(w1, x2, n(m(z1, y2))), f(x1, w2, m(y1, z2))),
+            apply("add", f(w1, y2, n(m(x1, z2))), f(y1, w2, m(z1, x2))),
+            apply("add", f(w1, z2, n(m(y1, x2))), f(z1, w2, m(x1, y2))),
+            apply("add", f(w1, w2, n(m(z1, z2))), f(n(x1), x2, n(m(y1, y2))))]
+    assert _key(*r._c) == _key(*want)
+    for got, w in zip(r._c, want):
+        assert np.array_equal(got.numpy(), w.numpy())
+    s = T.Quaternion4f(x1, y1, z1, w1) - T.Quaternion4f(x2, y2, z2, w2)
+    assert _key(*s._c) == _key(*[apply("sub", a, b) for a, b in zip((x1, y1, z1, w1), (x2, y2, z2, w2))])
+
+
 def test_static_array_sum_makes_one_node_per_component():
     xs, ys = _floats(3, 6, 3), _floats(3, 7, 3)
     r = T.Array3f(*xs) * T.Array3f(*ys)
