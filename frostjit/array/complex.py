@@ -21,7 +21,7 @@ from .flat import ArrayBase, apply
 from .vector import VectorBase, componentwise, from_parts, is_plain_static
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
-_node, _node2 = ops.make, ops.make_binary      # (the trace's doors: one node each)
+_node1, _node2, _node3 = ops.make_unary, ops.make_binary, ops.make_ternary      # (the trace's doors)
 _new = object.__new__
 
 
@@ -201,8 +201,8 @@ def c_mul(a, b):
                 # (the nodes the general path below makes, in its order: Dr.Jit's formula)
                 ar, ai, br, bi = ar._node, ai._node, br._node, bi._node
                 vt, mul, fma = k.vt, k.mul, k.fma
-                re = _node(fma, vt, (ar, br, _node(k.neg, vt, (_node2(mul, vt, ai, bi),))))
-                return _wrap2(cls, e, re, _node(fma, vt, (ar, bi, _node2(mul, vt, ai, br))))
+                re = _node3(fma, vt, ar, br, _node1(k.neg, vt, _node2(mul, vt, ai, bi)))
+                return _wrap2(cls, e, re, _node3(fma, vt, ar, bi, _node2(mul, vt, ai, br)))
         re, im = _fma(ar, br, -(ai * bi)), _fma(ar, bi, ai * br)
         e = cls._elem
         if type(re) is e and type(im) is e:

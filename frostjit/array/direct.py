@@ -20,7 +20,7 @@ from .flat import ArrayBase, same_type_rule
 
 _new = object.__new__
 _make_binary = ops.make_binary
-_make = ops.make
+_make_ternary = ops.make_ternary
 
 
 class Kit:
@@ -91,5 +91,5 @@ def dot(k: Kit, xs: list, ys: list):
     vt, fma = k.vt, k.fma
     acc = _make_binary(k.mul, vt, xs[0], ys[0])
     for i in range(1, len(xs)):
-        acc = _make(fma, vt, (xs[i], ys[i], acc))
+        acc = _make_ternary(fma, vt, xs[i], ys[i], acc)
     return acc

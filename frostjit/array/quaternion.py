@@ -17,7 +17,7 @@ from .flat import ArrayBase, apply
 from .vector import VectorBase, componentwise, from_parts, is_plain_static
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
-_node, _node2 = ops.make, ops.make_binary      # (the trace's doors: one node each)
+_node1, _node2, _node3 = ops.make_unary, ops.make_binary, ops.make_ternary      # (the trace's doors)
 
 
 class QuaternionBase(VectorBase):
@@ -111,17 +111,17 @@ def _direct_mul(k, xs, ys) -> list:
     x2, y2, z2, w2 = ys
 
     def fms(a, b, c, d):         # fma(a, b, -(c * d)): the left half of each component
-        return _node(fma, vt, (a, b, _node(neg, vt, (_node2(mul, vt, c, d),))))
+        return _node3(fma, vt, a, b, _node1(neg, vt, _node2(mul, vt, c, d)))
 
     out = []
     for (a, b, c, d), (e, f, g, h) in (((w1, x2, z1, y2), (x1, w2, y1, z2)),
                                        ((w1, y2, x1, z2), (y1, w2, z1, x2)),
                                        ((w1, z2, y1, x2), (z1, w2, x1, y2))):
         left = fms(a, b, c, d)
-        out.append(_node2(add, vt, left, _node(fma, vt, (e, f, _node2(mul, vt, g, h)))))
+        out.append(_node2(add, vt, left, _node3(fma, vt, e, f, _node2(mul, vt, g, h))))
     left = fms(w1, w2, z1, z2)
-    nx1 = _node(neg, vt, (x1,))
-    out.append(_node2(add, vt, left, _node(fma, vt, (nx1, x2, _node(neg, vt, (_node2(mul, vt, y1, y2),))))))
+    nx1 = _node1(neg, vt, x1)
+    out.append(_node2(add, vt, left, _node3(fma, vt, nx1, x2, _node1(neg, vt, _node2(mul, vt, y1, y2)))))
     return out
 
 
