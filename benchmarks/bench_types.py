@@ -15,7 +15,8 @@ frostjit in one process):
 
 Both JITs run plain and frozen (``freeze``); ``first`` is the first call (compilation
 included, disk caches empty).  ``--phases`` times the plain calls' Python side instead: tracing
-alone and the whole call, in CPU and wall time (``--n 1000``: the kernels take next to nothing).  The JIT results must agree bit for bit (frostjit computes
+alone and the whole call, in CPU and wall time (``--n 1000``: the kernels take next to nothing;
+``--evict`` copies 32 MB before each sample, as a 1e6-point kernel evicts the caches).  The JIT results must agree bit for bit (frostjit computes
 Dr.Jit's formulas): their checksums are compared.  Target: frostjit's steady state no
 slower than Dr.Jit's.
 """
@@ -138,11 +139,17 @@ def _numpy_cases(np, n: int, k: int):
     return {("transform", "plain"): (transform, lambda r: _digest(r)), ("complex", "plain"): (chain, lambda w: _digest(w))}
 
 
-def _phases(dr, cases: dict, repeats: int) -> dict:
+def _phases(dr, cases: dict, repeats: int, evict: bool = False) -> dict:
     """CPU time (the process's, all threads) and wall time of a plain call's tracing alone and of
     the whole call (tracing, evaluation, waiting for the kernel), medians of ``repeats``
-    interleaved samples: the Python-side cost of the plain calls, beside the anchor's."""
+    interleaved samples: the Python-side cost of the plain calls, beside the anchor's.
+
+    ``evict``: copy 32 MB with NumPy before each sample, evicting the caches as a 1e6-point
+    kernel does between two calls (the interpreter's code and objects are then read from memory:
+    what makes the tracing of the 1e6-point calls cost more than that of the 1e3-point ones)."""
     pt, pc = time.process_time, time.perf_counter
+    src = np.ones(8 << 20 if evict else 1, np.float32)
+    dst = np.empty_like(src)
     out = {}
     for name, (trace, call, args) in cases.items():
         for _ in range(20):
@@ -150,10 +157,14 @@ def _phases(dr, cases: dict, repeats: int) -> dict:
             _workloads.sync(dr)
         tc, tw, cc, cw = [], [], [], []
         for _ in range(repeats):
+            if evict:
+                np.copyto(dst, src)
             c0, w0 = pt(), pc()
             r = trace(*args)
             c1, w1 = pt(), pc()
             del r
+            if evict:
+                np.copyto(dst, src)
             c2, w2 = pt(), pc()
             call(*args)
             _workloads.sync(dr)
@@ -175,7 +186,7 @@ def child(system: str, params: dict) -> dict:
     if params.get("phases"):
         if system == "numpy":
             raise _workloads.NotAvailable("no tracing")
-        out = _phases(mod, _jit_cases(mod, T, np, n, k, phases=True), repeats)
+        out = _phases(mod, _jit_cases(mod, T, np, n, k, phases=True), repeats, params.get("evict", False))
         out.update(version=getattr(mod, "__version__", "?"), threads=_workloads.thread_count(system, mod))
         return out
     cases = _numpy_cases(np, n, k) if system == "numpy" else _jit_cases(mod, T, np, n, k)
@@ -193,9 +204,9 @@ def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=True)
 
 
-def report_phases(res: dict, systems, n: int, k: int) -> None:
+def report_phases(res: dict, systems, n: int, k: int, evict: bool = False) -> None:
     print(f"plain calls at {H.fmt_n(n)}: tracing alone, and the whole call (tracing, evaluation, kernel); "
-          "median us, process CPU time / wall time")
+          "median us, process CPU time / wall time" + ("; caches evicted before each sample" if evict else ""))
     rows = []
     for name in ("transform", "complex"):
         for field, label in (("trace", "tracing"), ("call", "whole call")):
@@ -262,6 +273,8 @@ def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
     ap.add_argument("--phases", action="store_true",
                     help="time the plain calls' tracing alone and whole calls in CPU and wall time, 300 "
                          "interleaved samples (the Python-side cost; try --n 1000), instead of the table")
+    ap.add_argument("--evict", action="store_true",
+                    help="with --phases: copy 32 MB before each sample (caches evicted, as by a 1e6-point kernel)")
     H.add_system_options(ap, SYSTEMS)
     return ap
 
@@ -273,13 +286,18 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "k": a.k, "repeats": 5 if a.quick else 30, "threads": a.threads}
     systems = [s for s in a.systems if not (a.phases and s == "numpy")]
+    if a.evict and not a.phases:
+        parser(prog).error("--evict goes with --phases")
     if a.phases:
-        params.update(phases=True, repeats=50 if a.quick else 300)
+        params.update(phases=True, repeats=50 if a.quick else 300, evict=a.evict)
     res = {s: run_child(s, params) for s in systems}
     versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
                          + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in systems)
     print(f"machine: {os.cpu_count()} cores; {versions}")
-    (report_phases if a.phases else report)(res, systems, n, a.k)
+    if a.phases:
+        report_phases(res, systems, n, a.k, a.evict)
+    else:
+        report(res, systems, n, a.k)
     H.dump_json(a.json, res)
     return 0
 
