@@ -33,6 +33,7 @@ from .kernel import build_kernel
 from .single_op import SpecWithKey
 
 MAX_PLANS = 1024            # shapes remembered (all forgotten when full: they are cheap to rebuild)
+MAX_ENTRIES = 1 << 18       # and their entries in all (~0.3 KB each with the spec: ~80 MB at most)
 MAX_DEPTH = 200             # deeper graphs: build_kernel (its walk has an explicit stack for them)
 
 
@@ -74,6 +75,7 @@ class Plan:
 
 
 _plans: dict = {}
+_entries = [0]              # entries of the shapes in _plans
 
 
 class _NotCovered(Exception):
@@ -165,7 +167,11 @@ def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
         if -1 in inputs or spec.outputs != outputs:
             return None
         plan = Plan(SpecWithKey(spec.instrs, spec.params, HashedKey(spec.key())), inputs)
-        if len(_plans) >= MAX_PLANS:
+        if len(shape) > MAX_ENTRIES:
+            return plan         # (used once: a graph this large is not kept)
+        if len(_plans) >= MAX_PLANS or _entries[0] + len(shape) > MAX_ENTRIES:
             _plans.clear()
+            _entries[0] = 0
         _plans[shape] = plan
+        _entries[0] += len(shape)
     return plan

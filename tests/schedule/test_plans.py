@@ -109,6 +109,24 @@ def test_outputs_and_their_order_are_part_of_the_shape():
         assert g.numpy().tolist() == [2, 3] and h.numpy().tolist() == [3, 6]
 
 
+def test_the_cache_is_bounded_by_shapes_and_by_their_entries(monkeypatch):
+    x = data(Float, [1, 2])
+    plans._plans.clear()
+    plans._entries[0] = 0
+    monkeypatch.setattr(plans, "MAX_ENTRIES", 40)
+    for k in range(20):
+        z = x
+        for _ in range(k + 1):
+            z = z * 2.0 + 1.0       # a shape of 2 (k + 1) + 4 entries (the constants' nodes are shared)
+        fj.eval(z)
+        assert z.numpy().tolist() == [2 ** (k + 2) - 1, 3 * 2 ** (k + 1) - 1]
+        assert plans._entries[0] == sum(len(s) for s in plans._plans) <= 40
+    monkeypatch.setattr(plans, "MAX_PLANS", 3)
+    for c in range(1, 8):
+        fj.eval(x * float(c) + 1.0)
+        assert len(plans._plans) <= 3
+
+
 def test_gathers_and_deep_graphs_take_the_spec_builder():
     src = data(Float, [10, 20, 30])
     g = fj.gather(Float, src, UInt32([2, 0])) + 1.0
