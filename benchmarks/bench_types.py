@@ -14,7 +14,9 @@ frostjit in one process):
   (one fused kernel).  NumPy: the same on ``complex64`` arrays.
 
 Both JITs run plain and frozen (``freeze``); ``first`` is the first call (compilation
-included, disk caches empty).  The JIT results must agree bit for bit (frostjit computes
+included, disk caches empty).  ``--phases`` times the plain calls' Python side instead: tracing
+alone and the whole call, in CPU and wall time (``--n 1000``: the kernels take next to nothing;
+``--evict`` copies 32 MB before each sample, as a 1e6-point kernel evicts the caches).  The JIT results must agree bit for bit (frostjit computes
 Dr.Jit's formulas): their checksums are compared.  Target: frostjit's steady state no
 slower than Dr.Jit's.
 """
@@ -70,7 +72,7 @@ def _digest(*arrays) -> str:
     return h.hexdigest()[:16]
 
 
-def _jit_cases(dr, T, np, n: int, k: int):
+def _jit_cases(dr, T, np, n: int, k: int, phases: bool = False):
     points, matrix, z = _inputs(np, n)
     p = T.Array4f(T.Float(points[0]), T.Float(points[1]), T.Float(points[2]), 1.0)
     m = T.Matrix4f(*[float(v) for v in matrix.ravel()])
@@ -105,6 +107,15 @@ def _jit_cases(dr, T, np, n: int, k: int):
     def check_complex(w):
         return _digest(np.asarray(w.real.numpy()), np.asarray(w.imag.numpy()))
 
+    if phases:
+        # (tracing alone, and tracing + evaluation, of the plain calls: see _phases)
+        def chain_trace(z0, c):
+            w = z0
+            for _ in range(k):
+                w = w * c + z0
+            return w
+        return {"transform": (lambda m, p: m @ p, transform, (m, p)), "complex": (chain_trace, chain, (z0, c))}
+
     return {("transform", "plain"): (synced(transform, m, p), check_vector),
             ("transform", "frozen"): (synced(frozen_transform, m, p), check_vector),
             ("complex", "plain"): (synced(chain, z0, c), check_complex),
@@ -128,10 +139,56 @@ def _numpy_cases(np, n: int, k: int):
     return {("transform", "plain"): (transform, lambda r: _digest(r)), ("complex", "plain"): (chain, lambda w: _digest(w))}
 
 
+def _phases(dr, cases: dict, repeats: int, evict: bool = False) -> dict:
+    """CPU time (the process's, all threads) and wall time of a plain call's tracing alone and of
+    the whole call (tracing, evaluation, waiting for the kernel), medians of ``repeats``
+    interleaved samples: the Python-side cost of the plain calls, beside the anchor's.
+
+    ``evict``: copy 32 MB with NumPy before each sample, evicting the caches as a 1e6-point
+    kernel does between two calls (the interpreter's code and objects are then read from memory:
+    what makes the tracing of the 1e6-point calls cost more than that of the 1e3-point ones)."""
+    pt, pc = time.process_time, time.perf_counter
+    src = np.ones(8 << 20 if evict else 1, np.float32)
+    dst = np.empty_like(src)
+    out = {}
+    for name, (trace, call, args) in cases.items():
+        for _ in range(20):
+            call(*args)
+            _workloads.sync(dr)
+        tc, tw, cc, cw = [], [], [], []
+        for _ in range(repeats):
+            if evict:
+                np.copyto(dst, src)
+            c0, w0 = pt(), pc()
+            r = trace(*args)
+            c1, w1 = pt(), pc()
+            del r
+            if evict:
+                np.copyto(dst, src)
+            c2, w2 = pt(), pc()
+            call(*args)
+            _workloads.sync(dr)
+            c3, w3 = pt(), pc()
+            tc.append(c1 - c0)
+            tw.append(w1 - w0)
+            cc.append(c3 - c2)
+            cw.append(w3 - w2)
+        med = statistics.median
+        out[name] = {"status": "ok", "trace_cpu_us": med(tc) * 1e6, "trace_us": med(tw) * 1e6,
+                     "call_cpu_us": med(cc) * 1e6, "call_us": med(cw) * 1e6}
+    return out
+
+
 def child(system: str, params: dict) -> dict:
     mod, T = _workloads.load(system)
     _workloads.apply_threads(system, params.get("threads"))
     n, k, repeats = params["n"], params["k"], params["repeats"]
+    if params.get("phases"):
+        if system == "numpy":
+            raise _workloads.NotAvailable("no tracing")
+        out = _phases(mod, _jit_cases(mod, T, np, n, k, phases=True), repeats, params.get("evict", False))
+        out.update(version=getattr(mod, "__version__", "?"), threads=_workloads.thread_count(system, mod))
+        return out
     cases = _numpy_cases(np, n, k) if system == "numpy" else _jit_cases(mod, T, np, n, k)
     out = {"version": getattr(mod, "__version__", "?"), "threads": _workloads.thread_count(system, mod)}
     for key, fn in cases.items():
@@ -145,6 +202,26 @@ def child(system: str, params: dict) -> dict:
 # ----------------------------------------------------------------- driver side
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=True)
+
+
+def report_phases(res: dict, systems, n: int, k: int, evict: bool = False) -> None:
+    print(f"plain calls at {H.fmt_n(n)}: tracing alone, and the whole call (tracing, evaluation, kernel); "
+          "median us, process CPU time / wall time" + ("; caches evicted before each sample" if evict else ""))
+    rows = []
+    for name in ("transform", "complex"):
+        for field, label in (("trace", "tracing"), ("call", "whole call")):
+            row = [f"{name}: {label}"]
+            for s in systems:
+                r = res.get(s, {}).get(name)
+                row.append("-" if not r or r.get("status") != "ok" else
+                           f"{r[field + '_cpu_us']:.1f} / {r[field + '_us']:.1f}")
+            fj, dj = (H.val(res.get(s, {}).get(name), field + "_cpu_us") for s in ("frostjit", "drjit"))
+            row.append(H.fmt_ratio(H.ratio(fj, dj)))
+            rows.append(row)
+    print(H.table(["phase"] + list(systems) + ["frostjit / drjit (CPU)"], rows))
+    for s in systems:
+        if res.get(s, {}).get("status") in ("error", "n/a"):
+            print(f"  note: {s}: {res[s].get('reason')}")
 
 
 def report(res: dict, systems, n: int, k: int) -> None:
@@ -193,6 +270,11 @@ def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (5 instead of 30) and n = 1e5")
     ap.add_argument("--n", type=H.positive_int, default=None, help="points per call (default 1e6)")
     ap.add_argument("--k", type=H.positive_int, default=10, help="steps of the complex chain (default 10)")
+    ap.add_argument("--phases", action="store_true",
+                    help="time the plain calls' tracing alone and whole calls in CPU and wall time, 300 "
+                         "interleaved samples (the Python-side cost; try --n 1000), instead of the table")
+    ap.add_argument("--evict", action="store_true",
+                    help="with --phases: copy 32 MB before each sample (caches evicted, as by a 1e6-point kernel)")
     H.add_system_options(ap, SYSTEMS)
     return ap
 
@@ -203,11 +285,19 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "k": a.k, "repeats": 5 if a.quick else 30, "threads": a.threads}
-    res = {s: run_child(s, params) for s in a.systems}
+    systems = [s for s in a.systems if not (a.phases and s == "numpy")]
+    if a.evict and not a.phases:
+        parser(prog).error("--evict goes with --phases")
+    if a.phases:
+        params.update(phases=True, repeats=50 if a.quick else 300, evict=a.evict)
+    res = {s: run_child(s, params) for s in systems}
     versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
-                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in a.systems)
+                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in systems)
     print(f"machine: {os.cpu_count()} cores; {versions}")
-    report(res, a.systems, n, a.k)
+    if a.phases:
+        report_phases(res, systems, n, a.k, a.evict)
+    else:
+        report(res, systems, n, a.k)
     H.dump_json(a.json, res)
     return 0
 

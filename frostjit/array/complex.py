@@ -15,10 +15,14 @@ import math
 
 import numpy as np
 
+from ..trace import ops
+from . import direct
 from .flat import ArrayBase, apply
 from .vector import VectorBase, apply_vector, componentwise, from_parts, is_plain_static, mixes_backends
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_node1, _node2, _node3 = ops.make_unary, ops.make_binary, ops.make_ternary      # (the trace's doors)
+_new = object.__new__
 
 
 class ComplexBase(VectorBase):
@@ -48,11 +52,9 @@ class ComplexBase(VectorBase):
             return [cls._elem(np.ascontiguousarray(a.real)), cls._elem(np.ascontiguousarray(a.imag))]
         return super()._from_numpy(a)
 
-    # The arithmetic operators call the complex formulas directly: apply_vector would find the
-    # same function (the first operand's _ops entry) after a loop over the operands.
-    def __add__(self, o): return c_add(self, o)
-    def __sub__(self, o): return c_sub(self, o)
-    def __mul__(self, o): return c_mul(self, o)
+    # The arithmetic operators are the complex formulas themselves (set below the class, once
+    # they are defined): apply_vector would find the same function (the first operand's _ops
+    # entry) after a loop over the operands, and a method calling them is one more call.
 
     @property
     def real(self):
@@ -119,13 +121,46 @@ def _fma(a, b, c):
 
 # The fast paths below (two complex numbers of one class: no promotion, every part a new
 # result) skip _parts, _like and from_parts' promotion and copies: a complex chain's tracing
-# cost was ~60% this bookkeeping.  A part of an unexpected class (an operator returning a
+# cost was ~60% this bookkeeping.  When the four parts are of the element class with no
+# gradient (the common case), each part's operation is one node made directly (:mod:`.direct`:
+# none of apply()'s work per node).  A part of an unexpected class (an operator returning a
 # subclass) takes the general path.
+
+_kits: dict = {}        # complex class -> the direct.Kit of its parts' class (None: none applies)
+
+
+def _kit(cls):
+    """The :class:`.direct.Kit` of ``cls``'s part class if it makes every node of ``+``, ``-`` and
+    ``*`` (``None`` otherwise: the scalar backend, a mask class)."""
+    k = direct.kit(cls._elem)
+    if k is not None and None in (k.add, k.sub, k.mul, k.neg, k.fma):
+        k = None
+    _kits[cls] = k
+    return k
+
+
+def _wrap2(cls, e, re, im):
+    """The complex number of class ``cls`` whose parts are the nodes ``re`` and ``im``."""
+    out = _new(cls)
+    r, i = _new(e), _new(e)
+    r._node, r._ad, i._node, i._ad = re, None, im, None
+    out._c = [r, i]
+    return out
+
+
+# (In the three operators below, the fast case is tested inline: parts of the kit's class with
+# no gradient attached.  A helper function per test cost ~10% of a complex chain's tracing.)
 
 def c_add(a, b):
     cls = type(a)
     if type(b) is cls and isinstance(a, ComplexBase):
+        k = _kits[cls] if cls in _kits else _kit(cls)
         (ar, ai), (br, bi) = a._c, b._c
+        if k is not None:
+            e = k.elem
+            if type(ar) is e and type(ai) is e and type(br) is e and type(bi) is e and \
+                    ar._ad is None and ai._ad is None and br._ad is None and bi._ad is None:
+                return _wrap2(cls, e, _node2(k.add, k.vt, ar._node, br._node), _node2(k.add, k.vt, ai._node, bi._node))
         re, im = ar + br, ai + bi
         e = cls._elem
         if type(re) is e and type(im) is e:
@@ -141,7 +176,13 @@ def c_add(a, b):
 def c_sub(a, b):
     cls = type(a)
     if type(b) is cls and isinstance(a, ComplexBase):
+        k = _kits[cls] if cls in _kits else _kit(cls)
         (ar, ai), (br, bi) = a._c, b._c
+        if k is not None:
+            e = k.elem
+            if type(ar) is e and type(ai) is e and type(br) is e and type(bi) is e and \
+                    ar._ad is None and ai._ad is None and br._ad is None and bi._ad is None:
+                return _wrap2(cls, e, _node2(k.sub, k.vt, ar._node, br._node), _node2(k.sub, k.vt, ai._node, bi._node))
         re, im = ar - br, ai - bi
         e = cls._elem
         if type(re) is e and type(im) is e:
@@ -157,7 +198,17 @@ def c_sub(a, b):
 def c_mul(a, b):
     cls = type(a)
     if type(b) is cls and isinstance(a, ComplexBase):
+        k = _kits[cls] if cls in _kits else _kit(cls)
         (ar, ai), (br, bi) = a._c, b._c
+        if k is not None:
+            e = k.elem
+            if type(ar) is e and type(ai) is e and type(br) is e and type(bi) is e and \
+                    ar._ad is None and ai._ad is None and br._ad is None and bi._ad is None:
+                # (the nodes the general path below makes, in its order: Dr.Jit's formula)
+                ar, ai, br, bi = ar._node, ai._node, br._node, bi._node
+                vt, mul, fma = k.vt, k.mul, k.fma
+                re = _node3(fma, vt, ar, br, _node1(k.neg, vt, _node2(mul, vt, ai, bi)))
+                return _wrap2(cls, e, re, _node3(fma, vt, ar, bi, _node2(mul, vt, ai, br)))
         re, im = _fma(ar, br, -(ai * bi)), _fma(ar, bi, ai * br)
         e = cls._elem
         if type(re) is e and type(im) is e:
@@ -370,6 +421,7 @@ def _componentwise_eq(op):
     return f
 
 
+ComplexBase.__add__, ComplexBase.__sub__, ComplexBase.__mul__ = c_add, c_sub, c_mul
 ComplexBase._ops = {
     "add": c_add, "sub": c_sub, "mul": c_mul, "truediv": c_truediv, "fma": c_fma, "abs": c_abs, "rcp": c_rcp,
     "rsqrt": c_rsqrt, "sqrt": c_sqrt, "exp": c_exp, "exp2": c_exp2, "log": c_log, "log2": c_log2, "pow": c_pow,

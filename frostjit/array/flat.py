@@ -615,6 +615,13 @@ def is_flat_type(cls) -> bool:
 _same_type_rules: dict = {}
 
 
+def same_type_rule(op: str, cls):
+    """``(node op, result class, operand type)`` of ``op`` on operands of class ``cls`` that need
+    no conversion (``None``: the operation promotes or changes the type; the general path decides)."""
+    rule = _same_type_rules.get((op, cls), False)
+    return _same_type_rule(op, cls) if rule is False else rule
+
+
 def _same_type_rule(op: str, cls):
     vt = getattr(cls, "_vt", None) if issubclass(cls, ArrayBase) else None     # (scalar ArrayXf has a _vt too)
     rule = None

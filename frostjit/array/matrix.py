@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import registry
+from . import direct, registry
 from .flat import ArrayBase, apply
 from .vector import HOOKS, VectorBase, _component, _copy, component_class, componentwise
 
@@ -115,6 +115,10 @@ def matmul(a, b):
     Raises ``ValueError`` for mismatched sizes, ``TypeError`` for other operands.
     """
     sa, sb = _is_square(a), _is_square(b)
+    if sa:
+        out = _direct_matmul(a, b, sb)
+        if out is not None:
+            return out
     va, vb = isinstance(a, VectorBase), isinstance(b, VectorBase)
     if not (va and vb):
         if va or vb:
@@ -147,6 +151,49 @@ def matmul(a, b):
 
 
 HOOKS["matmul"] = matmul
+
+
+def _direct_matmul(a, b, b_square: bool):
+    """``a @ b`` for a square ``a`` (a matrix, an ``Array44f``) times a vector or a square array of
+    its size whose entries are all of ``a``'s entry class with no gradient attached: each entry of
+    the result is one fma chain of nodes (:func:`.direct.dot`, the nodes :func:`_dot` makes, in
+    its order), with none of the per-entry promotion of the general path.  ``None`` otherwise."""
+    rows = a._c
+    n = len(rows)
+    row_cls = type(a)._elem
+    e = getattr(row_cls, "_elem", None)
+    k = direct.kit(e)
+    if k is None or k.mul is None or k.fma is None or not isinstance(b, VectorBase) or len(b._c) != n:
+        return None
+    cells = []          # a's entries' nodes, row by row
+    for r in rows:
+        if type(r) is not row_cls:
+            return None
+        ns = direct.nodes(r._c, e)
+        if ns is None:
+            return None
+        cells.append(ns)
+    if not b_square:
+        if type(b)._elem is not e:
+            return None
+        v = direct.nodes(b._c, e)
+        if v is None:
+            return None
+        return _vector_like(b, [direct.wrap(e, direct.dot(k, cells[i], v)) for i in range(n)])
+    if type(b) is not type(a):
+        return None
+    cols = []
+    for r in b._c:
+        ns = direct.nodes(r._c, e) if type(r) is row_cls else None
+        if ns is None:
+            return None
+        cols.append(ns)
+    cols = list(zip(*cols))         # b's columns
+    out = []
+    for i in range(n):
+        entries = [direct.wrap(e, direct.dot(k, cells[i], cols[j])) for j in range(n)]
+        out.append(row_cls._from_components(entries))
+    return type(a)._from_components(out)
 
 
 def transpose(m):

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..trace import ops
+from . import direct
 from .flat import ArrayBase, apply
 from .vector import VectorBase, componentwise, from_parts, is_plain_static
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_node1, _node2, _node3 = ops.make_unary, ops.make_binary, ops.make_ternary      # (the trace's doors)
 
 
 class QuaternionBase(VectorBase):
@@ -64,12 +67,62 @@ def _plus(a, b, sign):
     return from_parts(_like(a, b), out)
 
 
+def _plain_nodes(a, b):
+    """``(kit, component nodes of a, of b)`` for two quaternions of one class whose components
+    are of its element class with no gradient attached (:mod:`.direct`: a node per 1-D
+    operation, none of apply()'s work), else ``None``: the general path."""
+    cls = type(a)
+    if type(b) is not cls or not isinstance(a, QuaternionBase):
+        return None
+    e = cls._elem
+    k = direct.kit(e)
+    if k is None or None in (k.add, k.sub, k.mul, k.neg, k.fma):
+        return None
+    xs = direct.nodes(a._c, e)
+    ys = None if xs is None else direct.nodes(b._c, e)
+    return None if ys is None else (k, xs, ys)
+
+
+def _from_nodes(like, k, nodes):
+    return like._from_components([direct.wrap(k.elem, n) for n in nodes])
+
+
 def q_add(a, b):
+    plain = _plain_nodes(a, b)
+    if plain is not None:
+        k, xs, ys = plain
+        return _from_nodes(type(a), k, [_node2(k.add, k.vt, x, y) for x, y in zip(xs, ys)])
     return _plus(a, b, 1)
 
 
 def q_sub(a, b):
+    plain = _plain_nodes(a, b)
+    if plain is not None:
+        k, xs, ys = plain
+        return _from_nodes(type(a), k, [_node2(k.sub, k.vt, x, y) for x, y in zip(xs, ys)])
     return _plus(a, b, -1)
+
+
+def _direct_mul(k, xs, ys) -> list:
+    """The nodes of the Hamilton product's components (those of the general path of
+    :func:`q_mul`, made in its order)."""
+    vt, mul, neg, fma, add = k.vt, k.mul, k.neg, k.fma, k.add
+    x1, y1, z1, w1 = xs
+    x2, y2, z2, w2 = ys
+
+    def fms(a, b, c, d):         # fma(a, b, -(c * d)): the left half of each component
+        return _node3(fma, vt, a, b, _node1(neg, vt, _node2(mul, vt, c, d)))
+
+    out = []
+    for (a, b, c, d), (e, f, g, h) in (((w1, x2, z1, y2), (x1, w2, y1, z2)),
+                                       ((w1, y2, x1, z2), (y1, w2, z1, x2)),
+                                       ((w1, z2, y1, x2), (z1, w2, x1, y2))):
+        left = fms(a, b, c, d)
+        out.append(_node2(add, vt, left, _node3(fma, vt, e, f, _node2(mul, vt, g, h))))
+    left = fms(w1, w2, z1, z2)
+    nx1 = _node1(neg, vt, x1)
+    out.append(_node2(add, vt, left, _node3(fma, vt, nx1, x2, _node1(neg, vt, _node2(mul, vt, y1, y2)))))
+    return out
 
 
 def q_mul(a, b):
@@ -80,6 +133,9 @@ def q_mul(a, b):
             return from_parts(type(q), [c * s for c in q._c])
         s = from_parts(type(q), list(s._c))          # an Array4f is the quaternion (x, y, z, w)
         a, b = (q, s) if a is q else (s, q)
+    plain = _plain_nodes(a, b)
+    if plain is not None:
+        return _from_nodes(type(a), plain[0], _direct_mul(*plain))
     x1, y1, z1, w1 = a._c
     x2, y2, z2, w2 = b._c
     # Two fma pairs per component, summed: Dr.Jit 1.5's rounding (bit for bit).

@@ -27,7 +27,7 @@ import numpy as np
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
-from . import registry, variables
+from . import direct, registry, variables
 from .flat import ArrayBase, apply, masked_assign, _SCALARS
 from .printing import format_array
 
@@ -489,6 +489,18 @@ def apply_vector(op: str, *operands):
     ``op`` differently (:attr:`VectorBase._ops`); otherwise the op applies component by
     component, operands of lower depth broadcasting to every component.
     """
+    if len(operands) == 2:
+        a, b = operands
+        cls = type(a)
+        if type(b) is cls and not cls._ops and cls.Depth == 2 and cls._n is not None:
+            # Two plain static arrays of one class (Array3f + Array3f): a node per component
+            # when every component is of the element class with no gradient (see .direct).
+            e = cls._elem
+            xs = direct.nodes(a._c, e) if direct.kit(e) is not None else None
+            ys = None if xs is None else direct.nodes(b._c, e)
+            comps = None if ys is None else direct.binary(op, e, xs, ys)
+            if comps is not None:
+                return cls._from_components(comps)
     depth = 0
     for o in operands:
         if isinstance(o, VectorBase):

@@ -16,7 +16,8 @@ from ..trace.state import state, KERNEL_HISTORY
 from ..backend import current_backend
 from ..backend.kernel import OUT
 from .kernel import build_kernel
-from .single_op import shape_key, plan_of
+from .plans import shape_of, plan_of
+from .single_op import shape_key, plan_of as single_op_plan
 
 log = logging.getLogger("frostjit")
 _DEBUG = logging.DEBUG
@@ -105,7 +106,7 @@ def evaluate(nodes) -> None:
                     key = shape_key(n)
                 if key is not None:
                     _run_single_op(backend, n, key)
-                else:
+                elif state.recorder is not None or not _run_planned(backend, n.size, [n]):
                     run_group(backend, n.size, [n], _NO_EFFECTS)
             return
         seen = set()
@@ -114,6 +115,13 @@ def evaluate(nodes) -> None:
             if n.op != "data" and n.op != "literal" and id(n) not in seen:
                 seen.add(id(n))
                 pending.append(n)
+        if pending and not state.side_effects and state.recorder is None and _one_size(pending):
+            # (fj.eval of a static array: no scatters queued, nothing to put back on failure)
+            backend = current_backend()
+            if pending[0].size >= backend.wake_from:
+                backend.wake_threads()
+            if _run_planned(backend, pending[0].size, pending):
+                return
         effects = state.side_effects
         held = []
         if effects and state.recorder is not None:
@@ -163,7 +171,7 @@ _NO_EFFECTS: list = []
 def _run_single_op(backend, n, key) -> None:
     """Evaluate ``n``, one operation over data and literal nodes, from its cached plan
     (:mod:`.single_op`): what run_group does, without building a spec."""
-    plan = plan_of(n, key)
+    plan = single_op_plan(n, key)
     kernel, status = backend.compile(plan.spec)
     b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
     args = n.a0 if b is None else (n.a0, b)
@@ -180,13 +188,46 @@ def _run_single_op(backend, n, key) -> None:
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)
 
 
+def _one_size(nodes: list) -> bool:
+    size = nodes[0].size
+    for n in nodes:
+        if n.size != size:
+            return False
+    return True
+
+
+def _run_planned(backend, size: int, outputs: list) -> bool:
+    """Evaluate ``outputs`` (pending nodes of one size, no scatters, not recording) from the plan
+    of their graph's shape (:mod:`.plans`: no spec built when the shape was seen before); False
+    if the walk does not cover the graph (nothing was done: the caller builds the spec)."""
+    shape = shape_of(outputs)
+    if shape is None:
+        return False
+    key, data = shape
+    plan = plan_of(outputs, key, data)
+    if plan is None:
+        return False
+    bindings = [data[i] for i in plan.inputs]
+    bindings += outputs
+    launch(backend, size, plan.spec, bindings, outputs, _NO_EFFECTS)
+    return True
+
+
 def run_group(backend, size: int, outputs: list, effects: list, started: _Started | None = None) -> None:
     """Compile (or fetch) and launch the kernel computing one size group."""
     spec = build_kernel(outputs, effects)
+    launch(backend, size, spec, spec.bindings, spec.outputs, effects, started)
+
+
+def launch(backend, size: int, spec, bindings: list, outs: list, effects: list,
+           started: _Started | None = None) -> None:
+    """Compile (or fetch) the kernel of ``spec`` and launch it on ``size`` lanes: ``bindings`` are
+    the nodes bound to its parameters (data nodes, then the pending ``outs`` that its OUT
+    parameters store, in order), which become data nodes holding the results."""
     kernel, status = backend.compile(spec)
     buffers = []
     alloc = backend.alloc
-    for (kind, vt), node in zip(spec.params, spec.bindings):
+    for (kind, vt), node in zip(spec.params, bindings):
         buffers.append(alloc(vt, size) if kind == OUT else node.value)
     rec = state.recorder
     if rec is not None:
@@ -201,8 +242,7 @@ def run_group(backend, size: int, outputs: list, effects: list, started: _Starte
     if started is not None:
         started.launching = 0
     t1 = time.perf_counter() if history else 0.0
-    # The OUT parameters come last, in the order of spec.outputs (schedule.kernel.build_kernel).
-    outs = spec.outputs
+    # The OUT parameters come last, in the order of outs (schedule.kernel.build_kernel).
     for node, buf in zip(outs, buffers[len(buffers) - len(outs):]):
         node.set_data(buf)
     if history:

@@ -4,7 +4,8 @@
 forces evaluation of operands that pending scatters write to (so side effects
 stay in program order), and tells the freeze recorder about the new node.
 :func:`make_binary` is the same door for the hottest case (two operands, no
-parameter) and :func:`operand_literal` the door for Python numbers used as operands;
+parameter), :func:`make_unary` and :func:`make_ternary` for one and three operands, and
+:func:`operand_literal` the door for Python numbers used as operands;
 :func:`literal` (:func:`stored_literal` for a value already converted), :func:`data`,
 :func:`cast` and :func:`bitcast` build the other kinds, and :func:`loop_phi`, :func:`loop`,
 :func:`loop_out` the nodes of a symbolic loop (:mod:`.loops`), :func:`call_param`, :func:`call`,
@@ -51,7 +52,24 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
         n = len(args)
         if n == 2 and value is None and extra is None:
             return make_binary(op, vt, args[0], args[1])
-        size = args[0].size if n == 1 else broadcast_size(op, args)
+        if n == 1:
+            size = args[0].size
+        elif n == 3:        # (fma, select: unrolled, as make_binary is for two)
+            size = args[0].size
+            s = args[1].size
+            if s != size:
+                if size == 1:
+                    size = s
+                elif s != 1:
+                    broadcast_size(op, args)        # raises the size error
+            s = args[2].size
+            if s != size:
+                if size == 1:
+                    size = s
+                elif s != 1:
+                    broadcast_size(op, args)
+        else:
+            size = broadcast_size(op, args)
     if state.dirty:
         flush_if_dirty(args)
     node = _new(Node)       # (object.__new__ and slot stores: no __init__ frame, as in make_binary)
@@ -89,6 +107,61 @@ def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
     node.size = sb if sa == 1 else sa
     node.a0 = a
     node.a1 = b
+    node.value = None
+    node.extra = None
+    node.sym = None
+    rec = state.recorder
+    if rec is not None:
+        rec.on_node(node)
+    return node
+
+
+def make_unary(op: str, vt: VarType, a: Node) -> Node:
+    """``make(op, vt, (a,))``: the door of one-operand operations without a parameter (``neg``
+    of a complex product: the static arrays' direct paths, :mod:`frostjit.array.direct`)."""
+    args = (a,)
+    if state.dirty:
+        flush_if_dirty(args)
+    node = _new(Node)
+    node.op = op
+    node.vt = vt
+    node.size = a.size
+    node.a0 = args
+    node.a1 = None
+    node.value = None
+    node.extra = None
+    node.sym = None
+    rec = state.recorder
+    if rec is not None:
+        rec.on_node(node)
+    return node
+
+
+def make_ternary(op: str, vt: VarType, a: Node, b: Node, c: Node) -> Node:
+    """``make(op, vt, (a, b, c))``: the door of three-operand operations without a parameter
+    (the ``fma`` chains of matrix products and complex numbers)."""
+    size = a.size
+    s = b.size
+    t = c.size
+    if s != size:
+        if size == 1:
+            size = s
+        elif s != 1:
+            broadcast_size(op, (a, b, c))       # raises the size error
+    if t != size:
+        if size == 1:
+            size = t
+        elif t != 1:
+            broadcast_size(op, (a, b, c))
+    args = (a, b, c)
+    if state.dirty:
+        flush_if_dirty(args)
+    node = _new(Node)
+    node.op = op
+    node.vt = vt
+    node.size = size
+    node.a0 = args
+    node.a1 = None
     node.value = None
     node.extra = None
     node.sym = None

@@ -77,6 +77,27 @@ def test_make_binary_checks_sizes_and_names_the_op():
         a + b
 
 
+@pytest.mark.parametrize("sizes", [(3, 3, 3), (1, 3, 3), (3, 1, 3), (3, 3, 1), (1, 1, 3), (1, 1, 1), (1, 3, 1)])
+def test_make_ternary_and_make_unary_build_what_make_builds(sizes):
+    nodes = [fj.llvm.Float(list(range(1, s + 1)))._node for s in sizes]
+    a = ops.make_ternary("fma", nodes[0].vt, *nodes)
+    b = ops.make("fma", nodes[0].vt, tuple(nodes))
+    for n in (a, b):
+        assert n.op == "fma" and n.args == tuple(nodes) and n.a1 is None and n.value is None and n.extra is None
+    assert a.size == b.size == max(sizes)
+    u = ops.make_unary("neg", a.vt, a)
+    assert u.args == (a,) and u.size == a.size and u.op == "neg" and u.value is None
+
+
+@pytest.mark.parametrize("sizes", [(3, 2, 3), (2, 3, 3), (3, 3, 2), (1, 2, 3)])
+def test_make_ternary_checks_sizes_and_names_the_op(sizes):
+    nodes = [fj.llvm.Float(list(range(s)))._node for s in sizes]
+    with pytest.raises(ValueError, match=r"frostjit.fma\(\): incompatible array sizes"):
+        ops.make_ternary("fma", nodes[0].vt, *nodes)
+    with pytest.raises(ValueError, match=r"frostjit.fma\(\): incompatible array sizes"):
+        ops.make("fma", nodes[0].vt, tuple(nodes))
+
+
 def test_only_the_trace_door_creates_nodes():
     """Every Node is made in frostjit/trace/ops.py (make, literal, data, ...): no other module of
     the package calls Node(...) or object.__new__(Node), the freeze recorder and the generated

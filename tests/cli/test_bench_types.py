@@ -1,0 +1,20 @@
+"""python -m frostjit bench types --phases: the plain calls' tracing and whole-call times."""
+import subprocess
+import sys
+
+
+def test_bench_types_phases_times_tracing_and_whole_calls():
+    p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--phases", "--quick", "--n", "7",
+                        "--k", "2", "--systems", "frostjit", "--evict"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    for row in ("transform: tracing", "transform: whole call", "complex: tracing", "complex: whole call"):
+        line = next(x for x in p.stdout.splitlines() if row in x)
+        cpu, wall = (float(v) for v in line.split(row)[1].split()[:3:2])
+        assert cpu > 0 and wall > 0, line
+    assert "note:" not in p.stdout
+
+
+def test_bench_types_evict_needs_phases():
+    p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--evict"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 2 and "--evict goes with --phases" in p.stderr

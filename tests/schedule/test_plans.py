@@ -1,0 +1,224 @@
+"""The plan cache (schedule/plans.py): an evaluation whose graph has the shape of an earlier one
+reuses its spec, and graphs that differ in anything the kernel depends on (operations, types,
+constants to the bit, which data node feeds which operand, broadcasting inputs, the outputs and
+their order) never share one: bit-identical to building the spec every time, on random programs."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import frostjit as fj
+from frostjit.llvm import Float, Float64, Int32, UInt32
+from frostjit.schedule import evaluate as ev, plans
+
+WIDTHS = [1, 7, 1000, 100003]
+
+
+def bits(a) -> bytes:
+    return np.ascontiguousarray(np.asarray(a.numpy())).tobytes()
+
+
+def data(T, values):
+    x = T(np.asarray(values, dtype=T._vt.np_dtype))
+    fj.eval(x)
+    return x
+
+
+@pytest.fixture
+def builds(monkeypatch):
+    """Counts the specs built by the plan cache (one per new shape)."""
+    count = [0]
+    real = plans.build_kernel
+
+    def counting(outputs, effects):
+        count[0] += 1
+        return real(outputs, effects)
+    monkeypatch.setattr(plans, "build_kernel", counting)
+    plans._plans.clear()
+    return count
+
+
+def test_the_same_program_traced_again_reuses_its_plan(builds):
+    x, y = data(Float, [1, 2, 3]), data(Float, [4, 5, 6])
+    for k in range(3):
+        a = x * y + 2.0
+        b = fj.fma(a, x, y)
+        fj.eval(a, b)
+        xn, yn = x.numpy(), y.numpy()
+        assert a.numpy().tolist() == (xn * yn + 2).tolist() and b.numpy().tolist() == ((xn * yn + 2) * xn + yn).tolist()
+        x, y = y, x         # other data nodes, the same shape
+        assert builds[0] == 1
+
+
+def test_x_times_x_and_x_times_y_have_different_plans(builds):
+    x, y = data(Float, [1, 2]), data(Float, [3, 4])
+    a, b = x * x + 1.0, x * y + 1.0
+    fj.eval(a)
+    fj.eval(b)
+    assert a.numpy().tolist() == [2, 5] and b.numpy().tolist() == [4, 9] and builds[0] == 2
+
+
+@pytest.mark.parametrize("c", [0.0, -0.0, math.nan, math.inf, -math.inf, 1.0, 1.0 + 2**-52])
+def test_constants_are_part_of_the_shape_to_the_bit(c):
+    x = data(Float64, [1.0, -1.0, 0.0])
+    for d in (0.0, -0.0, c, 1.0, c):
+        z = (x * d) + d
+        fj.eval(z)
+        with np.errstate(invalid="ignore"):
+            want = np.array([1.0, -1.0, 0.0]) * d + d
+        assert bits(z) == want.tobytes(), d
+
+
+def test_types_casts_and_broadcasting_inputs_are_part_of_the_shape():
+    a32, a64 = data(Float, [1.5, -2.5]), data(Float64, [1.5, -2.5])
+    r32, r64 = a32 * a32 + 1.0, a64 * a64 + 1.0
+    fj.eval(r32)
+    fj.eval(r64)
+    assert r32.numpy().dtype == np.float32 and r64.numpy().dtype == np.float64
+    i, u = Int32(data(Float, [-1.0, 2.0]) * 2.0), UInt32(data(Float, [1.0, 2.0]) * 2.0)
+    fj.eval(i)
+    fj.eval(u)
+    assert i.numpy().tolist() == [-2, 4] and u.numpy().tolist() == [2, 4]
+    one, wide = data(Float, [3.0]), data(Float, [1.0, 2.0])
+    s, w = wide * one + 1.0, wide * wide + 1.0          # a size-1 input broadcasts (IN_SCALAR)
+    fj.eval(s)
+    fj.eval(w)
+    assert s.numpy().tolist() == [4, 7] and w.numpy().tolist() == [2, 5]
+
+
+def test_outputs_and_their_order_are_part_of_the_shape():
+    x = data(Float, [1, 2])
+    for _ in range(2):
+        a, b = x + 1.0, x * 3.0
+        fj.eval(a, b)
+        c, d = x + 1.0, x * 3.0
+        fj.eval(d, c)
+        e = x + 1.0
+        f = e * 2.0
+        fj.eval(f, e)           # an output that is an operand of another
+        assert a.numpy().tolist() == c.numpy().tolist() == e.numpy().tolist() == [2, 3]
+        assert b.numpy().tolist() == d.numpy().tolist() == [3, 6] and f.numpy().tolist() == [4, 6]
+        # the same graph, another inner node evaluated beside the root
+        g, h = x + 1.0, x * 3.0
+        fj.eval(g * h, g)
+        g, h = x + 1.0, x * 3.0
+        fj.eval(g * h, h)
+        assert g.numpy().tolist() == [2, 3] and h.numpy().tolist() == [3, 6]
+
+
+def test_the_cache_is_bounded_by_shapes_and_by_their_entries(monkeypatch):
+    x = data(Float, [1, 2])
+    plans._plans.clear()
+    plans._entries[0] = 0
+    monkeypatch.setattr(plans, "MAX_ENTRIES", 40)
+    for k in range(20):
+        z = x
+        for _ in range(k + 1):
+            z = z * 2.0 + 1.0       # a shape of 2 (k + 1) + 4 entries (the constants' nodes are shared)
+        fj.eval(z)
+        assert z.numpy().tolist() == [2 ** (k + 2) - 1, 3 * 2 ** (k + 1) - 1]
+        assert plans._entries[0] == sum(len(s) for s in plans._plans) <= 40
+    monkeypatch.setattr(plans, "MAX_PLANS", 3)
+    for c in range(1, 8):
+        fj.eval(x * float(c) + 1.0)
+        assert len(plans._plans) <= 3
+
+
+def test_gathers_and_deep_graphs_take_the_spec_builder():
+    src = data(Float, [10, 20, 30])
+    g = fj.gather(Float, src, UInt32([2, 0])) + 1.0
+    assert plans.shape_of([g._node]) is None
+    fj.eval(g)
+    assert g.numpy().tolist() == [31, 11]
+    x = data(Float, [1, 2])
+    z = x
+    for _ in range(plans.MAX_DEPTH + 50):
+        z = z * 1.0 + 1.0
+    assert plans.shape_of([z._node]) is None
+    fj.eval(z)
+    assert z.numpy().tolist() == [plans.MAX_DEPTH + 51, plans.MAX_DEPTH + 52]
+
+
+# -- random programs: the plan cache against building every spec ------------------------------
+CONSTANTS = [0.0, -0.0, 1.0, -1.5, 2.0, math.nan, math.inf, 0.1]
+UNARY = ["neg", "abs", "sqrt"]
+BINARY = ["add", "sub", "mul", "min", "max", "truediv"]
+
+step = st.one_of(
+    st.tuples(st.just("const"), st.sampled_from(CONSTANTS)),
+    st.tuples(st.sampled_from(UNARY), st.integers(0, 99)),
+    st.tuples(st.sampled_from(BINARY), st.integers(0, 99), st.integers(0, 99)),
+    st.tuples(st.just("fma"), st.integers(0, 99), st.integers(0, 99), st.integers(0, 99)),
+    st.tuples(st.just("select"), st.integers(0, 99), st.integers(0, 99), st.integers(0, 99)),
+)
+program = st.tuples(st.lists(step, min_size=1, max_size=14), st.lists(st.integers(0, 99), min_size=1, max_size=3))
+
+
+def run(prog, inputs):
+    """The program's outputs (1-D arrays): ``inputs`` then one value per step, operands by index."""
+    steps, outs = prog
+    vals = list(inputs)
+    for s in steps:
+        op, ix = s[0], [vals[i % len(vals)] for i in s[1:]] if s[0] != "const" else []
+        if op == "const":
+            vals.append(s[1])
+            continue
+        arrays = [v for v in ix if not isinstance(v, float)]
+        if not arrays:
+            vals.append(ix[0])
+            continue
+        if op == "neg":
+            vals.append(-ix[0])
+        elif op == "abs":
+            vals.append(abs(ix[0]))
+        elif op == "sqrt":
+            vals.append(fj.sqrt(ix[0]))
+        elif op == "fma":
+            vals.append(fj.fma(*ix))
+        elif op == "select":
+            vals.append(fj.select(ix[0] < ix[1], ix[1], ix[2]))
+        else:
+            vals.append({"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+                         "truediv": lambda a, b: a / b, "min": fj.minimum, "max": fj.maximum}[op](*ix))
+    results = [vals[i % len(vals)] for i in outs]
+    return [r if not isinstance(r, float) else inputs[0] + r for r in results]
+
+
+def inputs_of(n, seed):
+    rng = np.random.default_rng(seed)
+    return [data(Float, rng.standard_normal(n).astype(np.float32)), data(Float, rng.standard_normal(n)),
+            data(Float, rng.standard_normal(1))]
+
+
+@settings(max_examples=30, deadline=None)
+@given(prog=program, n=st.sampled_from(WIDTHS[:3]), seed=st.integers(0, 2**16))
+def test_random_programs_match_building_every_spec(monkeypatch_module, prog, n, seed):
+    want = []
+    with monkeypatch_module.context() as m:
+        m.setattr(ev, "shape_of", lambda outputs: None)      # the spec builder, every time
+        for s in (seed, seed + 1):
+            outs = run(prog, inputs_of(n, s))
+            fj.eval(*outs)
+            want.append([bits(o) for o in outs])
+    for s, w in zip((seed, seed + 1), want):        # the first run may build, the second reuses
+        outs = run(prog, inputs_of(n, s))
+        fj.eval(*outs)
+        assert [bits(o) for o in outs] == w
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    mp = pytest.MonkeyPatch()
+    yield mp
+    mp.undo()
+
+
+def test_a_hashed_key_equals_the_tuple_it_wraps():
+    key = (("in", "Float32"), (("add", 0, 1),))
+    h = plans.HashedKey(key)
+    assert h == key and key == h and hash(h) == hash(key) and h == plans.HashedKey(key)
+    assert h != plans.HashedKey(key + ((),)) and h != key + ((),)
+    assert {key: 1}[h] == 1 and {h: 2}[key] == 2
