@@ -324,10 +324,11 @@ class PermutoEncoding(HashEncoding):
     components, level-major.
 
     Per level, with ``x = p * s_l + 0.5`` (``+ 0`` with ``align_corners``), ``b = floor(x)`` and
-    ``f = x - b``: sort ``f`` ascending (``f_(0) <= ... <= f_(D-1)``, ties keep the lower axis
-    first); vertex ``r < D`` is ``b + [f_d > f_(r)]`` (ties: the axes sorted at or after
-    position ``r``) with weight ``f_(r) - f_(r-1)`` (``f_(-1) = 0``), vertex ``D`` is ``b`` with
-    weight ``1 - f_(D-1)``.
+    ``f = x - b``: sort ``f`` ascending (``f_(0) <= ... <= f_(D-1)``) with Dr.Jit's
+    compare-and-swap network (pairs ``i < j`` in order, swapped where ``f_i > f_j``), keeping
+    the axis ``a_(r)`` each value came from; vertex ``r < D`` is ``b + [f_d > f_(r) or
+    (f_d == f_(r) and d >= a_(r))]`` with weight ``f_(r) - f_(r-1)`` (``f_(-1) = 0``), vertex
+    ``D`` is ``b`` with weight ``1 - f_(D-1)``.
     """
 
     def __call__(self, p, active=True):
