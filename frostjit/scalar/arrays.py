@@ -191,6 +191,10 @@ BASES = {"array": ScalarVector, "dynamic": ScalarDynamic, "matrix": ScalarMatrix
          "quaternion": ScalarQuaternion}
 
 
+#: The element class of each element type (what :func:`leafwise` returns), filled by make_types.
+_ELEMENT: dict = {}
+
+
 def leafwise(op: str, operands, columns):
     """The shared component-wise code's hook (``VectorBase._leafwise``): ``op`` on scalar
     arrays whose components are numbers; ``columns[k]`` is operand k's component list (None:
@@ -204,22 +208,23 @@ def leafwise(op: str, operands, columns):
             if leaf.IsJIT:
                 raise TypeError(f"frostjit.{op}(): cannot mix scalar and JIT arrays "
                                 f"({', '.join(type(x).__name__ for x in operands)})")
-            args.append(kernel.Column(np.array(c, dtype=leaf._vt.np_dtype), leaf._vt))
+            args.append(kernel.Column(c if type(c) is list else list(c), leaf._vt))
         elif isinstance(o, (list, tuple, range)) and len(o) == len(c0):
             # A sequence as an operand: an array of the first array operand's type (Dr.Jit).
-            args.append(kernel.Column(np.array(like(o)._c, dtype=like._leaf._vt.np_dtype), like._leaf._vt))
+            args.append(kernel.Column(list(like(o)._c), like._leaf._vt))
         elif getattr(type(o), "IsJIT", False) or isinstance(o, VectorBase):
             raise TypeError(f"frostjit.{op}(): cannot combine a {type(o).__name__} with scalar arrays "
                             f"({', '.join(type(x).__name__ for x in operands)})")
         else:
             args.append(o)
-    values, vt = kernel.compute(op, args, ", ".join(type(x).__name__ for x in operands))
-    return values, registry.flat_type(JitBackend.Invalid, vt, False)
+    values, vt = kernel.compute(op, args, lambda: ", ".join(type(x).__name__ for x in operands))
+    return values, _ELEMENT[vt]
 
 
 def make_types(module: str) -> dict:
     """Create (and register) the scalar backend's classes; returns ``{name: class}``."""
     elements = make_elements()
+    _ELEMENT.update(elements)
     for vt, cls in elements.items():
         registry.register_flat(JitBackend.Invalid, vt, False, cls)
     out = make_families(JitBackend.Invalid, module, False, elements, BASES)
