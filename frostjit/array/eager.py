@@ -140,6 +140,32 @@ _INT_SPAN = {vt: ((-(1 << (vt.bits - 1)), 1 << vt.bits) if vt.is_integral else (
              for vt in ALL_TYPES}
 
 
+def fast_plan(op: str, operands):
+    """What the scalar backend's hot path needs to run ``op`` on operands of these kinds on
+    Python numbers without :func:`compute`'s dispatch: ``(in_vt, out_vt, targets, int_span)``
+    (``int_span``: the Python ints for which the plan holds), or None where the op is not one
+    of :mod:`.eager_python`'s, a column needs a conversion, or the typing raises (the caller
+    then takes :func:`compute`, which raises it).  ``operands``: :class:`Column` objects
+    (their values unused) and Python numbers standing for their type."""
+    if op not in eager_python.OPS or _plan_key(op, operands) is None:
+        return None
+    try:
+        in_vt, out_vt, targets = _plan(op, operands, "")
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if targets is None:
+        return None
+    col_vt = None
+    for k, (o, t) in enumerate(zip(operands, targets)):
+        if type(o) is Column:
+            want = t if t is not None else (Bool if op == "select" and k == 0 else in_vt)
+            if o.vt is not want:
+                return None
+            if not (op == "select" and k == 0):
+                col_vt = o.vt if col_vt is None else promote(col_vt, o.vt)
+    return in_vt, out_vt, targets, _INT_SPAN[col_vt] if col_vt is not None else (0, 0)
+
+
 def _plan(op: str, operands, who: str):
     """``(in_vt, out_vt, targets)`` of ``op`` on these operands (Dr.Jit's promotion, the
     JIT's rule); ``targets`` None for a rounding op on integers (the identity)."""
@@ -180,19 +206,23 @@ def _python_path(op: str, operands, targets, in_vt, out_vt, n: int):
             v = o.values
             args.append(v if type(v) is list else v.tolist())
         else:
-            t = t if t is not None else Bool
-            if type(o) is int:
-                key = (t, o)
-                v = _INT_LITERALS.get(key)
-                if v is None:
-                    v = ops.normalize_literal(t, o)
-                    if len(_INT_LITERALS) > 1024:
-                        _INT_LITERALS.clear()
-                    _INT_LITERALS[key] = v
-            else:
-                v = ops.normalize_literal(t, o.item() if isinstance(o, np.generic) else o)
-            args.append(v)
+            args.append(literal(t if t is not None else Bool, o))
     return eager_python.compute(op, in_vt, out_vt, args, n)
+
+
+def literal(t, o):
+    """The Python-number operand ``o`` as operand type ``t`` has it (the JIT's literal rule:
+    :func:`frostjit.trace.ops.normalize_literal`)."""
+    if type(o) is int:
+        key = (t, o)
+        v = _INT_LITERALS.get(key)
+        if v is None:
+            v = ops.normalize_literal(t, o)
+            if len(_INT_LITERALS) > 1024:
+                _INT_LITERALS.clear()
+            _INT_LITERALS[key] = v
+        return v
+    return ops.normalize_literal(t, o.item() if isinstance(o, np.generic) else o)
 
 
 #: Python int operands converted to their operand type (the constants of a generator's steps

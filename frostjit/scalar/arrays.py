@@ -27,6 +27,7 @@ from ..array.quaternion import QuaternionBase
 from ..array.vector import VectorBase
 from ..trace import numpy_semantics as ns
 from ..trace import ops
+from ..trace.dtypes import Bool as _BOOL
 from ..trace.state import JitBackend
 from ..array import eager as kernel
 from . import memory
@@ -199,6 +200,14 @@ def leafwise(op: str, operands, columns):
     """The shared component-wise code's hook (``VectorBase._leafwise``): ``op`` on scalar
     arrays whose components are numbers; ``columns[k]`` is operand k's component list (None:
     the operand broadcasts).  Returns ``(components, element class)``."""
+    key = (op, *map(type, operands))
+    plan = _FAST.get(key, _UNKNOWN)
+    if plan is _UNKNOWN:
+        plan = _FAST[key] = _fast_plan(op, operands, columns)
+    if plan is not None:
+        out = _fast(plan, op, operands, columns)
+        if out is not None:
+            return out
     args = []
     k0 = next(k for k, c in enumerate(columns) if c is not None)
     like, c0 = type(operands[k0]), columns[k0]
@@ -219,6 +228,52 @@ def leafwise(op: str, operands, columns):
             args.append(o)
     values, vt = kernel.compute(op, args, lambda: ", ".join(type(x).__name__ for x in operands))
     return values, _ELEMENT[vt]
+
+
+# The hot path of :func:`leafwise`: per (op, operand classes), the typing of
+# :func:`frostjit.array.eager.fast_plan` and the result's element class, or None (that op on
+# those classes goes through kernel.compute).  The classes fix every operand's element type and
+# which operands are columns; a Python int operand is checked against the plan's span per call.
+_FAST: dict = {}
+_UNKNOWN = object()
+
+
+def _fast_plan(op: str, operands, columns):
+    stand_ins = []
+    for o, c in zip(operands, columns):
+        t = type(o)
+        if c is not None:
+            leaf = t._leaf
+            if leaf.IsJIT:
+                return None
+            stand_ins.append(kernel.Column([], leaf._vt))
+        elif t is int or t is float or t is bool:
+            stand_ins.append(t())
+        else:
+            return None
+    plan = kernel.fast_plan(op, stand_ins)
+    if plan is None:
+        return None
+    in_vt, out_vt, targets, span = plan
+    return in_vt, out_vt, targets, span, _ELEMENT[out_vt]
+
+
+def _fast(plan, op: str, operands, columns):
+    in_vt, out_vt, targets, (lo, hi), elem = plan
+    n = 0
+    args = []
+    for o, c, t in zip(operands, columns, targets):
+        if c is not None:
+            n = len(c)
+            args.append(c)
+        else:
+            if type(o) is int and not lo <= o < hi:
+                return None         # (an int that widens the type: kernel.compute types it)
+            args.append(kernel.literal(t if t is not None else _BOOL, o))
+    if n > kernel.eager_python.MAX_COMPONENTS:
+        return None
+    values = kernel.eager_python.compute(op, in_vt, out_vt, args, n)
+    return None if values is None else (values, elem)
 
 
 def make_types(module: str) -> dict:

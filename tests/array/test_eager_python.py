@@ -121,3 +121,43 @@ def test_float32_results_round_once_and_overflow_to_infinity():
     third = (s.Array1f(1) / 3)[0]
     assert third == float(np.float32(1) / np.float32(3))
     assert fj.dot(s.Array3f(1, 2, 3), s.Array3f(4, 5, 6)) == 32.0
+
+
+ARRAY_TYPES = [(s.Array3f, dt.Float32), (s.Array2f64, dt.Float64), (s.Array4u, dt.UInt32), (s.Array3i, dt.Int32),
+               (s.Array2u64, dt.UInt64), (s.Array3i64, dt.Int64), (s.Array3b, dt.Bool), (s.Array2f16, dt.Float16),
+               (s.ArrayXf, dt.Float32), (s.ArrayXu, dt.UInt32)]
+PUBLIC_OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b, "truediv": lambda a, b: a / b,
+    "floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b, "shl": lambda a, b: a << b, "shr": lambda a, b: a >> b, "lt": lambda a, b: a < b,
+    "ge": lambda a, b: a >= b, "eq": lambda a, b: fj.eq(a, b), "min": fj.minimum, "max": fj.maximum,
+    "neg": lambda a, b: -a, "abs": lambda a, b: abs(a), "not": lambda a, b: ~a, "sqrt": lambda a, b: fj.sqrt(a),
+    "select": lambda a, b: fj.select(a > b, a, b), "fma": lambda a, b: fj.fma(a, b, a),
+}
+
+
+def _public(fn, a, b):
+    try:
+        r = fn(a, b)
+    except Exception as e:
+        return ("raise", type(e).__name__)
+    comps = list(r) if hasattr(r, "__len__") else [r]
+    return type(r).__name__, [_bits(v) for v in comps]
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=st.data(), op=st.sampled_from(sorted(PUBLIC_OPS)), kind=st.sampled_from(ARRAY_TYPES))
+def test_scalar_arrays_fast_lane_equals_the_numpy_path(data, op, kind):
+    cls, vt = kind
+    n = cls._n if cls._n is not None else data.draw(st.integers(1, 5))
+    a = cls(*data.draw(st.lists(_values(vt), min_size=n, max_size=n)))
+    if data.draw(st.booleans()):
+        b = cls(*data.draw(st.lists(_values(vt), min_size=n, max_size=n)))
+    else:
+        b = data.draw(st.one_of(st.integers(-3, 40), st.floats(-4, 4), st.sampled_from([0, 1, 2.5, -0.0, math.nan])))
+    fn = PUBLIC_OPS[op]
+    fast = _public(fn, a, b)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(eager_python, "MAX_COMPONENTS", -1)
+        slow = _public(fn, a, b)
+    assert fast == slow, (op, a, b)
