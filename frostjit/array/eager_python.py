@@ -15,8 +15,11 @@ path (``tests/array/test_eager_python.py`` compares both over every op of the op
 - integers: Python's exact integers wrapped to the type's width (two's complement);
   shifts only for amounts inside the width, ``//`` and ``%`` (floor semantics, the scalar
   backend's) only for nonzero divisors;
-- anything else (Float16, 8-bit types, NaN operands of ``min``/``max``, a float divisor of
-  zero, ...) returns None and the caller takes the NumPy path.
+- anything else (Float16, 8-bit types, float ``min``/``max``, a float divisor of zero, ...)
+  returns None and the caller takes the NumPy path.
+
+:func:`cast` and :func:`bitcast` do the same for conversions between element types (scalar
+arrays built from others, ``reinterpret_array``).
 """
 from __future__ import annotations
 
@@ -123,3 +126,51 @@ def _shift(op, vt, wrap, args, n):
     if op == "shl":
         return [wrap(a[i] << s[i]) for i in range(n)]
     return [a[i] >> s[i] for i in range(n)]       # (Python's >> is arithmetic for signed values)
+
+
+_EXACT_INT_IN_DOUBLE = 1 << 53
+_STRUCT = {Bool: "?", Int32: "i", UInt32: "I", Int64: "q", UInt64: "Q", Float32: "f", Float64: "d"}
+
+
+def cast(src_vt, vt, values: list):
+    """``values`` (Python numbers of ``src_vt``) converted to ``vt`` as
+    :func:`frostjit.trace.numpy_semantics.cast` converts them, or None where this path does
+    not (Float16 and 8-bit types, a float whose truncation is outside an integer target's
+    range or NaN: the rule's unspecified lanes; an integer beyond 2^53 to a float: it would
+    round twice)."""
+    if vt is Bool:
+        return [v != 0 for v in values]
+    if src_vt not in _STRUCT or vt not in _STRUCT:
+        return None
+    if vt is Float64 or vt is Float32:
+        if not src_vt.is_float:
+            for v in values:
+                if not -_EXACT_INT_IN_DOUBLE <= v <= _EXACT_INT_IN_DOUBLE:
+                    return None
+            values = [float(v) for v in values]
+        return values if vt is Float64 or src_vt is Float32 else [_round32(v) for v in values]
+    if src_vt.is_float:
+        lo, hi = _SPAN[vt]
+        out = []
+        for v in values:
+            if v != v or v in (math.inf, -math.inf):
+                return None
+            t = int(v)              # truncates toward zero
+            if not lo <= t < hi:
+                return None
+            out.append(t)
+        return out
+    return [_WRAP[vt](int(v)) for v in values]          # (Bool to integers: 0 / 1)
+
+
+def bitcast(src_vt, vt, values: list):
+    """The bits of ``values`` (Python numbers of ``src_vt``) seen as ``vt`` (same width), or
+    None for types this path does not do."""
+    a, b = _STRUCT.get(src_vt), _STRUCT.get(vt)
+    if a is None or b is None or src_vt is Bool or vt is Bool:
+        return None
+    n = len(values)
+    return list(struct.unpack(f"<{n}{b}", struct.pack(f"<{n}{a}", *values)))
+
+
+_SPAN = {vt: ((-(1 << (vt.bits - 1)), 1 << (vt.bits - 1)) if vt.is_signed else (0, 1 << vt.bits)) for vt in _WRAP}

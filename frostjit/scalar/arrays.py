@@ -47,8 +47,12 @@ class ScalarArray:
         components, for a static ``cls``)."""
         if isinstance(v, ScalarArray) and v.Depth == cls.Depth and issubclass(cls._elem, ScalarElement) \
                 and (cls._n is None or len(v) == cls._n) and v._leaf is not cls._leaf:
-            vt = cls._leaf._vt
-            return ns.cast(vt, np.array(v._c, dtype=v._leaf._vt.np_dtype)).tolist()
+            vt, src = cls._leaf._vt, v._leaf._vt
+            if len(v._c) <= kernel.eager_python.MAX_COMPONENTS:
+                out = kernel.eager_python.cast(src, vt, v._c)
+                if out is not None:
+                    return out
+            return ns.cast(vt, np.array(v._c, dtype=src.np_dtype)).tolist()
         return None
 
     @classmethod

@@ -13,6 +13,7 @@ import frostjit as fj
 import frostjit.scalar as s
 from frostjit.array import eager, eager_python
 from frostjit.trace import dtypes as dt
+from frostjit.trace import numpy_semantics as ns
 from frostjit.trace.optable import OPS
 
 LANEWISE = sorted(name for name, e in OPS.items() if e.lanewise)
@@ -161,3 +162,41 @@ def test_scalar_arrays_fast_lane_equals_the_numpy_path(data, op, kind):
         m.setattr(eager_python, "MAX_COMPONENTS", -1)
         slow = _public(fn, a, b)
     assert fast == slow, (op, a, b)
+
+
+def _numpy_cast(src, vt, values):
+    try:
+        return [_bits(v) for v in ns.cast(vt, np.array(values, dtype=src.np_dtype)).tolist()]
+    except Exception as e:
+        return ("raise", type(e).__name__)
+
+
+@settings(max_examples=800, deadline=None)
+@given(data=st.data(), src=st.sampled_from(dt.ALL_TYPES), vt=st.sampled_from(dt.ALL_TYPES))
+def test_python_casts_equal_the_numpy_rule(data, src, vt):
+    values = data.draw(st.lists(_values(src), min_size=1, max_size=4))
+    if src is dt.Bool:
+        values = [bool(v) for v in values]
+    out = eager_python.cast(src, vt, values)
+    if out is not None:
+        assert [_bits(v) for v in out] == _numpy_cast(src, vt, values), (src, vt, values)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), pair=st.sampled_from([(dt.UInt32, dt.Float32), (dt.Float32, dt.UInt32), (dt.Int32, dt.Float32),
+                                             (dt.Float32, dt.Int32), (dt.UInt64, dt.Float64), (dt.Float64, dt.Int64),
+                                             (dt.Int64, dt.UInt64), (dt.UInt32, dt.Int32)]))
+def test_python_bitcasts_equal_numpy_views(data, pair):
+    src, vt = pair
+    values = data.draw(st.lists(_values(src), min_size=1, max_size=4))
+    out = eager_python.bitcast(src, vt, values)
+    want = np.array(values, dtype=src.np_dtype).view(vt.np_dtype).tolist()
+    assert [_bits(v) for v in out] == [_bits(v) for v in want]
+
+
+def test_scalar_conversions_and_reinterpret_use_the_python_path():
+    assert list(s.Array3i(s.Array3f(1.7, -2.5, 3.0))) == [1, -2, 3]
+    assert list(s.Array3f(s.Array3u(1, 2, 2 ** 32 - 1))) == [1.0, 2.0, 4294967296.0]
+    assert list(s.Array2u(s.Array2i(-1, 5))) == [2 ** 32 - 1, 5]
+    assert list(fj.reinterpret_array(s.Array2f, s.Array2u(0x3F800000, 0x80000000))) == [1.0, -0.0]
+    assert math.copysign(1, fj.reinterpret_array(s.Array2f, s.Array2u(0x3F800000, 0x80000000))[1]) == -1
