@@ -12,21 +12,23 @@ polynomials).
 """
 from __future__ import annotations
 
+import math
 import struct
 
 import numpy as np
 
-from . import promotion
+from . import eager_python, promotion
 from ..trace import numpy_semantics as ns
 from ..trace import ops
-from ..trace.dtypes import Bool, Float64, Int64, UInt64, from_numpy_dtype, promote
+from ..trace.dtypes import ALL_TYPES, Bool, Float64, Int64, UInt64, from_numpy_dtype, promote
 from ..trace.optable import OPS, TypeRule, node_op
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 
 
 class Column:
-    """The components of one operand: a NumPy array of element type ``vt``."""
+    """The components of one operand: a NumPy array or a list of Python numbers (of ``vt``'s
+    range and precision), of element type ``vt``."""
 
     __slots__ = ("values", "vt")
 
@@ -40,7 +42,7 @@ def column(values, vt) -> Column:
     return Column(np.array(values, dtype=vt.np_dtype).reshape(-1), vt)
 
 
-def compute(op: str, operands, who: str):
+def compute(op: str, operands, who):
     """``op`` on :class:`Column` operands and Python numbers (broadcast to every component).
 
     Parameters
@@ -49,8 +51,9 @@ def compute(op: str, operands, who: str):
         A lane-wise op of the op table (``"add"``, ``"sqrt"``, ``"select"``, ...).
     operands : sequence
         :class:`Column` objects (of equal lengths) and Python/NumPy scalars.
-    who : str
-        The operand types, for error messages.
+    who : str or callable
+        The operand types, for error messages (a callable returning them: called only for
+        an error).
 
     Returns
     -------
@@ -62,6 +65,110 @@ def compute(op: str, operands, who: str):
     TypeError
         Operand types the op's type rule rejects (as the JIT raises).
     """
+    key = _plan_key(op, operands)
+    plan = _PLANS.get(key) if key is not None else None
+    if plan is None:
+        plan = _plan(op, operands, who if isinstance(who, str) else who())
+        if key is not None:
+            _PLANS[key] = plan
+    in_vt, out_vt, targets = plan
+    first = next(o for o in operands if type(o) is Column)
+    if targets is None:
+        # Integers are already rounded (fj.floor of an Array3i is the array itself).
+        return ns.cast(out_vt, _array(first)).tolist(), out_vt
+    n = len(first.values)
+    if n <= eager_python.MAX_COMPONENTS and op in eager_python.OPS:
+        out = _python_path(op, operands, targets, in_vt, out_vt, n)
+        if out is not None:
+            return out, out_vt
+    args = []
+    for o, t in zip(operands, targets):
+        if isinstance(o, Column):
+            a = _array(o)
+            if t is not None and t is not o.vt:
+                a = ns.cast(t, a)
+        else:
+            t = t if t is not None else Bool
+            # (the JIT's literal conversion: integers wrap, floats round, Float16 via float32)
+            a = np.array(ops.normalize_literal(t, o.item() if isinstance(o, np.generic) else o), dtype=t.np_dtype)
+        args.append(a)
+    ref = _FLOOR.get(op) if not out_vt.is_float else None
+    ref = ref or OPS[node_op(op, in_vt)].numpy
+    with np.errstate(all="ignore"):
+        out = np.asarray(ref(out_vt, *args), dtype=out_vt.np_dtype)
+    if out.shape != (n,):         # (only Python-number operands reached it)
+        out = np.broadcast_to(out, (n,))
+    return out.tolist(), out_vt
+
+
+#: The typing of each (op, operand kinds) seen: ``(in_vt, out_vt, targets)`` (see :func:`_plan`).
+_PLANS: dict = {}
+
+
+def _plan_key(op: str, operands):
+    """The typing's cache key: the op and each operand's element type (Python numbers: their
+    Python type); None where the typing may depend on a value (a Python int that would widen
+    the integer type, NumPy scalars)."""
+    key = [op]
+    col_vt = None
+    ints = None
+    for k, o in enumerate(operands):
+        t = type(o)
+        if t is Column:
+            key.append(o.vt)
+            if not (op == "select" and k == 0):
+                col_vt = o.vt if col_vt is None else promote(col_vt, o.vt)
+        elif t is float or t is bool:
+            key.append(t)
+        elif t is int:
+            key.append(t)
+            ints = [o] if ints is None else ints + [o]
+        else:
+            return None
+    if ints is not None:
+        if col_vt is None:
+            return None
+        lo, hi = _INT_SPAN[col_vt]
+        for v in ints:
+            if not lo <= v < hi:
+                return None
+    return tuple(key)
+
+
+# Per element type, the Python ints that keep it (promotion.int_fits: its bits, signed or not).
+_INT_SPAN = {vt: ((-(1 << (vt.bits - 1)), 1 << vt.bits) if vt.is_integral else (-math.inf, math.inf))
+             for vt in ALL_TYPES}
+
+
+def fast_plan(op: str, operands):
+    """What the scalar backend's hot path needs to run ``op`` on operands of these kinds on
+    Python numbers without :func:`compute`'s dispatch: ``(in_vt, out_vt, targets, int_span)``
+    (``int_span``: the Python ints for which the plan holds), or None where the op is not one
+    of :mod:`.eager_python`'s, a column needs a conversion, or the typing raises (the caller
+    then takes :func:`compute`, which raises it).  ``operands``: :class:`Column` objects
+    (their values unused) and Python numbers standing for their type."""
+    if op not in eager_python.OPS or _plan_key(op, operands) is None:
+        return None
+    try:
+        in_vt, out_vt, targets = _plan(op, operands, "")
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if targets is None:
+        return None
+    col_vt = None
+    for k, (o, t) in enumerate(zip(operands, targets)):
+        if type(o) is Column:
+            want = t if t is not None else (Bool if op == "select" and k == 0 else in_vt)
+            if o.vt is not want:
+                return None
+            if not (op == "select" and k == 0):
+                col_vt = o.vt if col_vt is None else promote(col_vt, o.vt)
+    return in_vt, out_vt, targets, _INT_SPAN[col_vt] if col_vt is not None else (0, 0)
+
+
+def _plan(op: str, operands, who: str):
+    """``(in_vt, out_vt, targets)`` of ``op`` on these operands (Dr.Jit's promotion, the
+    JIT's rule); ``targets`` None for a rounding op on integers (the identity)."""
     entry = OPS.get(op)
     if entry is None or not entry.lanewise:
         raise TypeError(f"frostjit: {op!r} is not an element-wise operation")
@@ -77,29 +184,50 @@ def compute(op: str, operands, who: str):
             vt = promotion.with_python_scalar(op, vt, o, no_float_promotion)
     operand_vts = [o.vt if isinstance(o, Column) else (Bool if op == "select" and k == 0 else None)
                    for k, o in enumerate(operands)]
-    first = next(o for o in operands if isinstance(o, Column))
     if entry.types is TypeRule.ROUNDING and vt is not Bool and not vt.is_float:
-        # Integers are already rounded (fj.floor of an Array3i is the array itself).
-        return ns.cast(vt, first.values).tolist(), vt
-    in_vt, out_vt, targets = promotion.operand_types(entry, vt, operand_vts, who)
+        return vt, vt, None
+    return promotion.operand_types(entry, vt, operand_vts, who)
+
+
+def _array(col: Column) -> np.ndarray:
+    v = col.values
+    return v if type(v) is not list else np.array(v, dtype=col.vt.np_dtype)
+
+
+def _python_path(op: str, operands, targets, in_vt, out_vt, n: int):
+    """:func:`compute` on Python numbers (:mod:`.eager_python`) where every column already has
+    its operand type (no conversion); None where that path does not do this op."""
     args = []
-    for o, t in zip(operands, targets):
-        if isinstance(o, Column):
-            a = o.values
-            if t is not None and t is not o.vt:
-                a = ns.cast(t, a)
+    for k, (o, t) in enumerate(zip(operands, targets)):
+        if type(o) is Column:
+            want = t if t is not None else (Bool if op == "select" and k == 0 else in_vt)
+            if o.vt is not want:
+                return None
+            v = o.values
+            args.append(v if type(v) is list else v.tolist())
         else:
-            t = t if t is not None else Bool
-            # (the JIT's literal conversion: integers wrap, floats round, Float16 via float32)
-            a = np.array(ops.normalize_literal(t, o.item() if isinstance(o, np.generic) else o), dtype=t.np_dtype)
-        args.append(a)
-    ref = _FLOOR.get(op) if not out_vt.is_float else None
-    ref = ref or OPS[node_op(op, in_vt)].numpy
-    with np.errstate(all="ignore"):
-        out = np.asarray(ref(out_vt, *args), dtype=out_vt.np_dtype)
-    if out.shape != first.values.shape:         # (only Python-number operands reached it)
-        out = np.broadcast_to(out, first.values.shape)
-    return out.tolist(), out_vt
+            args.append(literal(t if t is not None else Bool, o))
+    return eager_python.compute(op, in_vt, out_vt, args, n)
+
+
+def literal(t, o):
+    """The Python-number operand ``o`` as operand type ``t`` has it (the JIT's literal rule:
+    :func:`frostjit.trace.ops.normalize_literal`)."""
+    if type(o) is int:
+        key = (t, o)
+        v = _INT_LITERALS.get(key)
+        if v is None:
+            v = ops.normalize_literal(t, o)
+            if len(_INT_LITERALS) > 1024:
+                _INT_LITERALS.clear()
+            _INT_LITERALS[key] = v
+        return v
+    return ops.normalize_literal(t, o.item() if isinstance(o, np.generic) else o)
+
+
+#: Python int operands converted to their operand type (the constants of a generator's steps
+#: recur; bounded: cleared when full).  Only ints: ``0.0 == -0.0`` would share a key.
+_INT_LITERALS: dict = {}
 
 
 def _floor_adjust(vt, a, b):

@@ -10,6 +10,7 @@ import math as _m
 
 import numpy as np
 
+from ..array import eager_python
 from ..array.eager import python_numbers
 from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase, apply_vector
@@ -376,6 +377,9 @@ def reinterpret_array(dtype, value):
     """Reinterpret the bits of ``value`` as type ``dtype`` (same bit width), like a C bit cast."""
     if isinstance(value, VectorBase) and not value.IsJIT and value.Depth == 1:
         # The scalar backend: the numbers' bits in their element type, seen as dtype's.
+        out = eager_python.bitcast(type(value)._leaf._vt, dtype._leaf._vt, value._c)
+        if out is not None:
+            return dtype._from_components(out)
         bits = np.array(value._c, dtype=type(value)._leaf._vt.np_dtype)
         return dtype._from_components(bits.view(dtype._leaf._vt.np_dtype).tolist())
     if isinstance(value, VectorBase):

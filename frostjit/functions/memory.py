@@ -21,7 +21,7 @@ from ..array.flat import ArrayBase, register_item_index, register_item_scatter
 from ..array.vector import VectorBase
 from ..array import registry
 from ..backend import current_backend
-from ..tree import LeafError, node_type, transform, traverse2, vector_from_components, Kind
+from ..tree import LeafError, leaves, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
 from ..schedule.evaluate import evaluate
 from ..trace import loops, masks, ops
@@ -167,6 +167,7 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
         # Dr.Jit: a static vector source gathers component by component.
         if len(source) != dtype._n:
             raise TypeError(f"gather(): cannot gather {dtype.__name__} from {type(source).__name__}")
+        evaluate_together(source)
         return vector_from_components(dtype, [gather(dtype._elem, c, index, active) for c in source])
     if isinstance(dtype, type) and issubclass(dtype, VectorBase):
         n = dtype._n
@@ -204,11 +205,27 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
     return out
 
 
+def evaluate_together(arrays) -> None:
+    """Evaluate the unevaluated arrays among ``arrays`` in one evaluation, before code that
+    gathers from each of them: a gather evaluates its source on its own, so gathering from
+    ``k`` unevaluated arrays one after the other would launch ``k`` kernels, where one
+    evaluation runs one kernel per distinct width (as Dr.Jit groups them)."""
+    pending = []
+    for a in arrays:
+        n = a._node if isinstance(a, ArrayBase) else None
+        if n is not None and n.op != "data" and n.op != "literal":
+            pending.append(n)
+    if len(pending) > 1:
+        evaluate(tuple(pending))
+
+
 def _gather_tree(dtype, source, index, active):
     """``gather`` of a PyTree type: each array of ``source`` read with its own type."""
     if type(source) is not dtype:
         raise TypeError(f"gather(): 'dtype' {dtype.__name__} does not match the type of 'source' "
                         f"({type(source).__name__})")
+
+    evaluate_together(leaves(source))
 
     def one(a):
         return gather(type(a), a, index, active)

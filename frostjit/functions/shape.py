@@ -17,7 +17,7 @@ from ..trace.dtypes import UInt32, UInt64
 from ..tree import transform, vector_from_components
 from .creation import arange, empty
 from .evaluation import width
-from .memory import gather, scatter
+from .memory import evaluate_together, gather, scatter
 
 
 def _flat(x, who):
@@ -224,6 +224,7 @@ def meshgrid(*args, indexing: str = "xy"):
     for s in sizes:
         total *= s
     idx = arange(_index_type(arrays[0], total), total)
+    evaluate_together(arrays)         # one kernel per width, not one per gather below
     out = [None] * len(arrays)
     stride = 1
     for axis in reversed(order):              # the last axis of the grid varies fastest

@@ -7,7 +7,7 @@
 - :class:`Module` and the layers :class:`Sequential`, :class:`Linear`, :class:`ReLU`,
   :class:`LeakyReLU`, :class:`Exp`, :class:`Exp2`, :class:`Tanh`, :class:`ScaleAdd`,
   :class:`Cast`, :class:`SinEncode`, :class:`TriEncode`, :class:`HashEncodingLayer` (with
-  :class:`HashGridEncoding` from :mod:`frostjit.hashgrid`).
+  :class:`HashGridEncoding` and :class:`PermutoEncoding` from :mod:`frostjit.hashgrid`).
 
 See docs/nn.md for the model and the differences from Dr.Jit.
 """
@@ -15,8 +15,8 @@ from .coopvec import CoopVec, cast
 from .view import MatrixView, view, matvec, pack, unpack
 from .modules import (Module, Sequential, Linear, ReLU, LeakyReLU, Exp, Exp2, Tanh, ScaleAdd, Cast,
                       SinEncode, TriEncode, HashEncodingLayer)
-from ..hashgrid import HashGridEncoding
+from ..hashgrid import HashGridEncoding, PermutoEncoding
 
 __all__ = ["CoopVec", "MatrixView", "view", "matvec", "pack", "unpack", "Module", "Sequential", "Linear",
            "ReLU", "LeakyReLU", "Exp", "Exp2", "Tanh", "ScaleAdd", "Cast", "SinEncode", "TriEncode",
-           "HashEncodingLayer", "HashGridEncoding", "cast"]
+           "HashEncodingLayer", "HashGridEncoding", "PermutoEncoding", "cast"]

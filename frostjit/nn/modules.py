@@ -454,7 +454,8 @@ class TriEncode(_Encode):
 
 
 class HashEncodingLayer(Module):
-    """A layer wrapping a hash encoding (:class:`frostjit.hashgrid.HashGridEncoding`).
+    """A layer wrapping a hash encoding (:class:`frostjit.hashgrid.HashGridEncoding` or
+    :class:`frostjit.hashgrid.PermutoEncoding`).
 
     The encoding's parameters are not packed with the network's weights (the layouts differ) and
     are not in the module's parameter mapping: optimize ``encoding.params`` separately.

@@ -27,7 +27,7 @@ from ..array.quaternion import QuaternionBase
 from ..array.vector import VectorBase
 from ..trace import numpy_semantics as ns
 from ..trace import ops
-from ..trace.dtypes import Float32, promote
+from ..trace.dtypes import Bool as _BOOL, Float32, promote
 from ..trace.state import JitBackend
 from ..array import eager as kernel
 from . import memory
@@ -47,8 +47,12 @@ class ScalarArray:
         components, for a static ``cls``)."""
         if isinstance(v, ScalarArray) and v.Depth == cls.Depth and issubclass(cls._elem, ScalarElement) \
                 and (cls._n is None or len(v) == cls._n) and v._leaf is not cls._leaf:
-            vt = cls._leaf._vt
-            return ns.cast(vt, np.array(v._c, dtype=v._leaf._vt.np_dtype)).tolist()
+            vt, src = cls._leaf._vt, v._leaf._vt
+            if len(v._c) <= kernel.eager_python.MAX_COMPONENTS:
+                out = kernel.eager_python.cast(src, vt, v._c)
+                if out is not None:
+                    return out
+            return ns.cast(vt, np.array(v._c, dtype=src.np_dtype)).tolist()
         return None
 
     @classmethod
@@ -192,10 +196,22 @@ BASES = {"array": ScalarVector, "dynamic": ScalarDynamic, "matrix": ScalarMatrix
          "quaternion": ScalarQuaternion}
 
 
+#: The element class of each element type (what :func:`leafwise` returns), filled by make_types.
+_ELEMENT: dict = {}
+
+
 def leafwise(op: str, operands, columns):
     """The shared component-wise code's hook (``VectorBase._leafwise``): ``op`` on scalar
     arrays whose components are numbers; ``columns[k]`` is operand k's component list (None:
     the operand broadcasts).  Returns ``(components, element class)``."""
+    key = (op, *map(type, operands))
+    plan = _FAST.get(key, _UNKNOWN)
+    if plan is _UNKNOWN:
+        plan = _FAST[key] = _fast_plan(op, operands, columns)
+    if plan is not None:
+        out = _fast(plan, op, operands, columns)
+        if out is not None:
+            return out
     args = []
     k0 = next(k for k, c in enumerate(columns) if c is not None)
     like, c0 = type(operands[k0]), columns[k0]
@@ -205,28 +221,75 @@ def leafwise(op: str, operands, columns):
             if leaf.IsJIT:
                 raise TypeError(f"frostjit.{op}(): cannot mix scalar and JIT arrays "
                                 f"({', '.join(type(x).__name__ for x in operands)})")
-            args.append(kernel.Column(np.array(c, dtype=leaf._vt.np_dtype), leaf._vt))
+            args.append(kernel.Column(c if type(c) is list else list(c), leaf._vt))
         elif isinstance(o, (list, tuple, range)) and len(o) == len(c0):
             # A sequence as an operand: an array of the first array operand's type (Dr.Jit),
             # of Float32 or wider if it holds a float and that type is integral.
             vt = like._leaf._vt
             if not vt.is_float and any(type(x) is float for x in o):
                 vt = promote(vt, Float32)
-                args.append(kernel.Column(np.array([float(x) for x in o], dtype=vt.np_dtype), vt))
+                args.append(kernel.Column([float(x) for x in o], vt))
             else:
-                args.append(kernel.Column(np.array(like(o)._c, dtype=vt.np_dtype), vt))
+                args.append(kernel.Column(list(like(o)._c), vt))
         elif getattr(type(o), "IsJIT", False) or isinstance(o, VectorBase):
             raise TypeError(f"frostjit.{op}(): cannot combine a {type(o).__name__} with scalar arrays "
                             f"({', '.join(type(x).__name__ for x in operands)})")
         else:
             args.append(o)
-    values, vt = kernel.compute(op, args, ", ".join(type(x).__name__ for x in operands))
-    return values, registry.flat_type(JitBackend.Invalid, vt, False)
+    values, vt = kernel.compute(op, args, lambda: ", ".join(type(x).__name__ for x in operands))
+    return values, _ELEMENT[vt]
+
+
+# The hot path of :func:`leafwise`: per (op, operand classes), the typing of
+# :func:`frostjit.array.eager.fast_plan` and the result's element class, or None (that op on
+# those classes goes through kernel.compute).  The classes fix every operand's element type and
+# which operands are columns; a Python int operand is checked against the plan's span per call.
+_FAST: dict = {}
+_UNKNOWN = object()
+
+
+def _fast_plan(op: str, operands, columns):
+    stand_ins = []
+    for o, c in zip(operands, columns):
+        t = type(o)
+        if c is not None:
+            leaf = t._leaf
+            if leaf.IsJIT:
+                return None
+            stand_ins.append(kernel.Column([], leaf._vt))
+        elif t is int or t is float or t is bool:
+            stand_ins.append(t())
+        else:
+            return None
+    plan = kernel.fast_plan(op, stand_ins)
+    if plan is None:
+        return None
+    in_vt, out_vt, targets, span = plan
+    return in_vt, out_vt, targets, span, _ELEMENT[out_vt]
+
+
+def _fast(plan, op: str, operands, columns):
+    in_vt, out_vt, targets, (lo, hi), elem = plan
+    n = 0
+    args = []
+    for o, c, t in zip(operands, columns, targets):
+        if c is not None:
+            n = len(c)
+            args.append(c)
+        else:
+            if type(o) is int and not lo <= o < hi:
+                return None         # (an int that widens the type: kernel.compute types it)
+            args.append(kernel.literal(t if t is not None else _BOOL, o))
+    if n > kernel.eager_python.MAX_COMPONENTS:
+        return None
+    values = kernel.eager_python.compute(op, in_vt, out_vt, args, n)
+    return None if values is None else (values, elem)
 
 
 def make_types(module: str) -> dict:
     """Create (and register) the scalar backend's classes; returns ``{name: class}``."""
     elements = make_elements()
+    _ELEMENT.update(elements)
     for vt, cls in elements.items():
         registry.register_flat(JitBackend.Invalid, vt, False, cls)
     out = make_families(JitBackend.Invalid, module, False, elements, BASES)

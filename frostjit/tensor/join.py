@@ -12,7 +12,7 @@ from ..array.flat import ArrayBase, is_flat
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.math import select
-from ..functions.memory import gather
+from ..functions.memory import evaluate_together, gather
 from .axes import as_tensor, expand_dims, normalize_axis
 from .base import TensorBase, handle, size_of
 from .view import c_strides, index_type, strided
@@ -84,6 +84,7 @@ def _join_rows(pieces: list, rows, who: str) -> ArrayBase:
     pieces = [(a, w) for a, w in pieces if w != 0] or pieces[:1]
     if len(pieces) == 1:
         return handle(pieces[0][0])
+    evaluate_together([a for a, _ in pieces])     # one kernel per width, not one per piece
     at = type(pieces[0][0])
     starts = [0]
     for _, w in pieces:

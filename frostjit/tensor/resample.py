@@ -33,7 +33,7 @@ from ..errors import FilterArgumentError
 from ..functions.creation import arange, zeros
 from ..functions.evaluation import width
 from ..functions.math import clip, floor_mod, fma, select
-from ..functions.memory import gather
+from ..functions.memory import evaluate_together, gather
 from ..trace.dtypes import Bool, Int32, Int64
 from . import registry
 from .axes import normalize_axes
@@ -446,6 +446,7 @@ def stack_channels(channels: list) -> ArrayBase:
     total = n * C
     idx = arange(index_type(channels[0]._backend, total), total)
     lane, ch = idx // C, idx % C
+    evaluate_together(channels)       # one kernel for all channels, not one per gather below
     out = None
     for k in range(C - 1, -1, -1):
         v = gather(at, channels[k], lane, ch == k)

@@ -134,8 +134,9 @@ def test_constructor_checks_like_drjit():
         HashGridEncoding(Float, 2, n_features_per_level=4, hashmap_size=50)
     with pytest.warns(RuntimeWarning, match="multiple of 2"):
         HashGridEncoding(Float, 1, n_levels=1, n_features_per_level=1, hashmap_size=16)
-    with pytest.raises(NotImplementedError):
-        HashGridEncoding(Float, 2, torchngp_compat=True)
+    e = HashGridEncoding(Float, 2, n_levels=1, torchngp_compat=True, smooth_weight_gradients=True,
+                         smooth_weight_lambda=0.25)
+    assert (e.torchngp_compat, e.smooth_weight_gradients, e.smooth_weight_lambda) == (True, True, 0.25)
 
 
 def test_hash_encoding_layer_in_a_frozen_network():
