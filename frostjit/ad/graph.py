@@ -31,6 +31,7 @@ import weakref
 from operator import attrgetter
 
 from ..array.flat import ArrayBase
+from ..errors import GradSizeError
 from ..trace import ops
 from ..functions.reduce import sum as _sum
 from ..trace.state import state
@@ -326,7 +327,7 @@ def broadcast(g, size: int, like=None):
     if n == size:
         return g
     if n != 1:
-        raise ValueError(f"frostjit AD: a gradient of size {n} does not fit a variable of size {size}")
+        raise GradSizeError(f"frostjit AD: a gradient of size {n} does not fit a variable of size {size}")
     if g._node.op == "literal":
         return sized_literal(type(g), g._node.value, size, like)
     return g + sized_literal(type(g), 0, size, like)
@@ -343,8 +344,12 @@ def as_grad(v: Vertex, g):
     if n != v.size:
         if v.size == 1:
             g = _sum(g)
-        else:
+        elif n == 1:
             g = broadcast(g, v.size, v)
+        else:
+            # (Dr.Jit's wording, which ported programs match)
+            raise GradSizeError(f"attempted to store a gradient of size {n} into AD variable a{v.id}, "
+                                f"which has size {v.size}!")
     return g
 
 

@@ -232,7 +232,9 @@ class Hook:
 
     def on_op(self, op: str, out, operands) -> None:
         if op == "cast" and out._node is operands[0]._node and type(out) is type(operands[0]):
-            out._ad = operands[0]._ad   # Float(x) of a Float: the same variable (Dr.Jit), not a copy
+            # Float(x) of a Float: the same variable (Dr.Jit), not a copy; inside a suspend_grad
+            # scope for x, a detached copy (Dr.Jit: it stays detached when the scope resumes x)
+            out._ad = _vertex(out, operands[0])
             return
         verts = [_vertex(out, o) for o in operands]
         if not any(v is not None for v in verts):
