@@ -481,6 +481,14 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
     source_ids = {v.id for v in sources}
     flags = int(flags)
     clear_input, clear_interior = bool(flags & _CLEAR_INPUT), bool(flags & _CLEAR_INTERIOR)
+    if flags & _CLEAR_EDGES:
+        # Dr.Jit: the edges walked are dropped in forward mode too (a second forward pass, or a
+        # backward pass, through them does nothing); those of vertices outside an isolation scope stay
+        for v in verts:
+            if v.parents and v.id >= bound:
+                kept = tuple(e for e in v.parents if e[0].id not in inside)
+                if len(kept) != len(v.parents):
+                    v.parents = kept
     for v in verts:
         if v.id not in has_child or v.id < bound or v.id in keep:
             continue
