@@ -20,7 +20,8 @@ came through.
 
 Arguments are named by ``eval``'s signature: ``grad_in("x")`` for a parameter ``x`` (passed
 by position or by keyword), ``grad_in(0)``, ``grad_in(1)``... for the entries of ``*args``, the
-keyword's name for those of ``**kwargs``.  An argument's gradient has its structure (a
+keyword's name for those of ``**kwargs``, and the names of ``*args``/``**kwargs`` themselves
+for all of them (a tuple / a dict, as in Dr.Jit 1.5).  An argument's gradient has its structure (a
 PyTree of gradients; zeros where nothing arrived or the entry is not differentiable, 0.0 for
 a Python number).
 
@@ -252,17 +253,23 @@ def _named_arguments(cls, op, args: tuple, kwargs: dict) -> dict:
     except TypeError as e:
         raise TypeError(f"custom(): the arguments do not fit {cls.__qualname__}.eval(): {e}") from None
     params = bound.signature.parameters
-    named = {}
+    named, whole = {}, {}
     for i, (name, value) in enumerate(bound.arguments.items()):
         if i == 0:
             continue                                  # self
         kind = params[name].kind
         if kind is inspect.Parameter.VAR_POSITIONAL:
             named.update(enumerate(value))
+            whole[name] = value
         elif kind is inspect.Parameter.VAR_KEYWORD:
             named.update(value)
+            whole[name] = value
         else:
             named[name] = value
+    # Dr.Jit 1.5 also names ``*args``/``**kwargs`` as a whole (grad_in("args") is a tuple,
+    # grad_in("kwargs") a dict); an entry of the same name wins
+    for name, value in whole.items():
+        named.setdefault(name, value)
     return named
 
 
