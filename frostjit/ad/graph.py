@@ -31,9 +31,12 @@ import weakref
 from operator import attrgetter
 
 from ..array.flat import ArrayBase
+from ..array.registry import flat_type
 from ..errors import GradSizeError
-from ..trace import ops
+from ..trace import masks, ops
+from ..functions.math import select as _select
 from ..functions.reduce import sum as _sum
+from ..trace.dtypes import Bool
 from ..trace.state import state
 
 
@@ -445,12 +448,23 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
                     if inside is None or parent.id in inside:
                         if parent.is_hub:
                             bwd.backward(parent, g)
+                        elif parent.id < bound:
+                            accum(parent, _lanes(bwd(g)))
                         else:
                             accum(parent, bwd(g))
         if clear_edges:
             v.parents = ()
         if (clear_input if v.id in start_ids else clear_interior) and v.id not in keep:
             v.grad = None
+
+
+def _lanes(g):
+    """A gradient crossing an isolation boundary inside a masked region (the branch of an
+    evaluated ``if_stmt``, a loop body): only the active lanes contribute (Dr.Jit)."""
+    mask = masks.top()
+    if mask is None or not isinstance(g, ArrayBase) or (mask.size != g._node.size and mask.size != 1):
+        return g
+    return _select(flat_type(g._backend, Bool)._from_node(mask), g, 0)
 
 
 def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> None:

@@ -1,0 +1,73 @@
+"""Traversals started *inside* the branches of an ``if_stmt`` (Dr.Jit 1.5's model, checked side
+by side): the statement is an ``isolate_grad()`` scope, so a backward pass inside a branch
+stops at the variables created before the statement, its gradient there is limited to the
+branch's lanes, and it propagates further once, when the statement ends; a forward pass in one
+branch does not clear what the other branch still needs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit.llvm.ad import Float, UInt32
+
+MODES = ("evaluated", "symbolic")
+WIDTHS = (1, 7, 1000)
+
+
+def _expected(n, first, second, split):
+    lanes = np.arange(n)
+    return np.where(lanes < split, first, second).astype(np.float32).tolist()
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n", WIDTHS)
+@pytest.mark.parametrize("through_gather", [False, True])
+def test_backward_inside_both_branches_reaches_earlier_variables_on_their_lanes(mode, n, through_gather):
+    i = fj.arange(UInt32, n)
+    x = fj.arange(Float, n)
+    fj.enable_grad(x)
+    y = x * 2
+
+    def branch(scale):
+        def run(i, y):
+            z = (fj.gather(Float, y, i) if through_gather else y) * scale
+            fj.backward_from(z)
+            return i, y
+        return run
+
+    fj.if_stmt((i, y), i < 2, branch(2.0), branch(3.0), mode=mode)
+    assert x.grad.numpy().tolist() == _expected(n, 4, 6, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n", WIDTHS)
+def test_backward_inside_one_branch_only_gives_its_lanes(mode, n):
+    i = fj.arange(UInt32, n)
+    x = fj.arange(Float, n)
+    fj.enable_grad(x)
+    y = x * 2
+
+    def taken(i, y):
+        fj.backward_from(y * 3.0)
+        return i, y
+
+    fj.if_stmt((i, y), i < 2, lambda i, y: (i, y), taken, mode=mode)
+    assert x.grad.numpy().tolist() == _expected(n, 0, 6, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n", WIDTHS)
+def test_forward_to_inside_both_branches_sees_the_earlier_gradient_in_each(mode, n):
+    i = fj.arange(UInt32, n)
+    x = fj.arange(Float, n)
+    fj.enable_grad(x)
+    y = x * 2
+    x.grad = 1
+    fj.forward_from(x, fj.ADFlag.ClearEdges)     # y's gradient (2) is left for the branches
+
+    def branch(scale):
+        return lambda i, y, z: (i, y, fj.forward_to(y * scale))
+
+    _, _, z = fj.if_stmt((i, y, Float(0.0)), i < 2, branch(2.0), branch(3.0), mode=mode)
+    assert z.numpy().tolist() == _expected(n, 4, 6, 2)
