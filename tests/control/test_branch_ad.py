@@ -1,8 +1,9 @@
-"""Traversals started *inside* the branches of an ``if_stmt`` (Dr.Jit 1.5's model, checked side
-by side): the statement is an ``isolate_grad()`` scope, so a backward pass inside a branch
-stops at the variables created before the statement, its gradient there is limited to the
-branch's lanes, and it propagates further once, when the statement ends; a forward pass in one
-branch does not clear what the other branch still needs."""
+"""Traversals started *inside* the branches of an ``if_stmt`` or the targets of a ``switch``
+(Dr.Jit 1.5's model, checked side by side): the statement is an ``isolate_grad()`` scope, so a
+backward pass inside a branch stops at the variables created before the statement, its
+gradient there is limited to the branch's lanes, and it propagates further once, when the
+statement ends; a forward pass in one branch does not clear what the other branch still needs.
+(An evaluated ``switch`` gathers each target's lanes, which limits the gradient by itself.)"""
 from __future__ import annotations
 
 import numpy as np
@@ -71,3 +72,19 @@ def test_forward_to_inside_both_branches_sees_the_earlier_gradient_in_each(mode,
 
     _, _, z = fj.if_stmt((i, y, Float(0.0)), i < 2, branch(2.0), branch(3.0), mode=mode)
     assert z.numpy().tolist() == _expected(n, 4, 6, 2)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n", WIDTHS)
+def test_backward_inside_a_switch_target_gives_only_its_lanes(mode, n):
+    x = fj.arange(Float, n)
+    fj.enable_grad(x)
+    y = x * 2
+    index = fj.select(fj.arange(UInt32, n) < 2, UInt32(0), UInt32(1))
+
+    def first(a):
+        fj.backward_from(a * 3.0)
+        return a
+
+    fj.switch(index, [first, lambda a: a], y, mode=mode)
+    assert x.grad.numpy().tolist() == _expected(n, 6, 0, 2)
