@@ -38,6 +38,14 @@ class GradArgumentError(RuntimeError, TypeError):
     """
 
 
+class OptimizerArgumentError(ValueError, RuntimeError):
+    """A hyper-parameter of an optimizer (``frostjit.opt``) outside its range, e.g.
+    ``Adam(lr=0.1, beta_1=1.5)``, or a parameter it cannot optimize.
+
+    A ``ValueError`` (a wrong value), and a ``RuntimeError`` as Dr.Jit raises there.
+    """
+
+
 def out_of_memory(type_name: str, count: int, itemsize: int, action: str = "allocate") -> MemoryError:
     """The ``MemoryError`` to raise when an array of ``count`` elements cannot be allocated:
     it names the frostjit type, the element count and the size in bytes (NumPy's own message
