@@ -88,3 +88,40 @@ def test_backward_inside_a_switch_target_gives_only_its_lanes(mode, n):
 
     fj.switch(index, [first, lambda a: a], y, mode=mode)
     assert x.grad.numpy().tolist() == _expected(n, 6, 0, 2)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+@pytest.mark.parametrize("n", WIDTHS)
+def test_backward_inside_an_evaluated_loop_body_reaches_earlier_variables_every_iteration(compress, n):
+    x = fj.arange(Float, n)
+    fj.enable_grad(x)
+    y = fj.gather(Float, x, fj.arange(UInt32, n))      # created before the loop: its edge is postponed
+
+    def body(i):
+        with fj.resume_grad():
+            fj.backward(2 * fj.gather(Float, y, fj.arange(UInt32, n)))
+        return (i + 1,)
+
+    fj.while_loop((UInt32(0),), lambda i: i < 2, body, mode="evaluated", compress=compress)
+    assert x.grad.numpy().tolist() == [4.0] * n
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("n", WIDTHS)
+def test_a_loop_state_entry_the_body_only_reads_keeps_its_gradient(mode, n):
+    # the body gathers from x (which evaluates it) and returns it unchanged: the x the loop returns
+    # is the same AD variable, so its gradient is the one the backward pass computes
+    x = fj.full(Float, 1.0, n)
+    fj.enable_grad(x)
+    idx = fj.arange(UInt32, n)
+    q0 = fj.zeros(Float, n)
+    if mode == "symbolic":      # (a symbolic loop cannot gather from its own state: x stays outside)
+        i, q = fj.while_loop((UInt32(0), q0), lambda i, q: i < 3,
+                             lambda i, q: (i + 1, q + fj.gather(Float, x, idx) * 2), mode=mode, max_iterations=-1)
+        x_out = x
+    else:
+        i, q, x_out = fj.while_loop((UInt32(0), q0, x), lambda i, q, x: i < 3,
+                                    lambda i, q, x: (i + 1, q + fj.gather(Float, x, idx) * 2, x), mode=mode)
+    fj.backward(q)
+    assert x_out.grad.numpy().tolist() == [6.0] * n
+    assert x.grad.numpy().tolist() == [6.0] * n
