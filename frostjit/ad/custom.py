@@ -72,6 +72,9 @@ class CustomOp:
     _fj_outputs = None       # _Outputs: eval's result and its output slots
     _fj_grads = None         # during backward(): the gradient of each output slot (None: none)
     _fj_accept = None        # during a callback: which input vertices may receive gradients
+    # frostjit's own operations (a differentiated loop or call) let eval's errors through as they
+    # are; a user's operation reports them as Dr.Jit does (see custom())
+    _fj_wrap_eval_errors = True
 
     # -- to be implemented by subclasses ------------------------------------------------
     def eval(self, *args, **kwargs):
@@ -304,6 +307,9 @@ def custom(cls, /, *args, **kwargs):
     TypeError
         If ``cls`` is not a subclass of :class:`CustomOp`, or the arguments do not fit
         ``eval``'s signature.
+    RuntimeError
+        If ``eval`` raises: its exception is the ``__cause__`` (Dr.Jit), and its message is
+        repeated.
     """
     if not (isinstance(cls, type) and issubclass(cls, CustomOp)):
         raise TypeError(f"custom(): the first argument must be a subclass of frostjit.CustomOp, got {cls!r}")
@@ -314,7 +320,14 @@ def custom(cls, /, *args, **kwargs):
     hub = HubVertex(adapter)                 # numbered before anything eval creates
     op._fj_inputs = inputs
     op._fj_implicit_in, op._fj_implicit_out = [], []
-    result = op.eval(*[api.detach(a) for a in args], **{k: api.detach(v) for k, v in kwargs.items()})
+    try:
+        result = op.eval(*[api.detach(a) for a in args], **{k: api.detach(v) for k, v in kwargs.items()})
+    except Exception as e:
+        if not cls._fj_wrap_eval_errors:
+            raise
+        # Dr.Jit: a RuntimeError whose cause is eval's exception
+        raise RuntimeError(f"custom(<{cls.__module__}.{cls.__qualname__}>): error while performing a custom "
+                           f"differentiable operation ({type(e).__name__}: {e})") from e
     implicit_in, implicit_out = op._fj_implicit_in, op._fj_implicit_out
     op._fj_implicit_in = op._fj_implicit_out = None
     flat, treedef = flatten(api.detach(result))

@@ -546,3 +546,17 @@ def test_a_frozen_function_whose_custom_op_gives_gradients_to_a_global_runs_plai
             f(x)
         np.testing.assert_allclose(fj.grad(w).numpy(), x.numpy(), rtol=1e-12)
         np.testing.assert_allclose(fj.grad(x).numpy(), w.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_an_exception_in_eval_is_a_runtime_error_caused_by_it(enabled):
+    class Broken(fj.CustomOp):
+        def eval(self, x):
+            raise ValueError("bar")
+
+    x = Float(1.0)
+    if enabled:
+        fj.enable_grad(x)
+    with pytest.raises(RuntimeError, match="Broken.*ValueError: bar") as info:
+        fj.custom(Broken, x)
+    assert type(info.value.__cause__) is ValueError and str(info.value.__cause__) == "bar"
