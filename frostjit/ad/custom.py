@@ -34,6 +34,7 @@ import inspect
 import weakref
 
 from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
 from ..tree import flatten, unflatten, traverse2
 from . import api, graph
 from .graph import HubOutput, HubVertex, Vertex, is_active, sized_literal
@@ -191,6 +192,8 @@ class _Outputs:
         zeros = [self._zero(k) for k in range(len(self.slots))]
         slot_of = {id(z): k for k, z in enumerate(zeros)}
         like = unflatten(self.treedef, zeros)
+        if isinstance(value, api._SEQUENCES) and isinstance(like, (ArrayBase, VectorBase)):
+            value = type(like)(value)       # a list for an array result: its constructor (as set_grad)
         pairs = []
 
         def pair(z, g):

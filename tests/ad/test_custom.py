@@ -560,3 +560,26 @@ def test_an_exception_in_eval_is_a_runtime_error_caused_by_it(enabled):
     with pytest.raises(RuntimeError, match="Broken.*ValueError: bar") as info:
         fj.custom(Broken, x)
     assert type(info.value.__cause__) is ValueError and str(info.value.__cause__) == "bar"
+
+
+def test_set_grad_out_and_set_grad_in_convert_a_list_like_set_grad():
+    class Twice(fj.CustomOp):
+        def eval(self, x):
+            return x * 2
+
+        def forward(self):
+            self.set_grad_out([1.0, 2.0])
+
+        def backward(self):
+            self.set_grad_in("x", [3.0, 4.0])
+
+    x = Float(1.0, 2.0)
+    fj.enable_grad(x)
+    y = fj.custom(Twice, x)
+    x.grad = 1
+    assert fj.forward_to(y).numpy().tolist() == [1, 2]
+    x = Float(1.0, 2.0)
+    fj.enable_grad(x)
+    y = fj.custom(Twice, x)
+    y.grad = 1
+    assert fj.backward_to(x).numpy().tolist() == [3, 4]
