@@ -26,6 +26,32 @@ class FilterArgumentError(ValueError, RuntimeError):
     rank): a ``ValueError``, and a ``RuntimeError`` as Dr.Jit raises."""
 
 
+class GradSizeError(RuntimeError, ValueError):
+    """A gradient whose size fits neither the AD variable it is given to nor 1, e.g.
+    ``set_grad(Float(1, 2), Float(1, 2, 3))``, or ``replace_grad`` of two arrays of
+    incompatible sizes.
+
+    A ``RuntimeError`` as in Dr.Jit, and a ``ValueError`` (a wrong value, not a
+    wrong type) as frostjit raised before.
+    """
+
+
+class GradArgumentError(RuntimeError, TypeError):
+    """Arguments of an AD function that do not go together, e.g. ``replace_grad`` of a
+    ``Float`` and a ``UInt32`` or of two dicts with different keys.
+
+    A ``RuntimeError`` as in Dr.Jit, and a ``TypeError`` as frostjit raised before.
+    """
+
+
+class OptimizerArgumentError(ValueError, RuntimeError):
+    """A hyper-parameter of an optimizer (``frostjit.opt``) outside its range, e.g.
+    ``Adam(lr=0.1, beta_1=1.5)``, or a parameter it cannot optimize.
+
+    A ``ValueError`` (a wrong value), and a ``RuntimeError`` as Dr.Jit raises there.
+    """
+
+
 def out_of_memory(type_name: str, count: int, itemsize: int, action: str = "allocate") -> MemoryError:
     """The ``MemoryError`` to raise when an array of ``count`` elements cannot be allocated:
     it names the frostjit type, the element count and the size in bytes (NumPy's own message

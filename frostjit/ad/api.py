@@ -20,8 +20,11 @@ from __future__ import annotations
 import contextlib
 import threading
 
+import numpy as np
+
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..errors import GradArgumentError, GradSizeError
 from ..functions import math as fm
 from ..functions.detach import detach  # noqa: F401  (part of the AD API: fj.detach)
 from ..tree import leaves, transform, traverse2, map2, LeafError
@@ -52,28 +55,18 @@ def _differentiable(a) -> bool:
 def enable_grad(*args) -> None:
     """Make the float arrays in ``args`` differentiable: new AD leaves whose gradient can be read later.
 
-    Raises ``TypeError`` for a non-AD or non-float array (import the types from
-    ``frostjit.llvm.ad``).  Inside PyTrees, non-differentiable entries are skipped.
-    Already grad-enabled arrays are left as they are.  Inside ``suspend_grad()``
-    (no arguments, nothing resumed) this does nothing, as in Dr.Jit: no variable
-    can become differentiable there.
+    Everything else is skipped without an error, as in Dr.Jit: integer, mask and
+    non-AD arrays (``enable_grad(UInt32(1))`` does nothing; import float types from
+    ``frostjit.llvm.ad`` to differentiate), Python values, entries of PyTrees that
+    cannot carry gradients.  Already grad-enabled arrays are left as they are.
+    Inside ``suspend_grad()`` (no arguments, nothing resumed) this does nothing, as
+    in Dr.Jit: no variable can become differentiable there.
     """
-    allowed = graph.grad_allowed()
-    for arg in args:
-        if isinstance(arg, (ArrayBase, VectorBase)) or getattr(type(arg), "IsTensor", False):
-            arrays = leaves(arg)
-            for a in arrays:
-                if not _differentiable(a):
-                    raise TypeError(
-                        f"enable_grad(): {type(arg).__module__}.{type(arg).__name__} cannot carry gradients "
-                        "(use a floating point type from frostjit.llvm.ad)")
-        elif isinstance(arg, (int, float, complex, str, bytes)) or arg is None:
-            raise TypeError(f"enable_grad(): expected a frostjit AD array, got {type(arg).__name__}")
-        else:
-            arrays = [a for a in leaves(arg) if _differentiable(a)]
-        for a in arrays:
-            if a._ad is None and allowed:
-                a._ad = Vertex(type(a), a._node.size, (), a._node)
+    if not graph.grad_allowed():
+        return
+    for a in leaves(args):
+        if a._ad is None and _differentiable(a):
+            a._ad = Vertex(type(a), a._node.size, (), a._node)
 
 
 def disable_grad(*args) -> None:
@@ -121,15 +114,23 @@ def grad(arg, preserve_type: bool = True):
     """The gradient of ``arg`` (zeros where it is not grad-enabled or nothing reached it).
 
     Same type and structure as ``arg``: a PyTree gives a PyTree of gradients, a Python
-    number a zero of its type.  Inside ``suspend_grad`` for a variable, its gradient reads
-    as zero (Dr.Jit).
+    number a zero of its type.  ``preserve_type=False`` gives the arrays as their detached
+    (non-AD) types, static vectors included (Dr.Jit).  Inside ``suspend_grad`` for a
+    variable, its gradient reads as zero (Dr.Jit).
     """
-    return transform(arg, _grad_of, _zero_value, who="grad", root="arg")
+    g = transform(arg, _grad_of, _zero_value, who="grad", root="arg")
+    return g if preserve_type else detach(g, preserve_type=False)
+
+
+_SEQUENCES = (list, tuple, np.ndarray)
 
 
 def _pairs(dst, src, who: str) -> list:
     """``(array of dst, matching part of src)`` for every array of ``dst``; ``src`` has
     ``dst``'s structure or broadcasts over it (an array or a Python number)."""
+    if isinstance(src, _SEQUENCES) and isinstance(dst, (ArrayBase, VectorBase)):
+        # Dr.Jit converts the value with the array's constructor: ``x.grad = [1, 2, 3]``
+        src = type(dst)(src)
     if isinstance(dst, ArrayBase) and isinstance(src, (ArrayBase, int, float)):
         return [(dst, src)]
     pairs = []
@@ -179,19 +180,30 @@ def clear_grad(*args) -> None:
 def replace_grad(a, b):
     """The value of ``a`` with the derivatives of ``b`` (``b``'s AD graph).
 
-    ``a`` and ``b`` are arrays (a 1-D array broadcasts over a static vector) or PyTrees of
-    the same structure, replaced leaf by leaf.
+    ``a`` and ``b`` are arrays (a 1-D array broadcasts over a static vector, an array of
+    size 1 over a larger one) or PyTrees of the same structure, replaced leaf by leaf.  As
+    in Dr.Jit, a Python number ``a`` takes ``b``'s type (``replace_grad(4.0, x)`` is 4 with
+    ``x``'s derivatives), a Python number ``b`` gives ``a`` detached, and a ``b`` of another
+    array type is converted to ``a``'s first.  Arguments that do not go together raise
+    :class:`~frostjit.errors.GradArgumentError` (a ``RuntimeError`` and a ``TypeError``),
+    incompatible sizes :class:`~frostjit.errors.GradSizeError` (a ``RuntimeError`` and a
+    ``ValueError``).
     """
-    if isinstance(a, (ArrayBase, VectorBase)) and isinstance(b, (ArrayBase, VectorBase)):
+    if isinstance(a, (ArrayBase, VectorBase)) or isinstance(b, (ArrayBase, VectorBase)):
         return _replace_grad(a, b)
-    return map2(a, b, _replace_leaf, who="replace_grad")
+    try:
+        return map2(a, b, _replace_leaf, who="replace_grad")
+    except GradArgumentError:
+        raise
+    except TypeError as e:     # a structure mismatch found by the PyTree walker
+        raise GradArgumentError(str(e)) from None
 
 
 def _replace_leaf(x, y):
     if isinstance(x, (ArrayBase, VectorBase)) or isinstance(y, (ArrayBase, VectorBase)):
         try:
             return _replace_grad(x, y)
-        except TypeError as e:
+        except GradArgumentError as e:
             raise LeafError(str(e).removeprefix("replace_grad(): ")) from None
     return x
 
@@ -199,20 +211,25 @@ def _replace_leaf(x, y):
 def _replace_grad(a, b):
     if isinstance(a, VectorBase) or isinstance(b, VectorBase):
         if isinstance(a, VectorBase) and isinstance(b, VectorBase) and len(a) != len(b):
-            raise TypeError("replace_grad(): static sizes differ")
+            raise GradArgumentError(f"replace_grad(): incompatible input lengths ({len(a)} and {len(b)})")
         n = len(a) if isinstance(a, VectorBase) else len(b)
         ca = a._c if isinstance(a, VectorBase) else [a] * n
         cb = b._c if isinstance(b, VectorBase) else [b] * n
         comps = [_replace_grad(x, y) for x, y in zip(ca, cb)]
         vec = a if isinstance(a, VectorBase) else b
         return type(vec)._from_components(comps)
+    if isinstance(b, (int, float)) and isinstance(a, ArrayBase):
+        return detach(a)             # no derivatives to take over (Dr.Jit)
+    if isinstance(a, (int, float)) and isinstance(b, ArrayBase) and _differentiable(b):
+        a = graph.sized_literal(type(b), a, 1)
     if not (isinstance(a, ArrayBase) and isinstance(b, ArrayBase)):
-        raise TypeError(f"replace_grad(): expected two arrays, got {type(a).__name__} and {type(b).__name__}")
+        raise GradArgumentError(f"replace_grad(): incompatible input types ({type(a).__name__} and "
+                                f"{type(b).__name__})")
     if type(a) is not type(b):
-        raise TypeError(f"replace_grad(): the types differ ({type(a).__name__} and {type(b).__name__})")
+        b = type(a)(b)               # Dr.Jit converts the derivative side (a cast keeps its AD edge)
     sa, sb = a._node.size, b._node.size
     if sa != sb and sa != 1 and sb != 1:
-        raise ValueError(f"replace_grad(): incompatible sizes {sa} and {sb}")
+        raise GradSizeError(f"replace_grad(): incompatible input sizes ({sa} and {sb})")
     node = a._node
     if sa == 1 and sb != 1:
         node = graph.broadcast(type(a)._from_node(node), sb, b._node)._node
@@ -260,6 +277,14 @@ def _one(arg):
     return arg[0] if len(arg) == 1 else tuple(arg)
 
 
+def _no_grad_message(who: str) -> str:
+    # (the first sentence is Dr.Jit's, which ported programs match)
+    return (f"{who}(): the argument does not depend on the input variable(s) being differentiated: no "
+            "array in it is grad-enabled. This usually means that frostjit.enable_grad() was not called "
+            "(or the computation used non-AD types). If this is expected, pass "
+            "flags=frostjit.ADFlag.Default | frostjit.ADFlag.AllowNoGrad.")
+
+
 def _starts(arg, who: str, flags, seed: bool) -> list:
     """The distinct active vertices of ``arg``, after giving ``arg`` a gradient of 1 where needed.
 
@@ -283,10 +308,7 @@ def _starts(arg, who: str, flags, seed: bool) -> list:
             verts[v.id] = v
     if not verts:
         if not flags & ADFlag.AllowNoGrad:
-            raise RuntimeError(
-                f"{who}(): the argument does not depend on any grad-enabled variable. This usually means that "
-                "frostjit.enable_grad() was not called (or the computation used non-AD types). If this is "
-                f"expected, pass flags=frostjit.ADFlag.Default | frostjit.ADFlag.AllowNoGrad.")
+            raise RuntimeError(_no_grad_message(who))
         return []
     if seed or all(v.grad is None for v in verts.values()):
         set_grad(arg, 1.0)
@@ -320,7 +342,7 @@ def backward_to(*args, flags: ADFlag = ADFlag.Default):
     """Propagate the gradients set on later variables (``set_grad``) backward to ``args``; returns ``grad(args)``."""
     targets = _vertices(args)
     if not targets and not flags & ADFlag.AllowNoGrad:
-        raise RuntimeError("backward_to(): the arguments are not grad-enabled")
+        raise RuntimeError(_no_grad_message("backward_to"))
     verts = graph.descendants(targets)
     starts = [v for v in verts if v.grad is not None]
     target_ids = {v.id for v in targets}
@@ -353,7 +375,7 @@ def forward_to(*args, flags: ADFlag = ADFlag.Default):
     """Propagate the gradients set on earlier variables (``set_grad``) forward to ``args``; returns ``grad(args)``."""
     targets = _vertices(args)
     if not targets and not flags & ADFlag.AllowNoGrad:
-        raise RuntimeError("forward_to(): the arguments are not grad-enabled")
+        raise RuntimeError(_no_grad_message("forward_to"))
     verts = graph.ancestors(targets)
     target_ids = {v.id for v in targets}
     sources = [v for v in verts if v.grad is not None and v.id not in target_ids]

@@ -20,7 +20,8 @@ came through.
 
 Arguments are named by ``eval``'s signature: ``grad_in("x")`` for a parameter ``x`` (passed
 by position or by keyword), ``grad_in(0)``, ``grad_in(1)``... for the entries of ``*args``, the
-keyword's name for those of ``**kwargs``.  An argument's gradient has its structure (a
+keyword's name for those of ``**kwargs``, and the names of ``*args``/``**kwargs`` themselves
+for all of them (a tuple / a dict, as in Dr.Jit 1.5).  An argument's gradient has its structure (a
 PyTree of gradients; zeros where nothing arrived or the entry is not differentiable, 0.0 for
 a Python number).
 
@@ -33,6 +34,7 @@ import inspect
 import weakref
 
 from ..array.flat import ArrayBase
+from ..array.vector import VectorBase
 from ..tree import flatten, unflatten, traverse2
 from . import api, graph
 from .graph import HubOutput, HubVertex, Vertex, is_active, sized_literal
@@ -71,6 +73,9 @@ class CustomOp:
     _fj_outputs = None       # _Outputs: eval's result and its output slots
     _fj_grads = None         # during backward(): the gradient of each output slot (None: none)
     _fj_accept = None        # during a callback: which input vertices may receive gradients
+    # frostjit's own operations (a differentiated loop or call) let eval's errors through as they
+    # are; a user's operation reports them as Dr.Jit does (see custom())
+    _fj_wrap_eval_errors = True
 
     # -- to be implemented by subclasses ------------------------------------------------
     def eval(self, *args, **kwargs):
@@ -187,6 +192,8 @@ class _Outputs:
         zeros = [self._zero(k) for k in range(len(self.slots))]
         slot_of = {id(z): k for k, z in enumerate(zeros)}
         like = unflatten(self.treedef, zeros)
+        if isinstance(value, api._SEQUENCES) and isinstance(like, (ArrayBase, VectorBase)):
+            value = type(like)(value)       # a list for an array result: its constructor (as set_grad)
         pairs = []
 
         def pair(z, g):
@@ -252,17 +259,23 @@ def _named_arguments(cls, op, args: tuple, kwargs: dict) -> dict:
     except TypeError as e:
         raise TypeError(f"custom(): the arguments do not fit {cls.__qualname__}.eval(): {e}") from None
     params = bound.signature.parameters
-    named = {}
+    named, whole = {}, {}
     for i, (name, value) in enumerate(bound.arguments.items()):
         if i == 0:
             continue                                  # self
         kind = params[name].kind
         if kind is inspect.Parameter.VAR_POSITIONAL:
             named.update(enumerate(value))
+            whole[name] = value
         elif kind is inspect.Parameter.VAR_KEYWORD:
             named.update(value)
+            whole[name] = value
         else:
             named[name] = value
+    # Dr.Jit 1.5 also names ``*args``/``**kwargs`` as a whole (grad_in("args") is a tuple,
+    # grad_in("kwargs") a dict); an entry of the same name wins
+    for name, value in whole.items():
+        named.setdefault(name, value)
     return named
 
 
@@ -297,6 +310,9 @@ def custom(cls, /, *args, **kwargs):
     TypeError
         If ``cls`` is not a subclass of :class:`CustomOp`, or the arguments do not fit
         ``eval``'s signature.
+    RuntimeError
+        If ``eval`` raises: its exception is the ``__cause__`` (Dr.Jit), and its message is
+        repeated.
     """
     if not (isinstance(cls, type) and issubclass(cls, CustomOp)):
         raise TypeError(f"custom(): the first argument must be a subclass of frostjit.CustomOp, got {cls!r}")
@@ -307,7 +323,14 @@ def custom(cls, /, *args, **kwargs):
     hub = HubVertex(adapter)                 # numbered before anything eval creates
     op._fj_inputs = inputs
     op._fj_implicit_in, op._fj_implicit_out = [], []
-    result = op.eval(*[api.detach(a) for a in args], **{k: api.detach(v) for k, v in kwargs.items()})
+    try:
+        result = op.eval(*[api.detach(a) for a in args], **{k: api.detach(v) for k, v in kwargs.items()})
+    except Exception as e:
+        if not cls._fj_wrap_eval_errors:
+            raise
+        # Dr.Jit: a RuntimeError whose cause is eval's exception
+        raise RuntimeError(f"custom(<{cls.__module__}.{cls.__qualname__}>): error while performing a custom "
+                           f"differentiable operation ({type(e).__name__}: {e})") from e
     implicit_in, implicit_out = op._fj_implicit_in, op._fj_implicit_out
     op._fj_implicit_in = op._fj_implicit_out = None
     flat, treedef = flatten(api.detach(result))

@@ -31,8 +31,12 @@ import weakref
 from operator import attrgetter
 
 from ..array.flat import ArrayBase
-from ..trace import ops
+from ..array.registry import flat_type
+from ..errors import GradSizeError
+from ..trace import masks, ops
+from ..functions.math import select as _select
 from ..functions.reduce import sum as _sum
+from ..trace.dtypes import Bool
 from ..trace.state import state
 
 
@@ -326,7 +330,7 @@ def broadcast(g, size: int, like=None):
     if n == size:
         return g
     if n != 1:
-        raise ValueError(f"frostjit AD: a gradient of size {n} does not fit a variable of size {size}")
+        raise GradSizeError(f"frostjit AD: a gradient of size {n} does not fit a variable of size {size}")
     if g._node.op == "literal":
         return sized_literal(type(g), g._node.value, size, like)
     return g + sized_literal(type(g), 0, size, like)
@@ -343,8 +347,12 @@ def as_grad(v: Vertex, g):
     if n != v.size:
         if v.size == 1:
             g = _sum(g)
-        else:
+        elif n == 1:
             g = broadcast(g, v.size, v)
+        else:
+            # (Dr.Jit's wording, which ported programs match)
+            raise GradSizeError(f"attempted to store a gradient of size {n} into AD variable a{v.id}, "
+                                f"which has size {v.size}!")
     return g
 
 
@@ -440,12 +448,23 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
                     if inside is None or parent.id in inside:
                         if parent.is_hub:
                             bwd.backward(parent, g)
+                        elif parent.id < bound:
+                            accum(parent, _lanes(bwd(g)))
                         else:
                             accum(parent, bwd(g))
         if clear_edges:
             v.parents = ()
         if (clear_input if v.id in start_ids else clear_interior) and v.id not in keep:
             v.grad = None
+
+
+def _lanes(g):
+    """A gradient crossing an isolation boundary inside a masked region (the branch of an
+    evaluated ``if_stmt``, a loop body): only the active lanes contribute (Dr.Jit)."""
+    mask = masks.top()
+    if mask is None or not isinstance(g, ArrayBase) or (mask.size != g._node.size and mask.size != 1):
+        return g
+    return _select(flat_type(g._backend, Bool)._from_node(mask), g, 0)
 
 
 def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> None:
@@ -476,6 +495,14 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
     source_ids = {v.id for v in sources}
     flags = int(flags)
     clear_input, clear_interior = bool(flags & _CLEAR_INPUT), bool(flags & _CLEAR_INTERIOR)
+    if flags & _CLEAR_EDGES:
+        # Dr.Jit: the edges walked are dropped in forward mode too (a second forward pass, or a
+        # backward pass, through them does nothing); those of vertices outside an isolation scope stay
+        for v in verts:
+            if v.parents and v.id >= bound:
+                kept = tuple(e for e in v.parents if e[0].id not in inside)
+                if len(kept) != len(v.parents):
+                    v.parents = kept
     for v in verts:
         if v.id not in has_child or v.id < bound or v.id in keep:
             continue

@@ -232,7 +232,9 @@ class Hook:
 
     def on_op(self, op: str, out, operands) -> None:
         if op == "cast" and out._node is operands[0]._node and type(out) is type(operands[0]):
-            out._ad = operands[0]._ad   # Float(x) of a Float: the same variable (Dr.Jit), not a copy
+            # Float(x) of a Float: the same variable (Dr.Jit), not a copy; inside a suspend_grad
+            # scope for x, a detached copy (Dr.Jit: it stays detached when the scope resumes x)
+            out._ad = _vertex(out, operands[0])
             return
         verts = [_vertex(out, o) for o in operands]
         if not any(v is not None for v in verts):
@@ -274,7 +276,9 @@ class Hook:
             return gather(cls, broadcast(gs, v.size, v), index, active)
         _attach(out, [(v, fwd, bwd)])
 
-    def on_scatter(self, who, reduce_op, target, value, index, active) -> None:
+    def on_scatter(self, who, reduce_op, target, value, index, active, before=None) -> None:
+        """A scatter (``reduce_op`` None), ``scatter_add`` or ``scatter_reduce`` into ``target`` was
+        queued; ``before`` holds the target's values before a Min/Max reduction."""
         if not type(target)._is_ad:
             return
         cls = type(target)
@@ -282,10 +286,13 @@ class Hook:
         vv = _vertex(target, value)
         if vt_ is None and vv is None:
             return
+        if reduce_op in ("min", "max"):
+            _scatter_minmax(target, value, index, active, before, vt_, vv)
+            return
         if reduce_op not in (None, "add"):
             raise NotImplementedError(
                 f"frostjit AD: scatter_reduce with ReduceOp.{reduce_op.capitalize()} is not differentiable "
-                "(only scatter, scatter_add and ReduceOp.Add are)")
+                "(scatter, scatter_add and ReduceOp.Add, Min and Max are)")
         index, active = _frozen_operand(index), _frozen_operand(active)
         size = target._node.size
         tref = weakref.ref(target._node)
@@ -318,6 +325,34 @@ class Hook:
 
 def _identity(g):
     return g
+
+
+def _scatter_minmax(target, value, index, active, before, vt_, vv) -> None:
+    """The derivative of ``scatter_reduce(Min/Max)``, Dr.Jit 1.5's rule: an entry's gradient
+    comes from whatever holds the winning value.  Backward: the target where its value
+    before the reduction equals the result, every active value equal to the result at its
+    index (ties all receive it).  Forward: the target's gradient, overwritten by that of a
+    winning value (of the last one written, where several tie)."""
+    cls = type(target)
+    size = target._node.size
+    tref = weakref.ref(target._node)
+    result = _frozen_operand(target)           # a later scatter into target copies it first
+    index, active = _frozen_operand(index), _frozen_operand(active)
+    edges = []
+    if vt_ is not None:
+        kept = before == result
+
+        def kept_part(g):
+            return fm.select(kept, broadcast(g, size, tref), 0.0)
+        edges.append((vt_, kept_part, kept_part))
+    if vv is not None:
+        vcls = vv.cls
+        wins = active & (detached(vcls, value) == gather(vcls, detached(vcls, result), index, active))
+
+        def bwd(g):
+            return fm.select(wins, gather(vcls, g, index, active), 0.0)
+        edges.append((vv, _ScatterForward(cls, size, tref, index, wins), bwd))
+    target._ad = Vertex(cls, size, tuple(edges), target._node)
 
 
 class _ScatterForward:

@@ -155,11 +155,14 @@ def merge(mask, a, b, values_from_a: bool):
 
 
 def _select(mask, x, y):
-    """``select(mask, x, y)``, or ``x`` itself when both are the same variable: a state entry the body
+    """``select(mask, x, y)``, or ``y`` itself when both are the same variable: a state entry the body
     (or both branches) left unchanged keeps its own width, as in Dr.Jit (a size-1 ``Float(5)`` in a
-    3-lane loop stays size 1)."""
-    if x._node is y._node:
-        return x
+    3-lane loop stays size 1), and a loop returns the caller's own array for it.  Two handles on one
+    AD variable are the same variable even when one was evaluated meanwhile (a gather from it
+    materializes it): a select there would make a new AD variable whose gradient nothing reads
+    (``while ...: q += gather(x, i)`` then ``grad(x)`` of the returned ``x`` would be zero)."""
+    if x._node is y._node or (x._ad is not None and x._ad is y._ad):
+        return y
     return select(mask, x, y)
 
 

@@ -279,6 +279,8 @@ class _FuncOp(CustomOp):
     derivative's body once too, whatever the number of call sites.  Differentiable arrays the
     body reads without receiving them are constants for these derivatives."""
 
+    _fj_wrap_eval_errors = False      # (custom(): its errors pass through as they are)
+
     def eval(self, leaves, fn, name, treedef, width, backend, mask):
         self.leaves, self.fn, self.name, self.treedef, self.backend = leaves, fn, name, treedef, backend
         self.diff = _differentiable(leaves)

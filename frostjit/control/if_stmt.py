@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ..ad.api import isolate_grad
 from ..trace import masks
 from . import symbolic
 from ..trace.state import JitFlag
@@ -83,9 +84,13 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
             mode = vector_mode(JitFlag.SymbolicConditionals)
     if mode == "scalar":
         return true_fn(*args) if cond else false_fn(*args)
-    if mode == "symbolic":
-        return _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
-    return _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
+    # Dr.Jit: the statement is an isolate_grad() scope, so a traversal inside a branch stops at
+    # variables created before it (their gradients, masked to the branch's lanes, propagate on
+    # once, when the statement ends) and does not clear what the other branch still needs
+    with isolate_grad():
+        if mode == "symbolic":
+            return _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
+        return _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
 
 
 def _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict):

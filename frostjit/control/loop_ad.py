@@ -74,6 +74,8 @@ class LoopOp(CustomOp):
     loop and propagates the output gradients through it.
     """
 
+    _fj_wrap_eval_errors = False      # (custom(): its errors pass through as they are)
+
     def eval(self, state, cond, body, labels, label, strict, max_iterations):
         self.args = (state, cond, body, labels, label, strict, max_iterations)
         leaves, treedef = flatten(state)

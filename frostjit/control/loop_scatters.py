@@ -37,16 +37,16 @@ class ScatterLog:
         self.scatters: list = []
         self.thread = threading.get_ident()
 
-    def on_scatter(self, who, reduce_op, target, value, index, active) -> None:
+    def on_scatter(self, who, reduce_op, target, value, index, active, before=None) -> None:
         if threading.get_ident() != self.thread:    # (the hook is process-wide) another thread's
-            self.inner.on_scatter(who, reduce_op, target, value, index, active)
+            self.inner.on_scatter(who, reduce_op, target, value, index, active, before=before)
             return
         if not (type(target)._is_ad and target._vt.is_float):
             return
         if reduce_op not in (None, "add"):
             raise NotImplementedError(
                 f"frostjit AD: scatter_reduce with ReduceOp.{reduce_op.capitalize()} is not differentiable "
-                "(only scatter, scatter_add and ReduceOp.Add are)")
+                "inside a differentiated loop (only scatter, scatter_add and ReduceOp.Add are)")
         self.scatters.append((target, reduce_op, value, index, active))
 
     def __getattr__(self, name):

@@ -16,6 +16,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..ad.api import isolate_grad
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..functions.creation import zeros
@@ -106,7 +107,10 @@ def _scalar(index: int, targets, mask, args, kwargs):
 
 
 def _symbolic(index, targets, args, kwargs, label):
-    return symbolic.symbolic_switch(index, targets, args, kwargs, None, label)
+    # one isolate_grad() scope, as an if_stmt (if_stmt.py): a backward pass inside a target stops
+    # at earlier variables, with the gradient limited to that target's lanes (its mask scope)
+    with isolate_grad():
+        return symbolic.symbolic_switch(index, targets, args, kwargs, None, label)
 
 
 def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label):

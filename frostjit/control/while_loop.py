@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+from ..ad.api import isolate_grad
 from ..array.flat import ArrayBase
 from ..functions.creation import zeros
 from ..functions.evaluation import eval as eval_, width
@@ -121,9 +122,13 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
         return _symbolic(state, cond, body, labels, label, strict, max_iterations)
     if compress is None:
         compress = flag(JitFlag.CompressLoops)
-    if compress:
-        return _compressed(state, cond, body, labels, label, strict, first)
-    return _evaluated(state, cond, body, labels, label, strict, first)
+    # Dr.Jit: the loop is an isolate_grad() scope (as an if_stmt, if_stmt.py): a backward pass in
+    # the body stops at variables created before the loop, with the gradient of the active lanes,
+    # and propagates on once, when the loop ends, so every iteration's pass reaches them
+    with isolate_grad():
+        if compress:
+            return _compressed(state, cond, body, labels, label, strict, first)
+        return _evaluated(state, cond, body, labels, label, strict, first)
 
 
 def _name(label) -> str:

@@ -313,6 +313,10 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         act = masks.apply(act, max(vnode.size, idx.size, act.size))
         active = registry.flat_type(target._backend, Bool)._from_node(act)
     tnode = _prepare_target(target)
+    before = None
+    if reduce_op in ("min", "max") and state.ad_hook is not None and target._ad is not None:
+        # the values before the reduction: the target keeps its derivative where they win (ad/rules.py)
+        before = type(target)._from_node(memops.copy(tnode))
     _check_index_width(who, idx, tnode.size)
     if state.flags & DEBUG:
         _check_bounds(who, idx, act, tnode)
@@ -322,7 +326,7 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         state.side_effects.append(eff)
         state.dirty.add(tnode)
     if state.ad_hook is not None and (target._ad is not None or (isinstance(value, ArrayBase) and value._ad is not None)):
-        state.ad_hook.on_scatter(who, reduce_op, target, value, index, active)
+        state.ad_hook.on_scatter(who, reduce_op, target, value, index, active, before=before)
 
 
 def _scatter_tree(who: str, reduce_op, target, value, index, active) -> None:

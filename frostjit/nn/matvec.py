@@ -116,6 +116,8 @@ def bias_gradient(bias_buffer, dys: list, g: Geometry):
 class MatVecOp(CustomOp):
     """``A @ x + b`` with derivatives into the coefficient buffer(s) and the input components."""
 
+    _fj_wrap_eval_errors = False      # (custom(): its errors pass through as they are)
+
     def eval(self, buffer, xs, bias_buffer, g):
         self.buffer, self.xs, self.bias_buffer, self.g = buffer, list(xs), bias_buffer, g
         bias = buffer if g.b_same else bias_buffer

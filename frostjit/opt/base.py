@@ -9,9 +9,10 @@ per-parameter state, learning rates, the step loop, and saving/restoring the sta
 ...     opt.step()                    # a few kernels: reads grads, updates state, new params
 
 ``opt.state[key]`` is Dr.Jit's tuple ``(value, promoted, lr, extra)``: the parameter (a
-grad-enabled leaf), whether it was promoted from half precision (always ``False``: frostjit
-has no half-precision type), its own learning rate (``None``, or the rate as an opaque
-``Float64`` array) and the optimizer-specific state (moments, step count).
+grad-enabled leaf), whether it was promoted from half precision (``promote_fp16``: the state
+holds a ``Float32`` copy of a ``Float16`` parameter and ``opt[key]`` converts it back, so the
+small updates of the steps are not rounded away), its own learning rate (``None``, or the rate
+as an opaque ``Float64`` array) and the optimizer-specific state (moments, step count).
 
 All state lives in JIT arrays, and nothing that changes from step to step is folded into a
 kernel as a Python constant (learning rates are opaque arrays, Adam's step count an array),
@@ -31,9 +32,11 @@ from ..array.vector import VectorBase
 from ..functions import math as fm
 from ..functions.creation import zeros
 from ..functions.evaluation import eval as _eval, schedule as _schedule, make_opaque
-from ..trace.dtypes import Float64
+from ..trace.dtypes import Float16, Float64
+from ..traits import float16_array_t, float32_array_t
 from ..tree import leaves, transform
 from ..ad import api as ad
+from ..errors import OptimizerArgumentError
 
 #: A learning rate: a number or a JIT array (size 1, or one rate per element) (Dr.Jit's alias).
 LearningRate = Union[float, ArrayBase]
@@ -45,8 +48,10 @@ def check_param(who: str, key, value):
     comps = leaves(value) if isinstance(value, (ArrayBase, VectorBase)) or getattr(type(value), "IsTensor", False) \
         else None
     if not comps or not all(c._is_ad and c._vt.is_float for c in comps):
-        raise TypeError(f"{who}[{key!r}] = ...: expected a differentiable floating point array "
-                        f"(a type from frostjit.llvm.ad), got {type(value).__name__}")
+        # (the first sentence is Dr.Jit's, which ported programs match)
+        raise TypeError(f'{who}[{key!r}] = ...: cannot register parameter "{key}" of type '
+                        f'"{type(value).__name__}": expected a differentiable floating point array '
+                        "(a type from frostjit.llvm.ad)")
     return comps[0]
 
 
@@ -110,6 +115,12 @@ def scale_factor(value, rate, constant: float = 1.0):
     return cls(rate * constant if constant != 1.0 else rate)
 
 
+def _demoted(value):
+    """A promoted (``Float32``) parameter as the ``Float16`` type it was registered with; the
+    conversion is differentiable, so gradients reach the ``Float32`` leaf."""
+    return float16_array_t(type(value))(value)
+
+
 class Optimizer(MutableMapping):
     """Base class: a dictionary of parameters plus per-parameter state (Dr.Jit's ``drjit.opt``).
 
@@ -125,15 +136,16 @@ class Optimizer(MutableMapping):
         Leave the entries whose gradient is exactly zero (and their optimizer
         state) unchanged, as if they had not been observed this step.
     promote_fp16 : bool
-        Dr.Jit's half-precision promotion; accepted for compatibility (frostjit has no
-        half-precision type, so there is nothing to promote).
+        Keep a ``Float16`` parameter and its optimizer state in ``Float32`` (Dr.Jit):
+        ``opt[key]`` is then a ``Float16`` conversion of it, through which gradients flow
+        back.  Without it, updates smaller than half an ULP of the parameter are lost.
     """
 
     def __init__(self, lr: LearningRate, params: Mapping | None = None, *, mask_updates: bool = False,
                  promote_fp16: bool = True):
         lr = check_rate(f"{type(self).__name__}()", lr)
         if not (isinstance(lr, ArrayBase) or lr > 0):
-            raise ValueError(f"{type(self).__name__}(): the learning rate 'lr' must be > 0, got {lr}")
+            raise OptimizerArgumentError(f"{type(self).__name__}(): the learning rate 'lr' must be > 0, got {lr}")
         self.mask_updates = bool(mask_updates)
         self.promote_fp16 = bool(promote_fp16)
         self._lr_value = lr            # as given (learning_rate() returns it)
@@ -153,8 +165,11 @@ class Optimizer(MutableMapping):
         """
         f = check_param(type(self).__name__, key, value)
         if width(value) == 0:
-            raise RuntimeError(f"{type(self).__name__}[{key!r}] = ...: the parameter is empty")
+            raise RuntimeError(f'{type(self).__name__}[{key!r}] = ...: parameter "{key}" is empty')
         param = ad.detach(value)        # new array objects: the caller's arrays stay as they are
+        promoted = self.promote_fp16 and f._vt is Float16
+        if promoted:
+            param = float32_array_t(type(param))(param)
         make_opaque(param)
         ad.enable_grad(param)
         if self._lr is None:
@@ -164,10 +179,11 @@ class Optimizer(MutableMapping):
             self.state[key] = (param,) + tuple(prev[1:])
         else:
             self._forget_rate(key)
-            self.state[key] = (param, False, None, self._reset(param))
+            self.state[key] = (param, promoted, None, self._reset(param))
 
     def __getitem__(self, key: str):
-        return self.state[key][0]
+        value, promoted = self.state[key][:2]
+        return _demoted(value) if promoted else value
 
     def __delitem__(self, key: str) -> None:
         del self.state[key]
@@ -186,10 +202,10 @@ class Optimizer(MutableMapping):
         return self.state.keys()
 
     def values(self):
-        return [v[0] for v in self.state.values()]
+        return [self[k] for k in self.state]
 
     def items(self):
-        return [(k, v[0]) for k, v in self.state.items()]
+        return [(k, self[k]) for k in self.state]
 
     # Two optimizers are the same object or different ones (Mapping would compare the arrays).
     __eq__ = object.__eq__
@@ -204,9 +220,9 @@ class Optimizer(MutableMapping):
         """Forget the optimizer state (moments, step count) and the own learning rate of
         ``key``, or of every parameter (Dr.Jit)."""
         for k in ([key] if key is not None else list(self.state)):
-            value = self.state[k][0]
+            value, promoted = self.state[k][:2]
             self._forget_rate(k)
-            self.state[k] = (value, False, None, self._reset(value))
+            self.state[k] = (value, promoted, None, self._reset(value))
 
     def _forget_rate(self, key) -> None:
         self._lr_values.pop(key, None)

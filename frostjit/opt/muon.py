@@ -15,6 +15,7 @@ from ..functions.reduce import sum as _sum
 from ..tensor.matmul import matmul
 from ..tensor.axes import transpose
 from .base import Optimizer, LearningRate, scale_factor
+from ..errors import OptimizerArgumentError
 
 #: The quintic iteration's coefficients (Jordan et al.): X <- a X + (b A + c A A) X, A = X X^T.
 NS_COEFFICIENTS = (3.4445, -4.7750, 2.0315)
@@ -79,9 +80,9 @@ class Muon(Optimizer):
                  ns_steps: int = 5, weight_decay: float = 0.0, mask_updates: bool = False,
                  promote_fp16: bool = True):
         if not 0 <= momentum < 1:
-            raise ValueError(f"Muon(): momentum must be in [0, 1), got {momentum}")
+            raise OptimizerArgumentError(f"Muon(): momentum must be in [0, 1), got {momentum}")
         if int(ns_steps) != ns_steps or ns_steps < 0:
-            raise ValueError(f"Muon(): ns_steps must be a non-negative integer, got {ns_steps}")
+            raise OptimizerArgumentError(f"Muon(): ns_steps must be a non-negative integer, got {ns_steps}")
         self.momentum, self.nesterov = float(momentum), bool(nesterov)
         self.ns_steps, self.weight_decay = int(ns_steps), float(weight_decay)
         super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)
@@ -92,7 +93,7 @@ class Muon(Optimizer):
         shape = getattr(value, "shape", None) if getattr(type(value), "IsTensor", False) else None
         if shape is None or len(shape) != 2:
             got = f"shape {tuple(shape)}" if shape is not None else f"a {type(value).__name__}"
-            raise ValueError(f"Muon[{key!r}] = ...: Muon requires 2-D parameters (tensors of shape (m, n)); "
+            raise OptimizerArgumentError(f"Muon[{key!r}] = ...: Muon requires 2-D parameters (tensors of shape (m, n)); "
                              f"got {got}")
         super().__setitem__(key, value)
 

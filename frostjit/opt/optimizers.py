@@ -14,6 +14,7 @@ from ..functions.evaluation import make_opaque, schedule
 from ..functions.reduce import max as _hmax
 from ..trace.dtypes import Float64, UInt32
 from .base import Optimizer, first, scale_factor, zeros_like, LearningRate
+from ..errors import OptimizerArgumentError
 
 
 class SGD(Optimizer):
@@ -39,7 +40,7 @@ class SGD(Optimizer):
     def __init__(self, lr: LearningRate, params=None, *, momentum: float = 0.0, nesterov: bool = False,
                  mask_updates: bool = False, promote_fp16: bool = True):
         if not 0 <= momentum < 1:
-            raise ValueError(f"SGD(): momentum must be in [0, 1), got {momentum}")
+            raise OptimizerArgumentError(f"SGD(): momentum must be in [0, 1), got {momentum}")
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
         super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)
@@ -84,9 +85,9 @@ class RMSProp(Optimizer):
     def __init__(self, lr: LearningRate, params=None, *, alpha: float = 0.99, epsilon: float = 1e-8,
                  mask_updates: bool = False, promote_fp16: bool = True):
         if not 0 <= alpha < 1:
-            raise ValueError(f"RMSProp(): alpha must be in [0, 1), got {alpha}")
+            raise OptimizerArgumentError(f"RMSProp(): alpha must be in [0, 1), got {alpha}")
         if epsilon < 0:
-            raise ValueError(f"RMSProp(): epsilon must be >= 0, got {epsilon}")
+            raise OptimizerArgumentError(f"RMSProp(): epsilon must be >= 0, got {epsilon}")
         self.alpha, self.epsilon = float(alpha), float(epsilon)
         super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)
 
@@ -145,9 +146,9 @@ class Adam(Optimizer):
                  epsilon: float = 1e-8, mask_updates: bool = False, promote_fp16: bool = True,
                  uniform: bool = False, amsgrad: bool = False):
         if not (0 <= beta_1 < 1 and 0 <= beta_2 < 1):
-            raise ValueError(f"{type(self).__name__}(): beta_1 and beta_2 must be in [0, 1), got {beta_1} and {beta_2}")
+            raise OptimizerArgumentError(f"{type(self).__name__}(): beta_1 and beta_2 must be in [0, 1), got {beta_1} and {beta_2}")
         if epsilon < 0:
-            raise ValueError(f"{type(self).__name__}(): epsilon must be >= 0, got {epsilon}")
+            raise OptimizerArgumentError(f"{type(self).__name__}(): epsilon must be >= 0, got {epsilon}")
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
         self.uniform, self.amsgrad = bool(uniform), bool(amsgrad)
         super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)
@@ -215,7 +216,7 @@ class AdamW(Adam):
                  epsilon: float = 1e-8, weight_decay: float = 0.01, mask_updates: bool = False,
                  promote_fp16: bool = True, uniform: bool = False, amsgrad: bool = False):
         if weight_decay < 0:
-            raise ValueError(f"AdamW(): weight_decay must be >= 0, got {weight_decay}")
+            raise OptimizerArgumentError(f"AdamW(): weight_decay must be >= 0, got {weight_decay}")
         self.weight_decay = float(weight_decay)
         super().__init__(lr, params, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, mask_updates=mask_updates,
                          promote_fp16=promote_fp16, uniform=uniform, amsgrad=amsgrad)

@@ -18,6 +18,7 @@ from ..functions.memory import scatter
 from ..trace.dtypes import Bool, UInt32
 from ..tree import leaves
 from ..ad import api as ad
+from ..errors import OptimizerArgumentError
 
 log = logging.getLogger("frostjit")
 
@@ -49,9 +50,9 @@ class GradScaler:
     def __init__(self, init_scale: float = 65536.0, growth_factor: float = 2.0, backoff_factor: float = 0.5,
                  growth_interval: int = 2000, debug: bool = False):
         if backoff_factor >= 1:
-            raise ValueError(f"GradScaler(): 'backoff_factor' must be < 1, got {backoff_factor}")
+            raise OptimizerArgumentError(f"GradScaler(): 'backoff_factor' must be < 1, got {backoff_factor}")
         if growth_factor < 1:
-            raise ValueError(f"GradScaler(): 'growth_factor' must be >= 1, got {growth_factor}")
+            raise OptimizerArgumentError(f"GradScaler(): 'growth_factor' must be >= 1, got {growth_factor}")
         self.scale_factor = init_scale
         self.it = 0
         self.growth_factor = growth_factor

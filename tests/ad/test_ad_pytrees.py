@@ -35,7 +35,7 @@ def loss_of(t):
 
 @given(pytrees(ad_arrays()))
 def test_backward_through_a_pytree_matches_per_leaf_derivatives(t):
-    t = [t]     # enable_grad of a bare Python value raises (docs/ad.md)
+    t = [t]     # (a list, so that enable_grad changes the arrays in it)
     fj.enable_grad(t)
     fj.backward(loss_of(t), fj.ADFlag.Default | fj.ADFlag.AllowNoGrad)
     g = fj.grad(t)
@@ -49,7 +49,7 @@ def test_backward_through_a_pytree_matches_per_leaf_derivatives(t):
 
 @given(pytrees(ad_arrays()))
 def test_enable_grad_then_disable_grad_reach_every_array_of_a_pytree(t):
-    t = [t]     # enable_grad of a bare Python value raises (docs/ad.md)
+    t = [t]     # (a list, so that enable_grad changes the arrays in it)
     fj.enable_grad(t)
     assert all(fj.grad_enabled(a) for a in tree.leaves(t))
     assert fj.grad_enabled(t) == bool(tree.leaves(t))
@@ -59,7 +59,7 @@ def test_enable_grad_then_disable_grad_reach_every_array_of_a_pytree(t):
 
 @given(pytrees(ad_arrays()))
 def test_detach_of_a_pytree_detaches_every_array(t):
-    t = [t]     # enable_grad of a bare Python value raises (docs/ad.md)
+    t = [t]     # (a list, so that enable_grad changes the arrays in it)
     fj.enable_grad(t)
     d = fj.detach(t, preserve_type=False)
     assert_same_structure(d, tree.transform(t, lambda a: PlainFloat(a.numpy())))

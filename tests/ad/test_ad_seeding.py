@@ -153,7 +153,7 @@ def test_backward_of_one_array_that_is_suspended_is_not_seeded():
     a = leaf()
     b = a * 2
     with fj.suspend_grad(b):
-        with pytest.raises(RuntimeError, match="does not depend on any grad-enabled"):
+        with pytest.raises(RuntimeError, match="does not depend on the input variable"):
             fj.backward(b)
         fj.backward(b, fj.ADFlag.Default | fj.ADFlag.AllowNoGrad)
     assert fj.grad(a).numpy().tolist() == [0, 0]

@@ -336,6 +336,37 @@ def test_unknown_argument_names_raise_naming_the_argument():
         fj.backward(y)
 
 
+class _PassArgsAndKwargs(fj.CustomOp):
+    """Returns (args[0], kwargs["key"]); reads and writes its gradients by the names of
+    *args and **kwargs as a whole."""
+
+    def eval(self, *args, **kwargs):
+        return args[0] * 1.0, kwargs["key"] * 1.0
+
+    def forward(self):
+        self.set_grad_out((self.grad_in("args")[0] * 2, self.grad_in("kwargs")["key"] * 3))
+
+    def backward(self):
+        ga, gk = self.grad_out()
+        self.set_grad_in("args", (ga * 2,))
+        self.set_grad_in("kwargs", {"key": gk * 3})
+
+
+def test_varargs_and_varkeywords_are_named_as_a_whole_in_both_modes():
+    x, y = Float(1.0, 2.0), Float(3.0, 4.0)
+    fj.enable_grad(x, y)
+    a, b = fj.custom(_PassArgsAndKwargs, x, key=y)
+    x.grad, y.grad = [1, 10], [100, 1000]
+    ga, gb = fj.forward_to(a, b)
+    assert ga.numpy().tolist() == [2, 20] and gb.numpy().tolist() == [300, 3000]
+    x, y = Float(1.0, 2.0), Float(3.0, 4.0)
+    fj.enable_grad(x, y)
+    a, b = fj.custom(_PassArgsAndKwargs, x, key=y)
+    a.grad, b.grad = 1, 1
+    gx, gy = fj.backward_to(x, y)
+    assert gx.numpy().tolist() == [2, 2] and gy.numpy().tolist() == [3, 3]
+
+
 def test_missing_callbacks_raise_not_implemented():
     class OnlyEval(fj.CustomOp):
         def eval(self, x):
@@ -515,3 +546,40 @@ def test_a_frozen_function_whose_custom_op_gives_gradients_to_a_global_runs_plai
             f(x)
         np.testing.assert_allclose(fj.grad(w).numpy(), x.numpy(), rtol=1e-12)
         np.testing.assert_allclose(fj.grad(x).numpy(), w.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_an_exception_in_eval_is_a_runtime_error_caused_by_it(enabled):
+    class Broken(fj.CustomOp):
+        def eval(self, x):
+            raise ValueError("bar")
+
+    x = Float(1.0)
+    if enabled:
+        fj.enable_grad(x)
+    with pytest.raises(RuntimeError, match="Broken.*ValueError: bar") as info:
+        fj.custom(Broken, x)
+    assert type(info.value.__cause__) is ValueError and str(info.value.__cause__) == "bar"
+
+
+def test_set_grad_out_and_set_grad_in_convert_a_list_like_set_grad():
+    class Twice(fj.CustomOp):
+        def eval(self, x):
+            return x * 2
+
+        def forward(self):
+            self.set_grad_out([1.0, 2.0])
+
+        def backward(self):
+            self.set_grad_in("x", [3.0, 4.0])
+
+    x = Float(1.0, 2.0)
+    fj.enable_grad(x)
+    y = fj.custom(Twice, x)
+    x.grad = 1
+    assert fj.forward_to(y).numpy().tolist() == [1, 2]
+    x = Float(1.0, 2.0)
+    fj.enable_grad(x)
+    y = fj.custom(Twice, x)
+    y.grad = 1
+    assert fj.backward_to(x).numpy().tolist() == [3, 4]

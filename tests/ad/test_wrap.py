@@ -74,8 +74,20 @@ def test_torch_vector_results_and_scalars():
 def test_torch_results_of_other_shapes_raise():
     pytest.importorskip("torch")
     f = fj.wrap("frostjit", "torch")(lambda x: x.reshape(1, 1, -1))
-    with pytest.raises(TypeError, match=r"shape \(1, 1, 3\)"):
+    with pytest.raises(RuntimeError, match=r"shape \(1, 1, 3\)") as info:
         f(Float(1, 2, 3))
+    assert type(info.value.__cause__) is TypeError
+
+
+@pytest.mark.parametrize("target", ["torch", "jax"])
+def test_an_exception_in_the_wrapped_function_is_the_cause_of_a_runtime_error(target):
+    pytest.importorskip(target)
+
+    def f(x):
+        raise KeyError("foo")
+    with pytest.raises(RuntimeError) as info:
+        fj.wrap("frostjit", target)(f)(Float(1, 2, 3))
+    assert "foo" in str(info.value.__cause__)
 
 
 def test_gradients_through_torch_inside_a_longer_chain():

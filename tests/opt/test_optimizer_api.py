@@ -152,6 +152,25 @@ def test_adam_keeps_an_array_learning_rate():
 # ---------------------------------------------------------------------------
 # Arguments
 
+def test_hyper_parameter_errors_are_value_and_runtime_errors():
+    # Dr.Jit raises RuntimeError there; ValueError says what is wrong
+    for make in (lambda: fj.opt.Adam(lr=0.1, beta_1=1.5), lambda: fj.opt.SGD(lr=0.1, momentum=1.0),
+                 lambda: fj.opt.RMSProp(lr=0.1, alpha=1.0)):
+        with pytest.raises(RuntimeError) as info:
+            make()
+        assert isinstance(info.value, ValueError) and isinstance(info.value, fj.errors.OptimizerArgumentError)
+
+
+def test_registering_a_bad_parameter_uses_drjits_words():
+    opt = fj.opt.Adam(lr=0.1)
+    with pytest.raises(TypeError, match='cannot register parameter "x" of type "int"'):
+        opt["x"] = 1
+    with pytest.raises(TypeError, match='cannot register parameter "u" of type "UInt'):
+        opt["u"] = UInt32(1)
+    with pytest.raises(RuntimeError, match='parameter "x" is empty'):
+        opt["x"] = Float()
+
+
 def test_hyper_parameters_are_checked():
     with pytest.raises(ValueError, match="alpha"):
         fj.opt.RMSProp(lr=0.1, alpha=1.0)
@@ -320,3 +339,28 @@ def test_float64_parameters():
     g = np.array([2.0, -4.0])
     m = 0.01 * g * g
     np.testing.assert_allclose(opt["x"].numpy(), [1.0, -2.0] - 0.1 * g / np.sqrt(m + 1e-16), rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# Half precision (promote_fp16)
+
+@pytest.mark.parametrize("make", [lambda **kw: fj.opt.SGD(lr=1e-2, **kw),
+                                  lambda **kw: fj.opt.RMSProp(lr=1e-2, **kw),
+                                  lambda **kw: fj.opt.Adam(lr=1e-2, **kw)])
+@pytest.mark.parametrize("promote", [False, True])
+def test_promote_fp16_keeps_a_float32_copy_so_small_steps_are_not_rounded_away(make, promote):
+    half = fj.float16_array_t(Float)
+    opt = make(promote_fp16=promote)
+    opt["x"] = half(100.0)
+    for _ in range(200):
+        fj.backward((opt["x"] - 101.0) ** 2)
+        opt.step()
+    value, promoted = opt.state["x"][:2]
+    assert promoted is promote
+    assert fj.type_v(value) == (fj.VarType.Float32 if promote else fj.VarType.Float16)
+    assert type(opt["x"]) is half and fj.grad_enabled(opt["x"])
+    assert type(opt.values()[0]) is half and type(opt.items()[0][1]) is half
+    # an ULP of Float16 at 100 is 0.0625: without the copy the steps of ~0.02 are lost
+    assert (abs(opt["x"][0] - 101.0) < 0.1) == promote
+    opt.reset("x")
+    assert opt.state["x"][1] is promote
