@@ -291,10 +291,12 @@ class ArrayBase:
     def __abs__(self): return apply("abs", self)
 
     # In-place operators rebind the handle (other references keep the old value, as in Dr.Jit).
+    # A result of another type (Int += 1.5 is a Float) is returned instead, so Python binds the
+    # name to it and ``self`` keeps its value (Dr.Jit: ``a += b`` is then ``a = a + b``).
     def _inplace(self, op, o):
         r = apply(op, self, o)
         if type(r) is not type(self):
-            r = type(self)(r)
+            return r
         self._node = r._node
         self._ad = r._ad
         return self

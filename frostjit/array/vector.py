@@ -337,9 +337,12 @@ class VectorBase:
     def __rmatmul__(self, o): return HOOKS["matmul"](o, self)
 
     def _inplace(self, op, o):
-        # The result's class may differ (Array3i += 1.5 stays an Array3i: converted back).
+        # A result of another class (Array3i += 1.5 is an Array3f) is returned, not converted
+        # back: Python binds the name to it and ``self`` keeps its value, as in Dr.Jit.
         r = apply_vector(op, self, o)
-        self._c = r._c if type(r) is type(self) else type(self)._components((r,))
+        if type(r) is not type(self):
+            return r
+        self._c = r._c
         return self
 
     def __iadd__(self, o): return self._inplace("add", o)

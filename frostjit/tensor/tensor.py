@@ -99,10 +99,9 @@ class Tensor(TensorBase):
         if r.shape != self.shape:           # (not _shape: inside a frozen function shape is symbolic)
             raise ValueError(f"{type(self).__name__}: an in-place operation cannot change the shape "
                              f"{self.shape} to {r.shape}")
-        a = r._array
-        if type(a) is not self._array_type:
-            a = self._array_type(a)
-        self._array = a         # a new array: other tensors sharing the old value keep it
+        if type(r) is not type(self):
+            return r            # TensorXi += 1.5 is a TensorXf: bound to the name (Dr.Jit)
+        self._array = r._array  # a new array: other tensors sharing the old value keep it
         return self
 
     def __matmul__(self, other):
