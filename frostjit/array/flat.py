@@ -573,6 +573,12 @@ def apply(op: str, *operands):
             cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))
             vt = promote(vt, cast_operands[-1]._vt)
             continue
+        if type(o) in _SEQUENCES:
+            # Dr.Jit converts a list or tuple operand to the array type (Float + (1, 2)); its
+            # Python numbers promote that type as a scalar operand would (Int + [1, 2.5]: Float).
+            vt = sequence_type(op, vt, o, no_float_promotion)
+            cast_operands.append(flat_of(backend, vt, ad)(o))
+            continue
         raise TypeError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
                         f"(combined with {type(first).__name__})")
     if entry.types is TypeRule.ROUNDING and vt is not Bool and not vt.is_float:
@@ -591,6 +597,20 @@ def apply(op: str, *operands):
         state.ad_hook.on_op(node.op, out, tuple(cast_operands))
     return out
 
+
+
+_SEQUENCES = (list, tuple)
+
+
+def sequence_type(op: str, vt: VarType, seq, no_float_promotion: bool = False) -> VarType:
+    """The element type a list/tuple operand of ``op`` takes beside arrays of type ``vt``: ``vt``
+    promoted by each Python number in it (nested lists included), as a scalar operand promotes it."""
+    for x in seq:
+        if type(x) in _SEQUENCES:
+            vt = sequence_type(op, vt, x, no_float_promotion)
+        elif isinstance(x, _SCALARS):
+            vt = promotion.with_python_scalar(op, vt, x, no_float_promotion)
+    return vt
 
 
 def is_flat(x) -> bool:

@@ -26,7 +26,7 @@ from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
 from . import registry, variables
-from .flat import ArrayBase, apply, masked_assign, _SCALARS
+from .flat import ArrayBase, apply, masked_assign, sequence_type, _SCALARS
 from .printing import format_array
 
 # Operations defined outside this module that static arrays call (registered at import by
@@ -488,6 +488,8 @@ def apply_vector(op: str, *operands):
     ``op`` differently (:attr:`VectorBase._ops`); otherwise the op applies component by
     component, operands of lower depth broadcasting to every component.
     """
+    if type(operands[0]) in _SEQUENCES or type(operands[-1]) in _SEQUENCES:
+        operands = _sequences_as_arrays(op, operands)
     depth = 0
     for o in operands:
         if isinstance(o, VectorBase):
@@ -498,6 +500,27 @@ def apply_vector(op: str, *operands):
             if o.Depth > depth:
                 depth = o.Depth
     return componentwise(op, operands, depth)
+
+
+def _sequences_as_arrays(op: str, operands) -> tuple:
+    """``operands`` with each list/tuple converted to the class of the deepest static array among
+    them, as Dr.Jit does (``Array3f + (1, 2, 3)``); a Python float in an integer array's operand
+    makes it the float class (``Array3i + [1, 2.5, 3]`` is an ``Array3f``)."""
+    like = max((o for o in operands if isinstance(o, VectorBase)), key=lambda o: o.Depth)
+    cls, leaf = type(like), type(like)._leaf
+    out = []
+    for o in operands:
+        if type(o) in _SEQUENCES:
+            vt = sequence_type(op, leaf._vt, o)
+            if vt is not leaf._vt and cls.Depth == 2:
+                elem = registry.flat_type(leaf._backend, vt, leaf._is_ad)
+                cls = registry.array_type(elem, cls._n, cls._family) or cls
+            o = cls(o)
+        out.append(o)
+    return tuple(out)
+
+
+_SEQUENCES = (list, tuple)
 
 
 def componentwise(op: str, operands, depth: int | None = None):
