@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from ..errors import IncompatibleArgumentsError
 from .flat import ArrayBase, apply
 from .vector import VectorBase, componentwise, from_parts, is_plain_static
 
@@ -92,7 +93,8 @@ def _parts(z):
         return z, None
     if is_plain_static(z, 2):      # Array2f: (real, imag), as Dr.Jit 1.5 combines them
         return z._c[0], z._c[1]
-    raise TypeError(f"frostjit: cannot combine a complex number with a {type(z).__name__}")
+    raise IncompatibleArgumentsError(f"frostjit: cannot combine a complex number with a {type(z).__name__}: "
+                                     "Incompatible arguments.")
 
 
 def _like(*operands) -> type:

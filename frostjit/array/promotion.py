@@ -156,3 +156,32 @@ def operand_types(entry: OpDef, vt: VarType, operand_vts: list, names: str):
     elif rule is TypeRule.INTEGER and not vt.is_integral:
         raise TypeError(f"frostjit.{op}(): needs integer arrays, got ({names})")
     return vt, vt, [vt] * n
+
+
+# -- operators Dr.Jit's Python arrays refuse ------------------------------------------------
+# Dr.Jit's ``/`` takes float operands only, ``//``, ``%`` and the shifts integer ones only,
+# and ``&``, ``|``, ``^`` no floats but ``float_array & mask``: its operators return
+# ``NotImplemented`` otherwise, so Python raises ``TypeError: unsupported operand type(s)``.
+# (``frostjit.apply`` and the functions built on it still compute these: ``fj.mean(Int)``.)
+REFUSABLE_OPERATORS = frozenset({"truediv", "floordiv", "mod", "and", "or", "xor", "shl", "shr"})
+
+
+def operator_refused(op: str, left, right) -> bool:
+    """Whether Dr.Jit's Python operator ``left <op> right`` refuses its operands.
+
+    ``left``/``right``: an array operand's element :class:`VarType`, or a Python scalar's type
+    (``int``, ``float``, ``bool``)."""
+    floats = [_is_float_kind(k) for k in (left, right)]
+    if op == "truediv":
+        return not any(floats)
+    if op in ("floordiv", "mod", "shl", "shr"):
+        return any(floats)
+    if any(floats):     # and/or/xor: only float & mask (Float & Bool, Float & True)
+        return not (op == "and" and floats[0] and (right is Bool or right is bool))
+    return False
+
+
+def _is_float_kind(k) -> bool:
+    if isinstance(k, VarType):
+        return k.is_float
+    return issubclass(k, (float, np.floating))

@@ -22,11 +22,12 @@ import itertools
 
 import numpy as np
 
+from ..errors import ComponentError, IncompatibleArgumentsError, SizeMismatchError
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
 from . import registry, variables
-from .flat import ArrayBase, apply, masked_assign, sequence_type, _SCALARS
+from .flat import ArrayBase, apply, masked_assign, refusing_operator, sequence_type, _SCALARS
 from .printing import format_array
 
 # Operations defined outside this module that static arrays call (registered at import by
@@ -92,7 +93,7 @@ class VectorBase:
             return cls._from_one(args[0])
         if len(args) == n:
             return [_component(elem, a) for a in args]
-        raise TypeError(f"{cls.__name__}(): expected 0, 1 or {n} arguments, got {len(args)}")
+        raise TypeError(f"{cls.__name__}(): Input has the wrong size (expected {n} elements, got {len(args)}).")
 
     @classmethod
     def _from_one(cls, v) -> list:
@@ -103,6 +104,10 @@ class VectorBase:
                 if len(v) != n:
                     raise TypeError(f"{cls.__name__}(): cannot convert a {type(v).__name__} of {len(v)} components "
                                     f"(expected {n})")
+                return [_component(elem, c) for c in v._c]
+            if v.Depth == cls.Depth - 1 and cls.IsJIT and not v.IsJIT and len(v) == n:
+                # a scalar-backend array of as many components (Array3f(scalar.Array3f(1, 2, 3)):
+                # its components, as Dr.Jit; not broadcast as a lower-depth JIT array would be)
                 return [_component(elem, c) for c in v._c]
             if v.Depth < cls.Depth:
                 return [_component(elem, v) for _ in range(n)]
@@ -116,10 +121,12 @@ class VectorBase:
             return cls._from_numpy(np.from_dlpack(v))
         if isinstance(v, (list, tuple, range)):
             if len(v) != n:
-                raise TypeError(f"{cls.__name__}(): expected a sequence of {n} entries, got {len(v)}")
+                raise TypeError(f"{cls.__name__}(): Input has the wrong size (expected {n} elements, got {len(v)}).")
             return [_component(elem, x) for x in v]
         if hasattr(v, "__array__"):
             return cls._from_numpy(np.asarray(v))
+        if hasattr(v, "__iter__") and not isinstance(v, (str, bytes, dict)):
+            return cls._from_one(list(v))       # a generator, an iterator, ... (Dr.Jit takes them)
         raise TypeError(f"{cls.__name__}(): cannot construct from an object of type {type(v).__name__}")
 
     @classmethod
@@ -135,7 +142,7 @@ class VectorBase:
         if a.ndim == 0:
             return cls._broadcast(a.item())
         if a.shape[0] != n:
-            raise ValueError(f"{cls.__name__}(): expected a NumPy array of shape ({n}, ...), got {a.shape}")
+            raise SizeMismatchError(f"{cls.__name__}(): expected a NumPy array of shape ({n}, ...), got {a.shape}")
         return [_component(elem, a[k] if a.ndim > 1 or issubclass(elem, VectorBase) else a[k].item())
                 for k in range(n)]
 
@@ -155,6 +162,15 @@ class VectorBase:
         return len(self._c)
 
     def __getitem__(self, k):
+        if type(k) is tuple and k:
+            # v[i, j] is v[i][j] (Dr.Jit); an index the component refuses raises TypeError
+            head = self[k[0]]
+            if len(k) == 1:
+                return head
+            try:
+                return head[k[1:] if len(k) > 2 else k[1]]
+            except (TypeError, IndexError) as e:
+                raise TypeError(f"{type(self).__name__}[{k}]: Item retrieval failed ({e})") from e
         if _is_mask(k):
             return _copy(self)  # v's value, a new handle (see ArrayBase.__getitem__): v[mask] += w
         if isinstance(k, slice):
@@ -170,6 +186,14 @@ class VectorBase:
                 from None
 
     def __setitem__(self, k, v):
+        if type(k) is tuple and k:
+            if len(k) == 1:
+                self[k[0]] = v
+                return
+            # v[i, j] = x assigns entry j of component i (Dr.Jit): the component is updated in place
+            head = self[k[0]]
+            head[k[1:] if len(k) > 2 else k[1]] = v
+            return
         if _is_mask(k):
             # v[mask] = w: each component selected, with the mask's component (a vector mask) or
             # the whole mask (a Bool array, every component); new components, never shared ones
@@ -361,6 +385,15 @@ class VectorBase:
     __hash__ = object.__hash__
 
 
+# Dr.Jit refuses some operand types (Int / Int, Float // Float, Float & Float): see
+# promotion.operator_refused.
+for _op, _name in (("truediv", "truediv"), ("floordiv", "floordiv"), ("mod", "mod"), ("and", "and"),
+                   ("or", "or"), ("xor", "xor"), ("shl", "lshift"), ("shr", "rshift")):
+    for _dunder, _reflected in ((f"__{_name}__", False), (f"__r{_name}__", True)):
+        setattr(VectorBase, _dunder, refusing_operator(getattr(VectorBase, _dunder), _op, _reflected))
+del _op, _name, _dunder, _reflected
+
+
 # -- swizzles: .x .y .z .w and every combination of up to four of them (.xy, .zyx, .xxxx) ------
 
 def _swizzle_property(name: str):
@@ -368,7 +401,7 @@ def _swizzle_property(name: str):
 
     def check(self):
         if not type(self)._swizzle or max(idx) >= len(self._c):
-            raise AttributeError(f"{type(self).__name__} has no component '{name}'")
+            raise ComponentError(f"{type(self).__name__} does not have a '{name}' component")
 
     if len(idx) == 1:
         k = idx[0]
@@ -544,9 +577,9 @@ def componentwise(op: str, operands, depth: int | None = None):
                 if dynamic and 1 in (n, len(c)):
                     n = len(c) if n == 1 else n         # (one component against none: none)
                 else:
-                    err = ValueError if dynamic else TypeError
-                    raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(c)} "
-                              f"({', '.join(type(x).__name__ for x in operands)})")
+                    raise IncompatibleArgumentsError(
+                        f"frostjit.{op}(): Incompatible arguments: sizes {n} and {len(c)} "
+                        f"({', '.join(type(x).__name__ for x in operands)})")
             columns.append(c)
         else:
             columns.append(None)

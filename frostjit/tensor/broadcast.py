@@ -14,6 +14,7 @@ import numpy as np
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
+from ..errors import IncompatibleArgumentsError
 from ..functions.evaluation import width
 from ..trace.dtypes import from_numpy_dtype
 from . import registry
@@ -40,8 +41,8 @@ def broadcast_shapes(who: str, *shapes) -> tuple:
             if d == 1:
                 d = e
             elif e != d:
-                raise ValueError(f"{who}: operands have incompatible shapes: "
-                                 + " and ".join(str(tuple(s)) for s in shapes))
+                raise IncompatibleArgumentsError(f"{who}: operands have incompatible shapes: "
+                                                 + " and ".join(str(tuple(s)) for s in shapes) + ".")
         out.append(d)
     return tuple(out)
 
@@ -67,8 +68,8 @@ def _operand(x, backend, who: str):
         cls = array_registry.flat_type(backend, from_numpy_dtype(x.dtype))
         return cls(np.ascontiguousarray(x).reshape(-1)), x.shape
     if isinstance(x, VectorBase):
-        raise TypeError(f"{who}: cannot combine a tensor with a static vector ({type(x).__name__}); "
-                        "convert it first, e.g. TensorXf(v)")
+        raise IncompatibleArgumentsError(f"{who}: Incompatible arguments: cannot combine a tensor with a static "
+                                         f"vector ({type(x).__name__}); convert it first, e.g. TensorXf(v)")
     raise TypeError(f"{who}: unsupported operand type {type(x).__name__}")
 
 
