@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import numbers
 
+from ..array import registry
 from ..array.flat import is_flat
 from ..array.meta import meta_of
 from ..functions.creation import arange
 from ..functions.math import reinterpret_array, select
 from ..trace import ops
-from ..trace.dtypes import Float32, Float64, UInt64
+from ..trace.dtypes import Float16, Float32, Float64, UInt64
 from . import variates
 from ._types import ArrayTypes, check_mask, new_handle
 from .rejection import redraw_rejected
@@ -197,6 +198,12 @@ class PCG32Base:
     def prev_float64(self, mask=True):
         """The ``Float64`` that the matching :meth:`next_float64` returned, stepping back."""
         return variates.float64_from_uint32(self.prev_uint32(mask), self._types.Float64)
+
+    def next_float16(self, mask=True):
+        """A uniform ``Float16`` per lane: :meth:`next_float32` rounded to half precision (as Dr.Jit;
+        values just below 1 round to 1.0)."""
+        f = self.next_float32(mask)
+        return registry.flat_type(self._types.backend, Float16, self._types.ad)(f)
 
     def next_float32_normal(self, mask=True):
         """A standard normal ``Float32`` per lane: ``sqrt(2) erfinv(2 u - 1)`` of one uniform."""

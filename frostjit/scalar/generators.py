@@ -153,8 +153,8 @@ class PCG32:
         return f"PCG32(state={self.state:#x}, inc={self.inc:#x})"
 
 
-_PCG32_METHODS = ("seed", "next_uint32", "prev_uint32", "next_uint64", "prev_uint64", "next_float32", "prev_float32",
-                  "next_float64", "prev_float64", "next_float32_normal", "prev_float32_normal",
+_PCG32_METHODS = ("seed", "next_uint32", "prev_uint32", "next_uint64", "prev_uint64", "next_float16",
+                  "next_float32", "prev_float32", "next_float64", "prev_float64", "next_float32_normal", "prev_float32_normal",
                   "next_float64_normal", "prev_float64_normal", "next_float", "prev_float", "next_float_normal",
                   "prev_float_normal", "next_uint32_bounded", "next_uint64_bounded", "__add__", "__iadd__",
                   "__sub__", "__isub__")

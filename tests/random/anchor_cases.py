@@ -27,7 +27,7 @@ PCG_PROGRAM = (
     ("masked", "prev_uint32"),
     ("add", 0), ("add", 1), ("add", 1000), ("add", -5), ("add", 2**40 + 3), ("add", -(2**63)),
     ("sub", 17), ("add_lanes",), ("sub_lanes",), ("distance",), ("distance_other_stream",),
-    ("next_uint32",), ("state",),
+    ("next_uint32",), ("state",), ("next_float16",),
 )
 
 # PCG32 states whose next output is an edge of the float conversions (found by search with
