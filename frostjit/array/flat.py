@@ -385,6 +385,7 @@ def _fast_rule(op: str, cls, kind, rules: dict):
 def _binary_operator(op: str, reflected: bool):
     """The Python operator ``__<op>__`` (or ``__r<op>__``) of every 1-D array class."""
     rules: dict = {}        # cls -> {operand kind -> _FastRule or None}
+    refusable = op in promotion.REFUSABLE_OPERATORS
 
     def operator(self, other):
         kind = type(other)
@@ -392,7 +393,12 @@ def _binary_operator(op: str, reflected: bool):
             rule = rules[type(self)][kind]
         except KeyError:
             rule = _fast_rule(op, type(self), kind, rules)
+            if refusable and rule is not None and \
+                    (operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)):
+                rule = rules[type(self)][kind] = None      # (refused: decided on the slow path below)
         if rule is None or self._ad is not None:
+            if refusable and (operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)):
+                return NotImplemented       # Dr.Jit refuses these operands (Int / Int, Float // Float)
             if rule is None and getattr(kind, "IsTensor", False):
                 return NotImplemented       # a tensor's own operator broadcasts (frostjit/tensor)
             return apply(op, other, self) if reflected else apply(op, self, other)
@@ -469,8 +475,6 @@ _OPERATOR_NAMES = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv
 for _op, _name in _OPERATOR_NAMES.items():
     for _reflected in (False, True):
         _operator = _binary_operator(_op, _reflected)
-        if _op in promotion.REFUSABLE_OPERATORS:
-            _operator = refusing_operator(_operator, _op, _reflected)
         setattr(ArrayBase, _operator.__name__, _operator)
 for _op in COMPARISONS:
     setattr(ArrayBase, f"__{_op}__", _binary_operator(_op, False))
