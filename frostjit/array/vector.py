@@ -77,7 +77,10 @@ class VectorBase:
     Depth = 2
 
     # -- construction ----------------------------------------------------
-    def __init__(self, *args):
+    def __init__(self, *args, flip_axes: bool = False):
+        if flip_axes and len(args) == 1 and getattr(type(args[0]), "IsTensor", False):
+            # Dr.Jit's flip_axes: the tensor's axes reversed (a (width, 3) tensor is an Array3f)
+            args = (args[0].T,)
         self._c = self._components(args)
 
     @classmethod

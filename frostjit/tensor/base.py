@@ -144,8 +144,9 @@ class TensorBase:
     IsJIT = True
     IsVector = False
 
-    def __init__(self, array=_MISSING, shape=None):
-        # (``array`` is Dr.Jit's name of the first argument: TensorXf(array=..., shape=...))
+    def __init__(self, array=_MISSING, shape=None, flip_axes: bool = False):
+        # (``array`` is Dr.Jit's name of the first argument: TensorXf(array=..., shape=...);
+        # ``flip_axes`` reverses a static array's axes: Array3f of width n -> shape (n, 3))
         value = array
         at = self._array_type
         who = f"{type(self).__name__}()"
@@ -158,6 +159,10 @@ class TensorBase:
         elif is_flat(value):
             array = _convert(at, value)
             dims = (width(array),)
+        elif isinstance(value, VectorBase) and flip_axes:
+            # (the Fortran-order entries are the C-order entries of the axes reversed)
+            array = _convert(at, ravel(value, order="F"))
+            dims = tuple(reversed(value.shape))
         elif isinstance(value, VectorBase):
             # (static sizes then the width: a Matrix3f of width n is a (3, 3, n) tensor, as Dr.Jit)
             array = _convert(at, ravel(value, order="C"))
