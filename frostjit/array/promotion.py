@@ -65,6 +65,8 @@ def with_python_scalar(op: str, vt: VarType | None, o, no_float_promotion: bool)
         vt = scalar_type_of(o, None)
     elif isinstance(o, (float, np.floating)) and not vt.is_float and not no_float_promotion:
         vt = Float32 if vt.rank < Float32.rank else vt
+    elif vt is Bool and isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)):
+        vt = Int32      # Dr.Jit: a mask beside a Python int counts as 0/1 (Bool(...) * 2 is an Int)
     if isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)) \
             and vt.is_integral and vt is not Bool and not int_fits(vt, o):
         # Dr.Jit: a Python int beyond 32 bits is an Int64 (UInt64 beyond that), not wrapped.

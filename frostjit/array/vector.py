@@ -581,7 +581,7 @@ def componentwise(op: str, operands, depth: int | None = None):
                     n = len(c) if n == 1 else n         # (one component against none: none)
                 else:
                     raise IncompatibleArgumentsError(
-                        f"frostjit.{op}(): Incompatible arguments: sizes {n} and {len(c)} "
+                        f"frostjit.{op}(): Incompatible arguments: incompatible sizes {n} and {len(c)} "
                         f"({', '.join(type(x).__name__ for x in operands)})")
             columns.append(c)
         else:

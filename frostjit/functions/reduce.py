@@ -309,6 +309,8 @@ def max(value, axis=..., mode=None, keepdims=False):  # noqa: A001
 def _divide(total, n):
     """``total / n`` for the mean: integer sums too (a ``Float``), which the ``/`` operator
     refuses as Dr.Jit's does (its ``mean`` of an ``Int`` raises)."""
+    if isinstance(total, (int, float)) and isinstance(n, (int, float)):
+        return total / n            # Python numbers (the scalar backend): Python's division
     return apply("truediv", total, n)
 
 
