@@ -44,6 +44,18 @@ class SizeMismatchError(ValueError, TypeError):
     raise ("Input array has the wrong number of entries")."""
 
 
+class TensorIndexError(IndexError, RuntimeError):
+    """A tensor index out of bounds or too many indices (``t[20]`` of 10 entries).
+
+    An ``IndexError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
+
+
+class TensorIndexTypeError(TypeError, RuntimeError):
+    """An index of a type a tensor cannot be indexed with (a string, a float).
+
+    A ``TypeError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
+
+
 class ComponentError(AttributeError, RuntimeError):
     """A component the array does not have (``Array3f(...).w``, ``Float(...).x``).
 
