@@ -52,6 +52,49 @@ class OptimizerArgumentError(ValueError, RuntimeError):
     """
 
 
+class IncompatibleArgumentsError(TypeError, ValueError, RuntimeError):
+    """Operands that cannot combine: static arrays of different sizes (``Array3f + Array4f``), a
+    complex number and an ``Array3f``.
+
+    A ``TypeError`` (the sizes are part of the types) and a ``ValueError`` (dynamic arrays' sizes
+    are values) as frostjit raised before, and a ``RuntimeError`` as Dr.Jit raises
+    ("Incompatible arguments")."""
+
+
+class ShapeMismatchError(ValueError, RuntimeError):
+    """A ``shape=`` that does not fit the requested type (``zeros(Float, (100, 200))``).
+
+    A ``ValueError`` as in NumPy, and a ``RuntimeError`` as Dr.Jit raises ('the provided "shape"
+    and "dtype" parameters are incompatible')."""
+
+
+class SizeMismatchError(ValueError, TypeError):
+    """An input whose number of entries does not fit what it initializes: a tensor's ``shape``
+    for 4 values, a ragged nested list, a NumPy array of shape ``(4, 2)`` for an ``Array3f``.
+
+    A ``ValueError`` as NumPy's ``reshape`` raises, and a ``TypeError`` as Dr.Jit's constructors
+    raise ("Input array has the wrong number of entries")."""
+
+
+class TensorIndexError(IndexError, RuntimeError):
+    """A tensor index out of bounds or too many indices (``t[20]`` of 10 entries).
+
+    An ``IndexError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
+
+
+class TensorIndexTypeError(TypeError, RuntimeError):
+    """An index of a type a tensor cannot be indexed with (a string, a float).
+
+    A ``TypeError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
+
+
+class ComponentError(AttributeError, RuntimeError):
+    """A component the array does not have (``Array3f(...).w``, ``Float(...).x``).
+
+    An ``AttributeError`` so that ``hasattr`` and ``getattr(v, "w", default)`` work, and a
+    ``RuntimeError`` as Dr.Jit raises ("does not have a 'w' component")."""
+
+
 def out_of_memory(type_name: str, count: int, itemsize: int, action: str = "allocate") -> MemoryError:
     """The ``MemoryError`` to raise when an array of ``count`` elements cannot be allocated:
     it names the frostjit type, the element count and the size in bytes (NumPy's own message

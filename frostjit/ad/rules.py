@@ -132,6 +132,11 @@ class _DerivativeMath:
         return 1.0 / x if isinstance(x, ArrayBase) else _py_rcp(x)
 
     @staticmethod
+    def floor(x):
+        # (mod's rule: the '//' operator refuses float arrays, as Dr.Jit's does)
+        return fm.floor(x) if isinstance(x, ArrayBase) else math.floor(x)
+
+    @staticmethod
     def digamma(x):
         """The digamma function (lgamma's derivative) of an array: ten steps of the recurrence
         psi(y) = psi(y + 1) - 1/y, then the asymptotic series (relative error ~1e-14); the

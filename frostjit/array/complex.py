@@ -17,6 +17,7 @@ import numpy as np
 
 from ..trace import ops
 from . import direct
+from ..errors import IncompatibleArgumentsError
 from .flat import ArrayBase, apply
 from .vector import VectorBase, apply_vector, componentwise, from_parts, is_plain_static, mixes_backends
 
@@ -96,7 +97,8 @@ def _parts(z):
         return z._c[0], z._c[1]
     if type(z) in (list, tuple) and len(z) == 2:       # a sequence likewise (Dr.Jit)
         return z[0], z[1]
-    raise TypeError(f"frostjit: cannot combine a complex number with a {type(z).__name__}")
+    raise IncompatibleArgumentsError(f"frostjit: cannot combine a complex number with a {type(z).__name__}: "
+                                     "Incompatible arguments.")
 
 
 def _like(*operands) -> type:

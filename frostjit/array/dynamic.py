@@ -45,6 +45,8 @@ class DynamicBase(VectorBase):
             return [_component(elem, v[k] if v.ndim == 2 else v[k].item()) for k in range(v.shape[0])]
         if isinstance(v, (list, tuple, range)):
             return [_component(elem, x) for x in v]
+        if hasattr(v, "__iter__") and not isinstance(v, (str, bytes, dict)):
+            return [_component(elem, x) for x in list(v)]      # a generator, an iterator (Dr.Jit)
         raise TypeError(f"{cls.__name__}(): cannot construct from an object of type {type(v).__name__}")
 
     @classmethod

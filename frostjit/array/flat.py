@@ -78,6 +78,8 @@ class ArrayBase:
             self._node = _data_from_numpy(np.asarray(v), vt)
         elif hasattr(v, "__symbolic_size__"):   # a width inside a frozen function (frostjit.freeze)
             self._node = ops.literal(vt, v)
+        elif _is_iterable(v):                   # a generator, an iterator, ... (Dr.Jit takes them)
+            self._node = _data_from_sequence(list(v), vt)
         else:
             raise TypeError(f"{type(self).__name__}(): cannot construct from an object of type {_type_name(v)}")
 
@@ -291,10 +293,12 @@ class ArrayBase:
     def __abs__(self): return apply("abs", self)
 
     # In-place operators rebind the handle (other references keep the old value, as in Dr.Jit).
+    # A result of another type (Int += 1.5 is a Float) is returned instead, so Python binds the
+    # name to it and ``self`` keeps its value (Dr.Jit: ``a += b`` is then ``a = a + b``).
     def _inplace(self, op, o):
         r = apply(op, self, o)
         if type(r) is not type(self):
-            r = type(self)(r)
+            return r
         self._node = r._node
         self._ad = r._ad
         return self
@@ -381,6 +385,7 @@ def _fast_rule(op: str, cls, kind, rules: dict):
 def _binary_operator(op: str, reflected: bool):
     """The Python operator ``__<op>__`` (or ``__r<op>__``) of every 1-D array class."""
     rules: dict = {}        # cls -> {operand kind -> _FastRule or None}
+    refusable = op in promotion.REFUSABLE_OPERATORS
 
     def operator(self, other):
         kind = type(other)
@@ -388,7 +393,12 @@ def _binary_operator(op: str, reflected: bool):
             rule = rules[type(self)][kind]
         except KeyError:
             rule = _fast_rule(op, type(self), kind, rules)
+            if refusable and rule is not None and \
+                    (operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)):
+                rule = rules[type(self)][kind] = None      # (refused: decided on the slow path below)
         if rule is None or self._ad is not None:
+            if refusable and (operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)):
+                return NotImplemented       # Dr.Jit refuses these operands (Int / Int, Float // Float)
             if rule is None and getattr(kind, "IsTensor", False):
                 return NotImplemented       # a tensor's own operator broadcasts (frostjit/tensor)
             return apply(op, other, self) if reflected else apply(op, self, other)
@@ -418,15 +428,57 @@ _operand_literal = ops.operand_literal
 _state = state
 
 
+def operand_kind(x):
+    """What :func:`~.promotion.operator_refused` knows of operand ``x``: its element type (a 1-D
+    or static array, a tensor), else its Python type (a number, or anything else)."""
+    t = type(x)
+    vt = getattr(t, "_vt", None)
+    if vt is None:
+        inner = getattr(t, "_leaf", None) or getattr(t, "_array_type", None)
+        vt = getattr(inner, "_vt", None)
+    return t if vt is None else vt
+
+
+_refusals: dict = {}
+
+
+def operator_refuses(op: str, left, right) -> bool:
+    """Whether the Python operator ``left <op> right`` refuses these operands as Dr.Jit's do
+    (``Int / Int``, ``Float // Float``, ``Float & Float``: the caller returns ``NotImplemented``).
+    Remembered per (op, operand classes)."""
+    key = (op, type(left), type(right))
+    r = _refusals.get(key)
+    if r is None:
+        a, b = operand_kind(left), operand_kind(right)
+        known = all(isinstance(k, VarType) or issubclass(k, (bool, int, float, np.number)) for k in (a, b))
+        r = _refusals[key] = known and promotion.operator_refused(op, a, b)
+    return r
+
+
+def refusing_operator(operator, op: str, reflected: bool):
+    """``operator`` (a binary dunder) returning ``NotImplemented`` where Dr.Jit's refuses its operands."""
+    refusals = _refusals
+
+    def checked(self, other):
+        r = refusals.get((op, type(other), type(self)) if reflected else (op, type(self), type(other)))
+        if r is None:
+            r = operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)
+        return NotImplemented if r else operator(self, other)
+    checked.__name__ = checked.__qualname__ = operator.__name__
+    checked.__doc__ = operator.__doc__
+    return checked
+
+
 _OPERATOR_NAMES = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
                    "mod": "mod", "pow": "pow", "and": "and", "or": "or", "xor": "xor", "shl": "lshift",
                    "shr": "rshift"}
 for _op, _name in _OPERATOR_NAMES.items():
-    setattr(ArrayBase, f"__{_name}__", _binary_operator(_op, False))
-    setattr(ArrayBase, f"__r{_name}__", _binary_operator(_op, True))
+    for _reflected in (False, True):
+        _operator = _binary_operator(_op, _reflected)
+        setattr(ArrayBase, _operator.__name__, _operator)
 for _op in COMPARISONS:
     setattr(ArrayBase, f"__{_op}__", _binary_operator(_op, False))
-del _op, _name
+del _op, _name, _reflected, _operator
 
 
 # ---------------------------------------------------------------------------
@@ -457,11 +509,20 @@ def _data_from_numpy(a: np.ndarray, vt: VarType) -> Node:
     return node
 
 
+def _is_iterable(v) -> bool:
+    """An iterable a constructor takes as a sequence of values (not a string, not a mapping)."""
+    return hasattr(v, "__iter__") and not isinstance(v, (str, bytes, dict))
+
+
 def _data_from_sequence(seq, vt: VarType) -> Node:
     items = []
     for v in seq:
         if isinstance(v, ArrayBase):
             v = v[0] if len(v) == 1 else _bad_element(v)
+        elif not isinstance(v, _SCALARS):
+            # (NumPy would read None as NaN and "1.5" as 1.5; Dr.Jit refuses both)
+            raise TypeError(f"{vt.name}(): Could not construct from sequence (invalid type in input): "
+                            f"an entry of type {_type_name(v)}")
         items.append(v)
     who = f"{vt.name}()"
     try:
@@ -552,7 +613,9 @@ def apply(op: str, *operands):
             cast_operands.append(o)
             continue
         if isinstance(o, _SCALARS):
-            if op == "select" and k == 0:
+            if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
+                                             and vt is not None and vt.is_float):
+                # (a Python bool beside a float array is a mask: Float & True keeps the values)
                 cast_operands.append(flat_of(backend, Bool, False)(bool(o)))
                 continue
             vt = promotion.with_python_scalar(op, vt, o, no_float_promotion)
@@ -571,14 +634,11 @@ def apply(op: str, *operands):
             cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))
             vt = promote(vt, cast_operands[-1]._vt)
             continue
-        if isinstance(o, (list, tuple, range)):
-            # A sequence: an array of the first array operand's type (Dr.Jit converts it so),
-            # of Float32 or wider if it holds a float and that type is integral.
-            seq_vt = first._vt
-            if not seq_vt.is_float and any(type(x) is float for x in o):
-                seq_vt = promote(seq_vt, Float32)
-            cast_operands.append(flat_of(backend, seq_vt, first._is_ad)(o))
-            vt = promote(vt, seq_vt)
+        if type(o) in _SEQUENCES:
+            # Dr.Jit converts a list or tuple operand to the array type (Float + (1, 2)); its
+            # Python numbers promote that type as a scalar operand would (Int + [1, 2.5]: Float).
+            vt = sequence_type(op, vt, o, no_float_promotion)
+            cast_operands.append(flat_of(backend, vt, ad)(o))
             continue
         raise TypeError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
                         f"(combined with {type(first).__name__})")
@@ -598,6 +658,20 @@ def apply(op: str, *operands):
         state.ad_hook.on_op(node.op, out, tuple(cast_operands))
     return out
 
+
+
+_SEQUENCES = (list, tuple)
+
+
+def sequence_type(op: str, vt: VarType, seq, no_float_promotion: bool = False) -> VarType:
+    """The element type a list/tuple operand of ``op`` takes beside arrays of type ``vt``: ``vt``
+    promoted by each Python number in it (nested lists included), as a scalar operand promotes it."""
+    for x in seq:
+        if type(x) in _SEQUENCES:
+            vt = sequence_type(op, vt, x, no_float_promotion)
+        elif isinstance(x, _SCALARS):
+            vt = promotion.with_python_scalar(op, vt, x, no_float_promotion)
+    return vt
 
 
 def is_flat(x) -> bool:

@@ -64,6 +64,11 @@ class MatrixBase(VectorBase):
         """The transpose."""
         return transpose(self)
 
+    @property
+    def mT(self):
+        """The transpose (Dr.Jit's name shared with tensors, whose ``mT`` swaps the last two axes)."""
+        return transpose(self)
+
 
 def _is_square(x) -> bool:
     """Whether ``x`` has leading static dimensions ``(n, n)`` (a matrix or an ``Array33f``)."""

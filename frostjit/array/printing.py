@@ -87,8 +87,8 @@ def lanes_first(x) -> np.ndarray:
         # A complex array exports one complex entry per lane (Dr.Jit's shape): print its parts.
         return np.stack([a.real, a.imag], axis=-1)
     meta = meta_of(type(x))
-    if meta is not None and meta.is_jit and a.ndim > 1:
-        a = np.moveaxis(a, -1, 0)
+    if meta is not None and meta.is_jit and not meta.is_tensor and a.ndim > 1:
+        a = np.moveaxis(a, -1, 0)      # (a tensor has no lane axis: its shape is printed as it is)
     return a
 
 

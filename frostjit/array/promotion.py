@@ -65,6 +65,8 @@ def with_python_scalar(op: str, vt: VarType | None, o, no_float_promotion: bool)
         vt = scalar_type_of(o, None)
     elif isinstance(o, (float, np.floating)) and not vt.is_float and not no_float_promotion:
         vt = Float32 if vt.rank < Float32.rank else vt
+    elif vt is Bool and isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)):
+        vt = Int32      # Dr.Jit: a mask beside a Python int counts as 0/1 (Bool(...) * 2 is an Int)
     if isinstance(o, (int, np.integer)) and not isinstance(o, (bool, np.bool_)) \
             and vt.is_integral and vt is not Bool and not int_fits(vt, o):
         # Dr.Jit: a Python int beyond 32 bits is an Int64 (UInt64 beyond that), not wrapped.
@@ -156,3 +158,32 @@ def operand_types(entry: OpDef, vt: VarType, operand_vts: list, names: str):
     elif rule is TypeRule.INTEGER and not vt.is_integral:
         raise TypeError(f"frostjit.{op}(): needs integer arrays, got ({names})")
     return vt, vt, [vt] * n
+
+
+# -- operators Dr.Jit's Python arrays refuse ------------------------------------------------
+# Dr.Jit's ``/`` takes float operands only, ``//``, ``%`` and the shifts integer ones only,
+# and ``&``, ``|``, ``^`` no floats but ``float_array & mask``: its operators return
+# ``NotImplemented`` otherwise, so Python raises ``TypeError: unsupported operand type(s)``.
+# (``frostjit.apply`` and the functions built on it still compute these: ``fj.mean(Int)``.)
+REFUSABLE_OPERATORS = frozenset({"truediv", "floordiv", "mod", "and", "or", "xor", "shl", "shr"})
+
+
+def operator_refused(op: str, left, right) -> bool:
+    """Whether Dr.Jit's Python operator ``left <op> right`` refuses its operands.
+
+    ``left``/``right``: an array operand's element :class:`VarType`, or a Python scalar's type
+    (``int``, ``float``, ``bool``)."""
+    floats = [_is_float_kind(k) for k in (left, right)]
+    if op == "truediv":
+        return not any(floats)
+    if op in ("floordiv", "mod", "shl", "shr"):
+        return any(floats)
+    if any(floats):     # and/or/xor: only float & mask (Float & Bool, Float & True)
+        return not (op == "and" and floats[0] and (right is Bool or right is bool))
+    return False
+
+
+def _is_float_kind(k) -> bool:
+    if isinstance(k, VarType):
+        return k.is_float
+    return issubclass(k, (float, np.floating))

@@ -267,9 +267,14 @@ def _componentwise_eq(op):
     return f
 
 
+def q_rsqrt(q):
+    """``1 / sqrt(q)`` in the quaternion sense (Dr.Jit's ``rsqrt`` of a quaternion), not per component."""
+    return q_rcp(q_sqrt(q))
+
+
 QuaternionBase._ops = {
     "add": q_add, "sub": q_sub, "mul": q_mul, "truediv": q_truediv, "fma": q_fma, "abs": q_abs, "rcp": q_rcp,
-    "exp": q_exp, "log": q_log, "pow": q_pow, "sqrt": q_sqrt,
+    "exp": q_exp, "log": q_log, "pow": q_pow, "sqrt": q_sqrt, "rsqrt": q_rsqrt,
     "eq": _componentwise_eq("eq"), "ne": _componentwise_eq("ne"),
     **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge", "min", "max")},
 }

@@ -24,11 +24,12 @@ import itertools
 
 import numpy as np
 
+from ..errors import ComponentError, IncompatibleArgumentsError, SizeMismatchError
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
 from . import direct, registry, variables
-from .flat import ArrayBase, apply, masked_assign, _SCALARS
+from .flat import ArrayBase, apply, masked_assign, refusing_operator, sequence_type, _SCALARS
 from .printing import format_array
 
 # Operations defined outside this module that static arrays call (registered at import by
@@ -78,7 +79,10 @@ class VectorBase:
     Depth = 2
 
     # -- construction ----------------------------------------------------
-    def __init__(self, *args):
+    def __init__(self, *args, flip_axes: bool = False):
+        if flip_axes and len(args) == 1 and getattr(type(args[0]), "IsTensor", False):
+            # Dr.Jit's flip_axes: the tensor's axes reversed (a (width, 3) tensor is an Array3f)
+            args = (args[0].T,)
         self._c = self._components(args)
 
     @classmethod
@@ -94,7 +98,7 @@ class VectorBase:
             return cls._from_one(args[0])
         if len(args) == n:
             return [_component(elem, a) for a in args]
-        raise TypeError(f"{cls.__name__}(): expected 0, 1 or {n} arguments, got {len(args)}")
+        raise TypeError(f"{cls.__name__}(): Input has the wrong size (expected {n} elements, got {len(args)}).")
 
     @classmethod
     def _from_one(cls, v) -> list:
@@ -108,6 +112,10 @@ class VectorBase:
                     raise TypeError(f"{cls.__name__}(): cannot convert a {type(v).__name__} of {len(v)} components "
                                     f"(expected {n})")
                 return [_component(elem, c) for c in v._c]
+            if v.Depth == cls.Depth - 1 and cls.IsJIT and not v.IsJIT and len(v) == n:
+                # a scalar-backend array of as many components (Array3f(scalar.Array3f(1, 2, 3)):
+                # its components, as Dr.Jit; not broadcast as a lower-depth JIT array would be)
+                return [_component(elem, c) for c in v._c]
             if v.Depth < cls.Depth:
                 return [_component(elem, v) for _ in range(n)]
             raise TypeError(f"{cls.__name__}(): cannot convert a {type(v).__name__} (nested {v.Depth} deep, "
@@ -120,10 +128,12 @@ class VectorBase:
             return cls._from_numpy(np.from_dlpack(v))
         if isinstance(v, (list, tuple, range)):
             if len(v) != n:
-                raise TypeError(f"{cls.__name__}(): expected a sequence of {n} entries, got {len(v)}")
+                raise TypeError(f"{cls.__name__}(): Input has the wrong size (expected {n} elements, got {len(v)}).")
             return [_component(elem, x) for x in v]
         if hasattr(v, "__array__"):
             return cls._from_numpy(np.asarray(v))
+        if hasattr(v, "__iter__") and not isinstance(v, (str, bytes, dict)):
+            return cls._from_one(list(v))       # a generator, an iterator, ... (Dr.Jit takes them)
         raise TypeError(f"{cls.__name__}(): cannot construct from an object of type {type(v).__name__}")
 
     @classmethod
@@ -139,7 +149,7 @@ class VectorBase:
         if a.ndim == 0:
             return cls._broadcast(a.item())
         if a.shape[0] != n:
-            raise ValueError(f"{cls.__name__}(): expected a NumPy array of shape ({n}, ...), got {a.shape}")
+            raise SizeMismatchError(f"{cls.__name__}(): expected a NumPy array of shape ({n}, ...), got {a.shape}")
         return [_component(elem, a[k] if a.ndim > 1 or issubclass(elem, VectorBase) else a[k].item())
                 for k in range(n)]
 
@@ -159,6 +169,15 @@ class VectorBase:
         return len(self._c)
 
     def __getitem__(self, k):
+        if type(k) is tuple and k:
+            # v[i, j] is v[i][j] (Dr.Jit); an index the component refuses raises TypeError
+            head = self[k[0]]
+            if len(k) == 1:
+                return head
+            try:
+                return head[k[1:] if len(k) > 2 else k[1]]
+            except (TypeError, IndexError) as e:
+                raise TypeError(f"{type(self).__name__}[{k}]: Item retrieval failed ({e})") from e
         if _is_mask(k):
             return _copy(self)  # v's value, a new handle (see ArrayBase.__getitem__): v[mask] += w
         if isinstance(k, slice):
@@ -174,6 +193,14 @@ class VectorBase:
                 from None
 
     def __setitem__(self, k, v):
+        if type(k) is tuple and k:
+            if len(k) == 1:
+                self[k[0]] = v
+                return
+            # v[i, j] = x assigns entry j of component i (Dr.Jit): the component is updated in place
+            head = self[k[0]]
+            head[k[1:] if len(k) > 2 else k[1]] = v
+            return
         if _is_mask(k):
             # v[mask] = w: each component selected, with the mask's component (a vector mask) or
             # the whole mask (a Bool array, every component); new components, never shared ones
@@ -341,9 +368,12 @@ class VectorBase:
     def __rmatmul__(self, o): return HOOKS["matmul"](o, self)
 
     def _inplace(self, op, o):
-        # The result's class may differ (Array3i += 1.5 stays an Array3i: converted back).
+        # A result of another class (Array3i += 1.5 is an Array3f) is returned, not converted
+        # back: Python binds the name to it and ``self`` keeps its value, as in Dr.Jit.
         r = apply_vector(op, self, o)
-        self._c = r._c if type(r) is type(self) else type(self)._components((r,))
+        if type(r) is not type(self):
+            return r
+        self._c = r._c
         return self
 
     def __iadd__(self, o): return self._inplace("add", o)
@@ -362,6 +392,15 @@ class VectorBase:
     __hash__ = object.__hash__
 
 
+# Dr.Jit refuses some operand types (Int / Int, Float // Float, Float & Float): see
+# promotion.operator_refused.
+for _op, _name in (("truediv", "truediv"), ("floordiv", "floordiv"), ("mod", "mod"), ("and", "and"),
+                   ("or", "or"), ("xor", "xor"), ("shl", "lshift"), ("shr", "rshift")):
+    for _dunder, _reflected in ((f"__{_name}__", False), (f"__r{_name}__", True)):
+        setattr(VectorBase, _dunder, refusing_operator(getattr(VectorBase, _dunder), _op, _reflected))
+del _op, _name, _dunder, _reflected
+
+
 # -- swizzles: .x .y .z .w and every combination of up to four of them (.xy, .zyx, .xxxx) ------
 
 def _swizzle_property(name: str):
@@ -369,7 +408,7 @@ def _swizzle_property(name: str):
 
     def check(self):
         if not type(self)._swizzle or max(idx) >= len(self._c):
-            raise AttributeError(f"{type(self).__name__} has no component '{name}'")
+            raise ComponentError(f"{type(self).__name__} does not have a '{name}' component")
 
     if len(idx) == 1:
         k = idx[0]
@@ -501,6 +540,8 @@ def apply_vector(op: str, *operands):
             comps = None if ys is None else direct.binary(op, e, xs, ys)
             if comps is not None:
                 return cls._from_components(comps)
+    if type(operands[0]) in _SEQUENCES or type(operands[-1]) in _SEQUENCES:
+        operands = _sequences_as_arrays(op, operands)
     depth = 0
     for o in operands:
         if isinstance(o, VectorBase):
@@ -541,6 +582,27 @@ def _lift_scalar_arrays(operands) -> list:
     return out
 
 
+def _sequences_as_arrays(op: str, operands) -> tuple:
+    """``operands`` with each list/tuple converted to the class of the deepest static array among
+    them, as Dr.Jit does (``Array3f + (1, 2, 3)``); a Python float in an integer array's operand
+    makes it the float class (``Array3i + [1, 2.5, 3]`` is an ``Array3f``)."""
+    like = max((o for o in operands if isinstance(o, VectorBase)), key=lambda o: o.Depth)
+    cls, leaf = type(like), type(like)._leaf
+    out = []
+    for o in operands:
+        if type(o) in _SEQUENCES:
+            vt = sequence_type(op, leaf._vt, o)
+            if vt is not leaf._vt and cls._elem is leaf:      # (a static array of 1-D arrays or numbers)
+                elem = registry.flat_type(leaf._backend, vt, leaf._is_ad)
+                cls = registry.array_type(elem, cls._n, cls._family) or cls
+            o = cls(o)
+        out.append(o)
+    return tuple(out)
+
+
+_SEQUENCES = (list, tuple)
+
+
 def componentwise(op: str, operands, depth: int | None = None):
     """``op`` applied component by component to the operands of the greatest depth (the
     others broadcast); the result keeps the family of the first of them (a matrix stays a
@@ -562,29 +624,15 @@ def componentwise(op: str, operands, depth: int | None = None):
                 if dynamic and 1 in (n, len(c)):
                     n = len(c) if n == 1 else n         # (one component against none: none)
                 else:
-                    err = ValueError if dynamic else TypeError
-                    raise err(f"frostjit.{op}(): incompatible sizes {n} and {len(c)} "
-                              f"({', '.join(type(x).__name__ for x in operands)})")
+                    raise IncompatibleArgumentsError(
+                        f"frostjit.{op}(): Incompatible arguments: incompatible sizes {n} and {len(c)} "
+                        f"({', '.join(type(x).__name__ for x in operands)})")
             columns.append(c)
         else:
             columns.append(None)
     if first is not None and first._n is None:
         columns = [c * n if c is not None and len(c) == 1 and n != 1 else c for c in columns]
     like = type(first)
-    if like._leafwise is None:
-        for k, o in enumerate(operands):
-            if type(o) in _SEQUENCES:
-                # A Python sequence: entry k goes with component k (Dr.Jit converts it to the
-                # array's type; the scalar backend's leafwise does the same)
-                if len(o) != n:
-                    raise TypeError(f"frostjit.{op}(): a sequence of {len(o)} entries does not fit a "
-                                    f"{like.__name__} of {n} components")
-                column = list(o)
-                if any(type(x) is float for x in column):
-                    # (a float entry makes the sequence a float array, as in Dr.Jit: every
-                    # component promotes alike)
-                    column = [float(x) if type(x) is int else x for x in column]
-                columns[k] = column
     if like._leafwise is not None:
         # Components that are plain numbers (the scalar backend): computed all at once.
         comps, elem = like._leafwise(op, operands, columns)
@@ -606,7 +654,6 @@ def componentwise(op: str, operands, depth: int | None = None):
 
 
 _SPECIAL = ("matrix", "complex", "quaternion")
-_SEQUENCES = (list, tuple, range)
 
 
 def from_parts(like: type, parts) -> VectorBase:

@@ -12,6 +12,7 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
 from ..backend import current_backend
+from ..errors import ShapeMismatchError
 from ..trace import ops
 from ..trace.dtypes import Float64, UInt32, Int64
 from ..trace.state import state
@@ -95,8 +96,9 @@ def _check_size(who, size, dtype=None):
         else:
             name = dtype.__name__ if isinstance(dtype, type) else "this type"
             want = "(" + "".join(f"{d}, " for d in dims) + ("n)" if dims else "n,)")
-            raise ValueError(f"{who}(): the shape {tuple(size)!r} does not fit {name} (expected "
-                             f"{want} or an int)")
+            raise ShapeMismatchError(f"{who}(): the shape {tuple(size)!r} does not fit {name} (expected "
+                                     f"{want} or an int): the provided \"shape\" and \"dtype\" parameters "
+                                     "are incompatible.")
     if hasattr(size, "__symbolic_size__") and isinstance(size, int):
         n = size        # a width inside a frozen function stays symbolic; the check below is guarded
     else:

@@ -29,8 +29,10 @@ __all__ = ["zeros_like", "ones_like", "empty_like", "copy", "allclose", "assert_
 
 def _like(who: str, arg, value):
     if is_array_v(arg):
-        # width(), not len(): inside a frozen function the width stays symbolic
-        return full(type(arg), value, width(arg)) if value is not None else empty(type(arg), width(arg))
+        # width(), not len(): inside a frozen function the width stays symbolic; a tensor's
+        # whole shape (its width alone made zeros_like(TensorXf([[1, 2]])) of shape (2,))
+        size = arg.shape if getattr(type(arg), "IsTensor", False) else width(arg)
+        return full(type(arg), value, size) if value is not None else empty(type(arg), size)
     if isinstance(arg, (bool, int, float)):
         return type(arg)(0 if value is None else value)
     raise TypeError(f"{who}(): expected a frostjit array or a Python number, got {type(arg).__name__}")

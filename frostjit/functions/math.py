@@ -326,8 +326,10 @@ def select(condition, a, b):
     structure, each array selected lane by lane; equal Python values are kept, differing
     numbers become arrays, other differing Python values raise ``TypeError``.
     """
-    if isinstance(condition, (bool, np.bool_)):
+    if isinstance(condition, (bool, np.bool_)) and not (_is_array(a) or _is_array(b)):
         return a if condition else b
+    # (a Python bool beside an array selects as a mask would: select(True, 1, ArrayXf(5, 6)) is
+    # ArrayXf(1, 1), the operands' promoted type, as in Dr.Jit)
     if not (isinstance(condition, _NO_TENSOR) and isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) \
             and _tensor(condition, a, b) is not None:
         return _tensor(condition, a, b)._fj_map(_select, condition, a, b, who="frostjit.select()")
@@ -370,6 +372,13 @@ def _select_leaf(condition, x, y):
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 _NO_TENSOR = (ArrayBase, VectorBase) + _NUMBERS
+
+
+def _is_array(x) -> bool:
+    """A JIT or scalar-backend array or a tensor (what a Python bool condition selects between lane-wise)."""
+    return isinstance(x, (ArrayBase, VectorBase)) or getattr(type(x), "IsTensor", False)
+
+
 _JIT_OR_NUMBER = (ArrayBase, VectorBase) + _NUMBERS      # what select() takes without walking a PyTree
 
 

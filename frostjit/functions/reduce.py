@@ -26,7 +26,7 @@ import operator
 import numpy as np
 
 from ..array import registry
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase
 from ..tree.kinds import vector_from_components
 from ..errors import AxisError
@@ -222,6 +222,9 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         check(value)
         return _reduce_static(op, value, axes, leaf)
     if isinstance(value, VectorBase):
+        if axis is None and value.Depth > 2:
+            # a nested array (Array22f, Matrix3f) reduced entirely: each component, then their results
+            return _fold(op, [_reduce(op, name, c, None, mode, keepdims, leaf, check) for c in value])
         axes = _axes(name, value, axis, 2)
         _check_options(name, value, axes, mode, keepdims)
         check(value)
@@ -303,6 +306,14 @@ def max(value, axis=..., mode=None, keepdims=False):  # noqa: A001
     return _reduce("max", "max", value, axis, mode, keepdims)
 
 
+def _divide(total, n):
+    """``total / n`` for the mean: integer sums too (a ``Float``), which the ``/`` operator
+    refuses as Dr.Jit's does (its ``mean`` of an ``Int`` raises)."""
+    if isinstance(total, (int, float)) and isinstance(n, (int, float)):
+        return total / n            # Python numbers (the scalar backend): Python's division
+    return apply("truediv", total, n)
+
+
 def mean(value, axis=..., mode=None, keepdims=False):
     """Arithmetic mean along ``axis``: the sum divided by the number of reduced entries
     (NaN for an empty array).  Integer input gives a ``Float`` result.
@@ -311,14 +322,15 @@ def mean(value, axis=..., mode=None, keepdims=False):
         return value._fj_mean(axis, mode, keepdims)
     total = _reduce("add", "mean", value, axis, mode, keepdims)
     if isinstance(value, ArrayBase):
-        return total / width(value) if _axes("mean", value, axis, 1) else total
+        return _divide(total, width(value)) if _axes("mean", value, axis, 1) else total
     if isinstance(value, VectorBase):
         axes = _axes("mean", value, axis, 2)
         if axes == {1}:
-            return _vector_of([s / width(c) for s, c in zip(total, value)])
+            return _vector_of([_divide(s, width(c)) for s, c in zip(total, value)])
         if axes == {0}:
-            return total / len(value)
-        return total / (len(value) * width(*value)) if axes else total
+            return _divide(total, len(value))
+        # (every entry: math.prod of the shape counts the inner sizes of a nested array too)
+        return _divide(total, math.prod(value.shape)) if axes else total
     if not isinstance(value, (bool, int, float, np.bool_, np.number)):
         items = list(value)
         if not _axes("mean", value, axis, 1):
@@ -326,7 +338,7 @@ def mean(value, axis=..., mode=None, keepdims=False):
         n = len(items)
         if axis is None and _is_jit(total):
             n = n * width(*items)
-        return total / n
+        return _divide(total, n)
     return total / 1.0
 
 

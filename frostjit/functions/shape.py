@@ -6,6 +6,7 @@ symbolic, so a replay at a new width computes the new sizes (``len()`` pins the 
 """
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
@@ -81,6 +82,8 @@ def ravel(x, order: str = "A"):
         # The scalar backend: no lanes to interleave; the numbers in order, as an ArrayX.
         cls = registry.array_type(type(x)._leaf, None, "dynamic")
         return cls._from_components(np.asarray(x._static_numpy()).reshape(-1).tolist())
+    if any(isinstance(c, VectorBase) for c in x):
+        return _ravel_nested(x, by_component)
     n = len(x)
     w = max(width(c) for c in x)
     out = empty(x._elem, n * w)
@@ -90,6 +93,30 @@ def ravel(x, order: str = "A"):
             scatter(out, c, idx + k * w)
     else:
         scatter(out, x, idx)
+    return out
+
+
+def _ravel_nested(x, by_component: bool):
+    """:func:`ravel` of a nested static vector (``Matrix3f``, ``Array22f``) of shape
+    ``(d0, ..., width)``: the entries in C order of that shape (``by_component``), else in
+    Fortran order (the lanes slowest, the first static index fastest)."""
+    dims = x.shape[:-1]
+    w = x.shape[-1]
+    leaves = []
+    for index in np.ndindex(*dims):
+        c = x
+        for i in index:
+            c = c[i]
+        leaves.append((index, c))
+    total = math.prod(dims) * w
+    out = empty(type(leaves[0][1]), total)
+    idx = arange(_index_type(leaves[0][1], total), w)
+    count = math.prod(dims)
+    for index, c in leaves:
+        if by_component:
+            scatter(out, c, idx + int(np.ravel_multi_index(index, dims)) * w)
+        else:
+            scatter(out, c, idx * count + int(np.ravel_multi_index(index, dims, order="F")))
     return out
 
 

@@ -15,6 +15,7 @@ from typing import Union
 
 from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
+from ..errors import ShapeMismatchError
 from ..functions.creation import arange, full
 from ..functions.evaluation import make_opaque, width
 from ..functions.math import fma, reinterpret_array, select
@@ -205,7 +206,8 @@ class Philox4x32Generator(Generator):
             expected = "(" + ", ".join("n" if d is None else str(d) for d in static) + ", width)"
             if not (isinstance(shape, tuple) and len(shape) == len(static) + 1 and
                     all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(shape, static))):
-                raise ValueError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected}")
+                raise ShapeMismatchError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected} "
+                                         "(the provided \"shape\" and \"dtype\" parameters are incompatible)")
             dims, width = shape[:-1], shape[-1]
             n = math.prod(dims)
             build = lambda leaves: _nest(dtype, dims, leaves)     # noqa: E731

@@ -24,6 +24,7 @@ import numpy as np
 from ..array.flat import ArrayBase, is_flat
 from ..array.printing import EDGE as _EDGE, format_scalar
 from ..array.vector import VectorBase
+from ..errors import SizeMismatchError
 from ..functions.evaluation import width
 from ..functions.shape import ravel
 from ..trace.dtypes import Bool
@@ -143,19 +144,29 @@ class TensorBase:
     IsJIT = True
     IsVector = False
 
-    def __init__(self, value=_MISSING, shape=None):
+    def __init__(self, array=_MISSING, shape=None, flip_axes: bool = False):
+        # (``array`` is Dr.Jit's name of the first argument: TensorXf(array=..., shape=...);
+        # ``flip_axes`` reverses a static array's axes: Array3f of width n -> shape (n, 3))
+        value = array
         at = self._array_type
         who = f"{type(self).__name__}()"
         if value is _MISSING:
+            if shape is not None:
+                raise TypeError(f"{who}: Input array must be specified (a shape {tuple(shape)} without values)")
             array, dims = at(), (0,)
         elif isinstance(value, TensorBase):
             array, dims = _convert(at, value._array), value.shape
         elif is_flat(value):
             array = _convert(at, value)
             dims = (width(array),)
+        elif isinstance(value, VectorBase) and flip_axes:
+            # (the Fortran-order entries are the C-order entries of the axes reversed)
+            array = _convert(at, ravel(value, order="F"))
+            dims = tuple(reversed(value.shape))
         elif isinstance(value, VectorBase):
+            # (static sizes then the width: a Matrix3f of width n is a (3, 3, n) tensor, as Dr.Jit)
             array = _convert(at, ravel(value, order="C"))
-            dims = (len(value), value.shape[1])
+            dims = value.shape
         elif isinstance(value, _SCALARS) or hasattr(value, "__symbolic_size__"):
             array, dims = at(value), ()
         else:
@@ -164,7 +175,9 @@ class TensorBase:
         if shape is not None:
             shape = check_shape(shape, who)
             if size_of(shape) != size_of(dims):
-                raise ValueError(f"{who}: cannot give {size_of(dims)} elements the shape {shape}")
+                raise SizeMismatchError(f"{who}: cannot give {size_of(dims)} elements the shape {shape}: Input "
+                                        f"array has the wrong number of entries (got {size_of(dims)}, "
+                                        f"expected {size_of(shape)})")
             dims = shape
         self._array = array
         self._shape = tuple(dims)
@@ -346,13 +359,15 @@ def _as_numpy(value, who: str) -> np.ndarray:
         try:
             a = np.array(value)
         except ValueError as e:
-            raise ValueError(f"{who}: a nested list must be rectangular (not ragged): {e}") from None
+            raise SizeMismatchError(f"{who}: a nested list must be rectangular (not ragged input): {e}") from None
         if a.dtype == object:
             raise TypeError(f"{who}: cannot build a tensor from a list holding "
                             f"{type(a.reshape(-1)[0]).__name__} objects")
         return a
     if hasattr(value, "__array__"):
         return np.asarray(value)
+    if hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict)):
+        return _as_numpy(list(value), who)      # a generator, an iterator (Dr.Jit takes them)
     raise TypeError(f"{who}: cannot construct a tensor from an object of type {type(value).__name__}")
 
 

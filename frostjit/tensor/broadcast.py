@@ -12,10 +12,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..array import registry as array_registry
-from ..array.flat import ArrayBase, is_flat
+from ..array.flat import ArrayBase, is_flat, sequence_type
 from ..array.vector import VectorBase
+from ..errors import IncompatibleArgumentsError
 from ..functions.evaluation import width
-from ..trace.dtypes import from_numpy_dtype
+from ..trace.dtypes import Bool, from_numpy_dtype
 from . import registry
 from .base import TensorBase, size_of
 from .view import c_strides, strided
@@ -40,8 +41,8 @@ def broadcast_shapes(who: str, *shapes) -> tuple:
             if d == 1:
                 d = e
             elif e != d:
-                raise ValueError(f"{who}: operands have incompatible shapes: "
-                                 + " and ".join(str(tuple(s)) for s in shapes))
+                raise IncompatibleArgumentsError(f"{who}: operands have incompatible shapes: "
+                                                 + " and ".join(str(tuple(s)) for s in shapes) + ".")
         out.append(d)
     return tuple(out)
 
@@ -67,9 +68,21 @@ def _operand(x, backend, who: str):
         cls = array_registry.flat_type(backend, from_numpy_dtype(x.dtype))
         return cls(np.ascontiguousarray(x).reshape(-1)), x.shape
     if isinstance(x, VectorBase):
-        raise TypeError(f"{who}: cannot combine a tensor with a static vector ({type(x).__name__}); "
-                        "convert it first, e.g. TensorXf(v)")
+        raise IncompatibleArgumentsError(f"{who}: Incompatible arguments: cannot combine a tensor with a static "
+                                         f"vector ({type(x).__name__}); convert it first, e.g. TensorXf(v)")
     raise TypeError(f"{who}: unsupported operand type {type(x).__name__}")
+
+
+def _sequence_as_tensor(x, like: TensorBase):
+    """A list/tuple operand as a tensor of ``like``'s type (Dr.Jit: ``TensorXf([1, 2]) + [1, 3]``),
+    the float twin for Python floats beside an integer tensor; any other operand as it is."""
+    if type(x) not in (list, tuple):
+        return x
+    at = like._array_type
+    vt = sequence_type("add", at._vt, x)
+    if vt is not at._vt:
+        at = array_registry.flat_type(at._backend, vt, at._is_ad)
+    return registry.tensor_of(at)(x)
 
 
 def elementwise(fn, *operands, who: str = "frostjit"):
@@ -88,8 +101,11 @@ def elementwise(fn, *operands, who: str = "frostjit"):
     -------
     A tensor of the broadcast shape, of the tensor type matching ``fn``'s result.
     """
-    backend = next(x._array._backend for x in operands if isinstance(x, TensorBase))
-    parts = [_operand(x, backend, who) for x in operands]
+    tensors = [x for x in operands if isinstance(x, TensorBase)]
+    backend = tensors[0]._array._backend
+    # (a list operand takes the type of a value tensor, not of a mask: select(mask, [1, 2], t))
+    like = next((x for x in tensors if x._array_type._vt is not Bool), None)
+    parts = [_operand(_sequence_as_tensor(x, like) if like is not None else x, backend, who) for x in operands]
     shapes = [s for _, s in parts if s is not None]
     first = shapes[0]
     same = True

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat, masked_assign
+from ..errors import TensorIndexError, TensorIndexTypeError
 from ..functions.evaluation import width
 from ..functions.math import select
 from ..functions.memory import gather, scatter
@@ -86,14 +87,15 @@ def _select(t, key, who: str) -> _Selection:
             continue
         ia = _index_array(k, backend, who)
         if ia is None:
-            raise TypeError(f"{who}: unsupported index type {type(k).__name__} (use ints, slices, None, "
-                            "..., or integer index arrays)")
+            raise TensorIndexTypeError(f'{who}: unsupported index type {type(k).__name__} (unsupported type '
+                                       f'"{type(k).__name__}" in slice; use ints, slices, None, ..., or '
+                                       "integer index arrays)")
         arrays[j] = ia
     if sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError(f"{who}: an index can only have a single ellipsis ('...')")
     used = sum(1 for k in items if k is not None and k is not Ellipsis)
     if used > nd:
-        raise IndexError(f"{who}: too many indices for a tensor of shape {shape} ({used} given)")
+        raise TensorIndexError(f"{who}: too many indices for a tensor of shape {shape} ({used} given)")
     if any(k is Ellipsis for k in items):
         e = next(j for j, k in enumerate(items) if k is Ellipsis)
         fill = nd - used
@@ -146,7 +148,7 @@ def _checked_int(k, dim, axis: int, who: str):
     if i < 0:
         i = i + dim
     if not 0 <= i < dim:
-        raise IndexError(f"{who}: index {k} is out of bounds for axis {axis} with size {dim}")
+        raise TensorIndexError(f"{who}: index {k} is out of bounds for axis {axis} with size {dim}")
     return i
 
 

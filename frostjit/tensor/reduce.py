@@ -25,6 +25,7 @@ from __future__ import annotations
 
 
 from ..array import registry as array_registry
+from ..array.flat import apply
 from ..errors import AxisError
 from ..functions.block import block_prefix_reduce, block_prefix_sum, block_reduce
 from ..functions.creation import arange, full, zeros
@@ -37,6 +38,7 @@ from ..trace.dtypes import Bool, UInt32
 from . import registry
 from .axes import normalize_axes, normalize_axis
 from .base import handle, size_of
+from .broadcast import elementwise
 from .view import index_type, strided
 
 _SINGLE_LEVEL = 32      # an axis up to this long is reduced in one level
@@ -205,7 +207,9 @@ def mean(t, axis=..., mode=None, keepdims: bool = False):
     else:
         axes = normalize_axes(axis, nd, "frostjit.mean()")
     count = size_of([shape[k] for k in axes])
-    return s / count
+    # (apply, not '/': the operator refuses integer operands as Dr.Jit's does; count stays an int,
+    # symbolic inside a frozen function)
+    return elementwise(lambda a, b: apply("truediv", a, b), s, count, who="frostjit.mean()")
 
 
 def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True, op: str = "add"):

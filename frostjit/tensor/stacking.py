@@ -181,7 +181,9 @@ def slice_index(dtype, shape, indices):
     """
     who = "slice_index()"
     vt = getattr(dtype, "_vt", None)
-    if not (isinstance(dtype, type) and issubclass(dtype, ArrayBase)) or vt not in (UInt32, Int32):
+    # (a JIT UInt32/Int32, or the scalar backend's ArrayXu/ArrayXi, its 1-D arrays: Dr.Jit takes both)
+    if not (isinstance(dtype, type) and (issubclass(dtype, ArrayBase) or getattr(dtype, "_eager_flat", False))) \
+            or vt not in (UInt32, Int32):
         raise TypeError(f"{who}: 'dtype' must be a 1-D 32-bit integer array type (UInt32, Int32), got {dtype!r}")
     shape = tuple(operator.index(d) for d in shape)
     if not isinstance(indices, tuple):

@@ -14,7 +14,8 @@ prefix sums over axes) and the class methods ``_fj_full`` / ``_fj_empty`` / ``_f
 from __future__ import annotations
 
 from ..ad import api as ad
-from ..array.flat import apply
+from ..array.flat import apply, refusing_operator
+from ..array.promotion import REFUSABLE_OPERATORS
 from ..functions.evaluation import width
 from . import creation, index, reduce, sorting
 from .axes import transpose, swapaxes
@@ -99,10 +100,9 @@ class Tensor(TensorBase):
         if r.shape != self.shape:           # (not _shape: inside a frozen function shape is symbolic)
             raise ValueError(f"{type(self).__name__}: an in-place operation cannot change the shape "
                              f"{self.shape} to {r.shape}")
-        a = r._array
-        if type(a) is not self._array_type:
-            a = self._array_type(a)
-        self._array = a         # a new array: other tensors sharing the old value keep it
+        if type(r) is not type(self):
+            return r            # TensorXi += 1.5 is a TensorXf: bound to the name (Dr.Jit)
+        self._array = r._array  # a new array: other tensors sharing the old value keep it
         return self
 
     def __matmul__(self, other):
@@ -150,10 +150,13 @@ class Tensor(TensorBase):
 
 
 for _name, _op in _OPERATORS.items():
-    setattr(Tensor, f"__{_name}__", _binary(_op))
-    setattr(Tensor, f"__r{_name}__", _binary(_op, True))
+    for _reflected in (False, True):
+        _operator = _binary(_op, _reflected)
+        if _op in REFUSABLE_OPERATORS:     # (Dr.Jit refuses TensorXi / TensorXi, ...)
+            _operator = refusing_operator(_operator, _op, _reflected)
+        setattr(Tensor, _operator.__name__, _operator)
     setattr(Tensor, f"__i{_name}__", lambda self, other, _op=_op: self._inplace(_op, other))
 for _op in ("eq", "ne", "lt", "le", "gt", "ge"):
     setattr(Tensor, f"__{_op}__", _binary(_op))
 Tensor.__hash__ = TensorBase.__hash__
-del _name, _op
+del _name, _op, _reflected, _operator

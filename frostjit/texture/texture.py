@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from ..array import registry
 from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
@@ -41,6 +43,18 @@ from .sampling import FilterMode, WrapMode, cubic, linear, nearest
 
 _MISSING = object()
 _INV_255 = 1.0 / 255.0
+
+
+def _is_texel_data(v) -> bool:
+    """Texels given as an array-like rather than a tensor or a resolution: a NumPy array (or an
+    object with ``__array__``/``__dlpack__``, not a frostjit array) or a nested list/tuple (a
+    resolution is a flat sequence of ints)."""
+    if isinstance(v, np.ndarray):
+        return True
+    if isinstance(v, (list, tuple)):
+        return len(v) > 0 and isinstance(v[0], (list, tuple))
+    # (another library's array: torch, jax; frostjit's own arrays and tensors carry IsJIT)
+    return (hasattr(v, "__array__") or hasattr(v, "__dlpack__")) and not hasattr(type(v), "IsJIT")
 
 
 class TextureBase:
@@ -71,6 +85,10 @@ class TextureBase:
     IsTexture = True
 
     def __init__(self, *args, **kwargs):
+        if args and _is_texel_data(args[0]):
+            # a NumPy array or nested list of texels converts to the texture's tensor type
+            # (Dr.Jit: Texture2f(np.ones((2, 2, 1))), Texture2f([[[1], [2]], [[3], [4]]]))
+            args = (self._tensor_type(args[0]),) + args[1:]
         if args and isinstance(args[0], TensorBase) or "tensor" in kwargs:
             self._init_tensor(*args, **kwargs)
         else:

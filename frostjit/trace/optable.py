@@ -466,7 +466,8 @@ _op("truediv", 2, EW, T.FLOAT, numpy=ns.truediv,
 _op("floordiv", 2, EW, T.NUMERIC, numpy=ns.floordiv, deriv=ZERO,
     doc="a // b: integers round toward zero (C, Dr.Jit), floats toward -inf")
 _op("mod", 2, EW, T.NUMERIC, numpy=ns.mod,
-    deriv=(lambda f, a, z: 1, lambda f, a, z: -(a[0] // a[1])),
+    # (d/db of a - b * floor(a / b); f.floor, not '//': the operator refuses floats, as Dr.Jit's)
+    deriv=(lambda f, a, z: 1, lambda f, a, z: -f.floor(a[0] / a[1])),
     doc="a % b: integers with the dividend's sign (C, Dr.Jit), floats with the divisor's")
 _op("pow", 2, EW, T.NUMERIC, numpy=ns.power, py=_ieee(math.pow, np.power), integer_variant="pow_int",
     deriv=(lambda f, a, z: _pow_dx(f, a[0], a[1]), lambda f, a, z: _pow_dy(f, a[0], z)),

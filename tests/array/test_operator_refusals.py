@@ -1,0 +1,67 @@
+"""The Python operators refuse the operand types Dr.Jit's refuse.
+
+Dr.Jit 1.5's ``/`` takes floats only, ``//``, ``%`` and shifts integers only, and ``&``, ``|``,
+``^`` no floats except ``float_array & mask``: its operators return ``NotImplemented``, so Python
+raises ``TypeError: unsupported operand type(s)``.  frostjit computed them (``Int / Int`` was a
+``Float``, ``Float & Float`` combined bits), so a program ported from Dr.Jit that expects the
+``TypeError`` (its own tests do) failed.  ``frostjit.apply`` and the functions built on it still
+compute them (``fj.mean(Int)``).  ``Float & True`` keeps the values (it combined 1.0's bits).
+"""
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit import llvm, scalar
+from frostjit.array.flat import apply
+
+INT_TYPES = [llvm.Int, llvm.UInt, llvm.Array3i, llvm.ArrayXu, scalar.Array3i, llvm.TensorXi]
+FLOAT_TYPES = [llvm.Float, llvm.Float64, llvm.Array3f, llvm.ArrayXf, scalar.Array3f, llvm.TensorXf, llvm.ad.Float]
+
+
+def _make(cls):
+    return cls([1, 2, 3]) if cls.__name__.startswith("Tensor") else cls(1, 2, 3)
+
+
+@pytest.mark.parametrize("cls", INT_TYPES, ids=lambda c: f"{c.__module__}.{c.__name__}")
+def test_true_division_of_integer_arrays_is_refused(cls):
+    a = _make(cls)
+    for expr in (lambda: a / a, lambda: a / 2, lambda: 2 / a):
+        with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for /"):
+            expr()
+    assert fj.all(a // a == 1, axis=None) and fj.all(a % 2 == _make(cls) % 2, axis=None)
+    assert fj.all(a / 2.0 == fj.float32_array_t(cls)(_make(cls)) / 2, axis=None)   # a float operand: fine
+
+
+@pytest.mark.parametrize("cls", FLOAT_TYPES, ids=lambda c: f"{c.__module__}.{c.__name__}")
+def test_floor_division_modulo_shifts_and_bit_operators_of_floats_are_refused(cls):
+    a = _make(cls)
+    cases = [("//", lambda: a // a), ("%", lambda: a % 2), ("&", lambda: a & a), ("|", lambda: a | a),
+             ("^", lambda: a ^ a), ("<<", lambda: a << 1), (">>", lambda: a >> 1), ("&", lambda: a & 1)]
+    for symbol, expr in cases:
+        with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for " + "\\" + symbol[0]):
+            expr()
+
+
+def test_float_and_mask_is_allowed_and_keeps_the_values():
+    x = llvm.Float(1.5, 2.5, -3)
+    np.testing.assert_array_equal((x & llvm.Bool(True, False, True)).numpy(), [1.5, 0, -3])
+    np.testing.assert_array_equal((x & True).numpy(), [1.5, 2.5, -3])
+    np.testing.assert_array_equal((x & False).numpy(), [0, 0, 0])
+    with pytest.raises(TypeError):
+        llvm.Bool(True) & x
+    with pytest.raises(TypeError):
+        x | llvm.Bool(True, False, True)
+
+
+def test_integer_shift_by_a_float_is_refused():
+    with pytest.raises(TypeError):
+        llvm.Int(1, 2) << 1.0
+    with pytest.raises(TypeError):
+        llvm.Int(1, 2) << llvm.Float(1, 2)
+    assert (llvm.Int(1, 2) << 1).numpy().tolist() == [2, 4]
+
+
+def test_the_functions_still_compute_what_the_operators_refuse():
+    assert fj.mean(llvm.Int(1, 2)).numpy().tolist() == [1.5]
+    assert fj.mean(llvm.TensorXi([1, 2])).numpy().tolist() == 1.5
+    assert apply("mod", llvm.Float(5.5), 2).numpy().tolist() == [1.5]
