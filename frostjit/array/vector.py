@@ -364,8 +364,9 @@ class VectorBase:
     def __pos__(self): return self
     def __invert__(self): return apply_vector("not", self)
     def __abs__(self): return apply_vector("abs", self)
-    def __matmul__(self, o): return HOOKS["matmul"](self, o)
-    def __rmatmul__(self, o): return HOOKS["matmul"](o, self)
+    # (a Python sequence is no matrix operand: Python's TypeError, as Dr.Jit raises)
+    def __matmul__(self, o): return NotImplemented if type(o) in _SEQUENCES else HOOKS["matmul"](self, o)
+    def __rmatmul__(self, o): return NotImplemented if type(o) in _SEQUENCES else HOOKS["matmul"](o, self)
 
     def _inplace(self, op, o):
         # A result of another class (Array3i += 1.5 is an Array3f) is returned, not converted

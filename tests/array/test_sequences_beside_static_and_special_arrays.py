@@ -62,3 +62,10 @@ def test_select_converts_a_sequence_to_the_other_branchs_type():
     assert r.numpy().tolist() == [[1, 3], [2, 2], [3, 1]]
     # two sequences stay a PyTree
     assert fj.select(L.Bool(True), (L.Float(1), 2), (L.Float(5), 2))[1] == 2
+
+
+def test_a_sequence_is_no_matrix_product_operand():
+    with pytest.raises(TypeError, match="unsupported operand"):
+        L.Matrix2f(1) @ ((1, 2), (3, 4))
+    with pytest.raises(TypeError, match="unsupported operand"):
+        [1, 2] @ L.Matrix2f(1)
