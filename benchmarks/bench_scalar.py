@@ -9,6 +9,7 @@ median per call is printed in microseconds.  ``--system drjit`` runs the same wo
 from __future__ import annotations
 
 import argparse
+import sys
 import json
 import statistics
 import time
@@ -49,12 +50,16 @@ def measure(fn, calls: int, repeats: int) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parser(prog: str = "bench_scalar.py") -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="fewer calls and repeats")
     p.add_argument("--system", choices=("frostjit", "drjit"), default="frostjit")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    args = p.parse_args()
+    return p
+
+
+def main(argv=None, prog: str = "bench_scalar.py") -> int:
+    args = parser(prog).parse_args(argv)
     calls, repeats = (200, 5) if args.quick else (2000, 9)
     out = {name: measure(fn, calls, repeats) for name, fn in workloads(args.system).items()}
     if args.json:
@@ -62,7 +67,8 @@ def main() -> None:
     else:
         for name, us in out.items():
             print(f"{name:28s} {us:9.2f} us")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
