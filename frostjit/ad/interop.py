@@ -12,9 +12,11 @@ a name of frostjit.  The frameworks are imported when a wrapped function first r
 
 Conversions (CPU, copies through NumPy): a 1-D array <-> a 1-D tensor, a static vector
 (``Array3f``) <-> a tensor of shape ``(3, n)`` (Dr.Jit's layout), a 0-d tensor -> a 1-element
-array; containers (PyTrees) are converted leaf by leaf and other Python values passed as they
-are.  frostjit has no tensor type yet, so a returned tensor of another shape raises
-``TypeError`` (Dr.Jit returns its ``TensorXf``).  Floating point tensors become AD types.
+array; a frostjit tensor <-> a tensor of its shape, and a result of any other shape becomes a
+``TensorXf`` (``TensorXi``, ...); when a call has a tensor argument, all its results are tensors.
+Containers (PyTrees) are converted leaf by leaf and other Python values passed as they are.
+Dr.Jit returns a tensor for every result (also for 1-D and ``(3, n)`` ones, without tensor
+arguments): a documented difference.  Floating point tensors become AD types.
 
 Across the boundary a wrapped call is one custom operation (:mod:`.custom`): the other
 framework's own AD computes its derivatives (``torch.autograd.grad`` / forward-mode dual
@@ -34,6 +36,7 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..trace.dtypes import from_numpy_dtype
 from ..trace.state import JitBackend
+from ..traits import is_jit_v, is_tensor_v, tensor_t
 from ..tree import node_type
 from ..tree.kinds import Kind
 from . import api
@@ -126,7 +129,12 @@ def _collect(o, is_leaf, out: list) -> list:
 
 
 def _is_jit(o) -> bool:
-    return isinstance(o, (ArrayBase, VectorBase))
+    """A frostjit value handed to the other framework whole: an array, a static vector, a tensor."""
+    return isinstance(o, (ArrayBase, VectorBase)) or (is_tensor_v(type(o)) and is_jit_v(type(o)))
+
+
+def _has_tensor(leaves) -> bool:
+    return any(is_tensor_v(type(a)) for a in leaves)
 
 
 def _numpy(a) -> np.ndarray:
@@ -138,9 +146,12 @@ def _is_float(a) -> bool:
     return a.Type.is_float
 
 
-def _from_numpy(data: np.ndarray, shape_hint: str):
-    """NumPy data from another framework as a frostjit array (AD type for floats)."""
+def _from_numpy(data: np.ndarray, shape_hint: str, tensor: bool = False):
+    """NumPy data from another framework as a frostjit array (AD type for floats): a tensor of its
+    shape when ``tensor`` (the call had a tensor argument, or it is a tensor argument's gradient)."""
     vt = from_numpy_dtype(data.dtype)
+    if tensor:
+        return _tensor_of(data, vt, shape_hint)
     if data.ndim == 0:
         data = data.reshape(1)
     if data.ndim == 1:
@@ -149,9 +160,15 @@ def _from_numpy(data: np.ndarray, shape_hint: str):
         cls = registry.vector_type(JitBackend.LLVM, vt, data.shape[0], True)
         if cls is not None:
             return cls(data)
-    raise TypeError(f"wrap(): cannot convert a {shape_hint} of shape {tuple(data.shape)} to a frostjit array "
-                    "(1-D tensors become 1-D arrays, (n, width) with n in 2..4 static vectors; frostjit has "
-                    "no tensor type yet)")
+    return _tensor_of(data, vt, shape_hint)
+
+
+def _tensor_of(data: np.ndarray, vt, shape_hint: str):
+    tensor = tensor_t(registry.flat_type(JitBackend.LLVM, vt, True))
+    if tensor is None:
+        raise TypeError(f"wrap(): cannot convert a {shape_hint} of shape {tuple(data.shape)} and type "
+                        f"{data.dtype} to a frostjit tensor")
+    return tensor(np.ascontiguousarray(data))
 
 
 def _zeros_for(t) -> np.ndarray:
@@ -179,14 +196,20 @@ class _TorchCall(CustomOp):
         torch = _torch()
         self.func, self.args, self.kwargs = func, args, kwargs
 
+        self.made = {}          # id(torch tensor) -> the frostjit value it was made from
+        self.tensors = _has_tensor(_collect((args, kwargs), _is_jit, []))
+
         def to_tensor(a):
             t = torch.from_numpy(_numpy(a))
-            return t.requires_grad_(True) if _is_float(a) else t
+            t = t.requires_grad_(True) if _is_float(a) else t
+            self.made[id(t)] = a
+            return t
 
         with torch.enable_grad():
             self.t_args = _convert((args, kwargs), to_tensor, _is_jit)
             self.t_out = func(*self.t_args[0], **self.t_args[1])
-        return _convert(self.t_out, lambda t: _from_numpy(t.detach().cpu().numpy(), "torch tensor"), _is_tensor)
+        return _convert(self.t_out, lambda t: _from_numpy(t.detach().cpu().numpy(), "torch tensor", self.tensors),
+                        _is_tensor)
 
     def backward(self):
         torch = _torch()
@@ -202,7 +225,9 @@ class _TorchCall(CustomOp):
 
         def grad_of(t):
             g = by_id.get(id(t))
-            return _from_numpy(g.detach().cpu().numpy() if g is not None else _zeros_for(t), "gradient")
+            a = self.made.get(id(t))
+            return _from_numpy(g.detach().cpu().numpy() if g is not None else _zeros_for(t), "gradient",
+                               a is not None and is_tensor_v(type(a)))
         grads_in = _convert(self.t_args, grad_of, _is_tensor)
         self.set_grad_in("args", grads_in[0])
         self.set_grad_in("kwargs", grads_in[1])
@@ -225,7 +250,7 @@ class _TorchCall(CustomOp):
             def tangent(t):
                 tan = fwad.unpack_dual(t).tangent
                 data = tan.detach().cpu().numpy() if tan is not None else _zeros_for(t)
-                return _from_numpy(data, "tangent")
+                return _from_numpy(data, "tangent", self.tensors)
             self.set_grad_out(_convert(out, tangent, _is_tensor))
 
     def name(self):
@@ -254,11 +279,12 @@ class _JaxCall(CustomOp):
         jax = _jax()
         self.func, self.args, self.kwargs = func, args, kwargs
         leaves = _collect((args, kwargs), _is_jit, [])
+        self.tensors = _has_tensor(leaves)
         self.diff = [i for i, a in enumerate(leaves) if _is_float(a)]
         self.values = [jax.numpy.asarray(_numpy(a)) for a in leaves]
         out, self.vjp = jax.vjp(self._call, *[self.values[i] for i in self.diff])
         self.out = out
-        return _convert(out, lambda x: _from_numpy(np.asarray(x), "jax array"), _is_jax_array)
+        return _convert(out, lambda x: _from_numpy(np.asarray(x), "jax array", self.tensors), _is_jax_array)
 
     def _call(self, *diff_values):
         values = list(self.values)
@@ -286,7 +312,7 @@ class _JaxCall(CustomOp):
 
         def grad_of(_):
             a, g = next(it)
-            return _from_numpy(np.asarray(g), "gradient") if g is not None else api.grad(a)
+            return _from_numpy(np.asarray(g), "gradient", is_tensor_v(type(a))) if g is not None else api.grad(a)
         g_args, g_kwargs = _convert((self.args, self.kwargs), grad_of, _is_jit)
         self.set_grad_in("args", g_args)
         self.set_grad_in("kwargs", g_kwargs)
@@ -297,7 +323,8 @@ class _JaxCall(CustomOp):
         primals = [self.values[i] for i in self.diff]
         tans = [jax.numpy.asarray(_numpy(tangents[i]), dtype=self.values[i].dtype) for i in self.diff]
         _, out_tan = jax.jvp(self._call, primals, tans)
-        self.set_grad_out(_convert(out_tan, lambda x: _from_numpy(np.asarray(x), "tangent"), _is_jax_array))
+        self.set_grad_out(_convert(out_tan, lambda x: _from_numpy(np.asarray(x), "tangent", self.tensors),
+                                   _is_jax_array))
 
     def name(self):
         return f"wrap(jax:{getattr(self.func, '__name__', 'function')})"
