@@ -26,10 +26,11 @@ from .ad.custom import CustomOp, custom
 from .control.while_loop import while_loop
 from .functions.block import block_sum
 from .functions.creation import arange, zeros
-from .functions.math import ceil, floor, maximum, minimum, select, sqrt
+from .functions.math import ceil, floor, maximum, minimum, select
 from .functions.memory import gather, scatter_add
 from .functions.shape import repeat
 from .functions.detach import detach
+from .functions.geometry import norm
 
 __all__ = ["dda", "integrate", "integrate_ref"]
 
@@ -76,7 +77,7 @@ def dda(ray_o, ray_d, ray_max, grid_res, grid_min, grid_max, func, state, active
         ``ray_o`` is not a static float array, or ``ray_d``, ``grid_min``, ``grid_max`` or
         ``grid_res`` has another number of components.
     """
-    n = _dimension(ray_o, ray_d, grid_res, grid_min, grid_max)
+    n = _dimension("dda()", ray_o, ray_d=ray_d, grid_res=grid_res, grid_min=grid_min, grid_max=grid_max)
     tf = type(ray_o)
     tu = traits.uint32_array_t(tf)
     ti = traits.int32_array_t(tf)
@@ -143,18 +144,18 @@ def dda(ray_o, ray_d, ray_max, grid_res, grid_min, grid_max, func, state, active
     return state
 
 
-def _dimension(ray_o, ray_d, grid_res, grid_min, grid_max) -> int:
+def _dimension(who: str, ray_o, **others) -> int:
+    """``N``, the size of ``ray_o`` (a static float array), which each of ``others`` must share."""
     tf = type(ray_o)
     # a static array of numbers (scalar backend) or of 1-D JIT arrays
     if not traits.is_array_v(tf) or not traits.is_float_v(tf) or traits.size_v(tf) < 1 \
             or traits.depth_v(tf) != (2 if traits.is_jit_v(tf) else 1):
-        raise TypeError(f"dda(): 'ray_o' must be a static array of floats (e.g. Array3f), got "
+        raise TypeError(f"{who}: 'ray_o' must be a static array of floats (e.g. Array3f), got "
                         f"{tf.__name__}")
     n = traits.size_v(tf)
-    for name, value in (("ray_d", ray_d), ("grid_res", grid_res), ("grid_min", grid_min),
-                        ("grid_max", grid_max)):
+    for name, value in others.items():
         if traits.size_v(type(value)) != n:
-            raise TypeError(f"dda(): '{name}' must have {n} components like 'ray_o' "
+            raise TypeError(f"{who}: '{name}' must have {n} components like 'ray_o' "
                             f"({tf.__name__}), got {type(value).__name__}")
     return n
 
@@ -219,10 +220,7 @@ def _walk_integral(ray_o, ray_d, ray_max, grid_min, grid_max, volume: _Volume, a
 
     def visit(total, index, p_in, p_out, active):
         delta = (p_out - p_in) * cell_size
-        length = delta[0] * delta[0]
-        for i in range(1, n):
-            length = length + delta[i] * delta[i]
-        length = sqrt(length)
+        length = norm(delta)
         base = Index(0)
         for i in range(n):
             base = base + Index(index[n - 1 - i]) * volume.strides[i]
@@ -307,7 +305,7 @@ def integrate(ray_o, ray_d, ray_max, grid_min, grid_max, vol, active=None, mode=
         Gradients are enabled on the ray or the grid's bounds (only ``vol`` is differentiated,
         as in Dr.Jit).
     """
-    n = _dimension(ray_o, ray_d, ray_o, grid_min, grid_max)
+    n = _dimension("integrate()", ray_o, ray_d=ray_d, grid_min=grid_min, grid_max=grid_max)
     volume = _Volume(vol, n)
     for name, value in (("ray_o", ray_o), ("ray_d", ray_d), ("ray_max", ray_max),
                         ("grid_min", grid_min), ("grid_max", grid_max)):
@@ -342,7 +340,7 @@ def integrate_ref(ray_o, ray_d, ray_max, grid_min, grid_max, vol, n_samples: int
     Float
         One estimate per lane.
     """
-    n = _dimension(ray_o, ray_d, ray_o, grid_min, grid_max)
+    n = _dimension("integrate_ref()", ray_o, ray_d=ray_d, grid_min=grid_min, grid_max=grid_max)
     volume = _Volume(vol, n)
     if not isinstance(n_samples, int) or n_samples < 2:
         raise ValueError(f"integrate_ref(): 'n_samples' must be an integer >= 2, got {n_samples!r}")
@@ -374,11 +372,9 @@ def integrate_ref(ray_o, ray_d, ray_max, grid_min, grid_max, vol, n_samples: int
     for corner in _corners(n):
         offset = sum(volume.strides[i] for i in range(n) if corner[i])
         value = value + _corner_weight(corner, frac) * gather(Float, vol.array, base + offset)
-    speed = d[0] * d[0]
-    for i in range(1, n):
-        speed = speed + d[i] * d[i]
+    speed = norm(tf(*d))
     dt = spread(ray_max) / (n_samples - 1)
-    return block_sum(value * trapezoid * dt * sqrt(speed), n_samples)
+    return block_sum(value * trapezoid * dt * speed, n_samples)
 
 
 def _width(x) -> int:
