@@ -25,16 +25,10 @@ import hashlib
 
 from ...kernel import KernelSpec
 from .ir_types import scalar_type
+from .lowering_table import lowering_table
 
-#: op name -> lowering, merged into the frame's table.
-LOWERINGS: dict = {}
-
-
-def _lowers(name: str):
-    def register(f):
-        LOWERINGS[name] = f
-        return f
-    return register
+#: op name -> lowering, merged into the frame's table; ``@_lowers(name)`` registers one.
+LOWERINGS, _lowers = lowering_table()
 
 
 def _return_type(e, info) -> str:

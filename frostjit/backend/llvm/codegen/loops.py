@@ -23,16 +23,10 @@ nodes can name the values of the latch before they are emitted.
 from __future__ import annotations
 
 from .ir_types import scalar_type
+from .lowering_table import lowering_table
 
-#: op name -> lowering, merged into the frame's table.
-LOWERINGS: dict = {}
-
-
-def _lowers(name: str):
-    def register(f):
-        LOWERINGS[name] = f
-        return f
-    return register
+#: op name -> lowering, merged into the frame's table; ``@_lowers(name)`` registers one.
+LOWERINGS, _lowers = lowering_table()
 
 
 def _tag(ins) -> str:

@@ -11,17 +11,10 @@ from __future__ import annotations
 
 from ....trace.dtypes import Bool, VarType
 from .ir_types import float_constant, memory_type, scalar_type, suffix
+from .lowering_table import lowering_table
 
-#: op name -> lowering ``f(emitter, instr) -> operand text`` (the IR value of the result).
-LOWERINGS: dict = {}
-
-
-def _lowers(name: str):
-    """Register the decorated function as the lowering of op ``name``."""
-    def register(f):
-        LOWERINGS[name] = f
-        return f
-    return register
+#: op name -> lowering, merged into the frame's table; ``@_lowers(name)`` registers one.
+LOWERINGS, _lowers = lowering_table()
 
 
 def _addresses(e, k: int, vt: VarType, index_instr: int, active: str | None):
