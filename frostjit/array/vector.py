@@ -541,7 +541,8 @@ def apply_vector(op: str, *operands):
             comps = None if ys is None else direct.binary(op, e, xs, ys)
             if comps is not None:
                 return cls._from_components(comps)
-    if type(operands[0]) in _SEQUENCES or type(operands[-1]) in _SEQUENCES:
+    if type(operands[0]) in _SEQUENCES or type(operands[-1]) in _SEQUENCES or \
+            (len(operands) > 2 and any(type(o) in _SEQUENCES for o in operands[1:-1])):
         operands = _sequences_as_arrays(op, operands)
     depth = 0
     for o in operands:

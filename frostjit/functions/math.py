@@ -333,11 +333,11 @@ def select(condition, a, b):
     if not (isinstance(condition, _NO_TENSOR) and isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) \
             and _tensor(condition, a, b) is not None:
         return _tensor(condition, a, b)._fj_map(_select, condition, a, b, who="frostjit.select()")
-    # a Python sequence against an array is an array of that type (Dr.Jit), not a PyTree
-    if type(b) in (list, tuple) and isinstance(a, (ArrayBase, VectorBase)):
-        b = type(a)(b)
-    elif type(a) in (list, tuple) and isinstance(b, (ArrayBase, VectorBase)):
-        a = type(b)(a)
+    # a Python sequence against an array is an array (Dr.Jit), not a PyTree: the lane-wise door
+    # converts it, promoted by its numbers
+    if (type(b) in (list, tuple) and isinstance(a, (ArrayBase, VectorBase))) or \
+            (type(a) in (list, tuple) and isinstance(b, (ArrayBase, VectorBase))):
+        return _select(condition, a, b)
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     return _select(condition, a, b)

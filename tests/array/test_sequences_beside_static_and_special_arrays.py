@@ -69,3 +69,15 @@ def test_a_sequence_is_no_matrix_product_operand():
         L.Matrix2f(1) @ ((1, 2), (3, 4))
     with pytest.raises(TypeError, match="unsupported operand"):
         [1, 2] @ L.Matrix2f(1)
+
+
+def test_a_sequence_in_the_middle_of_a_three_operand_op_lines_up_too():
+    x = L.Array3f(1, 2, 3)
+    assert values(fj.fma(x, (1, 2, 3), x)) == [2, 6, 12]       # was three lanes per component
+
+
+def test_select_promotes_a_sequence_branch_by_its_numbers():
+    r = fj.select(L.Bool(True, False), L.Array3i(1, 2, 3), (1.5, 2, 3))
+    assert type(r) is L.Array3f and r.numpy().tolist() == [[1, 1.5], [2, 2], [3, 3]]    # 1.5 was truncated
+    r = fj.select(L.Bool(False, True), L.Int(1, 2), [2.5, 7])
+    assert type(r) is L.Float and r.numpy().tolist() == [2.5, 2]
