@@ -43,6 +43,8 @@ from ..trace.state import state
 class ADFlag(enum.IntFlag):
     """What a traversal clears as it goes (Dr.Jit names and values)."""
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``ADFlag.Member``
+
     ClearNone = 0
     ClearEdges = 1        #: drop the edges it walked (the graph cannot be traversed twice)
     ClearInput = 2        #: clear the gradient of the vertices it started from
@@ -51,12 +53,18 @@ class ADFlag(enum.IntFlag):
     AllowNoGrad = 8       #: do not raise when the argument is not grad-enabled
     Default = 7
 
+    # Printed as Dr.Jit prints them (``ADFlag.ClearEdges``), not as the bare number IntFlag gives.
+    __str__ = enum.Enum.__str__
+    __format__ = enum.Enum.__format__
+
 
 _CLEAR_EDGES, _CLEAR_INPUT, _CLEAR_INTERIOR = int(ADFlag.ClearEdges), int(ADFlag.ClearInput), int(ADFlag.ClearInterior)
 
 
 class ADMode(enum.Enum):
     """Direction of a traversal (Dr.Jit names)."""
+
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``ADMode.Member``
 
     Primal = 0
     Forward = 1

@@ -30,6 +30,8 @@ class VarType(enum.Enum):
     ``Int16``, ``UInt16`` and ``Pointer`` exist for compatibility; frostjit has no arrays of them.
     """
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``VarType.Member``
+
     Void = 0
     Bool = 1
     Int8 = 3
@@ -54,6 +56,8 @@ class VarState(enum.Enum):
     vector whose components differ; ``Invalid``: an empty array.  ``Undefined`` and
     ``Symbolic`` exist for compatibility (frostjit creates no such variables).
     """
+
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``VarState.Member``
 
     Invalid = 0
     Literal = 2

@@ -34,6 +34,8 @@ from .evaluation import width
 class ReduceOp(enum.Enum):
     """Reduction applied by :func:`scatter_reduce` (Dr.Jit names)."""
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``ReduceOp.Member``
+
     Identity = None
     Add = "add"
     Mul = "mul"
@@ -48,12 +50,14 @@ class ReduceMode(enum.Enum):
     ``gather``/``scatter``/``scatter_add``/``scatter_reduce`` and chooses by itself: atomics only
     when threads share a launch, per-thread private copies of small targets (docs/engine.md)."""
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``ReduceMode.Member``
+
     Auto = 0
     Direct = 1
     Local = 2
     NoConflicts = 3
-    Permute = 4
-    Expand = 5
+    Expand = 4
+    Permute = 5
 
 
 def _check_mode(who: str, mode) -> None:

@@ -26,6 +26,8 @@ log = logging.getLogger("frostjit")
 class LogLevel(enum.Enum):
     """Dr.Jit's log levels (Dr.Jit 1.5's values); :func:`set_log_level` maps them to ``logging``."""
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``LogLevel.Member``
+
     Disable = 0
     Error = 1
     Warn = 2

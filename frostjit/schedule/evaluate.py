@@ -26,6 +26,8 @@ _DEBUG = logging.DEBUG
 class KernelType(str, enum.Enum):
     """The ``type`` of a :func:`kernel_history` entry (a ``str``: ``KernelType.JIT == "jit"``)."""
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``KernelType.Member``
+
     JIT = "jit"
     Reduce = "reduce"
     PrefixSum = "prefix_sum"
@@ -54,9 +56,14 @@ class KernelRecordingMode(enum.IntEnum):
     """The ``recording_mode`` of a :func:`kernel_history` entry (Dr.Jit 1.5's values): a launch
     of a plain evaluation, one made while :func:`frostjit.freeze` records, or one of a replay."""
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``KernelRecordingMode.Member``
+
     Inactive = 0
     Recorded = 1
     Replayed = 2
+
+    __str__ = enum.Enum.__str__      # ``KernelRecordingMode.Recorded``, as Dr.Jit prints it
+    __format__ = enum.Enum.__format__
 
 
 def _recording_mode() -> KernelRecordingMode:

@@ -28,12 +28,16 @@ from ..trace.dtypes import Int32
 class FilterMode(enum.Enum):
     """How :meth:`Texture.eval` combines texels (Dr.Jit's names and values)."""
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``FilterMode.Member``
+
     Nearest = 0
     Linear = 1
 
 
 class WrapMode(enum.Enum):
     """How texel indices outside the texture are mapped back (Dr.Jit's names and values)."""
+
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``WrapMode.Member``
 
     Repeat = 0
     Clamp = 1

@@ -11,7 +11,7 @@ import threading
 
 
 class JitFlag(enum.IntFlag):
-    """Flags changing the JIT's behaviour (Dr.Jit names).
+    """Flags changing the JIT's behaviour (Dr.Jit 1.5's names and bit values).
 
     ``Debug``: gathers and scatters check their indices and raise
     ``IndexError`` naming the offending index instead of silently reading 0 /
@@ -24,40 +24,64 @@ class JitFlag(enum.IntFlag):
     (docs/control.md).  ``KernelFreezing`` (set by default): frozen functions record and replay;
     cleared, every ``fj.freeze`` function runs as a plain call (docs/freeze.md).
 
-    Dr.Jit's optimization and CUDA-only flags (``ReuseIndices``, ``ConstantPropagation``,
-    ``ValueNumbering``, ``OptimizeLoops``, ``OptimizeCalls``, ``MergeFunctions``,
-    ``ScatterReduceLocal``, ``ForceOptiX``, ``ShaderExecutionReordering``,
-    ``SpillToSharedMemory``) are accepted so that programs setting them run; they change no
-    result in Dr.Jit's LLVM backend and do nothing here.
+    Dr.Jit's optimization, diagnostic and CUDA-only flags (``ReuseIndices``,
+    ``ConstantPropagation``, ``FastMath``, ``ValueNumbering``, ``OptimizeLoops``, ``OptimizeCalls``,
+    ``MergeFunctions``, ``PacketOps``, ``ForceOptiX``, ``PrintIR``, ``ForbidSynchronization``,
+    ``ScatterReduceLocal``, ``SymbolicScope``, ``FreezingScope``, ``EnableObjectTraversal``,
+    ``ShaderExecutionReordering``, ``SpillToSharedMemory``) and its old aliases (``LoopRecord``,
+    ``LoopOptimize``, ``VCallRecord``, ``VCallOptimize``, ``VCallDeduplicate``, ``Recording``)
+    are accepted so that programs setting them run; they change no result here.
     """
 
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``JitFlag.Member``
+
     Debug = 1 << 0
-    KernelHistory = 1 << 1
-    LaunchBlocking = 1 << 2
-    SymbolicLoops = 1 << 3
-    SymbolicConditionals = 1 << 4
-    SymbolicCalls = 1 << 5
-    CompressLoops = 1 << 6
-    KernelFreezing = 1 << 7
-    # Accepted for Dr.Jit programs, no effect (see the docstring).
-    ReuseIndices = 1 << 8
-    ConstantPropagation = 1 << 9
-    ValueNumbering = 1 << 10
-    OptimizeLoops = 1 << 11
-    OptimizeCalls = 1 << 12
-    MergeFunctions = 1 << 13
-    ScatterReduceLocal = 1 << 14
-    ForceOptiX = 1 << 15
-    ShaderExecutionReordering = 1 << 16
-    SpillToSharedMemory = 1 << 17
-    # As Dr.Jit 1.5's default (its CUDA-only flags aside).
-    Default = (SymbolicLoops | SymbolicConditionals | SymbolicCalls | KernelFreezing
-               | ReuseIndices | ConstantPropagation | ValueNumbering | OptimizeLoops
-               | OptimizeCalls | MergeFunctions | ScatterReduceLocal)
+    ReuseIndices = 1 << 1
+    ConstantPropagation = 1 << 2
+    FastMath = 1 << 3
+    ValueNumbering = 1 << 4
+    SymbolicLoops = 1 << 5
+    OptimizeLoops = 1 << 6
+    CompressLoops = 1 << 7
+    SymbolicCalls = 1 << 8
+    OptimizeCalls = 1 << 9
+    MergeFunctions = 1 << 10
+    SymbolicConditionals = 1 << 11
+    PacketOps = 1 << 12
+    ForceOptiX = 1 << 13
+    PrintIR = 1 << 14
+    KernelHistory = 1 << 15
+    LaunchBlocking = 1 << 16
+    ForbidSynchronization = 1 << 17
+    ScatterReduceLocal = 1 << 18
+    SymbolicScope = 1 << 19
+    KernelFreezing = 1 << 20
+    FreezingScope = 1 << 21
+    EnableObjectTraversal = 1 << 22
+    ShaderExecutionReordering = 1 << 23
+    SpillToSharedMemory = 1 << 24
+    # Dr.Jit 1.5's default, bit for bit.
+    Default = (ReuseIndices | ConstantPropagation | FastMath | ValueNumbering | SymbolicLoops
+               | OptimizeLoops | SymbolicCalls | OptimizeCalls | MergeFunctions
+               | SymbolicConditionals | PacketOps | ScatterReduceLocal | KernelFreezing
+               | ShaderExecutionReordering | SpillToSharedMemory)
+    # Dr.Jit's older names for the same bits.
+    VCallRecord = SymbolicCalls
+    VCallOptimize = OptimizeCalls
+    VCallDeduplicate = MergeFunctions
+    LoopRecord = SymbolicLoops
+    LoopOptimize = OptimizeLoops
+    Recording = SymbolicScope
+
+    # Printed as Dr.Jit prints them (``JitFlag.Debug``), not as the bare number IntFlag gives.
+    __str__ = enum.Enum.__str__
+    __format__ = enum.Enum.__format__
 
 
 class JitBackend(enum.Enum):
     """Compute backends (Dr.Jit names).  Only ``LLVM`` exists so far."""
+
+    __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``JitBackend.Member``
 
     Invalid = 0
     CUDA = 1
