@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .flat import ArrayBase, _SCALARS
+from .foreign import foreign_to_numpy, is_foreign_array
 from .vector import VectorBase, _component
 
 
@@ -34,8 +35,8 @@ class DynamicBase(VectorBase):
             return [_component(elem, c) for c in v._c]
         if isinstance(v, (ArrayBase,) + _SCALARS) or hasattr(v, "__symbolic_size__"):
             return [_component(elem, v)]
-        if hasattr(v, "__dlpack__") and not isinstance(v, (np.ndarray, list, tuple)):
-            v = np.from_dlpack(v)
+        if is_foreign_array(v) and not isinstance(v, np.ndarray):
+            v = foreign_to_numpy(v)
         if isinstance(v, np.ndarray):
             if v.ndim == 0:
                 return [_component(elem, v.item())]

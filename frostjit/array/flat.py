@@ -20,6 +20,7 @@ from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
 from . import eager, promotion, registry, variables
+from .foreign import foreign_to_numpy, is_foreign_array
 from .labels import label_of, set_label_of
 from .printing import format_array
 
@@ -70,8 +71,8 @@ class ArrayBase:
             self._node = ops.literal(vt, _scalar_value(v, vt, type(self).__name__))
         elif isinstance(v, np.ndarray):
             self._node = _data_from_numpy(v, vt)
-        elif hasattr(v, "__dlpack__") and not isinstance(v, (list, tuple)):
-            self._node = _data_from_numpy(np.from_dlpack(v), vt)
+        elif is_foreign_array(v):
+            self._node = _data_from_numpy(foreign_to_numpy(v), vt)
         elif isinstance(v, (list, tuple, range)):
             self._node = _data_from_sequence(v, vt)
         elif hasattr(v, "__array__"):

@@ -30,6 +30,7 @@ from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
 from . import direct, registry, variables
 from .flat import ArrayBase, apply, masked_assign, refusing_operator, sequence_type, _SCALARS
+from .foreign import foreign_to_numpy, is_foreign_array
 from .printing import format_array
 
 # Operations defined outside this module that static arrays call (registered at import by
@@ -124,8 +125,8 @@ class VectorBase:
             return cls._broadcast(v)
         if isinstance(v, np.ndarray):
             return cls._from_numpy(v)
-        if hasattr(v, "__dlpack__") and not isinstance(v, (list, tuple)):
-            return cls._from_numpy(np.from_dlpack(v))
+        if is_foreign_array(v):
+            return cls._from_numpy(foreign_to_numpy(v))
         if isinstance(v, (list, tuple, range)):
             if len(v) != n:
                 raise TypeError(f"{cls.__name__}(): Input has the wrong size (expected {n} elements, got {len(v)}).")

@@ -22,6 +22,7 @@ import operator
 import numpy as np
 
 from ..array.flat import ArrayBase, is_flat
+from ..array.foreign import foreign_to_numpy, is_foreign_array
 from ..array.printing import EDGE as _EDGE, format_scalar
 from ..array.vector import VectorBase
 from ..errors import SizeMismatchError
@@ -353,8 +354,8 @@ def _convert(array_type, a):
 def _as_numpy(value, who: str) -> np.ndarray:
     if isinstance(value, np.ndarray):
         return value
-    if hasattr(value, "__dlpack__") and not isinstance(value, (list, tuple)):
-        return np.from_dlpack(value)
+    if is_foreign_array(value):
+        return foreign_to_numpy(value)
     if isinstance(value, (list, tuple, range)):
         try:
             a = np.array(value)
