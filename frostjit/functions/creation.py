@@ -58,11 +58,25 @@ def _is_struct_type(dtype) -> bool:
         isinstance(getattr(dtype, "DRJIT_STRUCT", None), dict) or dataclasses.is_dataclass(dtype))
 
 
-def _make_struct(who, dtype, make):
+def _make_struct(who, dtype, make, plain_default: bool):
     """An instance of the struct type ``dtype`` whose fields are ``make(field_type)`` (Dr.Jit:
     a ``DRJIT_STRUCT`` class is default-constructed, then its fields are set; a dataclass is
-    constructed from its fields)."""
+    constructed from its fields).  A field of a plain Python type (``str``, ``int``, ``list``)
+    is default-constructed where ``plain_default`` (zeros, empty: Dr.Jit gives ``''``, ``0``,
+    ``[]``) and refused otherwise (``ones``, ``full(.., 2)``: Dr.Jit raises too)."""
     name = dtype.__name__
+
+    def field_value(field, t):
+        if not _is_plain_python_type(t):
+            return make(t)
+        if not plain_default:
+            raise TypeError(f"{who}(): field {name}.{field} has the plain Python type {t.__name__}, which "
+                            f"only zeros() and empty() can fill (with {t.__name__}())")
+        try:
+            return t()
+        except TypeError as e:
+            raise TypeError(f"{who}(): field {name}.{field}: cannot default-construct {t.__name__} ({e})") from e
+
     struct = getattr(dtype, "DRJIT_STRUCT", None)
     if isinstance(struct, dict):
         try:
@@ -71,10 +85,22 @@ def _make_struct(who, dtype, make):
             raise TypeError(f"{who}(): the DRJIT_STRUCT class {name} must be constructible without "
                             f"arguments ({e})") from e
         for field, t in struct.items():
-            setattr(obj, field, make(t))
+            setattr(obj, field, field_value(field, t))
         return obj
     hints = typing.get_type_hints(dtype)          # resolves string annotations (PEP 563)
-    return dtype(**{f.name: make(hints.get(f.name, f.type)) for f in dataclasses.fields(dtype) if f.init})
+    return dtype(**{f.name: field_value(f.name, hints.get(f.name, f.type))
+                    for f in dataclasses.fields(dtype) if f.init})
+
+
+def _is_plain_python_type(t) -> bool:
+    """A struct field type that holds no arrays: ``str``, ``int``, ``list``, a user class."""
+    return (isinstance(t, type) and not issubclass(t, (ArrayBase, VectorBase)) and not _is_tensor_type(t)
+            and not _is_struct_type(t))
+
+
+def _is_zero(value) -> bool:
+    """``full(dtype, value)`` fills with zeros (``zeros()`` is ``full(dtype, 0)``)."""
+    return isinstance(value, (int, float)) and value == 0
 
 
 def _static_dims(dtype) -> tuple:
@@ -147,7 +173,8 @@ def full(dtype, value, shape=1):
         return dtype(value)         # the scalar backend: a Python number (Dr.Jit ignores the shape)
     if not (isinstance(dtype, type) and issubclass(dtype, (ArrayBase, VectorBase))):   # (inline: a hot path)
         if _is_struct_type(dtype):
-            return _make_struct("full", dtype, lambda t: full(t, value, shape))
+            return _make_struct("full", dtype, lambda t: full(t, value, shape),
+                                plain_default=_is_zero(value))
         _check_type("full", dtype)
     if _is_scalar_dynamic(dtype):
         # The scalar backend's ArrayXf: the shape is the number of entries (Dr.Jit).
@@ -184,7 +211,7 @@ def empty(dtype, shape=1):
     if _is_scalar_element(dtype) or (isinstance(dtype, type) and issubclass(dtype, VectorBase) and not dtype.IsJIT):
         return zeros(dtype, shape)      # the scalar backend: nothing to leave uninitialized
     if _is_struct_type(dtype):
-        return _make_struct("empty", dtype, lambda t: empty(t, shape))
+        return _make_struct("empty", dtype, lambda t: empty(t, shape), plain_default=True)
     _check_type("empty", dtype)
     if issubclass(dtype, VectorBase) and dtype._n is None:
         n, size = _dynamic_shape("empty", dtype, shape)

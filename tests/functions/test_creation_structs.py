@@ -59,3 +59,33 @@ def test_struct_whose_constructor_needs_arguments_raises_type_error():
             self.q = q
     with pytest.raises(TypeError, match="NeedsArg must be constructible without arguments"):
         fj.zeros(NeedsArg)
+
+
+class _Labelled:
+    DRJIT_STRUCT = {"name": str, "count": int, "items": list, "x": Float}
+
+    def __init__(self):
+        self.name, self.count, self.items, self.x = "init", 7, [1], Float(9)
+
+
+@dataclasses.dataclass
+class _LabelledPoint:
+    name: str
+    x: Float
+
+
+@pytest.mark.parametrize("make", [fj.zeros, fj.empty, lambda t, n: fj.full(t, 0, n)])
+def test_zeros_and_empty_default_construct_plain_python_fields(make):
+    s = make(_Labelled, 4)
+    assert (s.name, s.count, s.items) == ("", 0, [])
+    assert fj.width(s.x) == 4
+    p = make(_LabelledPoint, 3)
+    assert p.name == "" and fj.width(p.x) == 3
+
+
+@pytest.mark.parametrize("make", [fj.ones, lambda t, n: fj.full(t, 2.5, n)])
+def test_other_fills_refuse_plain_python_fields_naming_them(make):
+    with pytest.raises(TypeError, match=r"_Labelled\.name.*plain Python type str"):
+        make(_Labelled, 2)
+    with pytest.raises(TypeError, match=r"_LabelledPoint\.name"):
+        make(_LabelledPoint, 2)
