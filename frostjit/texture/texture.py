@@ -31,14 +31,15 @@ import numpy as np
 from ..array import registry
 from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
-from ..functions.color import srgb_to_linear
+from ..functions.color import linear_to_srgb, srgb_to_linear
 from ..functions.creation import zeros
 from ..functions.evaluation import width
 from ..functions.math import fma
-from ..functions.memory import gather, scatter_add
+from ..functions.math import clip, floor
+from ..functions.memory import gather, scatter, scatter_add
 from ..ad.graph import Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
-from ..trace.dtypes import Float32
+from ..trace.dtypes import Float32, UInt32
 from .sampling import FilterMode, WrapMode, cubic, linear, nearest
 
 _MISSING = object()
@@ -149,6 +150,59 @@ class TextureBase:
             raise ValueError(f"{type(self).__name__}.set_value(): expected {want} elements (shape "
                              f"{self.shape}), got {n}")
         self.set_tensor(self._tensor_type(value, self._tensor.shape))
+
+    def write(self, pos, value, active=True) -> None:
+        """Store the per-channel ``value`` into the texels at integer coordinates ``pos``.
+
+        Parameters
+        ----------
+        pos : sequence of UInt32 arrays, or an Array2u/Array3u...
+            One unsigned integer array per dimension, x first (the column), as ``eval``'s
+            positions.
+        value : sequence of arrays or numbers
+            One entry per channel.  An 8-bit texture (``Texture2f8u``...) stores
+            ``floor(clip(v, 0, 1) * 255 + 0.5)``, sRGB-encoding channels other than alpha
+            (channel 3) when it was made with ``srgb=True`` (as Dr.Jit).
+        active : Bool, optional
+            Lanes that write (the others leave their texel unchanged).
+
+        Raises
+        ------
+        RuntimeError
+            The texture was not made with ``writable=True``, it is a scalar-backend texture,
+            or ``value`` does not hold one entry per channel.
+
+        Notes
+        -----
+        A texture store, as Dr.Jit's (it writes the tensor the texture samples; not
+        differentiable).  Several lanes writing one texel leave one of their values.
+        """
+        name = type(self).__name__
+        array = self._tensor._array
+        if not isinstance(array, ArrayBase):
+            raise RuntimeError(f"{name}.write(): requires a JIT backend (frostjit.llvm); "
+                               "scalar-backend textures cannot be written")
+        if not self._writable:
+            raise RuntimeError(f"{name}.write(): the texture was not created with writable=True")
+        coords = list(pos._c) if isinstance(pos, VectorBase) else list(pos)
+        if len(coords) != self.Dimension:
+            raise TypeError(f"{name}.write(): 'pos' must hold {self.Dimension} integer coordinate arrays "
+                            f"(x first), got {len(coords)}")
+        channels = self._tensor.shape[-1]
+        values = list(value._c) if isinstance(value, VectorBase) else list(value)
+        if len(values) != channels:
+            raise RuntimeError(f"{name}.write(): expected {channels} channel values, got {len(values)}")
+        uint = registry.flat_type(array._backend, UInt32, False)
+        base = self._texel_index([c if type(c) is uint else uint(c) for c in coords])
+        at = type(array)
+        fcls = registry.flat_type(array._backend, Float32, False)
+        for ch, v in enumerate(values):
+            if self.Normalized:     # quantize as Dr.Jit: round half up after clipping to [0, 1]
+                v = clip(v if isinstance(v, ArrayBase) else fcls(v), 0, 1)
+                if self._srgb and ch != 3:      # channel 3 is alpha: stored linearly
+                    v = linear_to_srgb(v)
+                v = floor(fma(v, 255, 0.5))
+            scatter(array, at(v), base + ch if ch else base, active)
 
     def update_inplace(self, migrate: bool = False) -> None:
         """Take changes made to :meth:`tensor` into account (nothing to do here: the texture reads
