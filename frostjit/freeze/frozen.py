@@ -91,6 +91,9 @@ class _Fallback:
         pass
 
 
+_ABSENT = object()      # an unbound global or empty closure cell (_GlobalsView.values)
+
+
 class _GlobalsView:
     """The globals a function names, read live (a rebinding ``global g`` is written back)."""
 
@@ -107,6 +110,21 @@ class _GlobalsView:
 
     def __fj_assign__(self, values: dict) -> None:
         self.g.update(values)
+
+    def values(self) -> list:
+        """The named globals now, in order (``_ABSENT`` where unbound): what a call read
+        (:mod:`.through` puts them back while a call's derivative runs)."""
+        g = self.g
+        return [g.get(n, _ABSENT) for n in self.names]
+
+    def put(self, values: list) -> None:
+        """Make the named globals ``values`` (from :meth:`values`) again."""
+        g = self.g
+        for n, v in zip(self.names, values):
+            if v is _ABSENT:
+                g.pop(n, None)
+            else:
+                g[n] = v
 
 
 class _CellsView:
@@ -132,6 +150,27 @@ class _CellsView:
         for n, c in zip(self.names, self.cells):
             if n in values:
                 c.cell_contents = values[n]
+
+    def values(self) -> list:
+        """The cells' contents now, in order (``_ABSENT`` where empty): see :meth:`_GlobalsView.values`."""
+        out = []
+        for c in self.cells:
+            try:
+                out.append(c.cell_contents)
+            except ValueError:
+                out.append(_ABSENT)
+        return out
+
+    def put(self, values: list) -> None:
+        """Make the cells' contents ``values`` (from :meth:`values`) again."""
+        for c, v in zip(self.cells, values):
+            if v is _ABSENT:
+                try:
+                    del c.cell_contents
+                except ValueError:
+                    pass
+            else:
+                c.cell_contents = v
 
 
 def _global_names(f) -> tuple:
@@ -894,7 +933,8 @@ class FrozenFunction:
             return None
         if any(a is not b for a, b in zip(slots, arrays)):
             return None
-        return _through.ThroughInfo(self, out_desc, len(arrays), inputs, key)
+        views = tuple(v for v in (self._gview, self._cview) if v is not None)
+        return _through.ThroughInfo(self, out_desc, len(arrays), inputs, key, views)
 
     def _derivative(self, body, info, kind: str) -> "FrozenFunction":
         """The frozen derivative of this function's recording ``info`` (:mod:`.through`): a
