@@ -18,6 +18,7 @@ import threading
 import types
 import warnings
 import weakref
+from operator import itemgetter
 
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
@@ -97,12 +98,13 @@ _ABSENT = object()      # an unbound global or empty closure cell (_GlobalsView.
 class _GlobalsView:
     """The globals a function names, read live (a rebinding ``global g`` is written back)."""
 
-    __slots__ = ("g", "names")
+    __slots__ = ("g", "names", "_get")
     __fj_path_style__ = "key"
 
     def __init__(self, g: dict, names: tuple):
         self.g = g
         self.names = names
+        self._get = itemgetter(*names) if len(names) > 1 else None     # (values(): one C call)
 
     def __fj_traverse__(self) -> dict:
         g = self.g
@@ -112,9 +114,14 @@ class _GlobalsView:
         self.g.update(values)
 
     def values(self) -> list:
-        """The named globals now, in order (``_ABSENT`` where unbound): what a call read
+        """The named globals now, in order (a sequence; ``_ABSENT`` where unbound): what a call read
         (:mod:`.through` puts them back while a call's derivative runs)."""
         g = self.g
+        if self._get is not None:
+            try:
+                return self._get(g)
+            except KeyError:
+                pass
         return [g.get(n, _ABSENT) for n in self.names]
 
     def put(self, values: list) -> None:
@@ -153,6 +160,10 @@ class _CellsView:
 
     def values(self) -> list:
         """The cells' contents now, in order (``_ABSENT`` where empty): see :meth:`_GlobalsView.values`."""
+        try:
+            return [c.cell_contents for c in self.cells]
+        except ValueError:      # (an empty cell)
+            pass
         out = []
         for c in self.cells:
             try:
