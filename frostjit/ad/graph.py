@@ -99,13 +99,16 @@ class Vertex:
         self.parents = parents
         self.children = []
         self.grad = None
-        self.node = weakref.ref(node) if node is not None else None
+        if node is not None:
+            self.node = weakref.ref(node)
+            # inside a frozen function: the symbolic size, which outlives the node (see sized_literal)
+            self.sym = node.sym
+        else:
+            self.node = self.sym = None
         if scopes.enable:
             top = scopes.enable[-1]
             if not top.complement:
                 top.ids.add(self.id)      # created inside suspend_grad(): resume_grad(a): enabled there
-        # inside a frozen function: the symbolic size, which outlives the node (see sized_literal)
-        self.sym = node.sym if node is not None else None
         if parents:
             me = weakref.ref(self)
             for edge in parents:
@@ -148,7 +151,7 @@ class HubVertex(Vertex):
 
     def connect(self, parents) -> None:
         """Make the vertices ``parents`` (the operation's inputs) the parents of this hub."""
-        self.parents = tuple((p, None, None) for p in parents)
+        self.parents = tuple([(p, None, None) for p in parents])     # (a list display: no generator)
         me = weakref.ref(self)
         for p in parents:
             kids = p.children

@@ -297,7 +297,9 @@ class Through:
         if info.primal:
             leaves = _primal(leaves)
         self.leaves = leaves
-        self.nodes = list(map(_NODE, leaves))
+        # the leaves' nodes at the call (the walk's or binder's list when it has one: never changed)
+        ln = None if info.primal else getattr(flat, "leaf_nodes", None)
+        self.nodes = ln if ln is not None else list(map(_NODE, leaves))
         verts = self.verts = list(map(_AD, leaves))
         # the globals and closure cells the call read (a global rebound before the backward pass
         # is put back while the derivative runs, as the plain call's AD graph used the old value)
