@@ -18,7 +18,7 @@ import threading
 import types
 import warnings
 import weakref
-from operator import itemgetter
+from operator import is_, itemgetter
 
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
@@ -124,6 +124,11 @@ class _GlobalsView:
                 pass
         return [g.get(n, _ABSENT) for n in self.names]
 
+    @staticmethod
+    def same(now, then) -> bool:
+        """Whether two :meth:`values` snapshots hold the same objects."""
+        return all(map(is_, now, then))
+
     def put(self, values: list) -> None:
         """Make the named globals ``values`` (from :meth:`values`) again."""
         g = self.g
@@ -172,6 +177,8 @@ class _CellsView:
                 out.append(_ABSENT)
         return out
 
+    same = staticmethod(_GlobalsView.same)
+
     def put(self, values: list) -> None:
         """Make the cells' contents ``values`` (from :meth:`values`) again."""
         for c, v in zip(self.cells, values):
@@ -182,6 +189,28 @@ class _CellsView:
                     pass
             else:
                 c.cell_contents = v
+
+
+class _InstanceView:
+    """The attributes (``__dict__``) of a frozen bound method's or callable object's instance,
+    for :mod:`.through` (as :class:`_GlobalsView`: ``values``, ``same``, ``put``)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def values(self) -> dict:
+        return self.obj.__dict__.copy()
+
+    @staticmethod
+    def same(now: dict, then: dict) -> bool:
+        return len(now) == len(then) and all(map(is_, now.values(), then.values())) and now.keys() == then.keys()
+
+    def put(self, values: dict) -> None:
+        d = self.obj.__dict__
+        d.clear()
+        d.update(values)
 
 
 def _global_names(f) -> tuple:
@@ -944,7 +973,9 @@ class FrozenFunction:
             return None
         if any(a is not b for a, b in zip(slots, arrays)):
             return None
-        views = tuple(v for v in (self._gview, self._cview) if v is not None)
+        inst = self._self_obj
+        iview = _InstanceView(inst) if type(getattr(inst, "__dict__", None)) is dict else None
+        views = tuple(v for v in (self._gview, self._cview, iview) if v is not None)
         return _through.ThroughInfo(self, out_desc, len(arrays), inputs, key, views)
 
     def _derivative(self, body, info, kind: str) -> "FrozenFunction":

@@ -180,8 +180,9 @@ class ThroughInfo:
 
     def __init__(self, ff, out_desc, n: int, inputs, key=None, views=()):
         self.ff = weakref.ref(ff)
-        # the forward function's globals and closure cells (views with values()/put()): what a
-        # call read there is put back while its derivative runs (Through._put_back_python)
+        # the forward function's globals, closure cells and instance attributes (views with
+        # values()/same()/put()): what a call read there is put back while its derivative runs
+        # (Through._put_back_python)
         self.views = views
         self.out_desc = out_desc
         self.n = n
@@ -416,12 +417,12 @@ class Through:
     def _put_back_python(self) -> list:
         """Put back the globals and closure cells the call read where they were rebound since (the
         derivative runs the function, and its recordings are guarded on them); returns
-        ``[(view, values now)]`` to restore after.  (Objects changed in place, an instance's
-        attributes among them, are not put back.)"""
+        ``[(view, values now)]`` to restore after.  (The instance of a frozen method is put
+        back attribute by attribute; objects changed in place deeper down are not.)"""
         out = []
         for view, then in zip(self.info.views, self.python):
             now = view.values()
-            if not all(map(is_, now, then)):
+            if not view.same(now, then):
                 view.put(then)
                 out.append((view, now))
         return out
