@@ -67,7 +67,8 @@ class Entry:
         return True
 
     def candidates(self, sizes) -> list:
-        """The recordings that may replay a call with these size-class sizes, in order."""
+        """The recordings that may replay a call with these size-class sizes, in order (possibly
+        the index's own list: read it at once, never change it)."""
         if not self.pinned:
             return self.general
         out = None
