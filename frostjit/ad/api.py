@@ -296,8 +296,8 @@ def _starts(arg, who: str, flags, seed: bool) -> list:
         v = arg._ad
         if v is not None and graph.is_active(v):
             if seed or v.grad is None:
-                v.grad = None
-                graph.accum(v, 1.0)
+                # (what set_grad(arg, 1.0) gives: a literal 1 of the vertex's type and size)
+                v.grad = graph.sized_literal(v.cls, 1.0, v.size, v)
             return [v]
     elif not isinstance(arg, VectorBase) and not getattr(type(arg), "IsTensor", False):
         raise TypeError(f"{who}(): expected a frostjit array, got {type(arg).__name__}")

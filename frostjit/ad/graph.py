@@ -107,13 +107,16 @@ class Vertex:
         self.parents = parents
         self.children = []
         self.grad = None
-        self.node = weakref.ref(node) if node is not None else None
+        if node is not None:
+            self.node = weakref.ref(node)
+            # inside a frozen function: the symbolic size, which outlives the node (see sized_literal)
+            self.sym = node.sym
+        else:
+            self.node = self.sym = None
         if scopes.enable:
             top = scopes.enable[-1]
             if not top.complement:
                 top.ids.add(self.id)      # created inside suspend_grad(): resume_grad(a): enabled there
-        # inside a frozen function: the symbolic size, which outlives the node (see sized_literal)
-        self.sym = node.sym if node is not None else None
         if parents:
             me = weakref.ref(self)
             for edge in parents:
@@ -156,7 +159,7 @@ class HubVertex(Vertex):
 
     def connect(self, parents) -> None:
         """Make the vertices ``parents`` (the operation's inputs) the parents of this hub."""
-        self.parents = tuple((p, None, None) for p in parents)
+        self.parents = tuple([(p, None, None) for p in parents])     # (a list display: no generator)
         me = weakref.ref(self)
         for p in parents:
             kids = p.children
@@ -425,6 +428,9 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
     walked, and the gradients of ``keep`` are not cleared.  Vertices created before the innermost ``isolate_grad`` scope are
     not walked now: they are postponed to the scope's exit.
     """
+    if targets is None and not keep and len(starts) == 1 and not scopes.isolate \
+            and _through_one_hub(starts[0], int(flags)):
+        return
     bound = boundary()
     if targets is None:
         verts = _ancestors(starts, bound)
@@ -464,6 +470,40 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
             v.parents = ()
         if (clear_input if v.id in start_ids else clear_interior) and v.id not in keep:
             v.grad = None
+
+
+def _through_one_hub(v: Vertex, flags: int) -> bool:
+    """The general walk of :func:`traverse_backward`, done directly where its graph is one output
+    ``v`` of a custom operation (a frozen call's result: ``fj.backward(frozen_loss(params))``)
+    whose inputs are leaves: ``v`` passes its gradient to the hub, the hub's handler runs once,
+    then the flags clear ``v`` (an input of the traversal) and the hub (an interior vertex), in
+    that order, as the general walk does.  False (nothing done) for any other graph, and outside
+    isolation scopes only (the caller checks)."""
+    ps = v.parents
+    if len(ps) != 1:
+        return False
+    hub, _fwd, edge = ps[0]
+    if not hub.is_hub or hub.id >= v.id or not hub.parents:
+        return False
+    for p, _f, _b in hub.parents:
+        if p.parents:
+            return False
+    g = v.grad
+    if g is not None:
+        edge.backward(hub, g)
+    if flags & _CLEAR_EDGES:
+        v.parents = ()
+    if flags & _CLEAR_INPUT:
+        v.grad = None
+    g = hub.grad
+    if g is not None:
+        hub.grad = None     # consumed by the call, whatever the flags (as Dr.Jit)
+        hub.handler.backward(g, None)
+    if flags & _CLEAR_EDGES:
+        hub.parents = ()
+    if flags & _CLEAR_INTERIOR:
+        hub.grad = None
+    return True
 
 
 def _lanes(g):

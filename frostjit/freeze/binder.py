@@ -38,7 +38,7 @@ class Bound:
     ``kept``, set only on a backward derivative's inputs bound by :mod:`.through`: the forward
     replay's kept intermediates, :mod:`.kept`)."""
 
-    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept")
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept", "leaf_nodes")
 
 
 _MISS = object()
@@ -457,6 +457,9 @@ def generate(ff, args, kwargs, flat, views):
     g.line(f"b.nodes = {nodes}")
     g.line(f"b.sizes = [{', '.join(g.class_vars)}]")
     g.line(f"b.leaves = [{', '.join(g.leaves)}]")
+    # Every leaf its own data node: the nodes are the leaves' nodes, in the same order (array()
+    # and the vector path append a leaf and its node together, and no node without a leaf).
+    g.line("b.leaf_nodes = b.nodes" if g.n_nodes == g.n_leaves else "b.leaf_nodes = None")
     if scope is not None:
         g.ns["SCOPE"] = scope_token
         g.fail_if(f"SCOPE(b.leaves) != {g.const(scope)}")

@@ -18,6 +18,7 @@ import threading
 import types
 import warnings
 import weakref
+from operator import is_, itemgetter
 
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
@@ -91,15 +92,19 @@ class _Fallback:
         pass
 
 
+_ABSENT = object()      # an unbound global or empty closure cell (_GlobalsView.values)
+
+
 class _GlobalsView:
     """The globals a function names, read live (a rebinding ``global g`` is written back)."""
 
-    __slots__ = ("g", "names")
+    __slots__ = ("g", "names", "_get")
     __fj_path_style__ = "key"
 
     def __init__(self, g: dict, names: tuple):
         self.g = g
         self.names = names
+        self._get = itemgetter(*names) if len(names) > 1 else None     # (values(): one C call)
 
     def __fj_traverse__(self) -> dict:
         g = self.g
@@ -107,6 +112,31 @@ class _GlobalsView:
 
     def __fj_assign__(self, values: dict) -> None:
         self.g.update(values)
+
+    def values(self) -> list:
+        """The named globals now, in order (a sequence; ``_ABSENT`` where unbound): what a call read
+        (:mod:`.through` puts them back while a call's derivative runs)."""
+        g = self.g
+        if self._get is not None:
+            try:
+                return self._get(g)
+            except KeyError:
+                pass
+        return [g.get(n, _ABSENT) for n in self.names]
+
+    @staticmethod
+    def same(now, then) -> bool:
+        """Whether two :meth:`values` snapshots hold the same objects."""
+        return all(map(is_, now, then))
+
+    def put(self, values: list) -> None:
+        """Make the named globals ``values`` (from :meth:`values`) again."""
+        g = self.g
+        for n, v in zip(self.names, values):
+            if v is _ABSENT:
+                g.pop(n, None)
+            else:
+                g[n] = v
 
 
 class _CellsView:
@@ -132,6 +162,55 @@ class _CellsView:
         for n, c in zip(self.names, self.cells):
             if n in values:
                 c.cell_contents = values[n]
+
+    def values(self) -> list:
+        """The cells' contents now, in order (``_ABSENT`` where empty): see :meth:`_GlobalsView.values`."""
+        try:
+            return [c.cell_contents for c in self.cells]
+        except ValueError:      # (an empty cell)
+            pass
+        out = []
+        for c in self.cells:
+            try:
+                out.append(c.cell_contents)
+            except ValueError:
+                out.append(_ABSENT)
+        return out
+
+    same = staticmethod(_GlobalsView.same)
+
+    def put(self, values: list) -> None:
+        """Make the cells' contents ``values`` (from :meth:`values`) again."""
+        for c, v in zip(self.cells, values):
+            if v is _ABSENT:
+                try:
+                    del c.cell_contents
+                except ValueError:
+                    pass
+            else:
+                c.cell_contents = v
+
+
+class _InstanceView:
+    """The attributes (``__dict__``) of a frozen bound method's or callable object's instance,
+    for :mod:`.through` (as :class:`_GlobalsView`: ``values``, ``same``, ``put``)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def values(self) -> dict:
+        return self.obj.__dict__.copy()
+
+    @staticmethod
+    def same(now: dict, then: dict) -> bool:
+        return len(now) == len(then) and all(map(is_, now.values(), then.values())) and now.keys() == then.keys()
+
+    def put(self, values: dict) -> None:
+        d = self.obj.__dict__
+        d.clear()
+        d.update(values)
 
 
 def _global_names(f) -> tuple:
@@ -894,7 +973,10 @@ class FrozenFunction:
             return None
         if any(a is not b for a, b in zip(slots, arrays)):
             return None
-        return _through.ThroughInfo(self, out_desc, len(arrays), inputs, key)
+        inst = self._self_obj
+        iview = _InstanceView(inst) if type(getattr(inst, "__dict__", None)) is dict else None
+        views = tuple(v for v in (self._gview, self._cview, iview) if v is not None)
+        return _through.ThroughInfo(self, out_desc, len(arrays), inputs, key, views)
 
     def _derivative(self, body, info, kind: str) -> "FrozenFunction":
         """The frozen derivative of this function's recording ``info`` (:mod:`.through`): a

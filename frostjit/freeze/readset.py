@@ -597,7 +597,7 @@ def _user_where(frame) -> str | None:
     return None
 
 
-def abc_token():
-    """The ABC cache token (``ABC.register`` changes it; dispatch resolutions depend on it)."""
-    return abc.get_cache_token()
+#: The ABC cache token (``ABC.register`` changes it; dispatch resolutions depend on it): the C
+#: function itself, which a generated guard calls on every replay (no Python frame around it).
+abc_token = abc.get_cache_token
 

@@ -175,11 +175,15 @@ class ThroughInfo:
     walked inputs is worked out by the first replay (:meth:`layout`)."""
 
     __slots__ = ("ff", "out_desc", "n", "inputs", "key", "vjp", "jvp", "bound", "misses", "edges", "primal",
-                 "grad_idx", "recording",
+                 "grad_idx", "recording", "views",
                  "__weakref__")
 
-    def __init__(self, ff, out_desc, n: int, inputs, key=None):
+    def __init__(self, ff, out_desc, n: int, inputs, key=None, views=()):
         self.ff = weakref.ref(ff)
+        # the forward function's globals, closure cells and instance attributes (views with
+        # values()/same()/put()): what a call read there is put back while its derivative runs
+        # (Through._put_back_python)
+        self.views = views
         self.out_desc = out_desc
         self.n = n
         self.inputs = tuple(inputs)
@@ -274,7 +278,7 @@ class Through:
     """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
 
     __slots__ = ("info", "flat", "fwd", "args", "kwargs", "leaves", "nodes", "verts", "others", "gverts", "hub",
-                 "hold", "outs", "seeds", "kept", "__weakref__")
+                 "hold", "outs", "seeds", "kept", "python", "__weakref__")
 
     def __init__(self, info: ThroughInfo, flat):
         self.info = info
@@ -294,8 +298,13 @@ class Through:
         if info.primal:
             leaves = _primal(leaves)
         self.leaves = leaves
-        self.nodes = list(map(_NODE, leaves))
+        # the leaves' nodes at the call (the walk's or binder's list when it has one: never changed)
+        ln = None if info.primal else getattr(flat, "leaf_nodes", None)
+        self.nodes = ln if ln is not None else list(map(_NODE, leaves))
         verts = self.verts = list(map(_AD, leaves))
+        # the globals and closure cells the call read (a global rebound before the backward pass
+        # is put back while the derivative runs, as the plain call's AD graph used the old value)
+        self.python = [v.values() for v in info.views] if info.views else None
         # The inputs' vertices the outputs do not depend on (usually none): a traversal through
         # the hub must leave their gradients as they are.
         if info.grad_idx:
@@ -347,12 +356,15 @@ class Through:
             hub = self.hub()        # (alive: the traversal that called us came through it)
             keep += [(p, p.grad) for p, _f, _b in (hub.parents if hub is not None else ()) if not accept(p)]
         swapped = held = ()
+        python = None
         saved = scopes.after_call
         scopes.after_call = []
         scopes.defer += 1       # the traversal that called us walks the inputs' parents itself
         outer, _current.value = getattr(_current, "value", None), self     # (for check_inputs, _seeds)
         try:
             result = None
+            if self.python is not None:
+                python = self._put_back_python()
             if kind == "vjp":
                 held = self._hold_grads()
                 seeds = self.seeds = grads        # (the hub's list, handed over to us)
@@ -379,6 +391,9 @@ class Through:
             scopes.after_call = saved
             for a, n, v in swapped:
                 a._node, a._ad = n, v
+            if python:
+                for view, now in python:
+                    view.put(now)
             for v, g in held:
                 new = v.grad
                 v.grad = g if new is None else g + new
@@ -398,6 +413,19 @@ class Through:
                 held.append((v, g))
                 v.grad = None
         return held
+
+    def _put_back_python(self) -> list:
+        """Put back the globals and closure cells the call read where they were rebound since (the
+        derivative runs the function, and its recordings are guarded on them); returns
+        ``[(view, values now)]`` to restore after.  (The instance of a frozen method is put
+        back attribute by attribute; objects changed in place deeper down are not.)"""
+        out = []
+        for view, then in zip(self.info.views, self.python):
+            now = view.values()
+            if not view.same(now, then):
+                view.put(then)
+                out.append((view, now))
+        return out
 
     def _put_back(self) -> list:
         """Put the call's nodes and vertices back into input arrays changed in place since the

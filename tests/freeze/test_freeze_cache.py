@@ -216,3 +216,34 @@ def test_another_thread_never_runs_a_recording_threads_scatter(n):
     for _ in range(2):
         x, ref = ramp(n, 1), ramp(n, 1)
         assert same(fz(x, False), fn(ref, False)) and same(x, ref)
+
+
+def test_candidates_are_the_pinned_matches_in_order_then_the_general_recordings():
+    from frostjit.freeze.cache import Entry
+
+    class R:
+        def __init__(self, name, pins=None):
+            self.name, self.pins = name, pins or {}
+
+        def __repr__(self):
+            return self.name
+    e = Entry("key")
+    assert e.candidates([5, 6]) == []
+    a, b, c = R("a", {0: 5}), R("b", {0: 5}), R("c", {1: 6})
+    g1, g2 = R("g1"), R("g2")
+    e.add(a)
+    assert e.candidates([5, 6]) == [a] and e.candidates([4, 6]) == []
+    e.add(g1)
+    assert e.candidates([5, 6]) == [a, g1] and e.candidates([4, 6]) == [g1]
+    e.add(b)
+    e.add(c)
+    e.add(g2)
+    assert e.candidates([5, 6]) == [a, b, c, g1, g2]
+    assert e.candidates([5, 7]) == [a, b, g1, g2] and e.candidates([4, 6]) == [c, g1, g2]
+    e.remove(g1)
+    e.remove(g2)
+    assert e.candidates([5, 7]) == [a, b]
+    assert e.candidates([5, 6]) == [a, b, c]
+    assert e.candidates([5, 7]) == [a, b]      # (the first list was not extended in place)
+    e.remove(a)
+    assert e.candidates([5, 6]) == [b, c] and e.candidates([4, 7]) == []
