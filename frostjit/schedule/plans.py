@@ -64,18 +64,55 @@ class HashedKey:
 
 class Plan:
     """A spec and how to bind its parameters: ``inputs[i]`` is the position among the shape's data
-    nodes of the node bound to input parameter ``i``; the outputs follow, in order."""
+    nodes of the node bound to input parameter ``i``; the outputs follow, in order.
 
-    __slots__ = ("spec", "inputs", "n_instrs")
+    ``program`` is the shape again, as :func:`match` checks a graph against it: one
+    ``(kind, position, op, vt, x, y)`` per entry, every node before its operands (the shape
+    reversed), with ``x, y`` the operands' positions (:data:`BINARY`), the parameter and the
+    positions (:data:`GENERAL`), the value (:data:`LITERAL`) or whether it broadcasts
+    (:data:`DATA`); ``outputs_at`` and ``inputs_at`` are the positions of the evaluated nodes and
+    of the data nodes bound to the input parameters, in order.
+    """
 
-    def __init__(self, spec: SpecWithKey, inputs: tuple):
+    __slots__ = ("spec", "inputs", "n_instrs", "program", "outputs_at", "inputs_at")
+
+    def __init__(self, spec: SpecWithKey, inputs: tuple, shape: tuple = ()):
         self.spec = spec
         self.inputs = inputs
         self.n_instrs = len(spec.instrs)
+        self.program = program = []
+        data_at = []
+        for i, item in enumerate(shape[:-1]):
+            op = item[0]
+            if op == "literal":
+                program.append((LITERAL, i, op, item[1], item[2], None))
+            elif op == "data":
+                program.append((DATA, i, op, item[1], item[2], None))
+                data_at.append(i)
+            elif type(item[3]) is tuple:
+                if len(item[3]) == 3 and item[2] is None:
+                    program.append((TERNARY, i, op, item[1], None, item[3]))
+                elif len(item[3]) == 1 and item[2] is None:
+                    program.append((UNARY, i, op, item[1], None, item[3][0]))
+                else:
+                    program.append((GENERAL, i, op, item[1], item[2], item[3]))
+            else:
+                program.append((BINARY, i, op, item[1], item[2], item[3]))
+        program.reverse()
+        self.outputs_at = shape[-1] if shape else ()
+        self.inputs_at = tuple(data_at[k] for k in inputs) if shape else ()
+
+
+# The kinds of a Plan.program's entries (_check tests them in this order: the most frequent first).
+BINARY, TERNARY, LITERAL, DATA, UNARY, GENERAL = range(6)
 
 
 _plans: dict = {}
 _entries = [0]              # entries of the shapes in _plans
+# The plans last used for outputs of each signature (their count, the first one's operation and
+# type), most recent first: match() tries them before a walk builds the shape.
+_recent: dict = {}
+MAX_RECENT = 4
 
 
 class _NotCovered(Exception):
@@ -83,75 +120,116 @@ class _NotCovered(Exception):
     symbolic loop or call): the caller builds its spec."""
 
 
-class _Walk:
-    """The state of one :func:`shape_of` walk (module-level functions over it: a recursive
-    closure would keep every visited node alive in a reference cycle until the collector runs)."""
-
-    __slots__ = ("ids", "key", "data")
-
-    def __init__(self):
-        self.ids: dict = {}         # node -> position in key
-        self.key: list = []
-        self.data: list = []        # the data nodes, in the order of their entries
-
-
 def shape_of(outputs: list):
     """``(shape, data nodes)`` of evaluating the pending nodes ``outputs`` (one size, no
     scatters), or ``None`` if the graph holds a node the walk does not cover (see the module
     docstring)."""
-    w = _Walk()
-    ids = w.ids
+    ids: dict = {}          # node -> position of its entry in key
+    key: list = []
+    data: list = []         # the data nodes, in the order of their entries
     try:
         for out in outputs:
             if out not in ids:
-                _visit(w, out, 0)
+                _visit(ids, key, data, out, 0)
     except _NotCovered:
         return None
-    key = w.key
     key.append(tuple([ids[out] for out in outputs]))
-    return tuple(key), w.data
+    return tuple(key), data
 
 
-def _visit(w: _Walk, n: Node, depth: int) -> int:
-    """Add the entry of ``n`` (not visited yet) after its operands'; return its position."""
-    op = n.op
-    key = w.key
-    if op == "literal":
-        # One entry per literal node, not per distinct constant as in the spec: two graphs of
-        # equal shapes still have equal constants in the same places, so equal specs.
-        v = n.value
-        i = w.ids[n] = len(key)
-        key.append(("literal", n.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
-        return i
-    if op == "data":
-        i = w.ids[n] = len(key)
-        key.append(("data", n.vt, n.size == 1))
-        w.data.append(n)
-        return i
+def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
+    """Add the entry of the pending node ``n`` (not visited yet) after its operands'; return
+    its position.
+
+    The walk's state is passed as arguments (a recursive closure would keep every visited node
+    alive in a reference cycle until the collector runs), and the operands of a two-operand
+    node that are data or literal nodes get their entries here, without a call: half the nodes
+    of a complex chain are such leaves (a call each cost ~5% of the walk); so are the three
+    operands of an ``fma`` (the matrix products), ~10%.
+    """
     if n.extra is not None or depth > MAX_DEPTH:
         raise _NotCovered
-    ids = w.ids
     b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
-    if b is not None:
-        a = n.a0
-        ia = ids.get(a)
-        if ia is None:
-            ia = _visit(w, a, depth + 1)
-        ib = ids.get(b)
-        if ib is None:
-            ib = _visit(w, b, depth + 1)
-        item = (op, n.vt, ia, ib)
-    else:
-        t = []
-        for a in n.a0:
-            i = ids.get(a)
-            t.append(_visit(w, a, depth + 1) if i is None else i)
+    if b is None:
+        args = n.a0
+        if len(args) == 3:      # (fma, select: the matrix products and complex numbers; unrolled)
+            a, b, c = args
+            ia = ids.get(a)
+            if ia is None:
+                op = a.op
+                ia = _leaf(ids, key, data, a, op) if op == "literal" or op == "data" else \
+                    _visit(ids, key, data, a, depth + 1)
+            ib = ids.get(b)
+            if ib is None:
+                op = b.op
+                ib = _leaf(ids, key, data, b, op) if op == "literal" or op == "data" else \
+                    _visit(ids, key, data, b, depth + 1)
+            ic = ids.get(c)
+            if ic is None:
+                op = c.op
+                ic = _leaf(ids, key, data, c, op) if op == "literal" or op == "data" else \
+                    _visit(ids, key, data, c, depth + 1)
+            t = (ia, ib, ic)
+        else:
+            t = []
+            for a in args:
+                i = ids.get(a)
+                if i is None:
+                    op = a.op
+                    i = _leaf(ids, key, data, a, op) if op == "literal" or op == "data" else \
+                        _visit(ids, key, data, a, depth + 1)
+                t.append(i)
+            t = tuple(t)
         v = n.value
         if type(v) is float:
             v = ("f", v.hex())
-        item = (op, n.vt, v, tuple(t))
+        item = (n.op, n.vt, v, t)
+    else:
+        a = n.a0
+        ia = ids.get(a)
+        if ia is None:
+            op = a.op
+            if op == "literal":
+                v = a.value
+                ia = ids[a] = len(key)
+                key.append(("literal", a.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
+            elif op == "data":
+                ia = ids[a] = len(key)
+                key.append(("data", a.vt, a.size == 1))
+                data.append(a)
+            else:
+                ia = _visit(ids, key, data, a, depth + 1)
+        ib = ids.get(b)
+        if ib is None:
+            op = b.op
+            if op == "literal":
+                v = b.value
+                ib = ids[b] = len(key)
+                key.append(("literal", b.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
+            elif op == "data":
+                ib = ids[b] = len(key)
+                key.append(("data", b.vt, b.size == 1))
+                data.append(b)
+            else:
+                ib = _visit(ids, key, data, b, depth + 1)
+        item = (n.op, n.vt, ia, ib)
     i = ids[n] = len(key)
     key.append(item)
+    return i
+
+
+def _leaf(ids: dict, key: list, data: list, n: Node, op: str) -> int:
+    """Add the entry of the literal or data node ``n`` (not visited yet); return its position.
+
+    One entry per literal node, not per distinct constant as in the spec: two graphs of equal
+    shapes still have equal constants in the same places, so equal specs."""
+    i = ids[n] = len(key)
+    if op == "literal":
+        v = n.value
+        key.append(("literal", n.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
+    else:
+        key.append(("data", n.vt, n.size == 1))
+        data.append(n)
     return i
 
 
@@ -166,12 +244,150 @@ def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
         inputs = tuple(position.get(id(b), -1) for b in spec.bindings[:n_in])
         if -1 in inputs or spec.outputs != outputs:
             return None
-        plan = Plan(SpecWithKey(spec.instrs, spec.params, HashedKey(spec.key())), inputs)
+        plan = Plan(SpecWithKey(spec.instrs, spec.params, HashedKey(spec.key())), inputs, shape)
         if len(shape) > MAX_ENTRIES:
             return plan         # (used once: a graph this large is not kept)
         if len(_plans) >= MAX_PLANS or _entries[0] + len(shape) > MAX_ENTRIES:
-            _plans.clear()
-            _entries[0] = 0
+            clear()
         _plans[shape] = plan
         _entries[0] += len(shape)
     return plan
+
+
+def clear() -> None:
+    """Forget every plan."""
+    _plans.clear()
+    _recent.clear()
+    _entries[0] = 0
+
+
+def remember(outputs: list, plan: Plan) -> None:
+    """Make ``plan`` the first that :func:`match` tries for outputs like ``outputs``."""
+    o = outputs[0]
+    sig = (len(outputs), o.op, o.vt)
+    recent = _recent.get(sig)
+    if recent is None:
+        _recent[sig] = [plan]
+    elif recent[0] is not plan:
+        if plan in recent:
+            recent.remove(plan)
+        elif len(recent) >= MAX_RECENT:
+            recent.pop()
+        recent.insert(0, plan)
+
+
+def match(outputs: list):
+    """``(plan, bindings)`` for evaluating ``outputs`` (as :func:`shape_of` takes them) with a plan
+    recently used for outputs of their signature, if their graph has its shape; else ``None``.
+
+    This is the plan cache's hot path: instead of walking the graph to its shape, hashing that and
+    comparing it with the cached one (~0.3 us a node), the graph is checked against the plan's
+    :attr:`Plan.program`, node by node from the outputs: each node's operation, type and parameter
+    (literals: value, to the bit; data: whether it broadcasts), and for each operand edge the node
+    at its position (a position first reached takes the node; reached again, it must hold that
+    very node, so the graph shares what the shape shares).  What passes has the shape (a graph
+    may share more nodes than the plan's: equal operations on the same nodes compute equal values,
+    and data nodes bound to two parameters are read twice).  ``bindings`` are the data nodes bound
+    to the input parameters, then ``outputs``.
+    """
+    o = outputs[0]
+    recent = _recent.get((len(outputs), o.op, o.vt))
+    if recent is None:
+        return None
+    for plan in recent:
+        got = _check(plan, outputs)
+        if got is not None:
+            if recent[0] is not plan:
+                recent.remove(plan)
+                recent.insert(0, plan)
+            bindings = [got[i] for i in plan.inputs_at]
+            bindings += outputs
+            return plan, bindings
+    return None
+
+
+def _check(plan: Plan, outputs: list):
+    """The nodes of ``outputs``' graph at the positions of ``plan``'s shape, or ``None`` if the
+    graph does not have that shape (see :func:`match`)."""
+    program = plan.program
+    got = [None] * len(program)
+    for i, o in zip(plan.outputs_at, outputs):
+        if got[i] is not None:          # (evaluate() passes distinct outputs)
+            return None
+        got[i] = o
+    for kind, i, op, vt, x, y in program:
+        n = got[i]      # (set: every node comes after the nodes using it)
+        if n.op != op or n.vt is not vt:
+            return None
+        # (the kinds as numbers, most frequent first: BINARY, TERNARY, LITERAL, DATA, UNARY, GENERAL)
+        if kind == 0:
+            b = n.a1
+            if b is None or n.extra is not None:
+                return None
+            a = n.a0
+            g = got[x]
+            if g is None:
+                got[x] = a
+            elif g is not a:
+                return None
+            g = got[y]
+            if g is None:
+                got[y] = b
+            elif g is not b:
+                return None
+        elif kind == 1:
+            args = n.a0
+            if n.a1 is not None or n.extra is not None or n.value is not None or len(args) != 3:
+                return None
+            a, b, c = args
+            j, k, m = y
+            g = got[j]
+            if g is None:
+                got[j] = a
+            elif g is not a:
+                return None
+            g = got[k]
+            if g is None:
+                got[k] = b
+            elif g is not b:
+                return None
+            g = got[m]
+            if g is None:
+                got[m] = c
+            elif g is not c:
+                return None
+        elif kind == 2:
+            v = n.value
+            if type(v) is float and (v == 0 or v != v):
+                v = ("f", v.hex())
+            if v != x:
+                return None
+        elif kind == 3:
+            if (n.size == 1) is not x:
+                return None
+        elif kind == 4:
+            args = n.a0
+            if n.a1 is not None or n.extra is not None or n.value is not None or len(args) != 1:
+                return None
+            a = args[0]
+            g = got[y]
+            if g is None:
+                got[y] = a
+            elif g is not a:
+                return None
+        else:
+            args = n.a0
+            if n.a1 is not None or n.extra is not None or len(args) != len(y):
+                return None
+            v = n.value
+            if type(v) is float:
+                v = ("f", v.hex())
+            if v != x:
+                return None
+            for j, a in zip(y, args):
+                g = got[j]
+                if g is None:
+                    got[j] = a
+                elif g is not a:
+                    return None
+    return got
