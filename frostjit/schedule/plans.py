@@ -30,11 +30,14 @@ from __future__ import annotations
 
 from ..trace.node import Node
 from .kernel import build_kernel
+from .plan_check import program_of, check, compile_check
 from .single_op import SpecWithKey
 
 MAX_PLANS = 1024            # shapes remembered (all forgotten when full: they are cheap to rebuild)
 MAX_ENTRIES = 1 << 18       # and their entries in all (~0.3 KB each with the spec: ~80 MB at most)
 MAX_DEPTH = 200             # deeper graphs: build_kernel (its walk has an explicit stack for them)
+COMPILE_AFTER = 2           # reuses of a plan checked by plan_check.check before its checker is generated
+                            # (0: generated with the plan)
 
 
 class HashedKey:
@@ -66,45 +69,24 @@ class Plan:
     """A spec and how to bind its parameters: ``inputs[i]`` is the position among the shape's data
     nodes of the node bound to input parameter ``i``; the outputs follow, in order.
 
-    ``program`` is the shape again, as :func:`match` checks a graph against it: one
-    ``(kind, position, op, vt, x, y)`` per entry, every node before its operands (the shape
-    reversed), with ``x, y`` the operands' positions (:data:`BINARY`), the parameter and the
-    positions (:data:`GENERAL`), the value (:data:`LITERAL`) or whether it broadcasts
-    (:data:`DATA`); ``outputs_at`` and ``inputs_at`` are the positions of the evaluated nodes and
-    of the data nodes bound to the input parameters, in order.
+    ``program`` is the shape as :mod:`.plan_check` checks a graph against it
+    (:func:`~.plan_check.program_of`), ``outputs_at`` and ``inputs_at`` the shape positions of the
+    evaluated nodes and of the data nodes bound to the input parameters; ``compiled`` is the
+    generated checker of a plan reused :data:`COMPILE_AFTER` times (``None`` before; ``False``
+    for a shape too large for one), ``uses`` counts the reuses until then.
     """
 
-    __slots__ = ("spec", "inputs", "n_instrs", "program", "outputs_at", "inputs_at")
+    __slots__ = ("spec", "inputs", "n_instrs", "program", "outputs_at", "inputs_at", "compiled", "uses")
 
     def __init__(self, spec: SpecWithKey, inputs: tuple, shape: tuple = ()):
         self.spec = spec
         self.inputs = inputs
         self.n_instrs = len(spec.instrs)
-        self.program = program = []
-        data_at = []
-        for i, item in enumerate(shape[:-1]):
-            op = item[0]
-            if op == "literal":
-                program.append((LITERAL, i, op, item[1], item[2], None))
-            elif op == "data":
-                program.append((DATA, i, op, item[1], item[2], None))
-                data_at.append(i)
-            elif type(item[3]) is tuple:
-                if len(item[3]) == 3 and item[2] is None:
-                    program.append((TERNARY, i, op, item[1], None, item[3]))
-                elif len(item[3]) == 1 and item[2] is None:
-                    program.append((UNARY, i, op, item[1], None, item[3][0]))
-                else:
-                    program.append((GENERAL, i, op, item[1], item[2], item[3]))
-            else:
-                program.append((BINARY, i, op, item[1], item[2], item[3]))
-        program.reverse()
+        self.program, data_at = program_of(shape) if shape else ([], [])
         self.outputs_at = shape[-1] if shape else ()
         self.inputs_at = tuple(data_at[k] for k in inputs) if shape else ()
-
-
-# The kinds of a Plan.program's entries (_check tests them in this order: the most frequent first).
-BINARY, TERNARY, LITERAL, DATA, UNARY, GENERAL = range(6)
+        self.compiled = None
+        self.uses = 0
 
 
 _plans: dict = {}
@@ -256,6 +238,9 @@ def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
 
 def clear() -> None:
     """Forget every plan."""
+    for plan in _plans.values():
+        if plan.compiled:
+            plan.compiled.release()
     _plans.clear()
     _recent.clear()
     _entries[0] = 0
@@ -266,6 +251,8 @@ def remember(outputs: list, plan: Plan) -> None:
     o = outputs[0]
     sig = (len(outputs), o.op, o.vt)
     recent = _recent.get(sig)
+    if plan.compiled is None and plan.uses >= COMPILE_AFTER:
+        plan.compiled = compile_check(plan.program, plan.outputs_at, plan.inputs_at) or False
     if recent is None:
         _recent[sig] = [plan]
     elif recent[0] is not plan:
@@ -278,116 +265,31 @@ def remember(outputs: list, plan: Plan) -> None:
 
 def match(outputs: list):
     """``(plan, bindings)`` for evaluating ``outputs`` (as :func:`shape_of` takes them) with a plan
-    recently used for outputs of their signature, if their graph has its shape; else ``None``.
-
-    This is the plan cache's hot path: instead of walking the graph to its shape, hashing that and
-    comparing it with the cached one (~0.3 us a node), the graph is checked against the plan's
-    :attr:`Plan.program`, node by node from the outputs: each node's operation, type and parameter
-    (literals: value, to the bit; data: whether it broadcasts), and for each operand edge the node
-    at its position (a position first reached takes the node; reached again, it must hold that
-    very node, so the graph shares what the shape shares).  What passes has the shape (a graph
-    may share more nodes than the plan's: equal operations on the same nodes compute equal values,
-    and data nodes bound to two parameters are read twice).  ``bindings`` are the data nodes bound
-    to the input parameters, then ``outputs``.
-    """
+    recently used for outputs of their signature, if their graph has its shape (checked by
+    :mod:`.plan_check`, without the walk to the shape); else ``None``.  ``bindings`` are the data
+    nodes bound to the plan's input parameters, then ``outputs``."""
     o = outputs[0]
     recent = _recent.get((len(outputs), o.op, o.vt))
     if recent is None:
         return None
     for plan in recent:
-        got = _check(plan, outputs)
-        if got is not None:
-            if recent[0] is not plan:
-                recent.remove(plan)
-                recent.insert(0, plan)
-            bindings = [got[i] for i in plan.inputs_at]
-            bindings += outputs
-            return plan, bindings
-    return None
-
-
-def _check(plan: Plan, outputs: list):
-    """The nodes of ``outputs``' graph at the positions of ``plan``'s shape, or ``None`` if the
-    graph does not have that shape (see :func:`match`)."""
-    program = plan.program
-    got = [None] * len(program)
-    for i, o in zip(plan.outputs_at, outputs):
-        if got[i] is not None:          # (evaluate() passes distinct outputs)
-            return None
-        got[i] = o
-    for kind, i, op, vt, x, y in program:
-        n = got[i]      # (set: every node comes after the nodes using it)
-        if n.op != op or n.vt is not vt:
-            return None
-        # (the kinds as numbers, most frequent first: BINARY, TERNARY, LITERAL, DATA, UNARY, GENERAL)
-        if kind == 0:
-            b = n.a1
-            if b is None or n.extra is not None:
-                return None
-            a = n.a0
-            g = got[x]
-            if g is None:
-                got[x] = a
-            elif g is not a:
-                return None
-            g = got[y]
-            if g is None:
-                got[y] = b
-            elif g is not b:
-                return None
-        elif kind == 1:
-            args = n.a0
-            if n.a1 is not None or n.extra is not None or n.value is not None or len(args) != 3:
-                return None
-            a, b, c = args
-            j, k, m = y
-            g = got[j]
-            if g is None:
-                got[j] = a
-            elif g is not a:
-                return None
-            g = got[k]
-            if g is None:
-                got[k] = b
-            elif g is not b:
-                return None
-            g = got[m]
-            if g is None:
-                got[m] = c
-            elif g is not c:
-                return None
-        elif kind == 2:
-            v = n.value
-            if type(v) is float and (v == 0 or v != v):
-                v = ("f", v.hex())
-            if v != x:
-                return None
-        elif kind == 3:
-            if (n.size == 1) is not x:
-                return None
-        elif kind == 4:
-            args = n.a0
-            if n.a1 is not None or n.extra is not None or n.value is not None or len(args) != 1:
-                return None
-            a = args[0]
-            g = got[y]
-            if g is None:
-                got[y] = a
-            elif g is not a:
-                return None
+        compiled = plan.compiled
+        if compiled:
+            bindings = compiled.fn(*outputs)
+            if bindings is None:
+                continue
         else:
-            args = n.a0
-            if n.a1 is not None or n.extra is not None or len(args) != len(y):
-                return None
-            v = n.value
-            if type(v) is float:
-                v = ("f", v.hex())
-            if v != x:
-                return None
-            for j, a in zip(y, args):
-                g = got[j]
-                if g is None:
-                    got[j] = a
-                elif g is not a:
-                    return None
-    return got
+            got = check(plan.program, plan.outputs_at, outputs)
+            if got is None:
+                continue
+            bindings = [got[i] for i in plan.inputs_at]
+            if compiled is None:
+                plan.uses += 1
+                if plan.uses >= COMPILE_AFTER:
+                    plan.compiled = compile_check(plan.program, plan.outputs_at, plan.inputs_at) or False
+        if recent[0] is not plan:
+            recent.remove(plan)
+            recent.insert(0, plan)
+        bindings += outputs
+        return plan, bindings
+    return None
