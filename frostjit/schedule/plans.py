@@ -21,6 +21,12 @@ nodes' identities and the data buffers, of which ``build_kernel`` makes equal sp
   entry per node (``x * x`` and ``x * y`` differ);
 * the evaluated nodes (one ``store`` each), as the positions of their entries.
 
+The walk is the way in, not the hot path: the plan found (or built) is remembered for outputs
+of that signature (their count, the first one's operation and type), and the next evaluation of
+such outputs first checks its graph against the recent plans' shapes (:func:`match`, with
+:mod:`.plan_check`: no walk, no key to hash and compare); only a graph that none of them fits
+is walked.
+
 Nothing else goes into a spec: sizes and buffers are the launch's, and no flag changes code
 generation.  Graphs the walk does not cover take ``build_kernel`` each time: nodes with an
 ``extra`` (gathers, symbolic loops and calls), scatters, graphs deeper than ~200 nodes, and
@@ -112,7 +118,11 @@ def shape_of(outputs: list):
     try:
         for out in outputs:
             if out not in ids:
-                _visit(ids, key, data, out, 0)
+                op = out.op
+                if op == "literal" or op == "data":     # (evaluate() passes pending nodes only)
+                    _leaf(ids, key, data, out, op)
+                else:
+                    _visit(ids, key, data, out, 0)
     except _NotCovered:
         return None
     key.append(tuple([ids[out] for out in outputs]))
@@ -124,10 +134,10 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
     its position.
 
     The walk's state is passed as arguments (a recursive closure would keep every visited node
-    alive in a reference cycle until the collector runs), and the operands of a two-operand
-    node that are data or literal nodes get their entries here, without a call: half the nodes
-    of a complex chain are such leaves (a call each cost ~5% of the walk); so are the three
-    operands of an ``fma`` (the matrix products), ~10%.
+    alive in a reference cycle until the collector runs).  Data and literal operands of a
+    two-operand node get their entries here, without a call, and the three operands of an
+    ``fma`` are unrolled: the walk of a complex chain measured ~5% faster, of a matrix product
+    ~10%.  (Most reuses of a shape do not walk at all: :func:`match`.)
     """
     if n.extra is not None or depth > MAX_DEPTH:
         raise _NotCovered
