@@ -44,6 +44,8 @@ MAX_ENTRIES = 1 << 18       # and their entries in all (~0.3 KB each with the sp
 MAX_DEPTH = 200             # deeper graphs: build_kernel (its walk has an explicit stack for them)
 COMPILE_AFTER = 2           # reuses of a plan checked by plan_check.check before its checker is generated
                             # (0: generated with the plan)
+MAX_COMPILED_ENTRIES = 1 << 15  # shape entries of the plans with generated checkers, in all (~250 bytes
+                            # each, source and code: ~8 MB at most); beyond, the others interpret
 
 
 class HashedKey:
@@ -79,10 +81,11 @@ class Plan:
     (:func:`~.plan_check.program_of`), ``outputs_at`` and ``inputs_at`` the shape positions of the
     evaluated nodes and of the data nodes bound to the input parameters; ``compiled`` is the
     generated checker of a plan reused :data:`COMPILE_AFTER` times (``None`` before; ``False``
-    for a shape too large for one), ``uses`` counts the reuses until then.
+    for a shape too large for one, or beyond :data:`MAX_COMPILED_ENTRIES`), ``uses`` counts the
+    reuses until then.
     """
 
-    __slots__ = ("spec", "inputs", "n_instrs", "program", "outputs_at", "inputs_at", "compiled", "uses")
+    __slots__ = ("spec", "inputs", "n_instrs", "program", "outputs_at", "inputs_at", "compiled", "uses", "kept")
 
     def __init__(self, spec: SpecWithKey, inputs: tuple, shape: tuple = ()):
         self.spec = spec
@@ -93,6 +96,7 @@ class Plan:
         self.inputs_at = tuple(data_at[k] for k in inputs) if shape else ()
         self.compiled = None
         self.uses = 0
+        self.kept = False           # in the cache (a shape too large is not: used once)
 
 
 _plans: dict = {}
@@ -101,6 +105,7 @@ _entries = [0]              # entries of the shapes in _plans
 # type), most recent first: match() tries them before a walk builds the shape.
 _recent: dict = {}
 MAX_RECENT = 4
+_compiled_entries = [0]     # entries of the plans with generated checkers
 
 
 class _NotCovered(Exception):
@@ -242,6 +247,7 @@ def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
         if len(_plans) >= MAX_PLANS or _entries[0] + len(shape) > MAX_ENTRIES:
             clear()
         _plans[shape] = plan
+        plan.kept = True
         _entries[0] += len(shape)
     return plan
 
@@ -254,15 +260,19 @@ def clear() -> None:
     _plans.clear()
     _recent.clear()
     _entries[0] = 0
+    _compiled_entries[0] = 0
 
 
 def remember(outputs: list, plan: Plan) -> None:
-    """Make ``plan`` the first that :func:`match` tries for outputs like ``outputs``."""
+    """Make ``plan`` the first that :func:`match` tries for outputs like ``outputs`` (if it is kept
+    in the cache)."""
+    if not plan.kept:
+        return
     o = outputs[0]
     sig = (len(outputs), o.op, o.vt)
     recent = _recent.get(sig)
     if plan.compiled is None and plan.uses >= COMPILE_AFTER:
-        plan.compiled = compile_check(plan.program, plan.outputs_at, plan.inputs_at) or False
+        _compile(plan)
     if recent is None:
         _recent[sig] = [plan]
     elif recent[0] is not plan:
@@ -296,10 +306,22 @@ def match(outputs: list):
             if compiled is None:
                 plan.uses += 1
                 if plan.uses >= COMPILE_AFTER:
-                    plan.compiled = compile_check(plan.program, plan.outputs_at, plan.inputs_at) or False
+                    _compile(plan)
         if recent[0] is not plan:
             recent.remove(plan)
             recent.insert(0, plan)
         bindings += outputs
         return plan, bindings
     return None
+
+
+def _compile(plan: Plan) -> None:
+    """Give ``plan`` its generated checker (``False``: it keeps the interpreted one, being too large
+    or beyond :data:`MAX_COMPILED_ENTRIES`)."""
+    n = len(plan.program)
+    if _compiled_entries[0] + n > MAX_COMPILED_ENTRIES:
+        plan.compiled = False
+        return
+    plan.compiled = compile_check(plan.program, plan.outputs_at, plan.inputs_at) or False
+    if plan.compiled:
+        _compiled_entries[0] += n

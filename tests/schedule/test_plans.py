@@ -256,6 +256,22 @@ def test_generated_checkers_are_readable_in_tracebacks_and_released_with_their_p
     assert linecache.getlines(c.filename) == []
 
 
+def test_generated_checkers_stay_within_their_budget(monkeypatch):
+    monkeypatch.setattr(plans, "COMPILE_AFTER", 0)
+    monkeypatch.setattr(plans, "MAX_COMPILED_ENTRIES", 12)
+    plans.clear()
+    x = data(Float, [1, 2])
+    for _ in range(3):
+        for c in (2.0, 3.0, 4.0):
+            r = x * c + 1.0         # 5 entries each: two plans get checkers, the third interprets
+            fj.eval(r)
+            assert r.numpy().tolist() == [c + 1, 2 * c + 1]
+    assert sorted(bool(p.compiled) for p in plans._plans.values()) == [False, True, True]
+    assert plans._compiled_entries[0] == 10
+    plans.clear()
+    assert plans._compiled_entries[0] == 0
+
+
 # -- random programs: the plan cache against building every spec ------------------------------
 CONSTANTS = [0.0, -0.0, 1.0, -1.5, 2.0, math.nan, math.inf, 0.1]
 UNARY = ["neg", "abs", "sqrt"]
