@@ -44,7 +44,7 @@ MAX_ENTRIES = 1 << 18       # and their entries in all (~0.3 KB each with the sp
 MAX_DEPTH = 200             # deeper graphs: build_kernel (its walk has an explicit stack for them)
 COMPILE_AFTER = 2           # reuses of a plan checked by plan_check.check before its checker is generated
                             # (0: generated with the plan)
-MAX_COMPILED_ENTRIES = 1 << 15  # shape entries of the plans with generated checkers, in all (~250 bytes
+MAX_COMPILED_ENTRIES = 1 << 14  # shape entries of the plans with generated checkers, in all (~0.5 KB
                             # each, source and code: ~8 MB at most); beyond, the others interpret
 
 
