@@ -16,7 +16,7 @@ from ..trace.state import state, KERNEL_HISTORY
 from ..backend import current_backend
 from ..backend.kernel import OUT
 from .kernel import build_kernel
-from .plans import shape_of, plan_of
+from .plans import shape_of, plan_of, match as match_plan, remember as remember_plan
 from .single_op import shape_key, plan_of as single_op_plan
 
 log = logging.getLogger("frostjit")
@@ -207,15 +207,20 @@ def _run_planned(backend, size: int, outputs: list) -> bool:
     """Evaluate ``outputs`` (pending nodes of one size, no scatters, not recording) from the plan
     of their graph's shape (:mod:`.plans`: no spec built when the shape was seen before); False
     if the walk does not cover the graph (nothing was done: the caller builds the spec)."""
-    shape = shape_of(outputs)
-    if shape is None:
-        return False
-    key, data = shape
-    plan = plan_of(outputs, key, data)
-    if plan is None:
-        return False
-    bindings = [data[i] for i in plan.inputs]
-    bindings += outputs
+    hit = match_plan(outputs)
+    if hit is not None:
+        plan, bindings = hit
+    else:
+        shape = shape_of(outputs)
+        if shape is None:
+            return False
+        key, data = shape
+        plan = plan_of(outputs, key, data)
+        if plan is None:
+            return False
+        remember_plan(outputs, plan)
+        bindings = [data[i] for i in plan.inputs]
+        bindings += outputs
     launch(backend, size, plan.spec, bindings, outputs, _NO_EFFECTS)
     return True
 

@@ -4,6 +4,7 @@ constants to the bit, which data node feeds which operand, broadcasting inputs, 
 their order) never share one: bit-identical to building the spec every time, on random programs."""
 from __future__ import annotations
 
+import linecache
 import math
 
 import numpy as np
@@ -37,7 +38,7 @@ def builds(monkeypatch):
         count[0] += 1
         return real(outputs, effects)
     monkeypatch.setattr(plans, "build_kernel", counting)
-    plans._plans.clear()
+    plans.clear()
     return count
 
 
@@ -111,8 +112,7 @@ def test_outputs_and_their_order_are_part_of_the_shape():
 
 def test_the_cache_is_bounded_by_shapes_and_by_their_entries(monkeypatch):
     x = data(Float, [1, 2])
-    plans._plans.clear()
-    plans._entries[0] = 0
+    plans.clear()
     monkeypatch.setattr(plans, "MAX_ENTRIES", 40)
     for k in range(20):
         z = x
@@ -140,6 +140,136 @@ def test_gathers_and_deep_graphs_take_the_spec_builder():
     assert plans.shape_of([z._node]) is None
     fj.eval(z)
     assert z.numpy().tolist() == [plans.MAX_DEPTH + 51, plans.MAX_DEPTH + 52]
+
+
+@pytest.fixture(params=[10**9, 0], ids=["interpreted", "generated"])
+def checker(request, monkeypatch):
+    """Reuses checked by plan_check.check, or by checkers generated with the plans."""
+    monkeypatch.setattr(plans, "COMPILE_AFTER", request.param)
+    plans.clear()
+    return request.param
+
+
+@pytest.fixture
+def walks(monkeypatch):
+    """Counts the walks to a graph's shape (a reuse checked against a recent plan makes none)."""
+    count = [0]
+    real = ev.shape_of
+
+    def counting(outputs):
+        count[0] += 1
+        return real(outputs)
+    monkeypatch.setattr(ev, "shape_of", counting)
+    plans.clear()
+    return count
+
+
+def test_a_reuse_is_checked_against_the_recent_plan_without_a_walk(checker, builds, walks):
+    x, y = data(Float, [1, 2, 3]), data(Float, [4, 5, 6])
+    for k in range(4):
+        a = fj.fma(x * y + 2.0, x, -y)
+        b = a * 0.5
+        fj.eval(a, b)
+        assert a.numpy().tolist() == [2, 19, 54] and b.numpy().tolist() == [1, 9.5, 27]
+        assert builds[0] == 1 and walks[0] == 1
+    x = data(Float, [1, 2, 3])      # new data nodes, new nodes everywhere: the same shape
+    a = fj.fma(x * y + 2.0, x, -y)
+    fj.eval(a, a * 0.5)
+    assert a.numpy().tolist() == [2, 19, 54] and builds[0] == 1 and walks[0] == 1
+
+
+def test_a_plan_reading_two_inputs_serves_a_graph_reading_one_twice_not_the_reverse(checker, builds):
+    x, y = data(Float, [1, 2]), data(Float, [3, 4])
+    for first, second in (((x, y), (x, x)), ((x, x), (x, y))):
+        plans.clear()
+        for u, v in (first, second, first, second):
+            r = u * v + 1.0
+            fj.eval(r)
+            assert r.numpy().tolist() == (u.numpy() * v.numpy() + 1).tolist()
+    # x * y: one build in each round; x * x: one, in the round where it comes first (later it reuses
+    # x * y's plan, binding x to both parameters); x * y never takes the plan of x * x
+    assert builds[0] == 3
+
+
+def test_shared_inner_nodes_are_part_of_the_shape(checker):
+    x, y, z = data(Float, [1, 2]), data(Float, [3, 4]), data(Float, [5, 6])
+    for order in range(2):
+        plans.clear()
+        for k in range(4):
+            if (k + order) % 2:
+                s = x * y
+                r = s + s                   # one product, used twice
+                want = [6, 16]
+            else:
+                r = x * y + x * z           # two products of one shape, other operands
+                want = [8, 20]
+            fj.eval(r)
+            assert r.numpy().tolist() == want
+
+
+def test_more_shapes_of_one_signature_than_are_kept_recent(checker):
+    x = data(Float, [1, 2])
+    plans.clear()
+    for _ in range(2):
+        for c in range(1, 2 * plans.MAX_RECENT + 2):
+            r = x * float(c) + 1.0
+            fj.eval(r)
+            assert r.numpy().tolist() == [c + 1, 2 * c + 1]
+    assert all(len(recent) <= plans.MAX_RECENT for recent in plans._recent.values())
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000, 100003])
+def test_a_recent_plan_of_other_literals_is_not_reused(checker, n):
+    x = data(Float64, np.linspace(-1, 1, n))
+    for _ in range(2):
+        for c in (0.0, -0.0, math.nan, 1.0, math.inf, 2.0):
+            r = (x * c) * 3.0 + c
+            fj.eval(r)
+            with np.errstate(invalid="ignore"):
+                want = (x.numpy() * c) * 3.0 + c
+            assert bits(r) == want.tobytes(), c
+
+
+@pytest.mark.parametrize("n", [7, 1000, 100003])
+def test_a_recent_plan_of_a_wide_input_is_not_reused_for_a_broadcasting_one(checker, n):
+    w = data(Float, np.arange(n, dtype=np.float32))
+    wide, one = data(Float, np.full(n, 2, np.float32)), data(Float, [3.0])
+    for s in (wide, one, wide, one, wide):
+        r = w * s + 1.0
+        fj.eval(r)
+        assert r.numpy().tolist() == (w.numpy() * s.numpy() + 1).tolist()
+
+
+def test_generated_checkers_are_readable_in_tracebacks_and_released_with_their_plans(checker):
+    x = data(Float, [1, 2])
+    for _ in range(3):
+        r = fj.fma(x, 2.0, x * x)
+        fj.eval(r)
+    compiled = [p.compiled for p in plans._plans.values() if p.compiled]
+    if checker:             # (interpreted: never generated)
+        assert compiled == []
+        return
+    (c,) = compiled
+    source = "".join(linecache.getlines(c.filename))
+    assert source.startswith("def check_shape(") and "n.op != 'fma'" in source
+    plans.clear()
+    assert linecache.getlines(c.filename) == []
+
+
+def test_generated_checkers_stay_within_their_budget(monkeypatch):
+    monkeypatch.setattr(plans, "COMPILE_AFTER", 0)
+    monkeypatch.setattr(plans, "MAX_COMPILED_ENTRIES", 12)
+    plans.clear()
+    x = data(Float, [1, 2])
+    for _ in range(3):
+        for c in (2.0, 3.0, 4.0):
+            r = x * c + 1.0         # 5 entries each: two plans get checkers, the third interprets
+            fj.eval(r)
+            assert r.numpy().tolist() == [c + 1, 2 * c + 1]
+    assert sorted(bool(p.compiled) for p in plans._plans.values()) == [False, True, True]
+    assert plans._compiled_entries[0] == 10
+    plans.clear()
+    assert plans._compiled_entries[0] == 0
 
 
 # -- random programs: the plan cache against building every spec ------------------------------
@@ -193,20 +323,27 @@ def inputs_of(n, seed):
             data(Float, rng.standard_normal(1))]
 
 
+@pytest.mark.parametrize("compile_after", [10**9, 0], ids=["interpreted", "generated"])
 @settings(max_examples=30, deadline=None)
 @given(prog=program, n=st.sampled_from(WIDTHS[:3]), seed=st.integers(0, 2**16))
-def test_random_programs_match_building_every_spec(monkeypatch_module, prog, n, seed):
+def test_random_programs_match_building_every_spec(monkeypatch_module, compile_after, prog, n, seed):
+    """Against the spec builder, with reuses checked by plan_check.check (``interpreted``) or by
+    the generated checkers (``generated``); the plans of earlier examples stay, so every graph is
+    also checked against recent plans of other programs with outputs of its signature."""
     want = []
     with monkeypatch_module.context() as m:
         m.setattr(ev, "shape_of", lambda outputs: None)      # the spec builder, every time
+        m.setattr(ev, "match_plan", lambda outputs: None)
         for s in (seed, seed + 1):
             outs = run(prog, inputs_of(n, s))
             fj.eval(*outs)
             want.append([bits(o) for o in outs])
-    for s, w in zip((seed, seed + 1), want):        # the first run may build, the second reuses
-        outs = run(prog, inputs_of(n, s))
-        fj.eval(*outs)
-        assert [bits(o) for o in outs] == w
+    with monkeypatch_module.context() as m:
+        m.setattr(plans, "COMPILE_AFTER", compile_after)
+        for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:     # the first run may build, the others reuse
+            outs = run(prog, inputs_of(n, s))
+            fj.eval(*outs)
+            assert [bits(o) for o in outs] == w
 
 
 @pytest.fixture(scope="module")
