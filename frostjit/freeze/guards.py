@@ -37,37 +37,11 @@ from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .records import ConstRoot, ContainerRoot, NumpyRoot
-from .values import Ident, value_key
+from .values import _ATOM_TYPES, contents, snap
 
 MISS = object()
 _BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
 _UNPACK_MAX = 256       # up to this many, unpacked into locals and tested with `is` (bigger: map(is_))
-_ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
-
-
-def snap(v):
-    """A comparable picture of ``v``: numbers and strings by type and bits, tuples and frozensets
-    element by element, everything else by (weak) identity."""
-    t = type(v)
-    if t is tuple:
-        return ("tuple", tuple(snap(x) for x in v))
-    if isinstance(v, _ATOM_TYPES) or t is frozenset:
-        try:
-            return value_key(v)
-        except TypeError:
-            return ("id", Ident(v))
-    return ("id", Ident(v))
-
-
-def contents(c):
-    """The picture of a mutable container's contents (list, deque, dict, set, bytearray)."""
-    if isinstance(c, dict):
-        return (type(c), tuple((snap(k), snap(v)) for k, v in c.items()))
-    if isinstance(c, (set, frozenset)):
-        return (type(c), frozenset(snap(x) for x in c))
-    if isinstance(c, (bytearray, bytes)):
-        return (type(c), bytes(c))
-    return (type(c), tuple(snap(x) for x in c))
 
 
 def np_same(a, b) -> bool:
@@ -200,10 +174,12 @@ class GuardSet:
         elif k == "item":
             acc = f"{h}[{a.key!r}]"
         elif k == "contents":
-            ns[f"S{i}"] = contents(a.holder)
+            # (as the code first touched it: a call must start from the state the recording
+            # started from, which is not the state it left when it mutated the container)
+            ns[f"S{i}"] = a.value if a.value is not None else contents(a.holder)
             return [f"{I}if CONT({h}) != S{i}: return {i}"]
         elif k == "numpy":
-            ns[f"S{i}"] = np.array(a.holder, copy=True)
+            ns[f"S{i}"] = a.value if a.value is not None else np.array(a.holder, copy=True)
             return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
         else:   # token
             ns[f"S{i}"] = a.value
@@ -398,7 +374,11 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         what, why, where = rs.fallback
         return None, f"uses {why} ({what}{' at ' + _short_where(where) if where else ''})", []
     owners = {id(a.owner) for a in rs.atoms.values()} | {id(w[0]) for w in rs.writes}
-    fresh = fresh_ids(rs, owners)
+    fresh = fresh_ids(rs, owners | {i for i, _, _ in rs.iterators})
+    for i, label, where in rs.iterators:
+        if i not in fresh:
+            # next() on an iterator the call did not make: its position is state no guard sees
+            return None, f"uses an iterator made before the call ({label} at {_short_where(where)})", []
     hidden_writes = []
     for owner, key, label, where in rs.writes:
         if id(owner) in fresh or covered(owner, None) is not None:

@@ -51,8 +51,10 @@ import weakref
 import numpy as np
 
 from .chains import MISSING, analyse, _hashable
-from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_reason, deny_value
+from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
+    opaque_iterator
 from .lookup import ABSENT, STOP, Atom, read_attr, _CONTAINERS, _MUTATORS, _NP_META
+from .values import contents
 
 class _Frame:
     """What the tracer knows about one running user frame."""
@@ -63,6 +65,11 @@ class _Frame:
         self.fns = fns          # candidate function objects running this frame (may be empty)
         self.nested = nested    # the caller's _Frame when this code is a closure the caller just made
         self.top = top          # the frozen function's own frame
+
+
+# mutators whose result or success depends on the contents (``lst.pop()``, ``d.setdefault(k, v)``)
+_READING_MUTATORS = frozenset({"pop", "popitem", "popleft", "setdefault", "remove"})
+_NESTED_MAX = 1000      # nested containers pictured at a first touch: of containers up to this size
 
 
 def _never(v) -> bool:
@@ -94,6 +101,13 @@ class ReadSet:
         self.refs = collections.Counter()       # id -> strong references this read set holds
         self.reached: set = set()       # ids of values read from outside a frame's locals
         self.made: set = set()          # ids of objects whose __init__ ran during the call
+        # C iterators the code read (``next(it)`` advances state no guard sees): a recording
+        # that used one it did not make itself falls back (guards.build, by freshness)
+        self.iterators: list = []       # (id of the iterator (held in keep), label, where)
+        # a container's contents when the code first touched it (read or mutated): a guard
+        # compares the state a call starts from, not what the recording left behind
+        # (``log.append(1); len(log)`` read the contents after its own append)
+        self.first_contents: dict = {}  # id -> contents snapshot (or a NumPy copy)
         self.uses_type = False          # the code called type(): parameters must be exact values
         self.known = collections.defaultdict(list)     # code -> functions seen
         self.frames: dict = {}
@@ -309,11 +323,21 @@ class ReadSet:
             holder = v
             if k == "attr":
                 label = f"{text}.{key}"
-                if i == last and end is None and isinstance(holder, _CONTAINERS) and key in _MUTATORS:
-                    self.write(holder, f"{text} (.{key}())", where)
-                    return
+                if isinstance(holder, _CONTAINERS) and holder is not frame.f_globals:
+                    # a method of a container reads its contents (``d.get``, ``lst.index``,
+                    # ``lst.pop``), except a mutator that only writes (``log.append``: a side
+                    # effect, which a replay does not repeat); before the mutation runs
+                    if key not in _MUTATORS or key in _READING_MUTATORS:
+                        self.add(Atom("contents", holder, None, None, holder, text, where))
+                    if i == last and end is None and key in _MUTATORS:
+                        self.first_touch(holder)
+                        self.write(holder, f"{text} (.{key}())", where)
+                        return
                 if isinstance(holder, np.ndarray) and key not in _NP_META:
                     self.numpy_read(holder, text, where)
+                d = deny_attribute(holder, key) if not isinstance(holder, types.ModuleType) else None
+                if d is not None:
+                    self.set_fallback(d[0], d[1], where)
                 v, atoms = read_attr(holder, key, label, where)
             else:
                 label = f"{text}[{key!r}]"
@@ -371,6 +395,9 @@ class ReadSet:
             self.note_function(v.__func__)
         elif t is functools.partial:
             self.note_function(v.func)
+        if opaque_iterator(v):
+            self.hold(v)
+            self.iterators.append((id(v), label or f"<{t.__name__}>", where))
         if callable(v):
             d = deny_value(v)
             if d is not None:
@@ -426,8 +453,36 @@ class ReadSet:
         if i not in self.keep:
             self.keep[i] = o
 
+    def first_touch(self, c):
+        """The contents of container or NumPy array ``c`` when the code first touched it."""
+        i = id(c)
+        snap = self.first_contents.get(i)
+        if snap is None:
+            self.hold(c)
+            if isinstance(c, np.ndarray):
+                snap = self.first_contents[i] = np.array(c, copy=True)
+                return snap
+            snap = self.first_contents[i] = contents(c)
+            # the containers inside too (one level): ``d.setdefault(k, []).append(1)`` mutates
+            # one through a call's result, which no chain sees before a later ``len(d[k])``
+            if len(c) <= _NESTED_MAX and not isinstance(c, (set, bytearray)):
+                for v in (c.values() if isinstance(c, dict) else c):
+                    if isinstance(v, _CONTAINERS) and id(v) not in self.first_contents:
+                        self.hold(v)
+                        self.first_contents[id(v)] = contents(v)
+        return snap
+
     def add(self, atom) -> None:
-        key = (atom.kind, id(atom.holder), None if atom.kind == "numpy" else
+        kind = atom.kind
+        if kind in ("item", "entry") and id(atom.holder) in self.first_contents \
+                and isinstance(atom.holder, _CONTAINERS):
+            # read after the code mutated it (``lst.pop(); lst[-1]``): what was read depends on
+            # the contents before the mutation, which a replay does not repeat
+            atom = Atom("contents", atom.holder, None, None, atom.owner, atom.label, atom.where)
+            kind = "contents"
+        if kind in ("contents", "numpy"):
+            atom.value = self.first_touch(atom.holder)
+        key = (kind, id(atom.holder), None if kind == "numpy" else
                atom.key if _hashable(atom.key) else id(atom.key))
         if key in self.atoms:
             return

@@ -128,3 +128,30 @@ def idents_in(key) -> list:
     return out
 
 
+# ------------------------------------------------------------------------------ guard pictures
+_ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
+
+
+def snap(v):
+    """A comparable picture of ``v``: numbers and strings by type and bits, tuples and frozensets
+    element by element, everything else by (weak) identity."""
+    t = type(v)
+    if t is tuple:
+        return ("tuple", tuple(snap(x) for x in v))
+    if isinstance(v, _ATOM_TYPES) or t is frozenset:
+        try:
+            return value_key(v)
+        except TypeError:
+            return ("id", Ident(v))
+    return ("id", Ident(v))
+
+
+def contents(c):
+    """The picture of a mutable container's contents (list, deque, dict, set, bytearray)."""
+    if isinstance(c, dict):
+        return (type(c), tuple((snap(k), snap(v)) for k, v in c.items()))
+    if isinstance(c, (set, frozenset)):
+        return (type(c), frozenset(snap(x) for x in c))
+    if isinstance(c, (bytearray, bytes)):
+        return (type(c), bytes(c))
+    return (type(c), tuple(snap(x) for x in c))

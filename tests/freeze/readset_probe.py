@@ -9,6 +9,7 @@ import types
 
 np = types.ModuleType("numpy")
 np.ndarray = type("ndarray", (), {})
+np.generic = type("generic", (), {})
 sys.modules["numpy"] = np
 # the freeze folder as a package of its own, without its __init__ (which imports all of frostjit)
 pkg = types.ModuleType("fzprobe")

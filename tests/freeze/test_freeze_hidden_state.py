@@ -1,0 +1,152 @@
+"""Adversarial programs against frozen functions: hidden Python state that helpers read and
+mutate between calls.  Each case replayed a stale result before (the frozen call differed from
+the plain call); now each call equals the plain call at widths 1, 7 and 1000.
+
+The frozen function runs on one copy of ``hidden_state_module`` and the plain calls on another,
+so both see the same sequence of states (checking mode is off here: it would run the plain
+function a second time on the first copy, and these functions change their state)."""
+import importlib.util
+import itertools
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import frostjit as fj
+
+from freeze_helpers import ramp, same
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WIDTHS = (1, 7, 1000)
+
+
+def twins():
+    """Two fresh copies of hidden_state_module (their own globals)."""
+    out = []
+    for tag in ("frozen", "plain"):
+        spec = importlib.util.spec_from_file_location(f"hidden_state_module_{tag}",
+                                                      os.path.join(HERE, "hidden_state_module.py"))
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        out.append(m)
+    return out
+
+
+def agree_over_calls(name, mutate=None, calls=3, widths=WIDTHS):
+    """Frozen ``name`` of one copy against plain ``name`` of the other, ``calls`` times per width;
+    ``mutate(module, i)`` changes both copies' state the same way before call ``i``."""
+    a, b = twins()
+    fa, fb = getattr(a, name), getattr(b, name)
+    frozen = fj.freeze(lambda x: fa(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fj.FreezeWarning)
+        for n in widths:
+            for i in range(calls):
+                if mutate is not None:
+                    mutate(a, i)
+                    mutate(b, i)
+                got, ref = frozen(ramp(n, 1)), fb(ramp(n, 1))
+                assert same(got, ref), (name, n, i, got, ref)
+    return frozen
+
+
+def _set_table(m, i):
+    m.TABLE["k"] = float(i + 2)
+
+
+def _grow_table(m, i):
+    m.TABLE[f"k{i}"] = 1.0
+
+
+def _shift_values(m, i):
+    m.VALUES.insert(0, 0.0)
+    m.VALUES.append(2.0)
+
+
+@pytest.mark.no_freeze_check
+@pytest.mark.parametrize("name,mutate", [
+    ("table_get", _set_table),
+    ("table_keys", _grow_table),
+    ("table_items", _set_table),
+    ("values_index", _shift_values),
+    ("values_count", _shift_values),
+    ("values_copy", _shift_values),
+])
+def test_container_methods_read_the_contents_of_hidden_containers(name, mutate):
+    # d.get / keys / items, lst.index / count / copy on a helper module's container: the
+    # recording read its contents through a method, which was not guarded
+    agree_over_calls(name, mutate)
+
+
+@pytest.mark.no_freeze_check
+@pytest.mark.parametrize("name", [
+    "stack_pop", "stack_pop_then_read", "heap_push_then_len", "queue_popleft",
+    "groups_setdefault_append", "data_item_add_then_sum", "data_ufunc_out_then_read",
+    "accumulate_default",
+])
+def test_hidden_state_mutated_then_read_by_the_function(name):
+    # The guard must hold the state a call starts from: the recording read the container (or
+    # NumPy array) after its own mutation (pop, heappush, append to a mutable default, a
+    # setdefault() result appended to, an ufunc's out=), and that state is what the next call
+    # finds, so the replay returned the first call's value again.
+    agree_over_calls(name, calls=2)
+
+
+@pytest.mark.no_freeze_check
+@pytest.mark.parametrize("name", ["next_count", "next_item"])
+def test_an_iterator_made_before_the_call_falls_back(name):
+    # next() advances a C iterator's position, which no guard can see: the plain function runs
+    frozen = agree_over_calls(name)
+    assert frozen.n_cached_recordings == 2     # (size 1 and wide: both fall back)
+
+
+@pytest.mark.no_freeze_check
+def test_an_iterator_argument_falls_back():
+    def fn(x, it):
+        return x + next(it)
+    frozen = fj.freeze(fn)
+    a, b = itertools.count(1), itertools.count(1)
+    with pytest.warns(fj.FreezeWarning, match="iterator"):
+        for n in WIDTHS:
+            for _ in range(3):
+                assert same(frozen(ramp(n), a), fn(ramp(n), b))
+
+
+def test_an_iterator_made_inside_the_call_replays():
+    def fn(x, xs):
+        it = iter(xs)
+        return x * next(it) + next(it)
+    frozen = fj.freeze(fn)
+    for n in WIDTHS:
+        for _ in range(3):
+            assert same(frozen(ramp(n), [2.0, 3.0]), fn(ramp(n), [2.0, 3.0]))
+    assert frozen.n_recordings == 2 and frozen.n_cached_recordings == 2
+
+
+@pytest.mark.no_freeze_check
+@pytest.mark.parametrize("name", ["generator_random", "generator_normal_via_bit_generator"])
+def test_numpy_random_generator_methods_fall_back(name):
+    # methods of numpy.random.Generator / its bit generator are Cython functions, not builtins:
+    # the read set stopped at them without consulting the deny list
+    agree_over_calls(name)
+
+
+@pytest.mark.no_freeze_check
+@pytest.mark.parametrize("make", [np.random.default_rng, np.random.RandomState], ids=["Generator", "RandomState"])
+def test_a_random_generator_argument_falls_back(make):
+    def fn(x, rng):
+        return x + rng.random()
+    frozen = fj.freeze(fn)
+    a, b = make(3), make(3)
+    with pytest.warns(fj.FreezeWarning, match="random numbers"):
+        for n in WIDTHS:
+            for _ in range(3):
+                assert same(frozen(ramp(n), a), fn(ramp(n), b))
+
+
+def test_a_write_only_log_still_replays():
+    # a hidden list the function only appends to is a side effect (not repeated by replays, as
+    # documented), not a read: the function stays frozen
+    frozen = agree_over_calls("log_only")
+    assert frozen.n_recordings == 2
