@@ -671,11 +671,21 @@ class FrozenFunction:
                 try:
                     out = self.f(*args, **kwargs)
                 except Exception as e:      # noqa: BLE001 - also a RuntimeError, as in Dr.Jit
-                    err = as_runtime_error(e)
-                    if err is e:
-                        raise
+                    if subs:
+                        # a symbolic parameter may have met code that needs a real number
+                        # (Decimal(p), json.dumps(p)): trace again with the numbers as values,
+                        # so the plain call decides whether this raises
+                        err = _ParamsRejected()
+                    else:
+                        err = as_runtime_error(e)
+                        if err is e:
+                            raise
                 finally:
                     rs.stop()
+                if type(err) is _ParamsRejected:
+                    rec.escaped.update(str(j) for j in range(len(subs)))
+                    self._restore_params(rec, flat, subs)
+                    raise err
                 if err is not None:
                     raise err       # (outside the handler: the original is not its context)
             finally:
