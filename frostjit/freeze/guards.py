@@ -181,9 +181,12 @@ class GuardSet:
         elif k == "numpy":
             ns[f"S{i}"] = a.value if a.value is not None else np.array(a.holder, copy=True)
             return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
-        else:   # token
+        else:   # token: the result of a getter of process state (the ABC cache token, fj.thread_count)
             ns[f"S{i}"] = a.value
-            return [f"{I}if ABC() != S{i}: return {i}"]
+            if a.holder is abc_token:
+                return [f"{I}if ABC() != S{i}: return {i}"]
+            ns[f"T{i}"] = a.holder
+            return [f"{I}if T{i}() != S{i}: return {i}"]
         where = self.input_of.get(i)
         if where is not None:
             return [f"{I}if {acc} is not {where}: return {i}"]
@@ -233,7 +236,7 @@ class GuardSet:
             if k == "item":
                 return h[a.key]
             if k == "token":
-                return abc_token()
+                return a.holder()
             return h
         except Exception:  # noqa: BLE001
             return ABSENT
@@ -273,7 +276,7 @@ class GuardSet:
             return f"the contents of {a.label} read at {where} changed"
         if a.kind == "numpy":
             return f"the data of the NumPy array {a.label} read at {where} changed"
-        if a.kind == "token":
+        if a.kind == "token" and a.holder is abc_token:
             return f"{a.label} changed (an ABC.register() since the recording)"
         now = self.current(flat, j)
         old = "absent" if a.value is ABSENT else _short(a.value)
@@ -292,7 +295,7 @@ class GuardSet:
         out = []
         for i, a in enumerate(self.atoms):
             where = _short_where(a.where)
-            if a.kind in ("contents", "numpy", "token"):
+            if a.kind in ("contents", "numpy") or a.holder is abc_token:
                 out.append(f"{a.label} (contents) read at {where}")
                 continue
             line = f"{a.label} read at {where}: {'absent' if a.value is ABSENT else _short(a.value)}"
@@ -407,7 +410,7 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         atoms.append(a)
         roots.append(root)
     if rs.dispatch or rs.abc:
-        atoms.append(Atom("token", None, None, abc_token(), None, "abc.get_cache_token()", None))
+        atoms.append(Atom("token", abc_token, None, abc_token(), None, "abc.get_cache_token()", None))
         roots.append(ConstRoot(None))
     # An array or object read through a hidden attribute of an input (a DRJIT_STRUCT's or a
     # dataclass's non-field attribute) that is also among the walked inputs (state_fn returns

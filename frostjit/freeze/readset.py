@@ -398,6 +398,10 @@ class ReadSet:
         if opaque_iterator(v):
             self.hold(v)
             self.iterators.append((id(v), label or f"<{t.__name__}>", where))
+        if t is types.FunctionType and getattr(v, "__fj_state__", False):
+            # a getter of frostjit's process state (fj.thread_count()): the code may act on what
+            # it returns, and a replay must find the same
+            self.add(Atom("token", v, None, v(), None, f"{v.__module__}.{v.__qualname__}()", where))
         if callable(v):
             d = deny_value(v)
             if d is not None:

@@ -150,3 +150,41 @@ def test_a_write_only_log_still_replays():
     # documented), not a read: the function stays frozen
     frozen = agree_over_calls("log_only")
     assert frozen.n_recordings == 2
+
+
+@pytest.fixture
+def restore_runtime():
+    n, e = fj.thread_count(), fj.expand_threshold()
+    yield
+    fj.set_thread_count(n)
+    fj.set_expand_threshold(e)
+
+
+@pytest.mark.parametrize("read,change", [
+    (lambda: fj.thread_count(), lambda i: fj.set_thread_count(i + 1)),
+    (lambda: fj.expand_threshold(), lambda i: fj.set_expand_threshold(1000 * (i + 1))),
+], ids=["thread_count", "expand_threshold"])
+def test_frostjit_runtime_state_read_inside_is_guarded(restore_runtime, read, change):
+    # frostjit's own functions are taken as constant, but what these getters return is process
+    # state the user changes: the replay returned the first call's thread count
+    def fn(x):
+        return x * float(read())
+    frozen = fj.freeze(fn)
+    for i in range(3):
+        change(i)
+        for n in WIDTHS:
+            assert same(frozen(ramp(n)), fn(ramp(n))), (i, n)
+
+
+def test_a_zero_dimensional_numpy_input():
+    # a 0-d NumPy array used in an operation: recording it read shape[0] (IndexError)
+    z = np.array(2.0, dtype=np.float32)
+
+    def fn(x, z):
+        return x * z
+    frozen = fj.freeze(fn)
+    for v in (2.0, 3.0, -1.0):
+        z.fill(v)
+        for n in WIDTHS:
+            assert same(frozen(ramp(n), z), fn(ramp(n), z)), (v, n)
+    assert frozen.n_recordings == 2
