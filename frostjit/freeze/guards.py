@@ -350,15 +350,45 @@ def _ours(rs) -> dict:
 
 
 def fresh_ids(rs, candidates) -> set:
-    """Ids of the objects among ``candidates`` that nothing but the read set references now."""
+    """Ids of the objects among ``candidates`` that nothing outside the read set can reach now:
+    referenced by nothing but the read set, or (transitively) only by the read set and such
+    objects (a per-call lambda's closure cells and what they hold, a fresh object's attributes).
+
+    Sound because an object only fresh objects reference is garbage once they are: no later call
+    can reach it, so what the recording read there needs no guard (a guard would keep it alive).
+    """
     base = _baseline()
     ours = _ours(rs)
-    out = set()
     keep = rs.keep
-    for i in candidates:
-        if i in keep and _refs(keep, i) - ours.get(i, 0) <= base:
-            out.add(i)
-    return out
+    out = {i for i in candidates if i in keep and _refs(keep, i) - ours.get(i, 0) <= base}
+    if not out or all(i in out for i in candidates if i in keep):
+        return out
+    # Walk what the fresh objects reference; an object whose every reference comes from the
+    # read set or from objects already known unreachable is unreachable too.  Each object
+    # looked at sits in ``pool`` once, so its count is measured the way ``_refs`` measures
+    # ``keep``'s (``base`` = held by one dict), less the read set's own references.
+    pool = {}
+    inbound: dict = {}
+    frontier = [keep[i] for i in out]
+    done = set(out)
+    while frontier:
+        for o in frontier:
+            for r in gc.get_referents(o):
+                if isinstance(r, _ATOM_TYPES) or isinstance(r, (type, types.ModuleType, types.CodeType)):
+                    continue
+                i = id(r)
+                pool.setdefault(i, r)
+                inbound[i] = inbound.get(i, 0) + 1
+        o = r = None        # (no temporary reference left while counting)
+        frontier = []
+        for i in list(pool):
+            if i in done:
+                continue
+            held = 1 + (i in keep) + ours.get(i, 0) + inbound[i]
+            if _refs(pool, i) - base + 1 <= held:
+                done.add(i)
+                frontier.append(pool[i])
+    return {i for i in candidates if i in done}
 
 
 def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=()):

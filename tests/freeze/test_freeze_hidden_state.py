@@ -5,6 +5,7 @@ the plain call); now each call equals the plain call at widths 1, 7 and 1000.
 The frozen function runs on one copy of ``hidden_state_module`` and the plain calls on another,
 so both see the same sequence of states (checking mode is off here: it would run the plain
 function a second time on the first copy, and these functions change their state)."""
+import gc
 import importlib.util
 import itertools
 import os
@@ -188,3 +189,30 @@ def test_a_zero_dimensional_numpy_input():
         for n in WIDTHS:
             assert same(frozen(ramp(n), z), fn(ramp(n), z)), (v, n)
     assert frozen.n_recordings == 2
+
+
+class _PerCall:
+    def __init__(self, n):
+        self.a = fj.full(fj.llvm.Float, 2.0, n)
+
+
+def _apply(g, x):
+    return g(x)
+
+
+def test_a_per_call_closure_is_not_kept_alive_by_guards():
+    # A lambda made by each call and called by a helper: the read set saw its closure cells
+    # (and the object in one), which are referenced by the fresh lambda only.  They were guarded
+    # as if shared, so every recording kept its call's objects (and their arrays) alive.
+    def fn(x):
+        obj = _PerCall(1)
+        k = 3.0
+        g = lambda v: v * k + obj.a  # noqa: E731
+        return _apply(g, x)
+    frozen = fj.freeze(fn)
+    for n in WIDTHS:
+        for _ in range(2):
+            assert same(frozen(ramp(n)), ramp(n) * 3 + 2)
+    assert frozen.n_recordings == 2
+    gc.collect()
+    assert not [o for o in gc.get_objects() if type(o) is _PerCall]
