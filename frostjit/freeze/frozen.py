@@ -23,6 +23,7 @@ from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.evaluate import evaluate
 from ..backend import on_backend_change
+from ..backend.settings import settings as backend_settings
 from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend, KERNEL_FREEZING
 from . import binder, checking, guards, layout
@@ -428,7 +429,12 @@ class FrozenFunction:
 
     def _run_checked(self, recd, flat, capn, args, kwargs, run=None):
         """Checking mode: the replay (``run``: a variant of ``recd.run``), then the plain call on
-        the same inputs; they must agree."""
+        the same inputs; they must agree bit for bit, so both launch on the calling thread only
+        (a multi-threaded float reduction adds in an order that changes from run to run)."""
+        with backend_settings.serial():
+            return self._compare_checked(recd, flat, capn, args, kwargs, run)
+
+    def _compare_checked(self, recd, flat, capn, args, kwargs, run):
         pre = checking.capture(flat)
         out = (run or recd.run)(flat, capn)
         if recd.through is not None:      # (before the plain call, which may replay other calls)
