@@ -491,10 +491,22 @@ def covering(flat, before=None):
             return ContainerRoot(ci, True)
         if atom.kind in ("item", "contents") and atom.holder is c:
             return False
+        if atom.kind == "contents" and atom.holder is _instance_dict(c):
+            # an input object handed to library code as a whole: the walk keyed what it walks
+            # (its fields hold this call's arrays: a guard on their identity would fail every call)
+            return False
         if atom.kind == "attr" and _walked_attribute(node, atom.key):
             return False                # a slot the walk read
         return ContainerRoot(ci, False)
     return covered
+
+
+def _instance_dict(c):
+    """``c.__dict__`` without running ``c``'s code (``None`` without one)."""
+    try:
+        return object.__getattribute__(c, "__dict__")
+    except (AttributeError, TypeError):
+        return None
 
 
 def _walked_attribute(node, name) -> bool:

@@ -53,7 +53,7 @@ import numpy as np
 from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
-from .lookup import ABSENT, STOP, Atom, read_attr, _CONTAINERS, _MUTATORS, _NP_META
+from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META
 from .values import contents
 
 class _Frame:
@@ -69,7 +69,8 @@ class _Frame:
 
 # mutators whose result or success depends on the contents (``lst.pop()``, ``d.setdefault(k, v)``)
 _READING_MUTATORS = frozenset({"pop", "popitem", "popleft", "setdefault", "remove"})
-_NESTED_MAX = 1000      # nested containers pictured at a first touch: of containers up to this size
+_NESTED_MAX = 1000
+_VARARGS = 0x04         # CO_VARARGS      # nested containers pictured at a first touch: of containers up to this size
 
 
 def _never(v) -> bool:
@@ -167,6 +168,32 @@ class ReadSet:
         why = deny_reason(mod, qn)
         if why is not None and _called_by_user(frame.f_back):
             self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
+        elif code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS:
+            self._library_arguments(frame, code, mod, qn)
+
+    def _library_arguments(self, frame, code, mod, qn) -> None:
+        """Library code reads the objects user code hands it (``copy.copy(cfg)``,
+        ``dataclasses.asdict(cfg)``, a library base class's method on ``self``), where no chain
+        sees the reads: the instance dict of each user object among the arguments is guarded
+        as a whole (contents as first touched)."""
+        n = code.co_argcount + code.co_kwonlyargcount
+        loc = frame.f_locals
+        values = [loc.get(name) for name in code.co_varnames[:n]]
+        if code.co_flags & _VARARGS:
+            more = loc.get(code.co_varnames[n])
+            if type(more) is tuple:
+                values.extend(more)
+        users = [v for v in values if v is not None and watched_class(type(v))]
+        if not users or not _called_by_user(frame.f_back):
+            return
+        where = _user_where(frame.f_back)
+        for v in users:
+            try:
+                d = object.__getattribute__(v, "__dict__")
+            except (AttributeError, TypeError):
+                continue
+            if type(d) is dict:
+                self.add(Atom("contents", d, None, None, v, f"<{type(v).__qualname__} passed to {mod}.{qn}>", where))
 
     def set_fallback(self, what, why, where) -> None:
         if self.fallback is None:
@@ -560,8 +587,9 @@ class _Monitor:
             if cls == LIBRARY:
                 mod = frame.f_globals.get("__name__", "") or ""
                 qn = getattr(code, "co_qualname", code.co_name)
-                if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn):
-                    return sys.monitoring.DISABLE
+                if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn) and \
+                        not (code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS):
+                    return sys.monitoring.DISABLE       # (takes no arguments: reads no user object)
                 rs._library_call(frame, code)
                 return None
             rs._user_frame(frame, code)

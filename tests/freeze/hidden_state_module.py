@@ -2,6 +2,8 @@
 (tests/freeze/test_freeze_hidden_state.py loads two copies: one for the frozen function, one for
 the plain calls it is compared with)."""
 import collections
+import copy
+import dataclasses
 import heapq
 import itertools
 
@@ -18,6 +20,25 @@ COUNTER = itertools.count(1)
 ITEMS = iter([float(i) for i in range(1, 40)])
 RNG = np.random.default_rng(7)
 LOG = []
+
+
+class Settings:
+    scale = 1.0
+
+    def __init__(self):
+        self.gain = 1.0
+
+    def scaled(self, x):
+        return x * type(self).scale
+
+
+@dataclasses.dataclass
+class Record:
+    gain: float = 1.0
+
+
+SETTINGS = Settings()
+RECORD = Record()
 
 
 # --- container methods that read the contents (nothing mutated by the function) ---------------
@@ -46,6 +67,27 @@ def values_count(x):
 
 def values_copy(x):
     return x * sum(VALUES.copy())
+
+
+# --- hidden objects read by library code, or through type() ---------------------------------
+def copied_settings(x):
+    return x * copy.copy(SETTINGS).gain
+
+
+def deep_copied_settings(x):
+    return x * copy.deepcopy(SETTINGS).gain
+
+
+def record_as_dict(x):
+    return x * dataclasses.asdict(RECORD)["gain"]
+
+
+def record_as_tuple(x):
+    return x * dataclasses.astuple(RECORD)[0]
+
+
+def class_attribute_through_type(x):
+    return SETTINGS.scaled(x)
 
 
 # --- state the function mutates, then reads ------------------------------------------------------

@@ -53,6 +53,7 @@ def fn(v):
     net.gain = 3.0
     if hasattr(net, "gain"):
         t += vars(net)["count"]
+    t += type(net).gain * 0 + getattr(net, "layers")[0].w * 0  # noqa: B009 - the pattern is the point
     return t + bump(1.0)
 rs = R.ReadSet(fn)
 rs.start(); out = fn(1.0); rs.stop()

@@ -80,6 +80,28 @@ def test_container_methods_read_the_contents_of_hidden_containers(name, mutate):
     agree_over_calls(name, mutate)
 
 
+def _set_gain(m, i):
+    m.SETTINGS.gain = m.RECORD.gain = float(i + 2)
+
+
+def _set_scale(m, i):
+    m.Settings.scale = float(i + 2)
+
+
+@pytest.mark.parametrize("name,mutate", [
+    ("copied_settings", _set_gain),
+    ("deep_copied_settings", _set_gain),
+    ("record_as_dict", _set_gain),
+    ("record_as_tuple", _set_gain),
+    ("class_attribute_through_type", _set_scale),
+])
+def test_hidden_objects_read_by_library_code_or_through_type(name, mutate):
+    # copy.copy / deepcopy / dataclasses.asdict / astuple read a hidden object's attributes in
+    # library code, where no chain sees them; type(self).scale read the class attribute through
+    # a call's result: neither was guarded
+    agree_over_calls(name, mutate)
+
+
 @pytest.mark.no_freeze_check
 @pytest.mark.parametrize("name", [
     "stack_pop", "stack_pop_then_read", "heap_push_then_len", "queue_popleft",
