@@ -22,7 +22,7 @@ import weakref
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.evaluate import evaluate
-from ..backend import on_backend_change
+from ..backend import current_backend, on_backend_change
 from ..backend.settings import settings as backend_settings
 from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend, KERNEL_FREEZING
@@ -672,6 +672,7 @@ class FrozenFunction:
             ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
             rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
+                settings_before = _settings_now()
                 rs.start()
                 err = None
                 try:
@@ -698,6 +699,11 @@ class FrozenFunction:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:
                 rec.data_dependent = ad_reason
+            if rec.data_dependent is None and _settings_now() != settings_before:
+                # (fj.set_flag / set_thread_count / set_expand_threshold left changed: a replay
+                # would not repeat it; a scoped change that is undone is fine)
+                rec.data_dependent = "changes frostjit's settings (JIT flags, thread count or expansion " \
+                    "threshold), which a replay does not repeat"
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
             if subs:
                 if rs.uses_type:        # type(p) saw a symbolic number: trace again with values
@@ -977,6 +983,11 @@ class FrozenFunction:
                 recd.subscriptions.append(on_register(fn, invalidate))
             except TypeError:
                 pass
+
+
+def _settings_now() -> tuple:
+    """The process settings a frozen function could change: JIT flags, threads, expansion."""
+    return int(state.flags), current_backend().thread_count(), backend_settings.expand_threshold
 
 
 class _ParamsRejected(Exception):

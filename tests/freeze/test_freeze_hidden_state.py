@@ -238,3 +238,39 @@ def test_a_per_call_closure_is_not_kept_alive_by_guards():
     assert frozen.n_recordings == 2
     gc.collect()
     assert not [o for o in gc.get_objects() if type(o) is _PerCall]
+
+
+@pytest.mark.parametrize("change,read,reset", [
+    (lambda: fj.set_flag(fj.JitFlag.Debug, True), lambda: fj.flag(fj.JitFlag.Debug),
+     lambda: fj.set_flag(fj.JitFlag.Debug, False)),
+    (lambda: fj.set_thread_count(1), lambda: fj.thread_count() == 1, lambda: fj.set_thread_count(2)),
+], ids=["set_flag", "set_thread_count"])
+def test_a_function_that_changes_frostjit_settings_runs_plainly(restore_runtime, change, read, reset):
+    # a replay does not repeat fj.set_flag / set_thread_count: the setting stayed as the caller
+    # left it; such a layout runs the plain function (with a FreezeWarning)
+    flag0 = fj.flag(fj.JitFlag.Debug)
+
+    def fn(x):
+        change()
+        return x + 1
+    frozen = fj.freeze(fn)
+    try:
+        with pytest.warns(fj.FreezeWarning, match="settings"):
+            for n in WIDTHS:
+                reset()
+                assert same(frozen(ramp(n)), ramp(n) + 1)
+                assert read()
+    finally:
+        fj.set_flag(fj.JitFlag.Debug, flag0)
+
+
+def test_a_scoped_flag_inside_still_replays():
+    def fn(x):
+        with fj.scoped_set_flag(fj.JitFlag.Debug, True):
+            y = x + 1
+        return y
+    frozen = fj.freeze(fn)
+    for n in WIDTHS:
+        for _ in range(2):
+            assert same(frozen(ramp(n)), ramp(n) + 1)
+    assert frozen.n_recordings == 2
