@@ -37,7 +37,7 @@ from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .records import ConstRoot, ContainerRoot, NumpyRoot
-from .values import _ATOM_TYPES, contents, snap
+from .values import _ATOM_TYPES, C_BUFFERS, contents, snap
 
 MISS = object()
 _BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
@@ -490,7 +490,8 @@ def covering(flat, before=None):
                 return False            # what __fj_traverse__ hands out is walked (keyed) already
             return ContainerRoot(ci, True)
         if atom.kind in ("item", "contents") and atom.holder is c:
-            return False
+            # (the walk keyed a container's items; of a ctypes object it saw only the __dict__)
+            return ContainerRoot(ci, False) if isinstance(c, C_BUFFERS) else False
         if atom.kind == "contents" and atom.holder is _instance_dict(c):
             # an input object handed to library code as a whole: the walk keyed what it walks
             # (its fields hold this call's arrays: a guard on their identity would fail every call)

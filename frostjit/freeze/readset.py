@@ -54,7 +54,7 @@ from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
 from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META
-from .values import contents
+from .values import C_BUFFERS, contents
 
 class _Frame:
     """What the tracer knows about one running user frame."""
@@ -422,6 +422,9 @@ class ReadSet:
             self.note_function(v.__func__)
         elif t is functools.partial:
             self.note_function(v.func)
+        if isinstance(v, C_BUFFERS):
+            # its data is read in C (a[1], c.value), where no chain follows: guarded whole
+            self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
         if opaque_iterator(v):
             self.hold(v)
             self.iterators.append((id(v), label or f"<{t.__name__}>", where))
@@ -496,7 +499,7 @@ class ReadSet:
             snap = self.first_contents[i] = contents(c)
             # the containers inside too (one level): ``d.setdefault(k, []).append(1)`` mutates
             # one through a call's result, which no chain sees before a later ``len(d[k])``
-            if len(c) <= _NESTED_MAX and not isinstance(c, (set, bytearray)):
+            if isinstance(c, _CONTAINERS) and not isinstance(c, (set, bytearray)) and len(c) <= _NESTED_MAX:
                 for v in (c.values() if isinstance(c, dict) else c):
                     if isinstance(v, _CONTAINERS) and id(v) not in self.first_contents:
                         self.hold(v)

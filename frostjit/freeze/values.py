@@ -14,7 +14,10 @@ object dies, the key can never match again (``on_death`` lets the cache drop the
 """
 from __future__ import annotations
 
+import array
+import ctypes
 import decimal
+import types
 import weakref
 
 import numpy as np
@@ -129,6 +132,11 @@ def idents_in(key) -> list:
 
 
 # ------------------------------------------------------------------------------ guard pictures
+# Mutable objects whose data lives in C: read through subscripts and attributes that no chain
+# can follow (``a[1]`` of an ``array.array``, ``c.value`` of a ``ctypes.c_double``), so any
+# read is a read of the whole (guarded by its contents).
+C_BUFFERS = (array.array, ctypes.Array, ctypes.Structure, ctypes.Union, ctypes.c_int.__mro__[1],
+             types.MappingProxyType)
 _ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
 
 
@@ -147,11 +155,17 @@ def snap(v):
 
 
 def contents(c):
-    """The picture of a mutable container's contents (list, deque, dict, set, bytearray)."""
-    if isinstance(c, dict):
+    """The picture of a mutable container's contents (list, deque, dict, set, bytearray), or of
+    a mutable object whose data lives in C (``array.array``, a ``ctypes`` object, a
+    ``mappingproxy``: see :data:`C_BUFFERS`)."""
+    if isinstance(c, (dict, types.MappingProxyType)):
         return (type(c), tuple((snap(k), snap(v)) for k, v in c.items()))
     if isinstance(c, (set, frozenset)):
         return (type(c), frozenset(snap(x) for x in c))
     if isinstance(c, (bytearray, bytes)):
         return (type(c), bytes(c))
+    if isinstance(c, array.array):
+        return (type(c), c.typecode, c.tobytes())
+    if isinstance(c, C_BUFFERS[1:5]):
+        return (type(c), bytes(memoryview(c).cast("B")))
     return (type(c), tuple(snap(x) for x in c))

@@ -1,8 +1,10 @@
 """Module state that helpers of a frozen function read and mutate
 (tests/freeze/test_freeze_hidden_state.py loads two copies: one for the frozen function, one for
 the plain calls it is compared with)."""
+import array
 import collections
 import copy
+import ctypes
 import dataclasses
 import heapq
 import itertools
@@ -39,6 +41,11 @@ class Record:
 
 SETTINGS = Settings()
 RECORD = Record()
+PACKED = array.array("f", [1.0, 2.0])
+C_VALUES = (ctypes.c_float * 2)(1.0, 2.0)
+C_SCALE = ctypes.c_double(1.0)
+_OPTIONS = {"gain": 1.0}
+OPTIONS = __import__("types").MappingProxyType(_OPTIONS)
 
 
 # --- container methods that read the contents (nothing mutated by the function) ---------------
@@ -88,6 +95,23 @@ def record_as_tuple(x):
 
 def class_attribute_through_type(x):
     return SETTINGS.scaled(x)
+
+
+# --- mutable objects whose data lives in C ---------------------------------------------------
+def packed_item(x):
+    return x * PACKED[1]
+
+
+def c_array_item(x):
+    return x * C_VALUES[1]
+
+
+def c_scalar_value(x):
+    return x * C_SCALE.value
+
+
+def options_item(x):
+    return x * OPTIONS["gain"]
 
 
 # --- state the function mutates, then reads ------------------------------------------------------

@@ -102,6 +102,34 @@ def test_hidden_objects_read_by_library_code_or_through_type(name, mutate):
     agree_over_calls(name, mutate)
 
 
+def _set_c_data(m, i):
+    m.PACKED[1] = m.C_VALUES[1] = m.C_SCALE.value = m._OPTIONS["gain"] = float(i + 3)
+
+
+@pytest.mark.parametrize("name", ["packed_item", "c_array_item", "c_scalar_value", "options_item"])
+def test_mutable_objects_whose_data_lives_in_c(name):
+    # array.array, ctypes arrays and scalars, a mappingproxy over a dict: read through a
+    # subscript or attribute in C, where no chain follows; mutated in place, the replay was stale
+    agree_over_calls(name, _set_c_data)
+
+
+@pytest.mark.parametrize("make,mutate,read", [
+    (lambda: __import__("array").array("f", [1.0, 2.0]), lambda a: a.__setitem__(1, 5.0), lambda a: a[1]),
+    (lambda: (__import__("ctypes").c_float * 2)(1.0, 2.0), lambda a: a.__setitem__(1, 5.0), lambda a: a[1]),
+], ids=["array.array", "ctypes array"])
+def test_mutable_c_objects_among_the_arguments(make, mutate, read):
+    a = make()
+
+    def fn(x, a):
+        return x * read(a)
+    frozen = fj.freeze(fn)
+    for step in range(2):
+        if step:
+            mutate(a)
+        for n in WIDTHS:
+            assert same(frozen(ramp(n), a), fn(ramp(n), a)), (step, n)
+
+
 @pytest.mark.no_freeze_check
 @pytest.mark.parametrize("name", [
     "stack_pop", "stack_pop_then_read", "heap_push_then_len", "queue_popleft",
