@@ -418,6 +418,11 @@ class ReadSet:
         t = type(v)
         if t is types.FunctionType:
             self.note_function(v)
+            reg = v.__dict__.get("registry")
+            if type(reg) is types.MappingProxyType:
+                # a functools.singledispatch function: it picks its implementation in library
+                # code from this registry, which register() changes
+                self.add(Atom("contents", reg, None, None, v, f"{v.__qualname__}.registry", where))
         elif t is types.MethodType:
             self.note_function(v.__func__)
         elif t is functools.partial:

@@ -6,6 +6,7 @@ import collections
 import copy
 import ctypes
 import dataclasses
+import functools
 import heapq
 import itertools
 
@@ -95,6 +96,15 @@ def record_as_tuple(x):
 
 def class_attribute_through_type(x):
     return SETTINGS.scaled(x)
+
+
+@functools.singledispatch
+def gain_of(obj):
+    return 1.0
+
+
+def dispatched_gain(x):
+    return x * gain_of(SETTINGS)
 
 
 # --- mutable objects whose data lives in C ---------------------------------------------------

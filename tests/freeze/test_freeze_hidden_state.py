@@ -102,6 +102,16 @@ def test_hidden_objects_read_by_library_code_or_through_type(name, mutate):
     agree_over_calls(name, mutate)
 
 
+def _register_gain(m, i):
+    m.gain_of.register(m.Settings, lambda obj, v=float(i + 2): v)
+
+
+def test_a_singledispatch_registration_between_calls():
+    # functools.singledispatch picks the implementation in library code: a register() between
+    # calls was not seen and the replay ran the old implementation's result
+    agree_over_calls("dispatched_gain", _register_gain)
+
+
 def _set_c_data(m, i):
     m.PACKED[1] = m.C_VALUES[1] = m.C_SCALE.value = m._OPTIONS["gain"] = float(i + 3)
 
