@@ -133,10 +133,10 @@ def idents_in(key) -> list:
 
 # ------------------------------------------------------------------------------ guard pictures
 # Mutable objects whose data lives in C: read through subscripts and attributes that no chain
-# can follow (``a[1]`` of an ``array.array``, ``c.value`` of a ``ctypes.c_double``), so any
-# read is a read of the whole (guarded by its contents).
+# can follow (``a[1]`` of an ``array.array``, ``c.value`` of a ``ctypes.c_double``, a live view
+# of a dict or a buffer), so any read is a read of the whole (guarded by its contents).
 C_BUFFERS = (array.array, ctypes.Array, ctypes.Structure, ctypes.Union, ctypes.c_int.__mro__[1],
-             types.MappingProxyType)
+             types.MappingProxyType, memoryview, type({}.keys()), type({}.values()), type({}.items()))
 _ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
 
 
@@ -164,6 +164,8 @@ def contents(c):
         return (type(c), frozenset(snap(x) for x in c))
     if isinstance(c, (bytearray, bytes)):
         return (type(c), bytes(c))
+    if isinstance(c, memoryview):
+        return (type(c), c.format, c.shape, c.tobytes())
     if isinstance(c, array.array):
         return (type(c), c.typecode, c.tobytes())
     if isinstance(c, C_BUFFERS[1:5]):

@@ -47,6 +47,9 @@ C_VALUES = (ctypes.c_float * 2)(1.0, 2.0)
 C_SCALE = ctypes.c_double(1.0)
 _OPTIONS = {"gain": 1.0}
 OPTIONS = __import__("types").MappingProxyType(_OPTIONS)
+OPTION_VALUES = _OPTIONS.values()
+_BYTES = bytearray(b"\x01\x02")
+BYTES_VIEW = memoryview(_BYTES)
 
 
 # --- container methods that read the contents (nothing mutated by the function) ---------------
@@ -122,6 +125,14 @@ def c_scalar_value(x):
 
 def options_item(x):
     return x * OPTIONS["gain"]
+
+
+def option_values_sum(x):
+    return x * sum(OPTION_VALUES)
+
+
+def bytes_view_item(x):
+    return x * BYTES_VIEW[1]
 
 
 # --- state the function mutates, then reads ------------------------------------------------------

@@ -114,12 +114,15 @@ def test_a_singledispatch_registration_between_calls():
 
 def _set_c_data(m, i):
     m.PACKED[1] = m.C_VALUES[1] = m.C_SCALE.value = m._OPTIONS["gain"] = float(i + 3)
+    m._BYTES[1] = i + 3
 
 
-@pytest.mark.parametrize("name", ["packed_item", "c_array_item", "c_scalar_value", "options_item"])
+@pytest.mark.parametrize("name", ["packed_item", "c_array_item", "c_scalar_value", "options_item",
+                                  "option_values_sum", "bytes_view_item"])
 def test_mutable_objects_whose_data_lives_in_c(name):
-    # array.array, ctypes arrays and scalars, a mappingproxy over a dict: read through a
-    # subscript or attribute in C, where no chain follows; mutated in place, the replay was stale
+    # array.array, ctypes arrays and scalars, a mappingproxy over a dict, a dict's values view, a
+    # memoryview: read through a subscript or attribute in C, where no chain follows; mutated in
+    # place (or their dict / buffer), the replay was stale
     agree_over_calls(name, _set_c_data)
 
 
