@@ -9,6 +9,7 @@ its key falls back to the plain call (with a one-time :class:`FreezeWarning` nam
 """
 from __future__ import annotations
 
+import collections
 import dis
 import functools
 import logging
@@ -859,7 +860,7 @@ class FrozenFunction:
         deps = set(deps) | set(rs.dispatch.values())
         gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
                                        frozenset(self._global_names), self._cells, set(d.counts), self.name,
-                                       {op.input for op in rec.ops if type(op) is UploadInput})
+                                       collections.Counter(op.input for op in rec.ops if type(op) is UploadInput))
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         rec.through = None

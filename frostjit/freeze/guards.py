@@ -394,8 +394,9 @@ def fresh_ids(rs, candidates) -> set:
 def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=()):
     """The guards of a finished recording, or a fallback reason.
 
-    ``uploaded``: the NumPy inputs the recording uploads (re-read by every replay): passing one
-    on as a whole (``x + a``) needs no guard on its data, reading it in Python (``a.sum()``) does.
+    ``uploaded``: how many times the recording uploads each NumPy input (by index; re-read by
+    every replay): passing one on as a whole (``x + a``) needs no guard on its data when every
+    pass was an upload; reading it in Python (``a.sum()``, ``max(a)`` beside ``Float(a)``) does.
     ``covered(owner, atom) -> root | None | False``: the input path of an owner reached through
     the inputs (a :class:`~.records.ContainerRoot` / :class:`~.records.NumpyRoot`), ``False`` when the layout key already
     covers the atom, ``None`` for objects outside the inputs.  Returns ``(GuardSet | None,
@@ -433,8 +434,9 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         root = covered(a.owner, a)
         if root is False:
             continue
-        if a.kind == "numpy" and a.key == "passed" and type(root) is NumpyRoot and root.index in uploaded:
-            continue
+        if a.kind == "numpy" and a.key == "passed" and type(root) is NumpyRoot and \
+                rs.np_passes[id(a.holder)] - rs.np_forwarded[id(a.holder)] <= uploaded.get(root.index, 0):
+            continue    # every pass was an upload (re-read by every replay), none went elsewhere (max(a))
         if root is None:
             root = ConstRoot(a.holder)
         atoms.append(a)

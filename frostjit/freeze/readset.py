@@ -109,6 +109,11 @@ class ReadSet:
         # compares the state a call starts from, not what the recording left behind
         # (``log.append(1); len(log)`` read the contents after its own append)
         self.first_contents: dict = {}  # id -> contents snapshot (or a NumPy copy)
+        # NumPy arrays passed on as a whole by user code, and passed as arguments into user
+        # functions (forwarded, not consumed): the difference is what frostjit and other code
+        # consumed (guards.build compares it with the uploads)
+        self.np_passes = collections.Counter()
+        self.np_forwarded = collections.Counter()
         self.uses_type = False          # the code called type(): parameters must be exact values
         self.known = collections.defaultdict(list)     # code -> functions seen
         self.frames: dict = {}
@@ -184,9 +189,14 @@ class ReadSet:
             if type(more) is tuple:
                 values.extend(more)
         users = [v for v in values if v is not None and watched_class(type(v))]
-        if not users or not _called_by_user(frame.f_back):
+        arrays = [v for v in values if isinstance(v, np.ndarray)]
+        if not (users or arrays) or not _called_by_user(frame.f_back):
             return
         where = _user_where(frame.f_back)
+        for a in arrays:
+            # NumPy code reads the data (np.sum(a), np.linalg.norm(a)): its result is baked into
+            # the recording, even where the array is also uploaded (re-read by replays)
+            self.numpy_read(a, f"<ndarray passed to {mod}.{qn}>", where, "read")
         for v in users:
             try:
                 d = object.__getattribute__(v, "__dict__")
@@ -245,6 +255,13 @@ class ReadSet:
             fns = _functions_of(code, frame)
         info = _Frame(fns, nested, top)
         self.frames[frame] = info
+        n = code.co_argcount + code.co_kwonlyargcount
+        if n and not top:
+            loc = frame.f_locals
+            for name in code.co_varnames[:n]:
+                v = loc.get(name)
+                if isinstance(v, np.ndarray):
+                    self.np_forwarded[id(v)] += 1
         where = _where(frame)
         for fn in fns:
             if top:
@@ -451,6 +468,8 @@ class ReadSet:
             self.numpy_read(v, label or "<ndarray>", where, "passed")
 
     def numpy_read(self, a, label, where, how="read") -> None:
+        if how == "passed":
+            self.np_passes[id(a)] += 1
         key = ("numpy", id(a), None)
         old = self.atoms.get(key)
         if old is not None and old.key == "passed" and how == "read":

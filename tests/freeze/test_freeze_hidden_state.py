@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import frostjit as fj
+from frostjit.llvm import Float
 
 from freeze_helpers import ramp, same
 
@@ -315,3 +316,35 @@ def test_a_scoped_flag_inside_still_replays():
         for _ in range(2):
             assert same(frozen(ramp(n)), ramp(n) + 1)
     assert frozen.n_recordings == 2
+
+
+@pytest.mark.parametrize("read", [
+    lambda a: float(max(a)), lambda a: float(np.sum(a)), lambda a: float(np.dot(a, a)),
+], ids=["max", "np.sum", "np.dot"])
+def test_a_numpy_input_uploaded_and_read_in_python(read):
+    # Passing a NumPy input to frostjit (an upload, re-read by every replay) excused it from a
+    # guard on its data, also when the function read it in Python as well (max(a), np.sum(a)):
+    # that part of the result was the first call's
+    a = np.ones(3, dtype=np.float32)
+
+    def fn(x, a):
+        return x * fj.sum(Float(a)) + read(a)
+    frozen = fj.freeze(fn)
+    for step in range(3):
+        a[1] = 2.0 + step
+        for n in WIDTHS:
+            assert same(frozen(ramp(n), a), fn(ramp(n), a)), (step, n)
+
+
+def _upload_in_helper(x, a):
+    return x * Float(a)
+
+
+@pytest.mark.parametrize("fn", [lambda x, a: x + a, lambda x, a: _upload_in_helper(x, a)],
+                         ids=["direct", "through a helper"])
+def test_a_numpy_input_only_uploaded_replays_with_new_data(fn):
+    frozen = fj.freeze(fn)
+    for step in range(4):
+        a = np.full(1000, float(step), dtype=np.float32)
+        assert same(frozen(ramp(1000), a), fn(ramp(1000), a))
+    assert frozen.n_recordings == 1
