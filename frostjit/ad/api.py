@@ -181,7 +181,10 @@ def replace_grad(a, b):
     """The value of ``a`` with the derivatives of ``b`` (``b``'s AD graph).
 
     ``a`` and ``b`` are arrays (a 1-D array broadcasts over a static vector, an array of
-    size 1 over a larger one) or PyTrees of the same structure, replaced leaf by leaf.  As
+    size 1 over a larger one; beside a dynamic vector such as ``ArrayXf`` a 1-D array or a
+    number is a vector of one component, and the lengths must match, as in Dr.Jit) or PyTrees
+    of the same structure, replaced leaf by leaf.  A static and a dynamic vector give the
+    dynamic type.  As
     in Dr.Jit, a Python number ``a`` takes ``b``'s type (``replace_grad(4.0, x)`` is 4 with
     ``x``'s derivatives), a Python number ``b`` gives ``a`` detached, and a ``b`` of another
     array type is converted to ``a``'s first.  Arguments that do not go together raise
@@ -210,13 +213,21 @@ def _replace_leaf(x, y):
 
 def _replace_grad(a, b):
     if isinstance(a, VectorBase) or isinstance(b, VectorBase):
-        if isinstance(a, VectorBase) and isinstance(b, VectorBase) and len(a) != len(b):
-            raise GradArgumentError(f"replace_grad(): incompatible input lengths ({len(a)} and {len(b)})")
-        n = len(a) if isinstance(a, VectorBase) else len(b)
-        ca = a._c if isinstance(a, VectorBase) else [a] * n
-        cb = b._c if isinstance(b, VectorBase) else [b] * n
+        va, vb = isinstance(a, VectorBase), isinstance(b, VectorBase)
+        # As in Dr.Jit: a number or flat array beside a *dynamic* vector is a dynamic vector of
+        # one component, and dynamic lengths must match (no broadcast: replace_grad(ArrayXf of
+        # 2, Float) raises); beside a static vector it broadcasts over the components.
+        dynamic = (va and a.IsDynamic) or (vb and b.IsDynamic)
+        la = len(a) if va else 1
+        lb = len(b) if vb else 1
+        if (va and vb or dynamic) and la != lb:
+            raise GradArgumentError(f"replace_grad(): incompatible input lengths ({la} and {lb})")
+        n = la if va else lb
+        ca = a._c if va else [a] * n
+        cb = b._c if vb else [b] * n
         comps = [_replace_grad(x, y) for x, y in zip(ca, cb)]
-        vec = a if isinstance(a, VectorBase) else b
+        # (a static and a dynamic vector give the dynamic type, as in Dr.Jit)
+        vec = a if va and (a.IsDynamic or not dynamic) else b
         return type(vec)._from_components(comps)
     if isinstance(b, (int, float)) and isinstance(a, ArrayBase):
         return detach(a)             # no derivatives to take over (Dr.Jit)

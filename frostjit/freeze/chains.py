@@ -110,7 +110,7 @@ def analyse(code) -> dict:
     table = {}
     line = code.co_firstlineno
     freevars = set(code.co_freevars)
-    extra = {}      # root index -> extra trailing step (getattr(o, "x"), vars(o))
+    extra = {}      # root index -> (extra trailing steps, end) (getattr(o, "x").y, vars(o), type(o).k)
     for i, x in enumerate(ins):
         ln = x.starts_line if isinstance(x.starts_line, int) and not isinstance(x.starts_line, bool) \
             else getattr(x, "line_number", None)
@@ -131,28 +131,29 @@ def analyse(code) -> dict:
             steps, end, j = _steps(ins, i + 1)
             acts = [Chain(kind, n, (), None, line) for n in names[:-1]]
             acts.append(Chain(kind, names[-1], steps, end, line))
-            if op == "LOAD_GLOBAL" and x.argval in ("getattr", "hasattr", "setattr", "delattr", "vars") \
+            if op == "LOAD_GLOBAL" and x.argval in ("getattr", "hasattr", "setattr", "delattr", "vars", "type") \
                     and not steps and i + 1 < len(ins):
                 acts[-1].end = ("builtin", x.argval)
                 k = _builtin_pattern(ins, i + 1, x.argval)
                 if k is not None:
-                    root_i, step = k
-                    extra[root_i] = step
+                    root_i, more, end2 = k
+                    extra[root_i] = (more, end2)
                     acts[-1].end = ("builtin-const", x.argval)
+                elif x.argval == "type":
+                    acts[-1].end = ("builtin-const", "type")     # type(<expression>): nothing to follow
         elif op in ("STORE_GLOBAL", "DELETE_GLOBAL"):
             acts = [("store_global", x.argval, line)]
         elif op in ("STORE_DEREF", "DELETE_DEREF") and x.argval in freevars:
             acts = [("store_deref", x.argval, line)]
         if acts:
             table.setdefault(x.offset, []).extend(acts)
-    for i, step in extra.items():
+    for i, (more, end2) in extra.items():
         for a in table.get(ins[i].offset, ()):
             if isinstance(a, Chain) and a.end is None:
-                if step[0] == "store_attr":
-                    a.end = step
-                else:
-                    a.steps = a.steps + (step,)
-                    a.text += f".{step[1]}"
+                a.steps = a.steps + more
+                a.end = end2
+                for k, v in more:
+                    a.text += f".{v}" if k == "attr" else f"[{v!r}]"
     for offset, extended in prefixes.items():
         if offset in table:
             for o in extended:
@@ -161,14 +162,25 @@ def analyse(code) -> dict:
     return table
 
 
+def _after_call(ins, k) -> int:
+    """The index after the ``[PRECALL n] CALL n`` at ``ins[k]``."""
+    return k + (ins[k].opname == "PRECALL") + 1
+
+
 def _builtin_pattern(ins, j, fn):
     """``getattr(<chain>, "x"[, default])`` / ``hasattr`` / ``setattr(<chain>, "x", v)`` /
-    ``vars(<chain>)``: ``(index of the chain's root, its extra step)``, or ``None``."""
+    ``vars(<chain>)`` / ``type(<chain>)``, and the attribute loads and constant subscripts on
+    the result (``type(self).k``, ``vars(o)["k"]``): ``(index of the chain's root, its extra
+    steps, the chain's end)``, or ``None``."""
     if j >= len(ins) or ins[j].opname not in _ROOTS:
         return None
     _, _, k = _steps(ins, j + 1)
-    if fn == "vars":
-        return (j, ("attr", "__dict__")) if _call_arity(ins, k) == 1 else None
+    if fn in ("vars", "type"):
+        if _call_arity(ins, k) != 1:
+            return None
+        # (type(o) is o's __class__: a static read of the class, its dicts guarded on the way)
+        more, end, _ = _steps(ins, _after_call(ins, k))
+        return j, (("attr", "__dict__" if fn == "vars" else "__class__"),) + more, end
     if k >= len(ins) or ins[k].opname != "LOAD_CONST" or not isinstance(ins[k].argval, str):
         return None
     name = ins[k].argval
@@ -179,7 +191,10 @@ def _builtin_pattern(ins, j, fn):
         if n in want and n == 2 + extra_args:
             if extra_args and ins[k].opname not in _SINGLE:
                 return None
-            return (j, ("store_attr", name) if fn in ("setattr", "delattr") else ("attr", name))
+            if fn in ("setattr", "delattr"):
+                return j, (), ("store_attr", name)
+            more, end = ((), None) if fn == "hasattr" else _steps(ins, _after_call(ins, k + extra_args))[:2]
+            return j, (("attr", name),) + more, end
     return None
 
 

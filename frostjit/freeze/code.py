@@ -96,6 +96,37 @@ def deny_reason(module: str, qualname: str) -> str | None:
     return None
 
 
+def deny_attribute(o, name: str):
+    """``deny_reason`` of the method ``o.<name>`` looked up statically on ``o``'s class (or on
+    ``o`` itself when it is a class), as ``(what, why)`` or ``None``.
+
+    Methods of extension classes (Cython's ``numpy.random.Generator.random``) are neither
+    builtins nor functions: the static lookup of the read set stops at them without seeing the
+    bound method that :func:`deny_value` recognises, so the owner class decides.  Only callables
+    count (``time.struct_time.tm_year`` is data, not the clock)."""
+    t = o if isinstance(o, type) else type(o)
+    for c in t.__mro__:
+        d = c.__dict__
+        if name in d:
+            attr = d[name]
+            if not callable(attr) and not isinstance(attr, (staticmethod, classmethod)):
+                return None
+            mod = getattr(c, "__module__", None)
+            if not isinstance(mod, str):
+                return None
+            why = deny_reason(mod, f"{c.__qualname__}.{name}")
+            return None if why is None else (f"{mod}.{c.__qualname__}.{name}", why)
+    return None
+
+
+def opaque_iterator(v) -> bool:
+    """Whether ``v`` is an iterator whose position lives in C (``iter(list)``,
+    ``itertools.count()``, ``map``, ``zip``, a generator): ``next(v)`` reads and advances state
+    no guard can see.  (A Python class's ``__next__`` runs as user code and is watched.)"""
+    nxt = getattr(type(v), "__next__", None)
+    return nxt is not None and type(nxt) is not types.FunctionType
+
+
 _ABSENT = object()
 
 

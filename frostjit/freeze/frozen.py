@@ -9,6 +9,7 @@ its key falls back to the plain call (with a one-time :class:`FreezeWarning` nam
 """
 from __future__ import annotations
 
+import collections
 import dis
 import functools
 import logging
@@ -23,7 +24,8 @@ from operator import is_, itemgetter
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.evaluate import evaluate
-from ..backend import on_backend_change
+from ..backend import current_backend, on_backend_change
+from ..backend.settings import settings as backend_settings
 from ..backend.cache_control import on_kernel_cache_flush
 from ..trace.state import state, JitBackend, KERNEL_FREEZING
 from . import binder, checking, guards, layout
@@ -507,7 +509,12 @@ class FrozenFunction:
 
     def _run_checked(self, recd, flat, capn, args, kwargs, run=None):
         """Checking mode: the replay (``run``: a variant of ``recd.run``), then the plain call on
-        the same inputs; they must agree."""
+        the same inputs; they must agree bit for bit, so both launch on the calling thread only
+        (a multi-threaded float reduction adds in an order that changes from run to run)."""
+        with backend_settings.serial():
+            return self._compare_checked(recd, flat, capn, args, kwargs, run)
+
+    def _compare_checked(self, recd, flat, capn, args, kwargs, run):
         pre = checking.capture(flat)
         out = (run or recd.run)(flat, capn)
         if recd.through is not None:      # (before the plain call, which may replay other calls)
@@ -745,22 +752,38 @@ class FrozenFunction:
             ad_token = _ad.enter(flat.leaves)       # the call runs in an isolation scope (as in Dr.Jit)
             rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
+                settings_before = _settings_now()
                 rs.start()
                 err = None
                 try:
                     out = self.f(*args, **kwargs)
                 except Exception as e:      # noqa: BLE001 - also a RuntimeError, as in Dr.Jit
-                    err = as_runtime_error(e)
-                    if err is e:
-                        raise
+                    if subs:
+                        # a symbolic parameter may have met code that needs a real number
+                        # (Decimal(p), json.dumps(p)): trace again with the numbers as values,
+                        # so the plain call decides whether this raises
+                        err = _ParamsRejected()
+                    else:
+                        err = as_runtime_error(e)
+                        if err is e:
+                            raise
                 finally:
                     rs.stop()
+                if type(err) is _ParamsRejected:
+                    rec.escaped.update(str(j) for j in range(len(subs)))
+                    self._restore_params(rec, flat, subs)
+                    raise err
                 if err is not None:
                     raise err       # (outside the handler: the original is not its context)
             finally:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:
                 rec.data_dependent = ad_reason
+            if rec.data_dependent is None and _settings_now() != settings_before:
+                # (fj.set_flag / set_thread_count / set_expand_threshold left changed: a replay
+                # would not repeat it; a scoped change that is undone is fine)
+                rec.data_dependent = "changes frostjit's settings (JIT flags, thread count or expansion " \
+                    "threshold), which a replay does not repeat"
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
             if subs:
                 if rs.uses_type:        # type(p) saw a symbolic number: trace again with values
@@ -916,7 +939,7 @@ class FrozenFunction:
         deps = set(deps) | set(rs.dispatch.values())
         gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
                                        frozenset(self._global_names), self._cells, set(d.counts), self.name,
-                                       {op.input for op in rec.ops if type(op) is UploadInput})
+                                       collections.Counter(op.input for op in rec.ops if type(op) is UploadInput))
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         rec.through = None
@@ -1043,6 +1066,11 @@ class FrozenFunction:
                 recd.subscriptions.append(on_register(fn, invalidate))
             except TypeError:
                 pass
+
+
+def _settings_now() -> tuple:
+    """The process settings a frozen function could change: JIT flags, threads, expansion."""
+    return int(state.flags), current_backend().thread_count(), backend_settings.expand_threshold
 
 
 class _ParamsRejected(Exception):

@@ -37,37 +37,11 @@ from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .records import ConstRoot, ContainerRoot, NumpyRoot
-from .values import Ident, value_key
+from .values import _ATOM_TYPES, C_BUFFERS, contents, snap
 
 MISS = object()
 _BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
 _UNPACK_MAX = 256       # up to this many, unpacked into locals and tested with `is` (bigger: map(is_))
-_ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
-
-
-def snap(v):
-    """A comparable picture of ``v``: numbers and strings by type and bits, tuples and frozensets
-    element by element, everything else by (weak) identity."""
-    t = type(v)
-    if t is tuple:
-        return ("tuple", tuple(snap(x) for x in v))
-    if isinstance(v, _ATOM_TYPES) or t is frozenset:
-        try:
-            return value_key(v)
-        except TypeError:
-            return ("id", Ident(v))
-    return ("id", Ident(v))
-
-
-def contents(c):
-    """The picture of a mutable container's contents (list, deque, dict, set, bytearray)."""
-    if isinstance(c, dict):
-        return (type(c), tuple((snap(k), snap(v)) for k, v in c.items()))
-    if isinstance(c, (set, frozenset)):
-        return (type(c), frozenset(snap(x) for x in c))
-    if isinstance(c, (bytearray, bytes)):
-        return (type(c), bytes(c))
-    return (type(c), tuple(snap(x) for x in c))
 
 
 def np_same(a, b) -> bool:
@@ -200,14 +174,19 @@ class GuardSet:
         elif k == "item":
             acc = f"{h}[{a.key!r}]"
         elif k == "contents":
-            ns[f"S{i}"] = contents(a.holder)
+            # (as the code first touched it: a call must start from the state the recording
+            # started from, which is not the state it left when it mutated the container)
+            ns[f"S{i}"] = a.value if a.value is not None else contents(a.holder)
             return [f"{I}if CONT({h}) != S{i}: return {i}"]
         elif k == "numpy":
-            ns[f"S{i}"] = np.array(a.holder, copy=True)
+            ns[f"S{i}"] = a.value if a.value is not None else np.array(a.holder, copy=True)
             return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
-        else:   # token
+        else:   # token: the result of a getter of process state (the ABC cache token, fj.thread_count)
             ns[f"S{i}"] = a.value
-            return [f"{I}if ABC() != S{i}: return {i}"]
+            if a.holder is abc_token:
+                return [f"{I}if ABC() != S{i}: return {i}"]
+            ns[f"T{i}"] = a.holder
+            return [f"{I}if T{i}() != S{i}: return {i}"]
         where = self.input_of.get(i)
         if where is not None:
             return [f"{I}if {acc} is not {where}: return {i}"]
@@ -257,7 +236,7 @@ class GuardSet:
             if k == "item":
                 return h[a.key]
             if k == "token":
-                return abc_token()
+                return a.holder()
             return h
         except Exception:  # noqa: BLE001
             return ABSENT
@@ -297,7 +276,7 @@ class GuardSet:
             return f"the contents of {a.label} read at {where} changed"
         if a.kind == "numpy":
             return f"the data of the NumPy array {a.label} read at {where} changed"
-        if a.kind == "token":
+        if a.kind == "token" and a.holder is abc_token:
             return f"{a.label} changed (an ABC.register() since the recording)"
         now = self.current(flat, j)
         old = "absent" if a.value is ABSENT else _short(a.value)
@@ -316,7 +295,7 @@ class GuardSet:
         out = []
         for i, a in enumerate(self.atoms):
             where = _short_where(a.where)
-            if a.kind in ("contents", "numpy", "token"):
+            if a.kind in ("contents", "numpy") or a.holder is abc_token:
                 out.append(f"{a.label} (contents) read at {where}")
                 continue
             line = f"{a.label} read at {where}: {'absent' if a.value is ABSENT else _short(a.value)}"
@@ -371,22 +350,53 @@ def _ours(rs) -> dict:
 
 
 def fresh_ids(rs, candidates) -> set:
-    """Ids of the objects among ``candidates`` that nothing but the read set references now."""
+    """Ids of the objects among ``candidates`` that nothing outside the read set can reach now:
+    referenced by nothing but the read set, or (transitively) only by the read set and such
+    objects (a per-call lambda's closure cells and what they hold, a fresh object's attributes).
+
+    Sound because an object only fresh objects reference is garbage once they are: no later call
+    can reach it, so what the recording read there needs no guard (a guard would keep it alive).
+    """
     base = _baseline()
     ours = _ours(rs)
-    out = set()
     keep = rs.keep
-    for i in candidates:
-        if i in keep and _refs(keep, i) - ours.get(i, 0) <= base:
-            out.add(i)
-    return out
+    out = {i for i in candidates if i in keep and _refs(keep, i) - ours.get(i, 0) <= base}
+    if not out or all(i in out for i in candidates if i in keep):
+        return out
+    # Walk what the fresh objects reference; an object whose every reference comes from the
+    # read set or from objects already known unreachable is unreachable too.  Each object
+    # looked at sits in ``pool`` once, so its count is measured the way ``_refs`` measures
+    # ``keep``'s (``base`` = held by one dict), less the read set's own references.
+    pool = {}
+    inbound: dict = {}
+    frontier = [keep[i] for i in out]
+    done = set(out)
+    while frontier:
+        for o in frontier:
+            for r in gc.get_referents(o):
+                if isinstance(r, _ATOM_TYPES) or isinstance(r, (type, types.ModuleType, types.CodeType)):
+                    continue
+                i = id(r)
+                pool.setdefault(i, r)
+                inbound[i] = inbound.get(i, 0) + 1
+        o = r = None        # (no temporary reference left while counting)
+        frontier = []
+        for i in list(pool):
+            if i in done:
+                continue
+            held = 1 + (i in keep) + ours.get(i, 0) + inbound[i]
+            if _refs(pool, i) - base + 1 <= held:
+                done.add(i)
+                frontier.append(pool[i])
+    return {i for i in candidates if i in done}
 
 
 def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=()):
     """The guards of a finished recording, or a fallback reason.
 
-    ``uploaded``: the NumPy inputs the recording uploads (re-read by every replay): passing one
-    on as a whole (``x + a``) needs no guard on its data, reading it in Python (``a.sum()``) does.
+    ``uploaded``: how many times the recording uploads each NumPy input (by index; re-read by
+    every replay): passing one on as a whole (``x + a``) needs no guard on its data when every
+    pass was an upload; reading it in Python (``a.sum()``, ``max(a)`` beside ``Float(a)``) does.
     ``covered(owner, atom) -> root | None | False``: the input path of an owner reached through
     the inputs (a :class:`~.records.ContainerRoot` / :class:`~.records.NumpyRoot`), ``False`` when the layout key already
     covers the atom, ``None`` for objects outside the inputs.  Returns ``(GuardSet | None,
@@ -398,7 +408,11 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         what, why, where = rs.fallback
         return None, f"uses {why} ({what}{' at ' + _short_where(where) if where else ''})", []
     owners = {id(a.owner) for a in rs.atoms.values()} | {id(w[0]) for w in rs.writes}
-    fresh = fresh_ids(rs, owners)
+    fresh = fresh_ids(rs, owners | {i for i, _, _ in rs.iterators})
+    for i, label, where in rs.iterators:
+        if i not in fresh:
+            # next() on an iterator the call did not make: its position is state no guard sees
+            return None, f"uses an iterator made before the call ({label} at {_short_where(where)})", []
     hidden_writes = []
     for owner, key, label, where in rs.writes:
         if id(owner) in fresh or covered(owner, None) is not None:
@@ -420,14 +434,15 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         root = covered(a.owner, a)
         if root is False:
             continue
-        if a.kind == "numpy" and a.key == "passed" and type(root) is NumpyRoot and root.index in uploaded:
-            continue
+        if a.kind == "numpy" and a.key == "passed" and type(root) is NumpyRoot and \
+                rs.np_passes[id(a.holder)] - rs.np_forwarded[id(a.holder)] <= uploaded.get(root.index, 0):
+            continue    # every pass was an upload (re-read by every replay), none went elsewhere (max(a))
         if root is None:
             root = ConstRoot(a.holder)
         atoms.append(a)
         roots.append(root)
     if rs.dispatch or rs.abc:
-        atoms.append(Atom("token", None, None, abc_token(), None, "abc.get_cache_token()", None))
+        atoms.append(Atom("token", abc_token, None, abc_token(), None, "abc.get_cache_token()", None))
         roots.append(ConstRoot(None))
     # An array or object read through a hidden attribute of an input (a DRJIT_STRUCT's or a
     # dataclass's non-field attribute) that is also among the walked inputs (state_fn returns
@@ -477,11 +492,24 @@ def covering(flat, before=None):
                 return False            # what __fj_traverse__ hands out is walked (keyed) already
             return ContainerRoot(ci, True)
         if atom.kind in ("item", "contents") and atom.holder is c:
+            # (the walk keyed a container's items; of a ctypes object it saw only the __dict__)
+            return ContainerRoot(ci, False) if isinstance(c, C_BUFFERS) else False
+        if atom.kind == "contents" and atom.holder is _instance_dict(c):
+            # an input object handed to library code as a whole: the walk keyed what it walks
+            # (its fields hold this call's arrays: a guard on their identity would fail every call)
             return False
         if atom.kind == "attr" and _walked_attribute(node, atom.key):
             return False                # a slot the walk read
         return ContainerRoot(ci, False)
     return covered
+
+
+def _instance_dict(c):
+    """``c.__dict__`` without running ``c``'s code (``None`` without one)."""
+    try:
+        return object.__getattribute__(c, "__dict__")
+    except (AttributeError, TypeError):
+        return None
 
 
 def _walked_attribute(node, name) -> bool:

@@ -51,8 +51,10 @@ import weakref
 import numpy as np
 
 from .chains import MISSING, analyse, _hashable
-from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_reason, deny_value
-from .lookup import ABSENT, STOP, Atom, read_attr, _CONTAINERS, _MUTATORS, _NP_META
+from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
+    opaque_iterator
+from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META
+from .values import C_BUFFERS, contents
 
 class _Frame:
     """What the tracer knows about one running user frame."""
@@ -63,6 +65,12 @@ class _Frame:
         self.fns = fns          # candidate function objects running this frame (may be empty)
         self.nested = nested    # the caller's _Frame when this code is a closure the caller just made
         self.top = top          # the frozen function's own frame
+
+
+# mutators whose result or success depends on the contents (``lst.pop()``, ``d.setdefault(k, v)``)
+_READING_MUTATORS = frozenset({"pop", "popitem", "popleft", "setdefault", "remove"})
+_NESTED_MAX = 1000
+_VARARGS = 0x04         # CO_VARARGS      # nested containers pictured at a first touch: of containers up to this size
 
 
 def _never(v) -> bool:
@@ -94,6 +102,18 @@ class ReadSet:
         self.refs = collections.Counter()       # id -> strong references this read set holds
         self.reached: set = set()       # ids of values read from outside a frame's locals
         self.made: set = set()          # ids of objects whose __init__ ran during the call
+        # C iterators the code read (``next(it)`` advances state no guard sees): a recording
+        # that used one it did not make itself falls back (guards.build, by freshness)
+        self.iterators: list = []       # (id of the iterator (held in keep), label, where)
+        # a container's contents when the code first touched it (read or mutated): a guard
+        # compares the state a call starts from, not what the recording left behind
+        # (``log.append(1); len(log)`` read the contents after its own append)
+        self.first_contents: dict = {}  # id -> contents snapshot (or a NumPy copy)
+        # NumPy arrays passed on as a whole by user code, and passed as arguments into user
+        # functions (forwarded, not consumed): the difference is what frostjit and other code
+        # consumed (guards.build compares it with the uploads)
+        self.np_passes = collections.Counter()
+        self.np_forwarded = collections.Counter()
         self.uses_type = False          # the code called type(): parameters must be exact values
         self.known = collections.defaultdict(list)     # code -> functions seen
         self.frames: dict = {}
@@ -153,6 +173,37 @@ class ReadSet:
         why = deny_reason(mod, qn)
         if why is not None and _called_by_user(frame.f_back):
             self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
+        elif code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS:
+            self._library_arguments(frame, code, mod, qn)
+
+    def _library_arguments(self, frame, code, mod, qn) -> None:
+        """Library code reads the objects user code hands it (``copy.copy(cfg)``,
+        ``dataclasses.asdict(cfg)``, a library base class's method on ``self``), where no chain
+        sees the reads: the instance dict of each user object among the arguments is guarded
+        as a whole (contents as first touched)."""
+        n = code.co_argcount + code.co_kwonlyargcount
+        loc = frame.f_locals
+        values = [loc.get(name) for name in code.co_varnames[:n]]
+        if code.co_flags & _VARARGS:
+            more = loc.get(code.co_varnames[n])
+            if type(more) is tuple:
+                values.extend(more)
+        users = [v for v in values if v is not None and watched_class(type(v))]
+        arrays = [v for v in values if isinstance(v, np.ndarray)]
+        if not (users or arrays) or not _called_by_user(frame.f_back):
+            return
+        where = _user_where(frame.f_back)
+        for a in arrays:
+            # NumPy code reads the data (np.sum(a), np.linalg.norm(a)): its result is baked into
+            # the recording, even where the array is also uploaded (re-read by replays)
+            self.numpy_read(a, f"<ndarray passed to {mod}.{qn}>", where, "read")
+        for v in users:
+            try:
+                d = object.__getattribute__(v, "__dict__")
+            except (AttributeError, TypeError):
+                continue
+            if type(d) is dict:
+                self.add(Atom("contents", d, None, None, v, f"<{type(v).__qualname__} passed to {mod}.{qn}>", where))
 
     def set_fallback(self, what, why, where) -> None:
         if self.fallback is None:
@@ -204,6 +255,13 @@ class ReadSet:
             fns = _functions_of(code, frame)
         info = _Frame(fns, nested, top)
         self.frames[frame] = info
+        n = code.co_argcount + code.co_kwonlyargcount
+        if n and not top:
+            loc = frame.f_locals
+            for name in code.co_varnames[:n]:
+                v = loc.get(name)
+                if isinstance(v, np.ndarray):
+                    self.np_forwarded[id(v)] += 1
         where = _where(frame)
         for fn in fns:
             if top:
@@ -309,11 +367,21 @@ class ReadSet:
             holder = v
             if k == "attr":
                 label = f"{text}.{key}"
-                if i == last and end is None and isinstance(holder, _CONTAINERS) and key in _MUTATORS:
-                    self.write(holder, f"{text} (.{key}())", where)
-                    return
+                if isinstance(holder, _CONTAINERS) and holder is not frame.f_globals:
+                    # a method of a container reads its contents (``d.get``, ``lst.index``,
+                    # ``lst.pop``), except a mutator that only writes (``log.append``: a side
+                    # effect, which a replay does not repeat); before the mutation runs
+                    if key not in _MUTATORS or key in _READING_MUTATORS:
+                        self.add(Atom("contents", holder, None, None, holder, text, where))
+                    if i == last and end is None and key in _MUTATORS:
+                        self.first_touch(holder)
+                        self.write(holder, f"{text} (.{key}())", where)
+                        return
                 if isinstance(holder, np.ndarray) and key not in _NP_META:
                     self.numpy_read(holder, text, where)
+                d = deny_attribute(holder, key) if not isinstance(holder, types.ModuleType) else None
+                if d is not None:
+                    self.set_fallback(d[0], d[1], where)
                 v, atoms = read_attr(holder, key, label, where)
             else:
                 label = f"{text}[{key!r}]"
@@ -367,10 +435,25 @@ class ReadSet:
         t = type(v)
         if t is types.FunctionType:
             self.note_function(v)
+            reg = v.__dict__.get("registry")
+            if type(reg) is types.MappingProxyType:
+                # a functools.singledispatch function: it picks its implementation in library
+                # code from this registry, which register() changes
+                self.add(Atom("contents", reg, None, None, v, f"{v.__qualname__}.registry", where))
         elif t is types.MethodType:
             self.note_function(v.__func__)
         elif t is functools.partial:
             self.note_function(v.func)
+        if isinstance(v, C_BUFFERS):
+            # its data is read in C (a[1], c.value), where no chain follows: guarded whole
+            self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
+        if opaque_iterator(v):
+            self.hold(v)
+            self.iterators.append((id(v), label or f"<{t.__name__}>", where))
+        if t is types.FunctionType and getattr(v, "__fj_state__", False):
+            # a getter of frostjit's process state (fj.thread_count()): the code may act on what
+            # it returns, and a replay must find the same
+            self.add(Atom("token", v, None, v(), None, f"{v.__module__}.{v.__qualname__}()", where))
         if callable(v):
             d = deny_value(v)
             if d is not None:
@@ -385,6 +468,8 @@ class ReadSet:
             self.numpy_read(v, label or "<ndarray>", where, "passed")
 
     def numpy_read(self, a, label, where, how="read") -> None:
+        if how == "passed":
+            self.np_passes[id(a)] += 1
         key = ("numpy", id(a), None)
         old = self.atoms.get(key)
         if old is not None and old.key == "passed" and how == "read":
@@ -426,8 +511,36 @@ class ReadSet:
         if i not in self.keep:
             self.keep[i] = o
 
+    def first_touch(self, c):
+        """The contents of container or NumPy array ``c`` when the code first touched it."""
+        i = id(c)
+        snap = self.first_contents.get(i)
+        if snap is None:
+            self.hold(c)
+            if isinstance(c, np.ndarray):
+                snap = self.first_contents[i] = np.array(c, copy=True)
+                return snap
+            snap = self.first_contents[i] = contents(c)
+            # the containers inside too (one level): ``d.setdefault(k, []).append(1)`` mutates
+            # one through a call's result, which no chain sees before a later ``len(d[k])``
+            if isinstance(c, _CONTAINERS) and not isinstance(c, (set, bytearray)) and len(c) <= _NESTED_MAX:
+                for v in (c.values() if isinstance(c, dict) else c):
+                    if isinstance(v, _CONTAINERS) and id(v) not in self.first_contents:
+                        self.hold(v)
+                        self.first_contents[id(v)] = contents(v)
+        return snap
+
     def add(self, atom) -> None:
-        key = (atom.kind, id(atom.holder), None if atom.kind == "numpy" else
+        kind = atom.kind
+        if kind in ("item", "entry") and id(atom.holder) in self.first_contents \
+                and isinstance(atom.holder, _CONTAINERS):
+            # read after the code mutated it (``lst.pop(); lst[-1]``): what was read depends on
+            # the contents before the mutation, which a replay does not repeat
+            atom = Atom("contents", atom.holder, None, None, atom.owner, atom.label, atom.where)
+            kind = "contents"
+        if kind in ("contents", "numpy"):
+            atom.value = self.first_touch(atom.holder)
+        key = (kind, id(atom.holder), None if kind == "numpy" else
                atom.key if _hashable(atom.key) else id(atom.key))
         if key in self.atoms:
             return
@@ -501,8 +614,9 @@ class _Monitor:
             if cls == LIBRARY:
                 mod = frame.f_globals.get("__name__", "") or ""
                 qn = getattr(code, "co_qualname", code.co_name)
-                if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn):
-                    return sys.monitoring.DISABLE
+                if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn) and \
+                        not (code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS):
+                    return sys.monitoring.DISABLE       # (takes no arguments: reads no user object)
                 rs._library_call(frame, code)
                 return None
             rs._user_frame(frame, code)

@@ -235,7 +235,7 @@ class Recorder:
             if array is inp:
                 self._pending = [w for w in self._pending if w() is not node]
                 sym = self.np_sym[k]
-                self._set_sym(node, sym if node.size == inp.shape[0] or inp.ndim == 0 else const(node.size))
+                self._set_sym(node, sym if inp.ndim == 0 or node.size == inp.shape[0] else const(node.size))
                 out = self.new_slot(node.value, self._op_source(), node.sym, node.vt)
                 self.ops.append(UploadInput(node.vt, k, out))
                 return

@@ -14,7 +14,10 @@ object dies, the key can never match again (``on_death`` lets the cache drop the
 """
 from __future__ import annotations
 
+import array
+import ctypes
 import decimal
+import types
 import weakref
 
 import numpy as np
@@ -128,3 +131,43 @@ def idents_in(key) -> list:
     return out
 
 
+# ------------------------------------------------------------------------------ guard pictures
+# Mutable objects whose data lives in C: read through subscripts and attributes that no chain
+# can follow (``a[1]`` of an ``array.array``, ``c.value`` of a ``ctypes.c_double``, a live view
+# of a dict or a buffer), so any read is a read of the whole (guarded by its contents).
+C_BUFFERS = (array.array, ctypes.Array, ctypes.Structure, ctypes.Union, ctypes.c_int.__mro__[1],
+             types.MappingProxyType, memoryview, type({}.keys()), type({}.values()), type({}.items()))
+_ATOM_TYPES = (int, float, complex, str, bytes, bool, type(None), np.generic, range, slice, type(Ellipsis))
+
+
+def snap(v):
+    """A comparable picture of ``v``: numbers and strings by type and bits, tuples and frozensets
+    element by element, everything else by (weak) identity."""
+    t = type(v)
+    if t is tuple:
+        return ("tuple", tuple(snap(x) for x in v))
+    if isinstance(v, _ATOM_TYPES) or t is frozenset:
+        try:
+            return value_key(v)
+        except TypeError:
+            return ("id", Ident(v))
+    return ("id", Ident(v))
+
+
+def contents(c):
+    """The picture of a mutable container's contents (list, deque, dict, set, bytearray), or of
+    a mutable object whose data lives in C (``array.array``, a ``ctypes`` object, a
+    ``mappingproxy``: see :data:`C_BUFFERS`)."""
+    if isinstance(c, (dict, types.MappingProxyType)):
+        return (type(c), tuple((snap(k), snap(v)) for k, v in c.items()))
+    if isinstance(c, (set, frozenset)):
+        return (type(c), frozenset(snap(x) for x in c))
+    if isinstance(c, (bytearray, bytes)):
+        return (type(c), bytes(c))
+    if isinstance(c, memoryview):
+        return (type(c), c.format, c.shape, c.tobytes())
+    if isinstance(c, array.array):
+        return (type(c), c.typecode, c.tobytes())
+    if isinstance(c, C_BUFFERS[1:5]):
+        return (type(c), bytes(memoryview(c).cast("B")))
+    return (type(c), tuple(snap(x) for x in c))

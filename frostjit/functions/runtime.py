@@ -186,3 +186,10 @@ def kernel_history_clear() -> None:
 
 def flush_thread() -> None:
     """Submit queued work without waiting: a no-op, frostjit launches run to completion at once."""
+
+
+# Process state user code may read inside a frozen function: the read set guards what these
+# return (frostjit/freeze/readset.py), so a replay never uses a stale value.
+for _getter in (log_level, thread_count, expand_threshold):
+    _getter.__fj_state__ = True
+del _getter

@@ -103,6 +103,37 @@ def test_replace_grad_errors_are_runtime_errors_as_in_drjit():
         fj.replace_grad({"a": Float(5)}, {"b": Float(1)})
 
 
+@pytest.mark.parametrize("a,b,lengths", [
+    (lambda: llvm.ad.ArrayXf([1, 2, 3], [4, 5, 6]), lambda g: g, "2 and 1"),
+    (lambda: llvm.ad.ArrayXf([1, 2, 3], [4, 5, 6]), lambda g: 4.0, "2 and 1"),
+    (lambda: 4.0, lambda g: llvm.ad.ArrayXf([1, 2, 3], [4, 5, 6]), "1 and 2"),
+    (lambda: llvm.ad.ArrayXf(), lambda g: g, "0 and 1"),
+], ids=["ArrayXf-Float", "ArrayXf-number", "number-ArrayXf", "empty-Float"])
+def test_replace_grad_does_not_broadcast_over_a_dynamic_vector(a, b, lengths):
+    # Dr.Jit 1.5: beside a dynamic vector, a flat array or number is a dynamic vector of one
+    # component, and lengths must match (frostjit broadcast it over the components)
+    g = Float(10, 20, 30)
+    fj.enable_grad(g)
+    with pytest.raises(RuntimeError, match=f"incompatible input lengths \\({lengths}\\)") as info:
+        fj.replace_grad(a(), b(g))
+    assert isinstance(info.value, GradArgumentError)
+
+
+def test_replace_grad_of_dynamic_vectors_of_one_component_and_static_vectors():
+    g = Float(10, 20, 30)
+    fj.enable_grad(g)
+    one = fj.replace_grad(llvm.ad.ArrayXf(Float(1.0)), g)      # one component of width 1: broadcast in width
+    assert type(one) is llvm.ad.ArrayXf and fj.shape(one) == (1, 3) and fj.grad_enabled(one)
+    fj.backward(fj.sum(one[0]) * 2)
+    assert values(g.grad) == [2, 2, 2]
+    c = llvm.ad.ArrayXf([1, 2, 3], [4, 5, 6], [7, 8, 9])
+    fj.enable_grad(c)
+    mixed = fj.replace_grad(Array3f([1, 2, 3], [4, 5, 6], [7, 8, 9]), c)   # static with dynamic: dynamic
+    assert type(mixed) is llvm.ad.ArrayXf and fj.grad_enabled(mixed)
+    static = fj.replace_grad(Array3f([1, 2, 3], [4, 5, 6], [7, 8, 9]), g)  # a flat array broadcasts
+    assert type(static) is Array3f and fj.shape(static) == (3, 3) and values(static.y) == [4, 5, 6]
+
+
 def test_copying_a_suspended_variable_gives_a_detached_copy():
     a = Float(1.0)
     fj.enable_grad(a)

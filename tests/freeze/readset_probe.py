@@ -9,6 +9,7 @@ import types
 
 np = types.ModuleType("numpy")
 np.ndarray = type("ndarray", (), {})
+np.generic = type("generic", (), {})
 sys.modules["numpy"] = np
 # the freeze folder as a package of its own, without its __init__ (which imports all of frostjit)
 pkg = types.ModuleType("fzprobe")
@@ -52,6 +53,7 @@ def fn(v):
     net.gain = 3.0
     if hasattr(net, "gain"):
         t += vars(net)["count"]
+    t += type(net).gain * 0 + getattr(net, "layers")[0].w * 0  # noqa: B009 - the pattern is the point
     return t + bump(1.0)
 rs = R.ReadSet(fn)
 rs.start(); out = fn(1.0); rs.stop()

@@ -195,3 +195,32 @@ def test_int_step_counter_parameter():
     for t in range(8):
         assert same(fz(UInt32(1, 2, 3), t), UInt32(1, 2, 3) + t * 2)
     assert fz.n_recordings == 2
+
+
+@pytest.mark.parametrize("use", [
+    lambda p: float(__import__("decimal").Decimal(p) * 2),
+    lambda p: float(len(__import__("json").dumps(p))),
+], ids=["Decimal", "json.dumps"])
+def test_a_parameter_given_to_c_code_that_needs_a_real_number(use):
+    # The symbolic number is not a float to C code that checks the exact type: the recording
+    # with parameters raised TypeError where the plain call does not.  It is traced again with
+    # the numbers as values (a recording exception with parameters is not the plain call's).
+    def fn(x, p):
+        return x * use(p)
+    fz = fj.freeze(fn)
+    for n in (1, 7, 1000):
+        for p in (1.0, 2.0, 2.5, 3.25):
+            assert same(fz(ramp(n), p), fn(ramp(n), p)), (n, p)
+
+
+def test_an_exception_of_the_plain_call_with_a_parameter_is_the_plain_one():
+    def fn(x, p):
+        if p > 2.0:
+            raise KeyError(p)
+        return x * p
+    fz = fj.freeze(fn)
+    for p in (1.0, 2.0):
+        assert same(fz(ramp(7), p), fn(ramp(7), p))
+    with pytest.raises(KeyError) as e:
+        fz(ramp(7), 3.0)
+    assert e.value.args == (3.0,) and type(e.value.args[0]) is float

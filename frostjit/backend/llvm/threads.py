@@ -163,7 +163,7 @@ class ThreadPool:
         ``size``; callers whose items are large, like the rows of a block reduction, pass less).
         """
         n = self.n_threads
-        if not parallel or n == 1:
+        if not parallel or n == 1 or settings.serial_launches:
             fn(0, size, args, 0)
             return
         block = max(min_block, -(-size // (n * BLOCKS_PER_THREAD)))
