@@ -27,6 +27,7 @@ from ..array.vector import VectorBase
 from ..errors import GradArgumentError, GradSizeError
 from ..functions import math as fm
 from ..functions.detach import detach  # noqa: F401  (part of the AD API: fj.detach)
+from ..traits import is_tensor_v
 from ..tree import leaves, transform, traverse2, map2, LeafError
 from . import graph
 from .graph import ADFlag, ADMode, Vertex, scopes
@@ -131,6 +132,11 @@ def _pairs(dst, src, who: str) -> list:
     if isinstance(src, _SEQUENCES) and isinstance(dst, (ArrayBase, VectorBase)):
         # Dr.Jit converts the value with the array's constructor: ``x.grad = [1, 2, 3]``
         src = type(dst)(src)
+    elif isinstance(dst, ArrayBase) and is_tensor_v(type(src)):
+        src = type(dst)(src)            # a 1-D tensor gradient for a flat array (Dr.Jit)
+    elif isinstance(src, _SEQUENCES) and is_tensor_v(type(dst)):
+        # a list (flat or nested) of the tensor's size fills it in order (Dr.Jit: t.grad = [..])
+        src = type(dst.array)(np.asarray(src).ravel())
     if isinstance(dst, ArrayBase) and isinstance(src, (ArrayBase, int, float)):
         return [(dst, src)]
     pairs = []
