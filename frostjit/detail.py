@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import threading
 
+import llvmlite.binding
+
 from .trace.state import JitBackend
 
-__all__ = ["scoped_rtld_deepbind", "scope", "new_scope", "set_scope"]
+__all__ = ["scoped_rtld_deepbind", "scope", "new_scope", "set_scope", "llvm_version", "cuda_version"]
 
 
 class scoped_rtld_deepbind:
@@ -32,6 +34,17 @@ class scoped_rtld_deepbind:
 
     def __exit__(self, exc_type, exc_value, traceback) -> None:
         return None
+
+
+def llvm_version() -> tuple:
+    """The version of the LLVM that compiles frostjit's kernels (llvmlite's), e.g. ``(20, 1, 8)``."""
+    return tuple(llvmlite.binding.llvm_version_info)
+
+
+def cuda_version() -> tuple:
+    """The CUDA driver's version: ``(0, 0)``, as Dr.Jit reports without CUDA (frostjit has no
+    CUDA backend)."""
+    return (0, 0)
 
 
 class _Scopes(threading.local):

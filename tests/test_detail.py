@@ -40,3 +40,10 @@ def test_scoped_rtld_deepbind_is_a_context_manager_that_changes_nothing():
     with fj.detail.scoped_rtld_deepbind():
         if flags is not None:
             assert sys.getdlopenflags() == flags
+
+
+def test_versions_are_tuples_of_the_compiling_llvm_and_no_cuda():
+    import llvmlite.binding
+    assert fj.detail.llvm_version() == tuple(llvmlite.binding.llvm_version_info)
+    assert fj.detail.llvm_version() >= (17, 0)       # (what Dr.Jit's nn tests ask of LLVM)
+    assert fj.detail.cuda_version() == (0, 0)
