@@ -17,8 +17,11 @@ import threading
 import llvmlite.binding
 
 from .trace.state import JitBackend
+from .traits import is_tensor_v
+from .tree.kinds import Kind, node_type
 
-__all__ = ["scoped_rtld_deepbind", "scope", "new_scope", "set_scope", "llvm_version", "cuda_version"]
+__all__ = ["scoped_rtld_deepbind", "scope", "new_scope", "set_scope", "llvm_version", "cuda_version",
+           "check_compatibility"]
 
 
 class scoped_rtld_deepbind:
@@ -92,3 +95,68 @@ def set_scope(backend: JitBackend, scope: int) -> None:
     if not isinstance(scope, int) or scope < 0:
         raise TypeError(f"set_scope(): 'scope' must be a non-negative int, got {scope!r}")
     _scopes.current[b] = scope
+
+
+def check_compatibility(a, b, width_consistency: bool = False, name: str = "") -> None:
+    """Check that PyTrees ``a`` and ``b`` have the same structure (Dr.Jit's
+    ``drjit.detail.check_compatibility``): the same types, dictionary keys, sequence lengths and
+    Python values, and with ``width_consistency`` compatible array widths (equal, or one of them
+    1) and equal tensor shapes.
+
+    Parameters
+    ----------
+    a, b : PyTree
+    width_consistency : bool
+        Also compare the widths of the arrays.
+    name : str
+        The name of the compared value, used in the message (nested fields add ``.key`` /
+        ``[i]``).
+
+    Raises
+    ------
+    RuntimeError
+        At the first mismatch, naming the field, e.g. ``inconsistent dictionary keys for field
+        'out' (['a'] and ['b'])``.
+    """
+    _check(a, b, bool(width_consistency), name)
+
+
+def _type_name(tp: type) -> str:
+    return tp.__name__ if tp.__module__ == "builtins" else f"{tp.__module__}.{tp.__name__}"
+
+
+def _fail(what: str) -> None:
+    raise RuntimeError(f"frostjit.detail.check_compatibility(): {what}.")
+
+
+def _check(a, b, widths: bool, field: str) -> None:
+    ta, tb = type(a), type(b)
+    if ta is not tb:
+        _fail(f"inconsistent types for field '{field}' ('{_type_name(ta)}' and '{_type_name(tb)}')")
+    if is_tensor_v(ta):
+        if widths and a.shape != b.shape:
+            _fail(f"incompatible sizes for field '{field}' ({a.shape} and {b.shape})")
+        return
+    nt = node_type(ta)
+    kind = nt.kind
+    if kind is Kind.ARRAY:
+        if widths and len(a) != len(b) and 1 not in (len(a), len(b)):     # (width 1 broadcasts)
+            _fail(f"incompatible sizes for field '{field}' ({len(a)} and {len(b)})")
+        return
+    if kind is Kind.VALUE:
+        try:
+            same = a is b or bool(a == b)
+        except Exception:       # noqa: BLE001  (objects without a usable ==: compared by identity)
+            same = False
+        if not same:
+            _fail(f"inconsistent scalar Python object of type '{ta.__name__}' for field '{field}'")
+        return
+    keys_a, values_a = nt.children(a)
+    keys_b, values_b = nt.children(b)
+    if kind is Kind.MAPPING and list(keys_a) != list(keys_b):
+        _fail(f"inconsistent dictionary keys for field '{field}' ({list(keys_a)} and {list(keys_b)})")
+    if len(values_a) != len(values_b):
+        _fail(f"inconsistent sizes for field '{field}' ({len(values_a)} and {len(values_b)})")
+    for i, (x, y) in enumerate(zip(values_a, values_b)):
+        sub = f"{field}[{i}]" if keys_a is None else f"{field}.{keys_a[i]}" if field else str(keys_a[i])
+        _check(x, y, widths, sub)

@@ -47,3 +47,25 @@ def test_versions_are_tuples_of_the_compiling_llvm_and_no_cuda():
     assert fj.detail.llvm_version() == tuple(llvmlite.binding.llvm_version_info)
     assert fj.detail.llvm_version() >= (17, 0)       # (what Dr.Jit's nn tests ask of LLVM)
     assert fj.detail.cuda_version() == (0, 0)
+
+
+@pytest.mark.parametrize("a,b,message", [
+    ({"a": 1}, {"b": 1}, r"inconsistent dictionary keys for field 'out' \(\['a'\] and \['b'\]\)"),
+    ((1,), [1], r"inconsistent types for field 'out' \('tuple' and 'list'\)"),
+    ((1, 2), (1,), r"inconsistent sizes for field 'out' \(2 and 1\)"),
+    ("x", "y", r"inconsistent scalar Python object of type 'str' for field 'out'"),
+    ({"k": (1, 2)}, {"k": (1, 3)}, r"for field 'out.k\[1\]'"),
+])
+def test_check_compatibility_names_the_first_mismatch(a, b, message):
+    with pytest.raises(RuntimeError, match=message):
+        fj.detail.check_compatibility(a, b, False, "out")
+
+
+def test_check_compatibility_of_arrays_compares_types_and_optionally_widths():
+    from frostjit.llvm import Array3f, Float, UInt32
+    fj.detail.check_compatibility({"a": Float(1, 2), "v": Array3f(1)}, {"a": Float(3, 4, 5), "v": Array3f(2)})
+    fj.detail.check_compatibility(Float(1), Float(2, 3), True, "x")             # (width 1 broadcasts)
+    with pytest.raises(RuntimeError, match=r"incompatible sizes for field 'x' \(2 and 3\)"):
+        fj.detail.check_compatibility(Float(1, 2), Float(1, 2, 3), True, "x")
+    with pytest.raises(RuntimeError, match="inconsistent types for field 'x' .'frostjit.llvm.Float' and 'frostjit.llvm.UInt"):
+        fj.detail.check_compatibility(Float(1), UInt32(1), False, "x")
