@@ -27,8 +27,11 @@ class JitFlag(enum.IntFlag):
     Dr.Jit's optimization and CUDA-only flags (``ReuseIndices``, ``ConstantPropagation``,
     ``ValueNumbering``, ``OptimizeLoops``, ``OptimizeCalls``, ``MergeFunctions``,
     ``ScatterReduceLocal``, ``ForceOptiX``, ``ShaderExecutionReordering``,
-    ``SpillToSharedMemory``) are accepted so that programs setting them run; they change no
-    result in Dr.Jit's LLVM backend and do nothing here.
+    ``SpillToSharedMemory``, ``FastMath``, ``PacketOps``, ``PrintIR``, ``ForbidSynchronization``,
+    ``EnableObjectTraversal``) are accepted so that programs setting them run; they change no
+    result in Dr.Jit's LLVM backend and do nothing here.  Dr.Jit's former names
+    (``VCallRecord``, ``VCallOptimize``, ``VCallDeduplicate``, ``LoopRecord``, ``LoopOptimize``)
+    are aliases, as in Dr.Jit.
     """
 
     Debug = 1 << 0
@@ -50,10 +53,21 @@ class JitFlag(enum.IntFlag):
     ForceOptiX = 1 << 15
     ShaderExecutionReordering = 1 << 16
     SpillToSharedMemory = 1 << 17
+    FastMath = 1 << 18
+    PacketOps = 1 << 19
+    PrintIR = 1 << 20
+    ForbidSynchronization = 1 << 21
+    EnableObjectTraversal = 1 << 22
     # As Dr.Jit 1.5's default (its CUDA-only flags aside).
     Default = (SymbolicLoops | SymbolicConditionals | SymbolicCalls | KernelFreezing
                | ReuseIndices | ConstantPropagation | ValueNumbering | OptimizeLoops
-               | OptimizeCalls | MergeFunctions | ScatterReduceLocal)
+               | OptimizeCalls | MergeFunctions | ScatterReduceLocal | FastMath | PacketOps)
+    # Dr.Jit's former names, still in its enum (and its test suites)
+    VCallRecord = SymbolicCalls
+    VCallOptimize = OptimizeCalls
+    VCallDeduplicate = MergeFunctions
+    LoopRecord = SymbolicLoops
+    LoopOptimize = OptimizeLoops
 
 
 class JitBackend(enum.Enum):
