@@ -53,6 +53,11 @@ def _differentiable(a) -> bool:
 # ---------------------------------------------------------------------------
 # Enabling gradients
 
+# Checks that enable_grad runs on arguments of these classes first (frostjit.nn registers its
+# cooperative vectors: Dr.Jit refuses to make one of non-differentiable components differentiable).
+ENABLE_GRAD_CHECKS: dict = {}
+
+
 def enable_grad(*args) -> None:
     """Make the float arrays in ``args`` differentiable: new AD leaves whose gradient can be read later.
 
@@ -65,6 +70,10 @@ def enable_grad(*args) -> None:
     """
     if not graph.grad_allowed():
         return
+    for a in args:      # (a class may refuse: Dr.Jit's cooperative vectors of non-AD components)
+        check = ENABLE_GRAD_CHECKS.get(type(a))
+        if check is not None:
+            check(a)
     for a in leaves(args):
         if a._ad is None and _differentiable(a):
             a._ad = Vertex(type(a), a._node.size, (), a._node)
