@@ -138,7 +138,10 @@ def _is_jit(o) -> bool:
 
 
 def _numpy(a) -> np.ndarray:
-    """A frostjit array as NumPy: ``(n,)``, ``(components, n)`` for a static vector, a tensor's shape."""
+    """A frostjit array as NumPy: ``(n,)``, ``(components, n)`` for a static vector (a complex
+    number too: its real and imaginary parts, as Dr.Jit's tensor of it), a tensor's shape."""
+    if isinstance(a, VectorBase) and type(a).IsComplex:
+        return np.stack([np.asarray(c.numpy()) for c in a._c])
     return np.ascontiguousarray(a.numpy())
 
 

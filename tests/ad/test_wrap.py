@@ -135,6 +135,27 @@ def test_argument_gradients_keep_the_argument_types_and_take_lists(target, jit):
     assert c.grad.numpy().tolist() == [40]
 
 
+def test_matrix_and_complex_arguments_become_real_tensors_and_get_their_own_gradients():
+    # (a Complex2f became a complex torch tensor, whose result frostjit could not take back;
+    # Dr.Jit passes its (2, n) real parts)
+    torch = pytest.importorskip("torch")
+    seen = []
+
+    @fj.wrap("frostjit", "torch")
+    def f(m):
+        seen.append((tuple(m.shape), m.dtype))
+        return m * 2
+
+    for value in (fj.identity(fj.llvm.ad.Matrix3f, 2), fj.llvm.ad.Complex2f(1, 2)):
+        fj.enable_grad(value)
+        out = f(value)
+        fj.backward(fj.sum(out.array))
+        assert type(value.grad) is type(value)
+        parts = [e for row in value.grad for e in row] if fj.is_matrix_v(value) else list(value.grad)
+        assert all(np.all(p.numpy() == 2) for p in parts)
+    assert seen == [((3, 3, 2), torch.float32), ((2, 1), torch.float32)]
+
+
 @pytest.mark.parametrize("jit", [False, True])
 def test_jax_python_values_pass_through_in_both_modes(jit):
     # (forward mode raised: the tangent of a Python value that passed through was a tensor)
