@@ -12,9 +12,8 @@ freezing internals) and has no counterpart here (docs/api_coverage.md).
 """
 from __future__ import annotations
 
+import importlib
 import threading
-
-import llvmlite.binding
 
 from .trace.state import JitBackend
 from .traits import is_tensor_v
@@ -41,7 +40,8 @@ class scoped_rtld_deepbind:
 
 def llvm_version() -> tuple:
     """The version of the LLVM that compiles frostjit's kernels (llvmlite's), e.g. ``(20, 1, 8)``."""
-    return tuple(llvmlite.binding.llvm_version_info)
+    # (llvmlite is imported on demand: a process on the reference backend never loads LLVM)
+    return tuple(importlib.import_module("llvmlite.binding").llvm_version_info)
 
 
 def cuda_version() -> tuple:
