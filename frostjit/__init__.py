@@ -74,6 +74,7 @@ from .tensor import (reshape, transpose, moveaxis, swapaxes, squeeze, expand_dim
                      resample, convolve, upsample, newaxis)
 from .texture import FilterMode, WrapMode
 from . import tree
+from . import detail
 from .freeze import freeze, FreezeWarning, FreezeMismatchError
 from .ad import (enable_grad, disable_grad, grad_enabled, grad, set_grad, accum_grad, clear_grad, detach,
                  backward, backward_from, backward_to, forward, forward_from, forward_to, replace_grad,

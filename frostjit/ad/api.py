@@ -27,6 +27,7 @@ from ..array.vector import VectorBase
 from ..errors import GradArgumentError, GradSizeError
 from ..functions import math as fm
 from ..functions.detach import detach  # noqa: F401  (part of the AD API: fj.detach)
+from ..traits import is_tensor_v
 from ..tree import leaves, transform, traverse2, map2, LeafError
 from . import graph
 from .graph import ADFlag, ADMode, Vertex, scopes
@@ -52,6 +53,11 @@ def _differentiable(a) -> bool:
 # ---------------------------------------------------------------------------
 # Enabling gradients
 
+# Checks that enable_grad runs on arguments of these classes first (frostjit.nn registers its
+# cooperative vectors: Dr.Jit refuses to make one of non-differentiable components differentiable).
+ENABLE_GRAD_CHECKS: dict = {}
+
+
 def enable_grad(*args) -> None:
     """Make the float arrays in ``args`` differentiable: new AD leaves whose gradient can be read later.
 
@@ -64,6 +70,10 @@ def enable_grad(*args) -> None:
     """
     if not graph.grad_allowed():
         return
+    for a in args:      # (a class may refuse: Dr.Jit's cooperative vectors of non-AD components)
+        check = ENABLE_GRAD_CHECKS.get(type(a))
+        if check is not None:
+            check(a)
     for a in leaves(args):
         if a._ad is None and _differentiable(a):
             a._ad = Vertex(type(a), a._node.size, (), a._node)
@@ -131,6 +141,11 @@ def _pairs(dst, src, who: str) -> list:
     if isinstance(src, _SEQUENCES) and isinstance(dst, (ArrayBase, VectorBase)):
         # Dr.Jit converts the value with the array's constructor: ``x.grad = [1, 2, 3]``
         src = type(dst)(src)
+    elif isinstance(dst, ArrayBase) and is_tensor_v(type(src)):
+        src = type(dst)(src)            # a 1-D tensor gradient for a flat array (Dr.Jit)
+    elif isinstance(src, _SEQUENCES) and is_tensor_v(type(dst)):
+        # a list (flat or nested) of the tensor's size fills it in order (Dr.Jit: t.grad = [..])
+        src = type(dst.array)(np.asarray(src).ravel())
     if isinstance(dst, ArrayBase) and isinstance(src, (ArrayBase, int, float)):
         return [(dst, src)]
     pairs = []

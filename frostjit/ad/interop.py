@@ -10,13 +10,13 @@ Supported, as in Dr.Jit 1.5: frostjit -> torch, frostjit -> jax, torch -> frostj
 forward and reverse mode); jax -> frostjit raises ``ValueError``.  ``"drjit"`` is accepted as
 a name of frostjit.  The frameworks are imported when a wrapped function first runs.
 
-Conversions (CPU, copies through NumPy): a 1-D array <-> a 1-D tensor, a static vector
-(``Array3f``) <-> a tensor of shape ``(3, n)`` (Dr.Jit's layout), a 0-d tensor -> a 1-element
-array; a frostjit tensor <-> a tensor of its shape, and a result of any other shape becomes a
-``TensorXf`` (``TensorXi``, ...); when a call has a tensor argument, all its results are tensors.
-Containers (PyTrees) are converted leaf by leaf and other Python values passed as they are.
-Dr.Jit returns a tensor for every result (also for 1-D and ``(3, n)`` ones, without tensor
-arguments): a documented difference.  Floating point tensors become AD types.
+Conversions (CPU, copies through NumPy), as in Dr.Jit: a 1-D array -> a 1-D tensor, a static
+vector (``Array3f``) -> a tensor of shape ``(3, n)`` (Dr.Jit's layout), a frostjit tensor -> a
+tensor of its shape; whatever comes back into frostjit (a result, a tensor argument of a call
+from torch, a tangent) is a frostjit tensor of its shape (``TensorXf``, ``TensorXi``, ...; AD
+types for floats), also a ``(n,)``, ``(k, n)`` or ``()`` one, while the gradient of an argument
+keeps the argument's type (a ``Float`` gets a ``Float``).  Containers (PyTrees) are converted
+leaf by leaf and other Python values passed as they are.
 
 Across the boundary a wrapped call is one custom operation (:mod:`.custom`): the other
 framework's own AD computes its derivatives (``torch.autograd.grad`` / forward-mode dual
@@ -37,7 +37,7 @@ from ..array.vector import VectorBase
 from ..trace.dtypes import from_numpy_dtype
 from ..trace.state import JitBackend
 from ..traits import is_jit_v, is_tensor_v, tensor_t
-from ..tree import node_type
+from ..tree import map2, node_type
 from ..tree.kinds import Kind
 from . import api
 from .custom import CustomOp, custom
@@ -75,9 +75,13 @@ def wrap(source, target):
     Raises
     ------
     ValueError
-        For an unknown framework, or jax -> frostjit (unsupported, as in Dr.Jit 1.5).
+        For an unknown framework, neither side frostjit (``torch`` -> ``torch`` too), or jax ->
+        frostjit (unsupported); as in Dr.Jit 1.5.
     """
     s, t = _framework(source, "source"), _framework(target, "target")
+    if "frostjit" not in (s, t):
+        raise ValueError(f"wrap(): at least one of 'source' and 'target' must equal 'frostjit' "
+                         f"(got {s!r} and {t!r})")
     if s != t and (s, t) not in (("frostjit", "torch"), ("frostjit", "jax"), ("torch", "frostjit")):
         raise ValueError(f"wrap(): unsupported combination of source {s!r} and target {t!r}")
 
@@ -133,12 +137,11 @@ def _is_jit(o) -> bool:
     return isinstance(o, (ArrayBase, VectorBase)) or (is_tensor_v(type(o)) and is_jit_v(type(o)))
 
 
-def _has_tensor(leaves) -> bool:
-    return any(is_tensor_v(type(a)) for a in leaves)
-
-
 def _numpy(a) -> np.ndarray:
-    """A frostjit array as NumPy: ``(n,)``, or ``(components, n)`` for a static vector."""
+    """A frostjit array as NumPy: ``(n,)``, ``(components, n)`` for a static vector (a complex
+    number too: its real and imaginary parts, as Dr.Jit's tensor of it), a tensor's shape."""
+    if isinstance(a, VectorBase) and type(a).IsComplex:
+        return np.stack([np.asarray(c.numpy()) for c in a._c])
     return np.ascontiguousarray(a.numpy())
 
 
@@ -146,29 +149,29 @@ def _is_float(a) -> bool:
     return a.Type.is_float
 
 
-def _from_numpy(data: np.ndarray, shape_hint: str, tensor: bool = False):
-    """NumPy data from another framework as a frostjit array (AD type for floats): a tensor of its
-    shape when ``tensor`` (the call had a tensor argument, or it is a tensor argument's gradient)."""
+def _from_numpy(data: np.ndarray, shape_hint: str):
+    """NumPy data from another framework as a frostjit tensor of its shape and type (an AD type for
+    floats): as Dr.Jit, whatever enters frostjit from torch or JAX is a tensor, also a ``(n,)``,
+    ``(k, n)`` or ``()`` one (``shape_hint`` names the value in the error)."""
     vt = from_numpy_dtype(data.dtype)
-    if tensor:
-        return _tensor_of(data, vt, shape_hint)
-    if data.ndim == 0:
-        data = data.reshape(1)
-    if data.ndim == 1:
-        return registry.flat_type(JitBackend.LLVM, vt, True)(data)
-    if data.ndim == 2:
-        cls = registry.vector_type(JitBackend.LLVM, vt, data.shape[0], True)
-        if cls is not None:
-            return cls(data)
-    return _tensor_of(data, vt, shape_hint)
-
-
-def _tensor_of(data: np.ndarray, vt, shape_hint: str):
     tensor = tensor_t(registry.flat_type(JitBackend.LLVM, vt, True))
     if tensor is None:
         raise TypeError(f"wrap(): cannot convert a {shape_hint} of shape {tuple(data.shape)} and type "
                         f"{data.dtype} to a frostjit tensor")
-    return tensor(np.ascontiguousarray(data))
+    return tensor(np.asarray(data, order="C"))      # (np.ascontiguousarray makes a 0-d array 1-d)
+
+
+def _like(data: np.ndarray, like):
+    """NumPy data (a gradient or tangent) as a value of ``like``'s type: derivatives of the values
+    that crossed the boundary keep their types (a ``Float`` argument gets a ``Float`` gradient)."""
+    if is_tensor_v(type(like)):
+        return _from_numpy(data, "gradient")
+    return type(like)(np.ascontiguousarray(data).reshape(_numpy_shape(like)))
+
+
+def _numpy_shape(a) -> tuple:
+    """The shape :func:`_numpy` gives ``a`` (without copying its data)."""
+    return tuple(a.shape) if isinstance(a, VectorBase) else (len(a),)
 
 
 def _zeros_for(t) -> np.ndarray:
@@ -197,7 +200,6 @@ class _TorchCall(CustomOp):
         self.func, self.args, self.kwargs = func, args, kwargs
 
         self.made = {}          # id(torch tensor) -> the frostjit value it was made from
-        self.tensors = _has_tensor(_collect((args, kwargs), _is_jit, []))
 
         def to_tensor(a):
             t = torch.from_numpy(_numpy(a))
@@ -208,7 +210,7 @@ class _TorchCall(CustomOp):
         with torch.enable_grad():
             self.t_args = _convert((args, kwargs), to_tensor, _is_jit)
             self.t_out = func(*self.t_args[0], **self.t_args[1])
-        return _convert(self.t_out, lambda t: _from_numpy(t.detach().cpu().numpy(), "torch tensor", self.tensors),
+        return _convert(self.t_out, lambda t: _from_numpy(t.detach().cpu().numpy(), "torch tensor"),
                         _is_tensor)
 
     def backward(self):
@@ -225,9 +227,7 @@ class _TorchCall(CustomOp):
 
         def grad_of(t):
             g = by_id.get(id(t))
-            a = self.made.get(id(t))
-            return _from_numpy(g.detach().cpu().numpy() if g is not None else _zeros_for(t), "gradient",
-                               a is not None and is_tensor_v(type(a)))
+            return _like(g.detach().cpu().numpy() if g is not None else _zeros_for(t), self.made[id(t)])
         grads_in = _convert(self.t_args, grad_of, _is_tensor)
         self.set_grad_in("args", grads_in[0])
         self.set_grad_in("kwargs", grads_in[1])
@@ -250,7 +250,7 @@ class _TorchCall(CustomOp):
             def tangent(t):
                 tan = fwad.unpack_dual(t).tangent
                 data = tan.detach().cpu().numpy() if tan is not None else _zeros_for(t)
-                return _from_numpy(data, "tangent", self.tensors)
+                return _from_numpy(data, "tangent")
             self.set_grad_out(_convert(out, tangent, _is_tensor))
 
     def name(self):
@@ -265,8 +265,13 @@ def _jax():
 
 
 def _is_jax_array(o) -> bool:
+    """A JAX array, or a scalar JAX hands back in its place (jit returns its typed literals for
+    Python numbers that passed through: ``jax.jit(lambda x, n: (x, n))(x, 4)``)."""
     jax = sys.modules.get("jax")
-    return jax is not None and isinstance(o, jax.Array)
+    if jax is None:
+        return False
+    return isinstance(o, jax.Array) or (type(o).__module__.startswith(("jax.", "jaxlib."))
+                                        and hasattr(o, "dtype"))
 
 
 class _JaxCall(CustomOp):
@@ -279,12 +284,11 @@ class _JaxCall(CustomOp):
         jax = _jax()
         self.func, self.args, self.kwargs = func, args, kwargs
         leaves = _collect((args, kwargs), _is_jit, [])
-        self.tensors = _has_tensor(leaves)
         self.diff = [i for i, a in enumerate(leaves) if _is_float(a)]
         self.values = [jax.numpy.asarray(_numpy(a)) for a in leaves]
         out, self.vjp = jax.vjp(self._call, *[self.values[i] for i in self.diff])
         self.out = out
-        return _convert(out, lambda x: _from_numpy(np.asarray(x), "jax array", self.tensors), _is_jax_array)
+        return _convert(out, lambda x: _from_numpy(np.asarray(x), "jax array"), _is_jax_array)
 
     def _call(self, *diff_values):
         values = list(self.values)
@@ -312,7 +316,7 @@ class _JaxCall(CustomOp):
 
         def grad_of(_):
             a, g = next(it)
-            return _from_numpy(np.asarray(g), "gradient", is_tensor_v(type(a))) if g is not None else api.grad(a)
+            return _like(np.asarray(g), a) if g is not None else api.grad(a)
         g_args, g_kwargs = _convert((self.args, self.kwargs), grad_of, _is_jit)
         self.set_grad_in("args", g_args)
         self.set_grad_in("kwargs", g_kwargs)
@@ -323,8 +327,15 @@ class _JaxCall(CustomOp):
         primals = [self.values[i] for i in self.diff]
         tans = [jax.numpy.asarray(_numpy(tangents[i]), dtype=self.values[i].dtype) for i in self.diff]
         _, out_tan = jax.jvp(self._call, primals, tans)
-        self.set_grad_out(_convert(out_tan, lambda x: _from_numpy(np.asarray(x), "tangent", self.tensors),
-                                   _is_jax_array))
+        def tangent(p, t):
+            # where the result had a JAX array; a Python value passed through keeps its place
+            if not _is_jax_array(p):
+                return p
+            t, dtype = np.asarray(t), np.asarray(p).dtype
+            if t.dtype == jax.dtypes.float0:    # (the tangent of an integer result)
+                t = np.zeros(np.shape(p), dtype=dtype)
+            return _from_numpy(t.astype(dtype, copy=False), "tangent")
+        self.set_grad_out(map2(self.out, out_tan, tangent, who="wrap"))
 
     def name(self):
         return f"wrap(jax:{getattr(self.func, '__name__', 'function')})"
@@ -385,7 +396,7 @@ def _frostjit_function(torch):
             api.clear_grad(ctx.fj_inputs, ctx.fj_outputs)
             for a, g in zip(ctx.fj_outputs, grad_outputs):
                 if g is not None and api.grad_enabled(a):
-                    api.accum_grad(a, _from_numpy(g.detach().cpu().numpy(), "gradient"))
+                    api.accum_grad(a, _like(g.detach().cpu().numpy(), a))
             api.enqueue(api.ADMode.Backward, ctx.fj_outputs)
             api.traverse(api.ADMode.Backward, api.ADFlag.ClearVertices)
             grads = [torch.from_numpy(_numpy(api.grad(a))).to(d) if _is_float(a) else None
@@ -397,9 +408,11 @@ def _frostjit_function(torch):
             api.clear_grad(ctx.fj_inputs, ctx.fj_outputs)
             for a, t in zip(ctx.fj_inputs, tangents):
                 if t is not None and api.grad_enabled(a):
-                    api.set_grad(a, _from_numpy(t.detach().cpu().numpy(), "tangent"))
+                    api.set_grad(a, _like(t.detach().cpu().numpy(), a))
             api.enqueue(api.ADMode.Forward, ctx.fj_inputs)
             api.traverse(api.ADMode.Forward, api.ADFlag.ClearVertices)
-            return (None, *[torch.from_numpy(_numpy(api.grad(a))) for a in ctx.fj_outputs])
+            # (torch wants None for the outputs marked non-differentiable)
+            return (None, *[torch.from_numpy(_numpy(api.grad(a))) if _is_float(a) else None
+                            for a in ctx.fj_outputs])
 
     return FrostjitFunction

@@ -26,7 +26,7 @@ from ..functions.memory import check_bounds
 from ..schedule.evaluate import KernelRecordingMode, KernelType, record_operation
 from ..trace import ops as trace_ops
 from ..trace.ops import normalize_literal
-from ..trace.state import state
+from ..trace.state import JitBackend, state
 from .outputs import generate_finish
 from .records import (SlotOrigin, Launch, Reduce, PrefixSum, BlockReduce, Compress, Copy, Fill, FillWidth, Upload,
                       UploadInput, BoundsCheck, SlotOperand, BufferEntry, LiteralEntry, InputEntry)
@@ -159,7 +159,7 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
                 code.line("launch_start = perf_counter()")
             emitter.launch(i, op.kernel, op.size, args)
             if history:     # the entry schedule.evaluate.run_group makes, from a template
-                template = code.bind(f"history_entry_{i}", _history_template(backend, op.kernel))
+                template = code.bind(f"history_entry_{i}", _history_template(backend, op))
                 code.line(f"entry = {template}.copy(); entry['size'] = launch_size; "
                           f"entry['execution_time'] = (perf_counter() - launch_start) * 1e3; jit_state.history.append(entry)")
         elif t is Reduce:
@@ -285,12 +285,14 @@ _HISTORY_PARAMS = {Reduce: lambda op: op.op, PrefixSum: lambda op: op.exclusive,
                    Compress: lambda op: None, Copy: lambda op: None}
 
 
-def _history_template(backend, kernel) -> dict:
+def _history_template(backend, op: Launch) -> dict:
     """A replayed launch in ``fj.kernel_history()``: the entry a plain call's launch makes
-    (schedule.evaluate.run_group) when the kernel is in the memory cache."""
-    return {"type": KernelType.JIT, "backend": backend.name, "size": 0, "hash": kernel.hash, "ir": kernel.ir,
-            "cache_hit": True, "cache_disk": False, "recording_mode": KernelRecordingMode.Replayed,
-            "operation_count": kernel.n_instrs,
+    (schedule.evaluate.launch) when the kernel is in the memory cache."""
+    kernel, n_out = op.kernel, len(op.writes())
+    return {"type": KernelType.JIT, "backend": JitBackend.LLVM, "cpu_backend": backend.name, "size": 0, "hash": kernel.hash, "ir": kernel.ir,
+            "cache_hit": True, "cache_disk": False, "uses_optix": False,
+            "input_count": len(op.params) - n_out, "output_count": n_out,
+            "recording_mode": KernelRecordingMode.Replayed, "operation_count": kernel.n_instrs,
             "codegen_time": 0.0, "backend_time": 0.0, "execution_time": 0.0}
 
 

@@ -188,7 +188,12 @@ def full(dtype, value, shape=1):
     size = _check_size("full", shape, dtype)
     if issubclass(dtype, VectorBase):
         if dtype.IsComplex or dtype.IsQuaternion:
-            return dtype(full(dtype._elem, value, size))
+            # value as the real part (first of a complex number, last of a quaternion), zeros
+            # elsewhere, every part with ``size`` lanes (as Dr.Jit: a one-lane imaginary part
+            # would be one AD variable whose gradient sums the lanes)
+            parts = [full(dtype._elem, 0, size) for _ in range(dtype._n)]
+            parts[0 if dtype.IsComplex else -1] = full(dtype._elem, value, size)
+            return dtype(*parts)
         return dtype._from_components([full(dtype._elem, value, size) for _ in range(dtype._n)])
     return _sized_literal("full", dtype, value, size)
 

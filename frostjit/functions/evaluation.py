@@ -10,6 +10,19 @@ from ..trace.state import state
 from ..tree import leaves, traverse
 
 
+# Classes whose instances refuse evaluation, with the reason: Dr.Jit's cooperative vectors
+# (frostjit.nn registers them).  Only the arguments themselves are checked: a set lookup per
+# argument on this hot path.
+UNEVALUABLE: dict = {}
+
+
+def _refuse_unevaluable(args: tuple, who: str) -> None:
+    for a in args:
+        reason = UNEVALUABLE.get(type(a))
+        if reason is not None:
+            raise RuntimeError(f"{who}(): {reason}")
+
+
 def eval(*args) -> bool:  # noqa: A001  (Dr.Jit's name)
     """Evaluate the arrays in the given PyTrees (and everything scheduled, and pending scatters).
 
@@ -35,6 +48,8 @@ def eval(*args) -> bool:  # noqa: A001  (Dr.Jit's name)
     >>> fj.eval(x)      # one kernel
     >>> fj.eval({"a": x + 1, "b": [x * 2]})     # one kernel for both
     """
+    if UNEVALUABLE:     # (empty until a cooperative vector type exists: one truth test)
+        _refuse_unevaluable(args, "eval")
     nodes = [a._node for a in leaves(args)]
     given = False
     for n in nodes:
@@ -51,6 +66,8 @@ def eval(*args) -> bool:  # noqa: A001  (Dr.Jit's name)
 def schedule(*args) -> bool:
     """Mark the arrays in the given PyTrees (as :func:`eval` takes them) for evaluation by the
     next :func:`eval`; ``True`` if any of them was unevaluated (as Dr.Jit)."""
+    if UNEVALUABLE:     # (empty until a cooperative vector type exists: one truth test)
+        _refuse_unevaluable(args, "schedule")
     new = [a._node for a in leaves(args) if a._node.op not in ("data", "literal")]
     state.scheduled.extend(new)
     return bool(new)
@@ -63,6 +80,8 @@ def make_opaque(*args) -> None:
     Afterwards no value of these arrays is folded into kernels as a constant,
     so changing them does not compile new kernels.
     """
+    if UNEVALUABLE:     # (empty until a cooperative vector type exists: one truth test)
+        _refuse_unevaluable(args, "make_opaque")
     arrays = leaves(args)
     eval(*arrays)
     backend = current_backend()

@@ -63,12 +63,13 @@ def identity(dtype, size: int = 1):
     """
     if dtype in (int, float, bool):
         return dtype(1)
+    # Every entry has ``size`` lanes, the zeros too (as Dr.Jit): a width-1 zero would be one AD
+    # variable broadcast over the lanes, so its gradient after fj.enable_grad summed them.
     if isinstance(dtype, type) and issubclass(dtype, MatrixBase):
-        one = full(dtype._elem._elem, 1, size)
-        return dtype(one)
-    if isinstance(dtype, type) and issubclass(dtype, VectorBase) and dtype.IsComplex | dtype.IsQuaternion:
-        return dtype(full(dtype._elem, 1, size))
-    return full(dtype, 1, size)
+        row, n = dtype._elem, dtype._n
+        one, zero = full(row._elem, 1, size), full(row._elem, 0, size)
+        return dtype(*[row(*[one if i == j else zero for j in range(row._n)]) for i in range(n)])
+    return full(dtype, 1, size)     # (a complex number's or quaternion's 1: real part 1, full width)
 
 
 def frob(a):

@@ -13,6 +13,8 @@ globals().update(_make_rng_types(_JitBackend.LLVM, __name__, ad=False))
 globals().update(_make_tensor_types(_JitBackend.LLVM, __name__, ad=False))
 globals().update(_make_texture_types(_JitBackend.LLVM, __name__, ad=False))
 
+from ..schedule.event import Event  # noqa: E402,F401  (Dr.Jit's drjit.llvm.Event)
+
 __all__ = [n for n in dir() if not n.startswith("_")]
 
 # ``frostjit.llvm.ad`` is reachable as an attribute after ``import frostjit`` (as ``drjit.llvm.ad``).

@@ -20,9 +20,11 @@ import dataclasses
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase, componentwise
+from ..traits import is_diff_v
 from ..tree import leaves
 from ..functions.creation import full, zeros
-from ..functions.evaluation import width
+from ..functions.evaluation import UNEVALUABLE, width
+from ..ad.api import ENABLE_GRAD_CHECKS
 
 _NUMBERS = (int, float)
 
@@ -61,6 +63,10 @@ def _coop_class(elem: type) -> type:
             raise TypeError(f"frostjit.nn.CoopVec: no dynamic array type of {elem.__name__}")
         cls = type(f"CoopVec[{elem.__name__}]", (CoopVec, base), {"__slots__": (), "_ops": _AllOps()})
         _CLASSES[elem] = cls
+        # As Dr.Jit: a cooperative vector is unpacked, never evaluated as a whole (fj.eval,
+        # fj.schedule and fj.make_opaque raise), and fj.enable_grad needs AD components
+        UNEVALUABLE[cls] = "Cooperative vectors cannot be evaluated. They must be unpacked into regular variables."
+        ENABLE_GRAD_CHECKS[cls] = CoopVec._check_enable_grad
     return cls
 
 
@@ -112,6 +118,13 @@ class CoopVec(VectorBase):
     """
 
     __slots__ = ()
+
+    def _check_enable_grad(self) -> None:
+        """``fj.enable_grad(vec)``: Dr.Jit raises unless the components already carry gradients
+        (a cooperative vector is differentiable through its components, made before packing)."""
+        if any(c._ad is None and is_diff_v(c) for c in self._c):
+            raise RuntimeError("enable_grad(): to create a differentiable cooperative vector, construct "
+                               "it from grad-enabled components.")
 
     @staticmethod
     def _step(a, b):

@@ -16,10 +16,10 @@ from collections.abc import MutableMapping
 
 from .. import traits
 from ..array.meta import vartype_of
-from ..functions.math import exp, exp2, maximum, select, sincos, tanh, abs as fj_abs, round as fj_round
+from ..functions.math import exp, exp2, fma, maximum, select, sincos, tanh, abs as fj_abs, round as fj_round
 from ..functions.creation import zeros
 from ..random import rng as make_rng
-from ..tensor import concat
+from ..tensor import concat, matmul, reshape
 from .coopvec import CoopVec
 from .view import MatrixView, matvec, repack
 
@@ -143,6 +143,8 @@ class Module(MutableMapping):
                                      f"elements, got {len(value)}")
                 old.buffer, old.dtype = value, vartype_of(type(value)._vt)
             else:
+                if old is not None and type(value) is not type(old):
+                    value = type(old)(value)      # (Dr.Jit: a float32 tensor into a float16 slot)
                 setattr(owner, attr, value)
 
     def __delitem__(self, key: str) -> None:
@@ -274,13 +276,29 @@ class Linear(Module):
         return slots
 
     def __call__(self, arg, /):
-        if not isinstance(self.weights, MatrixView):
-            raise RuntimeError("frostjit.nn.Linear: cooperative-vector evaluation requires packed weights. "
-                               "Call 'frostjit.nn.pack(net)' to transform the network into a "
-                               "cooperative-vector layout.")
-        if not isinstance(arg, CoopVec):
-            raise TypeError(f"frostjit.nn.Linear: expected a CoopVec input, got {type(arg).__name__}")
-        return matvec(self.weights, arg, self.bias)
+        """``A @ x + b``: on a cooperative vector with packed weights (:func:`matvec`), or on a
+        tensor of shape ``(in_features, N)`` with unpacked weights (``(out_features, N)``, a
+        matrix product; Dr.Jit's tensor mode)."""
+        w = self.weights
+        if w is None:
+            raise RuntimeError("frostjit.nn.Linear: uninitialized network. Call "
+                               "'net = net.alloc(<Tensor type>)' to initialize the weight storage first.")
+        if isinstance(arg, CoopVec):
+            if not isinstance(w, MatrixView):
+                raise RuntimeError("frostjit.nn.Linear: cooperative-vector evaluation requires packed weights. "
+                                   "Call 'frostjit.nn.pack(net)' to transform the network into a "
+                                   "cooperative-vector layout.")
+            return matvec(w, arg, self.bias)
+        if isinstance(w, MatrixView):
+            raise RuntimeError("frostjit.nn.Linear: tensor-mode evaluation requires unpacked 2D weights. "
+                               "Either wrap the input as 'nn.CoopVec(...)' or construct a fresh unpacked "
+                               "module (without calling 'frostjit.nn.pack()').")
+        if not _is_tensor(arg):
+            raise TypeError(f"frostjit.nn.Linear: expected a CoopVec or a tensor, got {type(arg).__name__}")
+        y = matmul(w, arg)
+        if self.bias is not None:
+            y = y + reshape(self.bias, (self.bias.shape[0], 1))
+        return y
 
     def __repr__(self) -> str:
         in_f, out_f, has_bias = self.config
@@ -397,18 +415,12 @@ class _Encode(Module):
         out.channels = size
         return out, size * 2 * self.octaves
 
-    def _pair(self, t):
+    def _octaves(self, x) -> list:
+        """``[sin_0, cos_0, sin_1, cos_1, ...]`` of one input component ``x``."""
         raise NotImplementedError
 
     def _components(self, comps) -> list:
-        out = []
-        for c in comps:
-            for i in range(self.octaves):
-                t = c * float(2 ** i)
-                if self.shift:
-                    t = t + i * self.shift
-                out.extend(self._pair(t))
-        return out
+        return [v for c in comps for v in self._octaves(c)]
 
     def __call__(self, arg, /):
         if isinstance(arg, CoopVec):
@@ -439,18 +451,33 @@ class SinEncode(_Encode):
         Phase shift per octave, in fractional periods.
     """
 
-    def _pair(self, t):
-        s, c = sincos(t * (2 * math.pi))
-        return [s, c]
+    def _octaves(self, x) -> list:
+        # One sincos per component; octave i follows from octave i-1 by the double-angle formulas
+        # and a fixed rotation by beta_i = 2 pi s (2 - i) (theta_i = 2 theta_(i-1) + beta_i): Dr.Jit's
+        # recurrence, so the values round as Dr.Jit's do (float16 included).
+        s, c = sincos(x * (2 * math.pi))
+        out = [s, c]
+        for i in range(1, self.octaves):
+            s2 = 2 * s
+            s, c = s2 * c, fma(-s2, s, 1)
+            if self.shift:
+                sb, cb = math.sin(2 * math.pi * self.shift * (2 - i)), math.cos(2 * math.pi * self.shift * (2 - i))
+                s, c = fma(s, cb, c * sb), fma(c, cb, -s * sb)
+            out += [s, c]
+        return out if self.octaves else []
 
 
 class TriEncode(_Encode):
     """Triangle-wave encoding: as :class:`SinEncode` with ``cos_tri(t) = 1 - 4|t - round(t)|`` and
     ``sin_tri(t) = cos_tri(t - 1/4)`` instead of ``cos(2 pi t)`` and ``sin(2 pi t)``."""
 
-    def _pair(self, t):
-        u = t - 0.25
-        return [1 - 4 * fj_abs(u - fj_round(u)), 1 - 4 * fj_abs(t - fj_round(t))]
+    def _octaves(self, x) -> list:
+        out = []
+        for i in range(self.octaves):
+            t = fma(x, float(2 ** i), self.shift * i)      # (fused, as Dr.Jit: the same rounding)
+            u = t - 0.25
+            out += [fma(fj_abs(u - fj_round(u)), -4, 1), fma(fj_abs(t - fj_round(t)), -4, 1)]
+        return out
 
 
 class HashEncodingLayer(Module):

@@ -12,7 +12,7 @@ import enum
 import logging
 import time
 
-from ..trace.state import state, KERNEL_HISTORY
+from ..trace.state import JitBackend, state, KERNEL_HISTORY
 from ..backend import current_backend
 from ..backend.kernel import OUT
 from .kernel import build_kernel
@@ -258,9 +258,11 @@ def launch(backend, size: int, spec, bindings: list, outs: list, effects: list,
     for node, buf in zip(outs, buffers[len(buffers) - len(outs):]):
         node.set_data(buf)
     if history:
+        n_out = len(outs)
         state.history.append({
-            "type": KernelType.JIT, "backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
-            "cache_hit": status == "memory", "cache_disk": status == "disk",
+            "type": KernelType.JIT, "backend": JitBackend.LLVM, "cpu_backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
+            "cache_hit": status == "memory", "cache_disk": status == "disk", "uses_optix": False,
+            "input_count": len(spec.params) - n_out, "output_count": n_out,
             "recording_mode": _recording_mode(), "operation_count": len(spec.instrs),
             # milliseconds, as in Dr.Jit: IR generation, and LLVM compilation (or disk load)
             "codegen_time": 0.0 if status == "memory" else kernel.codegen_time * 1e3,
@@ -282,6 +284,7 @@ def record_operation(entry: dict) -> None:
             entry["type"] = KernelType(entry["type"])
         except ValueError:
             pass
+        entry.setdefault("backend", JitBackend.LLVM)     # (the array backend, as Dr.Jit's entries)
         entry.setdefault("recording_mode", _recording_mode())
         state.history.append(entry)
 

@@ -5,7 +5,7 @@ import pytest
 
 import frostjit as fj
 from frostjit import llvm
-from frostjit.llvm.ad import Float, Float64, Array3f, UInt32
+from frostjit.llvm.ad import Float, Float64, Array3f, TensorXf, UInt32
 
 
 def values(a):
@@ -35,6 +35,30 @@ def test_grad_property_of_static_vectors():
     assert fj.grad(v).numpy().tolist() == [[1], [2], [3]]
     v.grad = 4.0
     assert v.grad.numpy().tolist() == [[4], [4], [4]]
+
+
+def test_tensor_gradients_take_lists_of_the_tensor_size_and_flat_arrays():
+    # (a list into a tensor's gradient raised TypeError; Dr.Jit converts it, flat or nested)
+    t = TensorXf([1, 2, 3, 4, 5, 6], shape=(2, 3))
+    fj.enable_grad(t)
+    for value in ([1, 2, 3, 4, 5, 6], [[1, 2, 3], [4, 5, 6]], np.arange(1, 7), Float(1, 2, 3, 4, 5, 6)):
+        t.grad = value
+        assert type(t.grad) is TensorXf and t.grad.shape == (2, 3) and values(t.grad) == [[1, 2, 3], [4, 5, 6]]
+    fj.accum_grad(t, [[1, 1, 1], [1, 1, 1]])
+    assert values(t.grad) == [[2, 3, 4], [5, 6, 7]]
+    t0 = TensorXf(1.0)
+    fj.enable_grad(t0)
+    t0.grad = [3]
+    assert t0.grad.shape == () and float(t0.grad.numpy()) == 3
+    with pytest.raises(RuntimeError, match="size 2 into AD variable"):
+        t.grad = [1, 2]
+
+
+def test_array_gradients_take_one_dimensional_tensors():
+    x = Float(1, 2, 3)
+    fj.enable_grad(x)
+    x.grad = TensorXf([4, 5, 6])
+    assert type(x.grad) is Float and values(x.grad) == [4, 5, 6]
 
 
 @pytest.mark.parametrize("make", [lambda: llvm.Float(1, 2), lambda: UInt32(1, 2), lambda: Float(1, 2)])

@@ -108,3 +108,17 @@ def test_frozen_linspace_and_arange_match_plain_calls_at_every_width():
         for p, g in zip(f(x), frozen(x)):
             np.testing.assert_array_equal(g.numpy(), p.numpy())
         np.testing.assert_array_equal(frozen(x)[0].numpy(), np.linspace(-2.2, 1.0, w).astype(np.float32))
+
+
+@pytest.mark.parametrize("make", [fj.zeros, fj.ones, lambda t, n: fj.full(t, 3, n)])
+@pytest.mark.parametrize("cls", [fj.llvm.ad.Complex2f, fj.llvm.ad.Quaternion4f])
+def test_complex_and_quaternion_creation_gives_every_part_all_lanes(make, cls):
+    # (the imaginary parts had one lane, Dr.Jit's have the requested width: after enable_grad a
+    # one-lane part's gradient summed the lanes)
+    v = make(cls, 3)
+    assert [len(c) for c in v] == [3] * len(v)
+    real = list(v)[0 if cls.IsComplex else -1]
+    assert all(np.all(c.numpy() == 0) for c in v if c is not real)
+    fj.enable_grad(v)
+    fj.backward(fj.sum(fj.sum(v * 2)))
+    assert all(np.all(g.numpy() == 2) for g in v.grad)

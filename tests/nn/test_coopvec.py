@@ -97,3 +97,30 @@ def test_a_views_dtype_is_the_public_var_type():
     assert nn.view(buffer).dtype == fj.VarType.Float16
     packed = nn.pack(buffer)                # (one tensor in: one view out, as Dr.Jit 1.5)
     assert packed.dtype == fj.VarType.Float16
+
+
+def test_evaluating_a_cooperative_vector_raises_as_in_drjit():
+    # (fj.eval/schedule/make_opaque evaluated the components; Dr.Jit refuses: unpack first)
+    x = nn.CoopVec(Float(1, 2), Float(3, 4)) * 2
+    for f in (fj.eval, fj.schedule, fj.make_opaque):
+        with pytest.raises(RuntimeError, match="Cooperative vectors cannot be evaluated. They must be unpacked"):
+            f(x)
+    a, b = x
+    fj.eval(a, b)
+    assert a.numpy().tolist() == [2, 4] and b.numpy().tolist() == [6, 8]
+
+
+def test_enable_grad_of_a_cooperative_vector_needs_grad_enabled_components():
+    with pytest.raises(RuntimeError, match="construct it from grad-enabled components"):
+        fj.enable_grad(nn.CoopVec(Float(1), Float(2)))
+    a, b = Float(1), Float(2)
+    fj.enable_grad(a, b)
+    z = nn.CoopVec(a, b)
+    fj.enable_grad(z)                                   # (its components carry gradients: fine)
+    assert fj.grad_enabled(z) and not fj.grad_enabled(fj.detach(z))
+    x, y = z
+    x.grad, y.grad = 4, 5
+    fj.backward_to(a, b)
+    assert (a.grad.numpy().tolist(), b.grad.numpy().tolist()) == ([4], [5])
+    fj.disable_grad(z)
+    assert not fj.grad_enabled(z)

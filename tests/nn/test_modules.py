@@ -149,3 +149,56 @@ def test_sin_and_tri_encodings_match_numpy_and_drjit(tri):
     np.testing.assert_allclose(t.numpy(), _encode_numpy(x.astype(np.float64), 2, 0.25, tri), atol=2e-6)
     assert repr(layer.alloc(TensorXf, 3)) == \
         f"{'TriEncode' if tri else 'SinEncode'}(octaves=2, shift=0.25, in_channels=3, out_features=12)"
+
+
+def test_linear_on_tensors_is_a_matrix_product_with_unpacked_weights():
+    # (tensor mode raised "requires packed weights"; Dr.Jit evaluates W @ x + b[:, None])
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(-1, 2, bias=False))
+    u = net.alloc(TensorXf, 3, rng=fj.rng(seed=7))
+    u["layers.0.bias"] = TensorXf(np.float32([0.1, -0.2, 0.3, -0.4]))
+    W0, b0, W1 = (np.asarray(u[k].numpy(), np.float64) for k in ("layers.0.weights", "layers.0.bias", "layers.2.weights"))
+    x = np.random.default_rng(3).standard_normal((3, 5)).astype(np.float32)
+    xt = TensorXf(x)
+    fj.enable_grad(xt)
+    y = u(xt)
+    assert type(y) is TensorXf and y.shape == (2, 5)
+    np.testing.assert_allclose(y.numpy(), W1 @ np.maximum(W0 @ x + b0[:, None], 0), rtol=1e-5, atol=1e-6)
+    xs = [Float(r) for r in x]
+    fj.enable_grad(xs)
+    yc = nn.pack(fj.copy(u), layout="training")(nn.CoopVec(*xs))
+    np.testing.assert_allclose([c.numpy() for c in yc], y.numpy(), rtol=1e-5, atol=1e-6)
+    fj.backward(fj.sum(y.array))
+    fj.backward(fj.sum(fj.sum(yc)))
+    np.testing.assert_allclose(xt.grad.numpy(), [g.grad.numpy() for g in xs], rtol=1e-5, atol=1e-6)
+
+
+def test_linear_names_what_is_missing_uninitialized_packed_or_unpacked():
+    x = nn.CoopVec(Float(1, 2), Float(3, 4))
+    with pytest.raises(RuntimeError, match=r"^frostjit.nn.Linear: uninitialized network. Call 'net = net.alloc"):
+        nn.Linear(2, 4)(x)
+    packed = nn.pack(nn.Sequential(nn.Linear(2, 4)).alloc(TensorXf, 2))
+    with pytest.raises(RuntimeError, match="tensor-mode evaluation requires unpacked 2D weights"):
+        packed(TensorXf(np.ones((2, 3), np.float32)))
+    with pytest.raises(TypeError, match="expected a CoopVec or a tensor, got Float"):
+        nn.Sequential(nn.Linear(2, 4)).alloc(TensorXf, 2)(Float(1, 2))
+
+
+def test_setting_a_parameter_of_another_type_converts_it_to_the_slot_type():
+    net = nn.Sequential(nn.Linear(2, 4)).alloc(TensorXf16, 2)
+    net["layers.0.weights"] = fj.full(TensorXf, 2.5, (4, 2))
+    w = net["layers.0.weights"]
+    assert type(w) is TensorXf16 and w.shape == (4, 2) and np.all(w.numpy() == 2.5)
+
+
+def test_float16_sin_encoding_rounds_as_drjits_double_angle_recurrence():
+    # Dr.Jit 1.5 computes octave i from octave i-1 (double angle + a fixed rotation); the direct
+    # sincos of each octave differs from it in the last float16 digits.  Dr.Jit's numbers:
+    data = [[0.1 + 0.15 * i + 0.07 * j for j in range(4)] for i in range(3)]
+    y = nn.SinEncode(octaves=3, shift=0.3)(TensorXf16(data))
+    assert y.shape == (18, 4)
+    assert y.numpy()[2:4].tolist() == [[0.0008382797241210938, -0.77099609375, -0.98291015625, -0.4833984375],
+                                       [-1.0, -0.63671875, 0.1871337890625, 0.87646484375]]
+    assert y.numpy()[16:18].tolist() == [[0.94921875, 0.13330078125, -0.99755859375, 0.23779296875],
+                                         [0.314453125, -0.990234375, 0.062744140625, 0.97119140625]]
+    c = nn.SinEncode(octaves=3, shift=0.3)(nn.CoopVec(*[Float16(r) for r in data]))
+    assert np.array([v.numpy() for v in c]).tolist() == y.numpy().tolist()

@@ -164,3 +164,17 @@ def test_one_matmul_and_transpose_take_matrices_and_tensors():
         fj.matmul(ma, tb)
     with pytest.raises(TypeError, match="axes"):
         fj.transpose(ma, (1, 0))
+
+
+@pytest.mark.parametrize("cls", [AD.Matrix3f, AD.Matrix2f64, AD.Complex2f, AD.Quaternion4f])
+def test_identity_entries_have_every_lane_so_each_gets_its_own_gradient(cls):
+    # (the zeros of identity(Matrix3f, 2) had one lane: after enable_grad, the gradient of an
+    # off-diagonal entry summed both lanes, 4 instead of Dr.Jit's 2)
+    m = fj.identity(cls, 2)
+    entries = [e for row in m for e in row] if fj.is_matrix_v(cls) else list(m)
+    assert [len(e) for e in entries] == [2] * len(entries)
+    fj.enable_grad(m)
+    fj.backward(fj.sum(fj.sum(fj.ravel(m * 2) if fj.is_matrix_v(cls) else m * 2)))
+    assert all(np.all(g.numpy() == 2) for g in ([e for row in m.grad for e in row] if fj.is_matrix_v(cls) else m.grad))
+    one = np.asarray(fj.identity(cls, 1).numpy())
+    assert np.asarray(fj.identity(cls, 2).numpy()).tolist() == np.repeat(one, 2, axis=-1).tolist()

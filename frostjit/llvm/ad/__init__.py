@@ -16,4 +16,6 @@ globals().update(_make_rng_types(_JitBackend.LLVM, __name__, ad=True))
 globals().update(_make_tensor_types(_JitBackend.LLVM, __name__, ad=True))
 globals().update(_make_texture_types(_JitBackend.LLVM, __name__, ad=True))
 
+from ...schedule.event import Event  # noqa: E402,F401  (the same class as frostjit.llvm.Event)
+
 __all__ = [n for n in dir() if not n.startswith("_")]
