@@ -6,9 +6,10 @@ same situation, so code written against either keeps catching them.
 from __future__ import annotations
 
 
-class AxisError(ValueError, IndexError):
+class AxisError(ValueError, IndexError, RuntimeError):
     """An ``axis=`` argument outside ``[-ndim, ndim)`` of the array it reduces
-    (like ``numpy.exceptions.AxisError``)."""
+    (like ``numpy.exceptions.AxisError``; a ``RuntimeError`` as Dr.Jit raises, "out-of-bounds
+    axis")."""
 
 
 class ConversionOverflowError(OverflowError, TypeError):
@@ -86,6 +87,14 @@ class TensorIndexTypeError(TypeError, RuntimeError):
     """An index of a type a tensor cannot be indexed with (a string, a float).
 
     A ``TypeError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
+
+
+class ReductionTypeError(TypeError, RuntimeError):
+    """An operand a reduction is not defined for: ``sum`` of a ``Bool`` array, ``all`` of a
+    ``Float``, ``count`` of a ``Float``, ``compress`` of a non-mask.
+
+    A ``TypeError`` as frostjit raised before, and a ``RuntimeError`` as Dr.Jit raises ("array
+    type is not compatible with the requested reduction")."""
 
 
 class ComponentError(AttributeError, RuntimeError):

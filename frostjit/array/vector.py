@@ -327,7 +327,10 @@ class VectorBase:
     __str__ = __repr__
 
     def __bool__(self):
-        raise TypeError(f"bool({type(self).__name__}) is ambiguous: use frostjit.all() or frostjit.any()")
+        # (a RuntimeError too, as Dr.Jit raises: "requires an array with at most 1 dimension")
+        raise IncompatibleArgumentsError(f"bool({type(self).__name__}) is ambiguous (implicit conversion to 'bool' "
+                                         f"requires an array with at most 1 dimension): use frostjit.all() or "
+                                         f"frostjit.any()")
 
     # -- operators --------------------------------------------------------
     def __add__(self, o): return apply_vector("add", self, o)

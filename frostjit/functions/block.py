@@ -13,6 +13,7 @@ from __future__ import annotations
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..backend.base import BlockReduction
+from ..errors import ReductionTypeError
 from ..schedule import memops
 from ..trace import ops
 from ..trace.dtypes import Bool, UInt32
@@ -46,7 +47,7 @@ def _apply(x: ArrayBase, block: BlockReduction, who: str):
         raise TypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} needs an integer or Bool "
                         f"array, got {type(x).__name__}")
     if x._vt is Bool and block.op not in ("and", "or"):     # (as fj.sum: count() sums masks)
-        raise TypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} of a Bool array; convert it "
+        raise ReductionTypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} of a Bool array; convert it "
                         f"to an integer type first")
     out = type(x)._from_node(memops.block_reduce(block, x._node))
     if x._ad is not None and state.ad_hook is not None:

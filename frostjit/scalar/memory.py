@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ReductionTypeError
 from ..trace import numpy_semantics as ns
 from ..trace import ops
 from ..trace.dtypes import Bool
@@ -93,7 +94,7 @@ def block(x, reduction):
         raise TypeError(f"frostjit.{who}(): ReduceOp.{op.capitalize()} needs an integer or Bool array, "
                         f"got {cls.__name__}")
     if vt is Bool and op not in ("and", "or"):      # (as on the JIT backends)
-        raise TypeError(f"frostjit.{who}(): ReduceOp.{op.capitalize()} of a Bool array; convert it to an "
+        raise ReductionTypeError(f"frostjit.{who}(): ReduceOp.{op.capitalize()} of a Bool array; convert it to an "
                         "integer type first")
     return of(cls, ns.block_reduce(op, values(x), reduction.size, reduction.prefix, reduction.exclusive,
                                    reduction.reverse))

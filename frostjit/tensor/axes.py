@@ -32,7 +32,7 @@ def normalize_axis(axis, ndim: int, who: str, what: str = "axis") -> int:
         raise TypeError(f"{who}: '{what}' must be an int, got {type(axis).__name__} {axis!r}") from None
     if not -ndim <= k < ndim:
         raise AxisError(f"{who}: {what} {k} is out of bounds for a tensor with {ndim} dimension"
-                        f"{'' if ndim == 1 else 's'} (valid: {-ndim} to {ndim - 1})")
+                        f"{'' if ndim == 1 else 's'} (valid: {-ndim} to {ndim - 1}; Dr.Jit: out-of-bounds {what})")
     return k % ndim
 
 
