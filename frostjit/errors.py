@@ -69,6 +69,14 @@ class ShapeMismatchError(ValueError, RuntimeError):
     and "dtype" parameters are incompatible')."""
 
 
+class LayoutArgumentError(ValueError, RuntimeError):
+    """A memory layout ``ravel``/``unravel``/``reshape`` cannot produce: an ``order`` other than
+    ``"A"``, ``"C"``, ``"F"``, a ragged static vector, a size that is no multiple of the type's.
+
+    A ``ValueError`` as frostjit raised before, and a ``RuntimeError`` as Dr.Jit raises ("order
+    parameter must equal ...", "ragged input not allowed", "not divisible")."""
+
+
 class SizeMismatchError(ValueError, TypeError):
     """An input whose number of entries does not fit what it initializes: a tensor's ``shape``
     for 4 values, a ragged nested list, a NumPy array of shape ``(4, 2)`` for an ``Array3f``.
