@@ -241,12 +241,26 @@ class Philox4x32Generator(Generator):
                     raise ValueError(f"{who}: shape {shape!r} of a {dtype.__name__} must hold ints >= 0")
             width, n = math.prod(dims), 1
             build = lambda leaves: dtype._from_array(leaves[0], dims)     # noqa: E731
+        elif isinstance(dtype, type) and issubclass(dtype, VectorBase) and not dtype.IsJIT:
+            # The scalar backend: no lanes, 'shape' is the static shape (an ArrayXf's is free); one
+            # lane of 1-D scalar arrays underneath, so the numbers are lane 0's of the JIT types.
+            static = _static_sizes(dtype)
+            dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+            if not (len(dims) == len(static) and
+                    all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(dims, static))):
+                expected = "(" + ", ".join("n" if d is None else str(d) for d in static) + ")"
+                raise ShapeMismatchError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected} "
+                                         "(the provided \"shape\" and \"dtype\" parameters are incompatible)")
+            leaf = registry.array_type(dtype._leaf, None, "dynamic")      # the scalar ArrayXf of its type
+            n, width = math.prod(dims), 1
+            build = lambda leaves: _nest(dtype, dims, [v[0] for v in leaves])     # noqa: E731
         elif isinstance(dtype, type) and issubclass(dtype, ArrayBase):
             leaf, n = dtype, 1
             if isinstance(shape, tuple):
                 if len(shape) != 1:
-                    raise ValueError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
-                                     f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...)")
+                    raise ShapeMismatchError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
+                                             f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...; the "
+                                             f"provided \"shape\" and \"dtype\" parameters are incompatible)")
                 shape = shape[0]
             width = shape
             build = lambda leaves: leaves[0]      # noqa: E731
