@@ -63,9 +63,16 @@ def _check_mode(who: str, mode) -> None:
         raise TypeError(f"{who}(): 'mode' must be a frostjit.ReduceMode, got {mode!r}")
 
 
+def _index_array(index, backend):
+    """``index``, a sequence of ints as a ``UInt32`` array of ``backend`` (Dr.Jit accepts one
+    wherever an index array goes, also where the index is scaled: ``gather(Array3f, x, [0, 2])``)."""
+    if isinstance(index, (list, tuple, range)):
+        return registry.flat_type(backend, UInt32)(index)
+    return index
+
+
 def _index_node(index, backend, who: str) -> Node:
-    if isinstance(index, (list, tuple, range)):     # Dr.Jit accepts a sequence of ints
-        index = registry.flat_type(backend, UInt32)(index)
+    index = _index_array(index, backend)
     if isinstance(index, ArrayBase):
         vt = index._vt
         if not vt.is_integral:
@@ -179,8 +186,8 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
             raise TypeError(f"gather(): {dtype.__name__} has no static size: gather its components one by one")
         if isinstance(source, ArrayBase):
             _check_gather_type(dtype._leaf, source, dtype.__name__)
-        comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
-                        active) for k in range(n)]
+            index = _index_array(index, source._backend)
+        comps = [gather(dtype._elem, source, index * n + k, active) for k in range(n)]
         return vector_from_components(dtype, comps)      # an AD source makes an AD vector
     if not (isinstance(dtype, type) and issubclass(dtype, ArrayBase)):
         raise TypeError(f"gather(): unsupported dtype: 'dtype' must be a frostjit array type, got {dtype!r}")
@@ -229,6 +236,7 @@ def _gather_packets(dtype, source, index, active, shape):
     if not isinstance(source, ArrayBase):
         raise TypeError(f"gather(): 'source' must be a 1-D frostjit array, got {type(source).__name__}")
     _check_gather_type(dtype._leaf, source, dtype.__name__)
+    index = _index_array(index, source._backend)
     comps = [gather(dtype._elem, source, index * n + k, active) for k in range(n)]
     return vector_from_components(dtype, comps) if comps else dtype()
 
@@ -314,6 +322,7 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         value = type(target)(value)         # a sequence of numbers: the target's type (Dr.Jit)
     if isinstance(value, VectorBase):
         n = len(value)
+        index = _index_array(index, target._backend)
         for k in range(n):
             _scatter(who, reduce_op, target, value[k], index * n + k, active)
         return

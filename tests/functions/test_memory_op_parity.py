@@ -177,3 +177,34 @@ def test_detail_reduce_identity_and_can_scatter_reduce():
         buf = fj.detail.reduce_identity(UInt32, op, 4)
         fj.scatter_reduce(op, buf, UInt32(5, 7, 3, 9, 11), UInt32(0, 0, 1, 3, 3))
         assert fj.width(buf) == 4
+
+
+# -- Python sequences as index and mask --------------------------------------------------------
+
+def test_a_list_index_works_where_the_index_is_scaled():
+    x = Float(0, 1, 2, 3, 4, 5)
+    g = fj.gather(Array3f, x, index=[1, 0])
+    assert type(g) is Array3f and rows(g) == [[3, 0], [4, 1], [5, 2]]
+    t = fj.zeros(Float, 6)
+    fj.scatter(t, Array3f(1, 2, 3), [1])
+    assert rows(t) == [0, 0, 0, 1, 2, 3]
+    t = fj.zeros(Float, 6)
+    fj.scatter_add(t, Array3f(1, 2, 3), (0, 1))
+    assert rows(t) == [1, 2, 3, 1, 2, 3]
+
+
+@pytest.mark.parametrize("op", ["exch", "cas", "inc"])
+def test_atomics_honour_a_list_mask(op):
+    # Dr.Jit 1.5: scatter_exch(UInt32(1, 2, 3), UInt32(7, 8), UInt32(0, 2), [True, False])
+    # returns [1, 0] and leaves [7, 2, 3] (the list mask was read as all-true before)
+    t = UInt32(1, 2, 3)
+    if op == "exch":
+        old = fj.scatter_exch(t, UInt32(7, 8), UInt32(0, 2), [True, False])
+    elif op == "cas":
+        old, _ = fj.scatter_cas(t, UInt32(1, 3), UInt32(7, 8), UInt32(0, 2), [True, False])
+    else:
+        old = fj.scatter_inc(t, UInt32(0, 2), [True, False])
+    assert rows(old) == [1, 0]
+    assert rows(t) == [7 if op != "inc" else 2, 2, 3]
+    with pytest.raises(TypeError, match="'active'"):
+        fj.scatter_inc(t, UInt32(0), "yes")
