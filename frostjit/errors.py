@@ -12,13 +12,23 @@ class AxisError(ValueError, IndexError, RuntimeError):
     axis")."""
 
 
-class ConversionOverflowError(OverflowError, TypeError):
+class ConversionOverflowError(OverflowError, TypeError, RuntimeError):
     """A Python scalar that does not fit the element type it is converted to,
-    e.g. ``UInt32(2**40)`` or ``UInt32(-1)``.
+    e.g. ``UInt32(2**40)`` or ``UInt32(-1)``, or an operand that fits no type (``Int8(1) + 300``,
+    ``Array3i(1) + 2**100``).
 
     An ``OverflowError`` as in Python and NumPy 2 (``np.uint32(2**40)``), and a
-    ``TypeError`` as in Dr.Jit, which rejects such a value as not convertible.
+    ``TypeError`` as in Dr.Jit, which rejects such a value as not convertible (a
+    ``RuntimeError`` where Dr.Jit's operators raise one: "Could not promote type 'int'").
     """
+
+
+class UnsupportedOperandError(TypeError, RuntimeError):
+    """An operand of an arithmetic operator or function that is no array, number or sequence
+    (``Float(1) + "a"``).
+
+    A ``TypeError`` as Python raises, and a ``RuntimeError`` as Dr.Jit raises ("Encountered an
+    unsupported argument of type 'str'")."""
 
 
 class FilterArgumentError(ValueError, RuntimeError):

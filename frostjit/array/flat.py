@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import current_backend as _backend
-from ..errors import ConversionOverflowError, out_of_memory
+from ..errors import ConversionOverflowError, UnsupportedOperandError, out_of_memory
 from ..schedule.evaluate import evaluate as _evaluate
 from ..trace import ops
 from ..trace.dtypes import Bool, Float32, VarType, promote, from_numpy_dtype
@@ -640,8 +640,8 @@ def apply(op: str, *operands):
             vt = sequence_type(op, vt, o, no_float_promotion)
             cast_operands.append(flat_of(backend, vt, ad)(o))
             continue
-        raise TypeError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
-                        f"(combined with {type(first).__name__})")
+        raise UnsupportedOperandError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
+                                      f"(combined with {type(first).__name__})")
     if entry.types is TypeRule.ROUNDING and vt is not Bool and not vt.is_float:
         # Integers are already rounded: fj.floor(Int32 array) is the array itself.
         return flat_of(backend, vt, ad)._from_node(_to_node(first, vt))

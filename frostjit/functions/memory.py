@@ -224,8 +224,8 @@ def _gather_packets(dtype, source, index, active, shape):
         raise IncompatibleArgumentsError(f"gather(): 'shape' is only supported for a dynamic array of 1-D arrays "
                                          f"such as ArrayXf, got dtype {dtype.__name__}")
     if shape is None:
-        raise IncompatibleArgumentsError(f"gather(): the target type {dtype.__name__} has a dynamic size; you must "
-                                         f"specify a 'shape' argument, e.g. shape=(4, width)")
+        raise IncompatibleArgumentsError(f"gather(): the target type {dtype.__name__} has a dynamic size (no static "
+                                         f"size); you must specify a 'shape' argument, e.g. shape=(4, width)")
     shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
     if len(shape) != 2:
         raise IncompatibleArgumentsError(f"gather(): the 'shape' parameter has an incorrect dimension "
