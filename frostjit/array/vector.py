@@ -554,7 +554,8 @@ def apply_vector(op: str, *operands):
             if not o.IsJIT and mixes_backends(operands):
                 # (before a JIT matrix's own ops see a scalar-backend one: llvm.Matrix2f + scalar.Matrix2f)
                 return apply_vector(op, *_lift_scalar_arrays(operands))
-            special = special or bool(o._ops)
+            if o._ops:
+                special = True
             if o.Depth > depth:
                 depth = o.Depth
     if special:
