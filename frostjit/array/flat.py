@@ -257,7 +257,8 @@ class ArrayBase:
     def _scalar(self, what: str):
         if self._node.size != 1:
             raise RuntimeError(f"{what}: only a size-1 array converts to a Python scalar "
-                               f"(this {type(self).__name__} has size {self._node.size})")
+                               f"(this {type(self).__name__} has size {self._node.size}; Dr.Jit: can only "
+                               f"convert arrays of length 1 to Python scalars)")
         return self[0]
 
     def __bool__(self) -> bool:

@@ -61,3 +61,10 @@ def test_truth_value_of_a_nested_mask_is_a_runtime_error():
         bool(Array1b(Bool(True)))
     with pytest.raises(TypeError):
         bool(Array3b(True, False, True))
+
+
+@pytest.mark.parametrize("value", [Float(1, 2), Float(), TensorXf([1, 2, 3]), TensorXf([[1], [3]])])
+def test_item_of_more_than_one_element_uses_drjits_wording(value):
+    with pytest.raises(RuntimeError, match="can only convert arrays of length 1"):
+        value.item()
+    assert fj.sum(TensorXf([42])).item() == 42 and Float(42).item() == 42
