@@ -1,5 +1,5 @@
-"""Reshaping helpers of Dr.Jit's API: ``shape``, ``ravel``, ``unravel``, ``tile``, ``repeat``,
-``reverse``, ``meshgrid``.  All are gathers over index arithmetic, so they stay lazy and fuse.
+"""Reshaping helpers of Dr.Jit's API: ``shape``, ``ravel``, ``unravel``, ``reverse``, ``meshgrid``
+(``tile``/``repeat``: :mod:`.tiling`).  All are gathers over index arithmetic, so they stay lazy and fuse.
 
 Sizes are read with ``width()``, never ``len()``: inside a frozen function ``width()`` is
 symbolic, so a replay at a new width computes the new sizes (``len()`` pins the exact width).
@@ -7,7 +7,6 @@ symbolic, so a replay at a new width computes the new sizes (``len()`` pins the 
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
@@ -16,7 +15,6 @@ from ..array.vector import VectorBase
 from ..array import registry
 from ..errors import LayoutArgumentError
 from ..trace.dtypes import UInt32, UInt64
-from ..tree import transform
 from .creation import arange, empty
 from .evaluation import width
 from .memory import evaluate_together, gather, scatter
@@ -227,68 +225,6 @@ def _nest_leaves(dtype, leaves: list):
     per = len(leaves) // dtype._n
     return dtype._from_components([_nest_leaves(dtype._elem, leaves[k * per:(k + 1) * per])
                                    for k in range(dtype._n)])
-
-
-def _count(who: str, count, what: str) -> int:
-    """A repetition count: an int >= 0 (a float or negative count raises, as in Dr.Jit)."""
-    try:
-        k = operator.index(count)
-    except TypeError:
-        raise TypeError(f"{who}(): '{what}' must be an int, got {type(count).__name__} {count!r}") from None
-    if k < 0:
-        raise ValueError(f"{who}(): '{what}' must be >= 0, got {k}")
-    return k
-
-
-def tile(x, count: int):
-    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``.
-
-    A static vector tiles each component, a PyTree each of its arrays (its Python values
-    are kept), as in Dr.Jit.
-    """
-    count = _count("tile", count, "reps")
-    if _is_tensor(x):
-        return x._fj_tile(count)        # along the last axis, as numpy.tile
-    if _is_scalar_arrayx(x):
-        return type(x)(list(x) * count)
-    if not isinstance(x, ArrayBase):
-        return transform(x, lambda a: _tile(a, count), who="tile", root="x")
-    return _tile(x, count)
-
-
-def _is_scalar_arrayx(x) -> bool:
-    """The scalar backend's ``ArrayXf`` (its 1-D arrays, as Dr.Jit's ``drjit.scalar.ArrayXf``)."""
-    return isinstance(x, VectorBase) and not x.IsJIT and x.IsDynamic and x.Depth == 1
-
-
-def _tile(x, count: int):
-    n = width(x)        # not len(x): inside a frozen function, width() stays symbolic
-    if n == 0 or count == 0:
-        return type(x)()
-    return gather(type(x), x, arange(_index_type(x, n * count), n * count) % n)
-
-
-def repeat(x, count: int):
-    """Each element ``count`` times in a row, like ``numpy.repeat``.
-
-    A static vector repeats each component, a PyTree each of its arrays (its Python values
-    are kept), as in Dr.Jit.
-    """
-    count = _count("repeat", count, "repeats")
-    if _is_tensor(x):
-        return x._fj_repeat(count)      # the flattened elements, as numpy.repeat without an axis
-    if _is_scalar_arrayx(x):
-        return type(x)([v for v in x for _ in range(count)])
-    if not isinstance(x, ArrayBase):
-        return transform(x, lambda a: _repeat(a, count), who="repeat", root="x")
-    return _repeat(x, count)
-
-
-def _repeat(x, count: int):
-    n = width(x)
-    if n == 0 or count == 0:
-        return type(x)()
-    return gather(type(x), x, arange(_index_type(x, n * count), n * count) // count)
 
 
 def reverse(x, axis: int = 0):
