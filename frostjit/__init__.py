@@ -25,7 +25,8 @@ from .functions.geometry import cross, squared_norm, norm, normalize
 from .functions.linalg import det, diag, identity, frob, trace, polar_decomp, transform_decompose, transform_compose
 from .functions.quaternion import (real, imag, conj, arg, quat_to_matrix, matrix_to_quat, quat_to_euler,
                                    euler_to_quat, quat_apply, rotate, slerp)
-from .functions.shape import shape, ravel, unravel, tile, repeat, reverse, meshgrid
+from .functions.shape import shape, ravel, unravel, reverse, meshgrid
+from .functions.tiling import tile, repeat
 from .functions.reduce import (sum, prod, min, max, mean, dot, all, any, none, count, prefix_sum, cumsum, compress,
                                reduce)
 from .functions.memory import ReduceOp, ReduceMode, gather, scatter, scatter_add, scatter_reduce
@@ -87,6 +88,7 @@ from . import opt
 from . import nn
 from . import hashgrid
 from .random import rng
+from . import detail
 from .control import while_loop, if_stmt, switch, syntax, hint, Local, alloc_local, func, reorder_threads
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``
 # is itself the global Dispatcher (one object, however it is imported).

@@ -28,7 +28,7 @@ from .functions.block import block_sum
 from .functions.creation import arange, zeros
 from .functions.math import ceil, floor, maximum, minimum, select
 from .functions.memory import gather, scatter_add
-from .functions.shape import repeat
+from .functions.tiling import repeat
 from .functions.detach import detach
 from .functions.geometry import norm
 

@@ -15,12 +15,16 @@ from __future__ import annotations
 import importlib
 import threading
 
+from .functions.creation import full
+from .functions.memory import ReduceOp
+from .functions.scan import identity
+from .trace.dtypes import Bool
 from .trace.state import JitBackend
 from .traits import is_tensor_v
 from .tree.kinds import Kind, node_type
 
 __all__ = ["scoped_rtld_deepbind", "scope", "new_scope", "set_scope", "llvm_version", "cuda_version",
-           "check_compatibility"]
+           "check_compatibility", "reduce_identity", "can_scatter_reduce"]
 
 
 class scoped_rtld_deepbind:
@@ -160,3 +164,51 @@ def _check(a, b, widths: bool, field: str) -> None:
     for i, (x, y) in enumerate(zip(values_a, values_b)):
         sub = f"{field}[{i}]" if keys_a is None else f"{field}.{keys_a[i]}" if field else str(keys_a[i])
         _check(x, y, widths, sub)
+
+
+def _leaf_vt(dtype, who: str):
+    leaf = getattr(dtype, "_leaf", None) or getattr(dtype, "_array_type", None) or dtype
+    vt = getattr(leaf, "_vt", None)
+    if vt is None:
+        raise TypeError(f"detail.{who}(): expected a frostjit array type, got {dtype!r}")
+    return vt
+
+
+def _op(op, who: str) -> str:
+    if not isinstance(op, ReduceOp) or op.value is None:
+        raise TypeError(f"detail.{who}(): 'op' must be a ReduceOp other than Identity, got {op!r}")
+    return op.value
+
+
+def reduce_identity(dtype, op, size: int = 1):
+    """The identity of reduction ``op`` as an array of type ``dtype`` and width ``size``: what
+    an empty reduction gives and where a scatter-reduction's target starts (0 for ``Add``, 1 for
+    ``Mul``, the largest / smallest value (``inf`` / ``-inf``) for ``Min`` / ``Max``, every bit
+    set for ``And``, 0 for ``Or``).
+
+    Parameters
+    ----------
+    dtype : type
+        A frostjit array type (``UInt32``, ``Float``, ``Array3f``, ...).
+    op : ReduceOp
+    size : int
+        The width.
+
+    Examples
+    --------
+    >>> fj.detail.reduce_identity(Float, fj.ReduceOp.Max)
+    [-inf]
+    """
+    return full(dtype, identity(_op(op, "reduce_identity"), _leaf_vt(dtype, "reduce_identity")), size)
+
+
+def can_scatter_reduce(dtype, op) -> bool:
+    """Whether ``scatter_reduce(op, target, ...)`` supports a target of type ``dtype`` here:
+    every reduction of integer and float arrays but ``And``/``Or`` (bitwise) of floats; none
+    into ``Bool`` arrays.  (Dr.Jit's LLVM backend also refuses ``Mul`` and half-precision
+    ``Min``/``Max``; frostjit computes them.)"""
+    name = _op(op, "can_scatter_reduce")
+    vt = _leaf_vt(dtype, "can_scatter_reduce")
+    if vt is Bool:
+        return False
+    return not (name in ("and", "or") and vt.is_float)

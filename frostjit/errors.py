@@ -6,18 +6,29 @@ same situation, so code written against either keeps catching them.
 from __future__ import annotations
 
 
-class AxisError(ValueError, IndexError):
+class AxisError(ValueError, IndexError, RuntimeError):
     """An ``axis=`` argument outside ``[-ndim, ndim)`` of the array it reduces
-    (like ``numpy.exceptions.AxisError``)."""
+    (like ``numpy.exceptions.AxisError``; a ``RuntimeError`` as Dr.Jit raises, "out-of-bounds
+    axis")."""
 
 
-class ConversionOverflowError(OverflowError, TypeError):
+class ConversionOverflowError(OverflowError, TypeError, RuntimeError):
     """A Python scalar that does not fit the element type it is converted to,
-    e.g. ``UInt32(2**40)`` or ``UInt32(-1)``.
+    e.g. ``UInt32(2**40)`` or ``UInt32(-1)``, or an operand that fits no type (``Int8(1) + 300``,
+    ``Array3i(1) + 2**100``).
 
     An ``OverflowError`` as in Python and NumPy 2 (``np.uint32(2**40)``), and a
-    ``TypeError`` as in Dr.Jit, which rejects such a value as not convertible.
+    ``TypeError`` as in Dr.Jit, which rejects such a value as not convertible (a
+    ``RuntimeError`` where Dr.Jit's operators raise one: "Could not promote type 'int'").
     """
+
+
+class UnsupportedOperandError(TypeError, RuntimeError):
+    """An operand of an arithmetic operator or function that is no array, number or sequence
+    (``Float(1) + "a"``).
+
+    A ``TypeError`` as Python raises, and a ``RuntimeError`` as Dr.Jit raises ("Encountered an
+    unsupported argument of type 'str'")."""
 
 
 class FilterArgumentError(ValueError, RuntimeError):
@@ -68,6 +79,14 @@ class ShapeMismatchError(ValueError, RuntimeError):
     and "dtype" parameters are incompatible')."""
 
 
+class LayoutArgumentError(ValueError, RuntimeError):
+    """A memory layout ``ravel``/``unravel``/``reshape`` cannot produce: an ``order`` other than
+    ``"A"``, ``"C"``, ``"F"``, a ragged static vector, a size that is no multiple of the type's.
+
+    A ``ValueError`` as frostjit raised before, and a ``RuntimeError`` as Dr.Jit raises ("order
+    parameter must equal ...", "ragged input not allowed", "not divisible")."""
+
+
 class SizeMismatchError(ValueError, TypeError):
     """An input whose number of entries does not fit what it initializes: a tensor's ``shape``
     for 4 values, a ragged nested list, a NumPy array of shape ``(4, 2)`` for an ``Array3f``.
@@ -86,6 +105,14 @@ class TensorIndexTypeError(TypeError, RuntimeError):
     """An index of a type a tensor cannot be indexed with (a string, a float).
 
     A ``TypeError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
+
+
+class ReductionTypeError(TypeError, RuntimeError):
+    """An operand a reduction is not defined for: ``sum`` of a ``Bool`` array, ``all`` of a
+    ``Float``, ``count`` of a ``Float``, ``compress`` of a non-mask.
+
+    A ``TypeError`` as frostjit raised before, and a ``RuntimeError`` as Dr.Jit raises ("array
+    type is not compatible with the requested reduction")."""
 
 
 class ComponentError(AttributeError, RuntimeError):

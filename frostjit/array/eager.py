@@ -18,6 +18,7 @@ import struct
 import numpy as np
 
 from . import eager_python, promotion
+from ..errors import UnsupportedOperandError
 from ..trace import numpy_semantics as ns
 from ..trace import ops
 from ..trace.dtypes import ALL_TYPES, Bool, Float64, Int64, UInt64, from_numpy_dtype, promote
@@ -180,7 +181,7 @@ def _plan(op: str, operands, who: str):
     for k, o in enumerate(operands):
         if not isinstance(o, Column) and not (op == "select" and k == 0):
             if not isinstance(o, _NUMBERS):
-                raise TypeError(f"frostjit.{op}(): unsupported operand type {type(o).__name__} ({who})")
+                raise UnsupportedOperandError(f"frostjit.{op}(): unsupported operand type {type(o).__name__} ({who})")
             vt = promotion.with_python_scalar(op, vt, o, no_float_promotion)
     operand_vts = [o.vt if isinstance(o, Column) else (Bool if op == "select" and k == 0 else None)
                    for k, o in enumerate(operands)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import current_backend as _backend
-from ..errors import ConversionOverflowError, out_of_memory
+from ..errors import ConversionOverflowError, UnsupportedOperandError, out_of_memory
 from ..schedule.evaluate import evaluate as _evaluate
 from ..trace import ops
 from ..trace.dtypes import Bool, Float32, VarType, promote, from_numpy_dtype
@@ -258,7 +258,8 @@ class ArrayBase:
     def _scalar(self, what: str):
         if self._node.size != 1:
             raise RuntimeError(f"{what}: only a size-1 array converts to a Python scalar "
-                               f"(this {type(self).__name__} has size {self._node.size})")
+                               f"(this {type(self).__name__} has size {self._node.size}; Dr.Jit: can only "
+                               f"convert arrays of length 1 to Python scalars)")
         return self[0]
 
     def __bool__(self) -> bool:
@@ -641,8 +642,8 @@ def apply(op: str, *operands):
             vt = sequence_type(op, vt, o, no_float_promotion)
             cast_operands.append(flat_of(backend, vt, ad)(o))
             continue
-        raise TypeError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
-                        f"(combined with {type(first).__name__})")
+        raise UnsupportedOperandError(f"frostjit.{op}(): unsupported operand type {_type_name(o)} "
+                                      f"(combined with {type(first).__name__})")
     if entry.types is TypeRule.ROUNDING and vt is not Bool and not vt.is_float:
         # Integers are already rounded: fj.floor(Int32 array) is the array itself.
         return flat_of(backend, vt, ad)._from_node(_to_node(first, vt))

@@ -80,7 +80,8 @@ def with_python_scalar(op: str, vt: VarType | None, o, no_float_promotion: bool)
                                           f"{vt.name} (takes {lo}..{hi})")
         big = Int64 if -2**63 <= v < 2**63 else UInt64
         if not -2**63 <= v < 2**64:
-            raise OverflowError(f"frostjit.{op}(): Python int {o} does not fit in 64 bits")
+            raise ConversionOverflowError(f"frostjit.{op}(): Python int {o} does not fit in 64 bits "
+                                          f"(could not promote type 'int')")
         vt = promote(vt, big)
     return vt
 

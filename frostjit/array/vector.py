@@ -328,7 +328,10 @@ class VectorBase:
     __str__ = __repr__
 
     def __bool__(self):
-        raise TypeError(f"bool({type(self).__name__}) is ambiguous: use frostjit.all() or frostjit.any()")
+        # (a RuntimeError too, as Dr.Jit raises: "requires an array with at most 1 dimension")
+        raise IncompatibleArgumentsError(f"bool({type(self).__name__}) is ambiguous (implicit conversion to 'bool' "
+                                         f"requires an array with at most 1 dimension): use frostjit.all() or "
+                                         f"frostjit.any()")
 
     # -- operators --------------------------------------------------------
     def __add__(self, o): return apply_vector("add", self, o)
@@ -546,16 +549,21 @@ def apply_vector(op: str, *operands):
             (len(operands) > 2 and any(type(o) in _SEQUENCES for o in operands[1:-1])):
         operands = _sequences_as_arrays(op, operands)
     depth = 0
+    special = False
     for o in operands:
         if isinstance(o, VectorBase):
             if not o.IsJIT and mixes_backends(operands):
+                # (before a JIT matrix's own ops see a scalar-backend one: llvm.Matrix2f + scalar.Matrix2f)
                 return apply_vector(op, *_lift_scalar_arrays(operands))
             if o._ops:
-                impl = o._ops.get(op)
-                if impl is not None:
-                    return impl(*operands)
+                special = True
             if o.Depth > depth:
                 depth = o.Depth
+    if special:
+        for o in operands:
+            impl = o._ops.get(op) if isinstance(o, VectorBase) and o._ops else None
+            if impl is not None:
+                return impl(*operands)
     return componentwise(op, operands, depth)
 
 
@@ -613,29 +621,32 @@ def componentwise(op: str, operands, depth: int | None = None):
     if depth is None:
         depth = max(o.Depth for o in operands if isinstance(o, VectorBase))
     first = None
+    dynamic = None          # the first operand of dynamic size (ArrayXf): the result's family (Dr.Jit)
     n = 0
     columns = []            # per operand: its components, or None (broadcast whole)
     for o in operands:
         if isinstance(o, VectorBase) and o.Depth == depth:
             c = o._c
+            if dynamic is None and o._n is None:
+                dynamic = o
             if first is None:
                 first, n = o, len(c)
             elif len(c) != n:
                 # (a static size is part of the type; a dynamic array's is a value, and a
-                # dynamic array of one component broadcasts, as in Dr.Jit)
-                dynamic = first._n is None and o._n is None
-                if dynamic and 1 in (n, len(c)):
-                    n = len(c) if n == 1 else n         # (one component against none: none)
-                else:
+                # dynamic array of one component broadcasts, as in Dr.Jit, also against a
+                # static one: ArrayXf(x) + Array3f(...) is an ArrayXf of 3 components)
+                if first._n is None and n == 1:
+                    n = len(c)
+                elif not (o._n is None and len(c) == 1 or first._n is None and o._n is None and not c):
                     raise IncompatibleArgumentsError(
                         f"frostjit.{op}(): Incompatible arguments: incompatible sizes {n} and {len(c)} "
                         f"({', '.join(type(x).__name__ for x in operands)})")
             columns.append(c)
         else:
             columns.append(None)
-    if first is not None and first._n is None:
+    if dynamic is not None:
         columns = [c * n if c is not None and len(c) == 1 and n != 1 else c for c in columns]
-    like = type(first)
+    like = type(dynamic if dynamic is not None else first)
     if like._leafwise is not None:
         # Components that are plain numbers (the scalar backend): computed all at once.
         comps, elem = like._leafwise(op, operands, columns)

@@ -26,6 +26,8 @@ arithmetic).  Inactive lanes and out-of-bounds indices change nothing and return
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..trace.dtypes import Bool, Float32, UInt32, UInt64
@@ -52,7 +54,16 @@ def _operands(who: str, target, index, active):
     if not index._vt.is_integral or index._vt is Bool:
         raise TypeError(f"{who}(): 'index' must be an integer array, got {type(index).__name__}")
     b = _flat(target, Bool)
-    act = active if isinstance(active, ArrayBase) else b(bool(active))
+    if isinstance(active, (list, tuple)):       # a sequence of bools, one per lane (Dr.Jit)
+        active = b(active)
+    if isinstance(active, ArrayBase):
+        if active._vt is not Bool:
+            raise TypeError(f"{who}(): 'active' must be a Bool array or bool, got {type(active).__name__}")
+        act = active
+    elif isinstance(active, (bool, np.bool_)):
+        act = b(bool(active))
+    else:
+        raise TypeError(f"{who}(): 'active' must be a Bool array or bool, got {type(active).__name__}")
     n = width(target)
     ok = act & (index >= 0) & (index < n) if index._vt.is_signed else act & (index < n)
     return u32(index), ok

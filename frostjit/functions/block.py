@@ -13,13 +13,14 @@ from __future__ import annotations
 from ..array import registry
 from ..array.flat import ArrayBase
 from ..backend.base import BlockReduction
+from ..errors import ReductionTypeError
 from ..schedule import memops
-from ..trace import ops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import state
 from ..tree import transform
 from .creation import arange, full
 from .memory import ReduceOp, scatter_reduce
+from .scan import identity
 
 _OPS = ("add", "mul", "min", "max", "and", "or")
 
@@ -43,39 +44,28 @@ def _block_size(block_size, who: str) -> int:
 def _apply(x: ArrayBase, block: BlockReduction, who: str):
     """One array: the memory operation, and the AD edge when ``x`` carries a gradient."""
     if block.op in ("and", "or") and x._vt.is_float:
-        raise TypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} needs an integer or Bool "
-                        f"array, got {type(x).__name__}")
+        raise ReductionTypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} needs an integer or "
+                                 f"Bool array, got {type(x).__name__}")
     if x._vt is Bool and block.op not in ("and", "or"):     # (as fj.sum: count() sums masks)
-        raise TypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} of a Bool array; convert it "
-                        f"to an integer type first")
+        raise ReductionTypeError(f"frostjit.{who}(): ReduceOp.{block.op.capitalize()} of a Bool array; "
+                                 f"convert it to an integer type first")
     out = type(x)._from_node(memops.block_reduce(block, x._node))
     if x._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_op("block_prefix_reduce" if block.prefix else "block_reduce", out, (x, block))
     return out
 
 
-def _symbolic(x: ArrayBase, block: BlockReduction):
-    """``mode="symbolic"``: ``scatter_reduce`` of every element into its block's output."""
+def _symbolic(x: ArrayBase, block: BlockReduction, who: str):
+    """``mode="symbolic"``: ``scatter_reduce`` of every element into its block's output (a Bool
+    array, which scatter-reductions do not take, is reduced as in ``mode="evaluated"``)."""
+    if x._vt is Bool or block.op in ("and", "or") and x._vt.is_float:
+        return _apply(x, block, who)        # (the checks and messages of the evaluated form)
     n = x._node.size
-    out = full(type(x), _identity(block.op, x), block.out_size(n))
+    out = full(type(x), identity(block.op, x._vt), block.out_size(n))
     if n:
         idx = arange(registry.flat_type(x._backend, UInt32), n) // block.size
         scatter_reduce(ReduceOp(block.op), out, x, idx)
     return out
-
-
-def _identity(op: str, x):
-    """The value an output of ``mode="symbolic"`` starts from (``op``'s identity in ``x``'s type)."""
-    vt = x._vt
-    if op in ("add", "mul"):
-        return 0 if op == "add" else 1
-    if op in ("min", "max"):
-        if vt.is_float:
-            return float("inf") if op == "min" else float("-inf")
-        lo, hi = ops.int_range(vt)
-        return hi if op == "min" else lo
-    raise ValueError(f"frostjit.block_reduce(): mode='symbolic' supports Add, Mul, Min and Max, not "
-                     f"{op.capitalize()}")
 
 
 def block_reduce(op, value, block_size: int, mode=None):
@@ -96,7 +86,7 @@ def block_reduce(op, value, block_size: int, mode=None):
     mode : None, "evaluated" or "symbolic"
         ``None``/``"evaluated"``: a memory-level operation on the evaluated input (in parallel
         for large inputs; frozen functions replay it at new widths).  ``"symbolic"``: a
-        ``scatter_reduce`` into the output (Add, Mul, Min, Max only).
+        ``scatter_reduce`` into the output.
 
     Returns
     -------
@@ -113,7 +103,7 @@ def block_reduce(op, value, block_size: int, mode=None):
         raise ValueError(f"frostjit.{who}(): 'mode' must be None, 'evaluated' or 'symbolic', got {mode!r}")
     if getattr(type(value), "_eager_flat", False):      # the scalar backend's 1-D arrays (ArrayXf)
         return value._fj_block(block)
-    leaf = (lambda x: _symbolic(x, block)) if mode == "symbolic" else (lambda x: _apply(x, block, who))
+    leaf = (lambda x: _symbolic(x, block, who)) if mode == "symbolic" else (lambda x: _apply(x, block, who))
     return transform(value, leaf, who=who, root="value")
 
 

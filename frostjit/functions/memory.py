@@ -13,6 +13,7 @@ keep their values.
 from __future__ import annotations
 
 import enum
+import operator
 import sys
 
 import numpy as np
@@ -21,6 +22,7 @@ from ..array.flat import ArrayBase, register_item_index, register_item_scatter
 from ..array.vector import VectorBase
 from ..array import registry
 from ..backend import current_backend
+from ..errors import IncompatibleArgumentsError, TensorIndexTypeError
 from ..tree import LeafError, leaves, node_type, transform, traverse2, vector_from_components, Kind
 from ..schedule import memops
 from ..schedule.evaluate import evaluate
@@ -65,9 +67,16 @@ def _check_mode(who: str, mode) -> None:
         raise TypeError(f"{who}(): 'mode' must be a frostjit.ReduceMode, got {mode!r}")
 
 
+def _index_array(index, backend):
+    """``index``, a sequence of ints as a ``UInt32`` array of ``backend`` (Dr.Jit accepts one
+    wherever an index array goes, also where the index is scaled: ``gather(Array3f, x, [0, 2])``)."""
+    if isinstance(index, (list, tuple, range)):
+        return registry.flat_type(backend, UInt32)(index)
+    return index
+
+
 def _index_node(index, backend, who: str) -> Node:
-    if isinstance(index, (list, tuple, range)):     # Dr.Jit accepts a sequence of ints
-        index = registry.flat_type(backend, UInt32)(index)
+    index = _index_array(index, backend)
     if isinstance(index, ArrayBase):
         vt = index._vt
         if not vt.is_integral:
@@ -131,7 +140,9 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
     """Read ``source[index]`` where ``active`` (0 elsewhere and out of bounds).
 
     ``mode`` (a :class:`ReduceMode`, for the reverse-mode scatter) is accepted and left to
-    frostjit; ``shape`` must be None (Dr.Jit's tensor gathers are not supported).
+    frostjit.  ``shape=(n, width)`` with a type of dynamic size (``ArrayXf``) reads ``n``
+    consecutive elements per index, ``source[n*index + k]`` as component ``k`` (Dr.Jit's packet
+    gather); tensors are not supported (as in Dr.Jit).
 
     Parameters
     ----------
@@ -154,22 +165,22 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
     >>> fj.gather(dict, {"p": Array3f(...), "w": Float(...)}, UInt32(2, 0))   # a dict of two gathers
     """
     _check_mode("gather", mode)
-    if shape is not None:
-        raise TypeError("gather(): 'shape' (a gather producing a tensor) is not supported; gather from the "
-                        "tensor's flat array and reshape")
+    if not isinstance(dtype, type):
+        raise TypeError(f"gather(): unsupported dtype {dtype!r}: expected a frostjit array or PyTree type")
     if (not isinstance(source, (ArrayBase, VectorBase)) and getattr(type(source), "IsTensor", False)) or \
-            (isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase))
-             and getattr(dtype, "IsTensor", False)):
-        raise TypeError("gather(): tensors are not supported (as in Dr.Jit): index the tensor (t[index], "
-                        "t[:, index]) or gather from its flat array t.array")
+            (not issubclass(dtype, (ArrayBase, VectorBase)) and getattr(dtype, "IsTensor", False)):
+        raise TensorIndexTypeError("gather(): tensors are not supported (as in Dr.Jit): index the tensor "
+                                   "(t[index], t[:, index]) or gather from its flat array t.array")
+    if shape is not None or (issubclass(dtype, VectorBase) and dtype._n is None and isinstance(source, ArrayBase)):
+        return _gather_packets(dtype, source, index, active, shape)
     if getattr(type(source), "_eager_flat", False):     # the scalar backend's 1-D arrays (ArrayXf)
         return source._fj_gather(dtype, index, active)
     if isinstance(dtype, type) and not issubclass(dtype, (ArrayBase, VectorBase)) \
             and node_type(dtype).kind is not Kind.VALUE:
         return _gather_tree(dtype, source, index, active)
     if isinstance(dtype, type) and issubclass(dtype, VectorBase) and isinstance(source, VectorBase):
-        # Dr.Jit: a static vector source gathers component by component.
-        if len(source) != dtype._n:
+        # Dr.Jit: a static vector source gathers component by component (an ArrayXf: all of them).
+        if dtype._n is not None and len(source) != dtype._n:
             raise TypeError(f"gather(): cannot gather {dtype.__name__} from {type(source).__name__}")
         evaluate_together(source)
         return vector_from_components(dtype, [gather(dtype._elem, c, index, active) for c in source])
@@ -179,11 +190,11 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
             raise TypeError(f"gather(): {dtype.__name__} has no static size: gather its components one by one")
         if isinstance(source, ArrayBase):
             _check_gather_type(dtype._leaf, source, dtype.__name__)
-        comps = [gather(dtype._elem, source, index * n + k if isinstance(index, ArrayBase) else index * n + k,
-                        active) for k in range(n)]
+            index = _index_array(index, source._backend)
+        comps = [gather(dtype._elem, source, index * n + k, active) for k in range(n)]
         return vector_from_components(dtype, comps)      # an AD source makes an AD vector
     if not (isinstance(dtype, type) and issubclass(dtype, ArrayBase)):
-        raise TypeError(f"gather(): 'dtype' must be a frostjit array type, got {dtype!r}")
+        raise TypeError(f"gather(): unsupported dtype: 'dtype' must be a frostjit array type, got {dtype!r}")
     if not isinstance(source, ArrayBase):
         raise TypeError(f"gather(): 'source' must be a 1-D frostjit array, got {type(source).__name__}")
     _check_gather_type(dtype, source, dtype.__name__)
@@ -207,6 +218,31 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
     if source._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_gather(out, source, index, active)
     return out
+
+
+def _gather_packets(dtype, source, index, active, shape):
+    """``gather(ArrayXf, source, index, shape=(n, width))``: ``n`` consecutive elements per index,
+    ``source[n*index + k]`` as component ``k`` (Dr.Jit's packet gather into a type of dynamic
+    size; a static type's ``shape`` must agree with it)."""
+    if not (issubclass(dtype, VectorBase) and dtype.Depth == 2):
+        raise IncompatibleArgumentsError(f"gather(): 'shape' is only supported for a dynamic array of 1-D arrays "
+                                         f"such as ArrayXf, got dtype {dtype.__name__}")
+    if shape is None:
+        raise IncompatibleArgumentsError(f"gather(): the target type {dtype.__name__} has a dynamic size (no static "
+                                         f"size); you must specify a 'shape' argument, e.g. shape=(4, width)")
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if len(shape) != 2:
+        raise IncompatibleArgumentsError(f"gather(): the 'shape' parameter has an incorrect dimension "
+                                         f"({len(shape)} vs 2): expected (packet size, width), got {shape}")
+    n = operator.index(shape[0])
+    if n < 0 or dtype._n is not None and n != dtype._n:
+        raise IncompatibleArgumentsError(f"gather(): shape[0] = {n} does not fit {dtype.__name__}")
+    if not isinstance(source, ArrayBase):
+        raise TypeError(f"gather(): 'source' must be a 1-D frostjit array, got {type(source).__name__}")
+    _check_gather_type(dtype._leaf, source, dtype.__name__)
+    index = _index_array(index, source._backend)
+    comps = [gather(dtype._elem, source, index * n + k, active) for k in range(n)]
+    return vector_from_components(dtype, comps) if comps else dtype()
 
 
 def evaluate_together(arrays) -> None:
@@ -286,8 +322,11 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
         return
     if not isinstance(target, ArrayBase):
         raise TypeError(f"{who}(): 'target' must be a 1-D frostjit array, got {type(target).__name__}")
+    if isinstance(value, (list, tuple)):
+        value = type(target)(value)         # a sequence of numbers: the target's type (Dr.Jit)
     if isinstance(value, VectorBase):
         n = len(value)
+        index = _index_array(index, target._backend)
         for k in range(n):
             _scatter(who, reduce_op, target, value[k], index * n + k, active)
         return
@@ -337,6 +376,7 @@ def _scatter_tree(who: str, reduce_op, target, value, index, active) -> None:
     """A scatter into every array of the PyTree ``target`` from the matching part of ``value``
     (a PyTree of the same structure, as in Dr.Jit; its leaves may be arrays or numbers)."""
     pairs = []
+    value = _conform(target, value)
 
     def pair(t, v):
         if not isinstance(t, ArrayBase):
@@ -350,6 +390,21 @@ def _scatter_tree(who: str, reduce_op, target, value, index, active) -> None:
 
 
 _VALUES = (ArrayBase, VectorBase, bool, int, float, np.number)    # what a scatter writes
+
+
+def _conform(target, value):
+    """``value`` with each Python list/tuple that stands where ``target`` has a 1-D array
+    converted to that array's type (Dr.Jit: ``scatter((x, y), (1, [2, 3]), ...)`` writes
+    ``Float([2, 3])`` into ``y``); the rest of ``value`` as it is."""
+    if isinstance(target, ArrayBase):
+        if isinstance(value, (list, tuple)):
+            return type(target)(value)
+        return value
+    if isinstance(target, (list, tuple)) and isinstance(value, (list, tuple)) and len(target) == len(value):
+        return type(value)(_conform(t, v) for t, v in zip(target, value))
+    if isinstance(target, dict) and isinstance(value, dict):
+        return {k: _conform(target[k], v) if k in target else v for k, v in value.items()}
+    return value
 
 
 def scatter(target, value, index, active=True, mode=None) -> None:

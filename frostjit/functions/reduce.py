@@ -29,7 +29,7 @@ from ..array import registry
 from ..array.flat import ArrayBase, apply
 from ..array.vector import VectorBase
 from ..tree.kinds import vector_from_components
-from ..errors import AxisError
+from ..errors import AxisError, ReductionTypeError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import state
@@ -65,7 +65,8 @@ def _axes(name: str, value, axis, ndim: int | None) -> frozenset:
         k = _axis_index(name, axis, a)
         if not -ndim <= k < ndim:
             raise AxisError(f"frostjit.{name}(): axis {k} is out of bounds for {_describe(value)}, which has "
-                            f"{ndim} {'axis' if ndim == 1 else 'axes'} (valid: {-ndim} to {ndim - 1}, or None)")
+                            f"{ndim} {'axis' if ndim == 1 else 'axes'} (valid: {-ndim} to {ndim - 1}, or None; "
+                            f"Dr.Jit: out-of-bounds axis)")
         out.add(k % ndim)
     return frozenset(out)
 
@@ -113,13 +114,19 @@ def _check_operand(name: str, op: str, x) -> None:
         return
     if op in ("and", "or"):
         if not _is_mask(x):
-            raise TypeError(f"frostjit.{name}(): expects a Bool array or bool, got {type(x).__name__}")
+            error = ReductionTypeError(f"frostjit.{name}(): expects a Bool array or bool, got {type(x).__name__}")
+            if _is_jit(x):
+                raise error
+            # Dr.Jit combines a sequence's items with & / |: the cause names the operands
+            sign = "&" if op == "and" else "|"
+            raise error from TypeError(f"unsupported operand type(s) for {sign}: 'bool' and '{type(x).__name__}'")
     elif _is_jit(x):
         if x.Type is Bool:
-            raise TypeError(f"frostjit.{name}(): not defined for Bool arrays (use count/all/any), "
-                            f"got {type(x).__name__}")
+            raise ReductionTypeError(f"frostjit.{name}(): not defined for Bool arrays (use count/all/any), "
+                                     f"got {type(x).__name__}")
     elif isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.number)):
-        raise TypeError(f"frostjit.{name}(): expects an array, a sequence or a number, got {type(x).__name__}")
+        raise ReductionTypeError(f"frostjit.{name}(): expects an array, a sequence or a number, "
+                                 f"got {type(x).__name__}")
 
 
 # -- combining values ----------------------------------------------------------
@@ -178,7 +185,11 @@ def _reduce_array(op: str, x: ArrayBase):
     return out
 
 
-def _vector_of(comps: list):
+def _vector_of(comps: list, like=None):
+    """A static vector of ``comps``: of ``like``'s family where given (an ``ArrayXf`` input gives
+    an ``ArrayXf``, as in Dr.Jit), else the ``Array<n>`` type of their element type."""
+    if like is not None:
+        return vector_from_components(like, comps)
     c = comps[0]
     cls = registry.vector_type(c._backend, c._vt, len(comps), c._is_ad)
     if cls is None:
@@ -195,7 +206,14 @@ def _reduce_static(op: str, value, axes, leaf):
         inner = frozenset(a - 1 for a in axes if a)
         return _reduce_static(op, r, inner, lambda v: v) if inner and isinstance(r, VectorBase) else r
     inner = frozenset(a - 1 for a in axes)
-    return vector_from_components(type(value), [_reduce_static(op, c, inner, leaf) for c in value])
+    results = [_reduce_static(op, c, inner, leaf) for c in value]
+    if all(isinstance(r, (bool, int, float)) for r in results) and type(value).Depth > 1:
+        # the rows of a Matrix2f reduced to numbers: an Array2f of them (Dr.Jit)
+        lf = type(value)._leaf
+        cls = registry.vector_type(lf._backend, lf._vt, len(results), False)
+        if cls is not None:
+            return cls._from_components(results)
+    return vector_from_components(type(value), results)
 
 
 def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=None, check=None):
@@ -230,7 +248,8 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         check(value)
         comps = [leaf(c) for c in value]
         if axes == {1}:
-            return _vector_of([_reduce_array(op, c) for c in comps])
+            # the input's own type where the components keep theirs (an ArrayXf stays an ArrayXf)
+            return vector_from_components(type(value), [_reduce_array(op, c) for c in comps])
         if axes == {0}:
             return _fold(op, comps)
         if axes == {0, 1}:
@@ -256,7 +275,7 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         if item_check is not None or _is_jit(x) or op in ("and", "or"):
             check(x)
         elif not isinstance(x, (bool, int, float, np.bool_, np.number, np.ndarray)):
-            raise TypeError(f"frostjit.{name}(): cannot reduce a sequence holding a {type(x).__name__}")
+            raise ReductionTypeError(f"frostjit.{name}(): cannot reduce a sequence holding a {type(x).__name__}")
     r = _fold(op, [leaf(x) for x in items])
     if axis is None and _is_jit(r):
         r = _reduce(op, name, r, None)      # the elements' own axes too
@@ -326,7 +345,7 @@ def mean(value, axis=..., mode=None, keepdims=False):
     if isinstance(value, VectorBase):
         axes = _axes("mean", value, axis, 2)
         if axes == {1}:
-            return _vector_of([_divide(s, width(c)) for s, c in zip(total, value)])
+            return _vector_of([_divide(s, width(c)) for s, c in zip(total, value)], type(value))
         if axes == {0}:
             return _divide(total, len(value))
         # (every entry: math.prod of the shape counts the inner sizes of a nested array too)
@@ -396,7 +415,7 @@ def count(value, axis=..., keepdims=False):
 
 def _check_mask(m) -> None:
     if not _is_mask(m):
-        raise TypeError(f"frostjit.count(): expects a Bool array or bool, got {type(m).__name__}")
+        raise ReductionTypeError(f"frostjit.count(): expects a Bool array or bool, got {type(m).__name__}")
 
 
 def _as_count(m):
@@ -405,7 +424,7 @@ def _as_count(m):
     if isinstance(m, ArrayBase):
         return registry.flat_type(m._backend, UInt32)(m)
     if isinstance(m, VectorBase):
-        return _vector_of([_as_count(c) for c in m])
+        return _vector_of([_as_count(c) for c in m], type(m))
     return int(m)
 
 
@@ -429,7 +448,7 @@ def reduce(op, value, axis=..., mode=None, keepdims=False):  # noqa: A001
     if name in ("and", "or"):
         def check(v):
             if _is_jit(v) and v.Type.is_float or not _is_jit(v) and isinstance(v, (float, np.floating)):
-                raise TypeError(f"frostjit.reduce(): And/Or reductions need integer or Bool arrays, "
+                raise ReductionTypeError(f"frostjit.reduce(): And/Or reductions need integer or Bool arrays, "
                                 f"got {type(v).__name__}")
         return _reduce(name, "reduce", value, axis, mode, keepdims, check=check)
     return _reduce(name, "reduce", value, axis, mode, keepdims)
@@ -493,7 +512,7 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
     if isinstance(value, VectorBase):
         (k,) = _axes(name, value, axis, 2)
         if k == 1:
-            return _vector_of([_scan(name, c, 0, reverse, exclusive) for c in value])
+            return _vector_of([_scan(name, c, 0, reverse, exclusive) for c in value], type(value))
         # Across the components, lane by lane: out[j] = sum of the components before j.
         comps = list(value)[::-1] if reverse else list(value)
         out, acc = [], None
@@ -501,7 +520,7 @@ def _scan(name: str, value, axis, reverse: bool, exclusive: bool):
             total = c if acc is None else acc + c
             out.append(total if not exclusive else zeros(type(c), width(c)) if acc is None else acc)
             acc = total
-        return _vector_of(out[::-1] if reverse else out)
+        return _vector_of(out[::-1] if reverse else out, type(value))
     if isinstance(value, (list, tuple)):        # Dr.Jit: a Python sequence gives a list
         _axes(name, value, axis, 1)
         items = value[::-1] if reverse else list(value)
@@ -531,5 +550,5 @@ def compress(mask):
         leaf = registry.flat_type(type(mask)._leaf._backend, UInt32)
         return registry.array_type(leaf, None, "dynamic")([k for k, b in enumerate(mask) if b])
     if not (isinstance(mask, ArrayBase) and mask._vt is Bool):
-        raise TypeError(f"compress(): expects a Bool array, got {type(mask).__name__}")
+        raise ReductionTypeError(f"compress(): expects a flat (1-D) Bool array, got {type(mask).__name__}")
     return registry.flat_type(mask._backend, UInt32)._from_node(memops.compress(mask._node))

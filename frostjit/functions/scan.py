@@ -145,7 +145,7 @@ def prefix_reduce(op, value, axis=0, exclusive=True, reverse=False):
     if isinstance(value, VectorBase):
         (k,) = _axes("prefix_reduce", value, axis, 2)
         if k == 1:
-            return _vector_of([_scan_array(name, c, exclusive, reverse) for c in value])
+            return _vector_of([_scan_array(name, c, exclusive, reverse) for c in value], type(value))
         comps = list(value)[::-1] if reverse else list(value)
         out, acc = [], None
         for c in comps:
@@ -153,7 +153,7 @@ def prefix_reduce(op, value, axis=0, exclusive=True, reverse=False):
             out.append(total if not exclusive else full(type(c), identity(name, c._vt), width(c)) if acc is None
                        else acc)
             acc = total
-        return _vector_of(out[::-1] if reverse else out)
+        return _vector_of(out[::-1] if reverse else out, type(value))
     if isinstance(value, (list, tuple)):
         _axes("prefix_reduce", value, axis, 1)
         items = list(value)[::-1] if reverse else list(value)

@@ -1,5 +1,5 @@
-"""Reshaping helpers of Dr.Jit's API: ``shape``, ``ravel``, ``unravel``, ``tile``, ``repeat``,
-``reverse``, ``meshgrid``.  All are gathers over index arithmetic, so they stay lazy and fuse.
+"""Reshaping helpers of Dr.Jit's API: ``shape``, ``ravel``, ``unravel``, ``reverse``, ``meshgrid``
+(``tile``/``repeat``: :mod:`.tiling`).  All are gathers over index arithmetic, so they stay lazy and fuse.
 
 Sizes are read with ``width()``, never ``len()``: inside a frozen function ``width()`` is
 symbolic, so a replay at a new width computes the new sizes (``len()`` pins the exact width).
@@ -7,15 +7,14 @@ symbolic, so a replay at a new width computes the new sizes (``len()`` pins the 
 from __future__ import annotations
 
 import math
-import operator
 
 import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
+from ..errors import LayoutArgumentError
 from ..trace.dtypes import UInt32, UInt64
-from ..tree import transform, vector_from_components
 from .creation import arange, empty
 from .evaluation import width
 from .memory import evaluate_together, gather, scatter
@@ -60,28 +59,46 @@ def shape(x) -> tuple:
     raise TypeError(f"shape(): expects a frostjit array, a number or a list/tuple of them, got {type(x).__name__}")
 
 
-def _order(who: str, order: str) -> bool:
+def _order(who: str, order: str, allowed: str = "ACF") -> bool:
     """Whether ``order`` lays a static vector out component by component (C) rather than
     interleaved (F; ``"A"``, the default, means F for JIT arrays, as in Dr.Jit)."""
-    if order not in ("A", "C", "F"):
-        raise ValueError(f"{who}(): 'order' must be 'A', 'C' or 'F', got {order!r}")
+    if not isinstance(order, str) or order not in tuple(allowed):
+        choices = ", ".join(map(repr, allowed[:-1])) + f" or {allowed[-1]!r}"
+        raise LayoutArgumentError(f"{who}(): order parameter must equal {choices} ('order' was {order!r})")
     return order == "C"
 
 
 def ravel(x, order: str = "A"):
     """Flatten a static vector into one 1-D array: interleaved (``x0, y0, z0, x1, ...``) for
-    ``order="A"``/``"F"``, component after component (``x0, x1, ..., y0, ...``) for ``"C"``."""
+    ``order="A"``/``"F"``, component after component (``x0, x1, ..., y0, ...``) for ``"C"``.
+
+    A 1-D array and a Python number are returned as they are; a tensor is raveled in C order
+    (``"F"`` raises, as in Dr.Jit); the scalar backend's nested arrays in the NumPy order of
+    their static shape (``"A"``/``"F"``: Fortran order).
+
+    Raises
+    ------
+    LayoutArgumentError
+        An ``order`` other than ``"A"``, ``"C"``, ``"F"``, or a ragged static vector (a
+        ``ValueError`` and a ``RuntimeError``).
+    """
     by_component = _order("ravel", order)
-    if isinstance(x, ArrayBase):
+    if isinstance(x, ArrayBase) or isinstance(x, (bool, int, float)):
         return x
     if _is_tensor(x):
+        if order == "F":
+            raise LayoutArgumentError("ravel(): tensors do not support F-style ordering (as in Dr.Jit)")
         return x._fj_ravel()
     if not isinstance(x, VectorBase):
         raise TypeError(f"ravel(): expects a frostjit array, got {type(x).__name__}")
     if not x.IsJIT:
-        # The scalar backend: no lanes to interleave; the numbers in order, as an ArrayX.
+        if x.IsDynamic and x.Depth == 1:
+            return x                    # the scalar backend's ArrayXf is already flat
+        # The scalar backend: no lanes; the numbers in the order of the static shape, as an ArrayX.
         cls = registry.array_type(type(x)._leaf, None, "dynamic")
-        return cls._from_components(np.asarray(x._static_numpy()).reshape(-1).tolist())
+        values = np.asarray(x._static_numpy()).reshape(-1, order="C" if by_component else "F")
+        return cls._from_components(values.tolist())
+    _check_not_ragged(x)
     if any(isinstance(c, VectorBase) for c in x):
         return _ravel_nested(x, by_component)
     n = len(x)
@@ -94,6 +111,17 @@ def ravel(x, order: str = "A"):
     else:
         scatter(out, x, idx)
     return out
+
+
+def _check_not_ragged(x) -> None:
+    """Components of one width (or 1, broadcast), as ravel needs (Dr.Jit: "ragged input")."""
+    widths = [width(c) for c in x]
+    if not all(type(w) is int for w in widths):
+        return          # symbolic widths (a frozen function): comparing them would pin the width
+    widths = {w for w in widths if w != 1}
+    if len(widths) > 1:
+        raise LayoutArgumentError(f"ravel(): ragged input not allowed: the components of the "
+                                  f"{type(x).__name__} have widths {sorted(widths)}")
 
 
 def _ravel_nested(x, by_component: bool):
@@ -120,90 +148,83 @@ def _ravel_nested(x, by_component: bool):
     return out
 
 
-def unravel(dtype, x, order: str = "A"):
-    """Inverse of :func:`ravel`: a static vector type from a 1-D array (same ``order``)."""
+def unravel(dtype, array, order: str = "A"):
+    """Inverse of :func:`ravel`: an instance of the static vector type ``dtype`` from the 1-D
+    ``array`` (same ``order``; nested types such as ``Matrix2f`` or ``Array22f`` too).
+
+    A 1-D ``dtype`` returns ``array`` itself when it is of that type (Dr.Jit).
+
+    Raises
+    ------
+    LayoutArgumentError
+        A bad ``order``, or a size that is no multiple of the type's number of entries.
+    TypeError
+        ``array`` is not a 1-D array, or ``dtype`` has a dynamic size (``ArrayXf``).
+    """
     by_component = _order("unravel", order)
+    if isinstance(dtype, type) and issubclass(dtype, ArrayBase) or _is_scalar_arrayx_type(dtype):
+        if type(array) is dtype:
+            return array
+        raise TypeError(f"unravel(): expected array of type {dtype.__name__!r}, got {type(array).__name__!r}")
     if not (isinstance(dtype, type) and issubclass(dtype, VectorBase)):
         raise TypeError(f"unravel(): 'dtype' must be a static vector type such as Array3f, got {dtype!r}")
+    dims = _static_dims(dtype)
     if not dtype.IsJIT:
         # The scalar backend: the numbers of an ArrayX (or a sequence) in order.
-        values = list(x)
-        size = int(np.prod(dtype.__meta__.shape))
+        values = list(array)
+        size = math.prod(dims)
         if len(values) != size:
-            raise ValueError(f"unravel(): {len(values)} values do not fill a {dtype.__name__} ({size})")
-        return dtype(np.array(values).reshape(dtype.__meta__.shape))
-    x = _flat(x, "unravel")
-    n = dtype._n
-    size = width(x)
-    if size % n:
-        raise ValueError(f"unravel(): an array of size {size} is not a multiple of {n} ({dtype.__name__})")
-    w = size // n
-    idx = arange(_index_type(x, size), w)
-    if by_component:
-        return vector_from_components(dtype, [gather(dtype._elem, x, idx + k * w) for k in range(n)])
-    return gather(dtype, x, idx)
+            raise LayoutArgumentError(f"unravel(): {len(values)} values do not fill a {dtype.__name__} ({size}): "
+                                      f"input array size is not divisible by 'dtype' shape")
+        return dtype(np.array(values).reshape(dims, order="C" if by_component else "F"))
+    if not isinstance(array, ArrayBase):
+        raise TypeError(f"unravel(): expected array of type {dtype._leaf.__name__!r}, but got "
+                        f"{type(array).__name__!r}")
+    leaf = dtype._leaf
+    if type(array) is not leaf:
+        array = leaf(array)             # another element type is converted (Dr.Jit)
+    count = math.prod(dims)
+    size = width(array)
+    if size % count:
+        raise LayoutArgumentError(f"unravel(): an array of size {size} is not a multiple of {count} "
+                                  f"({dtype.__name__}): input array size is not divisible by 'dtype' shape")
+    w = size // count
+    idx = arange(_index_type(array, size), w)
+    if len(dims) == 1 and not by_component:
+        return gather(dtype, array, idx)      # interleaved components: one packet gather
+    leaves = []
+    for index in np.ndindex(*dims):
+        if by_component:
+            leaves.append(gather(leaf, array, idx + int(np.ravel_multi_index(index, dims)) * w))
+        else:
+            leaves.append(gather(leaf, array, idx * count + int(np.ravel_multi_index(index, dims, order="F"))))
+    return _nest_leaves(dtype, leaves)
 
 
-def _count(who: str, count, what: str) -> int:
-    """A repetition count: an int >= 0 (a float or negative count raises, as in Dr.Jit)."""
-    try:
-        k = operator.index(count)
-    except TypeError:
-        raise TypeError(f"{who}(): '{what}' must be an int, got {type(count).__name__} {count!r}") from None
-    if k < 0:
-        raise ValueError(f"{who}(): '{what}' must be >= 0, got {k}")
-    return k
+def _is_scalar_arrayx_type(dtype) -> bool:
+    return (isinstance(dtype, type) and issubclass(dtype, VectorBase) and not dtype.IsJIT
+            and dtype.IsDynamic and dtype.Depth == 1)
 
 
-def tile(x, count: int):
-    """``[x, x, ..., x]`` (``count`` copies one after the other), like ``numpy.tile``.
-
-    A static vector tiles each component, a PyTree each of its arrays (its Python values
-    are kept), as in Dr.Jit.
-    """
-    count = _count("tile", count, "reps")
-    if _is_tensor(x):
-        return x._fj_tile(count)        # along the last axis, as numpy.tile
-    if _is_scalar_arrayx(x):
-        return type(x)(list(x) * count)
-    if not isinstance(x, ArrayBase):
-        return transform(x, lambda a: _tile(a, count), who="tile", root="x")
-    return _tile(x, count)
+def _static_dims(dtype) -> tuple:
+    """The static sizes of ``dtype`` (outermost first); a dynamic one raises, as in Dr.Jit."""
+    dims = []
+    t = dtype
+    while isinstance(t, type) and issubclass(t, VectorBase):
+        if t._n is None:
+            raise TypeError(f"unravel(): only the last dimension of 'dtype' may be dynamic, got {dtype.__name__}")
+        dims.append(t._n)
+        t = t._elem
+    return tuple(dims)
 
 
-def _is_scalar_arrayx(x) -> bool:
-    """The scalar backend's ``ArrayXf`` (its 1-D arrays, as Dr.Jit's ``drjit.scalar.ArrayXf``)."""
-    return isinstance(x, VectorBase) and not x.IsJIT and x.IsDynamic and x.Depth == 1
-
-
-def _tile(x, count: int):
-    n = width(x)        # not len(x): inside a frozen function, width() stays symbolic
-    if n == 0 or count == 0:
-        return type(x)()
-    return gather(type(x), x, arange(_index_type(x, n * count), n * count) % n)
-
-
-def repeat(x, count: int):
-    """Each element ``count`` times in a row, like ``numpy.repeat``.
-
-    A static vector repeats each component, a PyTree each of its arrays (its Python values
-    are kept), as in Dr.Jit.
-    """
-    count = _count("repeat", count, "repeats")
-    if _is_tensor(x):
-        return x._fj_repeat(count)      # the flattened elements, as numpy.repeat without an axis
-    if _is_scalar_arrayx(x):
-        return type(x)([v for v in x for _ in range(count)])
-    if not isinstance(x, ArrayBase):
-        return transform(x, lambda a: _repeat(a, count), who="repeat", root="x")
-    return _repeat(x, count)
-
-
-def _repeat(x, count: int):
-    n = width(x)
-    if n == 0 or count == 0:
-        return type(x)()
-    return gather(type(x), x, arange(_index_type(x, n * count), n * count) // count)
+def _nest_leaves(dtype, leaves: list):
+    """The ``dtype`` instance of ``leaves`` (1-D arrays in C order of its static shape)."""
+    if not (isinstance(dtype, type) and issubclass(dtype, VectorBase)):
+        return leaves[0]
+    per = len(leaves) // dtype._n
+    return dtype._from_components([_nest_leaves(dtype._elem, leaves[k * per:(k + 1) * per])
+                                   for k in range(dtype._n)])
 
 
 def reverse(x, axis: int = 0):

@@ -15,10 +15,12 @@ from typing import Union
 
 from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
-from ..errors import ShapeMismatchError
+from ..errors import AxisError, ShapeMismatchError
 from ..functions.creation import arange, full
 from ..functions.evaluation import make_opaque, width
 from ..functions.math import fma, reinterpret_array, select
+from ..functions.memory import gather
+from ..functions.sorting import argsort
 from ..trace import ops
 from ..trace.dtypes import Bool, Float16, Float32, Float64, Int32, UInt32, UInt64
 from ..array import registry
@@ -102,6 +104,53 @@ class Generator:
         (``[low, high]`` with ``endpoint=True``; ``[0, low)`` when ``high`` is None), unbiased
         (Lemire's multiply-shift method with rejection)."""
         return self._integers(dtype, shape, low, high, endpoint)
+
+    def permutation(self, x, /, *args, **kwargs):
+        """A random permutation, as Dr.Jit 1.5's ``Generator.permutation``.
+
+        ``permutation(dtype, n)`` permutes ``arange(UInt32, n)`` (``dtype`` picks the backend);
+        ``permutation(x)`` shuffles a copy of a 1-D array; ``permutation(x, axis=0)`` shuffles a
+        tensor's slices along ``axis``, each slice kept whole.  The order is the ``argsort`` of
+        ``random(Float32, n)`` keys, so the same seed gives Dr.Jit's permutation.
+
+        Examples
+        --------
+        >>> fj.rng(seed=42).permutation(UInt32, 4)      # some order of 0, 1, 2, 3
+        >>> fj.rng(seed=7).permutation(Float(10, 20, 30))
+        """
+        who = "Generator.permutation()"
+        if isinstance(x, type):
+            n = args[0] if args else kwargs.get("n")
+            if not _is_int(n):
+                raise TypeError(f"{who}: 'n' must be an int when the first argument is a type, got {n!r}")
+            if n < 0:
+                raise ValueError(f"{who}: 'n' must be >= 0, got {n}")
+            backend = _backend_of_type(x, who)
+            u32 = registry.flat_type(backend, UInt32)
+            if n <= 1:
+                return arange(u32, n)
+            return argsort(self.random(registry.flat_type(backend, Float32), n))
+        axis = args[0] if args else kwargs.get("axis", 0)
+        if getattr(type(x), "IsTensor", False) and not isinstance(x, (ArrayBase, VectorBase)):
+            ndim = len(x.shape)
+            if not (_is_int(axis) and -ndim <= axis < ndim):
+                raise AxisError(f"{who}: axis {axis!r} is out of bounds for a tensor with {ndim} dimensions")
+            axis %= ndim
+            n = x.shape[axis]
+            if n <= 1:
+                return type(x)(x)
+            perm = argsort(self.random(registry.flat_type(x.array._backend, Float32), n))
+            return x[tuple(perm if i == axis else slice(None) for i in range(ndim))]
+        if isinstance(x, ArrayBase):
+            if axis not in (0, -1):
+                raise AxisError(f"{who}: a 1-D array has only axis 0, got axis={axis!r}")
+            n = width(x)
+            if n <= 1:
+                return type(x)(x)
+            perm = argsort(self.random(registry.flat_type(x._backend, Float32), n))
+            return gather(type(x), x, perm)
+        raise TypeError(f"{who}: the first argument must be a frostjit array type, a 1-D array or a "
+                        f"tensor, got {type(x).__name__}")
 
 
 class Philox4x32Generator(Generator):
@@ -192,12 +241,26 @@ class Philox4x32Generator(Generator):
                     raise ValueError(f"{who}: shape {shape!r} of a {dtype.__name__} must hold ints >= 0")
             width, n = math.prod(dims), 1
             build = lambda leaves: dtype._from_array(leaves[0], dims)     # noqa: E731
+        elif isinstance(dtype, type) and issubclass(dtype, VectorBase) and not dtype.IsJIT:
+            # The scalar backend: no lanes, 'shape' is the static shape (an ArrayXf's is free); one
+            # lane of 1-D scalar arrays underneath, so the numbers are lane 0's of the JIT types.
+            static = _static_sizes(dtype)
+            dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+            if not (len(dims) == len(static) and
+                    all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(dims, static))):
+                expected = "(" + ", ".join("n" if d is None else str(d) for d in static) + ")"
+                raise ShapeMismatchError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected} "
+                                         "(the provided \"shape\" and \"dtype\" parameters are incompatible)")
+            leaf = registry.array_type(dtype._leaf, None, "dynamic")      # the scalar ArrayXf of its type
+            n, width = math.prod(dims), 1
+            build = lambda leaves: _nest(dtype, dims, [v[0] for v in leaves])     # noqa: E731
         elif isinstance(dtype, type) and issubclass(dtype, ArrayBase):
             leaf, n = dtype, 1
             if isinstance(shape, tuple):
                 if len(shape) != 1:
-                    raise ValueError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
-                                     f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...)")
+                    raise ShapeMismatchError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
+                                             f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...; the "
+                                             f"provided \"shape\" and \"dtype\" parameters are incompatible)")
                 shape = shape[0]
             width = shape
             build = lambda leaves: leaves[0]      # noqa: E731
@@ -303,6 +366,15 @@ class Philox4x32Generator(Generator):
             result = redraw_rejected(result, rejected, redraw, counter)
         self._counter = counter()
         return reinterpret_array(leaf, result + offset)
+
+
+def _backend_of_type(dtype, who: str):
+    """The backend of a frostjit array type (1-D, static, tensor)."""
+    leaf = getattr(dtype, "_array_type", None) or getattr(dtype, "_leaf", None) or dtype
+    backend = getattr(leaf, "_backend", None)
+    if backend is None:
+        raise TypeError(f"{who}: expected a frostjit array type, got {dtype!r}")
+    return backend
 
 
 def _static_sizes(dtype) -> tuple:

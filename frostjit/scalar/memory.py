@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ReductionTypeError
 from ..trace import numpy_semantics as ns
 from ..trace import ops
 from ..trace.dtypes import Bool
@@ -90,11 +91,11 @@ def block(x, reduction):
     vt, op = cls._vt, reduction.op
     who = "block_prefix_reduce" if reduction.prefix else "block_reduce"
     if op in ("and", "or") and vt.is_float:
-        raise TypeError(f"frostjit.{who}(): ReduceOp.{op.capitalize()} needs an integer or Bool array, "
-                        f"got {cls.__name__}")
+        raise ReductionTypeError(f"frostjit.{who}(): ReduceOp.{op.capitalize()} needs an integer or Bool "
+                                 f"array, got {cls.__name__}")
     if vt is Bool and op not in ("and", "or"):      # (as on the JIT backends)
-        raise TypeError(f"frostjit.{who}(): ReduceOp.{op.capitalize()} of a Bool array; convert it to an "
-                        "integer type first")
+        raise ReductionTypeError(f"frostjit.{who}(): ReduceOp.{op.capitalize()} of a Bool array; convert it "
+                                 "to an integer type first")
     return of(cls, ns.block_reduce(op, values(x), reduction.size, reduction.prefix, reduction.exclusive,
                                    reduction.reverse))
 

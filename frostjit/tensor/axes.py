@@ -12,12 +12,13 @@ from ..array import matrix as static_matrix
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat, is_flat_type
 from ..array.vector import VectorBase
-from ..errors import AxisError
+from ..errors import AxisError, LayoutArgumentError, ShapeMismatchError
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.memory import gather
 from ..functions.shape import ravel, unravel
 from ..trace.dtypes import Int64, UInt32
+from ..tree.kinds import vector_from_components
 from . import registry
 from .base import TensorBase, check_shape, handle, size_of
 from .view import c_strides, strided
@@ -32,7 +33,7 @@ def normalize_axis(axis, ndim: int, who: str, what: str = "axis") -> int:
         raise TypeError(f"{who}: '{what}' must be an int, got {type(axis).__name__} {axis!r}") from None
     if not -ndim <= k < ndim:
         raise AxisError(f"{who}: {what} {k} is out of bounds for a tensor with {ndim} dimension"
-                        f"{'' if ndim == 1 else 's'} (valid: {-ndim} to {ndim - 1})")
+                        f"{'' if ndim == 1 else 's'} (valid: {-ndim} to {ndim - 1}; Dr.Jit: out-of-bounds {what})")
     return k % ndim
 
 
@@ -92,6 +93,8 @@ def reshape(*args, **kwargs):
     TypeError
         A value or ``dtype`` that cannot be reshaped.
     """
+    if "dtype" in kwargs:            # reshape(dtype=..., value=..., shape=...), Dr.Jit's keywords
+        return _reshape_to_type(kwargs.pop("dtype"), *args, **kwargs)
     if args and isinstance(args[0], type):
         return _reshape_to_type(*args, **kwargs)
     return _reshape_value(*args, **kwargs)
@@ -99,15 +102,21 @@ def reshape(*args, **kwargs):
 
 def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False):
     who = "reshape()"
+    if dtype in (list, tuple, dict):
+        # a PyTree type (dtype=dict): its entries are reshaped, as without a dtype
+        return _reshape_value(value, shape, order, shrink)
     if issubclass(dtype, TensorBase):
         t = _reshape_value(value, shape, order, shrink)
         return t if type(t) is dtype else dtype(t)
     if issubclass(dtype, VectorBase) and not is_flat_type(dtype):
+        if shrink:          # each component's first elements
+            return vector_from_components(dtype, [_shrink(c, shape, who) for c in value])
         dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-        if not dims or dims[0] not in (-1, dtype._n):
-            raise ValueError(f"{who}: the first entry of 'shape' {dims} must be {dtype._n} (the size of "
-                             f"{dtype.__name__}) or -1")
         flat = value if is_flat(value) else ravel(value, order)
+        _resolve_shape(dims, width(flat), who)          # Dr.Jit's checks and messages
+        if dims[0] not in (-1, dtype._n):
+            raise ShapeMismatchError(f"{who}: the first entry of 'shape' {dims} must be {dtype._n} (the size of "
+                                     f"{dtype.__name__}) or -1 (incompatible layout)")
         return unravel(dtype, flat, order)
     if is_flat_type(dtype):
         flat = _shrink(value, shape, who) if shrink else ravel(value, order)
@@ -115,7 +124,8 @@ def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False
             n = width(flat)
             dims = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
             if len(dims) != 1 or dims[0] not in (-1, n):
-                raise ValueError(f"{who}: a 1-D {dtype.__name__} of {n} elements has shape ({n},), not {dims}")
+                raise ShapeMismatchError(f"{who}: a 1-D {dtype.__name__} of {n} elements has shape ({n},), not "
+                                         f"{dims} (incompatible layout; mismatched array sizes)")
         return flat if type(flat) is dtype else dtype(flat)
     raise TypeError(f"{who}: 'dtype' must be a frostjit tensor, 1-D or static array type, got {dtype!r}")
 
@@ -128,7 +138,7 @@ def _shrink(value, size, who: str):
         raise TypeError(f"{who}: shrink=True needs a 1-D array, got {type(value).__name__}")
     n = width(value)
     if not isinstance(size, int) or not 0 <= size <= n:
-        raise ValueError(f"{who}: shrink=True takes a size between 0 and the width {n}, got {size!r}")
+        raise ShapeMismatchError(f"{who}: shrink=True takes a size between 0 and the width {n}, got {size!r}")
     if size == n:
         return value
     index = array_registry.flat_type(value._backend, UInt32 if n <= 2**32 else Int64)
@@ -140,27 +150,38 @@ def _reshape_value(value, shape, order: str = "A", shrink: bool = False):
     if shrink:
         return _shrink(value, shape, who)
     if order not in ("A", "C"):
-        raise ValueError(f"{who}: tensor reshaping supports order 'A' or 'C', got {order!r}")
+        raise LayoutArgumentError(f"{who}: tensor reshaping supports order 'A' or 'C', got {order!r} ('order' "
+                                  f"argument must equal \"A\", \"F\", or \"C\"; tensors take no F order)")
     if isinstance(value, (list, tuple)) and not isinstance(value, (ArrayBase, VectorBase)):
         return type(value)(_reshape_value(v, shape, order) for v in value)
     if isinstance(value, dict):
         return {k: _reshape_value(v, shape, order) for k, v in value.items()}
     t = as_tensor(value, who)
-    n = width(t._array)
+    return _with_shape(t, _resolve_shape(shape, width(t._array), who))
+
+
+def _resolve_shape(shape, n: int, who: str) -> tuple:
+    """``shape`` (an int or a sequence; one entry may be -1) for ``n`` elements, checked.
+
+    The errors are :class:`~frostjit.errors.ShapeMismatchError` (``ValueError`` and, as
+    Dr.Jit raises, ``RuntimeError``) with Dr.Jit's wording."""
     dims = list(shape) if isinstance(shape, (tuple, list)) else [shape]
     unknown = [k for k, d in enumerate(dims) if not hasattr(d, "__symbolic_size__") and d == -1]
     if len(unknown) > 1:
-        raise ValueError(f"{who}: only one dimension can be -1, got {tuple(dims)}")
+        raise ShapeMismatchError(f"{who}: only a single 'shape' entry may be equal to -1 (only one dimension "
+                                 f"can be -1), got {tuple(dims)}")
     if unknown:
         rest = check_shape([d for k, d in enumerate(dims) if k != unknown[0]], who)
         known = size_of(rest)
         if known == 0 or n % known != 0:
-            raise ValueError(f"{who}: cannot infer -1 in {tuple(dims)} for {n} elements (shape {t.shape})")
+            raise ShapeMismatchError(f"{who}: cannot infer a compatible shape (cannot infer -1 in {tuple(dims)} "
+                                     f"for {n} elements)")
         dims[unknown[0]] = n // known
     new = check_shape(dims, who)
     if size_of(new) != n:
-        raise ValueError(f"{who}: cannot reshape {n} elements (shape {t.shape}) into shape {new}")
-    return _with_shape(t, new)
+        raise ShapeMismatchError(f"{who}: mismatched array sizes (input: {n}, target: {size_of(new)}): cannot "
+                                 f"reshape {n} elements into shape {new}")
+    return new
 
 
 def transpose(value, axes=None):

@@ -302,7 +302,8 @@ class TensorBase:
         n = width(self._array)
         if n != 1:
             raise RuntimeError(f"{type(self).__name__}.item(): only a tensor of one element converts to a "
-                               f"Python scalar (this one has shape {self.shape})")
+                               f"Python scalar (this one has shape {self.shape}; Dr.Jit: can only convert "
+                               f"arrays of length 1 to Python scalars)")
         return self._array[0]
 
     def __float__(self) -> float:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 
 import numpy as np
 
@@ -378,6 +379,8 @@ def upsample(t, shape=None, scale_factor=None):
     :func:`resample`.
     """
     who = "upsample()"
+    warnings.warn("frostjit.upsample() is deprecated (as in Dr.Jit 1.5), please use frostjit.resample() instead",
+                  DeprecationWarning, stacklevel=2)
     if (shape is None) == (scale_factor is None):
         raise TypeError(f"{who}: give either 'shape' or 'scale_factor'")
     if getattr(type(t), "IsTexture", False):

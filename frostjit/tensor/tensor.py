@@ -17,9 +17,11 @@ from ..ad import api as ad
 from ..array.flat import apply, refusing_operator
 from ..array.promotion import REFUSABLE_OPERATORS
 from ..functions.evaluation import width
+from ..functions.memory import gather
+from ..functions.tiling import repeat_index
 from . import creation, index, reduce, sorting
-from .axes import transpose, swapaxes
-from .base import TensorBase, handle
+from .axes import normalize_axis, transpose, swapaxes
+from .base import TensorBase, handle, size_of
 from .broadcast import elementwise, expand
 from .matmul import matmul
 
@@ -63,16 +65,44 @@ class Tensor(TensorBase):
     def _fj_ravel(self):
         return handle(self._array)
 
-    def _fj_tile(self, count: int):
-        """``numpy.tile(t, count)``: ``count`` copies along the last axis (a 0-d tensor: 1-D)."""
-        s = self.shape or (1,)
-        out = s[:-1] + (s[-1] * count,)
-        return type(self)._from_array(expand(self._array, s[:-1] + (1, s[-1]), s[:-1] + (count, s[-1])), out)
+    def _fj_tile(self, reps):
+        """``numpy.tile(t, reps)`` (``reps``: an int or a tuple of ints): the shorter of the
+        shape and ``reps`` padded with leading 1s, each axis ``k`` copied ``reps[k]`` times."""
+        reps = (reps,) if isinstance(reps, int) else tuple(reps)
+        s = self.shape
+        d = max(len(s), len(reps))
+        s = (1,) * (d - len(s)) + s
+        reps = (1,) * (d - len(reps)) + reps
+        out = tuple(r * n for r, n in zip(reps, s))
+        if not size_of(out):
+            return creation.empty(type(self), out)
+        # (1, n_k) broadcast to (r_k, n_k) on every axis: a strided view, no copy
+        inner = tuple(v for n in s for v in (1, n))
+        outer = tuple(v for r, n in zip(reps, s) for v in (r, n))
+        return type(self)._from_array(expand(self._array, inner, outer), out)
 
-    def _fj_repeat(self, count: int):
-        """``numpy.repeat(t, count)``: each element ``count`` times, flattened."""
-        n = width(self._array)
-        return type(self)._from_array(expand(self._array, (n, 1), (n, count)), (n * count,))
+    def _fj_repeat(self, repeats, axis=None):
+        """``numpy.repeat(t, repeats, axis)``: ``repeats`` an int or one count per entry along
+        ``axis`` (``None``: the flattened elements)."""
+        who = "repeat()"
+        if axis is None:
+            flat = self._array
+            if not isinstance(repeats, int):
+                out = gather(type(flat), flat, repeat_index(repeats, width(flat), "repeat"))
+                return type(self)._from_array(out, (width(out),))
+            n = width(flat)
+            return type(self)._from_array(expand(flat, (n, 1), (n, repeats)), (n * repeats,))
+        k = normalize_axis(axis, len(self.shape), who)
+        s = self.shape
+        if isinstance(repeats, int):
+            out = s[:k] + (s[k] * repeats,) + s[k + 1:]
+            if not size_of(out):
+                return creation.empty(type(self), out)
+            inner = s[:k + 1] + (1,) + s[k + 1:]
+            outer = s[:k + 1] + (repeats,) + s[k + 1:]
+            return type(self)._from_array(expand(self._array, inner, outer), out)
+        index = repeat_index(repeats, s[k], "repeat")
+        return self[(slice(None),) * k + (index,)]
 
     _fj_full = classmethod(creation.full)
     _fj_empty = classmethod(creation.empty)

@@ -171,9 +171,16 @@ def test_symbolic_mode_equals_evaluated_mode_on_integers_and_floats(op):
         np.testing.assert_array_equal(got, fj.block_reduce(op, cls(arr), 3).numpy())
 
 
-def test_symbolic_mode_rejects_bitwise_reductions_naming_them():
-    with pytest.raises(ValueError, match="And"):
-        fj.block_reduce("and", Int32([1, 2]), 2, mode="symbolic")
+@pytest.mark.parametrize("op", ["and", "or"])
+def test_symbolic_mode_takes_bitwise_reductions_as_drjit(op):
+    # Dr.Jit 1.5: block_reduce(And, UInt32(1..7), 3, mode='symbolic') == [0, 4, 7] (Or: [3, 7, 7])
+    a = np.array([1, 2, 3, 4, 5, 6, 7], np.int32)
+    got = fj.block_reduce(op, Int32(a), 3, mode="symbolic").numpy()
+    assert got.tolist() == ([0, 4, 7] if op == "and" else [3, 7, 7])
+    np.testing.assert_array_equal(got, fj.block_reduce(op, Int32(a), 3).numpy())
+    m = Bool([True, False, True, True, True])
+    np.testing.assert_array_equal(fj.block_reduce(op, m, 2, mode="symbolic").numpy(),
+                                  fj.block_reduce(op, m, 2).numpy())
 
 
 def test_bool_arrays_take_and_or_only():

@@ -1,9 +1,13 @@
 """Tensors as inputs, outputs and state of frozen functions: the trailing shape is part of the
 key, the leading (batch) dimension follows the width, frozen == plain at several batch sizes."""
 import numpy as np
+import pytest
 
 import frostjit as fj
 from frostjit.llvm import Float, TensorXf, TensorXf64, TensorXi, UInt32
+
+# fj.upsample is deprecated (a DeprecationWarning, as Dr.Jit 1.5's): these tests still check what it does
+pytestmark = pytest.mark.filterwarnings("ignore:frostjit.upsample\\(\\) is deprecated:DeprecationWarning")
 
 SIZES = [1, 7, 1000, 100003]
 K = [None]       # a (5, 2) TensorXf64, made by the first test that needs it (no frostjit buffer at import)

@@ -10,6 +10,10 @@ from frostjit.llvm import Float, Float64, TensorXf, TensorXi
 
 from drjit_resample_reference import cases
 
+# fj.upsample is deprecated (a DeprecationWarning, as Dr.Jit 1.5's): these tests still check what it does,
+# and test_upsample_is_deprecated_as_in_drjit that it warns
+pytestmark = pytest.mark.filterwarnings("ignore:frostjit.upsample\\(\\) is deprecated:DeprecationWarning")
+
 DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "drjit_resample_reference.npz"))
 
 
@@ -108,3 +112,9 @@ def test_gradients_through_resample_and_convolve():
         xm[idx] -= eps
         fd = (loss(ad.TensorXf64(xp)).item() - loss(ad.TensorXf64(xm)).item()) / (2 * eps)
         np.testing.assert_allclose(g[idx], fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.filterwarnings("default")
+def test_upsample_is_deprecated_as_in_drjit():
+    with pytest.warns(DeprecationWarning, match=r"upsample\(\) is deprecated.*resample"):
+        fj.upsample(TensorXf([[1, 2]]), scale_factor=(1, 2))

@@ -17,6 +17,9 @@ from frostjit.texture import FilterMode, WrapMode
 import texture_reference as ref
 from drjit_reference_8u import CASES
 
+# fj.upsample is deprecated (a DeprecationWarning, as Dr.Jit 1.5's): these tests still check what it does
+pytestmark = pytest.mark.filterwarnings("ignore:frostjit.upsample\\(\\) is deprecated:DeprecationWarning")
+
 DATA = np.load(os.path.join(os.path.dirname(__file__), "data", "drjit_texture8u_reference.npz"))
 INV_255 = np.float32(1 / 255)
 FLOAT = {"f32": llvm.Float, "f64": llvm.Float64, "f16": llvm.Float16}

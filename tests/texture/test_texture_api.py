@@ -7,6 +7,9 @@ from frostjit import llvm
 from frostjit.llvm import Array1f, Array2f, Array3f, Array4f, ArrayXf, Float, Matrix2f, TensorXf, TensorXf64, \
     Texture1f, Texture2f, Texture3f
 
+# fj.upsample is deprecated (a DeprecationWarning, as Dr.Jit 1.5's): these tests still check what it does
+pytestmark = pytest.mark.filterwarnings("ignore:frostjit.upsample\\(\\) is deprecated:DeprecationWarning")
+
 DATA = np.arange(2 * 3 * 2, dtype=np.float32).reshape(2, 3, 2)
 
 
