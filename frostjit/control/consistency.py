@@ -139,16 +139,19 @@ def check_tuple(who: str, old: tuple, new: tuple, labels, root: str, strict: boo
         check(who, a, b, name, strict)
 
 
-def merge(mask, a, b, values_from_a: bool):
+def merge(mask, a, b, values_from_a: bool, whole=None):
     """``a`` where ``mask`` else ``b``, array by array (the structures were checked).  A Python value
     is taken from ``a`` or ``b`` (they are equal unless ``strict=False``; Dr.Jit keeps a loop body's
-    new value and a conditional's ``false_fn`` value)."""
-    if type(a) in (tuple, list) and len(a) and all(isinstance(x, ArrayBase) for x in a):
+    new value and a conditional's ``false_fn`` value).  ``whole(x)`` true: the array ``x`` of
+    ``a`` is taken as it is (a loop body's scatter target)."""
+    if whole is None and type(a) in (tuple, list) and len(a) and all(isinstance(x, ArrayBase) for x in a):
         out = [_select(mask, x, y) for x, y in zip(a, b)]
         return tuple(out) if type(a) is tuple else out
 
     def leaf(x, y):
         if isinstance(x, ArrayBase):
+            if whole is not None and whole(x):
+                return x
             return _select(mask, x, y)
         return x if values_from_a else y
     return map2(a, b, leaf, who="merge", names=("a", "b"))
@@ -163,6 +166,12 @@ def _select(mask, x, y):
     (``while ...: q += gather(x, i)`` then ``grad(x)`` of the returned ``x`` would be zero)."""
     if x._node is y._node or (x._ad is not None and x._ad is y._ad):
         return y
+    m = mask._node.size
+    for n in (x._node.size, y._node.size):
+        if not _sizes_compatible(m, n):
+            # Dr.Jit's RuntimeError (a plain select would raise a ValueError)
+            raise StateValueError(f"this operation processes arrays of size {m}, while a state variable has an "
+                                  f"incompatible size {n}")
     return select(mask, x, y)
 
 

@@ -15,6 +15,7 @@ from ..ad.api import isolate_grad
 from ..trace import masks
 from . import symbolic
 from ..trace.state import JitFlag
+from .identity import Returned, write_back
 from .consistency import check_branch_results, check_labels, fresh, merge
 from .errors import ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
@@ -87,10 +88,15 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
     # Dr.Jit: the statement is an isolate_grad() scope, so a traversal inside a branch stops at
     # variables created before it (their gradients, masked to the branch's lanes, propagate on
     # once, when the statement ends) and does not clear what the other branch still needs
+    # Dr.Jit: a result that both branches return as the argument they received is the caller's
+    # object, updated in place (identity.py)
+    true_fn, false_fn = Returned(true_fn), Returned(false_fn)
     with isolate_grad():
         if mode == "symbolic":
-            return _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
-        return _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
+            out = _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
+        else:
+            out = _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
+    return write_back(args, out, [true_fn, false_fn])
 
 
 def _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict):

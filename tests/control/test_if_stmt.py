@@ -69,17 +69,23 @@ def test_each_branch_scatters_only_on_its_lanes():
     assert buf.numpy().tolist() == [1, 10, 1]           # Dr.Jit 1.5: the same
 
 
-def test_branch_updating_its_argument_in_place_changes_neither_caller_nor_other_branch():
+@pytest.mark.parametrize("mode", ["evaluated", "symbolic"])
+def test_branch_updating_its_argument_in_place_leaves_the_other_branch_and_updates_the_caller_after(mode):
+    # Dr.Jit 1.5 (side by side): the other branch sees the original; the result is the caller's
+    # object, updated in place, since both branches return the argument they received
     x = Float(1, 2)
+    seen = []
 
     def t(x):
         x += 100
         return x
 
     def f(x):
+        seen.append(x + 0)
         return x
-    out = fj.if_stmt((x,), Bool(True, False), t, f, mode="evaluated")
-    assert out.numpy().tolist() == [101, 2] and x.numpy().tolist() == [1, 2]
+    out = fj.if_stmt((x,), Bool(True, False), t, f, mode=mode)
+    assert out is x and x.numpy().tolist() == [101, 2]
+    assert seen[0].numpy().tolist() == [1, 2]
 
 
 def test_non_strict_returns_false_branch_python_value():
