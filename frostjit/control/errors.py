@@ -30,3 +30,9 @@ class ControlFlowArgumentError(ControlFlowError, ValueError):
 class ControlFlowArgumentTypeError(ControlFlowError, TypeError):
     """An argument of the call has the wrong type (``state`` not a tuple, a ``switch`` index that
     is not a ``UInt32`` array): ``RuntimeError`` as in Dr.Jit, and ``TypeError``."""
+
+
+class BranchValueError(ControlFlowError, ValueError):
+    """A ``ValueError`` (an incompatible size, mostly) raised while a ``switch`` or an ``if_stmt`` ran
+    its targets or branches: Dr.Jit raises ``RuntimeError`` there.  The original is its
+    ``__cause__``."""

@@ -17,7 +17,7 @@ from . import symbolic
 from ..trace.state import JitFlag
 from .identity import Returned, write_back
 from .consistency import check_branch_results, check_labels, fresh, merge
-from .errors import ControlFlowArgumentTypeError
+from .errors import BranchValueError, ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 WHO = "if_stmt"
@@ -91,11 +91,16 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
     # Dr.Jit: a result that both branches return as the argument they received is the caller's
     # object, updated in place (identity.py)
     true_fn, false_fn = Returned(true_fn), Returned(false_fn)
-    with isolate_grad():
-        if mode == "symbolic":
-            out = _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
-        else:
-            out = _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
+    try:
+        with isolate_grad():
+            if mode == "symbolic":
+                out = _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
+            else:
+                out = _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
+    except ValueError as err:
+        if isinstance(err, RuntimeError):
+            raise
+        raise BranchValueError(f"fj.if_stmt(): {err}") from err     # Dr.Jit: a RuntimeError
     return write_back(args, out, [true_fn, false_fn])
 
 

@@ -29,7 +29,7 @@ from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
 from . import host, symbolic
 from .consistency import check, contract_error
-from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
+from .errors import BranchValueError, ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mode, is_mask, switch_lanes, vector_mode
 
 WHO = "switch"
@@ -92,9 +92,14 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
         raise ControlFlowArgumentTypeError(f"fj.switch(): 'index' must be a Python int or a UInt32 array, got {type(index).__name__}")
     if mode is None:
         mode = vector_mode(JitFlag.SymbolicCalls)
-    if mode == "symbolic":
-        return _symbolic(index, targets, args, kwargs, label)
-    return _evaluated(index, targets, args, kwargs, positional_mask, mask, label)
+    try:
+        if mode == "symbolic":
+            return _symbolic(index, targets, args, kwargs, label)
+        return _evaluated(index, targets, args, kwargs, positional_mask, mask, label)
+    except ValueError as err:
+        if isinstance(err, RuntimeError):
+            raise
+        raise BranchValueError(f"fj.switch(): {err}") from err      # Dr.Jit: a RuntimeError
 
 
 def _scalar(index: int, targets, mask, args, kwargs):

@@ -117,3 +117,15 @@ def test_conditional_inside_a_loop_body_masks_its_scatters_to_active_lanes():
     fj.while_loop((UInt32(0, 1, 2, 3),), lambda i: i < 4, body, mode="evaluated")
     # even values visited: lane0: 0,2; lane1: 2; lane2: 2; lane3: none
     assert buf.numpy().tolist() == [1, 0, 3, 0]
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+def test_branch_size_mismatch_is_a_runtime_error_and_read_only_arrays_of_another_size_work(mode):
+    c = Bool(True, False, True)
+    z = Float(1, 2, 3, 4)
+    with pytest.raises(RuntimeError) as info:
+        fj.if_stmt((Float(1, 2, 3),), c, lambda x: x + z, lambda x: x, mode=mode)
+    assert isinstance(info.value, ValueError)
+    x, zo = fj.if_stmt((Float(1, 2, 3), z), c, lambda x, z: (x + fj.gather(Float, z, UInt32(0, 1, 2)), z),
+                       lambda x, z: (x, z), mode=mode)
+    assert x.numpy().tolist() == [2, 2, 6] and zo is z      # Dr.Jit 1.5: the same
