@@ -38,13 +38,14 @@ class Returned:
         self.tops = None
 
     def __call__(self, *args, **kwargs):
+        # (what it received, before the call: it may replace entries of a container argument)
+        received = {id(a): k for k, a in enumerate(flatten(args)[0])}
+        given = {id(a): k for k, a in enumerate(args)}
         out = self.fn(*args, **kwargs)
         try:
-            received = {id(a): k for k, a in enumerate(flatten(args)[0])}
             self.leaves = [received.get(id(a)) for a in flatten(out)[0]]
         except Exception:           # (a malformed result: the contract check reports it)
             self.leaves = None
-        given = {id(a): k for k, a in enumerate(args)}
         # (a result that is not a tuple is one entry: a branch returning its argument itself)
         self.tops = [given.get(id(o)) for o in out] if isinstance(out, tuple) else given.get(id(out))
         return out

@@ -150,3 +150,25 @@ def test_if_stmt_results_that_both_branches_return_as_arguments_are_the_callers_
         return b
     out = fj.if_stmt((buf,), c, t, lambda b: b, mode=mode)
     assert out is buf and buf.numpy().tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_branch_replacing_an_entry_of_a_list_argument_keeps_the_merged_entry(mode):
+    # regression: an entry a branch put into its list argument counted as an argument it had
+    # received, so the write-back replaced the merged entry by the caller's old one
+    x = Float(1, 2, 3)
+    w = [x]
+
+    def t(w, x):
+        w[0] = x + 1
+        return w, x
+    out, xo = fj.if_stmt((w, x), x > 1, t, lambda w, x: (w, x), mode=mode)
+    assert out is w and xo is x and w[0].numpy().tolist() == [1, 3, 4]
+
+    @fj.syntax
+    def f(x):
+        box = [x]
+        if x > 1:
+            box[0] = x + 1
+        return box[0]
+    assert f(Float(1, 2, 3)).numpy().tolist() == [1, 3, 4]          # Dr.Jit 1.5: the same
