@@ -102,6 +102,8 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
         if not sizes:
             return
         so, sn = old._node.size, new._node.size
+        if sn == 0 and so != 0:
+            raise uninitialized(who, name, new)
         if not _sizes_compatible(so, sn):
             raise contract_error(StateValueError, who, f"the size of state variable '{name}' of type "
                                                        f"'{type_name(old)}' changed from {so} to {sn}. These sizes "
@@ -131,6 +133,54 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
         pairs = ((v, nv[k]) for k, v in zip(ko, vo))
     for k, (a, b) in zip(keys, pairs):
         check(who, a, b, name + nt.format_key(k), strict, sizes)
+
+
+def uninitialized(who: str, name: str, a) -> Exception:
+    """Dr.Jit's error for an empty array (``UInt32()``) in a loop's state or a conditional's
+    results."""
+    return contract_error(StateValueError, who, f"state variable '{name}' of type '{type_name(a)}' is uninitialized")
+
+
+def leaf_names(tree: tuple, labels, root: str) -> list[str]:
+    """The name of each JIT array of ``tree`` (a tuple), in :func:`~frostjit.tree.flatten` order:
+    the entry's label (or ``root[i]``) and the path inside it, as :func:`check` names them."""
+    names: list = []
+
+    def rec(o, name: str) -> None:
+        nt = node_type(type(o))
+        if nt.kind is Kind.ARRAY:
+            names.append(name)
+            return
+        if nt.kind is Kind.VALUE:
+            return
+        keys, values = nt.children(o)
+        for k, v in zip(range(len(values)) if keys is None else keys, values):
+            rec(v, name + nt.format_key(k))
+    for name, x in zip(root_names(len(tree), labels, root), tree):
+        rec(x, name)
+    return names
+
+
+def check_initialized(who: str, state: tuple, leaves: list, labels, root: str = "state") -> None:
+    """Raise Dr.Jit's error for the first empty array among ``leaves`` (``state``'s arrays)."""
+    if all(a._node.size != 0 for a in leaves):
+        return
+    for name, a in zip(leaf_names(state, labels, root), leaves):
+        if a._node.size == 0:
+            raise uninitialized(who, name, a)
+
+
+def size_error(who: str, width: int, state: tuple, leaves: list, labels, root: str = "state", skip=()):
+    """Dr.Jit's error for the first of ``leaves`` (``state``'s arrays; positions in ``skip``
+    excepted) whose size is incompatible with ``width`` (``None`` if none is)."""
+    for j, (name, a) in enumerate(zip(leaf_names(state, labels, root), leaves)):
+        n = a._node.size
+        if j in skip:
+            continue
+        if not _sizes_compatible(n, width):
+            return contract_error(StateValueError, who, f"this operation processes arrays of size {width}, while "
+                                                        f"state variable '{name}' has an incompatible size {n}")
+    return None
 
 
 def check_tuple(who: str, old: tuple, new: tuple, labels, root: str, strict: bool) -> None:

@@ -32,7 +32,35 @@ class ControlFlowArgumentTypeError(ControlFlowError, TypeError):
     is not a ``UInt32`` array): ``RuntimeError`` as in Dr.Jit, and ``TypeError``."""
 
 
-class BranchValueError(ControlFlowError, ValueError):
-    """A ``ValueError`` (an incompatible size, mostly) raised while a ``switch`` or an ``if_stmt`` ran
-    its targets or branches: Dr.Jit raises ``RuntimeError`` there.  The original is its
-    ``__cause__``."""
+
+class BodyError(ControlFlowError):
+    """An exception raised by a loop's condition or body, a branch of a conditional or a target of
+    a switch (vectorized modes): Dr.Jit raises ``RuntimeError`` ("encountered an exception")
+    with the original as ``__cause__``.  frostjit's is :func:`wrapped`'s subclass of this class
+    *and* of the original's class, so ``except ValueError`` keeps working."""
+
+
+_WRAPPED: dict = {}
+
+
+def wrapped(who: str, err: Exception) -> Exception:
+    """The exception to raise, ``from err``, for ``err`` raised inside ``fj.<who>()`` (see
+    :class:`BodyError`); ``err`` itself when it is a ``RuntimeError`` already (Dr.Jit's own
+    errors and frostjit's contract errors pass as they are)."""
+    if isinstance(err, RuntimeError):
+        return err
+    cls = type(err)
+    sub = _WRAPPED.get(cls)
+    if sub is None:
+        try:
+            sub = type(f"ControlFlow{cls.__name__}", (BodyError, cls), {"__module__": __name__})
+        except TypeError:           # (an exception class whose layout cannot be combined)
+            sub = BodyError
+        _WRAPPED[cls] = sub
+    message = f"fj.{who}(): encountered an exception: {type(err).__name__}: {err}"
+    try:
+        out = sub.__new__(sub)
+        Exception.__init__(out, message)
+    except Exception:               # (an exception class with its own __new__ requirements)
+        out = BodyError(message)
+    return out

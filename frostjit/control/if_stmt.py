@@ -17,7 +17,7 @@ from . import symbolic
 from ..trace.state import JitFlag
 from .identity import Returned, write_back
 from .consistency import check_branch_results, check_labels, fresh, merge
-from .errors import BranchValueError, ControlFlowArgumentTypeError
+from .errors import wrapped, ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 WHO = "if_stmt"
@@ -77,6 +77,16 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
         raise ControlFlowArgumentTypeError("fj.if_stmt(): 'true_fn' and 'false_fn' must be callables")
     check_mode(WHO, mode)
     check_labels(WHO, len(args), arg_labels)
+    try:
+        return _run(args, cond, true_fn, false_fn, rv_labels, label, mode, strict)
+    except Exception as err:
+        new = wrapped("if_stmt", err)    # Dr.Jit (every mode): a RuntimeError whose cause is the original
+        if new is err:
+            raise
+        raise new from err
+
+
+def _run(args, cond, true_fn, false_fn, rv_labels, label, mode, strict):
     if mode is None:
         if is_python_bool(cond):
             mode = "scalar"
@@ -85,22 +95,17 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
             mode = vector_mode(JitFlag.SymbolicConditionals)
     if mode == "scalar":
         return true_fn(*args) if cond else false_fn(*args)
-    # Dr.Jit: the statement is an isolate_grad() scope, so a traversal inside a branch stops at
-    # variables created before it (their gradients, masked to the branch's lanes, propagate on
-    # once, when the statement ends) and does not clear what the other branch still needs
     # Dr.Jit: a result that both branches return as the argument they received is the caller's
     # object, updated in place (identity.py)
     true_fn, false_fn = Returned(true_fn), Returned(false_fn)
-    try:
-        with isolate_grad():
-            if mode == "symbolic":
-                out = _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
-            else:
-                out = _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
-    except ValueError as err:
-        if isinstance(err, RuntimeError):
-            raise
-        raise BranchValueError(f"fj.if_stmt(): {err}") from err     # Dr.Jit: a RuntimeError
+    # Dr.Jit: the statement is an isolate_grad() scope, so a traversal inside a branch stops at
+    # variables created before it (their gradients, masked to the branch's lanes, propagate on
+    # once, when the statement ends) and does not clear what the other branch still needs
+    with isolate_grad():
+        if mode == "symbolic":
+            out = _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
+        else:
+            out = _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
     return write_back(args, out, [true_fn, false_fn])
 
 

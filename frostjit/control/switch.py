@@ -29,7 +29,7 @@ from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
 from . import host, symbolic
 from .consistency import check, contract_error
-from .errors import BranchValueError, ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
+from .errors import wrapped, ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mode, is_mask, switch_lanes, vector_mode
 
 WHO = "switch"
@@ -86,20 +86,22 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
     check_mode(WHO, mode, ("symbolic", "evaluated"))
     positional_mask = bool(args) and is_mask(args[-1])
     mask = args[-1] if positional_mask else kwargs.get("active")
-    if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
-        return _scalar(int(index), targets, mask, args, kwargs)
-    if not (isinstance(index, ArrayBase) and index._vt is UInt32):
+    scalar = isinstance(index, (int, np.integer)) and not isinstance(index, bool)
+    if not scalar and not (isinstance(index, ArrayBase) and index._vt is UInt32):
         raise ControlFlowArgumentTypeError(f"fj.switch(): 'index' must be a Python int or a UInt32 array, got {type(index).__name__}")
     if mode is None:
         mode = vector_mode(JitFlag.SymbolicCalls)
     try:
+        if scalar:
+            return _scalar(int(index), targets, mask, args, kwargs)
         if mode == "symbolic":
             return _symbolic(index, targets, args, kwargs, label)
         return _evaluated(index, targets, args, kwargs, positional_mask, mask, label)
-    except ValueError as err:
-        if isinstance(err, RuntimeError):
+    except Exception as err:
+        new = wrapped("switch", err)      # Dr.Jit (every mode): a RuntimeError whose cause is the original
+        if new is err:
             raise
-        raise BranchValueError(f"fj.switch(): {err}") from err      # Dr.Jit: a RuntimeError
+        raise new from err
 
 
 def _scalar(index: int, targets, mask, args, kwargs):

@@ -46,7 +46,7 @@ from ..trace.node import Node
 from ..schedule.loops import StateUsedAsMemory
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
-from .consistency import check, check_branch_results, check_tuple, contract_error, fresh, merge
+from .consistency import check, check_branch_results, check_tuple, contract_error, fresh, merge, size_error
 from .errors import StateTypeError, StateValueError
 from .modes import check_mask, is_mask, switch_lanes
 
@@ -87,7 +87,7 @@ def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict:
     try:
         _width(inits, label)
     except ValueError:
-        bound = _invariant_of_other_size(state, leaves, treedef, cond, body, inits, label)
+        bound = _invariant_of_other_size(state, leaves, treedef, cond, body, inits, labels, label)
     before = list(trace_state.side_effects)      # (held: their ids stay theirs while we compare)
     rec, new, new_def, widest, free, outer, src = _trace_binding(state, leaves, treedef, None, cond, body, labels,
                                                                  label, strict, grad_placeholders, bound, before)
@@ -181,7 +181,7 @@ class _Memory(Exception):
         self.index = index
 
 
-def _invariant_of_other_size(state, leaves, treedef, cond, body, inits, label) -> set:
+def _invariant_of_other_size(state, leaves, treedef, cond, body, inits, labels, label) -> set:
     """The state arrays, of sizes incompatible with each other, that a probe trace finds returned
     unchanged or used as memory (Dr.Jit drops them from the loop, so their size does not
     matter); raises the size error if the others still disagree or the probe fails.  Each
@@ -211,11 +211,28 @@ def _invariant_of_other_size(state, leaves, treedef, cond, body, inits, label) -
             drop_effects(queued_since(before))
         break
     if res is None or len(res) != len(inits) or not isinstance(getattr(c, "_node", None), Node):
-        _width(inits, label)            # raises the size error
+        raise size_error(WHILE, c._node.size if isinstance(getattr(c, "_node", None), Node) else
+                         max(n.size for n in inits), state, leaves, labels) or _mismatch(inits, label)
     same = {j for j, (p, r) in enumerate(zip(phis, res)) if p is not None and r._node is p}
     keep = same | memory
-    _width([n for j, n in enumerate(inits) if j not in keep] + [c._node], label)
+    rest = [n for j, n in enumerate(inits) if j not in keep] + [c._node]
+    try:
+        width = _width(rest, label)
+    except StateValueError:
+        raise size_error(WHILE, c._node.size, state, leaves, labels, skip=keep) or _mismatch(rest, label) from None
+    err = size_error(WHILE, width, state, leaves, labels, skip=keep)
+    if err is not None:
+        raise err
     return {j for j in keep if inits[j].size != 1 or j in memory}
+
+
+def _mismatch(nodes: list, label) -> Exception:
+    """The generic size error of :func:`_width` for ``nodes``."""
+    try:
+        _width(nodes, label)
+    except StateValueError as err:
+        return err
+    return StateValueError("fj.while_loop(): incompatible sizes")   # pragma: no cover - _width raised above
 
 
 def _check_bound(bound: set, inits: list, new: list, effects: list, labels, n: int, label) -> None:

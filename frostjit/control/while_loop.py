@@ -34,8 +34,9 @@ from ..array import registry
 from ..tree import flatten, map2, transform
 from . import host, loop_ad
 from .identity import Returned, write_back
-from .consistency import check_body_result, check_labels, check_tuple, contract_error, fresh, merge
-from .errors import ControlFlowArgumentTypeError, StateValueError
+from .consistency import (check_body_result, check_initialized, check_labels, check_tuple, contract_error, fresh, merge,
+                          size_error)
+from .errors import ControlFlowArgumentTypeError, StateValueError, wrapped
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 log = logging.getLogger("frostjit")
@@ -110,6 +111,16 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
         raise ControlFlowArgumentTypeError("fj.while_loop(): 'cond' and 'body' must be callables")
     check_mode(WHO, mode)
     labels = check_labels(WHO, len(state), labels)
+    try:
+        return _run(state, cond, body, labels, label, mode, strict, compress, max_iterations)
+    except Exception as err:
+        new = wrapped(WHO, err)      # Dr.Jit (every mode): a RuntimeError whose cause is the original
+        if new is err:
+            raise
+        raise new from err
+
+
+def _run(state, cond, body, labels, label, mode, strict, compress, max_iterations):
     first = None
     if mode is None:
         first = cond(*state)
@@ -120,6 +131,11 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
             mode = vector_mode(JitFlag.SymbolicLoops)
     if mode == "scalar":
         return _scalar(state, cond, body, first)
+    return _vectorized(state, cond, body, labels, label, mode, strict, compress, max_iterations, first)
+
+
+def _vectorized(state, cond, body, labels, label, mode, strict, compress, max_iterations, first):
+    check_initialized(WHO, state, flatten(state)[0], labels)
     body = Returned(body)       # Dr.Jit: results that are the body's arguments are the caller's objects
     if mode == "symbolic":
         out = _symbolic(state, cond, body, labels, label, strict, max_iterations)
@@ -181,7 +197,9 @@ def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
         # a state array the body scattered into (its own argument, returned) is memory, not
         # per-lane state: its new value is taken whole, whatever its size (Dr.Jit; the retired
         # lanes' writes were masked already)
-        state = merge(active, new, state, values_from_a=True, whole=_scattered_arguments(body, new))
+        whole = _scattered_arguments(body, new)
+        _check_sizes(active, state, new, labels, whole)
+        state = merge(active, new, state, values_from_a=True, whole=whole)
         c = cond(*state)
         check_mask(WHO, c, "the loop condition")
         active = active & c
@@ -190,6 +208,21 @@ def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
     if log.isEnabledFor(logging.DEBUG):
         log.debug("%s: evaluated loop ran %d iterations", _name(label), it)
     return state
+
+
+def _check_sizes(active, state, new, labels, whole) -> None:
+    """Dr.Jit's error for a state array, changed by the body and not taken whole, whose size does not
+    match the loop's (``active``)."""
+    m = active._node.size
+    old_leaves, new_leaves = flatten(state)[0], flatten(new)[0]
+    if all(a._node.size in (1, m) for a in new_leaves) and all(a._node.size in (1, m) for a in old_leaves):
+        return
+    skip = {j for j, (a, b) in enumerate(zip(old_leaves, new_leaves))
+            if a._node is b._node or (whole is not None and whole(b))}
+    merged = [b if b._node.size not in (1, m) else a for a, b in zip(old_leaves, new_leaves)]
+    err = size_error(WHO, m, state, merged, labels, skip=skip)
+    if err is not None:
+        raise err
 
 
 def _scattered_arguments(body, new):
