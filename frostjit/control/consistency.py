@@ -14,7 +14,8 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..functions.math import select
-from ..tree import Kind, map2, node_type
+from ..trace.state import state as trace_state
+from ..tree import Kind, flatten, map2, node_type, unflatten
 from ..tree import transform
 from .errors import StateTypeError, StateValueError
 
@@ -231,6 +232,47 @@ def fresh(tree):
     if type(tree) is tuple and all(isinstance(x, ArrayBase) for x in tree):
         return tuple(type(x)(x) for x in tree)
     return transform(tree, lambda a: type(a)(a), who="fresh", root="state")
+
+
+def branch_call(fn, args: tuple, after=None):
+    """``fn(*fresh(args))`` for a branch of a conditional; returns ``(result, its arguments)``.
+
+    ``after``: the arguments of the branch called before.  An array that branch scattered into
+    (Dr.Jit: the same memory for both branches) is passed as that branch's own handle, so this
+    branch's scatters add to it (see :func:`share_scattered`)."""
+    given = fresh(args)
+    if after is not None and trace_state.dirty:
+        mine, treedef = flatten(given)
+        for j, (a, b) in enumerate(zip(flatten(after)[0], flatten(args)[0])):
+            if a._node is not b._node and a._node in trace_state.dirty:
+                mine[j] = a
+        given = unflatten(treedef, mine)
+    return fn(*given), given
+
+
+def share_scattered(args: tuple, a, b):
+    """The results of two branches, where one branch returns an argument it scattered into and the
+    other returns that argument as it came: both return the scattered array (Dr.Jit: scatters
+    write the argument's memory, which no lane-wise ``select`` may split)."""
+    if not trace_state.dirty:
+        return a, b
+    la, da = flatten(a)
+    lb, db = flatten(b)
+    if len(la) != len(lb):
+        return a, b
+    dirty = trace_state.dirty
+    given = {id(x._node) for x in flatten(args)[0]}
+    changed = False
+    for j, (x, y) in enumerate(zip(la, lb)):
+        if x._node is y._node:
+            continue
+        if x._node in dirty and y._node not in dirty and id(y._node) in given:
+            lb[j] = x
+            changed = True
+        elif y._node in dirty and x._node not in dirty and id(x._node) in given:
+            la[j] = y
+            changed = True
+    return (unflatten(da, la), unflatten(db, lb)) if changed else (a, b)
 
 
 def check_branch_results(who: str, a, b, rv_labels, strict: bool) -> None:

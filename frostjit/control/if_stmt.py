@@ -16,7 +16,7 @@ from ..trace import masks
 from . import symbolic
 from ..trace.state import JitFlag
 from .identity import Returned, write_back
-from .consistency import check_branch_results, check_labels, fresh, merge
+from .consistency import branch_call, check_branch_results, check_labels, merge, share_scattered
 from .errors import wrapped, ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
@@ -121,9 +121,10 @@ def _evaluated(args: tuple, cond, true_fn, false_fn, rv_labels, strict: bool):
         enclosing = type(cond)._from_node(top)
         mask_t, mask_f = mask_t & enclosing, mask_f & enclosing
     with masks.scope(mask_t._node):
-        t = true_fn(*fresh(args))
+        t, given = branch_call(true_fn, args)
     with masks.scope(mask_f._node):
-        f = false_fn(*fresh(args))
+        f, _ = branch_call(false_fn, args, given)
     check_branch_results(WHO, t, f, rv_labels, strict)
+    t, f = share_scattered(args, t, f)
     return merge(cond, t, f, values_from_a=False)
 

@@ -46,7 +46,8 @@ from ..trace.node import Node
 from ..schedule.loops import StateUsedAsMemory
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
-from .consistency import check, check_branch_results, check_tuple, contract_error, fresh, merge, size_error
+from .consistency import (branch_call, check, check_branch_results, check_tuple, contract_error, fresh, merge,
+                          share_scattered, size_error)
 from .errors import StateTypeError, StateValueError
 from .modes import check_mask, is_mask, switch_lanes
 
@@ -408,10 +409,11 @@ def symbolic_if_stmt(args: tuple, cond, true_fn, false_fn, arg_labels, rv_labels
     before = list(trace_state.side_effects)
     try:
         with masks.scope(mask_t._node):
-            t = true_fn(*fresh(args))
+            t, given = branch_call(true_fn, args)
         with masks.scope(mask_f._node):
-            f = false_fn(*fresh(args))
+            f, _ = branch_call(false_fn, args, given)
         check_branch_results(IF, t, f, rv_labels, strict)
+        t, f = share_scattered(args, t, f)
     except BaseException:
         drop_effects(queued_since(before))      # a failed statement leaves no scatter behind
         raise

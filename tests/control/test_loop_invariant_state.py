@@ -172,3 +172,54 @@ def test_branch_replacing_an_entry_of_a_list_argument_keeps_the_merged_entry(mod
             box[0] = x + 1
         return box[0]
     assert f(Float(1, 2, 3)).numpy().tolist() == [1, 3, 4]          # Dr.Jit 1.5: the same
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_branches_scattering_into_an_argument_write_its_memory_not_a_lane_select(mode):
+    # Dr.Jit 1.5 (side by side): one branch scattering -> [1, 0, 1] of a size-4 buffer; both
+    # branches scattering -> both branches' writes
+    c = fj.llvm.Bool(True, False, True)
+    buf = fj.zeros(Float, 4)
+
+    def t(b):
+        fj.scatter(b, 1.0, UInt32(0, 1, 2))
+        return b
+    out = fj.if_stmt((buf,), c, t, lambda b: b, mode=mode)
+    assert out is buf and buf.numpy().tolist() == [1, 0, 1, 0]
+    buf2 = fj.zeros(Float, 4)
+
+    def f(b):
+        fj.scatter(b, 2.0, UInt32(0, 1, 2))
+        return b
+    out = fj.if_stmt((buf2,), c, t, f, mode=mode)
+    assert out is buf2 and buf2.numpy().tolist() == [1, 2, 1, 0]
+
+
+def test_syntax_loop_with_a_branch_scattering_into_a_queue_state_equals_python():
+    @fj.syntax
+    def split(w):
+        n = fj.width(w)
+        count = UInt32(0)
+        queue = fj.zeros(Float, 2 * n)
+        i = UInt32(0)
+        while i < 3:
+            w = w * 1.5
+            if w > 2:
+                w = w / 2
+                fj.scatter_add(count, UInt32(1), UInt32(0))
+                fj.scatter(queue, w, fj.arange(UInt32, n) + n * (i & 1))
+            i += 1
+        return w, queue, count
+
+    w0 = np.array([1.0, 1.5, 2.5, 3.0], dtype=np.float32)
+    w, queue, count = split(Float(w0))
+    ww, q, cnt = w0.copy(), np.zeros(8, np.float32), 0
+    for it in range(3):
+        ww = ww * np.float32(1.5)
+        big = ww > 2
+        ww = np.where(big, ww / 2, ww)
+        cnt += int(big.sum())
+        q[np.arange(4)[big] + 4 * (it & 1)] = ww[big]
+    np.testing.assert_allclose(w.numpy(), ww, rtol=1e-6)
+    np.testing.assert_allclose(queue.numpy(), q, rtol=1e-6)
+    assert count.numpy().tolist() == [cnt]
