@@ -24,6 +24,13 @@ from ..array.flat import ArrayBase
 from ..tree import flatten, unflatten
 
 
+def leaves_of(tree) -> list:
+    """``flatten(tree)[0]``, without the walk for the common tuple of arrays."""
+    if type(tree) is tuple and all(isinstance(a, ArrayBase) for a in tree):
+        return list(tree)
+    return flatten(tree)[0]
+
+
 class Returned:
     """``fn`` wrapped to record, for each array of its result (in :func:`~frostjit.tree.flatten`
     order), the position of the argument array it is (``None``: a new object), and for each
@@ -39,15 +46,19 @@ class Returned:
 
     def __call__(self, *args, **kwargs):
         # (what it received, before the call: it may replace entries of a container argument)
-        received = {id(a): k for k, a in enumerate(flatten(args)[0])}
         given = {id(a): k for k, a in enumerate(args)}
+        simple = all(isinstance(a, ArrayBase) for a in args)
+        received = given if simple else {id(a): k for k, a in enumerate(flatten(args)[0])}
         out = self.fn(*args, **kwargs)
         try:
-            self.leaves = [received.get(id(a)) for a in flatten(out)[0]]
+            self.leaves = [received.get(id(a)) for a in leaves_of(out)]
         except Exception:           # (a malformed result: the contract check reports it)
             self.leaves = None
         # (a result that is not a tuple is one entry: a branch returning its argument itself)
-        self.tops = [given.get(id(o)) for o in out] if isinstance(out, tuple) else given.get(id(out))
+        if simple:
+            self.tops = None        # (no containers to update)
+        else:
+            self.tops = [given.get(id(o)) for o in out] if isinstance(out, tuple) else given.get(id(out))
         return out
 
 
@@ -60,8 +71,9 @@ def write_back(originals: tuple, out, records: list, loop: bool = False):
     too.  ``out`` itself when nothing maps."""
     if any(r.leaves is None for r in records):
         return out
-    orig, _ = flatten(originals)
-    res, treedef = flatten(out)
+    orig = leaves_of(originals)
+    simple = type(out) is tuple and all(isinstance(a, ArrayBase) for a in out)
+    res, treedef = (list(out), None) if simple else flatten(out)
     maps = [r.leaves for r in records]
     if any(len(m) != len(res) for m in maps):
         return out
@@ -78,7 +90,11 @@ def write_back(originals: tuple, out, records: list, loop: bool = False):
             orig[k]._become(a)
         res[j] = orig[k]
         changed = True
+    if simple:
+        return tuple(res) if changed else out
     tops = [r.tops for r in records]
+    if any(t is None for t in tops):
+        return unflatten(treedef, res) if changed else out
     new = unflatten(treedef, res) if changed else out
     if not isinstance(out, tuple):
         return _container(originals, new, tops, None) if all(isinstance(t, int) for t in tops) else new

@@ -31,9 +31,9 @@ from ..trace.dtypes import UInt32
 from ..trace.state import JitFlag, flag
 from ..trace.state import state as trace_state
 from ..array import registry
-from ..tree import flatten, map2, transform
+from ..tree import map2, transform
 from . import host, loop_ad
-from .identity import Returned, write_back
+from .identity import Returned, leaves_of, write_back
 from .consistency import (check_body_result, check_initialized, check_labels, check_tuple, contract_error, fresh, merge,
                           size_error)
 from .errors import ControlFlowArgumentTypeError, StateValueError, wrapped
@@ -135,7 +135,7 @@ def _run(state, cond, body, labels, label, mode, strict, compress, max_iteration
 
 
 def _vectorized(state, cond, body, labels, label, mode, strict, compress, max_iterations, first):
-    check_initialized(WHO, state, flatten(state)[0], labels)
+    check_initialized(WHO, state, leaves_of(state), labels)
     body = Returned(body)       # Dr.Jit: results that are the body's arguments are the caller's objects
     if mode == "symbolic":
         out = _symbolic(state, cond, body, labels, label, strict, max_iterations)
@@ -214,8 +214,12 @@ def _check_sizes(active, state, new, labels, whole) -> None:
     """Dr.Jit's error for a state array, changed by the body and not taken whole, whose size does not
     match the loop's (``active``)."""
     m = active._node.size
-    old_leaves, new_leaves = flatten(state)[0], flatten(new)[0]
-    if all(a._node.size in (1, m) for a in new_leaves) and all(a._node.size in (1, m) for a in old_leaves):
+    old_leaves, new_leaves = leaves_of(state), leaves_of(new)
+    for a in new_leaves:
+        n = a._node.size
+        if n != m and n != 1:
+            break
+    else:
         return
     skip = {j for j, (a, b) in enumerate(zip(old_leaves, new_leaves))
             if a._node is b._node or (whole is not None and whole(b))}
@@ -233,7 +237,7 @@ def _scattered_arguments(body, new):
     positions = getattr(body, "leaves", None)
     if not dirty or not positions:
         return None
-    leaves = flatten(new)[0]
+    leaves = leaves_of(new)
     ids = {id(a) for j, a in enumerate(leaves) if positions[j] == j and a._node in dirty}
     return (lambda a: id(a) in ids) if ids else None
 
