@@ -103,8 +103,8 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
         if not sizes:
             return
         so, sn = old._node.size, new._node.size
-        if sn == 0 and so != 0:
-            raise uninitialized(who, name, new)
+        if sn == 0 or so == 0:
+            raise uninitialized(who, name, new if sn == 0 else old)
         if not _sizes_compatible(so, sn):
             raise contract_error(StateValueError, who, f"the size of state variable '{name}' of type "
                                                        f"'{type_name(old)}' changed from {so} to {sn}. These sizes "
@@ -221,8 +221,8 @@ def _select(mask, x, y):
     for n in (x._node.size, y._node.size):
         if not _sizes_compatible(m, n):
             # Dr.Jit's RuntimeError (a plain select would raise a ValueError)
-            raise StateValueError(f"this operation processes arrays of size {m}, while a state variable has an "
-                                  f"incompatible size {n}")
+            raise StateValueError(f"the condition and the results have incompatible sizes ({m}, {x._node.size}, "
+                                  f"{y._node.size}); only size-1 arrays broadcast")
     return select(mask, x, y)
 
 

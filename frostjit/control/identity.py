@@ -16,12 +16,13 @@ A loop result that is still the caller's variable (the body returned it unchange
 new handle) is the caller's object too.  A new object with a new value is returned as it is, and
 the caller's object keeps its value (``return i + 1, x + 1``: ``x`` unchanged).  Top-level
 ``list`` and ``dict`` entries that a loop body updates in place and returns are updated in the
-caller's container likewise.
+caller's container likewise (also dataclasses, static vectors and other mutable containers, for a
+conditional's branches too).
 """
 from __future__ import annotations
 
 from ..array.flat import ArrayBase
-from ..tree import flatten, unflatten
+from ..tree import Kind, flatten, node_type, unflatten
 
 
 def leaves_of(tree) -> list:
@@ -114,16 +115,19 @@ def _container(originals: tuple, value, positions: list, own):
     if k is None or any(p != k for p in positions[1:]) or (own is not None and k != own):
         return value
     target = originals[k]
-    if type(target) is not type(value):
+    if type(target) is not type(value) or isinstance(target, ArrayBase):
         return value
-    if type(target) is list:
-        target[:] = value
-        return target
     if type(target) is dict:
         target.clear()
         target.update(value)
         return target
-    a, b = flatten(target)[0], flatten(value)[0]
-    if a and len(a) == len(b) and all(x is y for x, y in zip(a, b)):
-        return target           # (a static vector whose components were all written back)
-    return value
+    nt = node_type(type(target))
+    if nt.kind in (Kind.VALUE, Kind.ARRAY):
+        return value
+    if type(target) is tuple:
+        a, b = flatten(target)[0], flatten(value)[0]
+        # (immutable: the caller's tuple only when its arrays are all the results)
+        return target if len(a) == len(b) and all(x is y for x, y in zip(a, b)) else value
+    keys, values = nt.children(value)
+    nt.assign(target, keys, values)     # (a list, a dataclass, a static vector, a DRJIT_STRUCT ...)
+    return target

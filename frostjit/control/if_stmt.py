@@ -15,9 +15,10 @@ from ..ad.api import isolate_grad
 from ..trace import masks
 from . import symbolic
 from ..trace.state import JitFlag
-from .identity import Returned, write_back
-from .consistency import branch_call, check_branch_results, check_labels, merge, share_scattered
-from .errors import wrapped, ControlFlowArgumentTypeError
+from .identity import Returned, leaves_of, write_back
+from .consistency import (branch_call, check_branch_results, check_initialized, check_labels, contract_error, merge,
+                          share_scattered)
+from .errors import wrapped, ControlFlowArgumentError, ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 WHO = "if_stmt"
@@ -78,7 +79,7 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
     check_mode(WHO, mode)
     check_labels(WHO, len(args), arg_labels)
     try:
-        return _run(args, cond, true_fn, false_fn, rv_labels, label, mode, strict)
+        return _run(args, cond, true_fn, false_fn, arg_labels, rv_labels, label, mode, strict)
     except Exception as err:
         new = wrapped("if_stmt", err)    # Dr.Jit (every mode): a RuntimeError whose cause is the original
         if new is err:
@@ -86,7 +87,7 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
         raise new from err
 
 
-def _run(args, cond, true_fn, false_fn, rv_labels, label, mode, strict):
+def _run(args, cond, true_fn, false_fn, arg_labels, rv_labels, label, mode, strict):
     if mode is None:
         if is_python_bool(cond):
             mode = "scalar"
@@ -95,6 +96,9 @@ def _run(args, cond, true_fn, false_fn, rv_labels, label, mode, strict):
             mode = vector_mode(JitFlag.SymbolicConditionals)
     if mode == "scalar":
         return true_fn(*args) if cond else false_fn(*args)
+    if cond._node.size == 0:
+        raise contract_error(ControlFlowArgumentError, WHO, "'cond' cannot be empty")
+    check_initialized(WHO, args, leaves_of(args), arg_labels, "args")
     # Dr.Jit: a result that both branches return as the argument they received is the caller's
     # object, updated in place (identity.py)
     true_fn, false_fn = Returned(true_fn), Returned(false_fn)

@@ -1,6 +1,8 @@
 """fj.if_stmt in scalar and evaluated modes against NumPy's where."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -129,3 +131,67 @@ def test_branch_size_mismatch_is_a_runtime_error_and_read_only_arrays_of_another
     x, zo = fj.if_stmt((Float(1, 2, 3), z), c, lambda x, z: (x + fj.gather(Float, z, UInt32(0, 1, 2)), z),
                        lambda x, z: (x, z), mode=mode)
     assert x.numpy().tolist() == [2, 2, 6] and zo is z      # Dr.Jit 1.5: the same
+
+
+@dataclasses.dataclass
+class Z:
+    x: object = None
+    y: object = None
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+@pytest.mark.parametrize("kind", ["list", "dict", "dataclass", "vector"])
+def test_a_container_both_branches_return_is_the_callers_updated_in_place(mode, kind):
+    # Dr.Jit 1.5 (side by side): the caller's container, holding the merged entries; an entry
+    # updated in place (+=) is the caller's array, a new one (x + 1) a new array
+    x, y = UInt32(10, 20), UInt32(30, 40)
+    make = {"list": lambda: [x, y], "dict": lambda: {"x": x, "y": y}, "dataclass": lambda: Z(x, y),
+            "vector": lambda: fj.llvm.Array2u(x, y)}[kind]
+    key = {"list": 0, "dict": "x", "dataclass": "x", "vector": 0}[kind]
+    get = (lambda o: o.x) if kind == "dataclass" else (lambda o: o[key])
+
+    def t(z):
+        if kind == "dataclass":
+            z.x = z.x + 1
+        else:
+            z[key] = z[key] + 1
+        return (z,)
+    z = make()
+    out, = fj.if_stmt((z,), Bool(True, False), t, lambda z: (z,), mode=mode)
+    assert out is z and get(z).numpy().tolist() == [11, 20]
+    assert x.numpy().tolist() == [10, 20]
+
+
+def test_list_mutation_rules_follow_drjit():
+    # Dr.Jit 1.5's rules: x[0] += 1 in one branch, x[1] += 1 in the other -> the caller's arrays,
+    # updated; y[k] = y[k] + 1 -> new arrays in the caller's list, the old ones unchanged
+    def t(x, y):
+        x[0] += 1
+        y[0] = y[0] + 1
+        return x, y
+
+    def f(x, y):
+        x[1] += 1
+        y[1] = y[1] + 1
+        return x, y
+    xi0, xi1, yi0, yi1 = UInt32(1, 2), UInt32(3, 4), UInt32(10, 20), UInt32(30, 40)
+    xi, yi = [xi0, xi1], [yi0, yi1]
+    xo, yo = fj.if_stmt((xi, yi), Bool(True, False), t, f)
+    assert xo is xi and yo is yi and xo[0] is xi0 and xo[1] is xi1 and yo[0] is not yi0
+    assert [a.numpy().tolist() for a in xo + yo] == [[2, 2], [3, 5], [11, 20], [30, 41]]
+    assert yi0.numpy().tolist() == [10, 20]
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+def test_empty_arguments_results_and_condition_raise_drjits_errors(mode):
+    c = Bool(True, False)
+    with pytest.raises(RuntimeError, match="state variable 'y' of type .* is uninitialized"):
+        fj.if_stmt((UInt32(4), UInt32()), c, lambda x, y: (x, y), lambda x, y: (x, y), arg_labels=("x", "y"),
+                   mode=mode)
+    with pytest.raises(RuntimeError, match="state variable 'y' of type .* is uninitialized"):
+        fj.if_stmt((UInt32(4), UInt32(3)), c, lambda x, y: (x, UInt32()), lambda x, y: (x, y),
+                   rv_labels=("x", "y"), mode=mode)
+    with pytest.raises(RuntimeError, match="'cond' cannot be empty"):
+        fj.if_stmt((UInt32(4),), Bool(), lambda x: x, lambda x: x, mode=mode)
+    with pytest.raises(RuntimeError, match="incompatible sizes"):
+        fj.if_stmt((UInt32(4),), c, lambda _: UInt32(1, 2, 3), lambda _: UInt32(1, 2, 3), mode=mode)
