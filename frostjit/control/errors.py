@@ -7,6 +7,8 @@ changed, ``ValueError`` for a size or a Python value that changed.
 """
 from __future__ import annotations
 
+from ..schedule.loops import LoopVariableError
+
 
 class ControlFlowError(RuntimeError):
     """Base class: a ``while_loop``, ``if_stmt`` or ``switch`` whose functions broke its contract."""
@@ -45,9 +47,10 @@ _WRAPPED: dict = {}
 
 def wrapped(who: str, err: Exception) -> Exception:
     """The exception to raise, ``from err``, for ``err`` raised inside ``fj.<who>()`` (see
-    :class:`BodyError`); ``err`` itself when it is a ``RuntimeError`` already (Dr.Jit's own
-    errors and frostjit's contract errors pass as they are)."""
-    if isinstance(err, RuntimeError):
+    :class:`BodyError`; a ``RuntimeError`` of the user's code too, as in Dr.Jit); ``err`` itself
+    when it is frostjit's own control-flow error (the contract checks, an inner statement's
+    wrapped error, a symbolic loop's variable used outside it)."""
+    if isinstance(err, (ControlFlowError, LoopVariableError)):
         return err
     cls = type(err)
     sub = _WRAPPED.get(cls)

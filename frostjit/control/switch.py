@@ -110,6 +110,8 @@ def _scalar(index: int, targets, mask, args, kwargs):
                         "Python int")
     if not 0 <= index < len(targets):
         raise IndexError(f"fj.switch(): index {index} is out of range for {len(targets)} targets")
+    if mask is False or (isinstance(mask, ArrayBase) and not mask.numpy()[0]):
+        return None                 # Dr.Jit: a masked scalar call calls nothing
     return targets[index](*args, **kwargs)
 
 
