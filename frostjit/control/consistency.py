@@ -14,7 +14,8 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..functions.math import select
-from ..tree import Kind, map2, node_type
+from ..trace.state import state as trace_state
+from ..tree import Kind, flatten, map2, node_type, unflatten
 from ..tree import transform
 from .errors import StateTypeError, StateValueError
 
@@ -102,6 +103,8 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
         if not sizes:
             return
         so, sn = old._node.size, new._node.size
+        if sn == 0 or so == 0:
+            raise uninitialized(who, name, new if sn == 0 else old)
         if not _sizes_compatible(so, sn):
             raise contract_error(StateValueError, who, f"the size of state variable '{name}' of type "
                                                        f"'{type_name(old)}' changed from {so} to {sn}. These sizes "
@@ -133,22 +136,73 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
         check(who, a, b, name + nt.format_key(k), strict, sizes)
 
 
+def uninitialized(who: str, name: str, a) -> Exception:
+    """Dr.Jit's error for an empty array (``UInt32()``) in a loop's state or a conditional's
+    results."""
+    return contract_error(StateValueError, who, f"state variable '{name}' of type '{type_name(a)}' is uninitialized")
+
+
+def leaf_names(tree: tuple, labels, root: str) -> list[str]:
+    """The name of each JIT array of ``tree`` (a tuple), in :func:`~frostjit.tree.flatten` order:
+    the entry's label (or ``root[i]``) and the path inside it, as :func:`check` names them."""
+    names: list = []
+
+    def rec(o, name: str) -> None:
+        nt = node_type(type(o))
+        if nt.kind is Kind.ARRAY:
+            names.append(name)
+            return
+        if nt.kind is Kind.VALUE:
+            return
+        keys, values = nt.children(o)
+        for k, v in zip(range(len(values)) if keys is None else keys, values):
+            rec(v, name + nt.format_key(k))
+    for name, x in zip(root_names(len(tree), labels, root), tree):
+        rec(x, name)
+    return names
+
+
+def check_initialized(who: str, state: tuple, leaves: list, labels, root: str = "state") -> None:
+    """Raise Dr.Jit's error for the first empty array among ``leaves`` (``state``'s arrays)."""
+    if all(a._node.size != 0 for a in leaves):
+        return
+    for name, a in zip(leaf_names(state, labels, root), leaves):
+        if a._node.size == 0:
+            raise uninitialized(who, name, a)
+
+
+def size_error(who: str, width: int, state: tuple, leaves: list, labels, root: str = "state", skip=()):
+    """Dr.Jit's error for the first of ``leaves`` (``state``'s arrays; positions in ``skip``
+    excepted) whose size is incompatible with ``width`` (``None`` if none is)."""
+    for j, (name, a) in enumerate(zip(leaf_names(state, labels, root), leaves)):
+        n = a._node.size
+        if j in skip:
+            continue
+        if not _sizes_compatible(n, width):
+            return contract_error(StateValueError, who, f"this operation processes arrays of size {width}, while "
+                                                        f"state variable '{name}' has an incompatible size {n}")
+    return None
+
+
 def check_tuple(who: str, old: tuple, new: tuple, labels, root: str, strict: bool) -> None:
     """:func:`check` for each entry of two tuples, named by ``labels`` or ``root[i]``."""
     for name, a, b in zip(root_names(len(old), labels, root), old, new):
         check(who, a, b, name, strict)
 
 
-def merge(mask, a, b, values_from_a: bool):
+def merge(mask, a, b, values_from_a: bool, whole=None):
     """``a`` where ``mask`` else ``b``, array by array (the structures were checked).  A Python value
     is taken from ``a`` or ``b`` (they are equal unless ``strict=False``; Dr.Jit keeps a loop body's
-    new value and a conditional's ``false_fn`` value)."""
-    if type(a) in (tuple, list) and len(a) and all(isinstance(x, ArrayBase) for x in a):
+    new value and a conditional's ``false_fn`` value).  ``whole(x)`` true: the array ``x`` of
+    ``a`` is taken as it is (a loop body's scatter target)."""
+    if whole is None and type(a) in (tuple, list) and len(a) and all(isinstance(x, ArrayBase) for x in a):
         out = [_select(mask, x, y) for x, y in zip(a, b)]
         return tuple(out) if type(a) is tuple else out
 
     def leaf(x, y):
         if isinstance(x, ArrayBase):
+            if whole is not None and whole(x):
+                return x
             return _select(mask, x, y)
         return x if values_from_a else y
     return map2(a, b, leaf, who="merge", names=("a", "b"))
@@ -163,6 +217,12 @@ def _select(mask, x, y):
     (``while ...: q += gather(x, i)`` then ``grad(x)`` of the returned ``x`` would be zero)."""
     if x._node is y._node or (x._ad is not None and x._ad is y._ad):
         return y
+    m = mask._node.size
+    for n in (x._node.size, y._node.size):
+        if not _sizes_compatible(m, n):
+            # Dr.Jit's RuntimeError (a plain select would raise a ValueError)
+            raise StateValueError(f"the condition and the results have incompatible sizes ({m}, {x._node.size}, "
+                                  f"{y._node.size}); only size-1 arrays broadcast")
     return select(mask, x, y)
 
 
@@ -172,6 +232,47 @@ def fresh(tree):
     if type(tree) is tuple and all(isinstance(x, ArrayBase) for x in tree):
         return tuple(type(x)(x) for x in tree)
     return transform(tree, lambda a: type(a)(a), who="fresh", root="state")
+
+
+def branch_call(fn, args: tuple, after=None):
+    """``fn(*fresh(args))`` for a branch of a conditional; returns ``(result, its arguments)``.
+
+    ``after``: the arguments of the branch called before.  An array that branch scattered into
+    (Dr.Jit: the same memory for both branches) is passed as that branch's own handle, so this
+    branch's scatters add to it (see :func:`share_scattered`)."""
+    given = fresh(args)
+    if after is not None and trace_state.dirty:
+        mine, treedef = flatten(given)
+        for j, (a, b) in enumerate(zip(flatten(after)[0], flatten(args)[0])):
+            if a._node is not b._node and a._node in trace_state.dirty:
+                mine[j] = a
+        given = unflatten(treedef, mine)
+    return fn(*given), given
+
+
+def share_scattered(args: tuple, a, b):
+    """The results of two branches, where one branch returns an argument it scattered into and the
+    other returns that argument as it came: both return the scattered array (Dr.Jit: scatters
+    write the argument's memory, which no lane-wise ``select`` may split)."""
+    if not trace_state.dirty:
+        return a, b
+    la, da = flatten(a)
+    lb, db = flatten(b)
+    if len(la) != len(lb):
+        return a, b
+    dirty = trace_state.dirty
+    given = {id(x._node) for x in flatten(args)[0]}
+    changed = False
+    for j, (x, y) in enumerate(zip(la, lb)):
+        if x._node is y._node:
+            continue
+        if x._node in dirty and y._node not in dirty and id(y._node) in given:
+            lb[j] = x
+            changed = True
+        elif y._node in dirty and x._node not in dirty and id(x._node) in given:
+            la[j] = y
+            changed = True
+    return (unflatten(da, la), unflatten(db, lb)) if changed else (a, b)
 
 
 def check_branch_results(who: str, a, b, rv_labels, strict: bool) -> None:

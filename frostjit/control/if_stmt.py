@@ -15,8 +15,10 @@ from ..ad.api import isolate_grad
 from ..trace import masks
 from . import symbolic
 from ..trace.state import JitFlag
-from .consistency import check_branch_results, check_labels, fresh, merge
-from .errors import ControlFlowArgumentTypeError
+from .identity import Returned, leaves_of, write_back
+from .consistency import (branch_call, check_branch_results, check_initialized, check_labels, contract_error, merge,
+                          share_scattered)
+from .errors import wrapped, ControlFlowArgumentError, ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 WHO = "if_stmt"
@@ -76,6 +78,16 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
         raise ControlFlowArgumentTypeError("fj.if_stmt(): 'true_fn' and 'false_fn' must be callables")
     check_mode(WHO, mode)
     check_labels(WHO, len(args), arg_labels)
+    try:
+        return _run(args, cond, true_fn, false_fn, arg_labels, rv_labels, label, mode, strict)
+    except Exception as err:
+        new = wrapped("if_stmt", err)    # Dr.Jit (every mode): a RuntimeError whose cause is the original
+        if new is err:
+            raise
+        raise new from err
+
+
+def _run(args, cond, true_fn, false_fn, arg_labels, rv_labels, label, mode, strict):
     if mode is None:
         if is_python_bool(cond):
             mode = "scalar"
@@ -84,13 +96,21 @@ def if_stmt(args: tuple, cond, true_fn: Callable, false_fn: Callable, arg_labels
             mode = vector_mode(JitFlag.SymbolicConditionals)
     if mode == "scalar":
         return true_fn(*args) if cond else false_fn(*args)
+    if cond._node.size == 0:
+        raise contract_error(ControlFlowArgumentError, WHO, "'cond' cannot be empty")
+    check_initialized(WHO, args, leaves_of(args), arg_labels, "args")
+    # Dr.Jit: a result that both branches return as the argument they received is the caller's
+    # object, updated in place (identity.py)
+    true_fn, false_fn = Returned(true_fn), Returned(false_fn)
     # Dr.Jit: the statement is an isolate_grad() scope, so a traversal inside a branch stops at
     # variables created before it (their gradients, masked to the branch's lanes, propagate on
     # once, when the statement ends) and does not clear what the other branch still needs
     with isolate_grad():
         if mode == "symbolic":
-            return _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
-        return _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
+            out = _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict)
+        else:
+            out = _evaluated(args, cond, true_fn, false_fn, rv_labels, strict)
+    return write_back(args, out, [true_fn, false_fn])
 
 
 def _symbolic(args, cond, true_fn, false_fn, rv_labels, label, strict):
@@ -105,9 +125,10 @@ def _evaluated(args: tuple, cond, true_fn, false_fn, rv_labels, strict: bool):
         enclosing = type(cond)._from_node(top)
         mask_t, mask_f = mask_t & enclosing, mask_f & enclosing
     with masks.scope(mask_t._node):
-        t = true_fn(*fresh(args))
+        t, given = branch_call(true_fn, args)
     with masks.scope(mask_f._node):
-        f = false_fn(*fresh(args))
+        f, _ = branch_call(false_fn, args, given)
     check_branch_results(WHO, t, f, rv_labels, strict)
+    t, f = share_scattered(args, t, f)
     return merge(cond, t, f, values_from_a=False)
 

@@ -29,7 +29,7 @@ from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
 from . import host, symbolic
 from .consistency import check, contract_error
-from .errors import ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
+from .errors import wrapped, ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mode, is_mask, switch_lanes, vector_mode
 
 WHO = "switch"
@@ -86,15 +86,22 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
     check_mode(WHO, mode, ("symbolic", "evaluated"))
     positional_mask = bool(args) and is_mask(args[-1])
     mask = args[-1] if positional_mask else kwargs.get("active")
-    if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
-        return _scalar(int(index), targets, mask, args, kwargs)
-    if not (isinstance(index, ArrayBase) and index._vt is UInt32):
+    scalar = isinstance(index, (int, np.integer)) and not isinstance(index, bool)
+    if not scalar and not (isinstance(index, ArrayBase) and index._vt is UInt32):
         raise ControlFlowArgumentTypeError(f"fj.switch(): 'index' must be a Python int or a UInt32 array, got {type(index).__name__}")
     if mode is None:
         mode = vector_mode(JitFlag.SymbolicCalls)
-    if mode == "symbolic":
-        return _symbolic(index, targets, args, kwargs, label)
-    return _evaluated(index, targets, args, kwargs, positional_mask, mask, label)
+    try:
+        if scalar:
+            return _scalar(int(index), targets, mask, args, kwargs)
+        if mode == "symbolic":
+            return _symbolic(index, targets, args, kwargs, label)
+        return _evaluated(index, targets, args, kwargs, positional_mask, mask, label)
+    except Exception as err:
+        new = wrapped("switch", err)      # Dr.Jit (every mode): a RuntimeError whose cause is the original
+        if new is err:
+            raise
+        raise new from err
 
 
 def _scalar(index: int, targets, mask, args, kwargs):
@@ -103,6 +110,8 @@ def _scalar(index: int, targets, mask, args, kwargs):
                         "Python int")
     if not 0 <= index < len(targets):
         raise IndexError(f"fj.switch(): index {index} is out of range for {len(targets)} targets")
+    if mask is False or (isinstance(mask, ArrayBase) and not mask.numpy()[0]):
+        return None                 # Dr.Jit: a masked scalar call calls nothing
     return targets[index](*args, **kwargs)
 
 

@@ -42,9 +42,12 @@ from ..functions.math import select
 from ..trace import masks, ops
 from ..trace.dtypes import Bool
 from ..trace.loops import LoopRecord, free_nodes
+from ..trace.node import Node
+from ..schedule.loops import StateUsedAsMemory
 from ..trace.state import state as trace_state
 from ..tree import flatten, unflatten
-from .consistency import check, check_branch_results, check_tuple, contract_error, fresh, merge
+from .consistency import (branch_call, check, check_branch_results, check_tuple, contract_error, fresh, merge,
+                          share_scattered, size_error)
 from .errors import StateTypeError, StateValueError
 from .modes import check_mask, is_mask, switch_lanes
 
@@ -74,31 +77,45 @@ def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict:
     ``grad_placeholders``: the placeholders of floating-point AD state variables are
     grad-enabled while the body is traced (so that the AD hook sees which scatters carry
     derivatives, :mod:`.loop_ad`); the loop's results are not.
+
+    **Loop-invariant state** (Dr.Jit drops it from the loop): a state variable that the body
+    gathers from or scatters to, or that has another size than the loop and is returned
+    unchanged, is *bound*: the body receives the caller's array instead of a placeholder (its
+    gathers read it, its scatters write it, every iteration), and it is no loop variable.
     """
     inits = [a._node for a in leaves]
-    width = _width(inits, label)
-    src = next((n for n in inits if n.size == width), None)
+    bound: set = set()
+    try:
+        _width(inits, label)
+    except ValueError:
+        bound = _invariant_of_other_size(state, leaves, treedef, cond, body, inits, labels, label)
     before = list(trace_state.side_effects)      # (held: their ids stay theirs while we compare)
-    rec, new, new_def, widest, free, outer = _trace(state, leaves, treedef, src, cond, body, labels, label, strict,
-                                                    grad_placeholders)
+    rec, new, new_def, widest, free, outer, src = _trace_binding(state, leaves, treedef, None, cond, body, labels,
+                                                                 label, strict, grad_placeholders, bound, before)
+    width = src.size if src is not None else 1
     if widest != width:
         # A size-1 state variable became wider in the body (or the condition is wider than the
         # state): trace again with placeholders of the full width.
         # (the placeholders are narrower, so a free node of the first trace has that width)
         src = next(n for n in free if n.size == widest)
         drop_effects(queued_since(before))
-        rec, new, new_def, widest2, free, outer = _trace(state, leaves, treedef, src, cond, body, labels, label,
-                                                         strict, grad_placeholders)
+        rec, new, new_def, widest2, free, outer, src = _trace_binding(state, leaves, treedef, src, cond, body, labels,
+                                                                      label, strict, grad_placeholders, bound, before)
         if widest2 != widest:
             drop_effects(queued_since(before))
             raise contract_error(StateValueError, WHILE, f"the loop's width changed from {widest} to {widest2} "
                                                          "between two traces of its body")
+    effects = queued_since(before)
+    try:
+        _check_bound(bound, inits, new, effects, labels, len(state), label)
+    except BaseException:
+        drop_effects(effects)
+        raise
     if outer:
         if implicit is None:
-            drop_effects(queued_since(before))
+            drop_effects(effects)
             raise ClosureGradients(outer)
         implicit.extend(outer)
-    effects = queued_since(before)
     if not keep_effects:
         drop_effects(effects)
         effects = []
@@ -107,18 +124,135 @@ def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict:
         drop_effects(effects)
         raise NotImplementedError(f"fj.while_loop(): a scatter of {bad[0].size} lanes in the body of a symbolic loop "
                                   f"of {widest} lanes; use mode='evaluated'")
-    extra = [] if src is None or src in free or any(src is n for n in inits) else [src]
-    node = ops.loop(rec, tuple(inits), tuple(free) + tuple(extra))
+    loop_inits = _variables(inits, bound)
+    extra = [] if src is None or src in free or any(src is n for n in loop_inits) else [src]
+    node = ops.loop(rec, tuple(loop_inits), tuple(free) + tuple(extra))
     _attach_effects(node, rec, effects)
     outs = []
-    for j, (p, r) in enumerate(zip(rec.phis, new)):
+    k = 0
+    for j, r in enumerate(new):
+        if j in bound:
+            # the caller's array, or what the body's scatters made of it (they run in the loop)
+            outs.append(type(r)._from_node(r._node))
+            continue
+        p = rec.phis[k]
         if r._node is p:
             # The body left it unchanged: the initial value, with its own width (Dr.Jit drops such
             # state variables from the loop too; a size-1 one stays size 1).
             outs.append(type(r)._from_node(inits[j]))
         else:
-            outs.append(type(r)._from_node(ops.loop_out(node, p.vt, j)))
+            outs.append(type(r)._from_node(ops.loop_out(node, p.vt, k)))
+        k += 1
     return unflatten(new_def, outs)
+
+
+def _variables(items: list, bound: set) -> list:
+    """The entries of ``items`` (one per state array) that are loop variables (not bound)."""
+    return [x for j, x in enumerate(items) if j not in bound] if bound else list(items)
+
+
+def _trace_binding(state, leaves, treedef, src, cond, body, labels, label, strict, grad_placeholders, bound: set,
+                   before: list):
+    """:func:`_trace` over placeholders of ``src``'s width (``None``: the width of the state's
+    loop variables), binding (adding to ``bound``, in place) each state variable that the body
+    uses as memory and tracing again.  Returns :func:`_trace`'s results and the width node."""
+    while True:
+        node = src if src is not None else _width_node([a._node for a in leaves], bound, label)
+        try:
+            return _trace(state, leaves, treedef, node, cond, body, labels, label, strict, grad_placeholders,
+                          bound) + (node,)
+        except _Memory as m:
+            drop_effects(queued_since(before))
+            bound.add(m.index)
+
+
+def _width_node(inits: list, bound: set, label):
+    """A loop variable's initial node of the loop variables' width (``None`` without any)."""
+    variables = _variables(inits, bound)
+    width = _width(variables, label)
+    return next((n for n in variables if n.size == width), None)
+
+
+class _Memory(Exception):
+    """The body used state variable ``index`` as memory (:class:`StateUsedAsMemory` for one of this
+    trace's placeholders)."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
+
+
+def _invariant_of_other_size(state, leaves, treedef, cond, body, inits, labels, label) -> set:
+    """The state arrays, of sizes incompatible with each other, that a probe trace finds returned
+    unchanged or used as memory (Dr.Jit drops them from the loop, so their size does not
+    matter); raises the size error if the others still disagree or the probe fails.  Each
+    placeholder of the probe has its own variable's size."""
+    memory: set = set()
+    while True:
+        before = list(trace_state.side_effects)
+        rec = LoopRecord(label)
+        phis = [None if j in memory else ops.loop_phi(n.vt, n, j, rec) for j, n in enumerate(inits)]
+        probe = unflatten(treedef, [a if p is None else type(a)._from_node(p) for a, p in zip(leaves, phis)])
+        res = c = None
+        try:
+            with masks.scope(None):
+                c = cond(*probe)
+                new = body(*fresh(probe))
+            if isinstance(new, tuple) and len(new) == len(state):
+                res = flatten(new)[0]
+        except StateUsedAsMemory as err:
+            mine = [j for j, p in enumerate(phis) if p is err.node]
+            if not mine:
+                raise
+            memory.add(mine[0])
+            continue
+        except Exception:
+            pass
+        finally:
+            drop_effects(queued_since(before))
+        break
+    if res is None or len(res) != len(inits) or not isinstance(getattr(c, "_node", None), Node):
+        raise size_error(WHILE, c._node.size if isinstance(getattr(c, "_node", None), Node) else
+                         max(n.size for n in inits), state, leaves, labels) or _mismatch(inits, label)
+    same = {j for j, (p, r) in enumerate(zip(phis, res)) if p is not None and r._node is p}
+    keep = same | memory
+    rest = [n for j, n in enumerate(inits) if j not in keep] + [c._node]
+    try:
+        width = _width(rest, label)
+    except StateValueError:
+        raise size_error(WHILE, c._node.size, state, leaves, labels, skip=keep) or _mismatch(rest, label) from None
+    err = size_error(WHILE, width, state, leaves, labels, skip=keep)
+    if err is not None:
+        raise err
+    return {j for j in keep if inits[j].size != 1 or j in memory}
+
+
+def _mismatch(nodes: list, label) -> Exception:
+    """The generic size error of :func:`_width` for ``nodes``."""
+    try:
+        _width(nodes, label)
+    except StateValueError as err:
+        return err
+    return StateValueError("fj.while_loop(): incompatible sizes")   # pragma: no cover - _width raised above
+
+
+def _check_bound(bound: set, inits: list, new: list, effects: list, labels, n: int, label) -> None:
+    """A bound state variable (see :func:`loop`) must come back unchanged, or as what the body's
+    scatters made of it; anything else would need it to be a loop variable."""
+    if not bound:
+        return
+    targets = {id(e.extra[0]) for e in effects}
+    for j in sorted(bound):
+        r = new[j]._node
+        if r is inits[j] or id(r) in targets:
+            continue
+        name = f" {label!r}" if label else ""
+        raise contract_error(StateValueError, WHILE, f"the body of the symbolic loop{name} gathers from or "
+                                                     f"scatters to state array {j} (or it has {inits[j].size} "
+                                                     "entries, another size than the loop's), and also returns "
+                                                     "a new value for it. Such a variable is loop-invariant "
+                                                     "memory in symbolic mode: return it unchanged, or use "
+                                                     "mode='evaluated'")
 
 
 def _roots(rec: LoopRecord) -> list:
@@ -135,12 +269,13 @@ def _width(nodes: list, label) -> int:
             elif s != 1:
                 sizes = ", ".join(str(x.size) for x in nodes)
                 name = f" {label!r}" if label else ""
-                raise ValueError(f"fj.while_loop{name}(): the loop's arrays (its state, condition, body results and "
+                raise StateValueError(f"fj.while_loop{name}(): the loop's arrays (its state, condition, body results and "
                                  f"scatters) have incompatible sizes ({sizes}); only size-1 arrays broadcast")
     return width
 
 
-def _trace(state, leaves, treedef, src, cond, body, labels, label, strict, grad_placeholders: bool):
+def _trace(state, leaves, treedef, src, cond, body, labels, label, strict, grad_placeholders: bool,
+           bound: set = frozenset()):
     """Trace the condition and the body once over placeholders of ``src``'s width.
 
     Returns ``(record, new leaves, new treedef, widest size seen, free nodes, implicit inputs)``:
@@ -151,21 +286,28 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict, grad_
     if src is None:                 # no array in the state: placeholders are not needed
         phis = []
     else:
-        phis = [ops.loop_phi(a._node.vt, src, j, rec) for j, a in enumerate(leaves)]
+        phis = [ops.loop_phi(a._node.vt, src, k, rec) for k, a in enumerate(_variables(leaves, bound))]
     rec.phis = phis
-    phi_leaves = [type(a)._from_node(p) for a, p in zip(leaves, phis)]
+    it = iter(phis)
+    phi_leaves = [a if j in bound else type(a)._from_node(next(it)) for j, a in enumerate(leaves)]
     if grad_placeholders:
-        enable_grad(*[a for a in phi_leaves if a._is_ad and a._vt.is_float])
+        enable_grad(*[a for j, a in enumerate(phi_leaves) if j not in bound and a._is_ad and a._vt.is_float])
     phi_state = unflatten(treedef, phi_leaves)
-    c = cond(*phi_state)
-    check_mask(WHILE, c, "the loop condition")
-    active = enclosed(c)
     before = list(trace_state.side_effects)
     try:
+        c = cond(*phi_state)
+        check_mask(WHILE, c, "the loop condition")
+        active = enclosed(c)
         with masks.scope(active._node):
             new = body(*fresh(phi_state))
         check_result(new, len(state))
         check_tuple(WHILE, phi_state, new, labels, "state", strict)
+    except StateUsedAsMemory as err:
+        drop_effects(queued_since(before))
+        mine = [j for j, a in enumerate(phi_leaves) if j not in bound and a._node is err.node]
+        if mine:
+            raise _Memory(mine[0]) from None
+        raise
     except BaseException:
         drop_effects(queued_since(before))        # scatters over placeholders must not stay queued
         raise
@@ -175,7 +317,7 @@ def _trace(state, leaves, treedef, src, cond, body, labels, label, strict, grad_
     grads = [a._ad for a in new_leaves if a._ad is not None]
     outer = outer_vertices(grads, start) if grads else []
     rec.cond = active._node
-    rec.results = [a._node for a in new_leaves]
+    rec.results = [a._node for a in _variables(new_leaves, bound)]
     effects = queued_since(before)
     # What the loop reads: the condition, the results, its own scatters' operands, and the loops
     # nested in the body that scatter (their scatters' operands belong to their own regions).
@@ -267,10 +409,11 @@ def symbolic_if_stmt(args: tuple, cond, true_fn, false_fn, arg_labels, rv_labels
     before = list(trace_state.side_effects)
     try:
         with masks.scope(mask_t._node):
-            t = true_fn(*fresh(args))
+            t, given = branch_call(true_fn, args)
         with masks.scope(mask_f._node):
-            f = false_fn(*fresh(args))
+            f, _ = branch_call(false_fn, args, given)
         check_branch_results(IF, t, f, rv_labels, strict)
+        t, f = share_scattered(args, t, f)
     except BaseException:
         drop_effects(queued_since(before))      # a failed statement leaves no scatter behind
         raise

@@ -28,6 +28,7 @@ import ast
 import copy
 import functools
 import inspect
+import os
 import textwrap
 import types
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from . import syntax_runtime
 from .analysis import declarations, find_escape, mentioned_names, parameters, stored_names
 
 _RT = "_fj_rt"          # the name under which generated code reaches syntax_runtime
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # frostjit/
 _HINT_KEYS = ("mode", "label", "max_iterations", "strict", "include", "exclude", "compress")
 _ESCAPES = (ast.Break, ast.Continue, ast.Return)
 
@@ -150,6 +152,11 @@ class _Context:
 def _rewrite(f, recursive: bool, print_ast: bool, print_code: bool):
     if not isinstance(f, types.FunctionType):
         raise TypeError(f"fj.syntax(): expected a Python function, got {type(f).__name__}")
+    if os.path.dirname(os.path.abspath(f.__code__.co_filename)).startswith(_PACKAGE):
+        # a frostjit decorator's wrapper (fj.wrap, ...): its source is frostjit's, not the user's
+        raise RuntimeError(f"fj.syntax(): {f.__qualname__!r} is a function of frostjit (in "
+                           f"{f.__code__.co_filename}), giving up. It is likely that you declared decorators in "
+                           "the wrong order (@fj.syntax should be \"closest\" to the actual function definition).")
     try:
         source = textwrap.dedent(inspect.getsource(f))
     except (OSError, TypeError) as e:

@@ -29,11 +29,14 @@ from ..functions.reduce import compress as compress_
 from ..trace import masks
 from ..trace.dtypes import UInt32
 from ..trace.state import JitFlag, flag
+from ..trace.state import state as trace_state
 from ..array import registry
 from ..tree import map2, transform
 from . import host, loop_ad
-from .consistency import check_body_result, check_labels, check_tuple, contract_error, fresh, merge
-from .errors import ControlFlowArgumentTypeError, StateValueError
+from .identity import Returned, leaves_of, write_back
+from .consistency import (check_body_result, check_initialized, check_labels, check_tuple, contract_error, fresh, merge,
+                          size_error)
+from .errors import ControlFlowArgumentTypeError, StateValueError, wrapped
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 log = logging.getLogger("frostjit")
@@ -108,6 +111,16 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
         raise ControlFlowArgumentTypeError("fj.while_loop(): 'cond' and 'body' must be callables")
     check_mode(WHO, mode)
     labels = check_labels(WHO, len(state), labels)
+    try:
+        return _run(state, cond, body, labels, label, mode, strict, compress, max_iterations)
+    except Exception as err:
+        new = wrapped(WHO, err)      # Dr.Jit (every mode): a RuntimeError whose cause is the original
+        if new is err:
+            raise
+        raise new from err
+
+
+def _run(state, cond, body, labels, label, mode, strict, compress, max_iterations):
     first = None
     if mode is None:
         first = cond(*state)
@@ -118,8 +131,15 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
             mode = vector_mode(JitFlag.SymbolicLoops)
     if mode == "scalar":
         return _scalar(state, cond, body, first)
+    return _vectorized(state, cond, body, labels, label, mode, strict, compress, max_iterations, first)
+
+
+def _vectorized(state, cond, body, labels, label, mode, strict, compress, max_iterations, first):
+    check_initialized(WHO, state, leaves_of(state), labels)
+    body = Returned(body)       # Dr.Jit: results that are the body's arguments are the caller's objects
     if mode == "symbolic":
-        return _symbolic(state, cond, body, labels, label, strict, max_iterations)
+        out = _symbolic(state, cond, body, labels, label, strict, max_iterations)
+        return write_back(state, out, [body], loop=True)
     if compress is None:
         compress = flag(JitFlag.CompressLoops)
     # Dr.Jit: the loop is an isolate_grad() scope (as an if_stmt, if_stmt.py): a backward pass in
@@ -127,8 +147,10 @@ def while_loop(state: tuple, cond: Callable, body: Callable, labels=(), label: s
     # and propagates on once, when the loop ends, so every iteration's pass reaches them
     with isolate_grad():
         if compress:
-            return _compressed(state, cond, body, labels, label, strict, first)
-        return _evaluated(state, cond, body, labels, label, strict, first)
+            out = _compressed(state, cond, body, labels, label, strict, first)
+        else:
+            out = _evaluated(state, cond, body, labels, label, strict, first)
+    return write_back(state, out, [body], loop=True)
 
 
 def _name(label) -> str:
@@ -172,7 +194,12 @@ def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
             new = body(*fresh(state))
         check_body_result(WHO, new, len(state))
         check_tuple(WHO, state, new, labels, "state", strict)
-        state = merge(active, new, state, values_from_a=True)
+        # a state array the body scattered into (its own argument, returned) is memory, not
+        # per-lane state: its new value is taken whole, whatever its size (Dr.Jit; the retired
+        # lanes' writes were masked already)
+        whole = _scattered_arguments(body, new)
+        _check_sizes(active, state, new, labels, whole)
+        state = merge(active, new, state, values_from_a=True, whole=whole)
         c = cond(*state)
         check_mask(WHO, c, "the loop condition")
         active = active & c
@@ -181,6 +208,38 @@ def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
     if log.isEnabledFor(logging.DEBUG):
         log.debug("%s: evaluated loop ran %d iterations", _name(label), it)
     return state
+
+
+def _check_sizes(active, state, new, labels, whole) -> None:
+    """Dr.Jit's error for a state array, changed by the body and not taken whole, whose size does not
+    match the loop's (``active``)."""
+    m = active._node.size
+    old_leaves, new_leaves = leaves_of(state), leaves_of(new)
+    for a in new_leaves:
+        n = a._node.size
+        if n != m and n != 1:
+            break
+    else:
+        return
+    skip = {j for j, (a, b) in enumerate(zip(old_leaves, new_leaves))
+            if a._node is b._node or (whole is not None and whole(b))}
+    merged = [b if b._node.size not in (1, m) else a for a, b in zip(old_leaves, new_leaves)]
+    err = size_error(WHO, m, state, merged, labels, skip=skip)
+    if err is not None:
+        raise err
+
+
+def _scattered_arguments(body, new):
+    """``whole`` for :func:`.consistency.merge`: true for the arrays of ``new`` that are the ones
+    ``body`` (a :class:`.identity.Returned`) received at their position and that have scatters
+    pending; ``None`` when there are none."""
+    dirty = trace_state.dirty
+    positions = getattr(body, "leaves", None)
+    if not dirty or not positions:
+        return None
+    leaves = leaves_of(new)
+    ids = {id(a) for j, a in enumerate(leaves) if positions[j] == j and a._node in dirty}
+    return (lambda a: id(a) in ids) if ids else None
 
 
 def _compressed(state: tuple, cond, body, labels, label, strict, first) -> tuple:

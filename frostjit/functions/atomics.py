@@ -30,6 +30,7 @@ import numpy as np
 
 from ..array import registry
 from ..array.flat import ArrayBase
+from ..trace import loops, masks
 from ..trace.dtypes import Bool, Float32, UInt32, UInt64
 from .creation import arange, zeros
 from .evaluation import width
@@ -66,6 +67,13 @@ def _operands(who: str, target, index, active):
         raise TypeError(f"{who}(): 'active' must be a Bool array or bool, got {type(active).__name__}")
     n = width(target)
     ok = act & (index >= 0) & (index < n) if index._vt.is_signed else act & (index < n)
+    if masks.top() is not None:
+        # inside a loop body or a branch: one lane per lane of the scope (a size-1 index runs once
+        # per active lane, as a scatter does), and the ranks need the scope's lanes on the host
+        if loops.is_symbolic([masks.top()]):
+            raise NotImplementedError(f"{who}(): not supported inside the body of a symbolic loop (its lanes' "
+                                      "ranks are computed outside kernels); use mode='evaluated'")
+        ok = b._from_node(masks.apply(ok._node, max(ok._node.size, index._node.size)))
     return u32(index), ok
 
 

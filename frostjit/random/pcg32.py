@@ -122,8 +122,9 @@ class PCG32Base:
             return
         initstate = self._as_u64(initstate, "initstate", who)
         initseq = self._as_u64(initseq, "initseq", who)
-        # From state 0: one step (state = inc), add initstate, one more step.
-        self.inc = (initseq << 1) | 1
+        # From state 0: one step (state = inc), add initstate, one more step.  (A Python int stream
+        # is shifted in 64 bits, as the arrays are: the default stream's bit 63 is set.)
+        self.inc = u64(((initseq << 1) | 1) & _M64) if _is_int(initseq) else (initseq << 1) | 1
         self.state = (self.inc + initstate) * PCG32_MULT + self.inc
 
     def _as_u64(self, v, name: str, who: str):

@@ -20,6 +20,19 @@ class LoopVariableError(RuntimeError):
     """A variable of a symbolic loop's body was used outside the loop (or evaluated inside it)."""
 
 
+class StateUsedAsMemory(LoopVariableError):
+    """A symbolic loop's body gathers from or scatters to a state variable's placeholder (``node``,
+    a ``loop_phi``): the loop that owns it traces its body again with the caller's array in its
+    place (Dr.Jit's loop-invariant state, :func:`frostjit.control.symbolic.loop`)."""
+
+    def __init__(self, node: Node):
+        rec = node.extra
+        name = f" {rec.label!r}" if rec.label else ""
+        super().__init__(f"fj.while_loop{name}: the body gathers from or scatters to a state variable that it "
+                         "also modifies; such a variable must be returned unchanged (or use mode='evaluated')")
+        self.node = node
+
+
 def emit_with_effects(b, n: Node, visit) -> None:
     """Emit the loop ``n`` with its body's scatters (once per kernel: its scatters are side
     effects of this launch); its operands first."""

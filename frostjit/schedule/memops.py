@@ -14,10 +14,15 @@ from ..trace.dtypes import UInt32
 from ..trace.node import Node
 from ..trace.state import state
 from .evaluate import evaluate, record_operation
+from .loops import StateUsedAsMemory
 
 
 def materialize(node: Node) -> Node:
     """Evaluate ``node``; a literal becomes a filled buffer. Returns a data node."""
+    if node.op == "loop_phi":
+        # a gather from or a scatter to a symbolic loop's state variable: the loop binds it to the
+        # caller's array and traces its body again (control/symbolic.py)
+        raise StateUsedAsMemory(node)
     # A literal depends on nothing: filling it must not flush pending scatters
     # (the backward pass of several gathers queues one scatter_add per source).
     if (node.op != "data" and node.op != "literal") or node in state.dirty:

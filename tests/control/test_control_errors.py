@@ -93,3 +93,48 @@ def test_contract_violation_raises_dr_jits_error(name, exc, text, run):
 def test_state_size_one_may_widen():
     i, x = fj.while_loop((UInt32(0), Float(0, 1, 2)), lambda i, x: i < 3, lambda i, x: (i + 1, x), **EV)
     assert i.numpy().tolist() == [3]
+
+
+# -- exceptions raised by the user's functions (Dr.Jit 1.5: RuntimeError, original as __cause__) --
+
+def _raise(*args):
+    raise ValueError("oh no")
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated", None])
+@pytest.mark.parametrize("where", ["cond", "body", "true_fn", "target"])
+def test_an_exception_of_a_users_function_is_a_runtime_error_caused_by_it(mode, where):
+    i = UInt32(5, 6)
+    with pytest.raises(RuntimeError) as info:
+        if where == "cond":
+            fj.while_loop((i,), _raise, lambda i: (i + 1,), mode=mode)
+        elif where == "body":
+            fj.while_loop((i,), lambda i: i < 10, _raise, mode=mode)
+        elif where == "true_fn":
+            fj.if_stmt((i,), Bool(True, False), _raise, lambda i: i, mode=mode)
+        else:
+            fj.switch(UInt32(0, 1), [_raise, lambda i: i], i, mode=mode)
+    err = info.value
+    assert isinstance(err.__cause__, ValueError) and "oh no" in str(err.__cause__)
+    assert isinstance(err, ValueError) and "oh no" in str(err)      # frostjit: still the original's class
+
+
+def test_scalar_modes_wrap_too():
+    # Dr.Jit 1.5: the same RuntimeError in scalar mode (a Python condition / index)
+    for call in (lambda: fj.while_loop((5,), lambda i: i < 10, _raise),
+                 lambda: fj.if_stmt((5,), True, _raise, _raise),
+                 lambda: fj.switch(0, [_raise], 5)):
+        with pytest.raises(RuntimeError) as info:
+            call()
+        assert isinstance(info.value.__cause__, ValueError)
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+def test_incompatible_and_uninitialized_state_name_the_variable(mode):
+    with pytest.raises(RuntimeError, match="this operation processes arrays of size 3, while state variable 'j' "
+                                           "has an incompatible size 2"):
+        fj.while_loop((UInt32(5, 6, 7), UInt32(2, 7)), lambda i, j: i < 10, lambda i, j: (i + 1, j + 1),
+                      labels=("i", "j"), mode=mode)
+    with pytest.raises(RuntimeError, match="state variable 'j' of type .* is uninitialized"):
+        fj.while_loop((UInt32(5, 6, 7), UInt32()), lambda i, j: i < 10, lambda i, j: (i + 1, j + 1),
+                      labels=("i", "j"), mode=mode)

@@ -126,3 +126,32 @@ def test_target_returning_an_array_of_other_width_raises():
     other = Float(1, 2, 3, 4, 5)
     with pytest.raises(fj.control.StateValueError, match="a target returned an array of 5 lanes"):
         fj.switch(UInt32(0, 1, 1), [lambda x: other, lambda x: x], Float(1, 2, 3), mode="evaluated")
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+def test_size_mismatch_inside_a_target_is_a_runtime_error_and_a_value_error(mode):
+    # Dr.Jit 1.5 raises RuntimeError for both (a target reading an array of another size, and
+    # arguments of incompatible sizes); frostjit's error is both
+    z = Float(1, 2, 3, 4)
+    with pytest.raises(RuntimeError) as info:
+        fj.switch(UInt32(0, 1, 0), [lambda x: x + z, lambda x: x * 2], Float(1, 2, 3), mode=mode)
+    assert isinstance(info.value, RuntimeError) and isinstance(info.value, ValueError)
+    with pytest.raises(RuntimeError):
+        fj.switch(UInt32(0, 1, 0), [lambda x, y: x + y, lambda x, y: x], Float(1, 2, 3), Float(1, 2), mode=mode)
+
+
+def test_scalar_switch_with_a_false_mask_calls_nothing():
+    # Dr.Jit 1.5: None
+    targets = [lambda x, active=True: x + 1, lambda x, active=True: x * 10]
+    assert fj.switch(1, targets, x=5, active=False) is None
+    assert fj.switch(1, targets, active=True, x=5) == 50
+    assert fj.switch(1, targets, 5, Bool(False)) is None
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+def test_a_runtime_error_of_a_target_is_the_cause(mode):
+    def boom(x):
+        raise RuntimeError("foobar")
+    with pytest.raises(RuntimeError) as info:
+        fj.switch(UInt32(0, 0, 1, 1), [lambda x: x, boom], UInt32(1, 2, 3, 4), mode=mode)
+    assert "foobar" in str(info.value.__cause__)                    # Dr.Jit 1.5: the same

@@ -261,3 +261,13 @@ def _double_until(v):
     while v < 10:
         v = v * 2 + 1
     return v
+
+
+def test_syntax_above_a_frostjit_decorator_raises_wrong_order():
+    # Dr.Jit 1.5: RuntimeError ("... declared decorators in the wrong order ..."); frostjit rewrote
+    # the wrapper's own source instead
+    with pytest.raises(RuntimeError, match="wrong order"):
+        @fj.syntax
+        @fj.wrap(source="drjit", target="torch")
+        def f(x):
+            return x

@@ -128,14 +128,19 @@ def test_retired_lanes_do_not_scatter_in_an_evaluated_loop():
         assert buf.numpy().tolist() == [1, 2, 3]     # Dr.Jit 1.5: [1, 2, 3] (uncompressed)
 
 
-def test_body_updating_its_argument_in_place_does_not_change_the_callers_state():
+def test_body_updating_its_argument_in_place_updates_the_callers_state_after_the_loop():
+    # Dr.Jit 1.5 (side by side): the body returned the handle it received, so the result is the
+    # caller's object holding the final value; a new object (x + 10) would leave the caller's alone
     x = Float(1, 2)
 
     def body(i, x):
         x += 10
         return i + 1, x
-    fj.while_loop((UInt32(0), x), lambda i, x: i < 2, body, mode="evaluated")
-    assert x.numpy().tolist() == [1, 2]
+    _, out = fj.while_loop((UInt32(0), x), lambda i, x: i < 2, body, mode="evaluated")
+    assert out is x and x.numpy().tolist() == [21, 22]
+    y = Float(1, 2)
+    _, out = fj.while_loop((UInt32(0), y), lambda i, y: i < 2, lambda i, y: (i + 1, y + 10), mode="evaluated")
+    assert out is not y and y.numpy().tolist() == [1, 2] and out.numpy().tolist() == [21, 22]
 
 
 def test_nested_loops_inner_trip_count_depends_on_outer_state():

@@ -138,3 +138,24 @@ def test_stream_compaction_inside_freeze_equals_plain(width):
         for g, x in zip(got, want):
             assert g.numpy().tolist() == x.numpy().tolist()
         assert c1.numpy().tolist() == c2.numpy().tolist() == [int((v > 0).sum())]
+
+
+def test_scatter_inc_with_a_scalar_index_in_an_evaluated_loop_body_gives_each_active_lane_a_slot():
+    # regression: a size-1 index/mask ranked one lane, so every lane of an iteration got the same slot
+    counter = UInt(0)
+    out = fj.zeros(UInt, 8)
+
+    def body(i):
+        slot = fj.scatter_inc(counter, 0)
+        fj.scatter(out, i, slot)
+        return (i + 1,)
+    fj.while_loop((fj.arange(UInt, 5),), lambda i: i < 3, body, mode="evaluated")
+    assert counter.numpy().tolist() == [6]
+    assert out.numpy().tolist() == [0, 1, 2, 1, 2, 2, 0, 0]        # iteration by iteration, lane order
+
+
+def test_scatter_inc_in_a_symbolic_loop_body_raises_instead_of_repeating_one_slot():
+    counter = UInt(0)
+    with pytest.raises(NotImplementedError):
+        fj.while_loop((fj.arange(UInt, 5),), lambda i: i < 3,
+                      lambda i: (i + fj.scatter_inc(counter, 0),), mode="symbolic")

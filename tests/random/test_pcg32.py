@@ -294,3 +294,11 @@ def test_ad_half_precision_variates_have_no_gradients():
     for v in (rng.next_float16(), rng.next_float16_normal(), rng.prev_float16(), rng.next_float(LA.Float16)):
         assert type(v) is LA.Float16 and not fj.grad_enabled(v)
     assert type(PCG32(2).next_float16()) is Float16
+
+
+def test_seed_with_an_array_state_and_the_default_stream_equals_drjit():
+    # regression: the default stream shifted as a Python int left 65 bits (OverflowError)
+    r = PCG32()
+    r.seed(initstate=UInt32(0, 1, 7))
+    assert r.next_uint32().numpy().tolist() == [174444157, 4033076299, 3536637593]      # Dr.Jit 1.5
+    assert r.next_uint32().numpy().tolist() == [2543941438, 2971934609, 1154887489]
