@@ -2,6 +2,10 @@
 import os
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.backend_independent("the benchmarks' timing harness")
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, "benchmarks"))
 import _harness as H  # noqa: E402
