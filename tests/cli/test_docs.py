@@ -58,9 +58,10 @@ def test_quick_start_commands_use_a_virtual_environment():
     assert shlex.split(demo_cmd.split("&&")[1])[-2:] == ["-e", ".[demo]"]
     assert shlex.split(demo_cmd.split("&&")[2])[-3:] == ["-m", "frostjit", "demo"]
     assert shlex.split(test_cmd.split("&&")[1])[-2:] == ["-e", ".[test]"]
-    assert shlex.split(test_cmd.split("&&")[2])[-3:] == ["-m", "pytest", "-q"]
-    # the whole suite runs once per CPU backend
-    assert shlex.split(test_cmd.split("&&")[3])[-5:] == ["-m", "pytest", "-q", "--backend", "reference"]
+    # the whole suite runs once per CPU backend, one process per core, a file in one process
+    parallel = ["-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile"]
+    assert shlex.split(test_cmd.split("&&")[2])[1:] == parallel
+    assert shlex.split(test_cmd.split("&&")[3])[1:] == parallel + ["--backend", "reference"]
 
 
 @DOCS_ONLY
