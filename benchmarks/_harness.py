@@ -14,10 +14,14 @@ import json
 import math
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -143,6 +147,182 @@ def fresh_cache_env(system: str, cache_dir: str | None = None) -> tuple[dict, st
     if system == "frostjit":
         return {"FROSTJIT_CACHE_DIR": d}, d
     return {}, d
+
+
+# ----------------------------------------------------------------- timing (child side)
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """The times of repeated calls (seconds): wall time (``perf_counter``) and the CPU time of the
+    whole process (``process_time``: every thread's work, less sensitive than wall time to other
+    load on a shared machine), one entry per call, and the last call's result."""
+    walls: list
+    cpus: list
+    result: object = None
+
+    @property
+    def ms(self) -> float:
+        """The median wall time, milliseconds."""
+        return statistics.median(self.walls) * 1e3
+
+    @property
+    def cpu_ms(self) -> float:
+        """The median CPU time of the process, milliseconds."""
+        return statistics.median(self.cpus) * 1e3
+
+    @property
+    def min_ms(self) -> float:
+        """The lowest wall time, milliseconds."""
+        return min(self.walls) * 1e3
+
+
+def time_calls(fn: Callable[[], object], repeats: int, warmup: int = 0, gap: float = 0.0) -> Timing:
+    """Call ``fn()`` ``warmup`` times untimed, then ``repeats`` times, each call timed alone.
+
+    ``gap``: seconds of sleep before each timed call (outside its time), so that idle worker
+    threads have gone to sleep when it starts.  The one timing loop of every benchmark's child.
+
+    Examples
+    --------
+    >>> t = time_calls(lambda: sum(range(100)), repeats=5)
+    >>> len(t.walls), t.result
+    (5, 4950)
+    """
+    result = None
+    for _ in range(warmup):
+        result = fn()
+    walls, cpus = [], []
+    for _ in range(repeats):
+        if gap:
+            time.sleep(gap)
+        c0, t0 = time.process_time(), time.perf_counter()
+        result = fn()
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
+    return Timing(walls, cpus, result)
+
+
+def time_first(fn: Callable[[], object]) -> tuple[float, object]:
+    """``(milliseconds, result)`` of one call of ``fn()``, wall time: a first call, compilation
+    included."""
+    t0 = time.perf_counter()
+    result = fn()
+    return (time.perf_counter() - t0) * 1e3, result
+
+
+def steady_state(fn: Callable[[], object], repeats: int, checksum: Callable[[object], object] = lambda r: r) -> dict:
+    """A case's row: its first call (``first_ms``; ``checksum`` of its result, untimed, as
+    ``check``), then the median (``ms``) and lowest (``min_ms``) wall time of ``repeats`` calls."""
+    first_ms, result = time_first(fn)
+    check = checksum(result)
+    t = time_calls(fn, repeats)
+    return {"status": "ok", "first_ms": first_ms, "ms": t.ms, "min_ms": t.min_ms, "check": check}
+
+
+def compile_ms(dr) -> float:
+    """The compile share (``codegen_time + backend_time``, milliseconds) of the launches in
+    ``dr``'s kernel history since it was last read (it must be enabled: ``JitFlag.KernelHistory``)."""
+    return sum(float(h.get("codegen_time", 0.0)) + float(h.get("backend_time", 0.0))
+               for h in dr.kernel_history())
+
+
+# ----------------------------------------------------------------- long-lived children (interleaved rounds)
+def serve_requests(run: dict[str, Callable[[], object]], extra: dict[str, Callable[[dict], dict]] | None = None,
+                   warm: int = 2, gaps: dict[str, float] | None = None,
+                   before_ready: Callable[[], None] | None = None) -> None:
+    """The child side of :class:`Servers`: call every case ``warm`` times (compile or load every
+    kernel, record every freeze), print ``ready``, then answer each request read from stdin (one
+    JSON line: ``{"case": name, "calls": k, "pattern": p}``) with ``{"wall": [...], "cpu": [...]}``
+    (seconds, one entry per call; ``gaps[p]`` seconds of sleep before each call).  A request with
+    a key of ``extra`` (e.g. ``{"idle": true}``) is answered by ``extra[key](request)``.
+    ``before_ready`` runs after the warm-up calls (e.g. pinning the threads the warm-up started)."""
+    for fn in run.values():
+        for _ in range(warm):
+            fn()
+    if before_ready is not None:
+        before_ready()
+    print(RESULT_MARK + json.dumps({"status": "ready"}), flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        handler = next((h for key, h in (extra or {}).items() if req.get(key)), None)
+        if handler is not None:
+            res = handler(req)
+        else:
+            t = time_calls(run[req["case"]], req["calls"], gap=(gaps or {}).get(req.get("pattern"), 0.0))
+            res = {"wall": t.walls, "cpu": t.cpus}
+        print(RESULT_MARK + json.dumps(res), flush=True)
+
+
+class Servers:
+    """One long-lived ``script --serve SYSTEM --params JSON`` child per system (and
+    ``frostjit@base``, frostjit imported from the checkout ``base``, for before/after figures in
+    the same run), asked in turn for batches of calls: every system sees the same load of a shared
+    machine.  A context manager; the children end when it closes.
+
+    Examples
+    --------
+    >>> with Servers(__file__, ["frostjit", "drjit"], threads=None, params={}) as s:  # doctest: +SKIP
+    ...     for r in range(rounds):
+    ...         for name in s.order(r):
+    ...             wall_ms, cpu_ms = s.batch(name, {"case": "sum", "calls": 5}, pause=0.05)
+    """
+
+    def __init__(self, script: str, systems: list, threads, params: dict, base: str | None = None):
+        self.names = list(systems) + (["frostjit@base"] if base else [])
+        self._procs = {}
+        try:
+            for name in self.names:
+                system = "frostjit" if name == "frostjit@base" else name
+                env = child_env(system, thread_env(system, threads))
+                if name == "frostjit@base":
+                    env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(base), env["PYTHONPATH"]])
+                cmd = [sys.executable, os.path.abspath(script), "--serve", system,
+                       "--params", json.dumps({"threads": threads, **params})]
+                self._procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                                     env=env, cwd=str(REPO))
+            for name in self.names:
+                self._read(name)            # "ready": every kernel compiled
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> "Servers":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for p in self._procs.values():
+            if p.stdin and not p.stdin.closed:
+                p.stdin.close()
+            p.wait()
+
+    def order(self, round_: int) -> list:
+        """The systems in the order of round ``round_``: rotated by one each round."""
+        k = round_ % len(self.names)
+        return self.names[k:] + self.names[:k]
+
+    def ask(self, name: str, request: dict, pause: float = 0.0) -> dict:
+        """Send ``request`` to ``name``'s child after ``pause`` seconds (the other children's idle
+        workers are asleep by then) and return its answer."""
+        if pause:
+            time.sleep(pause)
+        p = self._procs[name]
+        p.stdin.write(json.dumps(request) + "\n")
+        p.stdin.flush()
+        return self._read(name)
+
+    def batch(self, name: str, request: dict, pause: float = 0.0) -> tuple[float, float]:
+        """``(median wall ms, median CPU ms)`` of one batch of calls (:func:`serve_requests`)."""
+        res = self.ask(name, request, pause)
+        return statistics.median(res["wall"]) * 1e3, statistics.median(res["cpu"]) * 1e3
+
+    def _read(self, name: str) -> dict:
+        p = self._procs[name]
+        for line in p.stdout:
+            if line.startswith(RESULT_MARK):
+                return json.loads(line[len(RESULT_MARK):])
+        raise RuntimeError(f"the {name} child of {p.args[1]} ended early (exit {p.wait()})")
 
 
 # ----------------------------------------------------------------- command line
@@ -280,6 +460,55 @@ def notes_for(probes: dict[str, dict]) -> list[str]:
         elif r.get("blas"):
             notes.append(f"{s}: {r['blas']}")
     return notes
+
+
+def case_result(res: dict, system: str, key: tuple) -> dict | None:
+    """The result of case ``key`` (e.g. ``("pi", "frozen")``, stored as ``"pi/frozen"``) in
+    ``system``'s child result, or the child's own result when the whole child failed."""
+    r = res.get(system, {})
+    return r if r.get("status") == "error" else r.get("/".join(key))
+
+
+def print_steady_state_table(res: dict, systems: list, rows: dict[tuple, str]) -> None:
+    """The table of :func:`steady_state` results: per case (``rows``: key -> label) each system's
+    median ms with its first call in parentheses, frostjit / drjit and numpy / frostjit (NumPy
+    has only the ``plain`` variant of each case), then the target line of each case."""
+    table_rows = []
+    for key, label in rows.items():
+        row = [f"{label} ({key[1]})"]
+        for s in systems:
+            r = case_result(res, s, key)
+            row.append("-" if r is None and s == "numpy" else
+                       f"{cell(r, 'ms', ' ms')} (first {cell(r, 'first_ms', ' ms')})")
+        fj, dj = val(case_result(res, "frostjit", key), "ms"), val(case_result(res, "drjit", key), "ms")
+        npy = val(case_result(res, "numpy", (key[0], "plain")), "ms")
+        row += [fmt_ratio(ratio(fj, dj)), fmt_ratio(ratio(npy, fj))]
+        table_rows.append(row)
+    print("median ms per call (steady state); first call in parentheses (compilation included)")
+    print(table(["workload"] + list(systems) + ["frostjit / drjit", "numpy / frostjit"], table_rows))
+    for key in rows:
+        r = ratio(val(case_result(res, "frostjit", key), "ms"), val(case_result(res, "drjit", key), "ms"))
+        print(f"  target: steady state <= Dr.Jit, {'/'.join(key)}: {fmt_ratio(r)} {check(r, '<=', 1.0)}")
+
+
+def print_failures(res: dict, systems: list) -> None:
+    """A ``note:`` line for each system whose child failed or was not available, and for each of
+    its cases that failed."""
+    for s in systems:
+        r = res.get(s, {})
+        if r.get("status") in ("error", "n/a"):
+            print(f"  note: {s}: {r.get('reason')}")
+        for key, v in r.items():
+            if isinstance(v, dict) and v.get("status") == "error":
+                print(f"  note: {s} {key}: {v.get('reason')}")
+
+
+def versions_line(res: dict[str, dict]) -> str:
+    """``machine: N cores; frostjit 0.x (2 threads), drjit 1.5.0 (2 threads)``: each system's
+    version and thread count, from its child's result (``res``: system -> result)."""
+    parts = [f"{s} {r.get('version', 'n/a')}" + (f" ({r['threads']} threads)" if r.get("threads") else "")
+             for s, r in res.items()]
+    return f"machine: {os.cpu_count()} cores; " + ", ".join(parts)
 
 
 def dump_json(path: str | None, data: dict) -> None:

@@ -73,20 +73,14 @@ def child(system: str, params: dict) -> dict:
                     step = dr.freeze(step)
                 elif mode in THROUGH_MODES:
                     step = through_step(dr, T, fit, size * size, mode)
-                t0 = time.perf_counter()
-                float(step(opt, target, geom).numpy()[0])
-                first = time.perf_counter() - t0
-                for _ in range(warmup - 1):
-                    step(opt, target, geom).numpy()
-                ts = []
-                for _ in range(repeats):
-                    t0 = time.perf_counter()
-                    loss = step(opt, target, geom)
-                    loss = float(loss.numpy()[0])
-                    ts.append(time.perf_counter() - t0)
+
+                def one_step(step=step, opt=opt, target=target, geom=geom):
+                    return float(step(opt, target, geom).numpy()[0])
+                first_ms, _ = H.time_first(one_step)
+                steps = H.time_calls(one_step, repeats, warmup=warmup - 1)
                 img = fit.render(dr, T, opt, geom, size * size)
-                out[key] = {"status": "ok", "step_ms": statistics.median(ts) * 1e3, "first_ms": first * 1e3,
-                            "loss": loss, "steps": warmup + repeats,
+                out[key] = {"status": "ok", "step_ms": steps.ms, "first_ms": first_ms,
+                            "loss": steps.result, "steps": warmup + repeats,
                             "checksum": float(np.asarray(img.numpy()).astype(np.float64).sum())}
             except Exception as e:  # noqa: BLE001  (a mode that fails is reported, not fatal)
                 out[key] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}

@@ -23,9 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -62,14 +60,6 @@ def _mandelbrot(dr, T, cr, ci, iterations: int):
     return i
 
 
-def _compile_ms(dr) -> float:
-    """The compile share of the launches since the last call (kernel history, milliseconds)."""
-    total = 0.0
-    for h in dr.kernel_history():
-        total += float(h.get("codegen_time", 0.0)) + float(h.get("backend_time", 0.0))
-    return total
-
-
 def child(system: str, params: dict) -> dict:
     dr, T = _workloads.load(system)
     _workloads.apply_threads(system, params.get("threads"))
@@ -84,22 +74,15 @@ def child(system: str, params: dict) -> dict:
         _workloads.sync(dr)         # Dr.Jit launches asynchronously: wait for the kernel
         return r
 
-    t0 = time.perf_counter()
-    i = run()
-    first = time.perf_counter() - t0
-    compile_ms = _compile_ms(dr)
+    first_ms, i = H.time_first(run)
+    compile_ms = H.compile_ms(dr)
     counts = np.asarray(i.numpy(), dtype=np.uint32)
     dr.set_flag(dr.JitFlag.KernelHistory, False)
-    walls, cpus = [], []
-    for _ in range(repeats):
-        c0, t0 = time.process_time(), time.perf_counter()
-        run()
-        walls.append(time.perf_counter() - t0)
-        cpus.append(time.process_time() - c0)
+    steady = H.time_calls(run, repeats)
     return {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr),
-            "mandelbrot": {"status": "ok", "first_ms": first * 1e3, "compile_ms": compile_ms,
-                           "ms": statistics.median(walls) * 1e3, "cpu_ms": statistics.median(cpus) * 1e3,
-                           "min_ms": min(walls) * 1e3, "lanes": int(counts.size),
+            "mandelbrot": {"status": "ok", "first_ms": first_ms, "compile_ms": compile_ms,
+                           "ms": steady.ms, "cpu_ms": steady.cpu_ms,
+                           "min_ms": steady.min_ms, "lanes": int(counts.size),
                            "iterations": int(counts.sum()),
                            "check": hashlib.sha256(counts.tobytes()).hexdigest()[:16]}}
 
@@ -161,9 +144,7 @@ def main(argv=None, prog: str = "bench_control.py") -> int:
     params = {"n": n, "iterations": a.iterations, "repeats": a.repeats or (3 if a.quick else 10),
               "threads": a.threads}
     res = {s: run_child(s, params) for s in a.systems}
-    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
-                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in a.systems)
-    print(f"machine: {os.cpu_count()} cores; {versions}")
+    print(H.versions_line(res))
     report(res, a.systems, n, a.iterations)
     H.dump_json(a.json, res)
     return 0

@@ -25,9 +25,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
@@ -52,13 +50,6 @@ def _body(dr, ops: int):
     return f
 
 
-def _compile_ms(dr) -> float:
-    total = 0.0
-    for h in dr.kernel_history():
-        total += float(h.get("codegen_time", 0.0)) + float(h.get("backend_time", 0.0))
-    return total
-
-
 def child(system: str, params: dict) -> dict:
     variant = params["variant"]
     dr, T = _workloads.load(system)
@@ -80,21 +71,14 @@ def child(system: str, params: dict) -> dict:
 
     dr.set_flag(dr.JitFlag.KernelHistory, True)
     dr.kernel_history()
-    t0 = time.perf_counter()
-    y = run()
-    first = time.perf_counter() - t0
-    compile_ms = _compile_ms(dr)
+    first_ms, y = H.time_first(run)
+    compile_ms = H.compile_ms(dr)
     dr.set_flag(dr.JitFlag.KernelHistory, False)
     out = np.asarray(y.numpy(), dtype=np.float32)
-    walls, cpus = [], []
-    for _ in range(repeats):
-        c0, t0 = time.process_time(), time.perf_counter()
-        run()
-        walls.append(time.perf_counter() - t0)
-        cpus.append(time.process_time() - c0)
+    steady = H.time_calls(run, repeats)
     return {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr),
-            "result": {"status": "ok", "first_ms": first * 1e3, "compile_ms": compile_ms,
-                       "ms": statistics.median(walls) * 1e3, "cpu_ms": statistics.median(cpus) * 1e3,
+            "result": {"status": "ok", "first_ms": first_ms, "compile_ms": compile_ms,
+                       "ms": steady.ms, "cpu_ms": steady.cpu_ms,
                        "sum": float(out.astype(np.float64).sum()),
                        "check": hashlib.sha256(out.tobytes()).hexdigest()[:16]}}
 
@@ -156,10 +140,7 @@ def main(argv=None, prog: str = "bench_func.py") -> int:
     for s in a.systems:
         for v in VARIANTS:
             res[f"{s}:{v}"] = H.run_script_child(__file__, s, {**params, "variant": v}, fresh_cache=True)
-    versions = ", ".join(f"{s} {res[f'{s}:func'].get('version', 'n/a')}"
-                         + (f" ({res[f'{s}:func']['threads']} threads)" if res[f"{s}:func"].get("threads") else "")
-                         for s in a.systems)
-    print(f"machine: {os.cpu_count()} cores; {versions}")
+    print(H.versions_line({s: res[f"{s}:func"] for s in a.systems}))
     report(res, a.systems, params)
     H.dump_json(a.json, res)
     return 0

@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -119,79 +118,32 @@ def serve(system: str, params: dict) -> None:
     dr, T = _workloads.load(system)
     _workloads.apply_threads(system, params.get("threads"))
     run = _cases(dr, T)
-    for fn in run.values():         # compile (or load) every kernel and record every freeze
-        for _ in range(3):
-            fn()
-    if params.get("pin"):
-        _pin_threads()
-    print(H.RESULT_MARK + json.dumps({"status": "ready"}), flush=True)
-    for line in sys.stdin:
-        req = json.loads(line)
-        if req.get("idle"):
-            run["chain"]()
-            c0 = time.process_time()
-            time.sleep(IDLE_S)
-            print(H.RESULT_MARK + json.dumps({"cpu": time.process_time() - c0}), flush=True)
-            continue
-        fn, gap = run[req["case"]], PATTERNS[req["pattern"]]
-        walls, cpus = [], []
-        for _ in range(req["calls"]):
-            if gap:
-                time.sleep(gap)
-            c0, t0 = time.process_time(), time.perf_counter()
-            fn()
-            walls.append(time.perf_counter() - t0)
-            cpus.append(time.process_time() - c0)
-        print(H.RESULT_MARK + json.dumps({"wall": walls, "cpu": cpus}), flush=True)
+
+    def idle(_req) -> dict:
+        run["chain"]()
+        c0 = time.process_time()
+        time.sleep(IDLE_S)
+        return {"cpu": time.process_time() - c0}
+
+    # three calls of each case compile (or load) every kernel and record every freeze
+    H.serve_requests(run, {"idle": idle}, warm=3, gaps=PATTERNS,
+                     before_ready=_pin_threads if params.get("pin") else None)
 
 
 # ----------------------------------------------------------------- driver side
-def _read_result(proc) -> dict:
-    for line in proc.stdout:
-        if line.startswith(H.RESULT_MARK):
-            return json.loads(line[len(H.RESULT_MARK):])
-    raise RuntimeError(f"a bench_pool child ended early (exit {proc.wait()})")
-
-
 def measure(systems: list, rounds: int, threads, base: str | None, cases: list, pin: bool = False) -> dict:
     """Interleaved rounds; per system ``{(case, pattern): [(wall ms, cpu ms)], "idle": [cpu ms]}``."""
-    names = list(systems) + (["frostjit@base"] if base else [])
-    procs = {}
-    for name in names:
-        system = "frostjit" if name == "frostjit@base" else name
-        env = H.child_env(system, H.thread_env(system, threads))
-        if name == "frostjit@base":
-            env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(base), env["PYTHONPATH"]])
-        cmd = [sys.executable, os.path.abspath(__file__), "--serve", system,
-               "--params", json.dumps({"threads": threads, "pin": pin})]
-        procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
-                                       cwd=str(H.REPO))
-    out: dict = {name: {"idle": []} for name in names}
-
-    def ask(name, req):
-        procs[name].stdin.write(json.dumps(req) + "\n")
-        procs[name].stdin.flush()
-        return _read_result(procs[name])
-
-    try:
-        for name in names:
-            _read_result(procs[name])
+    with H.Servers(__file__, systems, threads, {"pin": pin}, base) as servers:
+        out: dict = {name: {"idle": []} for name in servers.names}
         for r in range(rounds):
-            order = names[r % len(names):] + names[:r % len(names)]
+            order = servers.order(r)
             for case in cases:
                 for pattern in PATTERNS:
-                    for name in order:
-                        time.sleep(0.05)        # the others' idle workers are asleep by then
-                        res = ask(name, {"case": case, "pattern": pattern, "calls": BATCH})
-                        out[name].setdefault(f"{case}/{pattern}", []).append(
-                            (statistics.median(res["wall"]) * 1e3, statistics.median(res["cpu"]) * 1e3))
+                    for name in order:      # the pause: the others' idle workers are asleep by then
+                        out[name].setdefault(f"{case}/{pattern}", []).append(servers.batch(
+                            name, {"case": case, "pattern": pattern, "calls": BATCH}, pause=0.05))
             for name in order:
-                time.sleep(0.05)
-                out[name]["idle"].append(ask(name, {"idle": True})["cpu"] * 1e3)
-    finally:
-        for p in procs.values():
-            p.stdin.close()
-            p.wait()
+                out[name]["idle"].append(servers.ask(name, {"idle": True}, pause=0.05)["cpu"] * 1e3)
     return out
 
 

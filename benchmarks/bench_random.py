@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -36,19 +34,6 @@ ROWS = [("pcg32", "plain"), ("pi", "plain"), ("pi", "frozen")]
 
 
 # ----------------------------------------------------------------- child side
-def _time(fn, repeats: int):
-    t0 = time.perf_counter()
-    check = fn()
-    first = time.perf_counter() - t0
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return {"status": "ok", "first_ms": first * 1e3, "ms": statistics.median(ts) * 1e3,
-            "min_ms": min(ts) * 1e3, "check": check}
-
-
 def _jit_cases(dr, T, n):
     rng = T.PCG32(size=n)
     dr.eval(rng)
@@ -94,7 +79,7 @@ def child(system: str, params: dict) -> dict:
     out = {"version": getattr(mod, "__version__", "?"), "threads": _workloads.thread_count(system, mod)}
     for key, fn in cases.items():
         try:
-            out["/".join(key)] = _time(fn, repeats)
+            out["/".join(key)] = H.steady_state(fn, repeats)
         except Exception as e:  # noqa: BLE001  (a failing case is reported, not fatal)
             out["/".join(key)] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
     return out
@@ -106,43 +91,15 @@ def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
 
 
 def report(res: dict, systems, n: int) -> None:
-    def get(s, key):
-        r = res.get(s, {})
-        if r.get("status") == "error":
-            return r
-        return r.get("/".join(key))
-
-    rows = []
-    for key in ROWS:
-        label = {"pcg32": f"pcg32: {H.fmt_n(n)} next_float32 + sum", "pi": f"pi: {H.fmt_n(n)} points"}[key[0]]
-        row = [f"{label} ({key[1]})"]
-        for s in systems:
-            r = get(s, key)
-            row.append("-" if r is None and s == "numpy" else
-                       f"{H.cell(r, 'ms', ' ms')} (first {H.cell(r, 'first_ms', ' ms')})")
-        fj, dj = H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms")
-        npy = H.val(get("numpy", (key[0], "plain")), "ms")
-        row += [H.fmt_ratio(H.ratio(fj, dj)), H.fmt_ratio(H.ratio(npy, fj))]
-        rows.append(row)
-    print("median ms per call (steady state); first call in parentheses (compilation included)")
-    print(H.table(["workload"] + list(systems) + ["frostjit / drjit", "numpy / frostjit"], rows))
-    for key in ROWS:
-        fj, dj = H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms")
-        r = H.ratio(fj, dj)
-        print(f"  target: steady state <= Dr.Jit, {'/'.join(key)}: {H.fmt_ratio(r)} {H.check(r, '<=', 1.0)}")
-    checks = {s: {"/".join(k): H.val(get(s, k), "check") for k in ROWS} for s in systems if s != "numpy"}
+    labels = {"pcg32": f"pcg32: {H.fmt_n(n)} next_float32 + sum", "pi": f"pi: {H.fmt_n(n)} points"}
+    H.print_steady_state_table(res, systems, {key: labels[key[0]] for key in ROWS})
+    checks = {s: {"/".join(k): H.val(H.case_result(res, s, k), "check") for k in ROWS} for s in systems if s != "numpy"}
     if {"frostjit", "drjit"} <= set(checks):
         same = checks["frostjit"]["pi/plain"] == checks["drjit"]["pi/plain"] \
             and checks["frostjit"]["pi/frozen"] == checks["drjit"]["pi/frozen"]
         print(f"  points inside the circle, frostjit vs drjit (same seeds): {checks['frostjit']['pi/plain']} vs "
               f"{checks['drjit']['pi/plain']} -> {'identical' if same else 'DIFFERENT'}")
-    for s in systems:
-        r = res.get(s, {})
-        if r.get("status") == "error":
-            print(f"  note: {s}: {r.get('reason')}")
-        for k, v in r.items():
-            if isinstance(v, dict) and v.get("status") == "error":
-                print(f"  note: {s} {k}: {v.get('reason')}")
+    H.print_failures(res, systems)
 
 
 def parser(prog: str = "bench_random.py") -> argparse.ArgumentParser:
@@ -162,9 +119,7 @@ def main(argv=None, prog: str = "bench_random.py") -> int:
     n = a.n or (10**6 if a.quick else 10**7)
     params = {"n": n, "repeats": 5 if a.quick else 30, "threads": a.threads}
     res = {s: run_child(s, params) for s in a.systems}
-    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
-                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in a.systems)
-    print(f"machine: {os.cpu_count()} cores; {versions}")
+    print(H.versions_line(res))
     report(res, a.systems, n)
     H.dump_json(a.json, res)
     return 0

@@ -29,7 +29,6 @@ import json
 import os
 import statistics
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -66,16 +65,8 @@ def _inputs():
 def _median_ms(fn, warmup: int, repeats: int) -> tuple[float, float, object]:
     """(median wall ms, median CPU ms of the whole process: every thread's work counts, which
     is less sensitive to other load on the machine than wall time, result)."""
-    out = None
-    for _ in range(warmup):
-        out = fn()
-    ts, cs = [], []
-    for _ in range(repeats):
-        c0, t0 = time.process_time(), time.perf_counter()
-        out = fn()
-        ts.append(time.perf_counter() - t0)
-        cs.append(time.process_time() - c0)
-    return statistics.median(ts) * 1e3, statistics.median(cs) * 1e3, out
+    t = H.time_calls(fn, repeats, warmup)
+    return t.ms, t.cpu_ms, t.result
 
 
 # ----------------------------------------------------------------- child side
@@ -207,63 +198,18 @@ def serve(system: str, params: dict) -> None:
                 _workloads.sync(dr)
                 return r
             run[name] = call
-    for fn in run.values():         # compile (or load) every kernel before the first request
-        fn()
-        fn()
-    print(H.RESULT_MARK + json.dumps({"status": "ready"}), flush=True)
-    for line in sys.stdin:
-        req = json.loads(line)
-        fn = run[req["case"]]
-        walls, cpus = [], []
-        for _ in range(req["calls"]):
-            c0, t0 = time.process_time(), time.perf_counter()
-            fn()
-            walls.append(time.perf_counter() - t0)
-            cpus.append(time.process_time() - c0)
-        print(H.RESULT_MARK + json.dumps({"wall": walls, "cpu": cpus}), flush=True)
-
-
-def _read_result(proc) -> dict:
-    for line in proc.stdout:
-        if line.startswith(H.RESULT_MARK):
-            return json.loads(line[len(H.RESULT_MARK):])
-    raise RuntimeError(f"a --sums child ended early (exit {proc.wait()})")
+    H.serve_requests(run)           # two calls of each case compile (or load) every kernel first
 
 
 def sums(systems: list, rounds: int, threads, base: str | None, cases: list) -> dict:
     """The interleaved rounds of ``--sums`` (see the module docstring); per system and case the
     list of batch medians (wall ms, CPU ms)."""
-    import subprocess
-    names = list(systems) + (["frostjit@base"] if base else [])
-    procs = {}
-    for name in names:
-        system = "frostjit" if name == "frostjit@base" else name
-        env = H.child_env(system, H.thread_env(system, threads))
-        if name == "frostjit@base":
-            env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(base), env["PYTHONPATH"]])
-        cmd = [sys.executable, os.path.abspath(__file__), "--serve", system,
-               "--params", json.dumps({"threads": threads, "cases": cases})]
-        procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
-                                       cwd=str(H.REPO))
-    out = {name: {case: [] for case in cases} for name in names}
-    try:
-        for name in names:
-            _read_result(procs[name])
+    with H.Servers(__file__, systems, threads, {"cases": cases}, base) as servers:
+        out = {name: {case: [] for case in cases} for name in servers.names}
         for r in range(rounds):
             for case in cases:
-                order = names[r % len(names):] + names[:r % len(names)]
-                for name in order:
-                    p = procs[name]
-                    time.sleep(PAUSE_S)
-                    p.stdin.write(json.dumps({"case": case, "calls": BATCH}) + "\n")
-                    p.stdin.flush()
-                    res = _read_result(p)
-                    out[name][case].append((statistics.median(res["wall"]) * 1e3,
-                                            statistics.median(res["cpu"]) * 1e3))
-    finally:
-        for p in procs.values():
-            p.stdin.close()
-            p.wait()
+                for name in servers.order(r):
+                    out[name][case].append(servers.batch(name, {"case": case, "calls": BATCH}, pause=PAUSE_S))
     return out
 
 

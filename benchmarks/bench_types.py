@@ -41,22 +41,6 @@ ROWS = [("transform", "plain"), ("transform", "frozen"), ("complex", "plain"), (
 
 
 # ----------------------------------------------------------------- child side
-def _time(case, repeats: int):
-    """``case``: (run, checksum): ``run()`` is timed, ``checksum(result)`` computed once, untimed."""
-    fn, checksum = case
-    t0 = time.perf_counter()
-    result = fn()
-    first = time.perf_counter() - t0
-    check = checksum(result)
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return {"status": "ok", "first_ms": first * 1e3, "ms": statistics.median(ts) * 1e3,
-            "min_ms": min(ts) * 1e3, "check": check}
-
-
 def _inputs(np, n: int):
     rng = np.random.default_rng(11)
     points = rng.standard_normal((3, n)).astype(np.float32)
@@ -191,9 +175,9 @@ def child(system: str, params: dict) -> dict:
         return out
     cases = _numpy_cases(np, n, k) if system == "numpy" else _jit_cases(mod, T, np, n, k)
     out = {"version": getattr(mod, "__version__", "?"), "threads": _workloads.thread_count(system, mod)}
-    for key, fn in cases.items():
+    for key, (fn, checksum) in cases.items():
         try:
-            out["/".join(key)] = _time(fn, repeats)
+            out["/".join(key)] = H.steady_state(fn, repeats, checksum)
         except Exception as e:  # noqa: BLE001  (a failing case is reported, not fatal)
             out["/".join(key)] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
     return out
@@ -225,42 +209,15 @@ def report_phases(res: dict, systems, n: int, k: int, evict: bool = False) -> No
 
 
 def report(res: dict, systems, n: int, k: int) -> None:
-    def get(s, key):
-        r = res.get(s, {})
-        if r.get("status") == "error":
-            return r
-        return r.get("/".join(key))
-
     labels = {"transform": f"Matrix4f @ Array4f, {H.fmt_n(n)} points", "complex": f"z = z*c + z0, {k} steps, "
                                                                                    f"{H.fmt_n(n)} Complex2f"}
-    rows = []
-    for key in ROWS:
-        row = [f"{labels[key[0]]} ({key[1]})"]
-        for s in systems:
-            r = get(s, key)
-            row.append("-" if r is None and s == "numpy" else
-                       f"{H.cell(r, 'ms', ' ms')} (first {H.cell(r, 'first_ms', ' ms')})")
-        fj, dj = H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms")
-        npy = H.val(get("numpy", (key[0], "plain")), "ms")
-        row += [H.fmt_ratio(H.ratio(fj, dj)), H.fmt_ratio(H.ratio(npy, fj))]
-        rows.append(row)
-    print("median ms per call (steady state); first call in parentheses (compilation included)")
-    print(H.table(["workload"] + list(systems) + ["frostjit / drjit", "numpy / frostjit"], rows))
-    for key in ROWS:
-        r = H.ratio(H.val(get("frostjit", key), "ms"), H.val(get("drjit", key), "ms"))
-        print(f"  target: steady state <= Dr.Jit, {'/'.join(key)}: {H.fmt_ratio(r)} {H.check(r, '<=', 1.0)}")
+    H.print_steady_state_table(res, systems, {key: labels[key[0]] for key in ROWS})
     if "frostjit" in systems and "drjit" in systems:
         for key in ROWS:
-            a, b = H.val(get("frostjit", key), "check"), H.val(get("drjit", key), "check")
+            a, b = (H.val(H.case_result(res, s, key), "check") for s in ("frostjit", "drjit"))
             if a is not None and b is not None:
                 print(f"  results {'/'.join(key)}, frostjit vs drjit: {'bit-identical' if a == b else 'DIFFERENT'}")
-    for s in systems:
-        r = res.get(s, {})
-        if r.get("status") in ("error", "n/a"):
-            print(f"  note: {s}: {r.get('reason')}")
-        for key, v in r.items():
-            if isinstance(v, dict) and v.get("status") == "error":
-                print(f"  note: {s} {key}: {v.get('reason')}")
+    H.print_failures(res, systems)
 
 
 def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
@@ -291,9 +248,7 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
     if a.phases:
         params.update(phases=True, repeats=50 if a.quick else 300, evict=a.evict)
     res = {s: run_child(s, params) for s in systems}
-    versions = ", ".join(f"{s} {res[s].get('version', 'n/a')}"
-                         + (f" ({res[s]['threads']} threads)" if res[s].get("threads") else "") for s in systems)
-    print(f"machine: {os.cpu_count()} cores; {versions}")
+    print(H.versions_line(res))
     if a.phases:
         report_phases(res, systems, n, a.k, a.evict)
     else:

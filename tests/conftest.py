@@ -6,8 +6,11 @@ quick local runs.  ``stress``: many more examples, for a long hunt before a
 release.  Choose with ``HYPOTHESIS_PROFILE``.
 
 ``--backend llvm|reference`` (default: ``$FROSTJIT_BACKEND``, else ``llvm``) chooses the CPU
-backend; ``@pytest.mark.llvm_only("why")`` marks tests skipped on the reference backend.
+backend; ``@pytest.mark.llvm_only("why")`` marks tests skipped on the reference backend, and
+``@pytest.mark.backend_independent("why")`` tests that never reach a CPU backend (they run once,
+in the LLVM run, which checks that they indeed never call one).
 """
+import importlib
 import os
 
 import pytest
@@ -45,6 +48,9 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "llvm_only(reason): tests a part only the LLVM backend has; "
                                        "skipped on the reference backend")
+    config.addinivalue_line("markers", "backend_independent(reason): never reaches a CPU backend (dispatch, "
+                                       "the scalar arrays, docs, lint): runs once, in the LLVM run, which "
+                                       "fails it if it calls a backend; skipped on the reference backend")
     backend = config.getoption("--backend") or os.environ.get("FROSTJIT_BACKEND") or "llvm"
     # Before any test imports frostjit; subprocesses the tests start inherit it.
     os.environ["FROSTJIT_BACKEND"] = backend
@@ -54,11 +60,58 @@ def pytest_report_header(config):
     return f"frostjit backend: {os.environ['FROSTJIT_BACKEND']}"
 
 
+def _reason(mark) -> str:
+    return mark.args[0] if mark.args else mark.kwargs.get("reason", "")
+
+
 def pytest_collection_modifyitems(config, items):
     if os.environ["FROSTJIT_BACKEND"] == "llvm":
         return
     for item in items:
         mark = item.get_closest_marker("llvm_only")
         if mark is not None:
-            why = mark.args[0] if mark.args else mark.kwargs.get("reason", "")
-            item.add_marker(pytest.mark.skip(reason=f"LLVM backend only: {why}"))
+            item.add_marker(pytest.mark.skip(reason=f"LLVM backend only: {_reason(mark)}"))
+            continue
+        mark = item.get_closest_marker("backend_independent")
+        if mark is not None:
+            # The same code runs on either backend: the LLVM run covers it (and checks the claim).
+            item.add_marker(pytest.mark.skip(reason=f"backend-independent, run with the LLVM backend: "
+                                                    f"{_reason(mark)}"))
+
+
+# -- backend_independent is checked, not trusted ---------------------------------------------
+# In the run where a backend_independent test runs, every method of the backend interface
+# (frostjit.backend.base.Backend: memory, compile, launch, reductions, ...) of both backends
+# counts its calls; a test that made any fails, so a test that evaluates arrays cannot be
+# skipped on the reference backend by mistake.
+def _backend_classes() -> list:
+    # Imported here, not at the top: frostjit must not be imported before pytest_configure has
+    # set FROSTJIT_BACKEND (its backend is chosen from it).
+    from frostjit.backend import IMPLEMENTATIONS
+    return [getattr(importlib.import_module(module), name) for module, name in IMPLEMENTATIONS.values()]
+
+
+def _interface_methods() -> list:
+    from frostjit.backend.base import Backend
+    return [name for name, v in vars(Backend).items() if callable(v) and not name.startswith("_")]
+
+
+@pytest.fixture(autouse=True)
+def _backend_independent_check(request, monkeypatch):
+    mark = request.node.get_closest_marker("backend_independent")
+    if mark is None:
+        yield
+        return
+    calls = []
+    for cls in _backend_classes():
+        for name in _interface_methods():
+            original = getattr(cls, name)
+
+            def counted(*args, _original=original, _where=f"{cls.__name__}.{name}", **kwargs):
+                calls.append(_where)
+                return _original(*args, **kwargs)
+            monkeypatch.setattr(cls, name, counted)
+    yield
+    if calls:
+        pytest.fail(f"marked backend_independent ({_reason(mark)}) but called the backend: "
+                    f"{', '.join(sorted(set(calls)))}", pytrace=False)

@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+pytestmark = pytest.mark.backend_independent("ruff on the sources")
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 

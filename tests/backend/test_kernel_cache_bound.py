@@ -158,6 +158,21 @@ def _jit_history(fn, *args):
         return out, [e for e in fj.kernel_history() if e["type"] == "jit"]
 
 
+@fj.freeze
+def _held_by_the_module(x):
+    return x * 3.25 + 0.125
+
+
+def test_a_recording_alive_at_module_level_replays():
+    """Leaves a recording alive (as another test file's module-level frozen function does) while
+    the next test evicts and frees kernels: it must follow only its own (regression: it counted
+    every evicted kernel still alive in the process, and failed after such a file)."""
+    a = np.arange(5, dtype=np.float32)
+    for _ in range(3):
+        np.testing.assert_array_equal(_held_by_the_module(Float(a)).numpy(), a * np.float32(3.25) + np.float32(0.125))
+    assert _held_by_the_module.n_recordings == 1
+
+
 @pytest.mark.parametrize("n", [1, 7, 1000, 100003])
 def test_replay_after_eviction_runs_the_pinned_kernel(capacity, n):
     """A recording keeps the kernels it replays alive after the cache evicts them."""
@@ -171,10 +186,13 @@ def test_replay_after_eviction_runs_the_pinned_kernel(capacity, n):
 
     a = np.linspace(-2, 2, n).astype(np.float32)
     expected = (Float(a) * 0 + fj.fma(Float(a), c, 0.25) * Float(a)).numpy()
+    # Only the kernels this recording made: a recording another test keeps alive (a module-level
+    # frozen function) also holds evicted kernels, which must outlive f.
+    earlier = set(compiler.cache.live)
     for _ in range(3):             # recorded with the flag the checks below set (flags are in the key)
         _jit_history(f, Float(a))
     recordings = f.n_recordings
-    live = {h: weakref.ref(k) for h, k in compiler.cache.live.items()}
+    live = {h: weakref.ref(k) for h, k in compiler.cache.live.items() if h not in earlier}
     x = fj.arange(Float, 16)
     for k in range(12):            # 12 other kernels: every earlier one is evicted
         fj.eval(x * (2.0 + k / 1024 + n / 4096))

@@ -12,6 +12,8 @@ import pytest
 from frostjit.dispatch import (AmbiguousLookupError, Dispatcher, NotFoundLookupError, Signature,
                                dispatch, is_dispatched)
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 
 def test_global_dispatch_collects_methods_by_name():
     @dispatch

@@ -9,6 +9,8 @@ import pytest
 from frostjit.dispatch import (DispatchCache, Dispatcher, NotFoundLookupError, observe_calls,
                                on_register)
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 
 def _state(f):
     return f._dispatch_state

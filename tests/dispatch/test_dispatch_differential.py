@@ -2,9 +2,12 @@
 
 import itertools
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from frostjit.dispatch import AmbiguousLookupError, Dispatcher, NotFoundLookupError, Signature
+
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
 
 
 @st.composite

@@ -4,6 +4,8 @@ import pytest
 
 from plum_reference import Case, run_here
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 CASES = {
     "forward_ref_inside_union_optional_and_list": Case(
         """

@@ -9,6 +9,8 @@ import pytest
 
 from frostjit.dispatch import Dispatcher
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 
 def test_tracebacks_show_the_lines_of_the_generated_call_path():
     d = Dispatcher()

@@ -2,6 +2,8 @@
 
 import pytest
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
 

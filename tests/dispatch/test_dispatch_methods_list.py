@@ -4,6 +4,8 @@ import pytest
 
 from frostjit.dispatch import Dispatcher
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 
 def test_redefinition_replaces_the_method_in_methods_and_doc():
     d = Dispatcher()

@@ -7,6 +7,8 @@ import pytest
 
 from plum_reference import Case, run_here
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 CASES = {
     "parametric_types_are_made_once_and_inferred_from_arguments": Case(
         """

@@ -8,6 +8,8 @@ import pytest
 
 from plum_reference import Case, run_here
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 CASES = {
     "methods_are_method_objects_with_plums_attributes": Case(
         """

@@ -6,6 +6,8 @@ import pytest
 
 from plum_reference import Case, run_here
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 CASES = {
     "convert_defaults": Case(
         """

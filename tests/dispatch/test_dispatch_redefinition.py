@@ -1,6 +1,10 @@
 """Redefinitions: a replaced method is gone for good (issue 8 item 28)."""
 
+import pytest
+
 from frostjit.dispatch import Dispatcher
+
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
 
 
 def _define_redefine_extend(d):

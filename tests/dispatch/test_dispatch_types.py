@@ -8,6 +8,8 @@ import pytest
 
 from plum_reference import Case, run_here
 
+pytestmark = pytest.mark.backend_independent("multiple dispatch does not use the JIT")
+
 CASES = {
     "promised_type_delivered_before_the_first_call": Case(
         """

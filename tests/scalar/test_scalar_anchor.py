@@ -18,6 +18,8 @@ import pytest
 import frostjit
 import frostjit.scalar
 
+pytestmark = pytest.mark.backend_independent("the scalar arrays against Dr.Jit's scalar backend")
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import scalar_cases  # noqa: E402

@@ -4,6 +4,10 @@ from __future__ import annotations
 import importlib.util
 import os
 
+import pytest
+
+pytestmark = pytest.mark.backend_independent("the API coverage report")
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
