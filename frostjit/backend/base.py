@@ -168,6 +168,8 @@ class Backend(abc.ABC):
     def reduce(self, op: str, vt: VarType, buffer, size: int):
         """Reduce a buffer with ``op`` in {"add", "mul", "min", "max", "and", "or"}; a size-1 buffer.
 
+        ``op == "count"`` counts the true entries of a Bool buffer: a size-1 ``UInt32`` buffer.
+
         ``min``/``max`` ignore NaN; an empty (or, for min/max, all-NaN) input gives the
         operation's identity.
         """

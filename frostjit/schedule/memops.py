@@ -51,6 +51,16 @@ def reduce(op: str, node: Node) -> Node:
     return _finish("reduce", op, [src], ops.data(src.vt, buf, 1))
 
 
+def count(node: Node) -> Node:
+    """The number of true entries of the Bool node ``node``: a size-1 ``UInt32`` data node.
+
+    The mask is evaluated as it is (one byte per lane) and counted by the backend; counting it
+    as ``UInt32`` lanes first would write and read back four bytes per lane."""
+    src = materialize(node)
+    buf = current_backend().reduce("count", src.vt, src.value, src.size)
+    return _finish("reduce", "count", [src], ops.data(UInt32, buf, 1))
+
+
 def prefix_sum(node: Node, exclusive: bool) -> Node:
     """Exclusive or inclusive prefix sum of ``node``."""
     src = materialize(node)

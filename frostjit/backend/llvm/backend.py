@@ -9,11 +9,12 @@ import numpy as np
 
 from ...errors import out_of_memory
 from ...trace import numpy_semantics as ns
+from ...trace.dtypes import UInt32
 from ..base import Backend, BlockReduction
 from .compiler import Compiler
 from ..cache_control import check_capacity
 from .memory import HostBuffer, allocate, pool
-from .reduction import REDUCE_ROW, REDUCE_ROWS_FROM, REDUCE_UFUNC, reduce_identity
+from .reduction import REDUCE_ROW, REDUCE_ROWS_FROM, REDUCE_UFUNC, reduce_identity, result_dtype
 from .replay import LLVMReplayEmitter
 from .native_pool import native_code
 from .block_kernels import RowKernels, supported as row_kernel_supported
@@ -175,7 +176,7 @@ class LLVMBackend(Backend):
 
     # -- memory-level operations -----------------------------------------
     def reduce(self, op, vt, buffer, size):
-        return self.from_numpy(np.array([self.reduce_value(op, vt, buffer, size)], dtype=vt.np_dtype))
+        return self.from_numpy(np.array([self.reduce_value(op, vt, buffer, size)], dtype=result_dtype(op, vt)))
 
     def reduce_value(self, op, vt, buffer, size):
         """``op`` over the first ``size`` elements of ``buffer``, as a NumPy scalar of ``vt``.
@@ -183,6 +184,8 @@ class LLVMBackend(Backend):
         Large arrays go through a compiled block reduction (rows of REDUCE_ROW elements, shared by
         the threads), and NumPy combines the partials; frozen functions' replays call this too,
         so that frozen and plain reductions give the same bits."""
+        if op == "count":
+            return self._count(buffer, size)
         dt = vt.np_dtype
         if size == 0:
             return np.array([reduce_identity(op, dt)]).astype(dt)[0]
@@ -195,6 +198,19 @@ class LLVMBackend(Backend):
             return REDUCE_UFUNC[op].reduce(a)
         with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
             return REDUCE_UFUNC[op].reduce(a, dtype=dt)
+
+    def _count(self, buffer, size):
+        """The true entries among the first ``size`` of a Bool buffer, as a NumPy ``uint32``:
+        ``np.count_nonzero`` on small buffers, the compiled row count kernel (rows of REDUCE_ROW
+        bytes shared by the threads, one ``UInt32`` partial each) on large ones."""
+        if size < REDUCE_ROWS_FROM:
+            return np.uint32(np.count_nonzero(buffer.array[:size]))
+        rows = -(-size // REDUCE_ROW)
+        partial = self.alloc(UInt32, rows)
+        kernel = self.row_kernels.count()
+        args = _ARGS[4](buffer.ptr, size, partial.ptr, REDUCE_ROW)
+        self.threads.run(kernel, rows, args, 1, True, min_block=-(-BLOCK_ROWS_MIN // REDUCE_ROW))
+        return partial.array[:rows].sum(dtype=np.uint32)
 
     def block_reduce(self, block, vt, buffer, size):
         """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or

@@ -21,6 +21,12 @@ REDUCE_ROWS_FROM = 1 << 20
 REDUCE_ROW = 1 << 14
 
 
+def result_dtype(op: str, vt) -> np.dtype:
+    """The element type of a whole-array reduction's result: ``count`` (of a Bool buffer) gives
+    ``uint32`` (Dr.Jit's ``count`` returns a ``UInt32``), every other operation ``vt``'s."""
+    return np.dtype(np.uint32) if op == "count" else vt.np_dtype
+
+
 def reduce_identity(op: str, dtype: np.dtype):
     """The value ``x`` with ``op(x, y) == y`` for every ``y`` of ``dtype``."""
     dt = np.dtype(dtype)
