@@ -76,10 +76,16 @@ def _fused(op: str, node: Node) -> Node | None:
     start = backend.fused_reductions_from
     if start is None or node.size < start or state.recorder is not None or not backend.fuses(op, node.vt):
         return None
-    if state.side_effects or node in state.dirty:
+    with state.lock:        # (as evaluate: one thread schedules and launches at a time)
+        return _launch_fused(backend, op, node)
+
+
+def _launch_fused(backend, op: str, node: Node) -> Node | None:
+    """:func:`_fused` once it applies, holding the evaluation lock."""
+    if state.side_effects:
         evaluate(())        # queued scatters first, in program order (as materialize does)
-        if node.op == "data":
-            return None
+    if node.op == "data":   # (evaluated meanwhile by another thread)
+        return None
     spec = build_kernel([node], ())
     if spec.outputs != [node] or spec.params[-1] != (OUT, node.vt):
         return None
