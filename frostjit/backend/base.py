@@ -164,9 +164,25 @@ class Backend(abc.ABC):
         raise NotImplementedError(f"the {self.name} backend has no kernel cache")
 
     # -- memory-level operations ---------------------------------------------------------
+    #: Reductions of pending arrays of at least this many lanes are fused into the kernel that
+    #: computes them (a ``reduce`` instruction, see :mod:`frostjit.backend.kernel`, launched
+    #: with :meth:`launch_reduction`) where :meth:`fuses` allows; ``None``: never.
+    fused_reductions_from: int | None = None
+
+    def fuses(self, op: str, vt: VarType) -> bool:
+        """Whether a reduction ``op`` over ``vt`` can be fused into a kernel (``reduce``)."""
+        return False
+
+    def launch_reduction(self, kernel, size: int, inputs: list, op: str, vt: VarType):
+        """Run the fused reduction ``kernel`` (its last parameter: the partials) over ``size``
+        lanes, the buffers ``inputs`` bound to its other parameters; the result as a NumPy scalar."""
+        raise NotImplementedError(f"the {self.name} backend has no fused reductions")
+
     @abc.abstractmethod
     def reduce(self, op: str, vt: VarType, buffer, size: int):
         """Reduce a buffer with ``op`` in {"add", "mul", "min", "max", "and", "or"}; a size-1 buffer.
+
+        ``op == "count"`` counts the true entries of a Bool buffer: a size-1 ``UInt32`` buffer.
 
         ``min``/``max`` ignore NaN; an empty (or, for min/max, all-NaN) input gives the
         operation's identity.

@@ -15,6 +15,9 @@ Instructions (``Instr.op``; ``args`` index earlier instructions, ``value`` as li
     counter   the lane index (the launch covers lanes 0 .. size - 1)
     gather    args: (index, active)      value: parameter index (a GATHER_SRC parameter)
     scatter   args: (value, index, active)  value: (parameter index, reduction or None)
+    reduce    args: (value,)             value: (parameter index, op)  a PARTIAL parameter:
+              element k holds ``op`` over the lanes of row k (rows of a length the backend
+              chooses, the same at every launch; "add", "mul", "min", "max", "and", "or")
     cast, bitcast   value: the target type
     any other lane-wise operation by its name (add, sin, select, ...): args are its operands
 
@@ -74,8 +77,9 @@ IN_SCALAR = "in1"    #: size-1 input broadcast to every lane
 OUT = "out"          #: elementwise output (allocated by the launcher, one element per lane)
 GATHER_SRC = "src"   #: random-access read (the buffer and its element count)
 SCATTER_DST = "dst"  #: random-access write (the buffer and its element count)
+PARTIAL = "part"     #: a fused reduction's partials: one element per row of lanes (see ``reduce``)
 
-PARAM_KINDS = (IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST)
+PARAM_KINDS = (IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, PARTIAL)
 
 
 class LoopInfo(NamedTuple):

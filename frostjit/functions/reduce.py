@@ -185,6 +185,14 @@ def _reduce_array(op: str, x: ArrayBase):
     return out
 
 
+def _reduce_leaf(op: str, x: ArrayBase, leaf):
+    """All elements of ``leaf(x)`` reduced with ``op``; a JIT mask counted (``leaf`` is
+    :func:`_as_count`) is counted as it is, never turned into a ``UInt32`` array first."""
+    if leaf is _as_count and not getattr(type(x), "_eager_flat", False):
+        return registry.flat_type(x._backend, UInt32)._from_node(memops.count(x._node))
+    return _reduce_array(op, leaf(x))
+
+
 def _vector_of(comps: list, like=None):
     """A static vector of ``comps``: of ``like``'s family where given (an ``ArrayXf`` input gives
     an ``ArrayXf``, as in Dr.Jit), else the ``Array<n>`` type of their element type."""
@@ -232,7 +240,7 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         axes = _axes(name, value, axis, 1)
         _check_options(name, value, axes, mode, keepdims)
         check(value)
-        return _reduce_array(op, leaf(value)) if axes else value
+        return _reduce_leaf(op, value, leaf) if axes else value
     if isinstance(value, VectorBase) and not value.IsJIT:
         # The scalar backend: numbers, no lane axis (Array3f has one axis, Array33f two).
         axes = _axes(name, value, axis, value.Depth)
@@ -246,10 +254,10 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         axes = _axes(name, value, axis, 2)
         _check_options(name, value, axes, mode, keepdims)
         check(value)
-        comps = [leaf(c) for c in value]
         if axes == {1}:
             # the input's own type where the components keep theirs (an ArrayXf stays an ArrayXf)
-            return vector_from_components(type(value), [_reduce_array(op, c) for c in comps])
+            return vector_from_components(type(value), [_reduce_leaf(op, c, leaf) for c in value])
+        comps = [leaf(c) for c in value]
         if axes == {0}:
             return _fold(op, comps)
         if axes == {0, 1}:

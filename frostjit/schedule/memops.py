@@ -7,13 +7,19 @@ recorder (which replays it on new inputs).
 """
 from __future__ import annotations
 
+import time
+
+import numpy as np
+
 from ..backend import current_backend
 from ..backend.base import BlockReduction
+from ..backend.kernel import OUT, PARTIAL, Instr
 from ..trace import ops
 from ..trace.dtypes import UInt32
 from ..trace.node import Node
-from ..trace.state import state
+from ..trace.state import KERNEL_HISTORY, state
 from .evaluate import evaluate, record_operation
+from .kernel import build_kernel
 from .loops import StateUsedAsMemory
 
 
@@ -50,10 +56,80 @@ def _finish(kind: str, param, inputs, output: Node, count=None, history=None) ->
 
 
 def reduce(op: str, node: Node) -> Node:
-    """Reduce all elements of ``node`` with ``op``; a size-1 data node."""
+    """Reduce all elements of ``node`` with ``op``; a size-1 data node.
+
+    A large pending ``node`` is reduced in the kernel that computes it (see :func:`_fused`):
+    its values are never stored."""
+    if node.op != "data" and node.op != "literal":
+        out = _fused(op, node)
+        if out is not None:
+            return out
     src = materialize(node)
     buf = current_backend().reduce(op, src.vt, src.value, src.size)
     return _finish("reduce", op, [src], ops.data(src.vt, buf, 1))
+
+
+def _fused(op: str, node: Node) -> Node | None:
+    """``node`` (pending) computed and reduced with ``op`` by one kernel (``reduce``, see
+    :mod:`frostjit.backend.kernel`), or ``None`` where that does not apply: a backend without
+    fused reductions, fewer lanes than its ``fused_reductions_from`` (small reductions keep the
+    evaluated path, so their bits stay NumPy's), a type or operation it cannot fuse, a kernel
+    that must store other results too (a symbolic loop's), or while a frozen function records
+    (it records the evaluation and the reduction; their replay reduces the evaluated values
+    with the same kernel order, ``Backend.reduce``, so the bits agree)."""
+    backend = current_backend()
+    start = backend.fused_reductions_from
+    if start is None or node.size < start or state.recorder is not None or not backend.fuses(op, node.vt):
+        return None
+    with state.lock:        # (as evaluate: one thread schedules and launches at a time)
+        return _launch_fused(backend, op, node)
+
+
+def _launch_fused(backend, op: str, node: Node) -> Node | None:
+    """:func:`_fused` once it applies, holding the evaluation lock."""
+    if state.side_effects:
+        evaluate(())        # queued scatters first, in program order (as materialize does)
+    if node.op == "data":   # (evaluated meanwhile by another thread)
+        return None
+    spec = build_kernel([node], ())
+    if spec.outputs != [node] or spec.params[-1] != (OUT, node.vt):
+        return None
+    p = len(spec.params) - 1
+    value = spec.instrs[-1].args[0]
+    ins = Instr("reduce", node.vt, (value,), (p, op))
+    spec.params[-1] = (PARTIAL, node.vt)
+    spec.instrs[-1] = ins
+    spec.key_items[-1] = ins
+    spec.outputs = []
+    kernel, _status = backend.compile(spec)
+    inputs = [n.value for n in spec.bindings[:-1]]
+    if node.size >= backend.wake_from:
+        backend.wake_threads()
+    history = state.flags & KERNEL_HISTORY
+    t0 = time.perf_counter()
+    value = backend.launch_reduction(kernel, node.size, inputs, op, node.vt)
+    if history:
+        record_operation({"type": "jit", "backend": backend.name, "size": node.size, "hash": kernel.hash,
+                          "ir": kernel.ir, "cache_hit": _status == "memory", "cache_disk": _status == "disk",
+                          "operation_count": len(spec.instrs), "operation": op,
+                          "execution_time": (time.perf_counter() - t0) * 1e3})
+    buf = backend.from_numpy(np.array([value], dtype=node.vt.np_dtype))
+    return ops.data(node.vt, buf, 1)
+
+
+def count(node: Node) -> Node:
+    """The number of true entries of the Bool node ``node``: a size-1 ``UInt32`` data node.
+
+    The mask is evaluated as it is (one byte per lane) and counted by the backend; counting it
+    as ``UInt32`` lanes first would write and read back four bytes per lane.  A large pending
+    mask is not even stored: its kernel sums it as ``UInt32`` lanes (:func:`_fused`)."""
+    if node.op != "data" and node.op != "literal":
+        out = _fused("add", ops.cast(node, UInt32))
+        if out is not None:
+            return out
+    src = materialize(node)
+    buf = current_backend().reduce("count", src.vt, src.value, src.size)
+    return _finish("reduce", "count", [src], ops.data(UInt32, buf, 1))
 
 
 def prefix_sum(node: Node, exclusive: bool) -> Node:

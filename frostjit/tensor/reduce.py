@@ -168,14 +168,14 @@ def reduce(op: str, name: str, t, axis, mode=None, keepdims: bool = False, leaf=
         check(x)
     else:
         flat_reduce._check_operand(name, op, x)
+    kept = tuple(1 if k in axes else d for k, d in enumerate(shape)) if keepdims else \
+        tuple(d for k, d in enumerate(shape) if k not in axes)
+    if axes and len(axes) == nd:        # every axis: the flat reduction (count: of the mask itself)
+        return _tensor_of(flat_reduce._reduce_leaf(op, x, leaf or _same), kept)
     if leaf is not None:
         x = leaf(x)
     if not axes:
         return _tensor_of(handle(x), shape)
-    kept = tuple(1 if k in axes else d for k, d in enumerate(shape)) if keepdims else \
-        tuple(d for k, d in enumerate(shape) if k not in axes)
-    if len(axes) == nd:
-        return _tensor_of(flat_reduce._reduce_array(op, x), kept)
     cur = list(shape)
     for first, last in _runs(shape, axes):          # innermost run first: outer indices stay valid
         outer = size_of(cur[:first])
@@ -184,6 +184,10 @@ def reduce(op: str, name: str, t, axis, mode=None, keepdims: bool = False, leaf=
         x = _reduce_axis(op, x, outer, n, inner, mode)
         cur[first:last + 1] = [1] * (last - first + 1)
     return _tensor_of(x, kept)
+
+
+def _same(x):
+    return x
 
 
 def _no_axes(axis, who: str):

@@ -676,11 +676,13 @@ _REDUCE = {"add": np.add, "mul": np.multiply, "min": np.fmin, "max": np.fmax,
 
 def reduce(op: str, a):
     """Reduce all of ``a`` with ``op`` (``add``, ``mul``, ``min``, ``max``, ``and``, ``or``) to
-    a 1-element array of ``a``'s dtype (``and``/``or``: logical for Bool, bitwise for integers).
+    a 1-element array of ``a``'s dtype (``count``: the true entries of a Bool array, ``uint32``) (``and``/``or``: logical for Bool, bitwise for integers).
     Starts from the identity (an empty array gives it;
     float ``min``/``max`` ignore NaN, so all-NaN gives +-inf); float sums in unspecified order;
     half-precision sums and products accumulate in float32 and are rounded once."""
     a = np.asarray(a)
+    if op == "count":       # the true entries of a Bool array, as a UInt32 (Dr.Jit's count)
+        return np.array([np.count_nonzero(a)], dtype=np.uint32)
     if a.dtype == np.float16 and op in ("add", "mul"):
         # (NumPy's own float16 reductions accumulate in float32 too, with the same result.)
         with np.errstate(all="ignore"):

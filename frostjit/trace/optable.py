@@ -622,6 +622,8 @@ _op("scatter", 3, MEM, T.NONE, numpy=ns.scatter, deriv=SPECIAL,
     doc="target[index] (op)= value where active (args: value, index, active; Node.extra: (target, reduce op))")
 _op("load", 0, MEM, T.NONE, doc="kernels only: read parameter Instr.value at the lane")
 _op("store", 1, MEM, T.NONE, doc="kernels only: write the operand to output parameter Instr.value")
+_op("reduce", 1, MEM, T.NONE, doc="kernels only: fold the operand into the per-row partials of "
+    "PARTIAL parameter Instr.value[0] with reduction Instr.value[1] (a fused reduction)")
 
 # -- symbolic loops (trace/loops.py; the regions of backend/kernel.py): no lane-wise semantics --------
 # (arity -1: as many operands as the loop has state variables and free nodes)

@@ -1,8 +1,8 @@
 """Whole-array reductions of large arrays: a threaded compiled block reduction, then NumPy.
 
-From ``REDUCE_ROWS_FROM`` elements, ``fj.sum``/``prod``/``min``/``max`` (and ``count``, a sum)
-reduce rows of ``REDUCE_ROW`` elements in compiled kernels shared by the thread pool and combine
-the partials with NumPy.  Differential tests against NumPy (exact for integers, min and max,
+From ``REDUCE_ROWS_FROM`` elements, ``fj.sum``/``prod``/``min``/``max`` reduce rows of
+``REDUCE_ROW`` elements in a compiled fused-reduction kernel (a load and a ``reduce``) whose rows
+the thread pool shares, and combine the partials with NumPy (``count`` counts the mask's bytes).  Differential tests against NumPy (exact for integers, min and max,
 NaN-ignoring as Dr.Jit; a tight tolerance for float sums), frozen against plain (the same bits:
 replays reduce through the same function), at several thread counts.
 """
@@ -76,19 +76,22 @@ def test_frozen_large_sums_give_the_plain_bits(n, threads):
             assert f.numpy().tobytes() == p.numpy().tobytes()
 
 
-def test_large_reductions_run_as_compiled_block_reductions():
-    kernels = current_backend().row_kernels.kernels
+def test_large_reductions_run_as_compiled_fused_reductions():
+    """A large evaluated array is reduced by the kernel of a fused reduction over a load of it
+    (codegen/reductions.py), so that it gives the bits of a fused reduction of the same values."""
+    backend = current_backend()
     x = Float(_data(REDUCE_ROWS_FROM, np.float32))
-    kernels.pop(("add", x._vt), None)          # forget the kernel if an earlier test built it
+    backend._load_reduction.pop(("add", x._vt), None)
     fj.sum(x)
-    assert ("add", x._vt) in kernels
+    assert ("add", x._vt) in backend._load_reduction
 
 
 def test_large_float16_sums_keep_numpy():
     """Float16 partials would round each row's sum to half precision: NumPy reduces directly."""
-    kernels = current_backend().row_kernels.kernels
+    backend = current_backend()
     a = (np.random.default_rng(0).random(REDUCE_ROWS_FROM) * 1e-3).astype(np.float16)
     x = Float16(a)
-    kernels.pop(("add", x._vt), None)
+    backend._load_reduction.pop(("add", x._vt), None)
     assert fj.sum(x)[0] == a.sum(dtype=np.float16)
-    assert ("add", x._vt) not in kernels
+    assert fj.sum(x * 1)[0] == a.sum(dtype=np.float16)
+    assert ("add", x._vt) not in backend._load_reduction

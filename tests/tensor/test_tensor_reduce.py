@@ -150,3 +150,18 @@ def test_prefix_sums_over_a_tuple_of_axes_scan_each_in_turn():
     b = np.random.default_rng(2).integers(0, 9, (3, 4, 5)).astype(np.int32)
     want = np.cumsum(np.cumsum(b, axis=2), axis=0)
     np.testing.assert_array_equal(fj.cumsum(TensorXi(b), axis=(0, -1)).numpy(), want)
+
+
+def test_count_of_a_whole_mask_tensor_counts_the_mask_itself():
+    """``count(t)`` over every axis counts the mask's bytes (one reduction, no kernel casting the
+    mask to ``UInt32`` first), plain and with ``keepdims``."""
+    a = np.random.default_rng(3).random((33, 17)) < 0.5
+    t = TensorXb(a)
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory):
+        fj.kernel_history()
+        c = fj.count(t)
+        history = fj.kernel_history()
+    assert [e["type"] for e in history] == [fj.KernelType.Reduce]
+    assert type(c) is TensorXu and c.shape == () and c.numpy() == a.sum()
+    k = fj.count(t, axis=(0, 1), keepdims=True)
+    assert k.shape == (1, 1) and k.numpy().tolist() == [[a.sum()]]

@@ -9,11 +9,13 @@ import numpy as np
 
 from ...errors import out_of_memory
 from ...trace import numpy_semantics as ns
-from ..base import Backend, BlockReduction
+from ...trace.dtypes import UInt32
+from ..base import Backend
+from ..kernel import IN, PARTIAL, Instr, KernelSpec
 from .compiler import Compiler
 from ..cache_control import check_capacity
 from .memory import HostBuffer, allocate, pool
-from .reduction import REDUCE_ROW, REDUCE_ROWS_FROM, REDUCE_UFUNC, reduce_identity
+from .reduction import REDUCE_ROW, REDUCE_ROWS_FROM, REDUCE_UFUNC, fusable, reduce_identity, result_dtype
 from .replay import LLVMReplayEmitter
 from .native_pool import native_code
 from .block_kernels import RowKernels, supported as row_kernel_supported
@@ -44,6 +46,7 @@ class LLVMBackend(Backend):
         self.width = self.compiler.width
         self.native_pool = None         # compiled when a pool first has more than one thread
         self.row_kernels = RowKernels(self.compiler)    # block reductions, compiled on first use
+        self._load_reduction: dict = {}     # (op, vt) -> the spec of a fused reduction of a buffer
         self.threads = self._new_pool(default_thread_count())
         if hasattr(os, "register_at_fork"):
             me = weakref.ref(self)
@@ -174,8 +177,13 @@ class LLVMBackend(Backend):
         return out
 
     # -- memory-level operations -----------------------------------------
+    fused_reductions_from = REDUCE_ROWS_FROM
+
+    def fuses(self, op, vt):
+        return fusable(op, vt)
+
     def reduce(self, op, vt, buffer, size):
-        return self.from_numpy(np.array([self.reduce_value(op, vt, buffer, size)], dtype=vt.np_dtype))
+        return self.from_numpy(np.array([self.reduce_value(op, vt, buffer, size)], dtype=result_dtype(op, vt)))
 
     def reduce_value(self, op, vt, buffer, size):
         """``op`` over the first ``size`` elements of ``buffer``, as a NumPy scalar of ``vt``.
@@ -183,18 +191,63 @@ class LLVMBackend(Backend):
         Large arrays go through a compiled block reduction (rows of REDUCE_ROW elements, shared by
         the threads), and NumPy combines the partials; frozen functions' replays call this too,
         so that frozen and plain reductions give the same bits."""
+        if op == "count":
+            return self._count(buffer, size)
         dt = vt.np_dtype
         if size == 0:
             return np.array([reduce_identity(op, dt)]).astype(dt)[0]
         a = buffer.array[:size]
-        if size >= REDUCE_ROWS_FROM and vt.compute is None and row_kernel_supported(op, vt):
-            rows = -(-size // REDUCE_ROW)
-            partial = self.block_reduce(BlockReduction(op, REDUCE_ROW), vt, buffer, size)
-            a = partial.array[:rows]
+        if size >= REDUCE_ROWS_FROM and fusable(op, vt):
+            # the fused reduction's kernel over a load of the buffer: the bits of a fused
+            # reduction of the same values (fj.sum(expr) unfrozen, a frozen replay of it here)
+            spec = self._load_reduction.get((op, vt))
+            if spec is None:
+                spec = self._load_reduction[(op, vt)] = KernelSpec(
+                    [Instr("load", vt, (), 0), Instr("reduce", vt, (0,), (1, op))], [(IN, vt), (PARTIAL, vt)])
+            return self.launch_reduction(self.compile(spec)[0], size, [buffer], op, vt)
         if op in ("and", "or"):
             return REDUCE_UFUNC[op].reduce(a)
         with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
             return REDUCE_UFUNC[op].reduce(a, dtype=dt)
+
+    def launch_reduction(self, kernel, size, inputs, op, vt):
+        """Launch ``kernel``, whose last parameter is the partials of a fused reduction ``op``
+        (:mod:`.codegen.reductions`), over ``size`` lanes with the buffers ``inputs`` bound to
+        the others; return the reduction of the partials (NumPy, in a fixed order) as a NumPy
+        scalar of ``vt``.  The threads share the lanes in whole rows of REDUCE_ROW."""
+        rows = -(-size // REDUCE_ROW)
+        partial = self.alloc(vt, rows)
+        n = 2 * len(inputs) + 2
+        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
+        k = 0
+        for buf in inputs:
+            args[k] = buf.ptr
+            args[k + 1] = len(buf.array)
+            k += 2
+        args[k] = partial.ptr
+        args[k + 1] = rows
+        if size < kernel.parallel_from:
+            kernel.cfunc(0, size, args, 0)
+        else:
+            self.threads.run(kernel.cfunc, size, args, REDUCE_ROW, True, kernel.private)
+        a = partial.array[:rows]
+        if op in ("and", "or"):
+            return REDUCE_UFUNC[op].reduce(a)
+        with np.errstate(all="ignore"):
+            return REDUCE_UFUNC[op].reduce(a, dtype=vt.np_dtype)
+
+    def _count(self, buffer, size):
+        """The true entries among the first ``size`` of a Bool buffer, as a NumPy ``uint32``:
+        ``np.count_nonzero`` on small buffers, the compiled row count kernel (rows of REDUCE_ROW
+        bytes shared by the threads, one ``UInt32`` partial each) on large ones."""
+        if size < REDUCE_ROWS_FROM:
+            return np.uint32(np.count_nonzero(buffer.array[:size]))
+        rows = -(-size // REDUCE_ROW)
+        partial = self.alloc(UInt32, rows)
+        kernel = self.row_kernels.count()
+        args = _ARGS[4](buffer.ptr, size, partial.ptr, REDUCE_ROW)
+        self.threads.run(kernel, rows, args, 1, True, min_block=-(-BLOCK_ROWS_MIN // REDUCE_ROW))
+        return partial.array[:rows].sum(dtype=np.uint32)
 
     def block_reduce(self, block, vt, buffer, size):
         """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or

@@ -305,6 +305,77 @@ exit:
 """
 
 
+def count_kernel_ir(lanes: int, symbol: str, unroll: int = UNROLL) -> str:
+    """The IR of the row count kernel: the number of non-zero bytes (true entries of a Bool buffer)
+    in each row, stored as ``i32``.
+
+    Each register of ``lanes`` bytes becomes a ``lanes``-bit mask (one compare), counted with one
+    population count: ``fj.count(mask)`` reads the mask's bytes once and writes nothing else,
+    where counting it as ``UInt32`` first wrote (and read back) four bytes per lane.  The counts
+    are integers, so the order of the additions does not matter.
+    """
+    step = lanes * unroll
+    it = f"i{lanes}"
+    body, phis, outs = [], [], []
+    for k in range(unroll):
+        phis.append(f"  %a{k} = phi i64 [0, %row], [%a{k}.n, %vloop]")
+        outs.append(f"  %a{k}.f = phi i64 [0, %row], [%a{k}.n, %vloop]")
+        body += [f"  %i.u{k} = add i64 %i, {k * lanes}",
+                 f"  %q{k} = getelementptr i8, ptr %p, i64 %i.u{k}",
+                 f"  %x{k} = load <{lanes} x i8>, ptr %q{k}, align 1",
+                 f"  %m{k} = icmp ne <{lanes} x i8> %x{k}, zeroinitializer",
+                 f"  %w{k} = bitcast <{lanes} x i1> %m{k} to {it}",
+                 f"  %c{k} = call {it} @llvm.ctpop.{it}({it} %w{k})",
+                 f"  %e{k} = zext {it} %c{k} to i64" if lanes < 64 else f"  %e{k} = add i64 %c{k}, 0",
+                 f"  %a{k}.n = add i64 %a{k}, %e{k}"]
+    total = "%a0.f"
+    for k in range(1, unroll):
+        body_sum = f"%sum{k}"
+        outs.append(f"  {body_sum} = add i64 {total}, %a{k}.f")
+        total = body_sum
+    nl = "\n"
+    return f"""declare {it} @llvm.ctpop.{it}({it})
+
+{_row_entry(symbol, "i8")}
+  %nv = and i64 %len, {-step}
+  %has.v = icmp ne i64 %nv, 0
+  br i1 %has.v, label %vloop, label %vdone
+vloop:
+  %i = phi i64 [0, %row], [%i.next, %vloop]
+{nl.join(phis)}
+{nl.join(body)}
+  %i.next = add i64 %i, {step}
+  %more.v = icmp ult i64 %i.next, %nv
+  br i1 %more.v, label %vloop, label %vdone
+vdone:
+{nl.join(outs)}
+  %has.s = icmp ult i64 %nv, %len
+  br i1 %has.s, label %sloop, label %sdone
+sloop:
+  %k = phi i64 [%nv, %vdone], [%k.next, %sloop]
+  %s = phi i64 [{total}, %vdone], [%s.n, %sloop]
+  %qk = getelementptr i8, ptr %p, i64 %k
+  %z = load i8, ptr %qk, align 1
+  %zb = icmp ne i8 %z, 0
+  %ze = zext i1 %zb to i64
+  %s.n = add i64 %s, %ze
+  %k.next = add i64 %k, 1
+  %more.s = icmp ult i64 %k.next, %len
+  br i1 %more.s, label %sloop, label %sdone
+sdone:
+  %res = phi i64 [{total}, %vdone], [%s.n, %sloop]
+  %res.32 = trunc i64 %res to i32
+  %d = getelementptr i32, ptr %dst, i64 %r
+  store i32 %res.32, ptr %d, align 4
+  %r.next = add i64 %r, 1
+  %more.r = icmp slt i64 %r.next, %end
+  br i1 %more.r, label %row, label %exit
+exit:
+  ret void
+}}
+"""
+
+
 class RowKernels:
     """The compiled row kernels of one compiler, by (operation, element type)."""
 
@@ -327,6 +398,18 @@ class RowKernels:
                     k = self.kernels[key] = self._build(op, vt, prefix, exclusive, reverse)
         return k
 
+    def count(self):
+        """The row count kernel (:func:`count_kernel_ir`): true entries of each row of a Bool
+        buffer, into a ``UInt32`` buffer of one entry per row."""
+        k = self.kernels.get("count")
+        if k is None:
+            with self.lock:
+                k = self.kernels.get("count")
+                if k is None:
+                    symbol = "fj_block_count_bool"
+                    k = self.kernels["count"] = self._compile(count_kernel_ir(self.register_bytes, symbol), symbol)
+        return k
+
     def _build(self, op: str, vt: VarType, prefix: bool, exclusive: bool, reverse: bool):
         lanes = max(1, self.register_bytes // vt.itemsize)
         if prefix:
@@ -336,6 +419,10 @@ class RowKernels:
         else:
             symbol = f"fj_block_{op}_{vt.name.lower()}"
             ir = row_kernel_ir(op, vt, lanes, symbol)
+        return self._compile(ir, symbol)
+
+    def _compile(self, ir: str, symbol: str):
+        """Compile ``ir`` (or load it from the disk cache) and return the entry point ``symbol``."""
         c = self.compiler
         key = hashlib.sha256(ir.encode()).hexdigest()
         obj = c.disk.load(key)

@@ -21,6 +21,22 @@ REDUCE_ROWS_FROM = 1 << 20
 REDUCE_ROW = 1 << 14
 
 
+def fusable(op: str, vt) -> bool:
+    """Whether a reduction ``op`` over ``vt`` can be fused into a kernel (``reduce``, see
+    :mod:`.codegen.reductions`): not Bool (``count`` sums a ``UInt32`` cast), not a type computed
+    in a wider one (Float16 partials would round each row's sum to half precision), no
+    bitwise ``and``/``or`` of floats."""
+    if vt.is_bool or vt.compute is not None or op not in ("add", "mul", "min", "max", "and", "or"):
+        return False
+    return not (vt.is_float and op in ("and", "or"))
+
+
+def result_dtype(op: str, vt) -> np.dtype:
+    """The element type of a whole-array reduction's result: ``count`` (of a Bool buffer) gives
+    ``uint32`` (Dr.Jit's ``count`` returns a ``UInt32``), every other operation ``vt``'s."""
+    return np.dtype(np.uint32) if op == "count" else vt.np_dtype
+
+
 def reduce_identity(op: str, dtype: np.dtype):
     """The value ``x`` with ``op(x, y) == y`` for every ``y`` of ``dtype``."""
     dt = np.dtype(dtype)

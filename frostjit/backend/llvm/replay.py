@@ -28,7 +28,7 @@ import numpy as np
 from ..kernel import OUT
 from ..replay import ReplayEmitter, ReplayCode, LaunchArg, Size
 from .memory import HostBuffer
-from .reduction import REDUCE_ROWS_FROM, REDUCE_UFUNC
+from .reduction import REDUCE_ROWS_FROM, REDUCE_UFUNC, result_dtype
 from .threads import parallel_threshold
 
 # Names a size expression may use at the start of a replay: input size classes and parameters
@@ -335,6 +335,6 @@ def _slab_allocator():
 def _reduce_into(backend, alloc, op, vt, src, n):
     """The LLVM backend's ``reduce`` into a slab piece (no NumPy upload)."""
     value = backend.reduce_value(op, vt, src, n)
-    out = alloc(vt.np_dtype, 1)
+    out = alloc(result_dtype(op, vt), 1)
     out.array[0] = value
     return out

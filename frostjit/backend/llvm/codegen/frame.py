@@ -21,7 +21,7 @@ from __future__ import annotations
 from ...kernel import IN_SCALAR, GATHER_SRC, OUT, SCATTER_DST, KernelSpec
 from ....trace.dtypes import Bool, UInt8, VarType
 from ..vmath import math_function
-from . import calls, half, loops, lowering, memory
+from . import calls, half, loops, lowering, memory, reductions
 from .ir_types import memory_type, scalar_constant, scalar_type, suffix
 
 KERNEL_PLACEHOLDER = "@__fj_kernel__"
@@ -44,7 +44,8 @@ BLOCK_INSTRS = 500
 NONTEMPORAL_BYTES = 1 << 23
 
 #: op name -> lowering function, for every op a kernel can contain.
-LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS, **loops.LOWERINGS, **calls.LOWERINGS}
+LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS, **loops.LOWERINGS, **calls.LOWERINGS,
+                   **reductions.LOWERINGS}
 
 
 class KernelEmitter:
@@ -192,6 +193,9 @@ class KernelEmitter:
                 self.body.append(f"{label}:")
                 block_start = len(self.body)
 
+        # A kernel with fused reductions (codegen/reductions.py) carries their accumulators
+        # around the loop and stores a partial at the end of each row.
+        reducing = any(ins.op == "reduce" for ins in spec.instrs)
         ir = [
             f"define void {KERNEL_PLACEHOLDER}(i64 %start, i64 %end, ptr noalias nocapture readonly %args, "
             f"i64 %shared) #0 {{",
@@ -200,15 +204,17 @@ class KernelEmitter:
             *self.entry,
             "  br label %loop",
             "loop:",
-            "  %i = phi i64 [ %start, %entry ], [ %inext, %latch ]",
+            "  %i = phi i64 [ %start, %entry ], [ %inext, %latch ]" if not reducing else
+            "  %i = phi i64 [ %start, %entry ], [ %inext, %latch ], [ %inext, %rflush ]",
+            *(reductions.header_phis(self) if reducing else ()),
             "  %more = icmp slt i64 %i, %end",
             "  br i1 %more, label %body, label %exit",
             "body:",
             *self.body,
             "  br label %latch",
             "latch:",
-            f"  %inext = add i64 %i, {W}",
-            "  br label %loop",
+            *(reductions.latch(self) if reducing else (f"  %inext = add i64 %i, {W}", "  br label %loop")),
+            *(reductions.flush(self) if reducing else ()),
             "exit:",
             "  ret void",
             "}",
