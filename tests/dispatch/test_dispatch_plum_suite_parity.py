@@ -1,0 +1,168 @@
+"""Behaviours found by running plum 2.10.1's own test suite against frostjit.dispatch:
+signatures with varargs, the ``Missing`` sentinel, ``Signature``/``Method`` objects built
+directly, their text. Written from plum's documented behaviour; each program is cross-checked
+against plum in a subprocess (``plum_reference``)."""
+
+import pytest
+
+from plum_reference import Case, run_here
+
+CASES = {
+    "more_fixed_parameters_before_equal_varargs_is_more_specific": Case(
+        """
+        from numbers import Number
+        from LIB import Dispatcher, Signature
+        d = Dispatcher()
+        @d
+        def f(*xs: int): return "ints"
+        @d
+        def f(*xs: Number): return "nums"
+        @d
+        def f(x: int): return "int"
+        @d
+        def f(x: int, y: int): return "two ints"
+        @d
+        def f(x: int, *ys: int): return "int and ints"
+        @d
+        def f(x: int, *ys: Number): return "int and nums"
+        @d
+        def f(x: Number, *ys: int): return "num and ints"
+        @d
+        def f(x: Number, *ys: Number): return "num and nums"
+        print(f(1), f(1, 1), f(1, 1, 1), f(1.0, 1.0, 1.0), f(1, 1.0), f(1.0, 1), f(), f(1, 2, 3, 4))
+        print(Signature(int) < Signature(int, varargs=int), Signature(int, varargs=int) < Signature(int, Number),
+              Signature(int, int, varargs=int) < Signature(int, Number))
+        print(Signature(int) >= Signature(int, varargs=int), Signature(int, varargs=int) >= Signature(int, Number))
+        """,
+        """
+        int two ints int and ints num and nums int and nums num and ints ints int and ints
+        True True True
+        False False
+        """),
+    "missing_is_a_sentinel_class_without_truth_value": Case(
+        """
+        import sys
+        from LIB import Signature
+        Missing = Signature(int).varargs
+        print(Signature(int).varargs is Missing, Signature(int).has_varargs)
+        for attempt in (lambda: Missing(), lambda: bool(Missing)):
+            try:
+                attempt()
+            except TypeError:
+                print("TypeError")
+        """,
+        """
+        True False
+        TypeError
+        TypeError
+        """),
+    "signature_copy_default_args_and_getters": Case(
+        """
+        import operator
+        from typing import Any
+        from LIB import Signature, append_default_args, inspect_signature
+        s = Signature(int, int, varargs=float, precedence=1)
+        c = s.__copy__()
+        print(c is not s, c == s, c.types, c.varargs, c.precedence)
+        def f(a: int, b=1, c: float = 1.0, *d: complex, option=None, **other):
+            pass
+        for sig in (Signature.from_callable(f), Signature(int, Any), Signature(int)):
+            print([(x.types, x.has_varargs) for x in append_default_args(sig, f)])
+        g = operator.itemgetter(0)
+        print(len(inspect_signature(g).parameters), len(inspect_signature(operator.attrgetter("x")).parameters),
+              Signature.from_callable(g), len(append_default_args(Signature.from_callable(g), g)))
+        def bad(a: int = 1.0):
+            pass
+        try:
+            Signature.from_callable(bad)
+        except TypeError as e:
+            print(str(e).startswith("Default value `1.0` is not an instance of the annotated type `int`."))
+        """,
+        """
+        True True (<class 'int'>, <class 'int'>) <class 'float'> 1
+        [((<class 'int'>, typing.Any, <class 'float'>), True), ((<class 'int'>, typing.Any), False), ((<class 'int'>,), False)]
+        [((<class 'int'>, typing.Any), False), ((<class 'int'>,), False)]
+        [((<class 'int'>,), False)]
+        1 1 Signature(typing.Any) 1
+        True
+        """),
+    "method_text_shows_parameter_names_keywords_and_precedence": Case(
+        """
+        from typing import Any, Union
+        from LIB import Dispatcher, Method, Signature
+        d = Dispatcher()
+        @d
+        def f(x: float, *, option=1, **kw) -> int: pass
+        @d(precedence=2)
+        def f(x: Union[int, str], y: Any, *a: int, o: str): pass
+        for m in f.methods:
+            print(repr(m).splitlines()[:-1])
+        def h(x, y, *, k) -> float: pass
+        print(repr(Method(h, Signature(int), return_type=complex, function_name="g")).splitlines()[0])
+        print(repr(Method(h, Signature(int, int, precedence=1))).splitlines()[:-1])
+        """,
+        """
+        ['f(x: float, *, option, **kw) -> int']
+        ['f(x: typing.Union[int, str], y: Any, *a: int, o)', '    precedence=2']
+        g(x: int, *, k) -> complex
+        ['h(x: int, y: int, *, k) -> float', '    precedence=1']
+        """,
+        # plum writes `*a: int, *, o` (a second `*`, not Python syntax).
+        plum="""
+        ['f(x: float, *, option, **kw) -> int']
+        ['f(x: typing.Union[int, str], y: Any, *a: int, *, o)', '    precedence=2']
+        g(x: int, *, k) -> complex
+        ['h(x: int, y: int, *, k) -> float', '    precedence=1']
+        """),
+    "method_made_directly_reads_the_return_annotation": Case(
+        """
+        from typing import Any
+        from LIB import Method, Signature
+        def f(x) -> float: return x
+        def g(x): return x
+        def f2(x) -> float: return x
+        m = Method(f, Signature(int))
+        print(m.function_name, m.return_type, Method(g, Signature(int)).return_type,
+              Method(f, Signature(int), return_type=complex).return_type)
+        print(m == Method(f, Signature(int)), hash(m) == hash(Method(f, Signature(int))),
+              m == Method(f2, Signature(int)), m == Method(f, Signature(int), return_type=int))
+        """,
+        """
+        f <class 'float'> typing.Any <class 'complex'>
+        True True False False
+        """),
+    "repr_type_names_typing_classes_briefly": Case(
+        """
+        import typing
+        from LIB.repr import repr_type
+        class A: pass
+        print(str(repr_type(int)), str(repr_type(typing.Any)), str(repr_type(typing)), str(repr_type(A)).split(".")[-1])
+        """,
+        """
+        int Any typing A
+        """),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_frostjit_behaves_as_plum_suite_expects(name):
+    assert run_here(CASES[name].source, name) == CASES[name].expected
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_plum_reference_output(name, plum_outputs):
+    assert plum_outputs[name] == CASES[name].plum
+
+
+def test_varargs_specificity_does_not_depend_on_registration_order():
+    # plum lets the later of `(*int)` and `(int, *int)` win a call both match; frostjit
+    # always picks the one with more fixed parameters (it accepts fewer calls).
+    from frostjit.dispatch import Dispatcher, Signature
+
+    methods = [(Signature(varargs=int), lambda *xs: "ints"),
+               (Signature(int, varargs=int), lambda x, *ys: "int and ints")]
+    for order in (methods, methods[::-1]):
+        d = Dispatcher()
+        for sig, body in order:
+            f = d.multi(sig)(body)
+        assert (f(), f(1), f(1, 2, 3)) == ("ints", "int and ints", "int and ints")
