@@ -359,6 +359,14 @@ class FunctionState:
             self.placement = placement(owner.__dict__.get(self.name), self.fn) or METHOD
         return owner
 
+    def adopt_owner(self, cls: type) -> None:
+        """``cls``'s body defined this function: record it as the owner now (``@parametric``
+        knows the class before any call; otherwise the owner is found at the first fallback)."""
+        if self.owner is None and self.owner_name is None and self.in_class:
+            self.owner = cls
+            self.fn.owner = cls
+            self.placement = placement(cls.__dict__.get(self.name), self.fn) or METHOD
+
     def _fallback(self, mros: list) -> Fallback | None:
         owner = self.find_owner(mros)
         if owner is None or next_in_mro(owner, self.name, self.fn) is None:

@@ -141,6 +141,79 @@ CASES = {
         """
         int Any typing A
         """),
+    "parametric_class_attributes_and_errors": Case(
+        """
+        from LIB import parametric, CovariantMeta, type_parameter
+        class Plain(metaclass=CovariantMeta):
+            pass
+        @parametric
+        class A:
+            def __init__(self, x=None):
+                pass
+        print(A.parametric, A.concrete, A[float].concrete, A[float].type_parameter)
+        for attempt in (lambda: Plain.concrete, lambda: A.type_parameter):
+            try:
+                attempt()
+            except RuntimeError:
+                print("RuntimeError")
+        a = A[1]()
+        print(a.__class_unparametrized__() is A, a.__class_nonparametric__() is A.mro()[1])
+        import abc
+        @parametric
+        class B(metaclass=abc.ABCMeta):
+            pass
+        print(type(B).__name__, type(B[1]).__name__)
+        """,
+        """
+        True False True <class 'float'>
+        RuntimeError
+        RuntimeError
+        True True
+        CovariantMeta[abc.ABCMeta] CovariantMeta[abc.ABCMeta]
+        """),
+    "parametric_owner_is_the_original_class_before_any_call": Case(
+        """
+        from LIB import Dispatcher, parametric
+        d = Dispatcher()
+        @parametric
+        class A:
+            @d
+            def f(self, x: int):
+                return "int"
+        print(A.f.owner is A.__mro__[1], "f" in A.__mro__[1].__dict__, "f" in A.__dict__)
+        """,
+        """
+        True True False
+        """),
+    "parametric_metaclass_instancecheck_decides_each_call": Case(
+        """
+        import numpy as np
+        from LIB import Dispatcher, parametric
+        class ShapeMeta(type):
+            def __instancecheck__(cls, x):
+                shape = cls.type_parameter if cls.concrete else None
+                return isinstance(x, np.ndarray) and (shape is None or x.shape == shape)
+        @parametric
+        class Arr(np.ndarray, metaclass=ShapeMeta):
+            pass
+        d = Dispatcher()
+        @d
+        def f(x: np.ndarray):
+            return "array"
+        @d
+        def f(x: Arr[(2, 2)]):
+            return "2x2"
+        @d
+        def f(x: Arr[(3, 1)]):
+            return "3"
+        # The same argument type, answers that depend on the value, asked repeatedly.
+        print([f(np.ones(s)) for s in [(2, 2), (3, 3), (3, 1), (2, 2), (3, 3), (3, 1)]])
+        print(isinstance(np.ones((2, 2)), Arr[(2, 2)]), isinstance(np.ones(3), Arr[(2, 2)]))
+        """,
+        """
+        ['2x2', 'array', '3', '2x2', 'array', '3']
+        True False
+        """),
 }
 
 
