@@ -518,7 +518,7 @@ class LazyHint(Hint):
         self.cls = cls
 
     def resolved(self) -> Hint | None:
-        r = self.cls.resolve()
+        r = self.cls._dispatch_lookup()
         return None if r is self.cls else normalize(r)
 
     @property

@@ -214,6 +214,80 @@ CASES = {
         ['2x2', 'array', '3', '2x2', 'array', '3']
         True False
         """),
+    "promised_and_module_types_resolve_retrieve_and_deliver": Case(
+        """
+        import typing
+        from LIB import PromisedType, ModuleType, resolve_type_hint
+        p = PromisedType("int")
+        print(p.__name__, p.resolve() is p, p.deliver(int) is p, p.resolve() is int)
+        for module in ("typing", "__builtin__", "__builtins__", "builtins"):
+            name = "Union" if module == "typing" else "int"
+            t = ModuleType(module, name)
+            print(t.__name__, t.resolve() is t, t.retrieve(), t.resolve() in (int, typing.Union))
+        print(ModuleType("<nonexistent>", "f").retrieve(), ModuleType("__builtin__", "nope", allow_fail=True).retrieve())
+        try:
+            ModuleType("__builtin__", "nope").retrieve()
+        except AttributeError:
+            print("AttributeError")
+        print(resolve_type_hint(ModuleType("builtins", "float")) is float)
+        """,
+        """
+        PromisedType[int] True True True
+        ModuleType[typing.Union] True True True
+        ModuleType[__builtin__.int] True True True
+        ModuleType[__builtins__.int] True True True
+        ModuleType[builtins.int] True True True
+        False False
+        AttributeError
+        True
+        """),
+    "module_type_refuses_a_contradicting_faithful_flag": Case(
+        """
+        import sys, types
+        from LIB import ModuleType
+        m = types.ModuleType("parity_faithful_mod")
+        class A:
+            __faithful__ = False
+        m.A = A
+        sys.modules["parity_faithful_mod"] = m
+        print(ModuleType("parity_faithful_mod", "A", faithful=False).retrieve())
+        try:
+            ModuleType("parity_faithful_mod", "A", faithful=True).retrieve()
+        except TypeError as e:
+            print("`A.__faithful__` is already set" in str(e))
+        del sys.modules["parity_faithful_mod"]
+        """,
+        """
+        True
+        True
+        """),
+    "resolve_type_hint_rebuilds_callable_and_warns_on_non_hints": Case(
+        """
+        import typing, warnings
+        from collections.abc import Callable
+        from LIB import PromisedType, resolve_type_hint, is_faithful
+        P = PromisedType("int").deliver(int)
+        for hint, real in [(Callable[[P, float], P], Callable[[int, float], int]),
+                           (typing.Union[Callable[[P], P], float], typing.Union[Callable[[int], int], float]),
+                           ((P, [P]), (int, [int]))]:
+            print(resolve_type_hint(hint) == real)
+        print(resolve_type_hint(None) is None, resolve_type_hint(...) is ..., resolve_type_hint(typing.Any) is typing.Any)
+        class A:
+            pass
+        a = A()
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            print(resolve_type_hint(a) is a, [("could not resolve the type hint" in str(x.message).lower()) for x in w])
+        print(is_faithful(...), is_faithful(None), is_faithful([int, float]), is_faithful((int, typing.Any)))
+        """,
+        """
+        True
+        True
+        True
+        True True True
+        True [True]
+        True True True True
+        """),
 }
 
 
@@ -239,3 +313,15 @@ def test_varargs_specificity_does_not_depend_on_registration_order():
         for sig, body in order:
             f = d.multi(sig)(body)
         assert (f(), f(1), f(1, 2, 3)) == ("ints", "int and ints", "int and ints")
+
+
+def test_resolve_type_hint_keeps_typing_callable_spelling():
+    # plum rebuilds `typing.Callable[[P], P]` as `collections.abc.Callable[[int], int]`;
+    # frostjit keeps the spelling the hint was written with (both dispatch alike).
+    import typing
+
+    from frostjit.dispatch import PromisedType, resolve_type_hint
+
+    P = PromisedType("int").deliver(int)
+    assert resolve_type_hint(typing.Callable[[P, float], P]) == typing.Callable[[int, float], int]
+    assert resolve_type_hint(typing.Callable[..., P]) == typing.Callable[..., int]
