@@ -325,3 +325,18 @@ def test_resolve_type_hint_keeps_typing_callable_spelling():
     P = PromisedType("int").deliver(int)
     assert resolve_type_hint(typing.Callable[[P, float], P]) == typing.Callable[[int, float], int]
     assert resolve_type_hint(typing.Callable[..., P]) == typing.Callable[..., int]
+
+
+def test_forward_reference_inside_callable_resolves_to_a_well_formed_hint():
+    out = run_here("""
+        import typing
+        from LIB import Dispatcher
+        d = Dispatcher()
+        @d
+        def f(x: typing.Callable[["B"], int]): return "callable"
+        @d
+        def f(x: int): return "int"
+        class B: pass
+        print(f(len), f(1), f.methods[0].signature.types[0] == typing.Callable[[B], int])
+        """, "callable_forward_ref")
+    assert out == "callable int True\n"
