@@ -129,6 +129,7 @@ class FunctionState:
             dispatch=self.dispatch,
             dispatch_multi=self.dispatch_multi,
             resolve_method=self.resolve_method,
+            _resolve_pending_registrations=self.resolve_pending_registrations,
         )
         fn.__doc__ = self.doc.text()
         return fn
@@ -269,6 +270,14 @@ class FunctionState:
             if token != self.ns["token"][0]:
                 self.decisions.invalidate()
                 self.ns["token"][0] = token
+
+    def resolve_pending_registrations(self) -> None:
+        """Read the annotations of registrations not read yet (plum's
+        ``f._resolve_pending_registrations()``): errors in them (an unresolvable forward
+        reference, a default that does not match its annotation) raise now, not at the
+        first call."""
+        with self.lock:
+            self.resolve_pending()
 
     def resolve_pending(self) -> None:
         """Read annotations of pending registrations (under ``lock``)."""
@@ -498,6 +507,11 @@ class _FunctionType(type):
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(getattr(obj, "__dict__", None), dict) and "_dispatch_state" in obj.__dict__
+
+    @property
+    def _instances(cls) -> list[Callable]:
+        """Every live dispatched function (plum's ``Function._instances``; held weakly)."""
+        return [state.fn for state in all_functions()]
 
     def __call__(cls, f: Callable, owner: Any = None, warn_redefinition: bool = False) -> Callable:
         name = getattr(f, "__name__", None) or type(f).__name__

@@ -288,6 +288,54 @@ CASES = {
         True [True]
         True True True True
         """),
+    "union_alias_takes_pipe_unions_and_single_types": Case(
+        """
+        from typing import Union
+        from LIB import set_union_alias
+        print(set_union_alias(Union[int, bytes], alias="IntBytes") == Union[int, bytes])
+        set_union_alias(int | bytes, alias="IntBytes")
+        for attempt in (lambda: set_union_alias(Union[int, bytes], alias="Other"),
+                        lambda: set_union_alias(int | bytes, alias="Other")):
+            try:
+                attempt()
+            except RuntimeError as e:
+                print("already has alias" in str(e))
+        set_union_alias(complex, alias="MyComplex")
+        set_union_alias(complex, alias="MyComplex")
+        try:
+            set_union_alias(complex, alias="MyOtherComplex")
+        except RuntimeError as e:
+            print("already has alias" in str(e))
+        from LIB import _alias
+        _alias._ALIASED_UNIONS.clear()
+        """,
+        """
+        True
+        True
+        True
+        True
+        """),
+    "pending_registrations_resolve_on_request_and_functions_are_listed": Case(
+        """
+        from LIB import Dispatcher, Function
+        d = Dispatcher()
+        @d
+        def f(x: int, y: float = 1):
+            return y
+        try:
+            f._resolve_pending_registrations()
+        except TypeError as e:
+            print("TypeError", "Default value `1`" in str(e))
+        @d
+        def g(x: int):
+            return x
+        g._resolve_pending_registrations()
+        print(len(g.methods), any(h is g for h in Function._instances))
+        """,
+        """
+        TypeError True
+        1 True
+        """),
 }
 
 
@@ -340,3 +388,24 @@ def test_forward_reference_inside_callable_resolves_to_a_well_formed_hint():
         print(f(len), f(1), f.methods[0].signature.types[0] == typing.Callable[[B], int])
         """, "callable_forward_ref")
     assert out == "callable int True\n"
+
+
+@pytest.mark.parametrize("lib", ["frostjit.dispatch", "plum"])
+def test_deactivate_autoreload_before_activation_raises(lib):
+    # A fresh process each: the suite may have activated autoreload already.
+    import os
+    import subprocess
+    import sys
+
+    if lib == "plum":
+        pytest.importorskip("plum")
+    pytest.importorskip("IPython")
+    program = (f"import {lib} as L\n"
+               "try:\n    L.deactivate_autoreload()\nexcept RuntimeError as e:\n"
+               "    print('RuntimeError', 'never activated' in str(e))\n"
+               "L.activate_autoreload(); L.deactivate_autoreload(); L.deactivate_autoreload(); print('ok')\n")
+    env = dict(os.environ)
+    if lib == "plum":
+        env.pop("PYTHONPATH", None)
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env, timeout=120)
+    assert out.stdout == "RuntimeError True\nok\n", out.stderr
