@@ -336,6 +336,17 @@ CASES = {
         TypeError True
         1 True
         """),
+    "default_promotion_rule_resolves_module_types": Case(
+        """
+        from numbers import Number
+        from LIB import ModuleType
+        from LIB._promotion import _promotion_rule
+        print(_promotion_rule(ModuleType("builtins", "int"), ModuleType("numbers", "Number")) is Number,
+              _promotion_rule(ModuleType("numbers", "Number"), ModuleType("builtins", "int")) is Number)
+        """,
+        """
+        True True
+        """),
 }
 
 
