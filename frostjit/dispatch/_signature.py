@@ -513,7 +513,8 @@ class Registration:
 
         def annotation(p: _P) -> Any:
             a = anns.get(p.name, p.annotation)
-            return Any if a is _P.empty else a
+            # ``x: None`` means ``NoneType`` (as ``typing.get_type_hints`` reads it, and plum).
+            return Any if a is _P.empty else type(None) if a is None else a
 
         types = tuple(annotation(p) for p in positional)
         hints = tuple(H.normalize(t) for t in types)

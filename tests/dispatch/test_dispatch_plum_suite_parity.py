@@ -347,6 +347,20 @@ CASES = {
         """
         True True
         """),
+    "none_annotation_reads_as_nonetype": Case(
+        """
+        from LIB import Dispatcher, Signature
+        def f(x: None, y: "int"): pass
+        print(Signature.from_callable(f).types, Signature(None).types)
+        d = Dispatcher()
+        @d
+        def g(x: None): return "none"
+        print(g(None), g.methods[0].signature.types, repr(g.methods[0]).splitlines()[0])
+        """,
+        """
+        (<class 'NoneType'>, <class 'int'>) (None,)
+        none (<class 'NoneType'>,) g(x: NoneType)
+        """),
 }
 
 
