@@ -9,6 +9,7 @@ how anything dispatches; no decision or JIT-cache recording depends on it. Activ
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any
 
@@ -17,8 +18,10 @@ from ._function import refresh_all_docs
 __all__ = ["activate_union_aliases", "deactivate_union_aliases", "set_union_alias"]
 
 _UnionAlias = getattr(typing, "_UnionGenericAlias", None)
-#: Frozen set of a union's members -> its alias.
-_aliases: dict[frozenset, str] = {}
+_PipeUnion = getattr(types, "UnionType", None)
+#: Frozen set of a union's members -> its alias (plum's private name for the registry).
+_ALIASED_UNIONS: dict[frozenset, str] = {}
+_aliases = _ALIASED_UNIONS
 _original: dict[str, Any] = {}
 
 
@@ -61,16 +64,19 @@ def deactivate_union_aliases() -> None:
 def set_union_alias(union: Any, alias: str) -> Any:
     """Print ``union`` (and unions containing all its members) with the name ``alias``.
 
-    Returns ``union`` unchanged; anything that is not a union is returned as is.
+    Returns ``union`` unchanged. ``Union[int, str]`` and ``int | str`` are the same union;
+    a single type counts as a union of one.
 
     Raises
     ------
     RuntimeError
         ``union`` already has a different alias.
     """
-    if typing.get_origin(union) is not typing.Union:
-        return union
-    group = frozenset(typing.get_args(union))
+    origin = typing.get_origin(union)
+    if origin is typing.Union or (_PipeUnion is not None and origin is _PipeUnion):
+        group = frozenset(typing.get_args(union))  # ``Union[int, str]`` and ``int | str`` alike
+    else:
+        group = frozenset([union])  # a single type is a union of one (as plum)
     old = _aliases.get(group)
     if old is not None and old != alias:
         raise RuntimeError(f"`{union!r}` already has alias `{old}`.")

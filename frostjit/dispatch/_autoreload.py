@@ -16,12 +16,15 @@ from ._hints import type_mapping
 
 __all__ = ["activate_autoreload", "deactivate_autoreload"]
 
-_original: list[Any] = []
+#: IPython's own ``update_instances``, saved at the first activation (plum's name); ``None``
+#: until then.
+_update_instances_original: Any = None
 
 
 def _update_instances(old: type, new: type) -> None:
     """IPython's ``update_instances``, then map ``old`` to ``new`` and clear every cache."""
-    _original[0](old, new)
+    if _update_instances_original is not None:
+        _update_instances_original(old, new)
     type_mapping[old] = new
     for k, v in list(type_mapping.items()):  # resolve chains A1 -> A2 -> A3
         seen = {k}
@@ -34,19 +37,27 @@ def _update_instances(old: type, new: type) -> None:
 
 def activate_autoreload() -> None:
     """Patch IPython autoreload's ``update_instances`` (IPython must be installed)."""
+    global _update_instances_original
     from IPython.extensions import autoreload  # noqa: PLC0415 - optional dependency, on demand
 
-    if not _original:
-        _original.append(autoreload.update_instances)
+    if autoreload.update_instances is not _update_instances:
+        _update_instances_original = autoreload.update_instances
         autoreload.update_instances = _update_instances
 
 
 def deactivate_autoreload() -> None:
-    """Undo :func:`activate_autoreload`."""
-    if _original:
-        from IPython.extensions import autoreload  # noqa: PLC0415 - optional dependency
+    """Undo :func:`activate_autoreload`.
 
-        autoreload.update_instances = _original.pop()
+    Raises
+    ------
+    RuntimeError
+        :func:`activate_autoreload` was never called (as plum).
+    """
+    if _update_instances_original is None:
+        raise RuntimeError("Plum autoreload module was never activated: call `activate_autoreload()` first.")
+    from IPython.extensions import autoreload  # noqa: PLC0415 - optional dependency
+
+    autoreload.update_instances = _update_instances_original
 
 
 if os.environ.get("PLUM_AUTORELOAD") == "1" or os.environ.get("FROSTJIT_DISPATCH_AUTORELOAD") == "1":

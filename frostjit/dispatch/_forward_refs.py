@@ -9,6 +9,7 @@ namespace and rebuilds the ``typing`` construct around the results; ``Literal`` 
 
 from __future__ import annotations
 
+import collections.abc
 import functools
 import operator
 import sys
@@ -135,6 +136,11 @@ def _rebuild(annotation: Any, origin: Any, args: tuple) -> Any:
     """The ``typing`` construct ``annotation`` with its arguments replaced by ``args``."""
     if origin is typing.Union:
         return typing.Union[args]
+    if origin is collections.abc.Callable and len(args) == 2 and (isinstance(args[0], list) or args[0] is ...):
+        # ``get_args`` gives ``([params], result)``, but ``copy_with`` wants them flattened:
+        # rebuild by subscription, as the hint was written.
+        callable_ = typing.Callable if type(annotation).__module__ == "typing" else collections.abc.Callable
+        return callable_[args[0], args[1]]
     if sys.version_info >= (3, 10) and isinstance(annotation, types.UnionType):
         return functools.reduce(operator.or_, args)
     if hasattr(annotation, "copy_with"):  # typing's own aliases: List["B"], Type["B"], ...

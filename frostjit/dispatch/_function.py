@@ -129,6 +129,7 @@ class FunctionState:
             dispatch=self.dispatch,
             dispatch_multi=self.dispatch_multi,
             resolve_method=self.resolve_method,
+            _resolve_pending_registrations=self.resolve_pending_registrations,
         )
         fn.__doc__ = self.doc.text()
         return fn
@@ -270,6 +271,14 @@ class FunctionState:
                 self.decisions.invalidate()
                 self.ns["token"][0] = token
 
+    def resolve_pending_registrations(self) -> None:
+        """Read the annotations of registrations not read yet (plum's
+        ``f._resolve_pending_registrations()``): errors in them (an unresolvable forward
+        reference, a default that does not match its annotation) raise now, not at the
+        first call."""
+        with self.lock:
+            self.resolve_pending()
+
     def resolve_pending(self) -> None:
         """Read annotations of pending registrations (under ``lock``)."""
         if self.table.pending:
@@ -358,6 +367,14 @@ class FunctionState:
             self.fn.owner = owner
             self.placement = placement(owner.__dict__.get(self.name), self.fn) or METHOD
         return owner
+
+    def adopt_owner(self, cls: type) -> None:
+        """``cls``'s body defined this function: record it as the owner now (``@parametric``
+        knows the class before any call; otherwise the owner is found at the first fallback)."""
+        if self.owner is None and self.owner_name is None and self.in_class:
+            self.owner = cls
+            self.fn.owner = cls
+            self.placement = placement(cls.__dict__.get(self.name), self.fn) or METHOD
 
     def _fallback(self, mros: list) -> Fallback | None:
         owner = self.find_owner(mros)
@@ -490,6 +507,11 @@ class _FunctionType(type):
 
     def __instancecheck__(cls, obj: Any) -> bool:
         return isinstance(getattr(obj, "__dict__", None), dict) and "_dispatch_state" in obj.__dict__
+
+    @property
+    def _instances(cls) -> list[Callable]:
+        """Every live dispatched function (plum's ``Function._instances``; held weakly)."""
+        return [state.fn for state in all_functions()]
 
     def __call__(cls, f: Callable, owner: Any = None, warn_redefinition: bool = False) -> Callable:
         name = getattr(f, "__name__", None) or type(f).__name__

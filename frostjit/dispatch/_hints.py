@@ -163,7 +163,8 @@ class ClassHint(Hint):
             self._kind = "protocol"
         elif cls in _type_classifiers:
             self._kind = "registered"
-        elif getattr(meta, "__dispatch_parametric__", False):
+        elif getattr(meta, "__dispatch_parametric__", False) and \
+                getattr(meta, "__dispatch_instancecheck_by_type__", True):
             # ``@parametric`` classes: ``isinstance(x, A[int])`` is ``issubclass(type(x), A[int])``;
             # a parameter that is an ABC makes the answer depend on ABC registrations.
             self._kind = "parametric"
@@ -517,7 +518,7 @@ class LazyHint(Hint):
         self.cls = cls
 
     def resolved(self) -> Hint | None:
-        r = self.cls.resolve()
+        r = self.cls._dispatch_lookup()
         return None if r is self.cls else normalize(r)
 
     @property

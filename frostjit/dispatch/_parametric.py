@@ -21,10 +21,12 @@ The class hooks, overridable as ``@classmethod`` on the decorated class:
 
 from __future__ import annotations
 
+import abc
 import threading
 from typing import Any
 
 from . import _hints as H
+from ._function import is_dispatched
 from .repr import repr_short
 
 __all__ = ["CovariantMeta", "parametric", "type_parameter", "type_unparametrized", "type_nonparametric",
@@ -85,8 +87,31 @@ class ParametricTypeMeta(type):
 
     @property
     def concrete(cls) -> bool:
-        """Whether the class is concrete (``A[int]``, not ``A``)."""
+        """Whether the class is concrete (``A[int]``, not ``A``).
+
+        Raises
+        ------
+        RuntimeError
+            The class is not parametric (a class with this metaclass not made by
+            :func:`parametric`), as plum.
+        """
+        if not getattr(cls, "_parametric", False):
+            raise RuntimeError(f"`{cls.__qualname__}` is not parametric, so it is neither concrete "
+                               "nor not concrete.")
         return bool(cls.__dict__.get("_concrete", False))
+
+    @property
+    def type_parameter(cls) -> Any:
+        """The type parameter of a concrete type (``A[int].type_parameter is int``).
+
+        Raises
+        ------
+        RuntimeError
+            The class is not concrete (``A``, not ``A[int]``).
+        """
+        if not cls.__dict__.get("_concrete", False):
+            raise RuntimeError(f"Cannot get the type parameter of non-concrete type `{cls.__qualname__}`.")
+        return cls._type_parameter
 
     def __infer_type_parameter__(cls, *args: Any, **kw: Any) -> Any:
         """Default: the types of the positional arguments (one argument: its type)."""
@@ -136,6 +161,17 @@ def _is_hint(x: Any) -> bool:
     return isinstance(x, type) or type(x).__module__ in ("typing", "types", "typing_extensions")
 
 
+#: plum's private name: whether ``x`` is a class or a ``typing`` hint (``int | float``).
+is_type = _is_hint
+
+
+def is_concrete(t: Any) -> bool:
+    """Whether ``t`` is a concrete parametric type (``A[1]``; not ``A``, nor a plain class)
+    (plum's private helper)."""
+    return isinstance(t, type) and getattr(type(t), "__dispatch_parametric__", False) \
+        and bool(t.__dict__.get("_concrete", False))
+
+
 _metaclasses: dict[type, type] = {}
 
 
@@ -146,8 +182,15 @@ def _covariant_meta(meta: type) -> type:
     with _lock:
         m = _metaclasses.get(meta)
         if m is None:
-            m = type(f"CovariantMeta[{meta.__name__}]", (CovariantMeta, meta),
-                     {"__module__": CovariantMeta.__module__})
+            ns: dict[str, Any] = {"__module__": CovariantMeta.__module__}
+            own = getattr(meta, "__instancecheck__", None)
+            if own is not None and own not in (type.__instancecheck__, abc.ABCMeta.__instancecheck__):
+                # The class's own metaclass decides ``isinstance`` (e.g. by array shape):
+                # keep its answer, and tell dispatch the answer depends on the value, not
+                # only on the type (so decisions are not cached by type alone).
+                ns["__instancecheck__"] = own
+                ns["__dispatch_instancecheck_by_type__"] = False
+            m = type(f"CovariantMeta[{repr_short(meta)}]", (CovariantMeta, meta), ns)
             _metaclasses[meta] = m
         return m
 
@@ -166,10 +209,27 @@ def parametric(original_class: type | None = None) -> Any:
     if original_class is None:
         return parametric
     meta = _covariant_meta(type(original_class))
+    # The dispatched methods of the class belong to it, not to the subclass returned here
+    # (``A.f.owner`` is the original class, as plum).
+    for v in list(original_class.__dict__.values()):
+        f = v.__func__ if isinstance(v, (staticmethod, classmethod)) else v
+        if is_dispatched(f):
+            f._dispatch_state.adopt_owner(original_class)
     ns = {"__module__": original_class.__module__, "__qualname__": original_class.__qualname__,
           "__doc__": original_class.__doc__, "_parametric": True, "_concrete": False,
-          "_type_parameter": None, "_concrete_types": {}}
+          "_type_parameter": None, "_concrete_types": {},
+          "__class_unparametrized__": _class_unparametrized, "__class_nonparametric__": _class_nonparametric}
     return meta(original_class.__name__, (original_class,), ns)
+
+
+def _class_unparametrized(self: Any) -> type:
+    """The parametric class of this instance without its parameter (``A`` for an ``A[int]``)."""
+    return type_unparametrized(self)
+
+
+def _class_nonparametric(self: Any) -> type:
+    """The original class of this instance, before ``@parametric``."""
+    return type_nonparametric(self)
 
 
 def type_parameter(x: Any) -> Any:

@@ -50,6 +50,8 @@ def _convert_default(obj: Any, type_to: Any) -> Any:
 
 _convert_state = FunctionState("_convert", "_convert", __name__, head=_convert_default)
 _convert_fn = _convert_state.fn
+#: plum's private name: the dispatched function behind :func:`convert`.
+_convert = _convert_fn
 _convert_state.register(_convert_default, Signature(Any, Any))
 
 
@@ -163,7 +165,9 @@ _returns.planner.convert = convert
 
 # -- promotion rules ----------------------------------------------------------------------------
 def _rule_default(t1: Any, t2: Any) -> Any:
-    """No rule: a type promotes with its subclasses to itself."""
+    """No rule: a type promotes with its subclasses to itself (promised and module types
+    stand for what they resolve to)."""
+    t1, t2 = resolve_type_hint(t1), resolve_type_hint(t2)
     h1, h2 = H.normalize(t1), H.normalize(t2)
     if H.le(h1, h2):
         return t2
@@ -174,6 +178,8 @@ def _rule_default(t1: Any, t2: Any) -> Any:
 
 _rule_state = FunctionState("_promotion_rule", "_promotion_rule", __name__, head=_rule_default)
 _rule_fn = _rule_state.fn
+#: plum's private name: the dispatched function giving the type two types promote to.
+_promotion_rule = _rule_fn
 _rule_state.register(_rule_default, Signature(Any, Any))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import operator
 import os
 import sys
 from typing import Any, Callable
@@ -18,16 +19,10 @@ from typing import Any, Callable
 from . import _hints as H
 from ._forward_refs import enclosing_namespace, has_forward_refs, resolve_forward_refs
 from ._hints import ANY, Hint
-from .repr import repr_pyfunction, repr_short
+from .repr import repr_pyfunction, repr_short, repr_type
+from ._util import Missing
 
 _P = inspect.Parameter
-
-
-class Missing:
-    """Sentinel of "no ``*args``" in a :class:`Signature` (``Signature(int).varargs is Missing``)."""
-
-    def __init__(self) -> None:  # pragma: no cover - a sentinel class, never instantiated
-        raise TypeError("Missing is a sentinel; use the class itself")
 
 
 _UNKNOWN = object()
@@ -134,7 +129,13 @@ class Signature:
         ta, tb = a.expand(nb), b.expand(na)
         if all(x is y or (H.le(x, y) and H.le(y, x)) for x, y in zip(ta, tb)):
             if va is not None and vb is not None:
-                return H.le(va, vb)
+                if not H.le(va, vb):
+                    return False
+                # Equal expanded types and equivalent varargs (``(int, *int)`` against
+                # ``(*int)``): the one with more fixed parameters accepts fewer calls (it
+                # needs more arguments), so it is the more specific. Plum lets the later
+                # registration win here; this order does not depend on registration order.
+                return na >= nb or not H.le(vb, va)
             # Having varargs makes a signature slightly less specific.
             return va is None
         if all(H.le(x, y) for x, y in zip(ta, tb)):
@@ -173,6 +174,10 @@ class Signature:
             return False
         v, w = a.varargs_hint, b.varargs_hint
         return v is None or v is w or (H.le(v, w) and H.le(w, v))
+
+    def __copy__(self) -> Signature:
+        """A new signature with the same types, varargs and precedence (plum's ``__copy__``)."""
+        return Signature(*self.types, varargs=self.varargs, precedence=self.precedence)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Signature):
@@ -222,8 +227,22 @@ class Signature:
         return f"Signature({', '.join(parts)})"
 
 
+#: The signature of the ``operator`` getters (one positional argument, as plum reports them);
+#: ``inspect.signature`` cannot read them.
+_GETTER_SIGNATURE = inspect.Signature([inspect.Parameter("x", _P.POSITIONAL_OR_KEYWORD)])
+
+
 def inspect_signature(f: Callable) -> inspect.Signature:
-    """``inspect.signature(f)`` (plum's name)."""
+    """``inspect.signature(f)``, also for ``operator.itemgetter``/``attrgetter`` objects
+    (plum's name): a getter takes one positional argument ``(x)``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As ``inspect.signature`` for other callables without a signature.
+    """
+    if isinstance(f, (operator.itemgetter, operator.attrgetter)):
+        return _GETTER_SIGNATURE
     return inspect.signature(f)
 
 
@@ -238,8 +257,11 @@ def extract_return_type(f: Callable) -> Any:
 def append_default_args(signature: Signature, f: Callable) -> list[Signature]:
     """``signature`` and the shorter signatures ``f``'s default arguments allow: for
     ``f(x, y=1.0)``, ``[Signature(int, float), Signature(int)]`` (plum's name)."""
-    params = [p for p in inspect.signature(f).parameters.values()
+    params = [p for p in inspect_signature(f).parameters.values()
               if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
+    # Only parameters the signature types can be dropped (an explicit signature may
+    # cover fewer parameters than ``f`` has).
+    params = params[:len(signature.types)]
     out = [signature]
     for k in range(len(params) - 1, -1, -1):
         if params[k].default is _P.empty:
@@ -271,7 +293,8 @@ class Method:
     function_name : str, optional
         The dispatched function's name (for display).
     return_type : Any, optional
-        The return annotation (``Any`` when absent): results are converted to it.
+        The return annotation (results are converted to it). When not given, that of
+        ``implementation`` (``typing.Any`` when it has none), as plum.
 
     Examples
     --------
@@ -283,10 +306,13 @@ class Method:
                  "registration", "location", "target", "__weakref__")
 
     def __init__(self, implementation: Callable, signature: Signature, function_name: str | None = None,
-                 return_type: Any = Any, *, registration: Registration | None = None):
+                 return_type: Any = None, *, registration: Registration | None = None):
         self.implementation = implementation
         self.signature = signature
         self.function_name = function_name or getattr(implementation, "__name__", "f")
+        if return_type is None:
+            # A registration passes the annotation it read; a method made directly reads it.
+            return_type = Any if registration is not None else extract_return_type(implementation)
         self.return_type = return_type
         #: The normalised return annotation, ``None`` when absent or ``Any``.
         self.return_hint: Hint | None = None
@@ -316,19 +342,35 @@ class Method:
                 and self.signature == other.signature and self.return_type == other.return_type)
 
     def __hash__(self) -> int:
-        return hash((self.function_name, self.signature))
+        return hash((self.function_name, self.signature, _hash_or_zero(self.implementation),
+                     _hash_or_zero(self.return_type)))
 
     def describe(self) -> str:
-        """``f(x: int, y: float) -> int``: this method's signature with the implementation's names."""
+        """``f(x: int, *, option, **kw) -> int``: this method's signature with the
+        implementation's parameter names (keyword-only parameters and ``**kwargs`` by name, as
+        plum shows them)."""
         reg = self.registration
-        names = reg.positional_names() if reg is not None else []
+        if reg is not None:
+            inspected = reg._inspected
+        else:
+            try:
+                inspected = inspect_signature(self.implementation)
+            except (TypeError, ValueError):  # a C callable without a signature
+                inspected = None
+        params = list(inspected.parameters.values()) if inspected is not None else []
+        names = [p.name for p in params if p.kind in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD)]
         parts = []
         for i, t in enumerate(self.signature.types):
             name = names[i] if i < len(names) else f"arg{i}"
             parts.append(f"{name}: {_fmt(t)}")
+        var = next((p.name for p in params if p.kind == _P.VAR_POSITIONAL), None)
         if self.signature.varargs is not Missing:
-            var = reg.varargs_name() if reg is not None else None
             parts.append(f"*{var or 'args'}: {_fmt(self.signature.varargs)}")
+        keyword_only = [p.name for p in params if p.kind == _P.KEYWORD_ONLY]
+        if keyword_only:
+            # A bare ``*`` only where no ``*args`` already ends the positional parameters.
+            parts += ([] if self.signature.varargs is not Missing else ["*"]) + keyword_only
+        parts += [f"**{p.name}" for p in params if p.kind == _P.VAR_KEYWORD]
         out = f"{self.function_name}({', '.join(parts)})"
         if self.return_hint is not None:
             out += f" -> {_fmt(self.return_type)}"
@@ -337,7 +379,14 @@ class Method:
     def __repr__(self) -> str:
         """``f(x: int) -> float`` and the implementation with its source location (plum's
         rich display, as plain text)."""
-        return f"{self.describe()}\n    {repr_pyfunction(self.implementation)}"
+        prec = self.signature.precedence
+        line = f"\n    precedence={prec}" if prec else ""
+        return f"{self.describe()}{line}\n    {repr_pyfunction(self.implementation)}"
+
+    def repr_mismatch(self, mismatches: Any = frozenset(), varargs_matched: bool = True) -> str:
+        """The text of :meth:`__repr__` (plum highlights the mismatched parameters in
+        ``rich`` colours; as plain text the two are the same)."""
+        return repr(self)
 
     def __str__(self) -> str:
         return (f"Method(function_name={self.function_name!r}, signature={self.signature!r}, "
@@ -374,7 +423,7 @@ class Registration:
         self.methods: list[Method] | None = None
         self.location = source_location(implementation)
         try:
-            self._inspected: inspect.Signature | None = inspect.signature(implementation)
+            self._inspected: inspect.Signature | None = inspect_signature(implementation)
         except (TypeError, ValueError):  # some C callables have no signature
             self._inspected = None
         self.arity = self._fixed_arity()
@@ -464,7 +513,8 @@ class Registration:
 
         def annotation(p: _P) -> Any:
             a = anns.get(p.name, p.annotation)
-            return Any if a is _P.empty else a
+            # ``x: None`` means ``NoneType`` (as ``typing.get_type_hints`` reads it, and plum).
+            return Any if a is _P.empty else type(None) if a is None else a
 
         types = tuple(annotation(p) for p in positional)
         hints = tuple(H.normalize(t) for t in types)
@@ -473,8 +523,9 @@ class Registration:
         for p, h in zip(positional, hints):
             if p.default is not _P.empty and not h.match(p.default):
                 raise TypeError(
-                    f"{self.function_name}: default {p.default!r} of parameter `{p.name}` does not "
-                    f"match its annotation {h!r}"
+                    f"Default value `{p.default!r}` is not an instance of the annotated type "
+                    f"`{repr_short(types[positional.index(p)])}`. (Parameter `{p.name}` of "
+                    f"{self.function_name}.)"
                 )
         sigs = [Signature.from_hints(types, hints, varargs, varargs_hint, self.precedence)]
         for k in range(len(positional) - 1, -1, -1):
@@ -573,10 +624,18 @@ class Registration:
         return f"<registration {self.describe()} @ {self.location}>"
 
 
+def _hash_or_zero(x: Any) -> int:
+    """``hash(x)``, or 0 for an unhashable object (equal objects still hash alike)."""
+    try:
+        return hash(x)
+    except TypeError:
+        return 0
+
+
 def _fmt(a: Any) -> str:
     if isinstance(a, str):
         return a
-    return repr_short(a)
+    return repr_type(a)
 
 
 def short_path(path: str) -> str:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import builtins
 import sys
 import typing
+import warnings
 import weakref
 from typing import Any, Callable
 
@@ -39,6 +40,14 @@ class _LazyType(type):
 
     def resolve(cls) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _dispatch_peek(cls) -> Any:
+        """What this stands for now, looking it up if possible; itself while unknown."""
+        return cls.resolve()
+
+    def _dispatch_lookup(cls) -> Any:
+        """What dispatch uses: :meth:`_dispatch_peek`, but a promise not delivered yet raises."""
+        return cls._dispatch_peek()
 
     def _dependents(cls) -> weakref.WeakSet:
         deps = cls.__dict__.get("_dispatch_dependents")
@@ -72,17 +81,33 @@ class PromisedType(_LazyType):
     def __init__(cls, name: str = "SomeType"):
         super().__init__(f"PromisedType[{name}]", (), {})
 
-    def deliver(cls, type_: Any) -> None:
-        """Make this promise stand for ``type_`` (functions using it re-resolve)."""
+    def deliver(cls, type_: Any) -> PromisedType:
+        """Make this promise stand for ``type_`` (functions using it re-resolve).
+
+        Returns
+        -------
+        PromisedType
+            This promise (as plum: ``P = PromisedType("P").deliver(int)``).
+        """
         type.__setattr__(cls, "_type", type_)
         for state in list(cls._dependents()):
             state.changed(reregister=True)
+        return cls
 
     def resolve(cls) -> Any:
+        """The delivered type, or this promise itself before delivery (as plum); dispatch
+        refuses an undelivered promise when a call needs it (``TypeError``)."""
+        return cls if cls._type is None else cls._type
+
+    def _dispatch_lookup(cls) -> Any:
         if cls._type is None:
             raise TypeError(f"{cls.__qualname__} was used before a type was delivered: call "
                             f"`.deliver(T)` on it first")
         return cls._type
+
+
+#: Python 2 names of the builtins module that plum accepts in ``ModuleType``.
+_MODULE_ALIASES = {"__builtin__": "builtins", "__builtins__": "builtins"}
 
 
 class ModuleType(_LazyType):
@@ -124,7 +149,7 @@ class ModuleType(_LazyType):
         """Look the class up if its module is imported (and ``condition`` holds); whether found."""
         if cls._type is not None:
             return True
-        module = sys.modules.get(cls._module)
+        module = sys.modules.get(_MODULE_ALIASES.get(cls._module, cls._module))
         if module is None or (cls._condition is not None and not cls._condition()):
             return False
         try:
@@ -134,6 +159,10 @@ class ModuleType(_LazyType):
                 return False
             raise
         if cls._faithful is not None:
+            current = found.__dict__.get("__faithful__") if builtins.isinstance(found, type) else None
+            if current is not None and current != cls._faithful:
+                raise TypeError(f"`{cls._name}.__faithful__` is already set to {current!r}; "
+                                f"ModuleType(..., faithful={cls._faithful!r}) contradicts it.")
             try:
                 found.__faithful__ = cls._faithful
             except (AttributeError, TypeError):  # pragma: no cover - immutable builtins
@@ -142,7 +171,11 @@ class ModuleType(_LazyType):
         return True
 
     def resolve(cls) -> Any:
-        """The class, or this ``ModuleType`` itself while it cannot be looked up."""
+        """The class once :meth:`retrieve` found it, else this ``ModuleType`` itself (as plum:
+        ``resolve`` does not look the class up; dispatch and :func:`resolve_type_hint` do)."""
+        return cls if cls._type is None else cls._type
+
+    def _dispatch_peek(cls) -> Any:
         return cls._type if cls.retrieve() else cls
 
 
@@ -159,7 +192,7 @@ def resolve_type_hint(x: Any, _depth: int = 0) -> Any:
     if _depth > 64:
         raise RecursionError(f"type hint {x!r} does not resolve")
     if builtins.isinstance(x, _LazyType):
-        r = x.resolve()
+        r = x._dispatch_peek()
         return x if r is x else resolve_type_hint(r, _depth + 1)
     if type_mapping:
         try:
@@ -170,7 +203,12 @@ def resolve_type_hint(x: Any, _depth: int = 0) -> Any:
     if type(x) in (tuple, list):
         return type(x)(resolve_type_hint(e, _depth + 1) for e in x)
     origin = typing.get_origin(x)
-    if origin is None or origin is typing.Literal:
+    if origin is None:
+        if not _is_hint_leaf(x):
+            warnings.warn(f"Could not resolve the type hint {x!r}: it is not a type; used as is.",
+                          stacklevel=2)
+        return x
+    if origin is typing.Literal:
         return x
     args = typing.get_args(x)
     if origin is typing.Annotated:
@@ -183,6 +221,14 @@ def resolve_type_hint(x: Any, _depth: int = 0) -> Any:
         return _rebuild(x, origin, new)
     except TypeError:
         return x
+
+
+def _is_hint_leaf(x: Any) -> bool:
+    """Whether ``x`` is a hint without arguments: a class, ``None``, ``...``, a forward
+    reference string, or a ``typing``/``types``/``collections.abc`` object (``Any``, a
+    ``TypeVar``, bare ``Callable``)."""
+    return (x is None or x is Ellipsis or builtins.isinstance(x, (type, str))
+            or type(x).__module__ in ("typing", "types", "typing_extensions", "collections.abc"))
 
 
 def isinstance(instance: Any, c: Any) -> bool:  # noqa: A001 - plum's name
@@ -210,4 +256,8 @@ def is_faithful(x: Any) -> bool:
     frostjit caches every decision whatever the answer (value-dependent hints are checked per
     call only where they matter); this is for plum compatibility.
     """
+    if x is Ellipsis:  # the parameter list of ``Callable[..., T]``
+        return True
+    if type(x) in (tuple, list):  # ``Callable``'s parameter list, or several hints
+        return all(is_faithful(e) for e in x)
     return H.is_faithful_hint(H.normalize(resolve_type_hint(x)))

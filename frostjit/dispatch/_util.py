@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Sequence
 
-__all__ = ["get_class", "get_context", "is_in_class", "wrap_lambda", "argsort", "Comparable"]
+__all__ = ["Missing", "get_class", "get_context", "is_in_class", "wrap_lambda", "argsort", "Comparable"]
+
+
+class _MissingType(type):
+    """Metaclass of :class:`Missing`: the sentinel has no truth value (as plum's)."""
+
+    def __bool__(cls) -> bool:
+        # Sphinx evaluates ``bool(Missing)`` while documenting signatures; let it.
+        if "sphinx" in sys.modules:
+            return False
+        raise TypeError("`Missing` has no boolean value: compare with `is Missing`.")
+
+
+class Missing(metaclass=_MissingType):
+    """Sentinel of "no ``*args``" in a :class:`Signature` (``Signature(int).varargs is Missing``).
+
+    The class itself is the sentinel: it cannot be instantiated and has no truth value, so a
+    test must be ``varargs is Missing`` (as in plum).
+    """
+
+    def __init__(self) -> None:
+        raise TypeError("`Missing` cannot be instantiated: use the class itself.")
 
 
 def _parts(f: Callable) -> list[str]:

@@ -39,9 +39,16 @@ def repr_short(x: object, /) -> str:
 
 
 def repr_type(x: object, /) -> str:
-    """The text of a type or module (plum returns it as highlighted ``rich.Text``)."""
+    """The text of a type or module (plum returns it as highlighted ``rich.Text``).
+
+    Classes of ``builtins``, ``typing`` and ``typing_extensions`` show by name (``int``,
+    ``Any``), other classes as ``module.QualifiedName``, modules by name, other hints as
+    :func:`repr_short` prints them.
+    """
     if inspect.ismodule(x):
         return x.__name__
+    if isinstance(x, type) and x.__module__ in ("typing", "typing_extensions"):
+        return x.__qualname__
     return repr_short(x)
 
 
