@@ -88,7 +88,6 @@ from . import opt
 from . import nn
 from . import hashgrid
 from .random import rng
-from . import detail
 from .control import while_loop, if_stmt, switch, syntax, hint, Local, alloc_local, func, reorder_threads
 # Dispatch stands alone (it imports nothing from the JIT).  The package ``frostjit.dispatch``
 # is itself the global Dispatcher (one object, however it is imported).
