@@ -401,7 +401,9 @@ def _conform(target, value):
             return type(target)(value)
         return value
     if isinstance(target, (list, tuple)) and isinstance(value, (list, tuple)) and len(target) == len(value):
-        return type(value)(_conform(t, v) for t, v in zip(target, value))
+        items = [_conform(t, v) for t, v in zip(target, value)]
+        # (a namedtuple takes its fields as arguments, a tuple/list an iterable)
+        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
     if isinstance(target, dict) and isinstance(value, dict):
         return {k: _conform(target[k], v) if k in target else v for k, v in value.items()}
     return value

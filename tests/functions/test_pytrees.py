@@ -250,3 +250,12 @@ def test_tile_of_a_pytree_in_a_frozen_function_replays_at_a_new_width():
         got = frozen(t)
         assert got["n"] == 3 and np.array_equal(got["a"].numpy(), np.tile(np.arange(n, dtype=np.float32), 2))
     assert frozen.n_recordings == 1
+
+
+def test_scatter_into_a_namedtuple_with_a_list_value_entry():
+    # (the list-to-array conversion rebuilt the namedtuple from a generator: TypeError)
+    import collections
+    P = collections.namedtuple("P", "a b")
+    t = P(fj.zeros(Float, 3), fj.zeros(Float, 3))
+    fj.scatter(t, P(Float(1), [5, 6]), UInt32(0, 2))
+    assert t.a.numpy().tolist() == [1, 0, 1] and t.b.numpy().tolist() == [5, 0, 6]
