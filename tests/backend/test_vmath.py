@@ -120,6 +120,12 @@ def _check(k, name, scalar, n, seed, reference):
             ref = NUMPY_REF[nm](*args)
             bound += 1 if scalar == "double" else 0
         err = ulp_error(out, ref, scalar)
+        if reference != "mpmath" and (err > bound).any():
+            # NumPy's float64 functions are not correctly rounded either (its cbrt is 2.5 ULP off
+            # on some CPUs): lanes over the bound are judged against mpmath instead.
+            over = np.flatnonzero(err > bound)
+            exact = mp_reference(nm, x[over], None if y is None else y[over])
+            err[over] = ulp_error(out[over], exact, scalar)
         worst = int(np.argmax(err))
         assert err[worst] <= bound, (
             f"{nm} {scalar}: {err[worst]:.2f} ULP at x={x[worst]!r}"

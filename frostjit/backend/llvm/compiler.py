@@ -76,6 +76,16 @@ def spec_key(spec) -> tuple:
     return spec.key()
 
 
+def _masked_chunks_setting(default: bool) -> bool:
+    """FROSTJIT_MASKED_CHUNKS ("0"/"1"), else ``default`` (whether the CPU has mask registers)."""
+    raw = os.environ.get("FROSTJIT_MASKED_CHUNKS", "").strip()
+    if not raw:
+        return default
+    if raw not in ("0", "1"):
+        raise ValueError(f"FROSTJIT_MASKED_CHUNKS must be '0' or '1', not {raw!r}")
+    return raw == "1"
+
+
 class Compiler:
     """Owns the target machine that emits object code, and both cache levels."""
 
@@ -102,10 +112,15 @@ class Compiler:
         if half_runtime.needed(feats):       # no F16C: LLVM calls compiler-runtime half conversions
             half_runtime.install(self._target_machine())
         self.width = 2 * self.simd_lanes
+        # Whether masked loads and stores are cheap (AVX-512's mask registers): then every chunk
+        # uses them; otherwise (AVX2's vmaskmov) full chunks use plain ones and only the last
+        # chunk masked ones (codegen/frame.py).  FROSTJIT_MASKED_CHUNKS=0/1 overrides, to test both.
+        self.mask_registers = _masked_chunks_setting("avx512f" in feats)
         # "fast" (default): a short pass list; 0-3: LLVM's standard pipelines (see compile_ir).
         self.opt_level = os.environ.get("FROSTJIT_OPT_LEVEL", "fast")
         env = "|".join([llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)), self.cpu,
-                        self.features, f"W{self.width}", f"O{self.opt_level}", f"fmt{FORMAT_VERSION}"])
+                        self.features, f"W{self.width}", f"M{int(self.mask_registers)}", f"O{self.opt_level}",
+                        f"fmt{FORMAT_VERSION}"])
         self.env_key = f"{self.cpu}-{hashlib.sha256(env.encode()).hexdigest()[:16]}"
         self.disk = DiskCache(self.env_key)
         self.lock = threading.RLock()
@@ -122,7 +137,7 @@ class Compiler:
         spec = KernelSpec(instrs=[Instr("load", Float32, (), 0), Instr("literal", Float32, (), 0.5),
                                   Instr("mul", Float32, (0, 1)), Instr("store", Float32, (2,), 1)],
                           params=[(IN, Float32), (OUT, Float32)])
-        ir = generate_ir(spec, self.width).replace(KERNEL_PLACEHOLDER, "@fj_warm_up")
+        ir = generate_ir(spec, self.width, self.mask_registers).replace(KERNEL_PLACEHOLDER, "@fj_warm_up")
         self.load(self.compile_ir(ir), "fj_warm_up")
 
     def _target_machine(self):
@@ -195,7 +210,7 @@ class Compiler:
             if k is not None:
                 return k, "memory"
             t_gen = time.perf_counter()
-            ir = generate_ir(spec, self.width)
+            ir = generate_ir(spec, self.width, self.mask_registers)
             codegen_time = time.perf_counter() - t_gen
             h = hashlib.sha256(ir.encode()).hexdigest()
             k = self.cache.get_by_hash(key, h)

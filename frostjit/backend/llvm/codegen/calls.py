@@ -41,7 +41,7 @@ def define(e, info) -> str:
     symbol = "func_" + hashlib.sha1(repr(info.key).encode()).hexdigest()[:16]
     if symbol in e.definitions:
         return symbol
-    sub = type(e)(KernelSpec(instrs=list(info.body)), e.W)
+    sub = type(e)(KernelSpec(instrs=list(info.body)), e.W, e.masked_chunks)
     sub.declarations = e.declarations          # shared: one module
     sub.definitions = e.definitions
     sub.math_calls = e.math_calls

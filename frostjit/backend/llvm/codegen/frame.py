@@ -4,9 +4,11 @@ Every kernel has the signature ``void K(i64 start, i64 end, ptr args, i64 shared
 processes elements ``[start, end)`` in chunks of ``W`` lanes (two SIMD registers
 per value, so each iteration has two independent dependency chains to hide
 instruction latency), with a lane mask
-that is all-true except in the last chunk, so the tail needs no scalar loop.  Outputs are
-written with masked stores, except full chunks of large, aligned outputs: one non-temporal
-store each (see NONTEMPORAL_BYTES).
+that is all-true except in the last chunk, so the tail needs no scalar loop.  Inputs are
+read and outputs written with masked loads and stores where the CPU has mask registers
+(AVX-512); elsewhere full chunks use plain vector instructions and only the last chunk masked
+ones (``masked_chunks``).  Full chunks of large, aligned outputs are written with one
+non-temporal store each (see NONTEMPORAL_BYTES).
 ``args`` holds two 8-byte slots per parameter: the buffer address and its
 element count (used by gathers and scatters for bounds checks).  ``shared`` is
 non-zero when other threads run the same launch concurrently: only then do
@@ -55,9 +57,13 @@ class KernelEmitter:
     each instruction is lowered by its op's function in :data:`LOWERINGS`.
     """
 
-    def __init__(self, spec: KernelSpec, width: int):
+    def __init__(self, spec: KernelSpec, width: int, masked_chunks: bool = True):
         self.spec = spec
         self.W = width
+        # False on CPUs without mask registers (AVX2): full chunks load and store with plain
+        # vector instructions, only the last chunk with masked ones (see masked_mem()).
+        self.masked_chunks = masked_chunks
+        self.entry_names: set[str] = set()     # values defined once in the entry block on demand
         self.entry: list[str] = []
         self.body: list[str] = []
         self.declarations: set[str] = set()
@@ -181,8 +187,7 @@ class KernelEmitter:
         self.body.append(f"  %bits.2 = sub {wide} %bits.1, 1")
         self.body.append(f"  %bits = trunc {wide} %bits.2 to i{W}")
         self.body.append(f"  %mask = bitcast i{W} %bits to <{W} x i1>")
-        if any(kind == OUT for kind, _ in spec.params):
-            self.body.append(f"  %full = icmp eq i64 %left.w, {W}")
+        self.body.append(f"  %full = icmp eq i64 %left.w, {W}")
         block_start = 0
         for ins in spec.instrs:
             self.vals.append(self.instruction(ins))
@@ -308,13 +313,38 @@ class KernelEmitter:
         self.body.append(f"  store {v} {value}, ptr {ptr}, align {self._store_alignment(vt)}, !nontemporal !0")
         self.body.append(f"  br label %{tag}.end")
         self.body.append(f"{tag}.lanes:")
-        self.masked_mem("store", vt if vt is not Bool else UInt8, ptr, value)
+        if self.masked_chunks:
+            self.masked_mem("store", vt if vt is not Bool else UInt8, ptr, value)
+        else:
+            self.body.append(f"  br i1 %full, label %{tag}.plain, label %{tag}.tail")
+            self.body.append(f"{tag}.plain:")
+            self.body.append(f"  store {v} {value}, ptr {ptr}, align {vt.itemsize}")
+            self.body.append(f"  br label %{tag}.end")
+            self.body.append(f"{tag}.tail:")
+            self.masked_mem("store", vt if vt is not Bool else UInt8, ptr, value)
         self.body.append(f"  br label %{tag}.end")
         self.body.append(f"{tag}.end:")
 
     def masked_mem(self, kind: str, vt: VarType, ptr: str, value: str | None = None, mask: str = "%mask") -> str:
         mt = memory_type(vt)
         v = self.vty(mt)
+        if kind == "load" and mask == "%mask" and not self.masked_chunks:
+            # Without mask registers a masked load costs several instructions (AVX2's vmaskmov,
+            # microcoded on some CPUs); only the launch's last chunk needs one.
+            tag = self.tmp()[1:]
+            self.body.append(f"  br i1 %full, label %{tag}.plain, label %{tag}.tail")
+            self.body.append(f"{tag}.plain:")
+            whole = self.emit(f"load {v}, ptr {ptr}, align {vt.itemsize}")
+            self.body.append(f"  br label %{tag}.end")
+            self.body.append(f"{tag}.tail:")
+            fn = self.intrinsic(f"llvm.masked.load.v{self.W}{suffix(mt)}.p0", v, ["ptr", "i32", self.vty("i1"), v])
+            part = self.emit(f"call {v} {fn}(ptr {ptr}, i32 {vt.itemsize}, {self.vty('i1')} {mask}, {v} zeroinitializer)")
+            self.body.append(f"  br label %{tag}.end")
+            self.body.append(f"{tag}.end:")
+            r = self.emit(f"phi {v} [ {whole}, %{tag}.plain ], [ {part}, %{tag}.tail ]")
+            if vt is Bool:
+                r = self.cmp("icmp", "ne", "i8", r, "zeroinitializer")
+            return r
         if kind == "load":
             fn = self.intrinsic(f"llvm.masked.load.v{self.W}{suffix(mt)}.p0", v, ["ptr", "i32", self.vty("i1"), v])
             r = self.emit(f"call {v} {fn}(ptr {ptr}, i32 {vt.itemsize}, {self.vty('i1')} {mask}, {v} zeroinitializer)")
@@ -328,6 +358,10 @@ class KernelEmitter:
         return ""
 
 
-def generate_ir(spec: KernelSpec, width: int) -> str:
-    """Return the LLVM IR of ``spec`` (kernel name: ``KERNEL_PLACEHOLDER``)."""
-    return KernelEmitter(spec, width).generate()
+def generate_ir(spec: KernelSpec, width: int, masked_chunks: bool = True) -> str:
+    """Return the LLVM IR of ``spec`` (kernel name: ``KERNEL_PLACEHOLDER``).
+
+    ``masked_chunks=False`` (CPUs without mask registers) gives full chunks plain vector loads
+    and stores and only the last chunk masked ones.
+    """
+    return KernelEmitter(spec, width, masked_chunks).generate()
