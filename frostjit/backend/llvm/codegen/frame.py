@@ -313,42 +313,58 @@ class KernelEmitter:
         self.body.append(f"  store {v} {value}, ptr {ptr}, align {self._store_alignment(vt)}, !nontemporal !0")
         self.body.append(f"  br label %{tag}.end")
         self.body.append(f"{tag}.lanes:")
-        if self.masked_chunks:
-            self.masked_mem("store", vt if vt is not Bool else UInt8, ptr, value)
-        else:
-            self.body.append(f"  br i1 %full, label %{tag}.plain, label %{tag}.tail")
-            self.body.append(f"{tag}.plain:")
-            self.body.append(f"  store {v} {value}, ptr {ptr}, align {vt.itemsize}")
-            self.body.append(f"  br label %{tag}.end")
-            self.body.append(f"{tag}.tail:")
-            self.masked_mem("store", vt if vt is not Bool else UInt8, ptr, value)
+        self.masked_mem("store", vt if vt is not Bool else UInt8, ptr, value)
         self.body.append(f"  br label %{tag}.end")
         self.body.append(f"{tag}.end:")
 
     def masked_mem(self, kind: str, vt: VarType, ptr: str, value: str | None = None, mask: str = "%mask") -> str:
+        """A masked vector load (returns its value) or store of ``vt`` at ``ptr``.
+
+        Without mask registers (``masked_chunks`` False) a masked load or store costs several
+        instructions (AVX2's ``vmaskmov``, microcoded on some CPUs): it branches to a plain
+        one when every lane is active (``%full`` for the frame's mask, else a test of the
+        mask's bits), leaving the masked instruction to the last chunk and to partial masks.
+        """
+        if self.masked_chunks:
+            return self._masked_instruction(kind, vt, ptr, value, mask)
         mt = memory_type(vt)
         v = self.vty(mt)
-        if kind == "load" and mask == "%mask" and not self.masked_chunks:
-            # Without mask registers a masked load costs several instructions (AVX2's vmaskmov,
-            # microcoded on some CPUs); only the launch's last chunk needs one.
-            tag = self.tmp()[1:]
-            self.body.append(f"  br i1 %full, label %{tag}.plain, label %{tag}.tail")
-            self.body.append(f"{tag}.plain:")
+        tag = self.tmp()[1:]
+        if mask == "%mask":
+            every = "%full"
+        else:
+            bits = self.emit(f"bitcast {self.vty('i1')} {mask} to i{self.W}")
+            every = self.emit(f"icmp eq i{self.W} {bits}, -1")
+        if kind == "store" and vt is Bool:
+            value = self.emit(f"zext {self.vty('i1')} {value} to {v}")
+            vt = UInt8
+        self.body.append(f"  br i1 {every}, label %{tag}.plain, label %{tag}.tail")
+        self.body.append(f"{tag}.plain:")
+        if kind == "load":
             whole = self.emit(f"load {v}, ptr {ptr}, align {vt.itemsize}")
-            self.body.append(f"  br label %{tag}.end")
-            self.body.append(f"{tag}.tail:")
-            fn = self.intrinsic(f"llvm.masked.load.v{self.W}{suffix(mt)}.p0", v, ["ptr", "i32", self.vty("i1"), v])
-            part = self.emit(f"call {v} {fn}(ptr {ptr}, i32 {vt.itemsize}, {self.vty('i1')} {mask}, {v} zeroinitializer)")
-            self.body.append(f"  br label %{tag}.end")
-            self.body.append(f"{tag}.end:")
-            r = self.emit(f"phi {v} [ {whole}, %{tag}.plain ], [ {part}, %{tag}.tail ]")
-            if vt is Bool:
-                r = self.cmp("icmp", "ne", "i8", r, "zeroinitializer")
-            return r
+        else:
+            self.body.append(f"  store {v} {value}, ptr {ptr}, align {vt.itemsize}")
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.tail:")
+        part = self._masked_instruction(kind, vt, ptr, value, mask, raw=True)
+        self.body.append(f"  br label %{tag}.end")
+        self.body.append(f"{tag}.end:")
+        if kind == "store":
+            return ""
+        r = self.emit(f"phi {v} [ {whole}, %{tag}.plain ], [ {part}, %{tag}.tail ]")
+        if vt is Bool:
+            r = self.cmp("icmp", "ne", "i8", r, "zeroinitializer")
+        return r
+
+    def _masked_instruction(self, kind: str, vt: VarType, ptr: str, value: str | None, mask: str,
+                            raw: bool = False) -> str:
+        """``llvm.masked.load``/``store``; ``raw``: a Bool load stays bytes (the caller converts)."""
+        mt = memory_type(vt)
+        v = self.vty(mt)
         if kind == "load":
             fn = self.intrinsic(f"llvm.masked.load.v{self.W}{suffix(mt)}.p0", v, ["ptr", "i32", self.vty("i1"), v])
             r = self.emit(f"call {v} {fn}(ptr {ptr}, i32 {vt.itemsize}, {self.vty('i1')} {mask}, {v} zeroinitializer)")
-            if vt is Bool:
+            if vt is Bool and not raw:
                 r = self.cmp("icmp", "ne", "i8", r, "zeroinitializer")
             return r
         if vt is Bool:
