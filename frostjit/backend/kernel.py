@@ -15,6 +15,14 @@ Instructions (``Instr.op``; ``args`` index earlier instructions, ``value`` as li
     counter   the lane index (the launch covers lanes 0 .. size - 1)
     gather    args: (index, active)      value: parameter index (a GATHER_SRC parameter)
     scatter   args: (value, index, active)  value: (parameter index, reduction or None)
+    scatter_rmw  args: ([compare,] value, index, active)  value: (parameter index, kind)
+              an atomic read-modify-write of one element per active lane, whose result is
+              the element's value before it (0 on inactive or out-of-bounds lanes); kinds
+              (:data:`RMW_KINDS`): ``"inc"`` adds ``value`` (``scatter_inc``), ``"exch"``
+              writes it, ``"cas"`` writes it where the element equals ``compare`` bit for bit.
+              Lanes hitting one element act one after the other (on one thread: in lane
+              order); only in symbolic loop regions (``fj.scatter_inc`` & co. elsewhere are
+              array operations)
     reduce    args: (value,)             value: (parameter index, op)  a PARTIAL parameter:
               element k holds ``op`` over the lanes of row k (rows of a length the backend
               chooses, the same at every launch; "add", "mul", "min", "max", "and", "or")
@@ -98,6 +106,10 @@ class LoopInfo(NamedTuple):
     n_state: int
     cond: int
     end: int
+
+
+#: The kinds of ``scatter_rmw`` (see the module docstring).
+RMW_KINDS = frozenset({"inc", "exch", "cas"})
 
 
 #: The operations of loop regions (see the module docstring).

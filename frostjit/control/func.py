@@ -51,7 +51,7 @@ from ..trace.dtypes import Bool
 from ..trace.state import JitBackend, state as trace_state
 from ..tree import flatten, unflatten
 from .consistency import contract_error
-from .errors import ControlFlowArgumentTypeError, StateValueError
+from .errors import ControlFlowArgumentTypeError, StateValueError, wrapped
 from .modes import is_mask
 from .symbolic import drop_effects, queued_since
 
@@ -86,7 +86,10 @@ def func(f=None, *, backend: JitBackend | None = None):
     RuntimeError
         The backend cannot be found in the arguments and ``backend`` was not given (Dr.Jit's
         message); the body's results have more than one lane per call lane (it read an array
-        that is not an argument); array arguments of incompatible sizes.
+        that is not an argument); array arguments of incompatible sizes.  An exception raised
+        by the body is wrapped as Dr.Jit does: a ``RuntimeError`` ("fj.func(): encountered an
+        exception: ...") whose ``__cause__`` is the original, and which is also an instance of
+        the original's class (:class:`frostjit.control.errors.BodyError`).
 
     Examples
     --------
@@ -113,7 +116,15 @@ def func(f=None, *, backend: JitBackend | None = None):
                     raise RuntimeError("fj.func(): could not detect the backend from the input arguments. Please "
                                        "specify it explicitly via the 'backend' parameter.")
                 chosen[0] = b
-            return call(fn, b, args, kwargs)
+            try:
+                return call(fn, b, args, kwargs)
+            except Exception as err:
+                # Dr.Jit: a RuntimeError ("encountered an exception") whose cause is the body's
+                # exception; frostjit's is also of the original's class (control/errors.py)
+                new = wrapped(WHO, err)
+                if new is err:
+                    raise
+                raise new from err
         return wrapper
 
     return decorator(f) if f is not None else decorator

@@ -119,6 +119,10 @@ def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict:
     if not keep_effects:
         drop_effects(effects)
         effects = []
+    dead = [e for e in effects if _never_active(e)]
+    if dead:                # (Dr.Jit skips them too; they would keep their size 1 in the loop)
+        drop_effects(dead)
+        effects = [e for e in effects if not _never_active(e)]
     bad = [e for e in effects if e.size != widest]
     if bad:
         drop_effects(effects)
@@ -144,6 +148,12 @@ def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict:
             outs.append(type(r)._from_node(ops.loop_out(node, p.vt, k)))
         k += 1
     return unflatten(new_def, outs)
+
+
+def _never_active(effect) -> bool:
+    """Whether the scatter ``effect`` writes nothing (its ``active`` operand is the literal False)."""
+    a = effect.args[-1] if effect.op != "loop" else None
+    return a is not None and a.op == "literal" and a.value is False
 
 
 def _variables(items: list, bound: set) -> list:
@@ -373,7 +383,8 @@ def _attach_effects(node, rec: LoopRecord, effects: list) -> None:
         if inner is None:
             rec.effects.append(weakref.ref(e))
         elif not any(inner is x for x in rec.effect_loops):
-            rec.effect_loops.append(inner)
+            rec.effect_loops.append(inner)          # (holds it: rec.effects refers to it weakly)
+            rec.effects.append(weakref.ref(inner))  # program order: at its first scatter
         e.value = node
 
 

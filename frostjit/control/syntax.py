@@ -168,7 +168,7 @@ def _rewrite(f, recursive: bool, print_ast: bool, print_code: bool):
         raise TypeError(f"fj.syntax(): {f.__qualname__!r} is not defined by a 'def' statement")
     fn.decorator_list = []          # decorators above @fj.syntax apply to the result as usual
     ctx = _Context(inspect.getsourcefile(f) or "<unknown>", f.__code__.co_firstlineno, recursive)
-    _rewrite_function(fn, set(), ctx)
+    _rewrite_function(fn, ctx)
 
     freevars = list(f.__code__.co_freevars)
     factory = ast.FunctionDef(name="_fj_syntax_factory",
@@ -204,12 +204,14 @@ def _find_code(code: types.CodeType, name: str) -> types.CodeType:
     raise RuntimeError(f"fj.syntax(): the rewritten function {name!r} was not found")     # pragma: no cover
 
 
-def _rewrite_function(fn, outer_defined: set, ctx: _Context) -> None:
-    """Rewrite ``fn``'s body in place; ``outer_defined``: names its closure may read."""
+def _rewrite_function(fn, ctx: _Context) -> None:
+    """Rewrite ``fn``'s body in place.  The names of enclosing functions that it reads are not
+    state of its statements (as in Dr.Jit): they stay closure variables (passing one as state
+    would assign it, making it a local name of ``fn``, unbound where it is read)."""
     saved = ctx.declared, ctx.globals_
     ctx.declared = declarations(fn)
     ctx.globals_ = {n for s in ast.walk(fn) if isinstance(s, ast.Global) for n in s.names}
-    defined = (set(outer_defined) | parameters(fn)) - ctx.declared
+    defined = parameters(fn) - ctx.declared
     fn.body = _block(fn.body, defined, ctx) or [ast.Pass()]
     ctx.declared, ctx.globals_ = saved
 
@@ -231,7 +233,7 @@ def _statement(s: ast.stmt, defined: set, ctx: _Context) -> list:
         return _for_range(s, defined, ctx)
     if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
         if ctx.recursive:
-            _rewrite_function(s, defined, ctx)
+            _rewrite_function(s, ctx)
         defined.add(s.name)
         return [s]
     if isinstance(s, (ast.For, ast.AsyncFor)):      # a Python loop: its body may hold rewritten statements

@@ -219,9 +219,9 @@ class Recorder:
         if sym is None or node.size == 1:
             sym = ONE if node.size == 1 else const(node.size)
         node.sym = sym
-        if op == "scatter":
+        if op == "scatter" or op == "scatter_rmw":
             self.effects[id(node)] = node.size     # launched by this thread (see on_launch, stolen_effects)
-        if (op == "gather" or op == "scatter") and node.args[-2].vt.bits == 32:
+        if (op == "gather" or op == "scatter" or op == "scatter_rmw") and node.args[-2].vt.bits == 32:
             # functions/memory._check_index_width: 32-bit indices reach 2^31 elements
             target = self.sym_of(node.extra if op == "gather" else node.extra[0])
             if target._live():

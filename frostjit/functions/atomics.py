@@ -23,6 +23,15 @@ So the results are race-free whatever the thread count, on every backend; ``scat
 ``scatter_exch`` also work inside frozen functions and under AD (their values are gathers and
 arithmetic).  Inactive lanes and out-of-bounds indices change nothing and return 0 (and
 ``False``).
+
+**Inside a symbolic loop** (the body of ``fj.while_loop(..., mode="symbolic")``, and the
+symbolic ``if_stmt`` branches and ``switch`` targets in it) the lanes have no values outside
+the kernel, so each call is one ``scatter_rmw`` instruction of the loop's kernel
+(``backend/kernel.py``; LLVM ``atomicrmw add``/``xchg`` and ``cmpxchg`` per active lane,
+``backend/llvm/codegen/atomics.py``), run every iteration as the body's scatters are: as in
+Dr.Jit, with several threads the lanes on one element act in an order the hardware picks (the
+final count of a ``scatter_inc`` counter does not depend on it, which slot each lane gets
+does); on one thread, in launch order.  These old values carry no derivatives.
 """
 from __future__ import annotations
 
@@ -30,12 +39,13 @@ import numpy as np
 
 from ..array import registry
 from ..array.flat import ArrayBase
-from ..trace import loops, masks
+from ..trace import loops, masks, ops
 from ..trace.dtypes import Bool, Float32, UInt32, UInt64
+from ..trace.state import state as trace_state
 from .creation import arange, zeros
 from .evaluation import width
 from .math import reinterpret_array, select
-from .memory import ReduceOp, gather, scatter, scatter_add
+from .memory import ReduceOp, _prepare_target, gather, scatter, scatter_add
 from .reduce import _reduce_array, prefix_sum
 from .scan import prefix_reduce
 from .sorting import sort_permutation
@@ -69,12 +79,32 @@ def _operands(who: str, target, index, active):
     ok = act & (index >= 0) & (index < n) if index._vt.is_signed else act & (index < n)
     if masks.top() is not None:
         # inside a loop body or a branch: one lane per lane of the scope (a size-1 index runs once
-        # per active lane, as a scatter does), and the ranks need the scope's lanes on the host
-        if loops.is_symbolic([masks.top()]):
-            raise NotImplementedError(f"{who}(): not supported inside the body of a symbolic loop (its lanes' "
-                                      "ranks are computed outside kernels); use mode='evaluated'")
+        # per active lane, as a scatter does)
         ok = b._from_node(masks.apply(ok._node, max(ok._node.size, index._node.size)))
     return u32(index), ok
+
+
+def _in_kernel(idx, ok, *values) -> bool:
+    """Whether the operands are variables of a symbolic loop's body (or of an ``@fj.func``
+    body): they have no values on the host, so the operation runs in the kernel
+    (:func:`_read_modify_write`) instead of as array operations."""
+    return loops.is_symbolic([idx._node, ok._node] + [v._node for v in values if isinstance(v, ArrayBase)])
+
+
+def _read_modify_write(kind: str, target, value, idx, ok, compare=None):
+    """The ``scatter_rmw`` node of ``kind`` (``backend/kernel.py``), queued as a side effect like
+    a scatter, as an array of the target's type: the old values.  The lanes of one element act
+    one after the other inside the kernel (in launch order on one thread; in an order the
+    hardware picks with several, as in Dr.Jit)."""
+    tnode = _prepare_target(target)
+    args = (value._node, idx._node, ok._node)
+    if compare is not None:
+        args = (compare._node,) + args
+    node = ops.make("scatter_rmw", target._vt, args, extra=(tnode, kind))
+    with trace_state.lock:      # atomic with respect to an evaluation taking the queue
+        trace_state.side_effects.append(node)
+        trace_state.dirty.add(tnode)
+    return type(target)._from_node(node)
 
 
 def _groups(index, ok):
@@ -123,6 +153,8 @@ def scatter_inc(target, index, active=True):
         raise TypeError(f"scatter_inc(): 'target' must be a UInt32 array, got {type(target).__name__}")
     idx, ok = _operands("scatter_inc", target, index, active)
     u32 = type(idx)
+    if _in_kernel(idx, ok):
+        return _read_modify_write("inc", target, u32(1), idx, ok)
     n_target = width(target)
     if type(n_target) is int and n_target == 1:
         rank = prefix_sum(u32(ok))                      # the counter: no sort needed
@@ -154,6 +186,8 @@ def scatter_exch(target, value, index, active=True):
     if type(value) is not cls:
         raise TypeError(f"scatter_exch(): the value type {type(value).__name__} does not match the target "
                         f"type {cls.__name__}")
+    if _in_kernel(idx, ok, value):
+        return _read_modify_write("exch", target, value, idx, ok)
     u32 = type(idx)
     perm, s, ok_sorted, _ = _groups(idx, ok)
     pos = arange(u32, n)
@@ -198,8 +232,11 @@ def scatter_cas(target, compare, value, index, active=True):
         if type(x) is not cls:
             raise TypeError(f"scatter_cas(): the {what} type {type(x).__name__} does not match the target "
                             f"type {cls.__name__}")
-    n = width(idx)
     b = _flat(idx, Bool)
+    if _in_kernel(idx, ok, compare, value):
+        old = _read_modify_write("cas", target, value, idx, ok, compare)
+        return old, ok & _same_bits(old, compare)
+    n = width(idx)
     _, _, _, rank = _groups(idx, ok)
     rounds = int(_reduce_array("max", select(ok, rank + 1, type(rank)(0)))[0]) if n else 0
     old = zeros(cls, n)

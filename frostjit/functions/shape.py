@@ -40,7 +40,9 @@ def _is_tensor(x) -> bool:
 def shape(x) -> tuple:
     """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors, a tensor's shape;
     ``()`` for a number; for a list or tuple its length, then the largest size of its entries
-    along each further axis (Dr.Jit's rule: ragged entries take the largest)."""
+    along each further axis (Dr.Jit's rule: ragged entries take the largest); ``()`` for any other
+    object but ``None``, a string or a dict (a ``DRJIT_STRUCT`` object or a dataclass: Dr.Jit 1.5
+    gives them no shape either)."""
     if isinstance(x, (ArrayBase, VectorBase)) or _is_tensor(x):
         return x.shape
     if isinstance(x, (bool, int, float, np.bool_, np.number)):
@@ -56,6 +58,8 @@ def shape(x) -> tuple:
             raise ValueError(f"shape(): the entries of the {type(x).__name__} have different numbers of "
                              f"dimensions {sorted(depths)}")
         return (len(x),) + tuple(max(d) for d in zip(*inner))
+    if x is not None and not isinstance(x, (str, bytes, dict)):
+        return ()           # another object (a DRJIT_STRUCT, a dataclass): not an array, as in Dr.Jit 1.5
     raise TypeError(f"shape(): expects a frostjit array, a number or a list/tuple of them, got {type(x).__name__}")
 
 

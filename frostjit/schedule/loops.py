@@ -49,6 +49,11 @@ def emit(b, n: Node, visit, with_effects: bool = False) -> None:
     instructions already); ``visit(b, node, depth)`` emits a node after its operands.
     ``with_effects``: the body's scatters too (see :func:`emit_with_effects`; a loop emitted for
     its results alone, after its scatters ran, does not repeat them)."""
+    if n.op == "scatter_rmw":
+        raise LoopVariableError(
+            "frostjit: the result of scatter_inc/scatter_exch/scatter_cas in the body of a symbolic loop was used "
+            "outside the loop (or in a loop traced again without its side effects, for derivatives); return it "
+            "from the body as loop state, or use mode='evaluated'")
     if n.op not in REGION_NODES:
         raise RuntimeError(f"frostjit: the scheduler cannot emit a {n.op!r} node here")
     if n.op == "loop_phi":
@@ -81,14 +86,13 @@ def emit(b, n: Node, visit, with_effects: bool = False) -> None:
     instrs.append(ins)
     keys.append(ins)
     if with_effects:
-        # nested loops that scatter first (before the results can emit them without)
-        for inner in rec.effect_loops:
-            emit_with_effects(b, inner, visit)
+        # the body's scatters and the nested loops that scatter, in program order, before the
+        # results (which must not emit a nested loop without its scatters, and may read a
+        # scatter_rmw's old value)
+        _emit_scatters(b, rec, visit)
     for r in rec.results:
         if r not in ids:
             visit(b, r, 0)
-    if with_effects:
-        _emit_scatters(b, rec, visit)
     end_at = len(instrs)
     ins = Instr("loop_end", Bool, (start,) + tuple(ids[r] for r in rec.results))
     instrs.append(ins)
@@ -120,17 +124,23 @@ def store_siblings(b, visit) -> None:
 
 
 def _emit_scatters(b, rec, visit) -> None:
-    """The body's scatters, in program order, inside the region (before ``loop_end``)."""
+    """The body's scatters and nested loops with scatters, in program order, inside the region
+    (before ``loop_end``)."""
     ids = b.ids
     for ref in rec.effects:
         e = ref()
         if e is None:           # already launched and released (not queued any more)
             continue
+        if e.op == "loop":
+            emit_with_effects(b, e, visit)
+            continue
         for a in e.args:
             if a not in ids:
                 visit(b, a, 0)
         target, reduce_op = e.extra
-        ins = Instr("scatter", e.vt, tuple(ids[a] for a in e.args), (b.param(target, SCATTER_DST), reduce_op))
+        ins = Instr(e.op, e.vt, tuple(ids[a] for a in e.args), (b.param(target, SCATTER_DST), reduce_op))
+        if e.op == "scatter_rmw":       # (its value, the old one, is an operand of later nodes)
+            ids[e] = len(b.instrs)
         b.instrs.append(ins)
         b.key_items.append(ins)
         b.has_side_effects = True

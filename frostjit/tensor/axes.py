@@ -18,6 +18,7 @@ from ..functions.evaluation import width
 from ..functions.memory import gather
 from ..functions.shape import ravel, unravel
 from ..trace.dtypes import Int64, UInt32
+from ..tree.kinds import Kind, node_type
 from ..tree.kinds import vector_from_components
 from . import registry
 from .base import TensorBase, check_shape, handle, size_of
@@ -102,8 +103,10 @@ def reshape(*args, **kwargs):
 
 def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False):
     who = "reshape()"
-    if dtype in (list, tuple, dict):
-        # a PyTree type (dtype=dict): its entries are reshaped, as without a dtype
+    if dtype in (list, tuple, dict) or (not issubclass(dtype, (TensorBase, VectorBase, ArrayBase))
+                                        and isinstance(value, dtype) and _is_tree(value)):
+        # a PyTree type (dtype=dict, the DRJIT_STRUCT class or dataclass of the value): its entries
+        # are reshaped, as without a dtype
         return _reshape_value(value, shape, order, shrink)
     if issubclass(dtype, TensorBase):
         t = _reshape_value(value, shape, order, shrink)
@@ -127,7 +130,37 @@ def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False
                 raise ShapeMismatchError(f"{who}: a 1-D {dtype.__name__} of {n} elements has shape ({n},), not "
                                          f"{dims} (incompatible layout; mismatched array sizes)")
         return flat if type(flat) is dtype else dtype(flat)
-    raise TypeError(f"{who}: 'dtype' must be a frostjit tensor, 1-D or static array type, got {dtype!r}")
+    raise TypeError(f"{who}: 'dtype' must be a frostjit tensor, 1-D or static array type, got {dtype!r} (or "
+                    f"the type of a PyTree value, to reshape its entries; the value is a {type(value).__name__})")
+
+
+def _is_tree(value) -> bool:
+    """Whether ``value`` is a PyTree container (a sequence, mapping, ``DRJIT_STRUCT`` object,
+    dataclass or traversable object), not an array or a Python value."""
+    return node_type(type(value)).kind in (Kind.SEQUENCE, Kind.MAPPING, Kind.STRUCT, Kind.DATACLASS,
+                                           Kind.PROTOCOL)
+
+
+def _reshape_tree(value, shape, order: str, shrink: bool):
+    """The entries of the PyTree ``value`` reshaped one by one (Dr.Jit threads ``reshape`` through
+    a PyTree): a tensor as a tensor; a 1-D array keeps its type where ``shape`` is one-dimensional
+    (``shrink=True``: its first elements) and becomes a tensor otherwise (frostjit's value form); a
+    static array as ``reshape(type(entry), entry, ...)``; Python values stay as they are."""
+    if isinstance(value, TensorBase):
+        return _reshape_value(value, shape, order, shrink)
+    if isinstance(value, ArrayBase):
+        if shrink:
+            return _shrink(value, shape, "reshape()")
+        if not isinstance(shape, (tuple, list)) or len(shape) == 1:
+            return _reshape_to_type(type(value), value, shape, order)
+        return _reshape_value(value, shape, order)
+    if isinstance(value, VectorBase):
+        return _reshape_to_type(type(value), value, shape, order, shrink)
+    if not _is_tree(value):
+        return value
+    nt = node_type(type(value))
+    keys, children = nt.children(value)
+    return nt.rebuild(value, keys, [_reshape_tree(c, shape, order, shrink) for c in children])
 
 
 def _shrink(value, size, who: str):
@@ -147,15 +180,13 @@ def _shrink(value, size, who: str):
 
 def _reshape_value(value, shape, order: str = "A", shrink: bool = False):
     who = "reshape()"
+    if not isinstance(value, (ArrayBase, VectorBase, TensorBase)) and _is_tree(value):
+        return _reshape_tree(value, shape, order, shrink)
     if shrink:
         return _shrink(value, shape, who)
     if order not in ("A", "C"):
         raise LayoutArgumentError(f"{who}: tensor reshaping supports order 'A' or 'C', got {order!r} ('order' "
                                   f"argument must equal \"A\", \"F\", or \"C\"; tensors take no F order)")
-    if isinstance(value, (list, tuple)) and not isinstance(value, (ArrayBase, VectorBase)):
-        return type(value)(_reshape_value(v, shape, order) for v in value)
-    if isinstance(value, dict):
-        return {k: _reshape_value(v, shape, order) for k, v in value.items()}
     t = as_tensor(value, who)
     return _with_shape(t, _resolve_shape(shape, width(t._array), who))
 

@@ -39,12 +39,13 @@ class LoopRecord:
         The ``loop_out`` nodes made for it: evaluating one evaluates the others still alive in
         the same kernel (the loop runs once).
     effects : list[weakref.ref]
-        The scatters of the body, in program order.  They stay in the queue of side effects
+        The scatters of the body and the loops nested in it that scatter (each at the place of
+        its first scatter), in program order.  The scatters stay in the queue of side effects
         (which holds them) with ``value`` set to the outermost loop node they belong to; the
         scheduler emits that loop in their place, with the scatters inside its region.
     effect_loops : list[Node]
-        Loops nested in the body that scatter: emitted with their scatters inside this loop's
-        region.
+        Loops nested in the body that scatter (held here): emitted with their scatters inside
+        this loop's region.
     """
 
     __slots__ = ("label", "phis", "cond", "results", "outputs", "effects", "effect_loops", "__weakref__")
@@ -89,7 +90,8 @@ def free_nodes(phis, roots) -> list[Node]:
                 if a not in variant:
                     stack.append((a, False))
             continue
-        variant[n] = any(variant[a] for a in n.args)
+        # (a scatter_rmw of the body runs in the loop, whatever its operands)
+        variant[n] = n.op == "scatter_rmw" or any(variant[a] for a in n.args)
     seen: set = set()
     for r in roots:
         _collect(r, variant, free, seen)

@@ -620,6 +620,10 @@ _op("gather", 2, MEM, T.NONE, numpy=ns.gather, deriv=SPECIAL,
     doc="src[index] where active (args: index, active; Node.extra: the source node)")
 _op("scatter", 3, MEM, T.NONE, numpy=ns.scatter, deriv=SPECIAL,
     doc="target[index] (op)= value where active (args: value, index, active; Node.extra: (target, reduce op))")
+_op("scatter_rmw", -1, MEM, T.NONE,
+    doc="atomic read-modify-write of target[index] where active, result: the value before (args: [compare,] "
+        "value, index, active; Node.extra: (target, 'inc' | 'exch' | 'cas')); queued as a side effect, "
+        "symbolic loop bodies only (functions/atomics.py)")
 _op("load", 0, MEM, T.NONE, doc="kernels only: read parameter Instr.value at the lane")
 _op("store", 1, MEM, T.NONE, doc="kernels only: write the operand to output parameter Instr.value")
 _op("reduce", 1, MEM, T.NONE, doc="kernels only: fold the operand into the per-row partials of "

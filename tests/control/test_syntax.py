@@ -271,3 +271,19 @@ def test_syntax_above_a_frostjit_decorator_raises_wrong_order():
         @fj.wrap(source="drjit", target="torch")
         def f(x):
             return x
+
+
+def test_a_nested_function_reads_its_closure_variables_without_making_them_state():
+    # Dr.Jit 1.5's test14 (nested AST transformation): the enclosing 'y' stays a closure variable
+    # (as state it was assigned in 'g', a local name unbound where the test reads it)
+    def outer(x):
+        y = x * 2
+
+        def g():
+            if y < 4:
+                z = UInt32(1)
+            else:
+                z = y + 1
+            return z
+        return g()
+    assert fj.syntax(outer, recursive=True)(UInt32(1, 2, 3)).numpy().tolist() == [1, 5, 7]

@@ -364,6 +364,8 @@ def private_targets(spec) -> tuple:
         if ins.op == "scatter":
             p, reduce_op = ins.value
             ops.setdefault(p, set()).add(reduce_op)
+        elif ins.op == "scatter_rmw":       # (reads the shared target: never a private copy)
+            ops.setdefault(ins.value[0], set()).add(None)
     out = []
     for p, s in sorted(ops.items()):
         if len(s) == 1 and None not in s:

@@ -15,6 +15,9 @@ Memory semantics, as the LLVM backend's:
   the LLVM backend leaves any of them, as Dr.Jit);
 * scatter reductions combine in lane order (``numpy.ufunc.at``); float ``min``/``max`` ignore
   NaN (``fmin``/``fmax``, as LLVM's ``minnum``/``maxnum``);
+* a read-modify-write (``scatter_rmw``) acts lane after lane, in lane order, as one thread of
+  the LLVM backend does (its threads interleave: the values each lane sees may differ there,
+  the final contents of ``inc`` targets do not);
 * scatters run in the order of their instructions, each over all lanes (the LLVM backend runs
   a kernel's instructions per group of lanes: two scatters of one kernel that hit the same
   element may combine in another order there; which one wins is unspecified in both).
@@ -69,6 +72,12 @@ def run_range(spec, lo: int, hi: int, vals: list, size: int, buffers: list, size
             assert params[p][0] == SCATTER_DST
             value, index, active = (vals[a] for a in ins.args)
             _scatter(data_of(buffers[p]), sizes[p], value, index, active, reduce_op, size)
+        elif op == "scatter_rmw":
+            p, kind = ins.value
+            assert params[p][0] == SCATTER_DST
+            *compare, value, index, active = (vals[a] for a in ins.args)
+            vals[k] = _scatter_rmw(data_of(buffers[p]), sizes[p], kind, value, index, active,
+                                   compare[0] if compare else None, size)
         elif op == "loop_start":
             k = loops.run_loop(spec, k, vals, size, lambda a, b: run_range(spec, a, b, vals, size, buffers, sizes))
             continue
@@ -125,3 +134,42 @@ def _scatter(target: np.ndarray, count: int, value, index, active, reduce_op, si
         (np.fmin if reduce_op == "min" else np.fmax).at(target, positions, values)
     else:
         (np.minimum if reduce_op == "min" else np.maximum).at(target, positions, values)
+
+
+def _scatter_rmw(target: np.ndarray, count: int, kind: str, value, index, active, compare, size: int) -> np.ndarray:
+    """``scatter_rmw`` (:mod:`frostjit.backend.kernel`): the lanes act on their elements in lane
+    order; returns each lane's old value (0 where it did not act)."""
+    out = np.zeros(size, target.dtype)
+    lanes, positions = _active_lanes(index, active, count, size)
+    if lanes.size == 0:
+        return out
+    values = np.broadcast_to(np.asarray(value, target.dtype), (size,))[lanes]
+    order = np.argsort(positions, kind="stable")        # lanes grouped by element, in lane order
+    pos = positions[order]
+    vals = values[order]
+    first = np.ones(pos.size, bool)
+    first[1:] = pos[1:] != pos[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(pos.size), 0))
+    if kind == "inc":
+        total = np.cumsum(vals, dtype=target.dtype)
+        before = total - vals                           # (wraps as the integer type does)
+        old = target[pos] + (before - before[start])
+        np.add.at(target, pos, vals)
+    elif kind == "exch":
+        old = np.where(first, target[pos], np.roll(vals, 1))
+        last = np.ones(pos.size, bool)
+        last[:-1] = first[1:]
+        target[pos[last]] = vals[last]
+    else:
+        cmp = np.broadcast_to(np.asarray(compare, target.dtype), (size,))[lanes][order]
+        rank = np.arange(pos.size) - start
+        old = np.zeros(pos.size, target.dtype)
+        bits = np.dtype(f"u{target.dtype.itemsize}")
+        for r in range(int(rank.max()) + 1):            # the r-th lane of every element: distinct elements
+            now = rank == r
+            cur = target[pos[now]]
+            old[now] = cur
+            hit = cur.view(bits) == cmp[now].view(bits)
+            target[pos[now][hit]] = vals[now][hit]
+    out[lanes[order]] = old
+    return out

@@ -16,14 +16,15 @@ scatter reductions need atomic instructions.  Nothing in the IR depends on the
 launch size, so one compiled kernel serves every width.
 
 Instructions are lowered one by one by the functions registered per op in
-:mod:`.lowering` (lane-wise operations) and :mod:`.memory` (gathers, scatters).
+:mod:`.lowering` (lane-wise operations), :mod:`.memory` (gathers, scatters) and :mod:`.atomics`
+(read-modify-writes that return the old value).
 """
 from __future__ import annotations
 
 from ...kernel import IN_SCALAR, GATHER_SRC, OUT, SCATTER_DST, KernelSpec
 from ....trace.dtypes import Bool, UInt8, VarType
 from ..vmath import math_function
-from . import calls, half, loops, lowering, memory, reductions
+from . import atomics, calls, half, loops, lowering, memory, reductions
 from .ir_types import memory_type, scalar_constant, scalar_type, suffix
 
 KERNEL_PLACEHOLDER = "@__fj_kernel__"
@@ -46,8 +47,8 @@ BLOCK_INSTRS = 500
 NONTEMPORAL_BYTES = 1 << 23
 
 #: op name -> lowering function, for every op a kernel can contain.
-LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS, **loops.LOWERINGS, **calls.LOWERINGS,
-                   **reductions.LOWERINGS}
+LOWERINGS: dict = {**lowering.LOWERINGS, **memory.LOWERINGS, **atomics.LOWERINGS, **loops.LOWERINGS,
+                   **calls.LOWERINGS, **reductions.LOWERINGS}
 
 
 class KernelEmitter:

@@ -17,7 +17,7 @@ from .ir_types import scalar_type
 
 #: Ops that handle half values themselves (memory, selection, bits, conversions).
 NATIVE = frozenset({"load", "store", "literal", "counter", "select", "and", "or", "xor", "bitcast", "cast",
-                    "gather", "scatter", "call", "call_param", "call_out"})
+                    "gather", "scatter", "scatter_rmw", "call", "call_param", "call_out"})
 
 
 def computes_wider(e, ins) -> bool:
