@@ -261,21 +261,16 @@ class LLVMBackend(Backend):
             kernel.cfunc(0, size, args, 0)
         else:
             self.threads.run(kernel.cfunc, size, args, red.segment * red.inner, True, kernel.private)
-        a = partial.array[:count].reshape(outer, k, red.inner)
-        dst = out.array[:outer * red.inner].reshape(outer, red.inner)
-        if k == 1:
-            dst[...] = a[:, 0, :]
-            return out
-        op = red.op
-        ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "min": np.fmin, "max": np.fmax}.get(op) or \
-            REDUCE_UFUNC[op]
-        with np.errstate(all="ignore"):
-            ufunc.reduce(a, axis=1, dtype=vt.np_dtype, out=dst)
+        self._combine_segments(red, vt, partial, outer, k, out)
         return out
 
     def _axis_reduce(self, red, vt, buffer, size):
-        """The axis reduction ``red`` of an evaluated buffer: the fused kernel over a load of it,
-        so the bits are those of the fused reduction of the same values."""
+        """The axis reduction ``red`` of an evaluated buffer, with the bits of the fused reduction
+        of the same values: over the last axes (``inner == 1``) the row kernel with one
+        ``W``-lane accumulator (the fused kernel's order) reduces each segment; otherwise the
+        fused kernel itself over a load of the buffer."""
+        if red.inner == 1:
+            return self._row_axis_reduce(red, vt, buffer, size)
         key = (red, vt)
         spec = self._load_reduction.get(key)
         if spec is None:
@@ -283,6 +278,40 @@ class LLVMBackend(Backend):
                 [Instr("load", vt, (), 0), Instr("reduce", vt, (0,), (1, red.op, red.segment, red.inner))],
                 [(IN, vt), (PARTIAL, vt)])
         return self.launch_axis_reduction(self.compile(spec)[0], size, [buffer], red, vt)
+
+    def _row_axis_reduce(self, red, vt, buffer, size):
+        """:meth:`_axis_reduce` over the last axes: a partial per segment (the row kernel of
+        :meth:`.block_kernels.RowKernels.axis`, the threads sharing the segments), then
+        :meth:`_combine_segments`."""
+        outer = size // red.size
+        k = red.size // red.segment
+        out = self.alloc(vt, outer)
+        if not outer:
+            return out
+        partial = out if k == 1 else self.alloc(vt, outer * k)
+        kernel = self.row_kernels.axis(red.op, vt, self.width)
+        rows = outer * k
+        args = _ARGS[4](buffer.ptr, size, partial.ptr, red.segment)
+        if size < ROW_PARALLEL_MIN:
+            kernel(0, rows, args, 0)
+        else:
+            self.threads.run(kernel, rows, args, 1, True, min_block=-(-BLOCK_ROWS_MIN // red.segment))
+        if k > 1:
+            self._combine_segments(red, vt, partial, outer, k, out)
+        return out
+
+    def _combine_segments(self, red, vt, partial, outer: int, k: int, out) -> None:
+        """``out`` = each slab's ``k`` segment partials (``partial``, ``(outer, k, inner)``)
+        combined in order by NumPy."""
+        a = partial.array[:outer * k * red.inner].reshape(outer, k, red.inner)
+        dst = out.array[:outer * red.inner].reshape(outer, red.inner)
+        if k == 1:
+            dst[...] = a[:, 0, :]
+            return
+        ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "min": np.fmin, "max": np.fmax}.get(red.op) or \
+            REDUCE_UFUNC[red.op]
+        with np.errstate(all="ignore"):
+            ufunc.reduce(a, axis=1, dtype=vt.np_dtype, out=dst)
 
     def launch_reduction(self, kernel, size, inputs, op, vt):
         """Launch ``kernel``, whose last parameter is the partials of a fused reduction ``op``

@@ -82,7 +82,13 @@ def op_reduce(e, ins) -> str:
     p, op = ins.value[:2]
     vt = ins.vt
     t = scalar_type(vt)
-    v = e.select(t, "%mask", e.arg(ins), e.splat(t, _identity(op, vt)))
+    if len(ins.value) > 2:
+        # an axis reduction: its launches cover whole rows of a multiple of W lanes, every lane
+        # of every chunk is active (and without mask registers, AVX2, the mask would cost a
+        # dozen instructions per chunk)
+        v = e.arg(ins)
+    else:
+        v = e.select(t, "%mask", e.arg(ins), e.splat(t, _identity(op, vt)))
     if _in_memory(ins):
         _, _, segment, inner = ins.value
         seg = e.emit(f"udiv i64 %i, {segment * inner}")
