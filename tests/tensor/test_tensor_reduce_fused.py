@@ -177,6 +177,29 @@ def test_shapes_that_keep_the_generic_path_give_numpy_values(shape, axis):
                _want(name, _numpy_expr(a, np.float32), axis, np.float32), np.float32)
 
 
+@pytest.mark.parametrize("axis", [0, 1])
+def test_min_and_max_ignore_nan_and_an_all_nan_line_gives_the_identity(axis):
+    a = _data((2 * W, 2 * W), np.float32, 11)
+    a[3, :] = np.nan
+    a[:, 5] = np.nan
+    a[7, 9] = np.nan
+    t = TensorXf(a)
+    for name, ident in (("min", np.inf), ("max", -np.inf)):
+        got = getattr(fj, name)(t * 1, axis=axis).numpy()
+        with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+            want = getattr(np, "nan" + name)(a, axis=axis)
+        want = np.where(np.isnan(want), np.float32(ident), want)
+        assert got.tobytes() == want.astype(np.float32).tobytes()
+
+
+def test_an_ad_tensor_without_gradients_keeps_its_type():
+    from frostjit.llvm.ad import TensorXf as ADTensor
+    a = _data((3 * W, 2 * W), np.float32, 12)
+    got = fj.sum(ADTensor(a) * 2, axis=0)
+    assert type(got) is ADTensor
+    np.testing.assert_allclose(got.numpy(), (a * 2).sum(axis=0), rtol=1e-6)
+
+
 def test_gradients_flow_through_an_axis_sum_of_an_expression():
     from frostjit.llvm.ad import TensorXf as ADTensor
     a = _data((3 * W, 2 * W), np.float32, 8)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import weakref
 
@@ -423,6 +424,7 @@ class LLVMBackend(Backend):
         return LLVMReplayEmitter(self, code)
 
 
+@functools.lru_cache(maxsize=256)
 def axis_segment(m: int, work: int) -> int:
     """The entries of an axis of ``m`` per segment of an axis reduction whose slab has ``work``
     elements: the smallest divisor of ``m`` that cuts the slab into at most
