@@ -232,3 +232,14 @@ def test_a_row_length_that_is_not_a_multiple_of_the_width_is_evaluated_first():
     e = t * 3 + 2
     fj.sum(e, axis=1)
     assert e.array.state == fj.VarState.Evaluated
+
+
+@pytest.mark.llvm_only("which shapes fuse is the LLVM backend's choice")
+def test_a_short_axis_over_wide_rows_keeps_the_gather_level():
+    # (its segments could not be shared by the threads without partial rows as large as the input)
+    a = _data((4, 1 << 18), np.float32, 12)
+    t = TensorXf(a)
+    e = t * 3 + 2
+    got = fj.sum(e, axis=0)
+    assert e.array.state == fj.VarState.Evaluated
+    np.testing.assert_allclose(got.numpy(), (a * np.float32(3) + np.float32(2)).sum(axis=0), rtol=1e-6)

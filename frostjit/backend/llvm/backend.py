@@ -30,6 +30,11 @@ _new = object.__new__
 # one thread in a fixed order (the same bits at any thread count, threads for long axes).
 AXIS_SEGMENTS = 64
 AXIS_SEGMENT_WORK = 1 << 16
+# An axis of fewer than AXIS_SHORT entries over rows of AXIS_SHORT_WIDE elements or more keeps
+# the generic path (one gather level); other segments over inner axes hold at least
+# AXIS_SHORT // 2 rows, so their partial rows are at most an eighth of the input.
+AXIS_SHORT = 16
+AXIS_SHORT_WIDE = 1 << 20
 # Block reductions of at least this many elements are shared by the thread pool's threads.
 BLOCK_PARALLEL_MIN = 1 << 20
 # A compiled block reduction (one row per thread at a time, see block_kernels) shares its rows
@@ -220,7 +225,8 @@ class LLVMBackend(Backend):
         """:meth:`Backend.axis_reduction`: fused into the kernel of a pending input (and the same
         kernel over a load for an evaluated one) where no ``W``-lane chunk straddles two rows:
         ``size`` a multiple of ``W`` when ``inner == 1`` (the last axes), else ``inner`` a
-        multiple of ``W``.  The choice and the segment (see :func:`axis_segment`) depend on
+        multiple of ``W`` and not a short axis over wide rows (fewer than :data:`AXIS_SHORT`
+        entries, :data:`AXIS_SHORT_WIDE` elements or more per slab).  The choice and the segment (see :func:`axis_segment`) depend on
         ``size`` and ``inner`` only, never on the thread count or the outer size (which may
         follow a frozen function's batch size)."""
         if not fusable(op, vt) or size < 1 or inner < 1:
@@ -230,9 +236,11 @@ class LLVMBackend(Backend):
             if size % W:
                 return None
             return AxisReduction(op, size, 1, W * axis_segment(size // W, size))
-        if inner % W:
+        if inner % W or (size < AXIS_SHORT and size * inner >= AXIS_SHORT_WIDE):
+            # (a short axis over wide rows: its segments could not be shared by the threads
+            # without partial rows as large as the input; one gather level reads it once)
             return None
-        return AxisReduction(op, size, inner, axis_segment(size, size * inner))
+        return AxisReduction(op, size, inner, axis_segment(size, size * inner, AXIS_SHORT // 2))
 
     def launch_axis_reduction(self, kernel, size, inputs, red, vt):
         """Launch ``kernel``, whose last parameter is the partials of the axis reduction ``red``
@@ -425,13 +433,13 @@ class LLVMBackend(Backend):
 
 
 @functools.lru_cache(maxsize=256)
-def axis_segment(m: int, work: int) -> int:
+def axis_segment(m: int, work: int, at_least: int = 1) -> int:
     """The entries of an axis of ``m`` per segment of an axis reduction whose slab has ``work``
     elements: the smallest divisor of ``m`` that cuts the slab into at most
-    ``max(1, min(AXIS_SEGMENTS, work // AXIS_SEGMENT_WORK))`` segments (an ``m`` without a
-    suitable divisor, a prime, is one segment)."""
+    ``max(1, min(AXIS_SEGMENTS, work // AXIS_SEGMENT_WORK))`` segments and is at least
+    ``min(m, at_least)`` (an ``m`` without a suitable divisor, a prime, is one segment)."""
     parts = max(1, min(AXIS_SEGMENTS, work // AXIS_SEGMENT_WORK))
-    least = -(-m // parts)
+    least = max(-(-m // parts), min(m, at_least))
     best = m
     d = 1
     while d * d <= m:
