@@ -7,7 +7,11 @@ and prefix sums of tensors over any axis or tuple of axes.
 selects axes (negative ones count from the end), ``()`` reduces nothing, ``keepdims=True``
 keeps the reduced axes with length 1.
 
-**How an axis is reduced.**  Every axis reduction is a tree of lazy gathers: the tensor is
+**How an axis is reduced.**  Where the backend takes it (``Backend.axis_reduction``: the LLVM
+backend where no SIMD chunk straddles two rows, see docs/tensor.md), a run of reduced axes is
+one :class:`~frostjit.backend.base.AxisReduction` (:func:`frostjit.schedule.memops.axis_reduce`):
+fused into the kernel that computes a pending tensor, the same order for an evaluated one, so
+the bits agree.  Otherwise an axis reduction is a tree of lazy gathers: the tensor is
 seen as ``(outer, n, inner)``; one level combines ``B`` entries ``j, j + m, j + 2m, ...``
 (``m = ceil(n / B)``) of each row into entry ``j`` of a tensor ``(outer, m, inner)``, so for
 ``B = 16`` an axis of 4096 takes three levels (kernels).  Consecutive output lanes read
