@@ -15,7 +15,8 @@ Workloads (each system in its own subprocess: this script re-runs itself with ``
 NumPy: the same bilinear filter with fancy indexing (its backward with ``bincount``) and
 ``ndarray.sum(axis=k)``.  Target: frostjit <= Dr.Jit.
 
-``--sums``: ``sum(t, axis=1)`` of several shapes and types (:data:`SUM_CASES`), measured in
+``--sums``: ``sum(t, axis=1)`` of several shapes and types (:data:`SUM_CASES`; also ``axis=0``,
+and sums of the pending expression ``t * 2 + 1``: a fused axis reduction), measured in
 *interleaved* rounds: every system runs in one long-lived child, and each round asks each child
 in turn (the order rotating) for a batch of calls after a short pause (:data:`PAUSE_S`), so all
 systems see the same load on a shared machine.  Per case: the median over rounds of each batch's median wall time, and the spread
@@ -38,13 +39,16 @@ import _workloads  # noqa: E402
 SYSTEMS = ["frostjit", "drjit", "numpy"]
 WORKLOADS = ["lookup", "lookup+backward", "sum axis 0", "sum axis 1"]
 RES, LOOKUPS, SIDE = 1024, 1_000_000, 4096
-# --sums: name -> (shape, NumPy dtype, tensor type name)
+# --sums: name -> (shape, NumPy dtype, tensor type name, axis, of a pending expression)
 SUM_CASES = {
-    "4096x4096/f32": ((4096, 4096), "float32", "TensorXf"),
-    "64x262144/f32": ((64, 262144), "float32", "TensorXf"),
-    "262144x64/f32": ((262144, 64), "float32", "TensorXf"),
-    "4096x4096/f64": ((4096, 4096), "float64", "TensorXf64"),
-    "4096x4096/i32": ((4096, 4096), "int32", "TensorXi"),
+    "4096x4096/f32": ((4096, 4096), "float32", "TensorXf", 1, False),
+    "64x262144/f32": ((64, 262144), "float32", "TensorXf", 1, False),
+    "262144x64/f32": ((262144, 64), "float32", "TensorXf", 1, False),
+    "4096x4096/f64": ((4096, 4096), "float64", "TensorXf64", 1, False),
+    "4096x4096/i32": ((4096, 4096), "int32", "TensorXi", 1, False),
+    "4096x4096/f32 axis 0": ((4096, 4096), "float32", "TensorXf", 0, False),
+    "t*2+1 4096x4096/f32 axis 0": ((4096, 4096), "float32", "TensorXf", 0, True),
+    "t*2+1 4096x4096/f32 axis 1": ((4096, 4096), "float32", "TensorXf", 1, True),
 }
 BATCH = 5       # calls per system and round in --sums
 # Pause before each batch of --sums: the other children's idle worker threads (which spin for
@@ -174,11 +178,15 @@ def serve(system: str, params: dict) -> None:
     rng = np.random.default_rng(11)
     data = {}
     for name in params["cases"]:
-        shape, dtype, _ = SUM_CASES[name]
+        shape, dtype = SUM_CASES[name][:2]
         a = rng.random(shape) * 100
         data[name] = a.astype(dtype)
     if system == "numpy":
-        run = {name: (lambda a=a: a.sum(axis=1)) for name, a in data.items()}
+        run = {}
+        for name, a in data.items():
+            axis, expr = SUM_CASES[name][3:]
+            run[name] = (lambda a=a, k=axis: (a * 2 + 1).sum(axis=k)) if expr else \
+                (lambda a=a, k=axis: a.sum(axis=k))
     else:
         if system == "drjit":
             import drjit as dr
@@ -192,8 +200,10 @@ def serve(system: str, params: dict) -> None:
             t = getattr(T, SUM_CASES[name][2])(a)
             dr.eval(t)
 
-            def call(t=t):
-                r = dr.sum(t, axis=1)
+            axis, expr = SUM_CASES[name][3:]
+
+            def call(t=t, axis=axis, expr=expr):
+                r = dr.sum(t * 2 + 1 if expr else t, axis=axis)
                 dr.eval(r)
                 _workloads.sync(dr)
                 return r
@@ -215,7 +225,8 @@ def sums(systems: list, rounds: int, threads, base: str | None, cases: list) -> 
 
 def report_sums(res: dict, rounds: int) -> None:
     names = list(res)
-    print(f"sum(t, axis=1), interleaved: median over {rounds} rounds of the median of {BATCH} calls "
+    print(f"sum(t, axis=1) (or the axis and pending expression 't*2+1' named), interleaved: median over "
+          f"{rounds} rounds of the median of {BATCH} calls "
           f"(ms wall [lowest-highest round] / ms CPU)")
     header = ["case"] + names + (["fj / drjit (wall)"] if "drjit" in names and "frostjit" in names else [])
     rows = []
@@ -298,7 +309,7 @@ def parser(prog: str = "bench_tensor.py") -> argparse.ArgumentParser:
     ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
     ap.add_argument("--json", default=None, help="also write the raw results to this file")
     ap.add_argument("--sums", action="store_true",
-                    help="interleaved rounds of sum(t, axis=1) over several shapes and types instead")
+                    help="interleaved rounds of sum(t, axis=k) over several shapes, types and expressions instead")
     ap.add_argument("--rounds", type=H.positive_int, default=9, help="rounds of --sums (default 9)")
     ap.add_argument("--cases", type=H.comma_list(list(SUM_CASES), "case"), default=list(SUM_CASES),
                     help="with --sums: comma list of cases (default: all of " + ", ".join(SUM_CASES) + ")")

@@ -43,6 +43,31 @@ class BlockReduction:
         return n if self.prefix else (n + self.size - 1) // self.size
 
 
+@dataclass(frozen=True, slots=True)
+class AxisReduction:
+    """A reduction over the middle axis of an array seen as ``(outer, size, inner)`` (a tensor's
+    ``fj.sum(t, axis=k)``): ``outer * inner`` results, ``out[o * inner + j] = op over i of
+    in[(o * size + i) * inner + j]``.  What :meth:`Backend.block_reduce` runs (and frozen
+    functions record, as a block reduction) when :meth:`Backend.axis_reduction` chose it.
+
+    ``segment`` (a divisor of ``size``, the backend's choice) fixes the order: the axis is cut
+    into segments of ``segment`` entries, each reduced in one fixed order (by one thread), then
+    the segments' partials are combined in order.  The same ``AxisReduction`` gives the same bits
+    whether its input was pending (the LLVM backend fuses it into the kernel that computes the
+    input) or evaluated, at any thread count.
+    """
+
+    op: str
+    size: int
+    inner: int
+    segment: int
+    prefix: bool = False        # (read by code that handles every block reduction)
+
+    def out_size(self, n):
+        """The output size for ``n`` input elements (``n`` may be a frozen function's symbol)."""
+        return n // self.size
+
+
 class Kernel(abc.ABC):
     """What every backend's compiled kernel offers to the layers above (the kernel history,
     the logs, frozen functions' replay code).
@@ -178,6 +203,21 @@ class Backend(abc.ABC):
         lanes, the buffers ``inputs`` bound to its other parameters; the result as a NumPy scalar."""
         raise NotImplementedError(f"the {self.name} backend has no fused reductions")
 
+    def axis_reduction(self, op: str, vt: VarType, size: int, inner: int) -> AxisReduction | None:
+        """How this backend reduces the middle axis (``size`` entries, ``inner`` elements apart)
+        of an array with ``op`` (see :class:`AxisReduction`), or ``None`` where it keeps the
+        generic path (``frostjit.tensor.reduce``'s gathers): Bool, Float16 (computed in a wider
+        type), bitwise ``and``/``or`` of floats.  The choice depends only on its arguments."""
+        if vt.is_bool or vt.compute is not None or (vt.is_float and op in ("and", "or")) or size < 1 or inner < 1:
+            return None
+        return AxisReduction(op, size, inner, size)
+
+    def launch_axis_reduction(self, kernel, size: int, inputs: list, red: AxisReduction, vt: VarType):
+        """Run the fused axis reduction ``kernel`` (its last parameter: the partials of ``red``)
+        over ``size`` lanes, the buffers ``inputs`` bound to its other parameters; the result as
+        a buffer of ``size // red.size`` elements."""
+        raise NotImplementedError(f"the {self.name} backend has no fused reductions")
+
     @abc.abstractmethod
     def reduce(self, op: str, vt: VarType, buffer, size: int):
         """Reduce a buffer with ``op`` in {"add", "mul", "min", "max", "and", "or"}; a size-1 buffer.
@@ -198,6 +238,8 @@ class Backend(abc.ABC):
         size as the input).  The NumPy reference semantics (``numpy_semantics.block_reduce``)
         on the host buffer; a backend overrides this where it can do better."""
         a = self.host_array(buffer, size)
+        if isinstance(block, AxisReduction):
+            return self.from_numpy(ns.axis_reduce(block.op, a, block.size, block.inner))
         return self.from_numpy(ns.block_reduce(block.op, a, block.size, block.prefix, block.exclusive,
                                                block.reverse))
 

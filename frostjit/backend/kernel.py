@@ -25,7 +25,9 @@ Instructions (``Instr.op``; ``args`` index earlier instructions, ``value`` as li
               array operations)
     reduce    args: (value,)             value: (parameter index, op)  a PARTIAL parameter:
               element k holds ``op`` over the lanes of row k (rows of a length the backend
-              chooses, the same at every launch; "add", "mul", "min", "max", "and", "or")
+              chooses, the same at every launch; "add", "mul", "min", "max", "and", "or");
+              an axis reduction adds ``(segment, inner)``: partials per segment of an axis
+              (``AxisReduction`` in backend/base.py, the layout in codegen/reductions.py)
     cast, bitcast   value: the target type
     any other lane-wise operation by its name (add, sin, select, ...): args are its operands
 

@@ -149,6 +149,55 @@ def block_reduce(block: BlockReduction, node: Node) -> Node:
     return _finish("block_reduce", block, [src], out, history=block.op)
 
 
+def axis_reduce(red, node: Node) -> Node:
+    """The axis reduction ``red`` (a :class:`~frostjit.backend.base.AxisReduction`, chosen by
+    ``Backend.axis_reduction``) of ``node``: ``node.size // red.size`` elements.
+
+    A pending ``node`` is reduced in the kernel that computes it where the backend fuses (its
+    values are never stored); otherwise, and while a frozen function records, it is evaluated
+    and reduced as a block reduction (the same kernel order: the same bits)."""
+    if node.op != "data" and node.op != "literal":
+        backend = current_backend()
+        if backend.fused_reductions_from is not None and state.recorder is None and node.size:
+            with state.lock:
+                out = _launch_fused_axis(backend, red, node)
+            if out is not None:
+                return out
+    return block_reduce(red, node)
+
+
+def _launch_fused_axis(backend, red, node: Node) -> Node | None:
+    """:func:`axis_reduce`'s fused kernel, holding the evaluation lock; ``None`` where the
+    kernel would have to store other results too."""
+    if state.side_effects:
+        evaluate(())        # queued scatters first, in program order (as materialize does)
+    if node.op == "data":
+        return None
+    spec = build_kernel([node], ())
+    if spec.outputs != [node] or spec.params[-1] != (OUT, node.vt):
+        return None
+    p = len(spec.params) - 1
+    value = spec.instrs[-1].args[0]
+    ins = Instr("reduce", node.vt, (value,), (p, red.op, red.segment, red.inner))
+    spec.params[-1] = (PARTIAL, node.vt)
+    spec.instrs[-1] = ins
+    spec.key_items[-1] = ins
+    spec.outputs = []
+    kernel, _status = backend.compile(spec)
+    inputs = [n.value for n in spec.bindings[:-1]]
+    if node.size >= backend.wake_from:
+        backend.wake_threads()
+    history = state.flags & KERNEL_HISTORY
+    t0 = time.perf_counter()
+    buf = backend.launch_axis_reduction(kernel, node.size, inputs, red, node.vt)
+    if history:
+        record_operation({"type": "jit", "backend": backend.name, "size": node.size, "hash": kernel.hash,
+                          "ir": kernel.ir, "cache_hit": _status == "memory", "cache_disk": _status == "disk",
+                          "operation_count": len(spec.instrs), "operation": red.op,
+                          "execution_time": (time.perf_counter() - t0) * 1e3})
+    return ops.data(node.vt, buf, red.out_size(node.size))
+
+
 def compress(node: Node) -> Node:
     """Indices of the true entries of a Bool node (size depends on the data)."""
     src = materialize(node)

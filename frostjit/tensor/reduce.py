@@ -7,7 +7,11 @@ and prefix sums of tensors over any axis or tuple of axes.
 selects axes (negative ones count from the end), ``()`` reduces nothing, ``keepdims=True``
 keeps the reduced axes with length 1.
 
-**How an axis is reduced.**  Every axis reduction is a tree of lazy gathers: the tensor is
+**How an axis is reduced.**  Where the backend takes it (``Backend.axis_reduction``: the LLVM
+backend where no SIMD chunk straddles two rows, see docs/tensor.md), a run of reduced axes is
+one :class:`~frostjit.backend.base.AxisReduction` (:func:`frostjit.schedule.memops.axis_reduce`):
+fused into the kernel that computes a pending tensor, the same order for an evaluated one, so
+the bits agree.  Otherwise an axis reduction is a tree of lazy gathers: the tensor is
 seen as ``(outer, n, inner)``; one level combines ``B`` entries ``j, j + m, j + 2m, ...``
 (``m = ceil(n / B)``) of each row into entry ``j`` of a tensor ``(outer, m, inner)``, so for
 ``B = 16`` an axis of 4096 takes three levels (kernels).  Consecutive output lanes read
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 from ..array import registry as array_registry
 from ..array.flat import apply
+from ..backend import current_backend
 from ..errors import AxisError
 from ..functions.block import block_prefix_reduce, block_prefix_sum, block_reduce
 from ..functions.creation import arange, full, zeros
@@ -34,6 +39,7 @@ from ..functions.math import select
 from ..functions.memory import gather, scatter_add
 from ..functions import reduce as flat_reduce
 from ..functions.scan import identity as scan_identity
+from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from . import registry
 from .axes import normalize_axes, normalize_axis
@@ -116,6 +122,14 @@ def _sum_rows(x, outer, n):
     return out
 
 
+def _fusable_axis(x, n, inner, mode) -> bool:
+    """Whether the backend may reduce this axis as one :class:`~frostjit.backend.base.
+    AxisReduction` (a JIT array without gradient tracking, lengths known, not symbolic mode)."""
+    if mode == "symbolic" or getattr(type(x), "_eager_flat", False) or _symbolic(n) or _symbolic(inner):
+        return False
+    return getattr(x, "_ad", None) is None
+
+
 def _reduce_axis(op: str, x, outer, n, inner, mode=None):
     """Reduce the middle axis of ``x`` seen as ``(outer, n, inner)``: an array of ``outer * inner``.
 
@@ -128,6 +142,10 @@ def _reduce_axis(op: str, x, outer, n, inner, mode=None):
         return x
     if n == 0:
         return full(type(x), _identity(op, type(x)._vt), outer * inner)
+    if _fusable_axis(x, n, inner, mode):
+        red = current_backend().axis_reduction(op, x._vt, n, inner)
+        if red is not None:     # one kernel, fused into the one computing x where it is pending
+            return type(x)._from_node(memops.axis_reduce(red, x._node))
     if inner == 1 and not _symbolic(n) and mode != "symbolic":
         return block_reduce(op, x, n)       # the contiguous last axes: one pass, rows in parallel
     if op == "add" and inner == 1 and outer != 1 and (_symbolic(n) or n >= _ROW_SUM):

@@ -716,6 +716,21 @@ def _identity(op: str, dt: np.dtype):
     return info.max if op == "min" else info.min
 
 
+def axis_reduce(op: str, a, size: int, inner: int):
+    """``op`` over the middle axis of ``a`` seen as ``(outer, size, inner)``: ``outer * inner``
+    values (flat).  As :func:`reduce`: float min/max ignore NaN, integers wrap; ``and``/``or``
+    are bitwise on integers.  Float sums in NumPy's order."""
+    a = np.asarray(a)
+    dt = a.dtype
+    ident = _identity(op, dt)
+    ufunc = _REDUCE[op]
+    if op in ("and", "or") and dt.kind in "iu":
+        ufunc = np.bitwise_and if op == "and" else np.bitwise_or
+        ident = np.array(-1).astype(dt)[()] if op == "and" else 0
+    with np.errstate(all="ignore"):
+        return ufunc.reduce(a.reshape(-1, size, inner), axis=1, dtype=dt, initial=ident).reshape(-1)
+
+
 def block_reduce(op: str, a, block: int, prefix: bool = False, exclusive: bool = True, reverse: bool = False):
     """``op`` over each run of ``block`` consecutive elements of ``a`` (the last run may be
     shorter): one value per run, or with ``prefix`` the (exclusive or inclusive, forward or

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import weakref
 
@@ -10,7 +11,7 @@ import numpy as np
 from ...errors import out_of_memory
 from ...trace import numpy_semantics as ns
 from ...trace.dtypes import UInt32
-from ..base import Backend
+from ..base import AxisReduction, Backend
 from ..kernel import IN, PARTIAL, Instr, KernelSpec
 from .compiler import Compiler
 from ..cache_control import check_capacity
@@ -24,6 +25,16 @@ from .threads import PARALLEL_MIN_WORK, ThreadPool, default_thread_count
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
 _ARGS = [ctypes.c_int64 * n for n in range(33)]
 _new = object.__new__
+# An axis reduction (AxisReduction) cuts each slab (the reduced axis times the elements after
+# it) into at most AXIS_SEGMENTS segments of about AXIS_SEGMENT_WORK elements, each reduced by
+# one thread in a fixed order (the same bits at any thread count, threads for long axes).
+AXIS_SEGMENTS = 64
+AXIS_SEGMENT_WORK = 1 << 16
+# An axis of fewer than AXIS_SHORT entries over rows of AXIS_SHORT_WIDE elements or more keeps
+# the generic path (one gather level); other segments over inner axes hold at least
+# AXIS_SHORT // 2 rows, so their partial rows are at most an eighth of the input.
+AXIS_SHORT = 16
+AXIS_SHORT_WIDE = 1 << 20
 # Block reductions of at least this many elements are shared by the thread pool's threads.
 BLOCK_PARALLEL_MIN = 1 << 20
 # A compiled block reduction (one row per thread at a time, see block_kernels) shares its rows
@@ -210,6 +221,107 @@ class LLVMBackend(Backend):
         with np.errstate(all="ignore"):     # inf + -inf is NaN, not a warning (IEEE, as kernels)
             return REDUCE_UFUNC[op].reduce(a, dtype=dt)
 
+    def axis_reduction(self, op, vt, size, inner):
+        """:meth:`Backend.axis_reduction`: fused into the kernel of a pending input (and the same
+        kernel over a load for an evaluated one) where no ``W``-lane chunk straddles two rows:
+        ``size`` a multiple of ``W`` when ``inner == 1`` (the last axes), else ``inner`` a
+        multiple of ``W`` and not a short axis over wide rows (fewer than :data:`AXIS_SHORT`
+        entries, :data:`AXIS_SHORT_WIDE` elements or more per slab).  The choice and the segment (see :func:`axis_segment`) depend on
+        ``size`` and ``inner`` only, never on the thread count or the outer size (which may
+        follow a frozen function's batch size)."""
+        if not fusable(op, vt) or size < 1 or inner < 1:
+            return None
+        W = self.width
+        if inner == 1:
+            if size % W:
+                return None
+            return AxisReduction(op, size, 1, W * axis_segment(size // W, size))
+        if inner % W or (size < AXIS_SHORT and size * inner >= AXIS_SHORT_WIDE):
+            # (a short axis over wide rows: its segments could not be shared by the threads
+            # without partial rows as large as the input; one gather level reads it once)
+            return None
+        return AxisReduction(op, size, inner, axis_segment(size, size * inner, AXIS_SHORT // 2))
+
+    def launch_axis_reduction(self, kernel, size, inputs, red, vt):
+        """Launch ``kernel``, whose last parameter is the partials of the axis reduction ``red``
+        (:mod:`.codegen.reductions`), over ``size`` lanes with the buffers ``inputs`` bound to
+        the others; NumPy combines each slab's segment partials in order.  The threads share
+        the lanes in whole segments.  Returns a buffer of ``size // red.size`` elements."""
+        slab = red.size * red.inner
+        outer = size // slab
+        k = red.size // red.segment
+        count = outer * k * red.inner
+        out = self.alloc(vt, outer * red.inner)
+        if not outer:
+            return out
+        partial = self.alloc(vt, count)
+        if red.inner > 1:       # combined in memory: every partial row starts from the identity
+            partial.array[:count] = reduce_identity(red.op, vt.np_dtype)
+        n = 2 * len(inputs) + 2
+        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
+        j = 0
+        for buf in inputs:
+            args[j] = buf.ptr
+            args[j + 1] = len(buf.array)
+            j += 2
+        args[j] = partial.ptr
+        args[j + 1] = count
+        if size < kernel.parallel_from:
+            kernel.cfunc(0, size, args, 0)
+        else:
+            self.threads.run(kernel.cfunc, size, args, red.segment * red.inner, True, kernel.private)
+        self._combine_segments(red, vt, partial, outer, k, out)
+        return out
+
+    def _axis_reduce(self, red, vt, buffer, size):
+        """The axis reduction ``red`` of an evaluated buffer, with the bits of the fused reduction
+        of the same values: over the last axes (``inner == 1``) the row kernel with one
+        ``W``-lane accumulator (the fused kernel's order) reduces each segment; otherwise the
+        fused kernel itself over a load of the buffer."""
+        if red.inner == 1:
+            return self._row_axis_reduce(red, vt, buffer, size)
+        key = (red, vt)
+        spec = self._load_reduction.get(key)
+        if spec is None:
+            spec = self._load_reduction[key] = KernelSpec(
+                [Instr("load", vt, (), 0), Instr("reduce", vt, (0,), (1, red.op, red.segment, red.inner))],
+                [(IN, vt), (PARTIAL, vt)])
+        return self.launch_axis_reduction(self.compile(spec)[0], size, [buffer], red, vt)
+
+    def _row_axis_reduce(self, red, vt, buffer, size):
+        """:meth:`_axis_reduce` over the last axes: a partial per segment (the row kernel of
+        :meth:`.block_kernels.RowKernels.axis`, the threads sharing the segments), then
+        :meth:`_combine_segments`."""
+        outer = size // red.size
+        k = red.size // red.segment
+        out = self.alloc(vt, outer)
+        if not outer:
+            return out
+        partial = out if k == 1 else self.alloc(vt, outer * k)
+        kernel = self.row_kernels.axis(red.op, vt, self.width)
+        rows = outer * k
+        args = _ARGS[4](buffer.ptr, size, partial.ptr, red.segment)
+        if size < ROW_PARALLEL_MIN:
+            kernel(0, rows, args, 0)
+        else:
+            self.threads.run(kernel, rows, args, 1, True, min_block=-(-BLOCK_ROWS_MIN // red.segment))
+        if k > 1:
+            self._combine_segments(red, vt, partial, outer, k, out)
+        return out
+
+    def _combine_segments(self, red, vt, partial, outer: int, k: int, out) -> None:
+        """``out`` = each slab's ``k`` segment partials (``partial``, ``(outer, k, inner)``)
+        combined in order by NumPy."""
+        a = partial.array[:outer * k * red.inner].reshape(outer, k, red.inner)
+        dst = out.array[:outer * red.inner].reshape(outer, red.inner)
+        if k == 1:
+            dst[...] = a[:, 0, :]
+            return
+        ufunc = {"and": np.bitwise_and, "or": np.bitwise_or, "min": np.fmin, "max": np.fmax}.get(red.op) or \
+            REDUCE_UFUNC[red.op]
+        with np.errstate(all="ignore"):
+            ufunc.reduce(a, axis=1, dtype=vt.np_dtype, out=dst)
+
     def launch_reduction(self, kernel, size, inputs, op, vt):
         """Launch ``kernel``, whose last parameter is the partials of a fused reduction ``op``
         (:mod:`.codegen.reductions`), over ``size`` lanes with the buffers ``inputs`` bound to
@@ -253,6 +365,8 @@ class LLVMBackend(Backend):
         """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or
         prefix reduction) whose rows the thread pool shares; Bool reduces runs of whole blocks with
         NumPy (which releases the GIL), shared by the pool's threads on large inputs."""
+        if isinstance(block, AxisReduction):
+            return self._axis_reduce(block, vt, buffer, size)
         m = block.out_size(size)
         out = self.alloc(vt, m)
         if row_kernel_supported(block.op, vt):
@@ -316,6 +430,25 @@ class LLVMBackend(Backend):
     # -- frozen functions -------------------------------------------------
     def replay_emitter(self, code):
         return LLVMReplayEmitter(self, code)
+
+
+@functools.lru_cache(maxsize=256)
+def axis_segment(m: int, work: int, at_least: int = 1) -> int:
+    """The entries of an axis of ``m`` per segment of an axis reduction whose slab has ``work``
+    elements: the smallest divisor of ``m`` that cuts the slab into at most
+    ``max(1, min(AXIS_SEGMENTS, work // AXIS_SEGMENT_WORK))`` segments and is at least
+    ``min(m, at_least)`` (an ``m`` without a suitable divisor, a prime, is one segment)."""
+    parts = max(1, min(AXIS_SEGMENTS, work // AXIS_SEGMENT_WORK))
+    least = max(-(-m // parts), min(m, at_least))
+    best = m
+    d = 1
+    while d * d <= m:
+        if m % d == 0:
+            for c in (d, m // d):
+                if least <= c < best:
+                    best = c
+        d += 1
+    return best
 
 
 def _renew_pool_in_child(backend_ref) -> None:

@@ -398,6 +398,21 @@ class RowKernels:
                     k = self.kernels[key] = self._build(op, vt, prefix, exclusive, reverse)
         return k
 
+    def axis(self, op: str, vt: VarType, lanes: int):
+        """The row reduction with one accumulator of ``lanes`` elements (``unroll=1``): each
+        row's order is that of a fused axis reduction's segment in a kernel of width ``lanes``
+        (:mod:`.codegen.reductions`: the chunks in order into one accumulator, then its lanes as
+        a tree), so an evaluated tensor's axis reduction gives the fused one's bits."""
+        key = ("axis", op, vt, lanes)
+        k = self.kernels.get(key)
+        if k is None:
+            with self.lock:
+                k = self.kernels.get(key)
+                if k is None:
+                    symbol = f"fj_axis_{op}_{vt.name.lower()}_w{lanes}"
+                    k = self.kernels[key] = self._compile(row_kernel_ir(op, vt, lanes, symbol, unroll=1), symbol)
+        return k
+
     def count(self):
         """The row count kernel (:func:`count_kernel_ir`): true entries of each row of a Bool
         buffer, into a ``UInt32`` buffer of one entry per row."""

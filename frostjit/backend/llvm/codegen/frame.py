@@ -201,7 +201,7 @@ class KernelEmitter:
 
         # A kernel with fused reductions (codegen/reductions.py) carries their accumulators
         # around the loop and stores a partial at the end of each row.
-        reducing = any(ins.op == "reduce" for ins in spec.instrs)
+        reducing = reductions.has_accumulators(spec)
         ir = [
             f"define void {KERNEL_PLACEHOLDER}(i64 %start, i64 %end, ptr noalias nocapture readonly %args, "
             f"i64 %shared) #0 {{",

@@ -13,6 +13,18 @@ partials (``LLVMBackend.launch_reduction``).
 
 The accumulators are ``loop`` phis of the kernel frame (:meth:`.frame.KernelEmitter.generate`
 asks :func:`header_phis`, :func:`latch` and :func:`flush` for their text).
+
+**Axis reductions** (a tensor's ``fj.sum(expr, axis=k)``, :class:`~frostjit.backend.base.
+AxisReduction`) give ``value`` two more entries, ``(parameter, op, segment, inner)``: the lanes
+are the array seen as ``(outer, n, inner)``, cut into segments of ``segment`` entries of the
+axis (``segment * inner`` lanes; the launch splits between threads at segment boundaries).
+
+* ``inner == 1`` (the reduced axes are the last ones): the rows of the register accumulator
+  above are the segments (``segment`` lanes, a multiple of ``W``, so no chunk straddles two).
+* ``inner > 1`` (a multiple of ``W``): each chunk lies in one row of ``inner`` lanes; it is
+  combined into the segment's partial row in memory (``PARTIAL[segment index, column]``, which
+  the launcher fills with the identity), in the order of the rows.  Partial rows of up to a
+  few thousand entries stay in the L1/L2 cache.
 """
 from __future__ import annotations
 
@@ -23,8 +35,7 @@ from .lowering_table import lowering_table
 
 LOWERINGS, _lowers = lowering_table()
 
-assert REDUCE_ROW & (REDUCE_ROW - 1) == 0       # rows are found with a mask and a shift
-_ROW_SHIFT = REDUCE_ROW.bit_length() - 1
+assert REDUCE_ROW & (REDUCE_ROW - 1) == 0       # whole-array rows are found with a mask and a shift
 
 
 def combine(e, op: str, vt, ty: str, a: str, b: str) -> str:
@@ -40,17 +51,55 @@ def combine(e, op: str, vt, ty: str, a: str, b: str) -> str:
     return e.emit(f"{inst} {ty} {a}, {b}")
 
 
+def _in_memory(ins) -> bool:
+    """Whether a ``reduce`` instruction combines into partial rows in memory (an axis with
+    ``inner > 1``) rather than into a register accumulator."""
+    return len(ins.value) > 2 and ins.value[3] > 1
+
+
 def _reductions(spec) -> list:
-    return [ins for ins in spec.instrs if ins.op == "reduce"]
+    """The spec's ``reduce`` instructions with register accumulators."""
+    return [ins for ins in spec.instrs if ins.op == "reduce" and not _in_memory(ins)]
+
+
+def has_accumulators(spec) -> bool:
+    """Whether the kernel carries reduction accumulators around its loop (:func:`header_phis`,
+    :func:`latch`, :func:`flush`)."""
+    return bool(_reductions(spec))
+
+
+def _row(spec) -> int:
+    """The lanes per partial of the spec's register reductions (all share one row length)."""
+    rows = {ins.value[2] if len(ins.value) > 2 else REDUCE_ROW for ins in _reductions(spec)}
+    assert len(rows) == 1, rows
+    return rows.pop()
 
 
 @_lowers("reduce")
 def op_reduce(e, ins) -> str:
-    """Fold this chunk's active lanes into the accumulator ``%racc<p>`` (``%racc<p>.n``)."""
-    p, op = ins.value
+    """Fold this chunk's active lanes into the accumulator ``%racc<p>`` (``%racc<p>.n``), or
+    (an axis with ``inner > 1``) into the chunk's columns of its segment's partial row."""
+    p, op = ins.value[:2]
     vt = ins.vt
     t = scalar_type(vt)
-    v = e.select(t, "%mask", e.arg(ins), e.splat(t, _identity(op, vt)))
+    if len(ins.value) > 2:
+        # an axis reduction: its launches cover whole rows of a multiple of W lanes, every lane
+        # of every chunk is active (and without mask registers, AVX2, the mask would cost a
+        # dozen instructions per chunk)
+        v = e.arg(ins)
+    else:
+        v = e.select(t, "%mask", e.arg(ins), e.splat(t, _identity(op, vt)))
+    if _in_memory(ins):
+        _, _, segment, inner = ins.value
+        seg = e.emit(f"udiv i64 %i, {segment * inner}")
+        col = e.emit(f"urem i64 %i, {inner}")
+        base = e.emit(f"mul i64 {seg}, {inner}")
+        q = e.emit(f"add i64 {base}, {col}")
+        ptr = e.emit(f"getelementptr {t}, ptr %a{p}, i64 {q}")
+        old = e.emit(f"load {e.vty(t)}, ptr {ptr}, align {vt.itemsize}")
+        out = combine(e, op, vt, e.vty(t), old, v)
+        e.body.append(f"  store {e.vty(t)} {out}, ptr {ptr}, align {vt.itemsize}")
+        return ""
     out = combine(e, op, vt, e.vty(t), f"%racc{p}", v)
     e.body.append(f"  %racc{p}.n = bitcast {e.vty(t)} {out} to {e.vty(t)}")
     return ""
@@ -61,7 +110,7 @@ def header_phis(e) -> list[str]:
     launch and of every row, the running value otherwise."""
     lines = []
     for ins in _reductions(e.spec):
-        p, op = ins.value
+        p, op = ins.value[:2]
         ident = e.splat(scalar_type(ins.vt), _identity(op, ins.vt))
         lines.append(f"  %racc{p} = phi {e.vty(scalar_type(ins.vt))} [ {ident}, %entry ], "
                      f"[ %racc{p}.n, %latch ], [ {ident}, %rflush ]")
@@ -71,8 +120,10 @@ def header_phis(e) -> list[str]:
 def latch(e) -> list[str]:
     """The frame's latch with reductions: to ``rflush`` after the last chunk of a row or of the
     launch, else back to the loop."""
+    row = _row(e.spec)
+    pos = f"and i64 %inext, {row - 1}" if row & (row - 1) == 0 else f"urem i64 %inext, {row}"
     return [f"  %inext = add i64 %i, {e.W}",
-            f"  %rpos = and i64 %inext, {REDUCE_ROW - 1}",
+            f"  %rpos = {pos}",
             "  %rowend = icmp eq i64 %rpos, 0",
             "  %launchend = icmp sge i64 %inext, %end",
             "  %rflush.go = or i1 %rowend, %launchend",
@@ -83,9 +134,11 @@ def flush(e) -> list[str]:
     """Block ``rflush``: each accumulator's lanes combined as a tree (the upper half onto the
     lower half), stored as the partial of the row holding chunk ``%i``."""
     saved, e.body = e.body, []
-    e.body.append(f"  %rrow = lshr i64 %i, {_ROW_SHIFT}")
+    row = _row(e.spec)
+    e.body.append(f"  %rrow = lshr i64 %i, {row.bit_length() - 1}" if row & (row - 1) == 0 else
+                  f"  %rrow = udiv i64 %i, {row}")
     for ins in _reductions(e.spec):
-        p, op = ins.value
+        p, op = ins.value[:2]
         t = scalar_type(ins.vt)
         acc, width = f"%racc{p}.n", e.W
         while width > 1:
