@@ -28,6 +28,7 @@ from ..errors import GradArgumentError, GradSizeError
 from ..functions import math as fm
 from ..functions.detach import detach  # noqa: F401  (part of the AD API: fj.detach)
 from ..traits import is_tensor_v
+from ..trace.ops import stored_literal as _stored_literal
 from ..tree import leaves, transform, traverse2, map2, LeafError
 from . import graph
 from .graph import ADFlag, ADMode, Vertex, scopes
@@ -322,8 +323,11 @@ def _starts(arg, who: str, flags, seed: bool) -> list:
         v = arg._ad
         if v is not None and graph.is_active(v):
             if seed or v.grad is None:
-                # (what set_grad(arg, 1.0) gives: a literal 1 of the vertex's type and size)
-                v.grad = graph.sized_literal(v.cls, 1.0, v.size, v)
+                # (what set_grad(arg, 1.0) gives: a literal 1 of the vertex's type and size; for
+                # a loss (size 1, a float type: 1.0 is exact) without converting the value)
+                cls = v.cls
+                v.grad = cls._from_node(_stored_literal(cls._vt, 1.0, 1)) if v.size == 1 and cls._vt.is_float \
+                    else graph.sized_literal(cls, 1.0, v.size, v)
             return [v]
     elif not isinstance(arg, VectorBase) and not getattr(type(arg), "IsTensor", False):
         raise TypeError(f"{who}(): expected a frostjit array, got {type(arg).__name__}")

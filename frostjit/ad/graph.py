@@ -260,6 +260,9 @@ class Scopes(threading.local):
         # > 0 while a traversal runs a frozen function's derivative (freeze/through.py): that
         # traversal walks on from the inputs itself, so after_call must not start another
         self.defer = 0
+        # a backward pass ran a frozen function's recorded derivative since the last optimizer
+        # step (freeze/through.py sets it, Optimizer.step reads and clears it)
+        self.replayed_backward = False
 
 
 scopes = Scopes()

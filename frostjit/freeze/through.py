@@ -333,6 +333,7 @@ class Through:
     # -- the traversals ----------------------------------------------------------------
     def backward(self, grads, accept) -> None:
         self._run("vjp", grads, accept)
+        scopes.replayed_backward = True     # (an optimizer step after it replays too: opt/base.py)
 
     def forward(self, accept) -> None:
         tangents = self._run("jvp", None, accept)

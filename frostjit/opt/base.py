@@ -36,6 +36,8 @@ from ..trace.dtypes import Float16, Float64
 from ..traits import float16_array_t, float32_array_t
 from ..tree import leaves, transform
 from ..ad import api as ad
+from ..ad.graph import scopes as ad_scopes
+from ..trace.state import state as jit_state
 from ..errors import OptimizerArgumentError
 
 #: A learning rate: a number or a JIT array (size 1, or one rate per element) (Dr.Jit's alias).
@@ -286,6 +288,16 @@ class Optimizer(MutableMapping):
         optimizer's rule computes the new value and state, and the parameter becomes a
         new grad-enabled leaf (gradient cleared).
 
+        A step of one of the optimizers of :mod:`frostjit.opt` (not a subclass) that follows a
+        backward pass through a frozen function's result (its recorded derivative replayed:
+        the training loop ``loss = frozen_forward(params); fj.backward(loss); opt.step()``) is
+        itself replayed from a recording (:func:`frostjit.freeze`, one per layout of the
+        optimizer: its parameters' types and widths, hyper-parameters and state), instead of
+        traced again: the same kernels on the same inputs, without Python per operation
+        (a difference from Dr.Jit, whose frozen outputs carry no gradients).  Only with
+        ``eval=True``, no ``grad_scale`` or ``active``, and nothing scheduled or queued
+        outside the optimizer (which the step would evaluate with its own work).
+
         Parameters
         ----------
         eval : bool
@@ -297,6 +309,18 @@ class Optimizer(MutableMapping):
             A one-element mask: ``Bool(False)`` leaves the parameters and their state as
             they are (the step count of Adam still advances, as in Dr.Jit).
         """
+        if ad_scopes.replayed_backward:
+            ad_scopes.replayed_backward = False
+            if eval and grad_scale is None and active is None and type(self) in _REPLAYABLE and self.state \
+                    and not jit_state.scheduled and not jit_state.side_effects:
+                _replayed_step()(self)
+                return
+        self._update(grad_scale, active)
+        if eval and self.state:
+            _eval()
+
+    def _update(self, grad_scale, active) -> None:
+        """The step (:meth:`step`) with its results scheduled, not evaluated."""
         for key, (value, promoted, lr, extra) in list(self.state.items()):
             g = ad.grad(value)
             if grad_scale is not None:
@@ -317,8 +341,6 @@ class Optimizer(MutableMapping):
             entry = (new_value, promoted, lr, new_extra)
             _schedule(entry)
             self.state[key] = entry
-        if eval and self.state:
-            _eval()
 
     # -- to be provided by subclasses ---------------------------------------
     def _step(self, value, g, lr, extra):
@@ -409,3 +431,26 @@ def _restored(o):
     if type(o) is dict:
         return {k: _restored(v) for k, v in o.items()}
     return o
+
+
+# The optimizers whose step is replayed after a replayed backward pass (Optimizer.step): their
+# rules are JIT operations only (a subclass may keep Python state that a replay would not update).
+_REPLAYABLE: set = set()
+_replayed = []
+
+
+def _step_body(opt) -> None:
+    """What a replayed step records: ``opt.step()`` itself."""
+    opt._update(None, None)
+    _eval()
+
+
+def _replayed_step():
+    """The frozen function of :func:`_step_body` (made on first use; one for every optimizer: its
+    layout key holds the optimizer's type, hyper-parameters, parameters and state)."""
+    if not _replayed:
+        from ..freeze import freeze
+        # (bounded: a program with many optimizers keeps the recordings of the recent layouts;
+        # no warning about re-tracing, which the user did not ask for)
+        _replayed.append(freeze(_step_body, limit=32, warn_after=1 << 30))
+    return _replayed[0]

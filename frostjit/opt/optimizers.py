@@ -13,7 +13,7 @@ from ..functions import math as fm
 from ..functions.evaluation import make_opaque, schedule
 from ..functions.reduce import max as _hmax
 from ..trace.dtypes import Float64, UInt32
-from .base import Optimizer, first, scale_factor, zeros_like, LearningRate
+from .base import Optimizer, first, scale_factor, zeros_like, LearningRate, _REPLAYABLE
 from ..errors import OptimizerArgumentError
 
 
@@ -230,5 +230,7 @@ class AdamW(Adam):
     def _describe(self) -> list:
         return super()._describe() + [("weight_decay", f"{self.weight_decay:g}")]
 
+
+_REPLAYABLE.update((SGD, RMSProp, Adam, AdamW))
 
 __all__ = ["SGD", "RMSProp", "Adam", "AdamW"]

@@ -122,12 +122,17 @@ def evaluate(nodes) -> None:
             if n.op != "data" and n.op != "literal" and id(n) not in seen:
                 seen.add(id(n))
                 pending.append(n)
-        if pending and not state.side_effects and state.recorder is None and _one_size(pending):
-            # (fj.eval of a static array: no scatters queued, nothing to put back on failure)
+        if pending and not state.side_effects and state.recorder is None:
+            # (fj.eval of a static array, an optimizer's step: no scatters queued, nothing to put
+            # back on failure)
             backend = current_backend()
-            if pending[0].size >= backend.wake_from:
-                backend.wake_threads()
-            if _run_planned(backend, pending[0].size, pending):
+            if _one_size(pending):
+                if pending[0].size >= backend.wake_from:
+                    backend.wake_threads()
+                if _run_planned(backend, pending[0].size, pending):
+                    return
+            else:
+                _run_sizes(backend, pending)
                 return
         effects = state.side_effects
         held = []
@@ -201,6 +206,19 @@ def _one_size(nodes: list) -> bool:
         if n.size != size:
             return False
     return True
+
+
+def _run_sizes(backend, pending: list) -> None:
+    """Evaluate ``pending`` (nodes of several sizes, no scatters, not recording): one kernel per
+    size, in the order of :func:`_plan`, each from the plan of its graph's shape where the walk
+    covers it.  (An optimizer's step evaluates its parameters and moments with a size-1 bias
+    correction or step count: before plans were used here, such an evaluation built every spec
+    again at every step.)"""
+    if max(n.size for n in pending) >= backend.wake_from:
+        backend.wake_threads()
+    for size, outputs, _effects in _plan(pending, _NO_EFFECTS):
+        if not _run_planned(backend, size, outputs):
+            run_group(backend, size, outputs, _NO_EFFECTS)
 
 
 def _run_planned(backend, size: int, outputs: list) -> bool:

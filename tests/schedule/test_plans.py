@@ -359,3 +359,52 @@ def test_a_hashed_key_equals_the_tuple_it_wraps():
     assert h == key and key == h and hash(h) == hash(key) and h == plans.HashedKey(key)
     assert h != plans.HashedKey(key + ((),)) and h != key + ((),)
     assert {key: 1}[h] == 1 and {h: 2}[key] == 2
+
+
+def test_outputs_of_several_sizes_reuse_their_plans(builds):
+    """An optimizer-like evaluation (wide results and a size-1 value scheduled beside them, which
+    one wide result also reads while pending) plans each size: no spec is built after the first."""
+    x, g = data(Float, [1, 2, 3, 4]), data(Float, [0.5, -1, 2, 0])
+    t = data(UInt32, [0])
+    for k in range(4):
+        t1 = t + 1
+        scale = Float(-fj.sqrt(1 - Float64(0.999) ** Float64(t1)) / (1 - Float64(0.9) ** Float64(t1)))
+        m = g * 0.1
+        x1 = fj.fma(m, scale, x)
+        fj.eval(scale, x1, t1, m)
+        c = -math.sqrt(1 - 0.999 ** (k + 1)) / (1 - 0.9 ** (k + 1))
+        np.testing.assert_allclose(x1.numpy(), np.float32(x.numpy() + g.numpy() * np.float32(0.1) * np.float32(c)),
+                                   rtol=1e-6)
+        assert t1.numpy().tolist() == [k + 1]
+        x, t = x1, t1
+        if k == 0:
+            first = builds[0]
+    assert first == 2 and builds[0] == first
+
+
+@pytest.mark.parametrize("compile_after", [10**9, 0], ids=["interpreted", "generated"])
+@settings(max_examples=20, deadline=None)
+@given(prog=program, narrow=program, n=st.sampled_from(WIDTHS[1:3]), seed=st.integers(0, 2**16))
+def test_random_programs_of_two_sizes_match_building_every_spec(monkeypatch_module, compile_after, prog, narrow,
+                                                                 n, seed):
+    """Outputs of a wide program, of a size-1 program and one wide output reading a pending size-1
+    result, evaluated together (a kernel per size), against the spec builder."""
+    def outputs(s):
+        wide = run(prog, inputs_of(n, s))
+        one = run(narrow, inputs_of(1, s + 7))
+        return one + wide + [wide[0] * one[0] + 1.0]
+
+    want = []
+    with monkeypatch_module.context() as m:
+        m.setattr(ev, "shape_of", lambda outputs: None)
+        m.setattr(ev, "match_plan", lambda outputs: None)
+        for s in (seed, seed + 1):
+            outs = outputs(s)
+            fj.eval(*outs)
+            want.append([bits(o) for o in outs])
+    with monkeypatch_module.context() as m:
+        m.setattr(plans, "COMPILE_AFTER", compile_after)
+        for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:
+            outs = outputs(s)
+            fj.eval(*outs)
+            assert [bits(o) for o in outs] == w
