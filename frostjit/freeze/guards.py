@@ -171,6 +171,15 @@ class GuardSet:
                 return [f"{I}if {acc} is not MISS: return {i}"]
         elif k == "cell":
             acc = f"{h}.cell_contents"
+        elif k == "deref":
+            # a weak reference's referent, a context variable's value (``.get``), NumPy's
+            # error state or print options (compared by value: a new dict each call)
+            acc = f"{h}.get(ABSENT)" if a.key == "get" else f"{h}.cache_info()[1::2]" if a.key == "cache" \
+                else f"{h}()"
+            ns["ABSENT"] = ABSENT
+            if type(a.value) is dict:
+                ns[f"V{i}"] = a.value
+                return [f"{I}if {acc} != V{i}: return {i}"]
         elif k == "item":
             acc = f"{h}[{a.key!r}]"
         elif k == "contents":
@@ -181,6 +190,10 @@ class GuardSet:
         elif k == "numpy":
             ns[f"S{i}"] = a.value if a.value is not None else np.array(a.holder, copy=True)
             return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
+        elif k == "alias":
+            ns[f"S{i}"] = a.value
+            ns[f"T{i}"] = a.holder
+            return [f"{I}if T{i}(flat) != S{i}: return {i}"]
         else:   # token: the result of a getter of process state (the ABC cache token, fj.thread_count)
             ns[f"S{i}"] = a.value
             if a.holder is abc_token:
@@ -235,8 +248,13 @@ class GuardSet:
                 return h.cell_contents
             if k == "item":
                 return h[a.key]
+            if k == "deref":
+                return h.get(ABSENT) if a.key == "get" else tuple(h.cache_info()[1::2]) if a.key == "cache" \
+                    else h()
             if k == "token":
                 return a.holder()
+            if k == "alias":
+                return a.holder(flat)
             return h
         except Exception:  # noqa: BLE001
             return ABSENT
@@ -407,6 +425,7 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     if rs.fallback is not None:
         what, why, where = rs.fallback
         return None, f"uses {why} ({what}{' at ' + _short_where(where) if where else ''})", []
+    rs.loose_atoms()        # attributes read on values no chain named (make().k)
     owners = {id(a.owner) for a in rs.atoms.values()} | {id(w[0]) for w in rs.writes}
     fresh = fresh_ids(rs, owners | {i for i, _, _ in rs.iterators})
     for i, label, where in rs.iterators:
@@ -455,10 +474,42 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
                 if type(root) is ContainerRoot and a.kind in ("entry", "attr", "item")
                 and id(a.value) in walked and not isinstance(a.value, _ATOM_TYPES)
                 and type(a.value) not in (tuple, frozenset)}
+    if rs.uses_is:
+        # The code compared identities (``x is SENT``): whether an input is one of the hidden
+        # objects it read decides the outcome, and the layout key does not say (it keys the
+        # inputs' types and sizes).  One guard compares which inputs are which of those objects.
+        hid = {}
+        for a, root in zip(atoms, roots):
+            v = a.value
+            if a.kind in ("entry", "item", "cell", "attr", "deref") and type(root) is ConstRoot \
+                    and v is not ABSENT and v is not None and not isinstance(v, _NOT_IDENTITIES):
+                hid.setdefault(id(v), len(hid))
+        if hid:
+            fn = _aliasing(hid)
+            atoms.append(Atom("alias", fn, None, fn(flat), None,
+                              "which inputs are objects the code read elsewhere (an `is` comparison)", None))
+            roots.append(ConstRoot(None))
     gs = GuardSet(atoms, roots, name, input_of) if atoms else None
     if gs is not None:
         gs.hidden_writes = hidden_writes
     return gs, None, hidden_writes
+
+
+_NOT_IDENTITIES = _ATOM_TYPES + (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                                  types.MethodType, tuple, frozenset)
+
+
+def _aliasing(hid: dict):
+    """``alias(flat)``: which of a call's input arrays and objects are which of the hidden
+    objects ``hid`` (ids -> index) names.  (Ids only: a guard must not keep them alive; an id
+    reused by a new object can only make the guard fail, and the call trace again.)"""
+    get = hid.get
+
+    def alias(flat):
+        out = [(k, j) for k, o in enumerate(flat.leaves) if (j := get(id(o))) is not None]
+        out += [(-1 - k, j) for k, o in enumerate(flat.containers) if (j := get(id(o))) is not None]
+        return tuple(out)
+    return alias
 
 
 def covering(flat, before=None):
@@ -498,8 +549,8 @@ def covering(flat, before=None):
             # an input object handed to library code as a whole: the walk keyed what it walks
             # (its fields hold this call's arrays: a guard on their identity would fail every call)
             return False
-        if atom.kind == "attr" and _walked_attribute(node, atom.key):
-            return False                # a slot the walk read
+        if atom.kind == "attr" and (_walked_attribute(node, atom.key) or atom.key == "__class__"):
+            return False                # a slot the walk read; the class (the layout key's type)
         return ContainerRoot(ci, False)
     return covered
 

@@ -1,0 +1,209 @@
+"""Hidden state that a frozen function's helpers reach in ways a plain attribute chain does not
+name: a key or attribute name held in a variable, a call's result, a weak reference, a context
+variable, an identity comparison.  ``tests/freeze/test_freeze_gaps.py`` and
+``test_freeze_redteam.py`` load two copies (one for the frozen function, one for the plain calls
+it is compared with), so both see the same sequence of states."""
+import contextvars
+import enum
+import functools
+import operator
+import threading
+import weakref
+
+import numpy as np
+
+
+class Box:
+    def __init__(self, s):
+        self.s = s
+
+
+BOXES = {"a": Box(1.0), "b": Box(5.0)}
+ROW = [Box(1.0), Box(2.0)]
+NESTED = {"a": {"b": 1.0}}
+CFG = Box(1.0)
+SCALE = 1.0
+TARGET = Box(1.0)
+REF = weakref.ref(TARGET)
+WEAK_VALUES = weakref.WeakValueDictionary({"w": TARGET})
+FACTOR = contextvars.ContextVar("FACTOR", default=1.0)
+LOCAL = threading.local()
+LOCAL.v = 1.0
+SENTINEL = None         # an array, set by the tests
+GET_S = operator.attrgetter("s")
+
+
+def make():
+    return CFG
+
+
+# --- dict keys and list indices held in variables -----------------------------------------
+def dict_key_in_variable(x):
+    k = "a"
+    return x + BOXES[k].s
+
+
+def list_index_in_variable(x):
+    i = 1
+    return x + ROW[i].s
+
+
+def computed_index(x):
+    return x + ROW[len(ROW) - 1].s
+
+
+def nested_keys_in_variables(x):
+    a, b = "a", "b"
+    return x + NESTED[a][b]
+
+
+# --- getattr / setattr by a name in a variable ---------------------------------------------
+def getattr_by_variable(x):
+    name = "s"
+    return x * getattr(CFG, name)
+
+
+def hasattr_by_variable(x):
+    name = "extra"
+    return x + (1.0 if hasattr(CFG, name) else 0.0)
+
+
+# --- globals().get, another module's globals -----------------------------------------------
+def globals_get(x):
+    return x * globals().get("SCALE")
+
+
+def globals_get_variable(x):
+    name = "SCALE"
+    return x * globals().get(name, 0.0)
+
+
+def dict_get_then_attribute(x):
+    return x + BOXES.get("a").s
+
+
+# --- attributes of call results -------------------------------------------------------------
+def call_result_attribute(x):
+    return x + make().s
+
+
+def iterator_result_attribute(x):
+    return x + next(iter(BOXES.values())).s
+
+
+def lambda_result_attribute(x):
+    return x + (lambda: CFG)().s
+
+
+def display_item_attribute(x):
+    return x + [CFG][0].s
+
+
+def attrgetter_on_hidden(x):
+    return x + GET_S(CFG)
+
+
+def attrgetter_made_inline(x):
+    return x + operator.attrgetter("s")(CFG)
+
+
+# --- weak references --------------------------------------------------------------------------
+def weakref_referent(x):
+    return x + REF().s
+
+
+def weak_value_dict(x):
+    return x + WEAK_VALUES["w"].s
+
+
+# --- identities -------------------------------------------------------------------------------
+def identity_of_input(x):
+    return x + (1.0 if x is SENTINEL else 0.0)
+
+
+IDS = set()
+
+
+def id_of_input(x):
+    return x + (1.0 if id(x) in IDS else 0.0)
+
+
+# --- red team ---------------------------------------------------------------------------------
+def context_variable(x):
+    return x * FACTOR.get()
+
+
+def context_variable_default(x):
+    return x * FACTOR.get(2.0)
+
+
+def thread_local(x):
+    return x + LOCAL.v
+
+
+def numpy_error_state(x):
+    return x + (1.0 if np.geterr()["divide"] == "warn" else 0.0)
+
+
+def numpy_print_options(x):
+    return x + float(np.get_printoptions()["precision"])
+
+
+CACHE_INPUT = [1.0]
+
+
+@functools.lru_cache(maxsize=None)
+def cached_value(n):
+    return CACHE_INPUT[0] * n
+
+
+@functools.lru_cache(maxsize=4)
+def cached_object():
+    return CFG
+
+
+def lru_cached_value(x):
+    return x + cached_value(2)
+
+
+def lru_cached_object(x):
+    return x + cached_object().s
+
+
+class Holder:
+    scale = 1.0
+
+    @property
+    def box(self):
+        return CFG
+
+
+HOLDER = Holder()
+
+
+def property_result_attribute(x):
+    return x + HOLDER.box.s
+
+
+class Color(enum.Enum):
+    RED = 1.0
+
+
+def enum_member_value(x):
+    return x + Color.RED.value
+
+
+class Meta(type):
+    tint = 1.0
+
+
+class Painted(metaclass=Meta):
+    pass
+
+
+def metaclass_attribute(x):
+    return x + Painted.tint
+
+
+def metaclass_through_type(x):
+    return x + type(Painted).tint
