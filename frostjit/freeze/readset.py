@@ -498,6 +498,8 @@ class ReadSet:
                 frontier.append(a.value)
             elif a.kind == "contents":
                 frontier.append(a.holder)
+            if isinstance(a.owner, type):
+                frontier.append(a.owner)        # a class whose dict was consulted
         found = 0
         for _depth in range(_LOOSE_DEPTH):
             nxt = []
@@ -616,7 +618,11 @@ class ReadSet:
         elif t is _LRU_WRAPPER:
             # a cached function: a cache hit returns what an earlier call computed (no frame
             # runs); cache_clear() (or an eviction) makes the next call compute it again
-            self.add(Atom("deref", v, "cache", _lru_state(v), v, f"{v.__qualname__}.cache_info()", where))
+            cache = _lru_cache_dict(v)
+            if cache is not None:
+                self.add(Atom("contents", cache, None, None, v, f"{v.__qualname__} (its cache)", where))
+            else:
+                self.add(Atom("deref", v, "cache", _lru_state(v), v, f"{v.__qualname__}.cache_info()", where))
         elif t is types.FunctionType and v in _state_getters():
             # NumPy's process state read in Python (``np.geterr()``, ``np.get_printoptions()``)
             self.add(Atom("deref", v, None, v(), None, f"{v.__module__}.{v.__qualname__}()", where))
@@ -739,6 +745,16 @@ _LOOSE_SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, 
 _GETTERS = None
 _LIB_MAPPINGS = (collections.ChainMap, collections.UserDict, weakref.WeakValueDictionary, weakref.WeakKeyDictionary)
 _LRU_WRAPPER = type(functools.lru_cache(None)(lambda: None))
+
+
+def _lru_cache_dict(w):
+    """The dict an ``lru_cache`` wrapper keeps its results in (its C struct hands it to the
+    garbage collector, the only way to see it from Python), or ``None``."""
+    own = getattr(w, "__dict__", None)
+    for r in gc.get_referents(w):
+        if type(r) is dict and r is not own:
+            return r
+    return None
 
 
 def _lru_state(w) -> tuple:

@@ -3,6 +3,7 @@ name: a key or attribute name held in a variable, a call's result, a weak refere
 variable, an identity comparison.  ``tests/freeze/test_freeze_gaps.py`` and
 ``test_freeze_redteam.py`` load two copies (one for the frozen function, one for the plain calls
 it is compared with), so both see the same sequence of states."""
+import collections
 import contextvars
 import enum
 import functools
@@ -207,3 +208,147 @@ def metaclass_attribute(x):
 
 def metaclass_through_type(x):
     return x + type(Painted).tint
+
+
+def scaled(x, scale=1.0):
+    return x * scale
+
+
+PARTIAL = functools.partial(scaled, scale=1.0)
+
+
+def partial_keywords(x):
+    return PARTIAL(x)
+
+
+def import_inside(x):
+    from gaps_settings import OFFSET
+    return x + OFFSET
+
+
+class Light:
+    k = 1.0
+
+
+class Heavy:
+    k = 5.0
+
+
+SWAPPED = Light()
+
+
+def class_swapped(x):
+    return x + SWAPPED.k
+
+
+CHAIN = collections.ChainMap({"k": 1.0}, {"k": 9.0})
+USER_DICT = collections.UserDict({"k": 1.0})
+
+
+def chain_map_item(x):
+    return x + CHAIN["k"]
+
+
+def user_dict_item(x):
+    return x + USER_DICT["k"]
+
+
+def weak_value_rebound(x):
+    return x + WEAK_VALUES["w"].s
+
+
+class Base:
+    k = 1.0
+
+    def through_type(self, x):
+        return x + type(self).k
+
+    def through_class(self, x):
+        return x + self.__class__.k
+
+
+class Derived(Base):
+    def through_super(self, x):
+        return x + super().k
+
+
+DERIVED = Derived()
+
+
+def class_attribute_through_type(x):
+    return DERIVED.through_type(x)
+
+
+def class_attribute_through_dunder_class(x):
+    return DERIVED.through_class(x)
+
+
+def class_attribute_through_super(x):
+    return DERIVED.through_super(x)
+
+
+def _closure():
+    v = 1.0
+
+    def read(x):
+        return x + v
+
+    def set_(n):
+        nonlocal v
+        v = n
+    return read, set_
+
+
+CLOSURE_READ, CLOSURE_SET = _closure()
+
+
+def closure_rebound(x):
+    return CLOSURE_READ(x)
+
+
+def with_default(x, d={"k": 1.0}):      # noqa: B006 - the mutable default is the point
+    return x + d["k"]
+
+
+def default_mutated(x):
+    return with_default(x)
+
+
+class Tinted:
+    def __get__(self, obj, owner):
+        return TINT[0]
+
+
+TINT = [1.0]
+
+
+class Described:
+    tint = Tinted()
+
+    @property
+    def prop(self):
+        return TINT[0]
+
+
+DESCRIBED = Described()
+
+
+def descriptor_reading_global(x):
+    return x + DESCRIBED.tint
+
+
+def property_reading_global(x):
+    return x + DESCRIBED.prop
+
+
+class Slots:
+    __slots__ = ("v",)
+
+
+SLOTS = [Slots()]
+SLOTS[0].v = 1.0
+
+
+def slots_by_index(x):
+    i = 0
+    return x + SLOTS[i].v
