@@ -174,3 +174,23 @@ def test_hidden_state_guarded_already(name, mutate):
 
 def test_enum_member_replays():
     assert agree_over_calls("enum_member_value", None, widths=(7,), calls=3).n_recordings == 1
+
+
+# --- what stays unguarded: checking mode finds it ------------------------------------------------------
+@pytest.mark.no_freeze_check
+def test_a_known_gap_is_found_by_checking_mode():
+    # decimal's context lives in C (a documented gap): a replay after it changed is stale, and
+    # checking mode says so
+    import decimal
+
+    def fn(x):
+        return x + float(decimal.getcontext().prec)
+    frozen = fj.freeze(fn, check=True)
+    with decimal.localcontext() as ctx:
+        ctx.prec = 20
+        x = ramp(7, 1)
+        assert same(frozen(x), fn(x))
+        assert same(frozen(x), fn(x))
+        ctx.prec = 21
+        with pytest.raises(fj.FreezeMismatchError):
+            frozen(x)
