@@ -37,7 +37,7 @@ from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .records import ConstRoot, ContainerRoot, NumpyRoot
-from .values import _ATOM_TYPES, C_BUFFERS, contents, snap
+from .values import _ATOM_TYPES, C_BUFFERS, contents, deep_contents, snap
 
 MISS = object()
 _BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
@@ -97,7 +97,7 @@ class GuardSet:
     # -- code generation ---------------------------------------------------------------------
     def _generate(self):
         self.weaks = []
-        ns = {"MISS": MISS, "SNAP": snap, "CONT": contents, "NPEQ": np_same, "ABC": abc_token,
+        ns = {"MISS": MISS, "SNAP": snap, "CONT": contents, "DEEP": deep_contents, "NPEQ": np_same, "ABC": abc_token,
               "WEAKS": self.weaks, "IS": operator.is_, "ALL": all, "MAP": map}
         L = ["def check(flat):", "    conts = flat.containers; npin = flat.numpy", "    try:"]
         I = "        "
@@ -185,6 +185,9 @@ class GuardSet:
         elif k == "contents":
             # (as the code first touched it: a call must start from the state the recording
             # started from, which is not the state it left when it mutated the container)
+            if a.key == "deep":       # the containers inside too (passed whole to C code)
+                ns[f"S{i}"] = a.value
+                return [f"{I}if DEEP({h}) != S{i}: return {i}"]
             ns[f"S{i}"] = a.value if a.value is not None else contents(a.holder)
             return [f"{I}if CONT({h}) != S{i}: return {i}"]
         elif k == "numpy":

@@ -56,7 +56,7 @@ from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
 from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META
-from .values import C_BUFFERS, contents
+from .values import C_BUFFERS, TooBig, contents, deep_contents
 
 class _Frame:
     """What the tracer knows about one running user frame."""
@@ -644,10 +644,29 @@ class ReadSet:
                 self.dispatch[id(v)] = v
         if final and isinstance(v, _CONTAINERS):
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
+            if t is not bytearray and len(v) and any(isinstance(x, _DEEP_INNER) for x in
+                                                     (v.values() if isinstance(v, dict) else v)):
+                # passed on whole (``np.array(rows)``, ``sorted(rows)``, ``copy.deepcopy``): C
+                # code reads the containers inside too, where no chain follows
+                self.deep(v, label or f"<{t.__name__}>", where)
+        elif final and t is tuple and any(isinstance(x, _DEEP_INNER) for x in v):
+            self.deep(v, label or "<tuple>", where)
         elif final and isinstance(v, np.ndarray):
             # passed on as a whole: to frostjit (an upload, re-read by every replay) or to Python
             # code that reads it (its data becomes part of the recording): decided in guards.build
             self.numpy_read(v, label or "<ndarray>", where, "passed")
+
+    def deep(self, c, label, where) -> None:
+        """Guard ``c`` and the containers inside it (deep contents, as first seen)."""
+        key = ("contents", id(c), "deep")
+        if key in self.atoms:
+            return
+        try:
+            pic = deep_contents(c)
+        except TooBig:
+            return      # (a documented gap: the top level is guarded, not what is inside)
+        self.atoms[key] = Atom("contents", c, "deep", pic, c, label, where)
+        self.hold(c)
 
     def numpy_read(self, a, label, where, how="read") -> None:
         if how == "passed":
@@ -743,6 +762,7 @@ _LOOSE_SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, 
 
 
 _GETTERS = None
+_DEEP_INNER = (list, dict, set, collections.deque, bytearray, tuple)
 _LIB_MAPPINGS = (collections.ChainMap, collections.UserDict, weakref.WeakValueDictionary, weakref.WeakKeyDictionary)
 _LRU_WRAPPER = type(functools.lru_cache(None)(lambda: None))
 

@@ -5,6 +5,7 @@ variable, an identity comparison.  ``tests/freeze/test_freeze_gaps.py`` and
 it is compared with), so both see the same sequence of states."""
 import collections
 import contextvars
+import copy
 import enum
 import functools
 import operator
@@ -352,3 +353,22 @@ SLOTS[0].v = 1.0
 def slots_by_index(x):
     i = 0
     return x + SLOTS[i].v
+
+
+ROWS = [[1.0, 2.0], [3.0, 4.0]]
+
+
+def numpy_of_nested(x):
+    return x + float(np.array(ROWS, dtype=np.float32)[1, 0])
+
+
+def sorted_nested(x):
+    return x + sorted(ROWS)[1][0]
+
+
+def deepcopy_nested(x):
+    return x + copy.deepcopy(ROWS)[1][0]
+
+
+def map_sum_nested(x):
+    return x + sum(map(sum, ROWS))

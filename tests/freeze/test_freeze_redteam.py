@@ -113,6 +113,18 @@ def _cache_hit_then_clear(m, i):
         m.cached_value(2)       # computed outside the frozen function: its call is a hit
 
 
+def _rows(m, i):
+    m.ROWS[1][0] = float(i + 5)
+
+
+@pytest.mark.parametrize("name", ["numpy_of_nested", "sorted_nested", "deepcopy_nested", "map_sum_nested"])
+def test_nested_containers_read_whole_by_c_code(name):
+    # a hidden list of lists passed whole to C code (np.array, sorted, deepcopy, map): the
+    # guard pictured only the outer list (the inner lists by identity)
+    frozen = agree_over_calls(name, _rows)
+    assert frozen.n_recordings > 1
+
+
 def test_lru_cache_hit_in_the_recording():
     # the recording's call hits the cache (the function's body does not run, so none of its
     # reads are seen); cache_clear() and a new input then change what the plain call computes
