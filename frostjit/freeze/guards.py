@@ -481,11 +481,13 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         # The code compared identities (``x is SENT``): whether an input is one of the hidden
         # objects it read decides the outcome, and the layout key does not say (it keys the
         # inputs' types and sizes).  One guard compares which inputs are which of those objects.
+        # (only objects of a type some input has: no other can be one of them)
+        kinds = {type(o) for o in flat.leaves} | {type(o) for o in flat.containers}
         hid = {}
         for a, root in zip(atoms, roots):
             v = a.value
             if a.kind in ("entry", "item", "cell", "attr", "deref") and type(root) is ConstRoot \
-                    and v is not ABSENT and v is not None and not isinstance(v, _NOT_IDENTITIES):
+                    and type(v) in kinds and not isinstance(v, _NOT_IDENTITIES):
                 hid.setdefault(id(v), len(hid))
         if hid:
             fn = _aliasing(hid)

@@ -535,9 +535,14 @@ class ReadSet:
                     if not watched_class(o):
                         continue
                 elif not watched_class(t):
-                    if type(d) is dict and len(d) <= _NESTED_MAX:      # a library object (WeakValueDictionary)
-                        nxt.extend(d.values())
-                    continue
+                    if t in _LIB_MAPPINGS or t is types.SimpleNamespace:
+                        if type(d) is dict and len(d) <= _NESTED_MAX:      # (WeakValueDictionary.data)
+                            nxt.extend(d.values())
+                    elif t is functools.partial:
+                        nxt.extend(o.args)
+                        nxt.extend(o.keywords.values())
+                    if t is not types.SimpleNamespace:
+                        continue        # (other library and frostjit objects: their state is theirs)
                 for name, where in names.items():
                     if found >= _LOOSE_ATOMS:
                         break
@@ -644,12 +649,12 @@ class ReadSet:
                 self.dispatch[id(v)] = v
         if final and isinstance(v, _CONTAINERS):
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
-            if t is not bytearray and len(v) and any(isinstance(x, _DEEP_INNER) for x in
+            if t is not bytearray and len(v) and any(_holds_mutable(x) for x in
                                                      (v.values() if isinstance(v, dict) else v)):
                 # passed on whole (``np.array(rows)``, ``sorted(rows)``, ``copy.deepcopy``): C
                 # code reads the containers inside too, where no chain follows
                 self.deep(v, label or f"<{t.__name__}>", where)
-        elif final and t is tuple and any(isinstance(x, _DEEP_INNER) for x in v):
+        elif final and t is tuple and any(_holds_mutable(x) for x in v):
             self.deep(v, label or "<tuple>", where)
         elif final and isinstance(v, np.ndarray):
             # passed on as a whole: to frostjit (an upload, re-read by every replay) or to Python
@@ -762,7 +767,12 @@ _LOOSE_SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, 
 
 
 _GETTERS = None
-_DEEP_INNER = (list, dict, set, collections.deque, bytearray, tuple)
+_MUTABLE = (list, dict, set, collections.deque, bytearray)
+
+
+def _holds_mutable(x) -> bool:
+    """A mutable container, or a tuple holding one (what a deep picture adds to a shallow one)."""
+    return isinstance(x, _MUTABLE) or (type(x) is tuple and any(isinstance(y, _MUTABLE) for y in x))
 _LIB_MAPPINGS = (collections.ChainMap, collections.UserDict, weakref.WeakValueDictionary, weakref.WeakKeyDictionary)
 _LRU_WRAPPER = type(functools.lru_cache(None)(lambda: None))
 
