@@ -396,6 +396,8 @@ class ReadSet:
             if k == "attr_var" or k == "item_var":
                 key = _resolve(frame, key)
                 if key is MISSING or (type(key) is not str if k == "attr_var" else not _plain_key(key)):
+                    # (a key whose hash runs user code, an Enum member: the holder as a whole)
+                    self.consider(holder, where, True, label=text)
                     return self._stopped(steps, i)
                 k = "attr" if k == "attr_var" else "item"
             elif k == "get" and not (isinstance(holder, dict) and type(holder).get is dict.get):
@@ -426,6 +428,8 @@ class ReadSet:
                 kspec, dspec = key
                 kk = _resolve(frame, kspec)
                 if kk is MISSING or not _plain_key(kk):
+                    self.consider(holder, where, True, label=text)
+                    self.add(Atom("contents", holder, None, None, holder, text, where))
                     return self._stopped(steps, i)
                 label = f"{text}.get({kk!r})"
                 if kk in holder:

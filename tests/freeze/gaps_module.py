@@ -372,3 +372,16 @@ def deepcopy_nested(x):
 
 def map_sum_nested(x):
     return x + sum(map(sum, ROWS))
+
+
+MODE_TABLE = {Color.RED: 1.0}
+
+
+def enum_key_in_variable(x):
+    mode = Color.RED
+    return x + MODE_TABLE[mode]
+
+
+def enum_key_get(x):
+    mode = Color.RED
+    return x + MODE_TABLE.get(mode, 0.0)

@@ -49,6 +49,19 @@ def _extra(m, i):
         del m.CFG.extra
 
 
+def _mode(m, i):
+    m.MODE_TABLE[m.Color.RED] = float(i + 2)
+
+
+@pytest.mark.parametrize("name", ["enum_key_in_variable", "enum_key_get"])
+def test_keys_whose_hash_runs_python_code(name):
+    # an Enum member as the key: its hash runs Python code, so the read set does not look the
+    # entry up itself; the dict is guarded as a whole, as it was before keys in variables were
+    # followed
+    frozen = agree_over_calls(name, _mode)
+    assert frozen.n_recordings > 1
+
+
 @pytest.mark.parametrize("name,mutate", [
     ("getattr_by_variable", _cfg),
     ("hasattr_by_variable", _extra),
