@@ -98,7 +98,7 @@ class GuardSet:
     def _generate(self):
         self.weaks = []
         ns = {"MISS": MISS, "SNAP": snap, "CONT": contents, "DEEP": deep_contents, "NPEQ": np_same, "ABC": abc_token,
-              "WEAKS": self.weaks, "IS": operator.is_, "ALL": all, "MAP": map}
+              "WEAKS": self.weaks, "TYPE": type, "IS": operator.is_, "ALL": all, "MAP": map}
         L = ["def check(flat):", "    conts = flat.containers; npin = flat.numpy", "    try:"]
         I = "        "
         holders = {}            # id(constant holder) -> its name in the namespace
@@ -193,6 +193,14 @@ class GuardSet:
         elif k == "numpy":
             ns[f"S{i}"] = a.value if a.value is not None else np.array(a.holder, copy=True)
             return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
+        elif k == "class":
+            # ``obj.__class__ = Other`` between calls; the object held weakly (its death drops
+            # the recording, as for any object a guard expects)
+            ns[f"V{i}"] = a.value
+            if not isinstance(a.holder, weakref.ref):
+                return [f"{I}if TYPE({h}) is not V{i}: return {i}"]
+            ns["WEAKS"].append(a.holder)
+            return [f"{I}if TYPE({h}()) is not V{i}: return {i}"]
         elif k == "alias":
             ns[f"S{i}"] = a.value
             ns[f"T{i}"] = a.holder
@@ -258,6 +266,8 @@ class GuardSet:
                 return a.holder()
             if k == "alias":
                 return a.holder(flat)
+            if k == "class":
+                return type(h() if isinstance(h, weakref.ref) else h)
             return h
         except Exception:  # noqa: BLE001
             return ABSENT
@@ -554,8 +564,8 @@ def covering(flat, before=None):
             # an input object handed to library code as a whole: the walk keyed what it walks
             # (its fields hold this call's arrays: a guard on their identity would fail every call)
             return False
-        if atom.kind == "attr" and (_walked_attribute(node, atom.key) or atom.key == "__class__"):
-            return False                # a slot the walk read; the class (the layout key's type)
+        if atom.kind == "class" or (atom.kind == "attr" and _walked_attribute(node, atom.key)):
+            return False                # the class (the layout key's type); a slot the walk read
         return ContainerRoot(ci, False)
     return covered
 

@@ -312,7 +312,8 @@ class ReadSet:
             if type(a) is not tuple:
                 self._chain(frame, info, a)
             elif a[0] == "loose":
-                self.loose.setdefault(a[1], f"{frame.f_code.co_filename}:{a[2]}")
+                if not (a[1].startswith("__") and a[1].endswith("__")):     # (super().__init__: methods)
+                    self.loose.setdefault(a[1], f"{frame.f_code.co_filename}:{a[2]}")
             elif a[0] == "is":
                 self.uses_is = True
             elif a[0] == "import_from":
@@ -481,7 +482,7 @@ class ReadSet:
         """A chain stopped before step ``i`` (a property's value, a call's result): the attribute
         names it goes on to load are loose (looked up on the hidden objects reached)."""
         for k, key in steps[i:]:
-            if k == "attr" and type(key) is str:
+            if k == "attr" and type(key) is str and not (key.startswith("__") and key.endswith("__")):
                 self.loose.setdefault(key, None)
         return None
 

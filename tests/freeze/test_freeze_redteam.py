@@ -206,3 +206,4 @@ def test_a_known_gap_is_found_by_checking_mode():
         ctx.prec = 21
         with pytest.raises(fj.FreezeMismatchError):
             frozen(x)
+
