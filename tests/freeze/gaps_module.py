@@ -385,3 +385,4 @@ def enum_key_in_variable(x):
 def enum_key_get(x):
     mode = Color.RED
     return x + MODE_TABLE.get(mode, 0.0)
+

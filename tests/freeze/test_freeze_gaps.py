@@ -4,7 +4,7 @@ changed); now each call equals the plain call, at widths 1, 7 and 1000, and the 
 (the function traces again) rather than given up on, except ``id()`` (a fallback, documented)."""
 import pytest
 
-from freeze_helpers import ramp
+from freeze_helpers import ramp, same
 from gaps_helpers import agree_over_calls, twins
 
 
@@ -128,3 +128,21 @@ def test_unchanged_state_replays():
                  "weakref_referent", "globals_get"):
         frozen = agree_over_calls(name, None, widths=(7,), calls=4)
         assert frozen.n_recordings == 1, name
+
+
+SENTINEL = None
+
+
+def test_identity_with_the_frozen_functions_own_global():
+    # the frozen function's own globals are inputs (walked): an input that is one of them is
+    # keyed as an alias of it
+    global SENTINEL
+    SENTINEL = ramp(7, 1)
+    import frostjit as fj
+
+    def fn(x):
+        return x + (1.0 if x is SENTINEL else 0.0)
+    frozen = fj.freeze(fn)
+    for i in range(6):
+        x = SENTINEL if i % 3 == 0 else ramp(7, 1)
+        assert same(frozen(x), fn(x)), i
