@@ -37,7 +37,7 @@ from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token
 from .records import ConstRoot, ContainerRoot, NumpyRoot
-from .values import _ATOM_TYPES, C_BUFFERS, contents, snap
+from .values import _ATOM_TYPES, C_BUFFERS, contents, deep_contents, snap
 
 MISS = object()
 _BULK_MIN = 4           # entries of one dict checked in one C-level pass from this many on
@@ -97,8 +97,8 @@ class GuardSet:
     # -- code generation ---------------------------------------------------------------------
     def _generate(self):
         self.weaks = []
-        ns = {"MISS": MISS, "SNAP": snap, "CONT": contents, "NPEQ": np_same, "ABC": abc_token,
-              "WEAKS": self.weaks, "IS": operator.is_, "ALL": all, "MAP": map}
+        ns = {"MISS": MISS, "SNAP": snap, "CONT": contents, "DEEP": deep_contents, "NPEQ": np_same, "ABC": abc_token,
+              "WEAKS": self.weaks, "TYPE": type, "IS": operator.is_, "ALL": all, "MAP": map}
         L = ["def check(flat):", "    conts = flat.containers; npin = flat.numpy", "    try:"]
         I = "        "
         holders = {}            # id(constant holder) -> its name in the namespace
@@ -171,16 +171,40 @@ class GuardSet:
                 return [f"{I}if {acc} is not MISS: return {i}"]
         elif k == "cell":
             acc = f"{h}.cell_contents"
+        elif k == "deref":
+            # a weak reference's referent, a context variable's value (``.get``), NumPy's
+            # error state or print options (compared by value: a new dict each call)
+            acc = f"{h}.get(ABSENT)" if a.key == "get" else f"{h}.cache_info()[1::2]" if a.key == "cache" \
+                else f"{h}()"
+            ns["ABSENT"] = ABSENT
+            if type(a.value) is dict:
+                ns[f"V{i}"] = a.value
+                return [f"{I}if {acc} != V{i}: return {i}"]
         elif k == "item":
             acc = f"{h}[{a.key!r}]"
         elif k == "contents":
             # (as the code first touched it: a call must start from the state the recording
             # started from, which is not the state it left when it mutated the container)
+            if a.key == "deep":       # the containers inside too (passed whole to C code)
+                ns[f"S{i}"] = a.value
+                return [f"{I}if DEEP({h}) != S{i}: return {i}"]
             ns[f"S{i}"] = a.value if a.value is not None else contents(a.holder)
             return [f"{I}if CONT({h}) != S{i}: return {i}"]
         elif k == "numpy":
             ns[f"S{i}"] = a.value if a.value is not None else np.array(a.holder, copy=True)
             return [f"{I}if not NPEQ({h}, S{i}): return {i}"]
+        elif k == "class":
+            # ``obj.__class__ = Other`` between calls; the object held weakly (its death drops
+            # the recording, as for any object a guard expects)
+            ns[f"V{i}"] = a.value
+            if not isinstance(a.holder, weakref.ref):
+                return [f"{I}if TYPE({h}) is not V{i}: return {i}"]
+            ns["WEAKS"].append(a.holder)
+            return [f"{I}if TYPE({h}()) is not V{i}: return {i}"]
+        elif k == "alias":
+            ns[f"S{i}"] = a.value
+            ns[f"T{i}"] = a.holder
+            return [f"{I}if T{i}(flat) != S{i}: return {i}"]
         else:   # token: the result of a getter of process state (the ABC cache token, fj.thread_count)
             ns[f"S{i}"] = a.value
             if a.holder is abc_token:
@@ -235,8 +259,15 @@ class GuardSet:
                 return h.cell_contents
             if k == "item":
                 return h[a.key]
+            if k == "deref":
+                return h.get(ABSENT) if a.key == "get" else tuple(h.cache_info()[1::2]) if a.key == "cache" \
+                    else h()
             if k == "token":
                 return a.holder()
+            if k == "alias":
+                return a.holder(flat)
+            if k == "class":
+                return type(h() if isinstance(h, weakref.ref) else h)
             return h
         except Exception:  # noqa: BLE001
             return ABSENT
@@ -407,6 +438,7 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     if rs.fallback is not None:
         what, why, where = rs.fallback
         return None, f"uses {why} ({what}{' at ' + _short_where(where) if where else ''})", []
+    rs.loose_atoms()        # attributes read on values no chain named (make().k)
     owners = {id(a.owner) for a in rs.atoms.values()} | {id(w[0]) for w in rs.writes}
     fresh = fresh_ids(rs, owners | {i for i, _, _ in rs.iterators})
     for i, label, where in rs.iterators:
@@ -455,10 +487,44 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
                 if type(root) is ContainerRoot and a.kind in ("entry", "attr", "item")
                 and id(a.value) in walked and not isinstance(a.value, _ATOM_TYPES)
                 and type(a.value) not in (tuple, frozenset)}
+    if rs.uses_is:
+        # The code compared identities (``x is SENT``): whether an input is one of the hidden
+        # objects it read decides the outcome, and the layout key does not say (it keys the
+        # inputs' types and sizes).  One guard compares which inputs are which of those objects.
+        # (only objects of a type some input has: no other can be one of them)
+        kinds = {type(o) for o in flat.leaves} | {type(o) for o in flat.containers}
+        hid = {}
+        for a, root in zip(atoms, roots):
+            v = a.value
+            if a.kind in ("entry", "item", "cell", "attr", "deref") and type(root) is ConstRoot \
+                    and type(v) in kinds and not isinstance(v, _NOT_IDENTITIES):
+                hid.setdefault(id(v), len(hid))
+        if hid:
+            fn = _aliasing(hid)
+            atoms.append(Atom("alias", fn, None, fn(flat), None,
+                              "which inputs are objects the code read elsewhere (an `is` comparison)", None))
+            roots.append(ConstRoot(None))
     gs = GuardSet(atoms, roots, name, input_of) if atoms else None
     if gs is not None:
         gs.hidden_writes = hidden_writes
     return gs, None, hidden_writes
+
+
+_NOT_IDENTITIES = _ATOM_TYPES + (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+                                  types.MethodType, tuple, frozenset)
+
+
+def _aliasing(hid: dict):
+    """``alias(flat)``: which of a call's input arrays and objects are which of the hidden
+    objects ``hid`` (ids -> index) names.  (Ids only: a guard must not keep them alive; an id
+    reused by a new object can only make the guard fail, and the call trace again.)"""
+    get = hid.get
+
+    def alias(flat):
+        out = [(k, j) for k, o in enumerate(flat.leaves) if (j := get(id(o))) is not None]
+        out += [(-1 - k, j) for k, o in enumerate(flat.containers) if (j := get(id(o))) is not None]
+        return tuple(out)
+    return alias
 
 
 def covering(flat, before=None):
@@ -498,8 +564,8 @@ def covering(flat, before=None):
             # an input object handed to library code as a whole: the walk keyed what it walks
             # (its fields hold this call's arrays: a guard on their identity would fail every call)
             return False
-        if atom.kind == "attr" and _walked_attribute(node, atom.key):
-            return False                # a slot the walk read
+        if atom.kind == "class" or (atom.kind == "attr" and _walked_attribute(node, atom.key)):
+            return False                # the class (the layout key's type); a slot the walk read
         return ContainerRoot(ci, False)
     return covered
 

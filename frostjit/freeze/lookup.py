@@ -6,6 +6,7 @@ import collections
 import sys
 import types
 import weakref
+from _thread import _local as _thread_local
 
 from .code import _is_library_module
 
@@ -47,7 +48,7 @@ class Atom:
 
     ``kind``: ``"entry"`` (``holder`` is a mapping: globals, a class or module dict, an instance
     ``__dict__``), ``"attr"`` (``getattr(holder, key)`` of a slot or a function's ``__code__`` /
-    ``__defaults__``), ``"cell"``, ``"item"`` (``holder[key]`` of a list), ``"contents"`` (a whole
+    ``__defaults__``), ``"class"`` (``type(holder())``: ``holder`` is a weak reference to ``owner``, or ``owner`` itself), ``"cell"``, ``"item"`` (``holder[key]`` of a list), ``"contents"`` (a whole
     mutable container), ``"numpy"`` (an array's data), ``"token"`` (``holder()``: the ABC cache
     token).  ``owner`` is the object whose state this is (the instance whose ``__dict__`` holds an
     entry), used to decide freshness and input paths.
@@ -121,6 +122,13 @@ def read_attr(o, name, label, where):
         atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
         return STOP, atoms
     owner, attr = _find_in_mro(t.__mro__, name, atoms, label, where)
+    if watched_class(t) and any(a.owner is not o for a in atoms):
+        # the class dicts consulted are those of o's class, which ``o.__class__ = Other`` changes
+        try:
+            h = weakref.ref(o)          # (a guard must not keep the object alive)
+        except TypeError:
+            h = o
+        atoms.append(Atom("class", h, None, t, o, f"type({label.rsplit('.', 1)[0]})", where))
     at = type(attr)
     if owner is not None and (hasattr(at, "__set__") or hasattr(at, "__delete__")):
         if isinstance(attr, _DATA_DESCRIPTORS):
@@ -132,6 +140,15 @@ def read_attr(o, name, label, where):
                 atoms.append(Atom("attr", o, name, v, o, label, where))
             return v, atoms
         return STOP, atoms          # a property or Python data descriptor: its code is traced
+    if isinstance(o, _thread_local) and not (owner is not None and hasattr(at, "__get__")):
+        # a threading.local: one attribute dict per thread, read in C (guarded by attribute, so a
+        # replay on another thread checks that thread's value)
+        try:
+            v = getattr(o, name)
+        except AttributeError:
+            v = ABSENT
+        atoms.append(Atom("attr", o, name, v, o, label, where))
+        return (attr if v is ABSENT and owner is not None else v), atoms
     try:
         d = object.__getattribute__(o, "__dict__")
     except (AttributeError, TypeError):

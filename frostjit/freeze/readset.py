@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import abc
 import collections
+import contextvars
 import functools
 import gc
+import operator
 import sys
 import threading
 import types
@@ -54,7 +56,7 @@ from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
 from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META
-from .values import C_BUFFERS, contents
+from .values import C_BUFFERS, TooBig, contents, deep_contents
 
 class _Frame:
     """What the tracer knows about one running user frame."""
@@ -115,6 +117,12 @@ class ReadSet:
         self.np_passes = collections.Counter()
         self.np_forwarded = collections.Counter()
         self.uses_type = False          # the code called type(): parameters must be exact values
+        # attribute names loaded on values no chain names (``make().k``, ``d[i + 1].w``, the rest
+        # of a chain that stopped): looked up on the hidden objects reached (loose_atoms)
+        self.loose: dict = {}           # name -> where (the first such load)
+        # the code compared identities (``x is SENT``): an input that is (or is not) a hidden
+        # object it read decides the outcome (guards.build adds an aliasing guard)
+        self.uses_is = False
         self.known = collections.defaultdict(list)     # code -> functions seen
         self.frames: dict = {}
         self.top_code = getattr(top_fn, "__code__", None)
@@ -301,10 +309,22 @@ class ReadSet:
         if info is None:
             info = self._enter(frame, frame.f_code)
         for a in acts:
-            if type(a) is tuple:
-                self._store(frame, info, a)
-            else:
+            if type(a) is not tuple:
                 self._chain(frame, info, a)
+            elif a[0] == "loose":
+                if not (a[1].startswith("__") and a[1].endswith("__")):     # (super().__init__: methods)
+                    self.loose.setdefault(a[1], f"{frame.f_code.co_filename}:{a[2]}")
+            elif a[0] == "is":
+                self.uses_is = True
+            elif a[0] == "import_from":
+                # ``from mod import X`` inside the function: the module's entry, read in C
+                mod = sys.modules.get(a[1][0])
+                if isinstance(mod, types.ModuleType):
+                    _, atoms = read_attr(mod, a[1][1], f"{a[1][0]}.{a[1][1]}", f"{frame.f_code.co_filename}:{a[2]}")
+                    for at in atoms:
+                        self.add(at)
+            else:
+                self._store(frame, info, a)
 
     def _store(self, frame, info, a) -> None:
         kind, name, line = a
@@ -345,6 +365,10 @@ class ReadSet:
                 self.add(Atom("entry", g, ch.name, ABSENT, g, f"{g.get('__name__', '?')}.{ch.name}", where))
                 if v is type:
                     self.uses_type = True       # type(p) tells a symbolic number from a float
+                elif v is id and not ch.steps:
+                    # id() of an input differs every call (arrays are made anew), and the code may
+                    # act on it (a cache keyed by id): no guard can say whether a replay would
+                    self.set_fallback("id()", "object identities (id()), which differ between calls", where)
             reached = True
         else:   # globals()
             v = frame.f_globals
@@ -359,12 +383,29 @@ class ReadSet:
             return
         steps = ch.steps
         text = ch.name
+        # the last step before a call (``lst.pop`` of ``lst.pop().x``): a mutator there writes
         last = len(steps) - 1
+        for i, (k, _) in enumerate(steps):
+            if k == "call0":
+                last = i - 1
+                break
         holder = v
         if steps:
             self.consider(v, where, False)
         for i, (k, key) in enumerate(steps):
             holder = v
+            if k == "attr_var" or k == "item_var":
+                key = _resolve(frame, key)
+                if key is MISSING or (type(key) is not str if k == "attr_var" else not _plain_key(key)):
+                    # (a key whose hash runs user code, an Enum member: the holder as a whole)
+                    self.consider(holder, where, True, label=text)
+                    return self._stopped(steps, i)
+                k = "attr" if k == "attr_var" else "item"
+            elif k == "get" and not (isinstance(holder, dict) and type(holder).get is dict.get):
+                # not a dict's get (a ContextVar's, os.environ's): the method itself, as before
+                k, key = "attr", "get"
+                steps = steps[:i + 1]
+                last = i
             if k == "attr":
                 label = f"{text}.{key}"
                 if isinstance(holder, _CONTAINERS) and holder is not frame.f_globals:
@@ -373,16 +414,39 @@ class ReadSet:
                     # effect, which a replay does not repeat); before the mutation runs
                     if key not in _MUTATORS or key in _READING_MUTATORS:
                         self.add(Atom("contents", holder, None, None, holder, text, where))
-                    if i == last and end is None and key in _MUTATORS:
+                    if i == last and (end is None or len(steps) > i + 1) and key in _MUTATORS:
                         self.first_touch(holder)
                         self.write(holder, f"{text} (.{key}())", where)
-                        return
+                        return self._stopped(steps, i + 1)
                 if isinstance(holder, np.ndarray) and key not in _NP_META:
                     self.numpy_read(holder, text, where)
                 d = deny_attribute(holder, key) if not isinstance(holder, types.ModuleType) else None
                 if d is not None:
                     self.set_fallback(d[0], d[1], where)
                 v, atoms = read_attr(holder, key, label, where)
+            elif k == "get":
+                # ``d.get(k, default)`` of a dict: one entry (the default when it is absent)
+                kspec, dspec = key
+                kk = _resolve(frame, kspec)
+                if kk is MISSING or not _plain_key(kk):
+                    self.consider(holder, where, True, label=text)
+                    self.add(Atom("contents", holder, None, None, holder, text, where))
+                    return self._stopped(steps, i)
+                label = f"{text}.get({kk!r})"
+                if kk in holder:
+                    v = holder[kk]
+                    atoms = [Atom("entry", holder, kk, v, holder, label, where)]
+                else:
+                    atoms = [Atom("entry", holder, kk, ABSENT, holder, label, where)]
+                    v = _resolve(frame, dspec)
+                    if v is MISSING:
+                        v = STOP
+            elif k == "call0":
+                if not isinstance(holder, weakref.ref):
+                    return self._stopped(steps, i)      # a call: its frame is watched on its own
+                label = f"{text}()"
+                v = holder()
+                atoms = [Atom("deref", holder, None, v, holder, label, where)]
             else:
                 label = f"{text}[{key!r}]"
                 v, atoms = self.read_item(holder, key, label, where)
@@ -390,23 +454,119 @@ class ReadSet:
             for at in atoms:
                 self.add(at)
             if v is STOP or v is ABSENT:
-                return
+                return self._stopped(steps, i + 1)
             if reached or atoms:
                 self.reached.add(id(v))
                 self.hold(v)
             reached = reached or bool(atoms)
-            if i < last:
+            if i < len(steps) - 1:
                 self.consider(v, where, False)
         if end is not None:
             if end[0] == "aug":         # ``o.x += v`` / ``d[k] += v``: read above, stored to the holder
                 self.write(holder, text, where, key=end[1])
-            elif end[0] in ("store_attr", "del_attr"):
-                self.write(v, f"{text}.{end[1]}", where, key=end[1])
+            elif end[0] in ("store_attr", "del_attr", "store_attr_var"):
+                name = end[1] if end[0] != "store_attr_var" else _resolve(frame, end[1])
+                self.write(v, f"{text}.{name}", where, key=None if name is MISSING else name)
             elif end[0] == "store_item":
                 self.write(v, f"{text}[{'...' if end[1] is MISSING else repr(end[1])}]", where,
                            key=None if end[1] is MISSING else end[1])
             return
+        if v is operator.attrgetter or v is operator.methodcaller:
+            for c in frame.f_code.co_consts:     # (the names it is made with, among them)
+                if type(c) is str:
+                    for part in c.split("."):
+                        self.loose.setdefault(part, where)
         self.consider(v, where, True, label=text)
+
+    def _stopped(self, steps, i) -> None:
+        """A chain stopped before step ``i`` (a property's value, a call's result): the attribute
+        names it goes on to load are loose (looked up on the hidden objects reached)."""
+        for k, key in steps[i:]:
+            if k == "attr" and type(key) is str and not (key.startswith("__") and key.endswith("__")):
+                self.loose.setdefault(key, None)
+        return None
+
+    def loose_atoms(self) -> None:
+        """Attributes loaded on values no chain named (``make().k``, ``r().k``, ``d[i + 1].w``,
+        ``operator.attrgetter("k")(o)``): their receiver is unknown, so every hidden object the
+        recording reached (the values and containers its guards hold, and what they hold, a few
+        levels deep) that has such an attribute is guarded on it, as if the code had read it.
+        More guards than needed (an attribute of the same name on another object), never fewer
+        among what is reachable; ``_LOOSE_*`` bound the search."""
+        if not self.loose:
+            return
+        names = self.loose
+        seen = set()
+        frontier = []
+        for a in list(self.atoms.values()):
+            if a.kind in ("entry", "item", "cell", "attr", "deref"):
+                frontier.append(a.value)
+            elif a.kind == "contents":
+                frontier.append(a.holder)
+            if isinstance(a.owner, type):
+                frontier.append(a.owner)        # a class whose dict was consulted
+        found = 0
+        for _depth in range(_LOOSE_DEPTH):
+            nxt = []
+            for o in frontier:
+                if id(o) in seen or o is None or isinstance(o, _LOOSE_SKIP) or len(seen) >= _LOOSE_OBJECTS:
+                    continue
+                seen.add(id(o))
+                self.hold(o)
+                t = type(o)
+                if isinstance(o, (list, tuple, set, frozenset, collections.deque)):
+                    if len(o) <= _NESTED_MAX:
+                        nxt.extend(o)
+                    continue
+                if isinstance(o, dict):
+                    if len(o) <= _NESTED_MAX:
+                        nxt.extend(o.values())
+                    continue
+                if isinstance(o, weakref.ref):
+                    nxt.append(o())
+                    continue
+                if isinstance(o, types.MappingProxyType):
+                    continue
+                if t is _LRU_WRAPPER or t.__name__ == "_lru_list_elem":
+                    # (the results a cache returns without running the function)
+                    nxt.extend(r for r in gc.get_referents(o) if not isinstance(r, _LOOSE_SKIP))
+                    continue
+                d = None
+                try:
+                    d = object.__getattribute__(o, "__dict__")
+                except (AttributeError, TypeError):
+                    pass
+                if isinstance(o, type):
+                    if not watched_class(o):
+                        continue
+                elif not watched_class(t):
+                    if t in _LIB_MAPPINGS or t is types.SimpleNamespace:
+                        if type(d) is dict and len(d) <= _NESTED_MAX:      # (WeakValueDictionary.data)
+                            nxt.extend(d.values())
+                    elif t is functools.partial:
+                        nxt.extend(o.args)
+                        nxt.extend(o.keywords.values())
+                    if t is not types.SimpleNamespace:
+                        continue        # (other library and frostjit objects: their state is theirs)
+                for name, where in names.items():
+                    if found >= _LOOSE_ATOMS:
+                        break
+                    if isinstance(o, type):
+                        if not any(name in c.__dict__ for c in o.__mro__ if watched_class(c)):
+                            continue
+                    elif not ((type(d) is dict and name in d) or
+                              any(name in c.__dict__ for c in t.__mro__ if watched_class(c))):
+                        continue
+                    _, atoms = read_attr(o, name, f"<{getattr(t, '__qualname__', t.__name__)} object>.{name}"
+                                         if not isinstance(o, type) else f"{o.__qualname__}.{name}", where)
+                    for at in atoms:
+                        self.add(at)
+                        found += 1
+                if type(d) is dict and len(d) <= _NESTED_MAX:
+                    nxt.extend(d.values())
+            frontier = nxt
+            if not frontier:
+                break
 
     def read_item(self, c, key, label, where):
         t = type(c)
@@ -426,6 +586,10 @@ class ReadSet:
         if isinstance(c, np.ndarray):
             self.numpy_read(c, label, where)
             return STOP, []
+        if t in _LIB_MAPPINGS:
+            # ChainMap, UserDict, the weak dictionaries: their entries, through their get
+            v = c.get(key, ABSENT)
+            return (STOP if v is ABSENT else v), [Atom("entry", c, key, v, c, label, where)]
         if isinstance(c, _CONTAINERS):
             return STOP, [Atom("contents", c, None, None, c, label, where)]
         return STOP, []
@@ -444,6 +608,34 @@ class ReadSet:
             self.note_function(v.__func__)
         elif t is functools.partial:
             self.note_function(v.func)
+            if v.keywords:
+                # its keywords are a dict the code may change between calls (``p.keywords[k] = v``)
+                self.add(Atom("contents", v.keywords, None, None, v, f"{label or '<partial>'}.keywords", where))
+        if t is types.BuiltinMethodType and v.__name__ == "get" and isinstance(v.__self__, contextvars.ContextVar):
+            # a context variable's value (``CV.get()``): set per context, read in C
+            self.add(Atom("deref", v.__self__, "get", v.__self__.get(ABSENT), v.__self__,
+                          label or f"{v.__self__.name}.get()", where))
+        elif t is operator.attrgetter or t is operator.methodcaller:
+            # reads attributes in C, on an object no chain sees: the names are loose
+            try:
+                args = v.__reduce__()[1]
+            except Exception:  # noqa: BLE001
+                args = ()
+            for n in (args if t is operator.attrgetter else args[:1]):
+                if type(n) is str:
+                    for part in n.split("."):
+                        self.loose.setdefault(part, where)
+        elif t is _LRU_WRAPPER:
+            # a cached function: a cache hit returns what an earlier call computed (no frame
+            # runs); cache_clear() (or an eviction) makes the next call compute it again
+            cache = _lru_cache_dict(v)
+            if cache is not None:
+                self.add(Atom("contents", cache, None, None, v, f"{v.__qualname__} (its cache)", where))
+            else:
+                self.add(Atom("deref", v, "cache", _lru_state(v), v, f"{v.__qualname__}.cache_info()", where))
+        elif t is types.FunctionType and v in _state_getters():
+            # NumPy's process state read in Python (``np.geterr()``, ``np.get_printoptions()``)
+            self.add(Atom("deref", v, None, v(), None, f"{v.__module__}.{v.__qualname__}()", where))
         if isinstance(v, C_BUFFERS):
             # its data is read in C (a[1], c.value), where no chain follows: guarded whole
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
@@ -462,10 +654,29 @@ class ReadSet:
                 self.dispatch[id(v)] = v
         if final and isinstance(v, _CONTAINERS):
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
+            if t is not bytearray and len(v) and any(_holds_mutable(x) for x in
+                                                     (v.values() if isinstance(v, dict) else v)):
+                # passed on whole (``np.array(rows)``, ``sorted(rows)``, ``copy.deepcopy``): C
+                # code reads the containers inside too, where no chain follows
+                self.deep(v, label or f"<{t.__name__}>", where)
+        elif final and t is tuple and any(_holds_mutable(x) for x in v):
+            self.deep(v, label or "<tuple>", where)
         elif final and isinstance(v, np.ndarray):
             # passed on as a whole: to frostjit (an upload, re-read by every replay) or to Python
             # code that reads it (its data becomes part of the recording): decided in guards.build
             self.numpy_read(v, label or "<ndarray>", where, "passed")
+
+    def deep(self, c, label, where) -> None:
+        """Guard ``c`` and the containers inside it (deep contents, as first seen)."""
+        key = ("contents", id(c), "deep")
+        if key in self.atoms:
+            return
+        try:
+            pic = deep_contents(c)
+        except TooBig:
+            return      # (a documented gap: the top level is guarded, not what is inside)
+        self.atoms[key] = Atom("contents", c, "deep", pic, c, label, where)
+        self.hold(c)
 
     def numpy_read(self, a, label, where, how="read") -> None:
         if how == "passed":
@@ -551,6 +762,72 @@ class ReadSet:
     def write(self, owner, label, where, key=None) -> None:
         self.hold(owner)
         self.writes.append((owner, key, label, where))
+
+
+_LOOSE_DEPTH = 4         # levels below the values read that loose attribute names are looked up on
+_LOOSE_OBJECTS = 5000    # objects visited at most
+_LOOSE_ATOMS = 512       # guards added at most
+_LOOSE_SKIP = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+               types.CodeType, np.ndarray, str, bytes, int, float, complex, bool)
+
+
+_GETTERS = None
+_MUTABLE = (list, dict, set, collections.deque, bytearray)
+
+
+def _holds_mutable(x) -> bool:
+    """A mutable container, or a tuple holding one (what a deep picture adds to a shallow one)."""
+    return isinstance(x, _MUTABLE) or (type(x) is tuple and any(isinstance(y, _MUTABLE) for y in x))
+_LIB_MAPPINGS = (collections.ChainMap, collections.UserDict, weakref.WeakValueDictionary, weakref.WeakKeyDictionary)
+_LRU_WRAPPER = type(functools.lru_cache(None)(lambda: None))
+
+
+def _lru_cache_dict(w):
+    """The dict an ``lru_cache`` wrapper keeps its results in (its C struct hands it to the
+    garbage collector, the only way to see it from Python), or ``None``."""
+    own = getattr(w, "__dict__", None)
+    for r in gc.get_referents(w):
+        if type(r) is dict and r is not own:
+            return r
+    return None
+
+
+def _lru_state(w) -> tuple:
+    """What a guard compares of an ``lru_cache`` wrapper: its misses and size."""
+    info = w.cache_info()
+    return (info.misses, info.currsize)
+
+
+def _state_getters() -> frozenset:
+    """Functions that return process state a frozen function may act on (guarded by value)."""
+    global _GETTERS
+    if _GETTERS is None:
+        _GETTERS = frozenset(f for f in (getattr(np, n, None) for n in (
+            "geterr", "get_printoptions", "getbufsize", "geterrcall")) if f is not None)
+    return _GETTERS
+
+
+def _resolve(frame, spec):
+    """The value a key or argument ``spec`` (:func:`.chains._spec`) has in ``frame`` now
+    (``MISSING`` when it cannot be read)."""
+    kind, name = spec
+    if kind == "const":
+        return name
+    if kind == "global":
+        g = frame.f_globals
+        if name in g:
+            return g[name]
+        return frame.f_builtins.get(name, MISSING)
+    return frame.f_locals.get(name, MISSING)
+
+
+def _plain_key(k) -> bool:
+    """A key whose hash and equality run no user code: a builtin value, or an object hashed by
+    identity."""
+    if _hashable(k):
+        return True
+    t = type(k)
+    return t.__hash__ is object.__hash__ and t.__eq__ is object.__eq__
 
 
 class _Monitor:

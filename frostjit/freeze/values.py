@@ -15,6 +15,7 @@ object dies, the key can never match again (``on_death`` lets the cache drop the
 from __future__ import annotations
 
 import array
+import collections
 import ctypes
 import decimal
 import types
@@ -171,3 +172,36 @@ def contents(c):
     if isinstance(c, C_BUFFERS[1:5]):
         return (type(c), bytes(memoryview(c).cast("B")))
     return (type(c), tuple(snap(x) for x in c))
+
+
+DEEP_MAX = 10000        # items a deep picture (below) covers at most
+_DEEP_DEPTH = 8
+
+
+class TooBig(Exception):
+    """A container too large (or too deep) to picture deeply."""
+
+
+def deep_contents(c):
+    """The picture of a container and of the mutable containers inside it, at any depth (up to
+    :data:`DEEP_MAX` items): what C code that reads it whole sees (``np.array(rows)``,
+    ``sorted(rows)``, ``copy.deepcopy(rows)``).  Raises :class:`TooBig` past the bounds."""
+    count = [0]
+
+    def pic(v, depth):
+        t = type(v)
+        if t in (list, tuple, dict, set, collections.deque) or isinstance(v, (list, dict, set, collections.deque)):
+            if depth > _DEEP_DEPTH:
+                raise TooBig
+            count[0] += len(v)
+            if count[0] > DEEP_MAX:
+                raise TooBig
+            if isinstance(v, dict):
+                return (t, tuple((snap(k), pic(x, depth + 1)) for k, x in v.items()))
+            if isinstance(v, set):
+                return (t, frozenset(snap(x) for x in v))
+            return (t, tuple(pic(x, depth + 1) for x in v))
+        if t is bytearray:
+            return (t, bytes(v))
+        return snap(v)
+    return pic(c, 0)
