@@ -31,8 +31,13 @@ stale in a replay.
 """
 from __future__ import annotations
 
+import math
+import operator
+import struct
+
 import numpy as np
 
+from .dtypes import ALL_TYPES, Bool, Float16, Float64
 from .optable import OPS, TRANSCENDENTAL
 from .state import JitFlag, state
 
@@ -53,7 +58,9 @@ def enabled() -> bool:
 def folded_value(op: str, vt, args: tuple):
     """The value of ``op(*args)`` on the literal nodes ``args`` (``op`` in :data:`FOLDABLE`,
     result type ``vt``), as the literal of a node of type ``vt`` stores it (a Python
-    ``int``, ``float`` or ``bool``): the op's reference semantics on one-element arrays.
+    ``int``, ``float`` or ``bool``): the op's reference semantics on one-element arrays, or
+    for the common cases the same value computed on Python numbers (:func:`_python_value`;
+    the NumPy path costs ~20 us, mostly ``numpy.errstate``).
 
     Examples
     --------
@@ -62,6 +69,17 @@ def folded_value(op: str, vt, args: tuple):
     >>> folded_value("shl", UInt32, (literal(UInt32, 1), literal(UInt32, 32)))   # count >= the width
     0
     """
+    if len(args) == 2:
+        a, b = args
+        f = _PYTHON_BINARY.get((op, a.vt, b.vt))
+        if f is not None:
+            value = f(a.value, b.value)
+            if value is not _NO:
+                return value
+    elif len(args) == 1:
+        f = _PYTHON_UNARY.get((op, args[0].vt))
+        if f is not None:
+            return f(args[0].value)
     arrays = [np.array([a.value], dtype=a.vt.np_dtype) for a in args]
     return FOLDABLE[op](vt, *arrays)[0].item()
 
@@ -83,3 +101,152 @@ def result_sym(args: tuple, size: int):
             elif s is not sym:
                 return False
     return sym
+
+
+# -- the common cases on Python numbers --------------------------------------------------------
+#
+# Exact by construction: Python ints are exact and wrap around below; Python floats are IEEE
+# doubles (+ - * / correctly rounded, comparisons IEEE, NaN unordered); a Float32 result
+# computed in double and rounded once to float32 is the correctly rounded float32 result
+# for + - * / and sqrt (double has more than 2 * 24 + 2 bits: the double rounding is
+# innocuous).  Everything else (Float16 arithmetic, fma, rounding, bit counts, x / 0.0, a
+# Bool mask operand, ...) takes the NumPy reference.  One function per (op, operand types),
+# made once.
+
+_NO = object()
+_F32 = struct.Struct("f")
+
+
+def _to_f32(v: float) -> float:
+    """The double ``v`` rounded to float32 (to +-inf beyond its range)."""
+    try:
+        return _F32.unpack(_F32.pack(v))[0]
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
+def _wrapper(vt):
+    """``wrap(v)``: the Python int ``v`` wrapped around to integer type ``vt``."""
+    mask = (1 << vt.bits) - 1
+    if not vt.is_signed:
+        return lambda v: v & mask
+    half = 1 << (vt.bits - 1)
+    return lambda v: ((v + half) & mask) - half
+
+
+def _binary_functions() -> dict:
+    table = {}
+    compare = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+               "gt": operator.gt, "ge": operator.ge}
+    arith = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
+    bits = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}
+    for vt in ALL_TYPES:
+        if vt is Float16:
+            continue
+        for name, f in compare.items():
+            table[(name, vt, vt)] = f
+        if vt is Bool:
+            for name, f in bits.items():
+                table[(name, vt, vt)] = f
+        elif vt is Float64:
+            table.update({(name, vt, vt): f for name, f in arith.items()})
+            table[("truediv", vt, vt)] = lambda x, y: _NO if y == 0 else x / y
+        elif vt.is_float:
+            for name, f in arith.items():
+                table[(name, vt, vt)] = lambda x, y, f=f: _to_f32(f(x, y))
+            table[("truediv", vt, vt)] = lambda x, y: _NO if y == 0 else _to_f32(x / y)
+        else:
+            wrap = _wrapper(vt)
+            for name, f in {**arith, **bits}.items():
+                table[(name, vt, vt)] = lambda x, y, f=f, wrap=wrap: wrap(f(x, y))
+            table.update({(name, vt, vt): f(vt, wrap) for name, f in _INTEGER_BINARY.items()})
+        if vt.is_float:
+            table[("min", vt, vt)] = _float_min
+            table[("max", vt, vt)] = _float_max
+        elif vt is not Bool:
+            table[("min", vt, vt)] = min
+            table[("max", vt, vt)] = max
+    return table
+
+
+def _float_min(x: float, y: float) -> float:
+    """IEEE 754-2019 ``minimum``: NaN if either is NaN, ``-0 < +0`` (the result is an operand:
+    no rounding)."""
+    if x != x or y != y:
+        return math.nan
+    if x == y:
+        return x if math.copysign(1.0, x) < 0 else y
+    return x if x < y else y
+
+
+def _float_max(x: float, y: float) -> float:
+    """IEEE 754-2019 ``maximum`` (see :func:`_float_min`)."""
+    if x != x or y != y:
+        return math.nan
+    if x == y:
+        return y if math.copysign(1.0, x) < 0 else x
+    return x if x > y else y
+
+
+def _c_division(vt, wrap):
+    def floordiv(x: int, y: int) -> int:
+        """C's quotient: toward zero; ``x // 0 == 0``; ``INT_MIN // -1`` wraps."""
+        if y == 0:
+            return 0
+        q = abs(x) // abs(y)
+        return wrap(-q if (x < 0) != (y < 0) else q)
+    return floordiv
+
+
+def _c_remainder(vt, wrap):
+    def mod(x: int, y: int) -> int:
+        """C's remainder: the dividend's sign; ``x % 0 == 0``."""
+        if y == 0:
+            return 0
+        r = abs(x) % abs(y)
+        return wrap(-r if x < 0 else r)
+    return mod
+
+
+def _shifter(left: bool):
+    def make(vt, wrap):
+        bits = vt.bits
+        count_mask = (1 << bits) - 1
+
+        def shift(x: int, y: int) -> int:
+            """Counts >= the width (negative ones as huge unsigned counts) give 0, or -1 for a
+            right shift of a negative signed value."""
+            y &= count_mask
+            if y >= bits:
+                return -1 if (not left and x < 0) else 0
+            return wrap(x << y) if left else x >> y
+        return shift
+    return make
+
+
+_INTEGER_BINARY = {"floordiv": _c_division, "mod": _c_remainder, "shl": _shifter(True), "shr": _shifter(False)}
+
+
+def _unary_functions() -> dict:
+    table = {("not", Bool): operator.not_}
+    for vt in ALL_TYPES:
+        if vt.is_float:
+            table[("neg", vt)] = operator.neg       # (exact: flips the sign bit, NaN and zeros too)
+            table[("abs", vt)] = math.fabs
+            table[("isnan", vt)] = math.isnan
+            table[("isinf", vt)] = math.isinf
+            table[("isfinite", vt)] = math.isfinite
+            if vt is Float64:
+                table[("sqrt", vt)] = lambda x: math.nan if x < 0 else math.sqrt(x)
+            elif vt is not Float16:
+                table[("sqrt", vt)] = lambda x: math.nan if x < 0 else _to_f32(math.sqrt(x))
+        elif vt is not Bool:
+            wrap = _wrapper(vt)
+            table[("neg", vt)] = lambda x, wrap=wrap: wrap(-x)
+            table[("not", vt)] = lambda x, wrap=wrap: wrap(~x)
+            table[("abs", vt)] = lambda x, wrap=wrap: wrap(abs(x))
+    return table
+
+
+_PYTHON_BINARY = _binary_functions()
+_PYTHON_UNARY = _unary_functions()
