@@ -102,6 +102,36 @@ def test_folded_literal_equals_the_kernel_result(case, data):
             f"{name}{lane} on {vt.name}: folded {folded[0]!r}, kernel {in_kernel[j]!r}"
 
 
+def _edge_values(vt: VarType) -> list:
+    if vt is BoolT:
+        return [False, True]
+    if vt.is_float:
+        values = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, -2.5, 3.0, 7.0, 1e-45, 1e-300, 5e-324, 3.4e38, 1e308,
+                  math.inf, -math.inf, math.nan, 0.1, -1e-7]
+        return [ops.normalize_literal(vt, v) for v in values]
+    lo, hi = ops.int_range(vt)
+    return sorted({lo, hi, lo + 1, hi - 1, 0, 1, 2, 3, 7, vt.bits - 1, vt.bits, vt.bits + 1, hi // 3, lo // 5})
+
+
+@pytest.mark.parametrize("key", list(folding._PYTHON_BINARY) + list(folding._PYTHON_UNARY),
+                         ids=lambda k: "-".join(getattr(p, "name", p) for p in k))
+def test_python_number_fast_path_equals_the_reference(key):
+    """Folding computes its common cases on Python numbers (no NumPy): the same bits and the
+    same Python type as the op's reference, on every pair of edge values."""
+    name, *types = key
+    f = (folding._PYTHON_BINARY if len(types) == 2 else folding._PYTHON_UNARY)[key]
+    out_vt = _result_type(name, types[0])
+    grids = [_edge_values(t) for t in types]
+    pairs = [(x, y) for x in grids[0] for y in grids[1]] if len(types) == 2 else [(x,) for x in grids[0]]
+    for args in pairs:
+        got = f(*args)
+        if got is folding._NO:
+            continue
+        want = OPS[name].numpy(out_vt, *[np.array([v], dtype=t.np_dtype) for t, v in zip(types, args)])[0].item()
+        assert type(got) is type(want), (name, args, got, want)
+        assert _same(np.array([got], out_vt.np_dtype), np.array([want], out_vt.np_dtype))[0], (name, args, got, want)
+
+
 def test_every_exact_lanewise_op_folds_and_no_transcendental_one():
     lanewise = {n for n, e in OPS.items() if e.lanewise}
     assert set(folding.FOLDABLE) == lanewise - TRANSCENDENTAL - {"cast", "bitcast"}
