@@ -1,6 +1,8 @@
 """Node constructors: the one door through which every operation enters the trace.
 
 ``make()`` checks operand sizes (size-1 broadcasts, anything else must match),
+folds an operation on literal operands into a literal (:mod:`.folding`, Dr.Jit's
+constant propagation; ``select`` on a literal condition is the chosen operand),
 forces evaluation of operands that pending scatters write to (so side effects
 stay in program order), and tells the freeze recorder about the new node.
 :func:`make_binary` is the same door for the hottest case (two operands, no
