@@ -215,6 +215,26 @@ def test_transcendental_functions_of_literals_are_computed_by_the_kernel():
     assert (Float(2) ** Float(0.5)).state == Unevaluated
 
 
+@pytest.mark.parametrize("mode", [None, "symbolic", "evaluated"])
+def test_if_stmt_on_a_literal_condition_and_literal_state_is_a_literal(mode):
+    # Dr.Jit 1.5: the same states in all three modes (checked side by side)
+    def true_fn(c, x):
+        return (x + 1,)
+
+    def false_fn(c, x):
+        return (x + 2,)
+    y, = fj.if_stmt(args=(Bool(True), Float(3)), cond=Bool(True), true_fn=true_fn, false_fn=false_fn, mode=mode)
+    assert y.state == Literal and y[0] == 4.0
+    c = fj.arange(Int, 3) > 0
+    y, = fj.if_stmt(args=(c, Float(3)), cond=c, true_fn=true_fn, false_fn=false_fn, mode=mode)
+    assert y.state == Unevaluated and y.numpy().tolist() == [5.0, 4.0, 4.0]
+
+
+def test_local_read_at_a_literal_index_of_a_literal_local_is_a_literal():
+    local = fj.alloc_local(Float, 3, value=Float(0))
+    assert local[0].state == Literal and local[fj.llvm.UInt32(1)].state == Literal      # (Dr.Jit 1.5: both)
+
+
 def test_constant_propagation_cleared_folds_nothing():
     with fj.scoped_set_flag(fj.JitFlag.ConstantPropagation, False):
         assert (Int(4) + Int(5)).state == Unevaluated
