@@ -651,13 +651,14 @@ def apply(op: str, *operands):
     operand_vts = [o._vt if isinstance(o, ArrayBase) else None for o in cast_operands]
     in_vt, out_vt, targets = promotion.operand_types(entry, vt, operand_vts, names)
     nodes = tuple([o._node if t is None else _to_node(o, t) for o, t in zip(cast_operands, targets)])
-    node = ops.make(node_op(op, in_vt), out_vt, nodes)
+    name = node_op(op, in_vt)
+    node = ops.make(name, out_vt, nodes)
     cls = flat_of(backend, out_vt, ad)
     out = cls.__new__(cls)
     out._node = node
     out._ad = None
     if ad and out_vt.is_float and any(isinstance(o, ArrayBase) and o._ad is not None for o in cast_operands):
-        state.ad_hook.on_op(node.op, out, tuple(cast_operands))
+        state.ad_hook.on_op(name, out, tuple(cast_operands))      # (name: node.op is 'literal' once folded)
     return out
 
 

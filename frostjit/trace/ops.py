@@ -1,6 +1,8 @@
 """Node constructors: the one door through which every operation enters the trace.
 
 ``make()`` checks operand sizes (size-1 broadcasts, anything else must match),
+folds an operation on literal operands into a literal (:mod:`.folding`, Dr.Jit's
+constant propagation; ``select`` on a literal condition is the chosen operand),
 forces evaluation of operands that pending scatters write to (so side effects
 stay in program order), and tells the freeze recorder about the new node.
 :func:`make_binary` is the same door for the hottest case (two operands, no
@@ -23,6 +25,7 @@ import numpy as np
 from ..errors import ConversionOverflowError
 from . import numpy_semantics as ns
 from .dtypes import ALL_TYPES, VarType, Bool, round_to
+from . import folding
 from .node import Node
 from .state import state
 
@@ -70,6 +73,10 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
                     broadcast_size(op, args)
         else:
             size = broadcast_size(op, args)
+        if args and value is None and extra is None and args[0].op == "literal":
+            out = _fold_any(op, vt, args, size)
+            if out is not None:
+                return out
     if state.dirty:
         flush_if_dirty(args)
     node = _new(Node)       # (object.__new__ and slot stores: no __init__ frame, as in make_binary)
@@ -99,6 +106,10 @@ def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
     sb = b.size
     if sa != sb and sb != 1 and sa != 1:
         broadcast_size(op, (a, b))      # raises the size error
+    if a.op == "literal" and b.op == "literal":     # (folding: one comparison when a is not)
+        out = _fold(op, vt, (a, b), sb if sa == 1 else sa)
+        if out is not None:
+            return out
     if state.dirty:
         flush_if_dirty((a, b))
     node = _new(Node)
@@ -120,6 +131,10 @@ def make_unary(op: str, vt: VarType, a: Node) -> Node:
     """``make(op, vt, (a,))``: the door of one-operand operations without a parameter (``neg``
     of a complex product: the static arrays' direct paths, :mod:`frostjit.array.direct`)."""
     args = (a,)
+    if a.op == "literal":
+        out = _fold(op, vt, args, a.size)
+        if out is not None:
+            return out
     if state.dirty:
         flush_if_dirty(args)
     node = _new(Node)
@@ -154,6 +169,10 @@ def make_ternary(op: str, vt: VarType, a: Node, b: Node, c: Node) -> Node:
         elif t != 1:
             broadcast_size(op, (a, b, c))
     args = (a, b, c)
+    if a.op == "literal":
+        out = _fold_any(op, vt, args, size)
+        if out is not None:
+            return out
     if state.dirty:
         flush_if_dirty(args)
     node = _new(Node)
@@ -169,6 +188,45 @@ def make_ternary(op: str, vt: VarType, a: Node, b: Node, c: Node) -> Node:
     if rec is not None:
         rec.on_node(node)
     return node
+
+
+def _fold_any(op: str, vt: VarType, args: tuple, size: int):
+    """:func:`_fold` when the first operand is a literal: every operand a literal, or a
+    ``select`` on a literal condition."""
+    for a in args:
+        if a.op != "literal":
+            return _fold(op, vt, args, size) if op == "select" else None
+    return _fold(op, vt, args, size)
+
+
+def _fold(op: str, vt: VarType, args: tuple, size: int):
+    """The literal result of ``op(*args)`` (``size`` elements) when it folds (:mod:`.folding`:
+    every operand a literal, ``op`` exact), ``select(c, a, b)`` on a literal ``c``: the chosen
+    operand itself (or a literal broadcast from it); else ``None``: the door makes a pending node."""
+    if not state.flags & _CONSTANT_PROPAGATION:
+        return None
+    if op not in _FOLDABLE:
+        return None
+    sym = folding.result_sym(args, size) if state.recorder is not None else None
+    if sym is False:
+        return None
+    if op == "select":
+        chosen = args[1] if args[0].value else args[2]
+        if chosen.size == size:
+            return chosen
+        if chosen.op != "literal":
+            return None     # (a wider operand not chosen: the result still has its size)
+        value = chosen.value
+    else:
+        value = folding.folded_value(op, vt, args)
+    out = stored_literal(vt, value, size)
+    if sym is not None:
+        out.sym = sym       # a frozen function's symbolic size carries over
+    return out
+
+
+_CONSTANT_PROPAGATION = folding.CONSTANT_PROPAGATION
+_FOLDABLE = folding.FOLDABLE
 
 
 def flush_if_dirty(nodes) -> None:
@@ -399,6 +457,12 @@ def bitcast(node: Node, vt: VarType) -> Node:
         raise TypeError(f"reinterpret_array(): cannot reinterpret {node.vt.name} as {vt.name} (different bit widths)")
     if vt is node.vt:
         return node
+    if node.op == "literal" and folding.enabled():     # (the same bits, as a kernel reads them)
+        v = ns.bitcast(vt, np.array([node.value], dtype=node.vt.np_dtype))[0].item()
+        out = stored_literal(vt, v, node.size)
+        if state.recorder is not None:
+            out.sym = node.sym      # a frozen function's symbolic size carries over
+        return out
     return make("bitcast", vt, (node,), value=vt)
 
 

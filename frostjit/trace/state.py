@@ -23,10 +23,11 @@ class JitFlag(enum.IntFlag):
     symbolically, else evaluate; ``CompressLoops``: evaluated loops compress their active lanes
     (docs/control.md).  ``KernelFreezing`` (set by default): frozen functions record and replay;
     cleared, every ``fj.freeze`` function runs as a plain call (docs/freeze.md).
+    ``ConstantPropagation`` (set by default): operations on literals fold into literals
+    (:mod:`frostjit.trace.folding`); cleared, they make unevaluated variables.
 
-    Dr.Jit's optimization, diagnostic and CUDA-only flags (``ReuseIndices``,
-    ``ConstantPropagation``, ``FastMath``, ``ValueNumbering``, ``OptimizeLoops``, ``OptimizeCalls``,
-    ``MergeFunctions``, ``PacketOps``, ``ForceOptiX``, ``PrintIR``, ``ForbidSynchronization``,
+    Dr.Jit's optimization, diagnostic and CUDA-only flags (``ReuseIndices``, ``FastMath``,
+    ``ValueNumbering``, ``OptimizeLoops``, ``OptimizeCalls``, ``MergeFunctions``, ``PacketOps``, ``ForceOptiX``, ``PrintIR``, ``ForbidSynchronization``,
     ``ScatterReduceLocal``, ``SymbolicScope``, ``FreezingScope``, ``EnableObjectTraversal``,
     ``ShaderExecutionReordering``, ``SpillToSharedMemory``) and its old aliases (``LoopRecord``,
     ``LoopOptimize``, ``VCallRecord``, ``VCallOptimize``, ``VCallDeduplicate``, ``Recording``)

@@ -1,0 +1,252 @@
+"""Literal folding: operations whose operands are all literals compute at trace time.
+
+This module holds the rules (which operations fold, the folded value, the symbolic size);
+the node doors of :mod:`.ops` apply them and make the literal node (one door for nodes).
+
+Dr.Jit 1.5 propagates constants while it traces: ``Int(4) + Int(5)`` is a literal 9
+(``VarState.Literal``), ``fj.zeros(Float, 5) + 1`` a literal 1 of five elements, and
+``fj.select`` with a literal condition is the chosen operand.  frostjit does the same in its
+node doors (:mod:`.ops`): when every operand of a lane-wise operation is a literal, the door
+asks :func:`fold` for the result, a new literal node, instead of making a pending node.
+
+**A folded value is what a kernel would compute, bit for bit.**  Folding evaluates the op's
+reference semantics (:mod:`.numpy_semantics`, the spec every backend matches bit for bit:
+``tests/trace/test_optable.py``) on one-element arrays of the operands' types, so integer
+arithmetic wraps, ``//`` and ``%`` round as C's, shifts beyond the width give 0, ``fma``
+rounds once, ``Float16`` computes in ``float32``.  Operations with a documented accuracy
+(the transcendental functions and float ``pow``: vectorized polynomial approximations
+whose last bit may differ from NumPy's) are **not** folded: their result stays a pending
+node computed by the kernel (a deliberate difference from Dr.Jit, which evaluates them
+by the same approximations at trace time; docs/engine.md).  Conversions fold in
+:func:`.ops.cast` and :func:`.ops.bitcast`.
+
+Folding follows ``JitFlag.ConstantPropagation`` (set by default, as in Dr.Jit): cleared,
+every operation makes a pending node.
+
+Inside a frozen function's recording a folded literal keeps the symbolic size of its
+operands (``fj.zeros(Float, fj.width(x)) + 1``).  Literal *values* there are either
+constants of the function or literal inputs, whose values are part of the recording's key
+(a changed value records again, then the input is made opaque), so a folded value is never
+stale in a replay.
+"""
+from __future__ import annotations
+
+import math
+import operator
+import struct
+
+import numpy as np
+
+from .dtypes import ALL_TYPES, Bool, Float16, Float64
+from .optable import OPS, TRANSCENDENTAL
+from .state import JitFlag, state
+
+CONSTANT_PROPAGATION = int(JitFlag.ConstantPropagation)
+
+#: The reference of every operation that folds on literals: lane-wise, exact (no accuracy
+#: bound), no parameter (conversions fold in their own doors, :func:`.ops.cast`).
+FOLDABLE: dict = {name: e.numpy for name, e in OPS.items()
+                  if e.lanewise and name not in TRANSCENDENTAL and name not in ("cast", "bitcast")
+                  and e.numpy is not None}
+
+
+def enabled() -> bool:
+    """Whether literal folding is on (``JitFlag.ConstantPropagation``)."""
+    return bool(state.flags & CONSTANT_PROPAGATION)
+
+
+def folded_value(op: str, vt, args: tuple):
+    """The value of ``op(*args)`` on the literal nodes ``args`` (``op`` in :data:`FOLDABLE`,
+    result type ``vt``), as the literal of a node of type ``vt`` stores it (a Python
+    ``int``, ``float`` or ``bool``): the op's reference semantics on one-element arrays, or
+    for the common cases the same value computed on Python numbers (:func:`_python_value`;
+    the NumPy path costs ~20 us, mostly ``numpy.errstate``).
+
+    Examples
+    --------
+    >>> folded_value("add", Int32, (literal(Int32, 2**31 - 1), literal(Int32, 1)))     # wraps
+    -2147483648
+    >>> folded_value("shl", UInt32, (literal(UInt32, 1), literal(UInt32, 32)))   # count >= the width
+    0
+    """
+    if len(args) == 2:
+        a, b = args
+        f = _PYTHON_BINARY.get((op, a.vt, b.vt))
+        if f is not None:
+            value = f(a.value, b.value)
+            if value is not _NO:
+                return value
+    elif len(args) == 1:
+        f = _PYTHON_UNARY.get((op, args[0].vt))
+        if f is not None:
+            return f(args[0].value)
+    arrays = [np.array([a.value], dtype=a.vt.np_dtype) for a in args]
+    return FOLDABLE[op](vt, *arrays)[0].item()
+
+
+def result_sym(args: tuple, size: int):
+    """The symbolic size a folded result takes while a frozen function records: that of an
+    operand of the result's size; ``None`` for a size-1 result (the recorder gives it its
+    symbol); ``False`` when operands of the result's size do not share one symbol (their
+    sizes are equal in this call, not known to be in others: the door makes a pending node,
+    whose recording guards the equality)."""
+    if size == 1:
+        return None
+    sym = None
+    for a in args:
+        if a.size == size:
+            s = a.sym
+            if sym is None:
+                sym = s
+            elif s is not sym:
+                return False
+    return sym
+
+
+# -- the common cases on Python numbers --------------------------------------------------------
+#
+# Exact by construction: Python ints are exact and wrap around below; Python floats are IEEE
+# doubles (+ - * / correctly rounded, comparisons IEEE, NaN unordered); a Float32 result
+# computed in double and rounded once to float32 is the correctly rounded float32 result
+# for + - * / and sqrt (double has more than 2 * 24 + 2 bits: the double rounding is
+# innocuous).  Everything else (Float16 arithmetic, fma, rounding, bit counts, x / 0.0, a
+# Bool mask operand, ...) takes the NumPy reference.  One function per (op, operand types),
+# made once.
+
+_NO = object()
+_F32 = struct.Struct("f")
+
+
+def _to_f32(v: float) -> float:
+    """The double ``v`` rounded to float32 (to +-inf beyond its range)."""
+    try:
+        return _F32.unpack(_F32.pack(v))[0]
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
+def _wrapper(vt):
+    """``wrap(v)``: the Python int ``v`` wrapped around to integer type ``vt``."""
+    mask = (1 << vt.bits) - 1
+    if not vt.is_signed:
+        return lambda v: v & mask
+    half = 1 << (vt.bits - 1)
+    return lambda v: ((v + half) & mask) - half
+
+
+def _binary_functions() -> dict:
+    table = {}
+    compare = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+               "gt": operator.gt, "ge": operator.ge}
+    arith = {"add": operator.add, "sub": operator.sub, "mul": operator.mul}
+    bits = {"and": operator.and_, "or": operator.or_, "xor": operator.xor}
+    for vt in ALL_TYPES:
+        if vt is Float16:
+            continue
+        for name, f in compare.items():
+            table[(name, vt, vt)] = f
+        if vt is Bool:
+            for name, f in bits.items():
+                table[(name, vt, vt)] = f
+        elif vt is Float64:
+            table.update({(name, vt, vt): f for name, f in arith.items()})
+            table[("truediv", vt, vt)] = lambda x, y: _NO if y == 0 else x / y
+        elif vt.is_float:
+            for name, f in arith.items():
+                table[(name, vt, vt)] = lambda x, y, f=f: _to_f32(f(x, y))
+            table[("truediv", vt, vt)] = lambda x, y: _NO if y == 0 else _to_f32(x / y)
+        else:
+            wrap = _wrapper(vt)
+            for name, f in {**arith, **bits}.items():
+                table[(name, vt, vt)] = lambda x, y, f=f, wrap=wrap: wrap(f(x, y))
+            table.update({(name, vt, vt): f(vt, wrap) for name, f in _INTEGER_BINARY.items()})
+        if vt.is_float:
+            table[("min", vt, vt)] = _float_min
+            table[("max", vt, vt)] = _float_max
+        elif vt is not Bool:
+            table[("min", vt, vt)] = min
+            table[("max", vt, vt)] = max
+    return table
+
+
+def _float_min(x: float, y: float) -> float:
+    """IEEE 754-2019 ``minimum``: NaN if either is NaN, ``-0 < +0`` (the result is an operand:
+    no rounding)."""
+    if x != x or y != y:
+        return math.nan
+    if x == y:
+        return x if math.copysign(1.0, x) < 0 else y
+    return x if x < y else y
+
+
+def _float_max(x: float, y: float) -> float:
+    """IEEE 754-2019 ``maximum`` (see :func:`_float_min`)."""
+    if x != x or y != y:
+        return math.nan
+    if x == y:
+        return y if math.copysign(1.0, x) < 0 else x
+    return x if x > y else y
+
+
+def _c_division(vt, wrap):
+    def floordiv(x: int, y: int) -> int:
+        """C's quotient: toward zero; ``x // 0 == 0``; ``INT_MIN // -1`` wraps."""
+        if y == 0:
+            return 0
+        q = abs(x) // abs(y)
+        return wrap(-q if (x < 0) != (y < 0) else q)
+    return floordiv
+
+
+def _c_remainder(vt, wrap):
+    def mod(x: int, y: int) -> int:
+        """C's remainder: the dividend's sign; ``x % 0 == 0``."""
+        if y == 0:
+            return 0
+        r = abs(x) % abs(y)
+        return wrap(-r if x < 0 else r)
+    return mod
+
+
+def _shifter(left: bool):
+    def make(vt, wrap):
+        bits = vt.bits
+        count_mask = (1 << bits) - 1
+
+        def shift(x: int, y: int) -> int:
+            """Counts >= the width (negative ones as huge unsigned counts) give 0, or -1 for a
+            right shift of a negative signed value."""
+            y &= count_mask
+            if y >= bits:
+                return -1 if (not left and x < 0) else 0
+            return wrap(x << y) if left else x >> y
+        return shift
+    return make
+
+
+_INTEGER_BINARY = {"floordiv": _c_division, "mod": _c_remainder, "shl": _shifter(True), "shr": _shifter(False)}
+
+
+def _unary_functions() -> dict:
+    table = {("not", Bool): operator.not_}
+    for vt in ALL_TYPES:
+        if vt.is_float:
+            table[("neg", vt)] = operator.neg       # (exact: flips the sign bit, NaN and zeros too)
+            table[("abs", vt)] = math.fabs
+            table[("isnan", vt)] = math.isnan
+            table[("isinf", vt)] = math.isinf
+            table[("isfinite", vt)] = math.isfinite
+            if vt is Float64:
+                table[("sqrt", vt)] = lambda x: math.nan if x < 0 else math.sqrt(x)
+            elif vt is not Float16:
+                table[("sqrt", vt)] = lambda x: math.nan if x < 0 else _to_f32(math.sqrt(x))
+        elif vt is not Bool:
+            wrap = _wrapper(vt)
+            table[("neg", vt)] = lambda x, wrap=wrap: wrap(-x)
+            table[("not", vt)] = lambda x, wrap=wrap: wrap(~x)
+            table[("abs", vt)] = lambda x, wrap=wrap: wrap(abs(x))
+    return table
+
+
+_PYTHON_BINARY = _binary_functions()
+_PYTHON_UNARY = _unary_functions()
