@@ -19,8 +19,10 @@ recording thread runs under ``sys.settrace`` (per thread; it exists on every Pyt
   root load (``LOAD_GLOBAL``, ``LOAD_DEREF``, ``LOAD_FAST``, ``globals()``) followed by attribute
   loads and constant subscripts (``cfg.model.scale``, ``d["k"]``), ``getattr(o, "name")``,
   ``vars(o)``, and the stores that end a chain (``o.x = v``, ``d[k] = v``, ``global``,
-  ``nonlocal``).  When an instruction that starts a chain is about to run, the chain is evaluated
-  here **without running user code**: attribute lookups follow Python's rules statically
+  ``nonlocal``); a key or attribute name held in a variable (``d[k]``, ``getattr(o, name)``) is
+  read from the frame as the chain is evaluated, and ``d.get(k)`` reads one entry.  When an
+  instruction that starts a chain is about to run, the chain is evaluated here **without running
+  user code**: attribute lookups follow Python's rules statically
   (data descriptors, instance dict, class dicts along the MRO, ``__getattr__``), so a property
   or ``__getattr__`` stops the chain (its own frame is traced in turn).  Each step becomes an
   *atom*: the mapping entry, cell, attribute or container contents it read, with the value seen
@@ -33,6 +35,11 @@ share, and it runs only while recording (replays run no hook at all).
 What cannot be watched makes the recording fall back to the plain call (``fallback``): a call
 into the deny list, ``getattr`` with a computed name, a generator created before the call and
 resumed inside, a write to state outside the inputs (a replay would not repeat it).
+
+An attribute load on a value no chain names (a call's result: ``make().k``) is a *loose* name:
+when the recording ends, it is looked up on the hidden objects the recording reached
+(:meth:`ReadSet.loose_atoms`).  Identity comparisons (``x is SENTINEL``) make guards.build add a
+guard on which inputs are which hidden objects; ``id()`` falls back.
 
 A holder that turns out to be *fresh* (created during the call, and referenced by nothing but
 this read set once the call returned) needs no guard: the code builds it again every call.
