@@ -272,3 +272,13 @@ def split_walk(size: int) -> list:
 def test_particles_that_split_into_a_queue_give_drjits_generation_sizes():
     # Dr.Jit 1.5 (the same program, side by side): [706, 269, 100, 28, 9, 1, 0]
     assert split_walk(1000) == [706, 269, 100, 28, 9, 1, 0]
+
+
+def test_a_never_active_scatter_inc_in_a_loop_body_returns_zeros():
+    ctr = UInt32(7)
+
+    def body(i, s):
+        return i + 1, s + fj.scatter_inc(ctr, UInt32(0), False)
+    i, s = fj.while_loop((fj.arange(UInt32, 3), UInt32(0)), lambda i, s: i < 3, body, mode="symbolic")
+    fj.eval(ctr, s)
+    assert ctr.numpy().tolist() == [7] and s.numpy().tolist() == [0, 0, 0]
