@@ -282,3 +282,26 @@ def test_a_never_active_scatter_inc_in_a_loop_body_returns_zeros():
     i, s = fj.while_loop((fj.arange(UInt32, 3), UInt32(0)), lambda i, s: i < 3, body, mode="symbolic")
     fj.eval(ctr, s)
     assert ctr.numpy().tolist() == [7] and s.numpy().tolist() == [0, 0, 0]
+
+
+def test_scatter_inc_in_top_level_symbolic_if_stmt_and_switch_gives_drjits_answer():
+    # outside loops the lanes have host values: the lane-order array implementation (Dr.Jit 1.5:
+    # the same counts, contents and results)
+    c1, c2, buf = UInt32(0), UInt32(0), fj.zeros(UInt32, 16)
+    i = fj.arange(UInt32, 10)
+
+    def t(i):
+        s = fj.scatter_inc(c1, UInt32(0))
+        fj.scatter(buf, i, s)
+        return i + s * 0
+    r = fj.if_stmt((i,), i % 3 == 0, t, lambda i: i + fj.scatter_inc(c2, UInt32(0)) * 0 + 100, mode="symbolic")
+    fj.eval(r, c1, c2, buf)
+    assert c1.numpy().tolist() == [4] and c2.numpy().tolist() == [6]
+    assert sorted(buf.numpy().tolist()) == [0] * 13 + [3, 6, 9]
+    assert r.numpy().tolist() == [0, 101, 102, 3, 104, 105, 6, 107, 108, 9]
+    c3, c4 = UInt32(0), UInt32(0)
+    r = fj.switch(i % 2, [lambda x: x + fj.scatter_inc(c3, UInt32(0)) * 0,
+                          lambda x: x + 1 + fj.scatter_inc(c4, UInt32(0)) * 0], i, mode="symbolic")
+    fj.eval(r, c3, c4)
+    assert c3.numpy().tolist() == c4.numpy().tolist() == [5]
+    assert r.numpy().tolist() == [0, 2, 2, 4, 4, 6, 6, 8, 8, 10]
