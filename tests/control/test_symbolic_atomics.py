@@ -305,3 +305,18 @@ def test_scatter_inc_in_top_level_symbolic_if_stmt_and_switch_gives_drjits_answe
     fj.eval(r, c3, c4)
     assert c3.numpy().tolist() == c4.numpy().tolist() == [5]
     assert r.numpy().tolist() == [0, 2, 2, 4, 4, 6, 6, 8, 8, 10]
+
+
+@pytest.mark.parametrize("n", [7, 100_003])
+def test_exchanges_on_one_element_pass_every_value_on_exactly_once(n):
+    # whatever order the lanes (and threads) take: the old values and the final content are the
+    # initial content and the written values, each once
+    t = UInt32(123456789)
+
+    def body(x, k, old):
+        return x, k + 1, fj.scatter_exch(t, x, UInt32(0))
+    x, k, old = fj.while_loop((fj.arange(UInt32, n), UInt32(0), UInt32(0)), lambda x, k, o: k < 1, body,
+                              mode="symbolic")
+    fj.eval(t, old)
+    got = np.sort(np.concatenate([old.numpy(), t.numpy()]))
+    np.testing.assert_array_equal(got, np.sort(np.append(np.arange(n, dtype=np.uint32), np.uint32(123456789))))
