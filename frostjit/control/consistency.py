@@ -95,8 +95,11 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
     """
     to, tn = type(old), type(new)
     if to is not tn:
-        raise contract_error(StateTypeError, who, f"the type of state variable '{name}' changed from "
-                                                  f"'{type_name(old)}' to '{type_name(new)}', which is not permitted")
+        raise contract_error(StateTypeError, who, _as_switch(who, f"inconsistent types for field '{name}' "
+                                                                  f"('{type_name(new)}' and '{type_name(old)}')",
+                                                             f"the type of state variable '{name}' changed from "
+                                                             f"'{type_name(old)}' to '{type_name(new)}', which is "
+                                                             "not permitted"))
     nt = node_type(to)
     kind = nt.kind
     if kind is Kind.ARRAY:
@@ -121,14 +124,21 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
     kn, vn = nt.children(new)
     if kind is Kind.SEQUENCE or kind is Kind.VECTOR:
         if len(vo) != len(vn):
-            raise contract_error(StateTypeError, who, f"the size of state variable '{name}' of type "
-                                                      f"'{type_name(old)}' changed from {len(vo)} to {len(vn)}")
+            raise contract_error(StateTypeError, who, _as_switch(who, f"inconsistent sizes for field '{name}' "
+                                                                      f"({len(vn)} and {len(vo)})",
+                                                                 f"the size of state variable '{name}' of type "
+                                                                 f"'{type_name(old)}' changed from {len(vo)} to "
+                                                                 f"{len(vn)}"))
         keys = range(len(vo))
         pairs = zip(vo, vn)
     else:
         if set(ko) != set(kn):
-            raise contract_error(StateTypeError, who, f"the keys of state variable '{name}' of type "
-                                                      f"'{type_name(old)}' changed from {list(ko)} to {list(kn)}")
+            raise contract_error(StateTypeError, who, _as_switch(who, f"inconsistent dictionary keys for field "
+                                                                      f"'{name}' ({sorted(map(str, kn))} and "
+                                                                      f"{sorted(map(str, ko))})",
+                                                                 f"the keys of state variable '{name}' of type "
+                                                                 f"'{type_name(old)}' changed from {list(ko)} to "
+                                                                 f"{list(kn)}"))
         nv = dict(zip(kn, vn))
         keys = ko
         pairs = ((v, nv[k]) for k, v in zip(ko, vo))
@@ -139,7 +149,16 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
 def uninitialized(who: str, name: str, a) -> Exception:
     """Dr.Jit's error for an empty array (``UInt32()``) in a loop's state or a conditional's
     results."""
+    if who == "switch":     # (Dr.Jit's wording for calls)
+        return contract_error(StateValueError, who, f"field '{name}' is uninitialized (an empty "
+                                                    f"'{type_name(a)}')")
     return contract_error(StateValueError, who, f"state variable '{name}' of type '{type_name(a)}' is uninitialized")
+
+
+def _as_switch(who: str, drjit: str, message: str) -> str:
+    """``message``, led by Dr.Jit's wording for the results of ``switch`` targets (which says
+    "inconsistent ... for field 'result'" where loops and conditionals say "state variable")."""
+    return f"{drjit}: {message}" if who == "switch" else message
 
 
 def leaf_names(tree: tuple, labels, root: str) -> list[str]:

@@ -7,8 +7,9 @@ called once on them, and its results scattered into zero-initialized outputs.  L
 masked out (a ``Bool`` array as the last positional argument or as ``active=``), or whose index
 is out of range, call nothing and return zeros; with ``JitFlag.Debug`` an out-of-range index
 of an active lane raises ``IndexError`` instead (Dr.Jit leaves it undefined without Debug).
-**Symbolic** mode (one kernel with a jump per lane group) is not implemented yet: an explicit
-``mode="symbolic"`` raises ``NotImplementedError``, the flag's default falls back to evaluated.
+**Symbolic** mode (``JitFlag.SymbolicCalls``, the default) traces every target once over all lanes,
+with its lanes as the mask of its side effects, and selects the results per lane
+(:func:`.symbolic.symbolic_switch`): one kernel, no evaluation.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from ..trace.dtypes import Bool, UInt32
 from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
 from . import host, symbolic
-from .consistency import check, contract_error
+from .consistency import check, contract_error, uninitialized
 from .errors import wrapped, ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mode, is_mask, switch_lanes, vector_mode
 
@@ -52,8 +53,7 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
         argument or as the keyword ``active`` is the mask: its false lanes call nothing and
         return zeros, and the targets receive ``True`` in its place.
     mode : {None, "symbolic", "evaluated"}
-        ``None``: as ``JitFlag.SymbolicCalls`` says (set by default; evaluated while
-        symbolic mode is not implemented).
+        ``None``: as ``JitFlag.SymbolicCalls`` says (set by default: symbolic).
     label : str, optional
         A name, in the guards a frozen function records for the call.
 
@@ -71,9 +71,11 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
         A Python index out of range; an array index out of range on an active lane with
         ``JitFlag.Debug``.
     StateTypeError, StateValueError
-        The targets' results differ in type, structure or Python values.
-    NotImplementedError
-        ``mode="symbolic"`` while symbolic mode is not implemented.
+        The targets' results differ in type, structure or Python values (Dr.Jit's "inconsistent
+        types/sizes/dictionary keys for field 'result'" leads the message), or the array
+        arguments have incompatible sizes.
+    RuntimeError
+        An exception raised by a target, as its ``__cause__`` (and also of its class).
 
     Examples
     --------
@@ -91,6 +93,8 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
         raise ControlFlowArgumentTypeError(f"fj.switch(): 'index' must be a Python int or a UInt32 array, got {type(index).__name__}")
     if mode is None:
         mode = vector_mode(JitFlag.SymbolicCalls)
+    if not scalar:
+        _check_sizes(index, args, kwargs)
     try:
         if scalar:
             return _scalar(int(index), targets, mask, args, kwargs)
@@ -102,6 +106,18 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
         if new is err:
             raise
         raise new from err
+
+
+def _check_sizes(index, args, kwargs) -> None:
+    """The index and the array arguments have one size (or size 1): Dr.Jit's error otherwise."""
+    sizes = [index._node.size] + [a._node.size for a in flatten((args, kwargs))[0]]
+    n = 1
+    for s in sizes:
+        if s != n and s != 1:
+            if n != 1 or s == 0:
+                raise contract_error(StateValueError, WHO, f"some of the call arguments have incompatible sizes "
+                                                           f"(encountered arrays of length {n} and {s})")
+            n = s
 
 
 def _scalar(index: int, targets, mask, args, kwargs):
@@ -138,8 +154,8 @@ def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label)
             continue
         calls.append((sel, _call(fn, sel, n, args, kwargs, positional_mask, bool_t)))
     if not calls:       # no lane calls anything: one call on no lanes gives the result's structure
-        sel = compress(bool_t(False))
-        calls.append((sel, _call(targets[0], sel, n, args, kwargs, positional_mask, bool_t)))
+        sel = compress(bool_t(False))   # (its scatters, of size-1 operands, must write nothing: Dr.Jit)
+        calls.append((sel, _call(targets[0], sel, n, args, kwargs, positional_mask, bool_t, bool_t(False)._node)))
     return _combine(calls, n)
 
 
@@ -156,8 +172,9 @@ def _check_range(index, mask, count: int) -> None:
         raise IndexError(f"fj.switch(): index {int(idx[k])} (at position {k}) is out of range for {count} targets")
 
 
-def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t):
-    """``fn`` on the lanes ``sel``: arrays gathered there, the mask replaced by ``True``."""
+def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t, lanes=None):
+    """``fn`` on the lanes ``sel``: arrays gathered there, the mask replaced by ``True``;
+    ``lanes``: the mask of its side effects (``None``: every lane of the call is active)."""
     ones = None
 
     def take(a):
@@ -176,7 +193,7 @@ def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t):
         sub_args = sub_args + (bool_t(True),)
     if "active" in sub_kwargs:
         sub_kwargs["active"] = bool_t(True)
-    with masks.scope(None):     # every lane of the call is active
+    with masks.scope(lanes):    # every lane of the call is active (unless it has none)
         return fn(*sub_args, **sub_kwargs)
 
 
@@ -192,6 +209,8 @@ def _combine(calls, n: int):
     for k, (sel, leaves) in enumerate(per_call):
         m = sel._node.size
         for leaf in leaves:
+            if isinstance(leaf, ArrayBase) and leaf._node.size == 0 and m:
+                raise uninitialized(WHO, "result", leaf)
             if isinstance(leaf, ArrayBase) and leaf._node.size not in (1, m):
                 raise contract_error(StateValueError, WHO, f"a target returned an array of {leaf._node.size} "
                                                            f"lanes for a call on {m} lanes (a target's results "

@@ -152,7 +152,7 @@ def loop(state: tuple, leaves: list, treedef, cond, body, labels, label, strict:
 
 def _never_active(effect) -> bool:
     """Whether the scatter ``effect`` writes nothing (its ``active`` operand is the literal False)."""
-    a = effect.args[-1] if effect.op != "loop" else None
+    a = effect.args[-1] if effect.op == "scatter" else None
     return a is not None and a.op == "literal" and a.value is False
 
 

@@ -96,6 +96,8 @@ def _read_modify_write(kind: str, target, value, idx, ok, compare=None):
     a scatter, as an array of the target's type: the old values.  The lanes of one element act
     one after the other inside the kernel (in launch order on one thread; in an order the
     hardware picks with several, as in Dr.Jit)."""
+    if ok._node.op == "literal" and ok._node.value is False:
+        return type(target)(0)          # no lane acts: nothing to run, every old value is 0
     tnode = _prepare_target(target)
     args = (value._node, idx._node, ok._node)
     if compare is not None:

@@ -272,3 +272,51 @@ def split_walk(size: int) -> list:
 def test_particles_that_split_into_a_queue_give_drjits_generation_sizes():
     # Dr.Jit 1.5 (the same program, side by side): [706, 269, 100, 28, 9, 1, 0]
     assert split_walk(1000) == [706, 269, 100, 28, 9, 1, 0]
+
+
+def test_a_never_active_scatter_inc_in_a_loop_body_returns_zeros():
+    ctr = UInt32(7)
+
+    def body(i, s):
+        return i + 1, s + fj.scatter_inc(ctr, UInt32(0), False)
+    i, s = fj.while_loop((fj.arange(UInt32, 3), UInt32(0)), lambda i, s: i < 3, body, mode="symbolic")
+    fj.eval(ctr, s)
+    assert ctr.numpy().tolist() == [7] and s.numpy().tolist() == [0, 0, 0]
+
+
+def test_scatter_inc_in_top_level_symbolic_if_stmt_and_switch_gives_drjits_answer():
+    # outside loops the lanes have host values: the lane-order array implementation (Dr.Jit 1.5:
+    # the same counts, contents and results)
+    c1, c2, buf = UInt32(0), UInt32(0), fj.zeros(UInt32, 16)
+    i = fj.arange(UInt32, 10)
+
+    def t(i):
+        s = fj.scatter_inc(c1, UInt32(0))
+        fj.scatter(buf, i, s)
+        return i + s * 0
+    r = fj.if_stmt((i,), i % 3 == 0, t, lambda i: i + fj.scatter_inc(c2, UInt32(0)) * 0 + 100, mode="symbolic")
+    fj.eval(r, c1, c2, buf)
+    assert c1.numpy().tolist() == [4] and c2.numpy().tolist() == [6]
+    assert sorted(buf.numpy().tolist()) == [0] * 13 + [3, 6, 9]
+    assert r.numpy().tolist() == [0, 101, 102, 3, 104, 105, 6, 107, 108, 9]
+    c3, c4 = UInt32(0), UInt32(0)
+    r = fj.switch(i % 2, [lambda x: x + fj.scatter_inc(c3, UInt32(0)) * 0,
+                          lambda x: x + 1 + fj.scatter_inc(c4, UInt32(0)) * 0], i, mode="symbolic")
+    fj.eval(r, c3, c4)
+    assert c3.numpy().tolist() == c4.numpy().tolist() == [5]
+    assert r.numpy().tolist() == [0, 2, 2, 4, 4, 6, 6, 8, 8, 10]
+
+
+@pytest.mark.parametrize("n", [7, 100_003])
+def test_exchanges_on_one_element_pass_every_value_on_exactly_once(n):
+    # whatever order the lanes (and threads) take: the old values and the final content are the
+    # initial content and the written values, each once
+    t = UInt32(123456789)
+
+    def body(x, k, old):
+        return x, k + 1, fj.scatter_exch(t, x, UInt32(0))
+    x, k, old = fj.while_loop((fj.arange(UInt32, n), UInt32(0), UInt32(0)), lambda x, k, o: k < 1, body,
+                              mode="symbolic")
+    fj.eval(t, old)
+    got = np.sort(np.concatenate([old.numpy(), t.numpy()]))
+    np.testing.assert_array_equal(got, np.sort(np.append(np.arange(n, dtype=np.uint32), np.uint32(123456789))))
