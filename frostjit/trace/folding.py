@@ -7,7 +7,9 @@ Dr.Jit 1.5 propagates constants while it traces: ``Int(4) + Int(5)`` is a litera
 (``VarState.Literal``), ``fj.zeros(Float, 5) + 1`` a literal 1 of five elements, and
 ``fj.select`` with a literal condition is the chosen operand.  frostjit does the same in its
 node doors (:mod:`.ops`): when every operand of a lane-wise operation is a literal, the door
-asks :func:`fold` for the result, a new literal node, instead of making a pending node.
+makes a literal node of :func:`folded_value` instead of a pending node (``select`` on a
+literal condition returns the chosen operand, broadcast to a literal of the result's size
+when it is a narrower literal).
 
 **A folded value is what a kernel would compute, bit for bit.**  Folding evaluates the op's
 reference semantics (:mod:`.numpy_semantics`, the spec every backend matches bit for bit:
@@ -16,8 +18,8 @@ arithmetic wraps, ``//`` and ``%`` round as C's, shifts beyond the width give 0,
 rounds once, ``Float16`` computes in ``float32``.  Operations with a documented accuracy
 (the transcendental functions and float ``pow``: vectorized polynomial approximations
 whose last bit may differ from NumPy's) are **not** folded: their result stays a pending
-node computed by the kernel (a deliberate difference from Dr.Jit, which evaluates them
-by the same approximations at trace time; docs/engine.md).  Conversions fold in
+node computed by the kernel (a deliberate difference from Dr.Jit, which folds them too;
+docs/engine.md, "Differences from Dr.Jit").  Conversions fold in
 :func:`.ops.cast` and :func:`.ops.bitcast`.
 
 Folding follows ``JitFlag.ConstantPropagation`` (set by default, as in Dr.Jit): cleared,
@@ -59,8 +61,9 @@ def folded_value(op: str, vt, args: tuple):
     """The value of ``op(*args)`` on the literal nodes ``args`` (``op`` in :data:`FOLDABLE`,
     result type ``vt``), as the literal of a node of type ``vt`` stores it (a Python
     ``int``, ``float`` or ``bool``): the op's reference semantics on one-element arrays, or
-    for the common cases the same value computed on Python numbers (:func:`_python_value`;
-    the NumPy path costs ~20 us, mostly ``numpy.errstate``).
+    for the common cases the same value computed on Python numbers (``_PYTHON_BINARY``,
+    ``_PYTHON_UNARY`` below: ~1.5 us a fold; the NumPy path costs ~20 us, mostly
+    ``numpy.errstate``).
 
     Examples
     --------

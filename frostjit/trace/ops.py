@@ -439,7 +439,7 @@ def cast(node: Node, vt: VarType) -> Node:
     conversion's reference semantics, so a folded literal is what a kernel would compute)."""
     if node.vt is vt:
         return node
-    if node.op == "literal":
+    if node.op == "literal" and state.flags & _CONSTANT_PROPAGATION:
         src = np.array([node.value], dtype=node.vt.np_dtype)
         if ns.cast_unspecified(vt, src)[0]:
             v = 0       # NaN, +-inf or out of range: unspecified (the hardware decides in a kernel)

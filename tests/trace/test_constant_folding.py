@@ -240,8 +240,9 @@ def test_constant_propagation_cleared_folds_nothing():
         assert (Int(4) + Int(5)).state == Unevaluated
         assert fj.select(Bool(True), Float(1), Float(2)).state == Unevaluated
         assert fj.fma(Float(1), Float(2), Float(3)).state == Unevaluated
+        assert Int(Float(3.5)).state == Unevaluated and fj.reinterpret_array(UInt, Float(1)).state == Unevaluated
         x = Int(4) + Int(5)
-    assert x[0] == 9 and (Int(4) + Int(5)).state == Literal
+    assert x[0] == 9 and (Int(4) + Int(5)).state == Literal and Int(Float(3.5)).state == Literal
 
 
 def test_reinterpreting_a_literal_folds():
