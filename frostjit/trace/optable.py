@@ -53,6 +53,7 @@ import enum
 import math
 import operator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -289,6 +290,23 @@ def _in_double(f_numpy):
     return py
 
 
+def _py_cbrt(x):
+    """The cube root of one Python number, rounded to the nearest double.
+
+    The C library's ``cbrt`` (and NumPy's, which calls it on CPUs without AVX-512) is only
+    faithful: ``cbrt(27.0)`` is 3.0000000000000004 with glibc, 3.0 in Dr.Jit.  Of the libm
+    result and its two neighbours, the one whose cube is nearest ``x`` (exact rational
+    arithmetic) is taken.
+    """
+    x = float(x)
+    y = math.cbrt(x) if hasattr(math, "cbrt") else float(np.cbrt(np.float64(x)))
+    if not math.isfinite(y) or y == 0.0:
+        return y
+    target = Fraction(x)
+    candidates = (math.nextafter(y, -math.inf), y, math.nextafter(y, math.inf))
+    return min(candidates, key=lambda c: abs(Fraction(c) ** 3 - target))
+
+
 def _py_rcp(x):
     return 1.0 / x
 
@@ -508,7 +526,7 @@ _op("rcp", 1, EW, T.FLOAT, numpy=ns.rcp, py=_ieee(_py_rcp, lambda x: 1.0 / x),
     deriv=(lambda f, a, z: -(z * z),), doc="1 / a")
 
 # -- transcendental functions (vectorized polynomials; bounds in ULP) --------------------------
-_op("cbrt", 1, EW, T.FLOAT, numpy=ns.cbrt, py=_in_double(np.cbrt), deriv=(lambda f, a, z: 1.0 / (3.0 * z * z),),
+_op("cbrt", 1, EW, T.FLOAT, numpy=ns.cbrt, py=_py_cbrt, deriv=(lambda f, a, z: 1.0 / (3.0 * z * z),),
     accuracy=_bounds(1, ((LogUniform(-149, 128, True),),), "all finite (log-uniform, signed, incl. subnormals)",
                      1, ((LogUniform(-1074, 1024, True),),), "all finite (log-uniform, signed, incl. subnormals)"),
     doc="cube root")
