@@ -75,4 +75,11 @@ def test_recorded_trajectories_are_those_drjit_computes(tmp_path, recorded):
     with np.load(out) as fresh:
         assert set(fresh.files) == set(recorded)
         for k in fresh.files:
-            np.testing.assert_array_equal(fresh[k], recorded[k], err_msg=k)
+            # Recorded on an AVX-512 CPU; elsewhere Dr.Jit's own float32 arithmetic (rsqrt, fused
+            # multiply-adds) may round differently: the same tolerance as frostjit's comparison.
+            want = recorded[k]
+            if want.dtype.kind != "f":
+                np.testing.assert_array_equal(fresh[k], want, err_msg=k)
+                continue
+            np.testing.assert_allclose(fresh[k], want, rtol=0, atol=4 * EPS32 * max(np.abs(want).max(), 1e-30),
+                                       err_msg=k)
