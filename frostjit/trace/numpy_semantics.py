@@ -426,8 +426,16 @@ atan = _in_float64(np.arctan, "atan")
 atan2 = _in_float64(np.arctan2, "atan2")
 exp = _in_float64(np.exp, "exp")
 exp2 = _in_float64(np.exp2, "exp2")
-log = _in_float64(np.log, "log")
-log2 = _in_float64(np.log2, "log2")
+def _x86_nan_below_zero(f):
+    """``f`` with x86's default NaN (sign bit set, ``-nan``) for negative arguments, as the
+    kernels and Dr.Jit give: NumPy's own loops return ``+nan`` there on CPUs without AVX-512."""
+    def g(x):
+        return np.where(x < 0, -np.nan, f(x))
+    return g
+
+
+log = _in_float64(_x86_nan_below_zero(np.log), "log")
+log2 = _in_float64(_x86_nan_below_zero(np.log2), "log2")
 sinh = _in_float64(np.sinh, "sinh")
 cosh = _in_float64(np.cosh, "cosh")
 tanh = _in_float64(np.tanh, "tanh")
