@@ -342,8 +342,11 @@ ALL_OPTIMIZERS = [lambda: fj.opt.Adam(lr=0.1), lambda: fj.opt.SGD(lr=0.1, moment
 @pytest.mark.parametrize("n", [1, 7, 1000, 100003])
 def test_frozen_step_with_learning_rate_schedule_records_once_and_matches_plain(make_opt, n):
     per_param = n == 7
-    f, losses, x, y = _training(True, make_opt, n, 200, per_param)
-    _, plain_losses, plain_x, plain_y = _training(False, make_opt, n, 200, per_param)
+    from frostjit.backend import current_backend
+    # 200 steps; 40 at the widest width on the NumPy reference backend (12-29 s each otherwise)
+    steps = 40 if n > 1000 and current_backend().name != "LLVM" else 200
+    f, losses, x, y = _training(True, make_opt, n, steps, per_param)
+    _, plain_losses, plain_x, plain_y = _training(False, make_opt, n, steps, per_param)
     assert f.n_recordings <= 2
     np.testing.assert_array_equal(losses, plain_losses)
     np.testing.assert_array_equal(x, plain_x)
