@@ -87,6 +87,18 @@ def _fused(op: str, node: Node) -> Node | None:
 
 def _launch_fused(backend, op: str, node: Node) -> Node | None:
     """:func:`_fused` once it applies, holding the evaluation lock."""
+    value = _launch_in_producer(backend, node, (op,), op,
+                                lambda kernel, inputs: backend.launch_reduction(kernel, node.size, inputs, op, node.vt))
+    if value is None:
+        return None
+    buf = backend.from_numpy(np.array([value], dtype=node.vt.np_dtype))
+    return ops.data(node.vt, buf, 1)
+
+
+def _launch_in_producer(backend, node: Node, reduce_args: tuple, op: str, launch):
+    """Run ``node``'s kernel with its store replaced by a ``reduce`` instruction
+    (``(param, *reduce_args)``) and return what ``launch(kernel, inputs)`` returns; ``None``
+    where the kernel would have to store other results too.  Holds the evaluation lock."""
     if state.side_effects:
         evaluate(())        # queued scatters first, in program order (as materialize does)
     if node.op == "data":   # (evaluated meanwhile by another thread)
@@ -96,7 +108,7 @@ def _launch_fused(backend, op: str, node: Node) -> Node | None:
         return None
     p = len(spec.params) - 1
     value = spec.instrs[-1].args[0]
-    ins = Instr("reduce", node.vt, (value,), (p, op))
+    ins = Instr("reduce", node.vt, (value,), (p, *reduce_args))
     spec.params[-1] = (PARTIAL, node.vt)
     spec.instrs[-1] = ins
     spec.key_items[-1] = ins
@@ -107,14 +119,13 @@ def _launch_fused(backend, op: str, node: Node) -> Node | None:
         backend.wake_threads()
     history = state.flags & KERNEL_HISTORY
     t0 = time.perf_counter()
-    value = backend.launch_reduction(kernel, node.size, inputs, op, node.vt)
+    result = launch(kernel, inputs)
     if history:
         record_operation({"type": "jit", "backend": backend.name, "size": node.size, "hash": kernel.hash,
                           "ir": kernel.ir, "cache_hit": _status == "memory", "cache_disk": _status == "disk",
                           "operation_count": len(spec.instrs), "operation": op,
                           "execution_time": (time.perf_counter() - t0) * 1e3})
-    buf = backend.from_numpy(np.array([value], dtype=node.vt.np_dtype))
-    return ops.data(node.vt, buf, 1)
+    return result
 
 
 def count(node: Node) -> Node:
@@ -169,32 +180,11 @@ def axis_reduce(red, node: Node) -> Node:
 def _launch_fused_axis(backend, red, node: Node) -> Node | None:
     """:func:`axis_reduce`'s fused kernel, holding the evaluation lock; ``None`` where the
     kernel would have to store other results too."""
-    if state.side_effects:
-        evaluate(())        # queued scatters first, in program order (as materialize does)
-    if node.op == "data":
+    buf = _launch_in_producer(backend, node, (red.op, red.segment, red.inner), red.op,
+                              lambda kernel, inputs: backend.launch_axis_reduction(kernel, node.size, inputs, red,
+                                                                                   node.vt))
+    if buf is None:
         return None
-    spec = build_kernel([node], ())
-    if spec.outputs != [node] or spec.params[-1] != (OUT, node.vt):
-        return None
-    p = len(spec.params) - 1
-    value = spec.instrs[-1].args[0]
-    ins = Instr("reduce", node.vt, (value,), (p, red.op, red.segment, red.inner))
-    spec.params[-1] = (PARTIAL, node.vt)
-    spec.instrs[-1] = ins
-    spec.key_items[-1] = ins
-    spec.outputs = []
-    kernel, _status = backend.compile(spec)
-    inputs = [n.value for n in spec.bindings[:-1]]
-    if node.size >= backend.wake_from:
-        backend.wake_threads()
-    history = state.flags & KERNEL_HISTORY
-    t0 = time.perf_counter()
-    buf = backend.launch_axis_reduction(kernel, node.size, inputs, red, node.vt)
-    if history:
-        record_operation({"type": "jit", "backend": backend.name, "size": node.size, "hash": kernel.hash,
-                          "ir": kernel.ir, "cache_hit": _status == "memory", "cache_disk": _status == "disk",
-                          "operation_count": len(spec.instrs), "operation": red.op,
-                          "execution_time": (time.perf_counter() - t0) * 1e3})
     return ops.data(node.vt, buf, red.out_size(node.size))
 
 
