@@ -94,14 +94,14 @@ class Compiler:
         llvm.initialize_native_asmprinter()
         self.cpu = llvm.get_host_cpu_name()
         self.features = llvm.get_host_cpu_features().flatten()
-        # FROSTJIT_TARGET_FEATURES (e.g. "-avx512f") restricts code generation, to run and test
-        # the narrower code paths of other machines on this one.
         # Hardware gathers: LLVM splits a gather into scalar loads on CPUs it tunes as having
         # slow ones (AMD Zen); the vector instruction measured faster for random lookups there
         # too (1e6 bilinear texture lookups, Zen 3: 13.9 -> 8.3 ms), so it is asked for wherever
         # AVX2 exists (FROSTJIT_TARGET_FEATURES=-fast-gather turns it off again).
         if "+avx2" in self.features.split(","):
             self.features += ",+fast-gather"
+        # FROSTJIT_TARGET_FEATURES (e.g. "-avx512f") restricts code generation, to run and test
+        # the narrower code paths of other machines on this one.
         extra = os.environ.get("FROSTJIT_TARGET_FEATURES", "").strip(", ")
         if extra:
             self.features = f"{self.features},{extra}" if self.features else extra
