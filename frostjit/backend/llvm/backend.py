@@ -257,19 +257,7 @@ class LLVMBackend(Backend):
         partial = self.alloc(vt, count)
         if red.inner > 1:       # combined in memory: every partial row starts from the identity
             partial.array[:count] = reduce_identity(red.op, vt.np_dtype)
-        n = 2 * len(inputs) + 2
-        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
-        j = 0
-        for buf in inputs:
-            args[j] = buf.ptr
-            args[j + 1] = len(buf.array)
-            j += 2
-        args[j] = partial.ptr
-        args[j + 1] = count
-        if size < kernel.parallel_from:
-            kernel.cfunc(0, size, args, 0)
-        else:
-            self.threads.run(kernel.cfunc, size, args, red.segment * red.inner, True, kernel.private)
+        self._launch_into_partials(kernel, size, inputs, partial, count, red.segment * red.inner)
         self._combine_segments(red, vt, partial, outer, k, out)
         return out
 
@@ -329,24 +317,30 @@ class LLVMBackend(Backend):
         scalar of ``vt``.  The threads share the lanes in whole rows of REDUCE_ROW."""
         rows = -(-size // REDUCE_ROW)
         partial = self.alloc(vt, rows)
-        n = 2 * len(inputs) + 2
-        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
-        k = 0
-        for buf in inputs:
-            args[k] = buf.ptr
-            args[k + 1] = len(buf.array)
-            k += 2
-        args[k] = partial.ptr
-        args[k + 1] = rows
-        if size < kernel.parallel_from:
-            kernel.cfunc(0, size, args, 0)
-        else:
-            self.threads.run(kernel.cfunc, size, args, REDUCE_ROW, True, kernel.private)
+        self._launch_into_partials(kernel, size, inputs, partial, rows, REDUCE_ROW)
         a = partial.array[:rows]
         if op in ("and", "or"):
             return REDUCE_UFUNC[op].reduce(a)
         with np.errstate(all="ignore"):
             return REDUCE_UFUNC[op].reduce(a, dtype=vt.np_dtype)
+
+    def _launch_into_partials(self, kernel, size: int, inputs: list, partial, count: int, grain: int) -> None:
+        """Run a fused reduction ``kernel`` over ``size`` lanes: the buffers ``inputs`` bound to its
+        first parameters, ``partial`` (``count`` elements) to its last; the threads share the
+        lanes in multiples of ``grain`` (a row or segment: each partial is one thread's)."""
+        n = 2 * len(inputs) + 2
+        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
+        j = 0
+        for buf in inputs:
+            args[j] = buf.ptr
+            args[j + 1] = len(buf.array)
+            j += 2
+        args[j] = partial.ptr
+        args[j + 1] = count
+        if size < kernel.parallel_from:
+            kernel.cfunc(0, size, args, 0)
+        else:
+            self.threads.run(kernel.cfunc, size, args, grain, True, kernel.private)
 
     def _count(self, buffer, size):
         """The true entries among the first ``size`` of a Bool buffer, as a NumPy ``uint32``:

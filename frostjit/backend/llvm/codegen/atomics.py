@@ -14,7 +14,7 @@ from __future__ import annotations
 from ....trace.dtypes import Bool
 from .ir_types import scalar_type
 from .lowering_table import lowering_table
-from .memory import _addresses
+from .memory import _addresses, active_lanes
 
 #: op name -> lowering, merged into the frame's table.
 LOWERINGS, _lowers = lowering_table()
@@ -68,13 +68,7 @@ def _lanes(e, kind: str, vt, it: str, value: str, compare: str | None, ptrs: str
     e.body.append(f"  br label %{first}.s")
     e.body.append(f"{first}.s:")
     acc, came_from = "zeroinitializer", f"{first}.s"
-    for lane in range(e.W):
-        tag = e.tmp()[1:]
-        mk = e.emit(f"extractelement {e.vty('i1')} {m}, i64 {lane}")
-        e.body.append(f"  br i1 {mk}, label %{tag}.do, label %{tag}.next")
-        e.body.append(f"{tag}.do:")
-        p = e.emit(f"extractelement {e.vty('ptr')} {ptrs}, i64 {lane}")
-        v = e.emit(f"extractelement {vi} {value}, i64 {lane}")
+    for lane, tag, p, v in active_lanes(e, m, ptrs, value, it):
         if atomic:
             if kind == "cas":
                 c = e.emit(f"extractelement {vi} {compare}, i64 {lane}")

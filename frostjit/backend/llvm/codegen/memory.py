@@ -265,8 +265,11 @@ def _contiguous_or_lanes(e, vt, reduce_op, value, ptrs, m):
     e.body.append(f"{tag}.end:")
 
 
-def _plain_lanes(e, vt, reduce_op, value, ptrs, m):
-    t = scalar_type(vt)
+def active_lanes(e, m: str, ptrs: str, value: str, t: str):
+    """For each lane, in order: open block ``{tag}.do``, entered only when the lane is active
+    in ``m``, and yield ``(lane, tag, its pointer, its element of value (of type t))``.  The
+    caller lowers the lane's work and ends the block with a branch to ``%{tag}.next``, then
+    opens ``{tag}.next:`` (where a phi may collect what the lane produced)."""
     for lane in range(e.W):
         tag = e.tmp()[1:]
         mk = e.emit(f"extractelement {e.vty('i1')} {m}, i64 {lane}")
@@ -274,6 +277,12 @@ def _plain_lanes(e, vt, reduce_op, value, ptrs, m):
         e.body.append(f"{tag}.do:")
         p = e.emit(f"extractelement {e.vty('ptr')} {ptrs}, i64 {lane}")
         v = e.emit(f"extractelement {e.vty(t)} {value}, i64 {lane}")
+        yield lane, tag, p, v
+
+
+def _plain_lanes(e, vt, reduce_op, value, ptrs, m):
+    t = scalar_type(vt)
+    for _lane, tag, p, v in active_lanes(e, m, ptrs, value, t):
         old = e.emit(f"load {t}, ptr {p}, align {vt.itemsize}")
         if reduce_op == "add":
             new = e.emit(f"{'fadd' if vt.is_float else 'add'} {t} {old}, {v}")
@@ -287,13 +296,7 @@ def _plain_lanes(e, vt, reduce_op, value, ptrs, m):
 def _atomic_lanes(e, vt, reduce_op, value, ptrs, m):
     t = scalar_type(vt)
     it = f"i{vt.bits}"
-    for lane in range(e.W):
-        tag = e.tmp()[1:]
-        mk = e.emit(f"extractelement {e.vty('i1')} {m}, i64 {lane}")
-        e.body.append(f"  br i1 {mk}, label %{tag}.do, label %{tag}.next")
-        e.body.append(f"{tag}.do:")
-        p = e.emit(f"extractelement {e.vty('ptr')} {ptrs}, i64 {lane}")
-        v = e.emit(f"extractelement {e.vty(t)} {value}, i64 {lane}")
+    for _lane, tag, p, v in active_lanes(e, m, ptrs, value, t):
         if reduce_op == "add":
             e.body.append(f"  atomicrmw {'fadd' if vt.is_float else 'add'} ptr {p}, {t} {v} monotonic, align {vt.itemsize}")
             e.body.append(f"  br label %{tag}.next")
