@@ -16,7 +16,7 @@ from ....trace.dtypes import Bool
 from ....trace.optable import TRANSCENDENTAL
 from ..vmath import SUPPORTED
 from . import half
-from .ir_types import float_constant, memory_type, scalar_type, suffix
+from .ir_types import float_constant, scalar_type, suffix
 from .lowering_table import lowering_table
 
 #: op name -> lowering, merged into the frame's table; ``@_lowers(name)`` registers one.
@@ -30,17 +30,14 @@ def op_load(e, ins) -> str:
     kind, vt = e.spec.params[k]
     if kind == IN_SCALAR:
         return f"%s{k}.v"
-    p = e.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 %i")
-    return e.masked_mem("load", vt, p)
+    return e.frame_load(k, vt)
 
 
 @_lowers("store")
 
 def op_store(e, ins) -> str:
     k = ins.value
-    vt = ins.vt
-    p = e.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 %i")
-    e.store_output(k, vt, p, e.arg(ins))
+    e.frame_store(k, ins.vt, e.arg(ins))
     return ""
 
 
