@@ -361,6 +361,14 @@ class KernelEmitter:
     def _lane_numbers(self) -> str:
         return "<" + ", ".join(f"i32 {j}" for j in range(self.W)) + ">"
 
+    def _tail_mask(self, tag: str) -> list[str]:
+        """``%{tag}.mask``, the lane mask computed again in a last chunk's block: full chunks
+        then compute none unless the kernel uses ``%mask`` (a loop, a gather)."""
+        W = self.W
+        return [f"  %{tag}.lv0 = insertelement <{W} x i32> poison, i32 %left.t, i64 0",
+                f"  %{tag}.lv = shufflevector <{W} x i32> %{tag}.lv0, <{W} x i32> poison, <{W} x i32> zeroinitializer",
+                f"  %{tag}.mask = icmp ult <{W} x i32> {self._lane_numbers()}, %{tag}.lv"]
+
     def _grouped_loads(self) -> list[str]:
         """Without mask registers: every input's chunk read at the start of the chunk, with one
         branch between plain loads (a full chunk) and masked ones (the last chunk).
@@ -373,7 +381,7 @@ class KernelEmitter:
         W = self.W
         params = sorted(self.grouped_loads.items())
         whole, part = ["ld.whole:"], ["ld.tail:"]
-        part.append(f"  %ld.mask = icmp ult <{W} x i32> {self._lane_numbers()}, %leftv")
+        part += self._tail_mask("ld")
         phis, bools = ["ld.end:"], []
         for k, vt in params:
             mt = memory_type(vt)
@@ -397,7 +405,7 @@ class KernelEmitter:
         stores, one branch between them (see _grouped_loads)."""
         W = self.W
         lines, whole, part = [], ["st.whole:"], ["st.tail:"]
-        part.append(f"  %st.mask = icmp ult <{W} x i32> {self._lane_numbers()}, %leftv")
+        part += self._tail_mask("st")
         for j, (k, vt, value) in enumerate(self.grouped_stores):
             mt = memory_type(vt)
             v = self.vty(mt)
