@@ -14,6 +14,13 @@ are evaluated.  Each system runs in its own subprocess (this script re-runs itse
 * ``steady``: the median of repeated calls (the kernel found in memory), wall and CPU time of
   the process (both cores run the kernel, so CPU time is about twice the wall time).
 
+``--fresh K`` adds ``compile CPU``: the median, over ``K`` fresh kernels (iteration bounds
+1001, 1002, ...: each a new kernel) on a 64 x 64 grid, of the process CPU time of the first call
+minus that of the second (the kernel found in memory): compilation alone, robust to a loaded
+machine where wall times are not.  ``--avx2`` makes both systems generate AVX2 code (frostjit:
+``FROSTJIT_TARGET_FEATURES=-avx512f``; Dr.Jit: its ``jit_llvm_set_target``, ``haswell``, 8 lanes)
+to measure the AVX2 code paths on an AVX-512 machine.
+
 The iteration counts of both systems must agree (same float32 arithmetic, no fused multiply-add
 in the formula as written): their checksums are compared.  Targets: steady state <= Dr.Jit,
 compile <= Dr.Jit.
@@ -36,6 +43,45 @@ SYSTEMS = ["frostjit", "drjit"]
 
 
 # ----------------------------------------------------------------- child side
+def _target_avx2(system: str) -> None:
+    """Make ``system`` generate AVX2 code (before anything is compiled).
+
+    frostjit reads FROSTJIT_TARGET_FEATURES when its backend starts; Dr.Jit 1.5 has no Python
+    entry for its target, so its C function ``jit_llvm_set_target`` is called (its LLVM backend
+    must be initialized first: one evaluation)."""
+    if system == "frostjit":
+        os.environ["FROSTJIT_TARGET_FEATURES"] = "-avx512f"
+        return
+    import ctypes
+    import glob
+    import drjit as dr
+    import drjit.llvm as T
+    dr.eval(T.Float(1.0))
+    libs = glob.glob(os.path.join(os.path.dirname(dr.__file__), "libdrjit-core*"))
+    fn = getattr(ctypes.CDLL(libs[0]), "_Z19jit_llvm_set_targetPKcS0_j", None) if libs else None
+    if fn is None:
+        raise _workloads.NotAvailable("drjit: jit_llvm_set_target not found (needed by --avx2)")
+    fn.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint32]
+    fn(b"haswell", b"+avx2,+fma,+f16c,+avx,+sse4.2,-avx512f", 8)
+
+
+def _compile_cpu(dr, T, rounds: int) -> float:
+    """The median CPU milliseconds of compiling the Mandelbrot kernel afresh (see the docstring)."""
+    import statistics
+    import time
+    cr, ci = _grid(dr, T, 64 * 64)
+    costs = []
+    for k in range(rounds):
+        c0 = time.process_time()
+        _mandelbrot(dr, T, cr, ci, 1001 + k)
+        _workloads.sync(dr)
+        c1 = time.process_time()
+        _mandelbrot(dr, T, cr, ci, 1001 + k)
+        _workloads.sync(dr)
+        costs.append((c1 - c0) - (time.process_time() - c1))
+    return statistics.median(costs) * 1e3
+
+
 def _grid(dr, T, n: int):
     """The points ``c`` of a ``side x side`` grid (side = sqrt(n), rounded down)."""
     side = max(int(round(n ** 0.5)), 1)
@@ -61,6 +107,8 @@ def _mandelbrot(dr, T, cr, ci, iterations: int):
 
 
 def child(system: str, params: dict) -> dict:
+    if params.get("avx2"):
+        _target_avx2(system)
     dr, T = _workloads.load(system)
     _workloads.apply_threads(system, params.get("threads"))
     n, iterations, repeats = params["n"], params["iterations"], params["repeats"]
@@ -79,12 +127,13 @@ def child(system: str, params: dict) -> dict:
     counts = np.asarray(i.numpy(), dtype=np.uint32)
     dr.set_flag(dr.JitFlag.KernelHistory, False)
     steady = H.time_calls(run, repeats)
+    fresh = {"compile_cpu_ms": _compile_cpu(dr, T, params["fresh"])} if params.get("fresh") else {}
     return {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr),
             "mandelbrot": {"status": "ok", "first_ms": first_ms, "compile_ms": compile_ms,
                            "ms": steady.ms, "cpu_ms": steady.cpu_ms,
                            "min_ms": steady.min_ms, "lanes": int(counts.size),
                            "iterations": int(counts.sum()),
-                           "check": hashlib.sha256(counts.tobytes()).hexdigest()[:16]}}
+                           "check": hashlib.sha256(counts.tobytes()).hexdigest()[:16], **fresh}}
 
 
 # ----------------------------------------------------------------- driver side
@@ -92,7 +141,7 @@ def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=True)
 
 
-def report(res: dict, systems, n: int, iterations: int) -> None:
+def report(res: dict, systems, n: int, iterations: int, avx2: bool = False) -> None:
     def get(s):
         r = res.get(s, {})
         return r if r.get("status") == "error" else r.get("mandelbrot")
@@ -100,14 +149,17 @@ def report(res: dict, systems, n: int, iterations: int) -> None:
     rows = []
     for what, key, unit in (("steady state, wall", "ms", " ms"), ("steady state, CPU", "cpu_ms", " ms"),
                             ("first call (trace + compile + run)", "first_ms", " ms"),
-                            ("compile (kernel history)", "compile_ms", " ms")):
+                            ("compile (kernel history)", "compile_ms", " ms"),
+                            ("compile CPU (--fresh: median, fresh kernels)", "compile_cpu_ms", " ms")):
+        if key == "compile_cpu_ms" and all(H.val(get(s), key) is None for s in systems):
+            continue
         row = [what] + [H.cell(get(s), key, unit) for s in systems]
         row.append(H.fmt_ratio(H.ratio(H.val(get("frostjit"), key), H.val(get("drjit"), key))))
         rows.append(row)
     r0 = get(systems[0]) or {}
     side_n = r0.get("lanes", n)
     print(f"Mandelbrot, {H.fmt_n(side_n)} lanes x up to {iterations} iterations, symbolic while_loop "
-          f"({r0.get('iterations', '?')} iterations in all)")
+          f"({r0.get('iterations', '?')} iterations in all){', AVX2 code' if avx2 else ''}")
     print(H.table(["", *systems, "frostjit / drjit"], rows))
     for what, key in (("steady state (wall)", "ms"), ("compile", "compile_ms")):
         r = H.ratio(H.val(get("frostjit"), key), H.val(get("drjit"), key))
@@ -132,6 +184,9 @@ def parser(prog: str = "bench_control.py") -> argparse.ArgumentParser:
     ap.add_argument("--n", type=H.positive_int, default=None, help="lanes (default 1e6, a square grid)")
     ap.add_argument("--iterations", type=H.positive_int, default=1000, help="iteration bound (default 1000)")
     ap.add_argument("--repeats", type=H.positive_int, default=None, help="steady-state calls (default 10)")
+    ap.add_argument("--fresh", type=H.positive_int, default=None, metavar="K",
+                    help="also the median compile CPU time over K fresh kernels (64 x 64 grid)")
+    ap.add_argument("--avx2", action="store_true", help="both systems generate AVX2 code (AVX-512 machines)")
     H.add_system_options(ap, SYSTEMS)
     return ap
 
@@ -142,10 +197,10 @@ def main(argv=None, prog: str = "bench_control.py") -> int:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "iterations": a.iterations, "repeats": a.repeats or (3 if a.quick else 10),
-              "threads": a.threads}
+              "threads": a.threads, "fresh": a.fresh, "avx2": a.avx2}
     res = {s: run_child(s, params) for s in a.systems}
     print(H.versions_line(res))
-    report(res, a.systems, n, a.iterations)
+    report(res, a.systems, n, a.iterations, a.avx2)
     H.dump_json(a.json, res)
     return 0
 
