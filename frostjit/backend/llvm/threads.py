@@ -347,7 +347,9 @@ PRIVATE_RATIO = 4    # a target at most a quarter of the launch: always worth co
 # target: ~2.2 ns per element) is below the atomics' share of the launch's wall time (a
 # compare-and-swap loop per float lane: ~12 ns more than a plain update, spread over the
 # threads).  Measured on 1e6 bilinear texture lookups' backward pass (4 scatter_adds per lane
-# into a 1024x1024 gradient), 2 threads: 69 ms CPU with atomics, 24 ms with copies.
+# into a 1024x1024 gradient), 2 threads: 69 ms CPU with atomics, 24 ms with copies; at the
+# rule's edge (one scatter_add of 4e5 lanes into 1e6 elements, 2 threads) copies still win for
+# floats (3.9-4.4 vs 5.7-7.3 ms CPU) and tie for integers (native atomic adds: 4.5-5.2 vs 4.8-5.4).
 ATOMIC_TO_COPY_COST = 5
 
 
