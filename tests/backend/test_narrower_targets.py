@@ -25,7 +25,8 @@ def test_avx2_code_paths_pass_the_differential_tests(tmp_path):
     assert probe.returncode == 0, probe.stderr
     assert probe.stdout.strip() == "16"        # two AVX2 registers of 8 floats per iteration
     tests = [os.path.join(REPO, "tests", "functions", name)
-             for name in ("test_differential.py", "test_memory_ops.py", "test_math_functions.py")]
+             for name in ("test_differential.py", "test_memory_ops.py", "test_math_functions.py",
+                          "test_gather_index_runs.py")]
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
                        env=env, capture_output=True, text=True, timeout=600, cwd=REPO)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
@@ -45,7 +46,7 @@ def test_the_other_chunk_shape_passes_the_differential_tests(tmp_path):
                PYTHONPATH=REPO, HYPOTHESIS_PROFILE="dev")
     tests = [os.path.join(REPO, "tests", *parts) for parts in
              (("functions", "test_differential.py"), ("functions", "test_memory_ops.py"),
-              ("texture", "test_texture_reference.py"))]
+              ("functions", "test_gather_index_runs.py"), ("texture", "test_texture_reference.py"))]
     tests = [t for t in tests if os.path.exists(t)]
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
                        env=env, capture_output=True, text=True, timeout=600, cwd=REPO)

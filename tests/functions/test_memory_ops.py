@@ -146,10 +146,11 @@ def test_gather_at_lane_offset_matches_numpy(n, c, itype, use_mask, src_is_bool)
 
 
 @pytest.mark.parametrize("op", ["Add", "Min", "Max", "Mul"])
-@pytest.mark.parametrize("n_dst", [3, 1000, 400_000])
+@pytest.mark.parametrize("n_dst", [3, 1000, 400_000, 3_000_000])
 def test_parallel_scatter_reduce_matches_numpy(op, n_dst):
-    """Launches large enough for several threads (small targets are reduced into
-    per-thread copies, large ones with atomics) give NumPy's ufunc.at result."""
+    """Launches large enough for several threads (targets up to about the launch size are
+    reduced into per-thread copies for few threads, those above the expansion threshold
+    with atomics) give NumPy's ufunc.at result."""
     n = 1 << 20
     rng = np.random.default_rng(n_dst)
     idx = rng.integers(0, n_dst, n).astype(np.uint32)

@@ -156,7 +156,8 @@ class ThreadPool:
         """Run ``fn(start, end, args, shared)`` over ``[0, size)``, split across threads if ``parallel``.
 
         ``private`` lists the kernel's scatter-reduction targets that may be privatized,
-        as ``(param index, operation, dtype, all_reductions)`` (see :func:`private_targets`).
+        as ``(param index, operation, dtype, all_reductions, reductions per lane)`` (see
+        :func:`private_targets`).
         A compiled kernel (its ``cfunc``, which carries ``fj_address``) runs on the native
         workers if the pool has them.  Returns only when no thread runs a block of this launch
         any more, also when it raises.  ``min_block``: the smallest block (elements of
@@ -316,12 +317,12 @@ def _privatize(args, size: int, n_workers: int, private):
     contend on the same addresses, and x86 has no atomic float add (each is a
     compare-and-swap loop).  Instead, each extra thread reduces into its own zeroed (or
     identity-filled) copy without atomics, and the copies are combined into the target
-    afterwards.  Only targets much smaller than the launch, and of at most
-    ``fj.expand_threshold()`` elements (each copy costs memory), are privatized; if every
+    afterwards.  Only targets of at most ``fj.expand_threshold()`` elements (each copy costs
+    memory) whose copies cost less than atomics (:func:`private_chosen`) are privatized; if every
     reduction target is, the kernels run with ``shared = 0`` (no atomics at all).
     Returns ``(argsets, [(target view, ufunc, copy)], shared)``.
     """
-    chosen = private_chosen(private, args, size)
+    chosen = private_chosen(private, args, size, n_workers)
     if not chosen:
         return [args] * (n_workers + 1), [], 1
     argsets = [args]
@@ -329,7 +330,7 @@ def _privatize(args, size: int, n_workers: int, private):
     for _ in range(n_workers):
         mine = (ctypes.c_int64 * len(args))()
         ctypes.memmove(mine, args, ctypes.sizeof(mine))
-        for p, op, dtype, _all in chosen:
+        for p, op, dtype, _all, _count in chosen:
             ufunc = REDUCE_UFUNC[op]
             count = args[2 * p + 1]
             copy = np.full(count, private_identity(op, dtype), dtype=dtype)
@@ -341,15 +342,28 @@ def _privatize(args, size: int, n_workers: int, private):
     return argsets, copies, 0 if every else 1
 
 
-PRIVATE_RATIO = 4    # privatize a target at most a quarter of the launch size
+PRIVATE_RATIO = 4    # a target at most a quarter of the launch: always worth copies (contention)
+# Otherwise copies pay when their serial cost (each worker's copy filled, then combined into the
+# target: ~2.2 ns per element) is below the atomics' share of the launch's wall time (a
+# compare-and-swap loop per float lane: ~12 ns more than a plain update, spread over the
+# threads).  Measured on 1e6 bilinear texture lookups' backward pass (4 scatter_adds per lane
+# into a 1024x1024 gradient), 2 threads: 69 ms CPU with atomics, 24 ms with copies; at the
+# rule's edge (one scatter_add of 4e5 lanes into 1e6 elements, 2 threads) copies still win for
+# floats (3.9-4.4 vs 5.7-7.3 ms CPU) and tie for integers (native atomic adds: 4.5-5.2 vs 4.8-5.4).
+ATOMIC_TO_COPY_COST = 5
 
 
-def private_chosen(private, args, size: int) -> list:
+def private_chosen(private, args, size: int, n_workers: int = 1) -> list:
     """The entries of ``private`` (see :func:`private_targets`) worth a per-thread copy for a
-    launch of ``size`` lanes: targets at most a quarter of the launch and no larger than the
-    expansion threshold."""
+    launch of ``size`` lanes split across the caller and ``n_workers`` workers: targets no
+    larger than the expansion threshold and either at most a quarter of the launch, or small
+    enough that copying them costs less wall time than atomic updates:
+    ``workers * (workers + 1) * elements <= ATOMIC_TO_COPY_COST * size * scatters per lane``."""
     limit = settings.expand_threshold
-    return [p for p in private if (n := args[2 * p[0] + 1]) * PRIVATE_RATIO <= size and n <= limit]
+    budget = ATOMIC_TO_COPY_COST * size
+    cost = n_workers * (n_workers + 1)
+    return [p for p in private if (n := args[2 * p[0] + 1]) <= limit
+            and (n * PRIVATE_RATIO <= size or cost * n <= budget * p[4])]
 
 
 def private_targets(spec) -> tuple:
@@ -357,19 +371,23 @@ def private_targets(spec) -> tuple:
 
     A target qualifies when every scatter into it in this kernel is a reduction with one
     operation (plain scatters into it would race with the copies' late combination).
-    Each entry is ``(param index, operation name, dtype, all reductions privatizable)``.
+    Each entry is ``(param index, operation name, dtype, all reductions privatizable,
+    reductions into it per lane)`` (the last counts scatter instructions: one in a loop body
+    counts once).
     """
     ops: dict = {}
+    count: dict = {}
     for ins in spec.instrs:
         if ins.op == "scatter":
             p, reduce_op = ins.value
             ops.setdefault(p, set()).add(reduce_op)
+            count[p] = count.get(p, 0) + 1
         elif ins.op == "scatter_rmw":       # (reads the shared target: never a private copy)
             ops.setdefault(ins.value[0], set()).add(None)
     out = []
     for p, s in sorted(ops.items()):
         if len(s) == 1 and None not in s:
-            out.append((p, next(iter(s)), spec.params[p][1].np_dtype, True))
+            out.append((p, next(iter(s)), spec.params[p][1].np_dtype, True, count[p]))
     if len(out) != sum(1 for s in ops.values() if s - {None}):    # some reduction stays shared
-        out = [(p, u, d, False) for p, u, d, _ in out]
+        out = [(p, u, d, False, c) for p, u, d, _, c in out]
     return tuple(out)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ....trace.dtypes import Bool
 from .ir_types import scalar_type
 from .lowering_table import lowering_table
-from .memory import _addresses, active_lanes
+from .memory import active_in_bounds, active_lanes, pointers
 
 #: op name -> lowering, merged into the frame's table.
 LOWERINGS, _lowers = lowering_table()
@@ -25,7 +25,8 @@ def op_scatter_rmw(e, ins) -> str:
     k, kind = ins.value
     vt = ins.vt
     n = len(ins.args)
-    ptrs, m = _addresses(e, k, vt, ins.args[n - 2], e.arg(ins, n - 1))
+    m = active_in_bounds(e, k, ins.args[n - 2], e.arg(ins, n - 1))
+    ptrs = pointers(e, k, vt, ins.args[n - 2])
     it = f"i{8 * vt.itemsize}"
     value = _to_bits(e, vt, it, e.arg(ins, n - 3))
     compare = _to_bits(e, vt, it, e.arg(ins, 0)) if kind == "cas" else None
