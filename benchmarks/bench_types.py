@@ -2,6 +2,7 @@
 
     python benchmarks/bench_types.py [--quick] [--n 1000000] [--k 10] [--systems frostjit,drjit,numpy]
                                      [--threads N] [--json out/types.json]
+    python benchmarks/bench_types.py --interleave [--rounds R] [--base CHECKOUT] [--threads N] ...
 
 Workloads (n = 1e6 points by default), medians of repeated steady-state calls, each system in
 its own subprocess (this script re-runs itself with ``--child SYSTEM``; never drjit and
@@ -19,11 +20,18 @@ alone and the whole call, in CPU and wall time (``--n 1000``: the kernels take n
 ``--evict`` copies 32 MB before each sample, as a 1e6-point kernel evicts the caches).  The JIT results must agree bit for bit (frostjit computes
 Dr.Jit's formulas): their checksums are compared.  Target: frostjit's steady state no
 slower than Dr.Jit's.
+
+``--interleave`` runs the JIT rows in *interleaved* rounds instead: one long-lived child per
+system (and ``frostjit@base`` with ``--base``), asked in turn for a batch of 10 calls of each row
+(the order rotated each round), so that every system sees the same load of a shared machine;
+it prints the median over rounds and, per row, the median and range of the rounds' frostjit /
+Dr.Jit ratios.
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import statistics
 import sys
@@ -183,6 +191,49 @@ def child(system: str, params: dict) -> dict:
     return out
 
 
+def serve(system: str, params: dict) -> None:
+    """The child of ``--interleave``: build the JIT rows, then answer requests on stdin
+    (:func:`_harness.serve_requests`: one JSON line ``{"case": "transform/plain", "calls": k}``)."""
+    mod, T = _workloads.load(system)
+    _workloads.apply_threads(system, params.get("threads"))
+    cases = _jit_cases(mod, T, np, params["n"], params["k"])
+    H.serve_requests({"/".join(key): fn for key, (fn, _check) in cases.items()})
+
+
+INTERLEAVE_CALLS = 10       # calls per batch: one batch per system, row and round
+
+
+def interleave(systems: list, params: dict, rounds: int, base: str | None) -> dict:
+    """``--interleave``: per system name and row, the list of the rounds' median wall ms."""
+    rows = ["/".join(key) for key in ROWS]
+    with H.Servers(__file__, systems, params.get("threads"), params, base) as servers:
+        out = {name: {row: [] for row in rows} for name in servers.names}
+        for r in range(rounds):
+            for row in rows:
+                for name in servers.order(r):
+                    out[name][row].append(servers.batch(name, {"case": row, "calls": INTERLEAVE_CALLS})[0])
+    return out
+
+
+def report_interleave(res: dict, n: int, k: int, rounds: int) -> None:
+    names = list(res)
+    print(f"interleaved, n = {H.fmt_n(n)}, k = {k}: median over {rounds} rounds of the median of "
+          f"{INTERLEAVE_CALLS} calls, ms wall [lowest-highest round]; ratio: median [range] of the rounds' ratios")
+    pairs = [(a, "drjit") for a in names if a.startswith("frostjit") and "drjit" in names]
+    header = ["row"] + names + [f"{a} / drjit" for a, _ in pairs]
+    table = []
+    for row in next(iter(res.values())):
+        line = [row]
+        for name in names:
+            v = res[name][row]
+            line.append(f"{H.fmt(statistics.median(v))} [{H.fmt(min(v))}-{H.fmt(max(v))}]")
+        for a, b in pairs:
+            ratios = sorted(x / y for x, y in zip(res[a][row], res[b][row]))
+            line.append(f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]")
+        table.append(line)
+    print(H.table(header, table))
+
+
 # ----------------------------------------------------------------- driver side
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=True)
@@ -232,16 +283,34 @@ def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
                          "interleaved samples (the Python-side cost; try --n 1000), instead of the table")
     ap.add_argument("--evict", action="store_true",
                     help="with --phases: copy 32 MB before each sample (caches evicted, as by a 1e6-point kernel)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="interleaved rounds of the JIT rows, one long-lived child per system, instead of the table")
+    ap.add_argument("--rounds", type=H.positive_int, default=8, help="rounds of --interleave (default 8)")
+    ap.add_argument("--base", default=None, help="with --interleave: also run frostjit from this checkout")
+    ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     H.add_system_options(ap, SYSTEMS)
     return ap
 
 
 def main(argv=None, prog: str = "bench_types.py") -> int:
     a = parser(prog).parse_args(argv)
+    if a.serve:
+        serve(a.serve, json.loads(a.params))
+        return 0
     if a.child:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "k": a.k, "repeats": 5 if a.quick else 30, "threads": a.threads}
+    if (a.base or a.rounds != 8) and not a.interleave:
+        parser(prog).error("--base and --rounds go with --interleave")
+    if a.interleave:
+        if a.phases:
+            parser(prog).error("--interleave and --phases exclude each other")
+        systems = [s for s in a.systems if s != "numpy"]
+        res = interleave(systems, params, a.rounds, a.base)
+        report_interleave(res, n, a.k, a.rounds)
+        H.dump_json(a.json, res)
+        return 0
     systems = [s for s in a.systems if not (a.phases and s == "numpy")]
     if a.evict and not a.phases:
         parser(prog).error("--evict goes with --phases")

@@ -169,8 +169,10 @@ def make_ternary(op: str, vt: VarType, a: Node, b: Node, c: Node) -> Node:
         elif t != 1:
             broadcast_size(op, (a, b, c))
     args = (a, b, c)
-    if a.op == "literal":
-        out = _fold_any(op, vt, args, size)
+    # (the test of _fold_any inline: an fma of a matrix's literal entry and a pending operand
+    # is most of a transform's nodes, and a call to learn that nothing folds cost ~5% of it)
+    if a.op == "literal" and (op == "select" or (b.op == "literal" and c.op == "literal")):
+        out = _fold(op, vt, args, size)
         if out is not None:
             return out
     if state.dirty:

@@ -18,3 +18,18 @@ def test_bench_types_evict_needs_phases():
     p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--evict"], capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 2 and "--evict goes with --phases" in p.stderr
+
+
+def test_bench_types_interleave_asks_each_system_in_turn():
+    p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--interleave", "--rounds", "1", "--n", "7",
+                        "--k", "2", "--systems", "frostjit"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    for row in ("transform/plain", "transform/frozen", "complex/plain", "complex/frozen"):
+        line = next(x for x in p.stdout.splitlines() if x.strip().startswith(row))
+        assert float(line.split()[1]) > 0, line
+
+
+def test_bench_types_rounds_and_base_need_interleave():
+    p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--rounds", "3"], capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 2 and "--base and --rounds go with --interleave" in p.stderr

@@ -121,8 +121,7 @@ class HostBuffer:
     # What __del__ uses is bound as defaults: a buffer still alive when the interpreter exits (an
     # array in a module global) may be finalized after this module's globals were cleared; it
     # is not pooled then.
-    def __del__(self, _refs=sys.getrefcount, _ndarray=np.ndarray, _release=pool.release,
-                _exiting=sys.is_finalizing):
+    def __del__(self, _refs=sys.getrefcount, _ndarray=np.ndarray, _pool=pool, _exiting=sys.is_finalizing):
         if _exiting():
             return
         a = self.array
@@ -130,7 +129,14 @@ class HostBuffer:
         if a.base is not None and _refs(a) <= 3:
             raw = a.base
             if type(raw) is _ndarray and raw.base is None and _refs(raw) <= 3:
-                _release(a, self.ptr)           # the typed view: the next user of this dtype keeps it
+                # pool.release(a, self.ptr), inlined (every launch's outputs die here, one frame
+                # each fewer): the typed view is kept, the next user of this dtype takes it as is
+                nbytes = a.nbytes
+                with _pool.lock:
+                    lst = _pool.free.setdefault(nbytes, [])
+                    if _pool.bytes + nbytes <= POOL_MAX_BYTES and len(lst) < POOL_MAX_PER_SIZE:
+                        lst.append((a, self.ptr))
+                        _pool.bytes += nbytes
 
     def __len__(self) -> int:
         return self.array.shape[0]
