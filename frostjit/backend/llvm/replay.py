@@ -97,6 +97,7 @@ class LLVMReplayEmitter(ReplayEmitter):
         fresh = [a for a in args if a.kind == OUT and a.scratch is None]
         if len(fresh) > 1:
             self._slab_outputs(index, size, fresh)
+        lengths = []        # (argument slot, size expression) written at each replay
         for p, a in enumerate(args):
             if a.kind == OUT:
                 if a.scratch is None:
@@ -121,7 +122,8 @@ class LLVMReplayEmitter(ReplayEmitter):
             if sz.is_const:         # a constant size: written once, here
                 argv[2 * p + 1] = sz.value
             else:
-                c.line(f"{argv_name}[{2 * p + 1}] = {n_expr}")
+                lengths.append((2 * p + 1, n_expr))
+        self._write_lengths(index, argv_name, lengths)
         threshold = parallel_threshold(kernel.n_instrs)
         self._wake_before(size, threshold)
         private = c.bind(f"private_targets_{index}", kernel.private)
@@ -134,6 +136,24 @@ class LLVMReplayEmitter(ReplayEmitter):
         else:
             c.line(f"if launch_size >= {threshold}: {parallel}")
             c.line(f"elif launch_size: {cfunc}(0, launch_size, {argv_name}, 0)")
+
+    def _write_lengths(self, index: int, argv_name: str, lengths: list) -> None:
+        """The lengths of a launch's arguments that depend on the call's sizes.  The argument
+        array is kept between replays, so with several of them they are written only when their
+        values differ from the last replay's (a training loop replays one width: a tuple compare
+        instead of one ``ctypes`` store per argument)."""
+        c = self.code
+        exprs = sorted({e for _slot, e in lengths})
+        if len(lengths) < 4:
+            for slot, e in lengths:
+                c.line(f"{argv_name}[{slot}] = {e}")
+            return
+        last = c.bind(f"lengths_{index}", [None])
+        c.line(f"lengths = ({', '.join(exprs)},)")
+        c.line(f"if {last}[0] != lengths:")
+        for slot, e in lengths:
+            c.line(f"    {argv_name}[{slot}] = {e}")
+        c.line(f"    {last}[0] = lengths")
 
     def _slab_outputs(self, index: int, size: Size, fresh: list) -> None:
         """One launch's new outputs: one slab reservation, pieces at computed offsets (several
