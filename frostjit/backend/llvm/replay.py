@@ -159,9 +159,24 @@ class LLVMReplayEmitter(ReplayEmitter):
         """One launch's new outputs: one slab reservation, pieces at computed offsets (several
         pooled buffers when they are too large for a slab)."""
         c = self.code
+        offsets, total = self._slab_layout(size, [a.vt for a in fresh])
+        dtypes = c.bind(f"output_dtypes_{index}", tuple(a.vt.np_dtype for a in fresh))
+        c.line(f"reserved = reserve_slab({total})")
+        c.line(f"if reserved is None: {''.join(f'buffer_{a.slot}, ' for a in fresh)}= alloc_many({dtypes}, launch_size)")
+        c.line("else:")
+        c.line("    slab, offset, address = reserved")
+        for a, off in zip(fresh, offsets):
+            c.line(f"    buffer_{a.slot} = new_buffer(SlabBuffer); buffer_{a.slot}.ptr = address + {off}; "
+                   f"buffer_{a.slot}._v = (slab, offset + {off}, launch_size, {c.dtype_name(a.vt)})")
+
+    def _slab_layout(self, size: Size, vts: list) -> tuple:
+        """``(offsets, total)``: Python expressions of the byte offsets of buffers of ``size``
+        elements of the types ``vts`` in one slab reservation (64-byte aligned), and of its size
+        (writing the lines that compute ``bytes_<itemsize>`` for a size known at replay)."""
+        c = self.code
         step = {}
-        for a in fresh:
-            isz = a.vt.np_dtype.itemsize
+        for vt in vts:
+            isz = vt.np_dtype.itemsize
             if isz not in step:
                 if size.is_const:
                     step[isz] = str((size.value * isz + 63) & ~63)
@@ -172,19 +187,11 @@ class LLVMReplayEmitter(ReplayEmitter):
         # steps per buffer made the code quadratic in the number of outputs)
         offsets = []
         counts: dict = {}
-        for a in fresh:
+        for vt in vts:
             offsets.append(_offset_expr(counts, step, size.is_const))
-            isz = a.vt.np_dtype.itemsize
+            isz = vt.np_dtype.itemsize
             counts[isz] = counts.get(isz, 0) + 1
-        total = _offset_expr(counts, step, size.is_const)
-        dtypes = c.bind(f"output_dtypes_{index}", tuple(a.vt.np_dtype for a in fresh))
-        c.line(f"reserved = reserve_slab({total})")
-        c.line(f"if reserved is None: {''.join(f'buffer_{a.slot}, ' for a in fresh)}= alloc_many({dtypes}, launch_size)")
-        c.line("else:")
-        c.line("    slab, offset, address = reserved")
-        for a, off in zip(fresh, offsets):
-            c.line(f"    buffer_{a.slot} = new_buffer(SlabBuffer); buffer_{a.slot}.ptr = address + {off}; "
-                   f"buffer_{a.slot}._v = (slab, offset + {off}, launch_size, {c.dtype_name(a.vt)})")
+        return offsets, _offset_expr(counts, step, size.is_const)
 
     def _register(self, r: int) -> int:
         while len(self.scratch) <= r:
@@ -213,6 +220,28 @@ class LLVMReplayEmitter(ReplayEmitter):
             c.line(f"if type(buffer_{out}) is not SlabBuffer: buffer_{out}.array.fill({v})")
         else:
             c.line(f"buffer_{out}.array.fill({v})")
+
+    def fill_many(self, fills: list) -> None:
+        # Zero fills of one size are pieces of one slab reservation, as a launch's outputs
+        # (slab pieces are zeroed: nothing to write); else one by one.
+        sizes = {f[3].expr for f in fills}
+        if len(fills) < 2 or len(sizes) != 1 or not all(_is_zero(f[2]) for f in fills):
+            super().fill_many(fills)
+            return
+        c = self.code
+        size = fills[0][3]
+        c.line(f"launch_size = {size.expr}")
+        offsets, total = self._slab_layout(size, [f[1] for f in fills])
+        c.line(f"reserved = reserve_slab({total})")
+        c.line("if reserved is None:")
+        for _index, vt, _value, _size, out in fills:
+            c.line(f"    buffer_{out} = alloc({c.dtype_name(vt)}, launch_size)")
+            c.line(f"    if type(buffer_{out}) is not SlabBuffer: buffer_{out}.array.fill(0)")
+        c.line("else:")
+        c.line("    slab, offset, address = reserved")
+        for (_index, vt, _value, _size, out), off in zip(fills, offsets):
+            c.line(f"    buffer_{out} = new_buffer(SlabBuffer); buffer_{out}.ptr = address + {off}; "
+                   f"buffer_{out}._v = (slab, offset + {off}, launch_size, {c.dtype_name(vt)})")
 
     def fill_value(self, index, vt, value_expr, out) -> None:
         c = self.code
