@@ -20,6 +20,12 @@ unfrozen and no slower than Dr.Jit's frozen step (small).  That table also gives
 time of the process per step (``process_time``: less sensitive than wall time to other load on a
 shared machine), beside Dr.Jit's frozen step and frostjit's whole step frozen.
 
+``--opcodes`` (frostjit only, small problem) counts the Python bytecode instructions each part of
+a replayed step runs (``sys.settrace`` with opcode events: the same count on a loaded or a quiet
+machine, so a change of a few microseconds shows where wall times drown in the noise): the forward
+call, ``backward``, ``opt.step()`` of the through-the-forward step, beside the whole step frozen,
+and the functions that run the most of them.
+
 A second table times one optimizer step (``opt.step()`` after ``set_grad``, unfrozen, until
 the kernels finished) per optimizer on 1e3 and 1e6 parameters, beside Dr.Jit.
 """
@@ -61,6 +67,9 @@ def child(system: str, params: dict) -> dict:
         import frostjit.llvm.ad as T
     _workloads.apply_threads(system, params.get("threads"))
     out = {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr)}
+    if params.get("opcodes"):
+        out["opcodes"] = opcode_counts(dr, T, fit)
+        return out
     for name in params["problems"]:
         k, size = PROBLEMS[name]
         warmup, repeats = (5, params["repeats_small"]) if name == "small" else (3, params["repeats_large"])
@@ -88,6 +97,50 @@ def child(system: str, params: dict) -> dict:
                 out[key] = {"status": "error", "reason": f"{type(e).__name__}: {e}"[:300]}
     if params.get("opt_repeats"):
         out.update(optimizer_steps(dr, T, params["opt_repeats"]))
+    return out
+
+
+def opcode_counts(dr, T, fit) -> dict:
+    """Python bytecode instructions per part of one replayed training step (small problem): the
+    forward call, ``backward`` and ``opt.step()`` through a frozen forward pass, and the whole step
+    frozen; with the functions that run the most of them.  Deterministic (``sys.settrace`` opcode
+    events), unlike wall or CPU time on a shared machine."""
+    import collections
+    k, size = PROBLEMS["small"]
+    target = T.Float(fit.target_image(size))
+    geom = fit.make_geometry(dr, T, k, size)
+    opt, opt2 = fit.make_optimizer(dr, T, k, 0.01), fit.make_optimizer(dr, T, k, 0.01)
+    forward = dr.freeze(lambda opt, target, geom: dr.mean(dr.square(fit.render(dr, T, opt, geom, size * size)
+                                                                      - target)))
+    whole = dr.freeze(fit.make_step(dr, T, size * size))
+    for _ in range(10):         # recorded, derivative bound, kept intermediates planned
+        loss = forward(opt, target, geom)
+        dr.backward(loss)
+        opt.step()
+        whole(opt2, target, geom)
+    per_fn = collections.Counter()
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            frame.f_trace_opcodes = True
+        elif event == "opcode":
+            per_fn[_code_name(frame.f_code)] += 1
+        return tracer
+
+    def count(fn, *a):
+        per_fn.clear()
+        sys.settrace(tracer)
+        try:
+            r = fn(*a)
+        finally:
+            sys.settrace(None)
+        return r, {"total": sum(per_fn.values()), "top": per_fn.most_common(8)}
+
+    out = {}
+    loss, out["forward call"] = count(lambda: forward(opt, target, geom))
+    _, out["backward"] = count(dr.backward, loss)
+    _, out["opt.step()"] = count(opt.step)
+    _, out["whole step frozen"] = count(lambda: whole(opt2, target, geom))
     return out
 
 
@@ -139,6 +192,30 @@ def optimizer_steps(dr, T, repeats: int) -> dict:
 # ----------------------------------------------------------------- driver side
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=False)
+
+
+def _code_name(c) -> str:
+    """A short name of a code object: generated replays and binders by kind."""
+    f = c.co_filename
+    if f.startswith("<frostjit.freeze binder"):
+        return "(binder)"
+    if "freeze_replay" in f:
+        return "(replay of the backward derivative)" if "backward_derivative" in f else "(replay)"
+    return f"{os.path.basename(f)}:{c.co_name}"
+
+
+def report_opcodes(counts: dict) -> None:
+    """The table of :func:`opcode_counts`."""
+    parts = ["forward call", "backward", "opt.step()"]
+    through = sum(counts[p]["total"] for p in parts)
+    whole = counts["whole step frozen"]["total"]
+    print("Python bytecode instructions per replayed step (small problem; deterministic)")
+    rows = [[p, str(counts[p]["total"])] for p in parts]
+    rows += [["fwd frozen, backward, step (sum)", str(through)], ["whole step frozen", str(whole)],
+             ["sum / whole", H.fmt_ratio(through / whole)]]
+    print(H.table(["part", "instructions"], rows))
+    for p in parts + ["whole step frozen"]:
+        print(f"  {p}: " + ", ".join(f"{name} {n}" for name, n in counts[p]["top"]))
 
 
 def report(res: dict, problems) -> None:
@@ -242,6 +319,8 @@ def parser(prog: str = "bench_ad.py") -> argparse.ArgumentParser:
     ap.add_argument("--threads", type=H.positive_int, default=None, help=H.THREADS_HELP)
     ap.add_argument("--no-optimizers", action="store_true",
                     help="skip the table of one step per optimizer (SGD, RMSProp, Adam, AdamW)")
+    ap.add_argument("--opcodes", action="store_true",
+                    help="frostjit only: Python bytecode instructions per part of a replayed step (deterministic)")
     ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
@@ -256,6 +335,14 @@ def main(argv=None, prog: str = "bench_ad.py") -> int:
         except Exception as e:  # noqa: BLE001
             res = {"status": "error", "reason": f"{type(e).__name__}: {e}"}
         print(H.RESULT_MARK + json.dumps(res), flush=True)
+        return 0
+    if a.opcodes:
+        res = {"frostjit": run_child("frostjit", {"opcodes": True, "problems": ["small"], "threads": a.threads})}
+        if res["frostjit"].get("status") != "ok":
+            print(f"frostjit: {res['frostjit'].get('reason')}")
+            return 1
+        report_opcodes(res["frostjit"]["opcodes"])
+        H.dump_json(a.json, res)
         return 0
     problems = a.problems
     params = {"problems": problems, "repeats_small": 30 if a.quick else 200,

@@ -175,6 +175,12 @@ class ReplayEmitter(abc.ABC):
     def fill(self, index: int, vt: VarType, value, size: Size, out: int) -> None:
         """``buffer_<out>``: ``size`` elements equal to the constant ``value``."""
 
+    def fill_many(self, fills: list) -> None:
+        """Several :meth:`fill` in a row, ``[(index, vt, value, size, out)]`` (consecutive fills of
+        one size: the zeroed gradients of a backward pass); a backend may allocate them at once."""
+        for index, vt, value, size, out in fills:
+            self.fill(index, vt, value, size, out)
+
     @abc.abstractmethod
     def fill_value(self, index: int, vt: VarType, value_expr: str, out: int) -> None:
         """``buffer_<out>``: one element, the value of the Python expression ``value_expr``

@@ -73,8 +73,9 @@ class Entry:
             return self.general
         out = None
         for classes, table in self.pinned.items():
-            # (a list comprehension: a generator costs about a microsecond here, on every replay)
-            lst = table.get(tuple([sizes[c] for c in classes]))
+            # (one pinned class, the usual case, indexed directly; else a list comprehension: a
+            # generator costs about a microsecond here, on every replay)
+            lst = table.get((sizes[classes[0]],) if len(classes) == 1 else tuple([sizes[c] for c in classes]))
             if lst:
                 out = lst if out is None else out + lst      # (never extended in place: the table's)
         if out is None:
@@ -98,8 +99,15 @@ class RecordingCache:
         return e
 
     def touch(self, entry) -> None:
-        if self.limit is not None and self.entries.get(entry.key) is entry:
-            self.entries.move_to_end(entry.key)
+        """Make ``entry`` the most recently used (a replay with a ``limit``)."""
+        if self.limit is not None:
+            ents = self.entries
+            # Already the most recent (a loop replaying one key): nothing to move, and no hash of
+            # the key, a nested tuple that CPython hashes anew at every lookup (two per touch).
+            if ents and next(reversed(ents)) is entry.key:
+                return
+            if ents.get(entry.key) is entry:
+                ents.move_to_end(entry.key)
 
     def add(self, key, recd) -> list:
         """Cache ``recd`` under ``key``; returns the recordings evicted by ``limit``."""

@@ -1045,7 +1045,7 @@ class FrozenFunction:
             self._cache.touch(entry)
         run = (variant(recd) if variant is not None else None) or recd.run
         try:
-            if self._checking():
+            if self.check or (CHECK and self.check is None):
                 self._run_checked(recd, flat, (), args, kwargs, run)
             else:
                 run(flat, ())

@@ -141,9 +141,18 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     sources = rec.slot_kind
     # (kept with JitFlag.KernelHistory: the history lists what the plain call launched)
     dead = set(skip) if history else dead_operations(ops, node_table, keep_out, skip)
+    fills = []      # consecutive fills not written yet (emitter.fill_many)
     for i, op in enumerate(ops):
         t = type(op)
         if i in dead:
+            check_guards(i)
+            continue
+        if t is Fill:
+            fills.append((i, op.vt, op.value, op.size, op.out))
+            nxt = next((j for j in range(i + 1, len(ops)) if j not in dead), None)
+            if nxt is None or type(ops[nxt]) is not Fill or i in guards_at:
+                emitter.fill_many(fills)
+                fills = []
             check_guards(i)
             continue
         if t is Launch:
@@ -172,8 +181,6 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
             emitter.compress(i, op.src, op.size, f"c{op.count}", op.out)
         elif t is Copy:
             emitter.copy(i, op.vt, op.src, op.size, op.out)
-        elif t is Fill:
-            emitter.fill(i, op.vt, op.value, op.size, op.out)
         elif t is FillWidth:
             emitter.fill_value(i, op.vt, f"normalize_literal({code.type_name(op.vt)}, {op.value.expr})", op.out)
         elif t is Upload:

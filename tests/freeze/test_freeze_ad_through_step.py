@@ -139,3 +139,101 @@ def test_the_optimizer_state_after_frozen_steps_is_the_plain_state():
         assert t0.numpy().tolist() == t1.numpy().tolist() == [STEPS]
         np.testing.assert_allclose(m1.numpy(), m0.numpy(), rtol=2e-6, atol=1e-8)
         np.testing.assert_allclose(v1.numpy(), v0.numpy(), rtol=2e-6, atol=1e-10)
+
+
+def other_loss(opt, data):
+    """A second loss of the same parameters (other operations, so another recording)."""
+    x, target, _idx = data
+    return fj.sum(fj.abs(opt["a"] * fj.cos(x) - opt["b"] * target)) * 0.1 + fj.mean(opt["c"] * opt["c"])
+
+
+def state_of(opt) -> list:
+    """Every array of the optimizer: parameters, rates and the rule's state (moments, step counts)."""
+    out = []
+    for k in sorted(opt.state):
+        value, _promoted, lr, extra = opt.state[k]
+        for e in (value, lr, *(extra if isinstance(extra, tuple) else (extra,))):
+            if e is not None:
+                out.append((k, np.asarray(e.numpy()).copy()))
+    return out
+
+
+def assert_same_state(got, want, what):
+    assert [k for k, _ in got] == [k for k, _ in want], what
+    for (k, a), (_, b) in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=2e-6, atol=1e-7, err_msg=f"{what}: state of {k!r}")
+
+
+def _between(how: str, opt, data, s: int, n: int) -> None:
+    """What the training loop does to the optimizer before step ``s`` (the same to both)."""
+    if how == "parameter changed" and s in (2, 3):
+        opt["a"] = opt["a"] * 0.5 + 0.125          # a new value, same type and width: state kept
+    elif how == "learning rate schedule":
+        opt.set_learning_rate(0.02 * 0.7 ** s)
+        if s == 2:
+            opt.set_learning_rate(b=0.005)
+        if s == 3:
+            opt.set_learning_rate(b=None)
+    elif how == "state reset" and s == 2:
+        opt.reset("b")
+    elif how == "parameter re-assigned" and s == 2:
+        opt["b"] = Float(np.linspace(-0.5, 0.5, n, dtype=np.float32))     # a fresh array, state kept
+        opt["c"] = Float(np.full(n, 0.75, np.float32))        # width n, was 1: its state is reset
+    elif how == "state restored":
+        if s == 1:
+            opt._saved = dict(opt.state)
+        if s == 2 or s == 3:
+            opt.state = opt._saved
+            fj.clear_grad(opt.values())
+
+
+def _backward_passes(how: str, s: int, loss_fn, other_fn, opt, data):
+    """The backward passes of step ``s``; returns the last loss."""
+    if how == "different loss" and s in (2, 3):
+        loss = other_fn(opt, data)
+        fj.backward(loss)
+        return loss
+    loss = loss_fn(opt, data)
+    fj.backward(loss)
+    if how == "gradient accumulation" and s != 1:
+        extra = other_fn(opt, data) if s % 2 else loss_fn(opt, data)
+        fj.backward(extra)         # adds to the gradients of the first pass
+    if how == "gradient changed" and s >= 1:
+        fj.set_grad(opt["a"], fj.grad(opt["a"]) * 0.5 + 0.01)    # (clipping, rescaling)
+    return loss
+
+
+CHANGES = ("parameter changed", "learning rate schedule", "state reset", "different loss",
+           "gradient accumulation", "parameter re-assigned", "gradient changed", "state restored")
+
+
+# the step frozen on its own: the cases where its recording could differ from the plain step
+STEP_FROZEN_CHANGES = ("learning rate schedule", "gradient accumulation", "parameter re-assigned", "gradient changed")
+
+
+@pytest.mark.no_freeze_check
+@pytest.mark.parametrize("how, mode", [(h, MODES[0]) for h in CHANGES] + [(h, MODES[1]) for h in STEP_FROZEN_CHANGES])
+def test_frozen_steps_with_changes_between_steps_follow_the_plain_steps(how, mode):
+    """Whatever the loop does between steps (to the parameters, rates, state, gradients, or which
+    loss it differentiates), the replayed backward derivative and the replayed (or separately
+    frozen) step give the plain step's gradients, parameters and optimizer state, at every width."""
+    ff, fo = fj.freeze(forward), fj.freeze(other_loss)
+    update = fj.freeze(lambda opt: opt.step()) if mode.endswith("step frozen") else (lambda opt: opt.step())
+    replayed = 0        # steps after a replayed backward derivative (the paths under test)
+    for w, n in enumerate((7, 1, 1000)):
+        plain, pdata = make("Adam", n, 10 + w)
+        opt, data = make("Adam", n, 10 + w)
+        for s in range(4):
+            _between(how, plain, pdata, s, n)
+            _between(how, opt, data, s, n)
+            ploss = _backward_passes(how, s, forward, other_loss, plain, pdata)
+            pg = grads(plain)
+            plain.step()
+            loss = _backward_passes(how, s, ff, fo, opt, data)
+            what = f"{how}, {mode}, width {n}, step {s}"
+            assert_close(grads(opt), pg, f"{what}: gradient")
+            replayed += fj.ad.graph.scopes.replayed_backward
+            update(opt)
+            np.testing.assert_allclose(loss.numpy(), ploss.numpy(), rtol=2e-6, err_msg=f"{what}: loss")
+            assert_same_state(state_of(opt), state_of(plain), what)
+    assert replayed >= 3, replayed

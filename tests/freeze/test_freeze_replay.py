@@ -203,3 +203,30 @@ def test_with_kernel_history_a_replay_reports_every_launch_of_the_plain_call():
             histories.append([str(h["type"]) for h in fj_.kernel_history()])
     assert histories[0] == ["jit", "reduce", "jit"]
     assert histories[2][:3] == histories[0]       # (the replay first; checking mode may run the plain call after)
+
+
+def _zeros_scattered(x, i):
+    """Several zero-filled targets of one size (one slab reservation in a replay, or separate
+    buffers when they do not fit one) accumulated into, as a backward pass's gradients."""
+    n = fj.width(x)
+    a, b, c = fj.zeros(Float, n), fj.zeros(Float, n), fj.zeros(UInt32, n)
+    fj.scatter_add(a, x, i)
+    fj.scatter_add(b, x * x, i)
+    fj.scatter_add(c, UInt32(1), i)
+    return a, b - 1, c
+
+
+def test_zero_filled_targets_and_argument_lengths_follow_alternating_widths():
+    """A replay reuses its launches' argument arrays (lengths rewritten only when a width
+    changes) and allocates consecutive zero fills together: alternating small and large widths
+    (one slab piece each, then buffers too large for a slab) give the plain call's results."""
+    f = fj.freeze(_zeros_scattered)
+    for n in (7, 1000, 7, 3, 5000, 1, 1000):
+        x = Float(np.linspace(-1, 1, n, dtype=np.float32))
+        i = UInt32(np.arange(n, dtype=np.uint32) * 7 % max(n // 2, 1))
+        fj.eval(x, i)
+        want = [np.asarray(v.numpy()) for v in _zeros_scattered(x, i)]
+        got = [np.asarray(v.numpy()) for v in f(x, i)]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w, err_msg=f"width {n}")
+    assert f.n_recordings <= 2      # (width 1 may need its own recording)

@@ -97,6 +97,7 @@ class LLVMReplayEmitter(ReplayEmitter):
         fresh = [a for a in args if a.kind == OUT and a.scratch is None]
         if len(fresh) > 1:
             self._slab_outputs(index, size, fresh)
+        lengths = []        # (argument slot, size expression) written at each replay
         for p, a in enumerate(args):
             if a.kind == OUT:
                 if a.scratch is None:
@@ -121,7 +122,8 @@ class LLVMReplayEmitter(ReplayEmitter):
             if sz.is_const:         # a constant size: written once, here
                 argv[2 * p + 1] = sz.value
             else:
-                c.line(f"{argv_name}[{2 * p + 1}] = {n_expr}")
+                lengths.append((2 * p + 1, n_expr))
+        self._write_lengths(index, argv_name, lengths)
         threshold = parallel_threshold(kernel.n_instrs)
         self._wake_before(size, threshold)
         private = c.bind(f"private_targets_{index}", kernel.private)
@@ -135,13 +137,46 @@ class LLVMReplayEmitter(ReplayEmitter):
             c.line(f"if launch_size >= {threshold}: {parallel}")
             c.line(f"elif launch_size: {cfunc}(0, launch_size, {argv_name}, 0)")
 
+    def _write_lengths(self, index: int, argv_name: str, lengths: list) -> None:
+        """The lengths of a launch's arguments that depend on the call's sizes.  The argument
+        array is kept between replays, so with several of them they are written only when their
+        values differ from the last replay's (a training loop replays one width: a tuple compare
+        instead of one ``ctypes`` store per argument)."""
+        c = self.code
+        exprs = sorted({e for _slot, e in lengths})
+        if len(lengths) < 4:
+            for slot, e in lengths:
+                c.line(f"{argv_name}[{slot}] = {e}")
+            return
+        last = c.bind(f"lengths_{index}", [None])
+        c.line(f"lengths = ({', '.join(exprs)},)")
+        c.line(f"if {last}[0] != lengths:")
+        for slot, e in lengths:
+            c.line(f"    {argv_name}[{slot}] = {e}")
+        c.line(f"    {last}[0] = lengths")
+
     def _slab_outputs(self, index: int, size: Size, fresh: list) -> None:
         """One launch's new outputs: one slab reservation, pieces at computed offsets (several
         pooled buffers when they are too large for a slab)."""
         c = self.code
+        offsets, total = self._slab_layout(size, [a.vt for a in fresh])
+        dtypes = c.bind(f"output_dtypes_{index}", tuple(a.vt.np_dtype for a in fresh))
+        c.line(f"reserved = reserve_slab({total})")
+        c.line(f"if reserved is None: {''.join(f'buffer_{a.slot}, ' for a in fresh)}= alloc_many({dtypes}, launch_size)")
+        c.line("else:")
+        c.line("    slab, offset, address = reserved")
+        for a, off in zip(fresh, offsets):
+            c.line(f"    buffer_{a.slot} = new_buffer(SlabBuffer); buffer_{a.slot}.ptr = address + {off}; "
+                   f"buffer_{a.slot}._v = (slab, offset + {off}, launch_size, {c.dtype_name(a.vt)})")
+
+    def _slab_layout(self, size: Size, vts: list) -> tuple:
+        """``(offsets, total)``: Python expressions of the byte offsets of buffers of ``size``
+        elements of the types ``vts`` in one slab reservation (64-byte aligned), and of its size
+        (writing the lines that compute ``bytes_<itemsize>`` for a size known at replay)."""
+        c = self.code
         step = {}
-        for a in fresh:
-            isz = a.vt.np_dtype.itemsize
+        for vt in vts:
+            isz = vt.np_dtype.itemsize
             if isz not in step:
                 if size.is_const:
                     step[isz] = str((size.value * isz + 63) & ~63)
@@ -152,19 +187,11 @@ class LLVMReplayEmitter(ReplayEmitter):
         # steps per buffer made the code quadratic in the number of outputs)
         offsets = []
         counts: dict = {}
-        for a in fresh:
+        for vt in vts:
             offsets.append(_offset_expr(counts, step, size.is_const))
-            isz = a.vt.np_dtype.itemsize
+            isz = vt.np_dtype.itemsize
             counts[isz] = counts.get(isz, 0) + 1
-        total = _offset_expr(counts, step, size.is_const)
-        dtypes = c.bind(f"output_dtypes_{index}", tuple(a.vt.np_dtype for a in fresh))
-        c.line(f"reserved = reserve_slab({total})")
-        c.line(f"if reserved is None: {''.join(f'buffer_{a.slot}, ' for a in fresh)}= alloc_many({dtypes}, launch_size)")
-        c.line("else:")
-        c.line("    slab, offset, address = reserved")
-        for a, off in zip(fresh, offsets):
-            c.line(f"    buffer_{a.slot} = new_buffer(SlabBuffer); buffer_{a.slot}.ptr = address + {off}; "
-                   f"buffer_{a.slot}._v = (slab, offset + {off}, launch_size, {c.dtype_name(a.vt)})")
+        return offsets, _offset_expr(counts, step, size.is_const)
 
     def _register(self, r: int) -> int:
         while len(self.scratch) <= r:
@@ -193,6 +220,28 @@ class LLVMReplayEmitter(ReplayEmitter):
             c.line(f"if type(buffer_{out}) is not SlabBuffer: buffer_{out}.array.fill({v})")
         else:
             c.line(f"buffer_{out}.array.fill({v})")
+
+    def fill_many(self, fills: list) -> None:
+        # Zero fills of one size are pieces of one slab reservation, as a launch's outputs
+        # (slab pieces are zeroed: nothing to write); else one by one.
+        sizes = {f[3].expr for f in fills}
+        if len(fills) < 2 or len(sizes) != 1 or not all(_is_zero(f[2]) for f in fills):
+            super().fill_many(fills)
+            return
+        c = self.code
+        size = fills[0][3]
+        c.line(f"launch_size = {size.expr}")
+        offsets, total = self._slab_layout(size, [f[1] for f in fills])
+        c.line(f"reserved = reserve_slab({total})")
+        c.line("if reserved is None:")
+        for _index, vt, _value, _size, out in fills:
+            c.line(f"    buffer_{out} = alloc({c.dtype_name(vt)}, launch_size)")
+            c.line(f"    if type(buffer_{out}) is not SlabBuffer: buffer_{out}.array.fill(0)")
+        c.line("else:")
+        c.line("    slab, offset, address = reserved")
+        for (_index, vt, _value, _size, out), off in zip(fills, offsets):
+            c.line(f"    buffer_{out} = new_buffer(SlabBuffer); buffer_{out}.ptr = address + {off}; "
+                   f"buffer_{out}._v = (slab, offset + {off}, launch_size, {c.dtype_name(vt)})")
 
     def fill_value(self, index, vt, value_expr, out) -> None:
         c = self.code
