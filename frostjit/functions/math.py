@@ -316,7 +316,12 @@ def fma(a, b, c):
 
 def lerp(a, b, t):
     """Linear interpolation ``a + (b - a) * t``, computed as ``fma(b, t, fma(-a, t, a))``."""
-    return fma(b, t, fma(-a, t, a) if _jit(a) or _jit(t) else a - a * t)
+    if not (_jit(a) or _jit(t)):
+        return fma(b, t, a - a * t)
+    # negate the float operand: -a of an unsigned ``a`` would wrap before the promotion to float
+    # (lerp(UInt32(3), UInt32(3), 0.5) gave 2**31)
+    t_float = isinstance(t, float) or (_jit(t) and t.Type.is_float)
+    return fma(b, t, fma(a, -t, a) if t_float else fma(-a, t, a))
 
 
 def select(condition, a, b):
