@@ -9,6 +9,8 @@ real quaternion ``w`` (``q + 1`` adds to ``w``).  Inequality comparisons raise `
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..trace import ops
@@ -246,6 +248,16 @@ def q_pow(a, b):
     return q_exp(q_mul(q_log(a), b))
 
 
+def q_exp2(q):
+    """``exp(q log 2)`` (Dr.Jit's ``exp2`` of a quaternion; per component it was ``2**x`` each)."""
+    return q_exp(q_mul(q, math.log(2.0)))
+
+
+def q_log2(q):
+    """``log(q) / log 2``."""
+    return q_mul(q_log(q), 1.0 / math.log(2.0))
+
+
 def q_sqrt(q):
     return q_exp(q_mul(q_log(q), 0.5))
 
@@ -274,7 +286,7 @@ def q_rsqrt(q):
 
 QuaternionBase._ops = {
     "add": q_add, "sub": q_sub, "mul": q_mul, "truediv": q_truediv, "fma": q_fma, "abs": q_abs, "rcp": q_rcp,
-    "exp": q_exp, "log": q_log, "pow": q_pow, "sqrt": q_sqrt, "rsqrt": q_rsqrt,
+    "exp": q_exp, "log": q_log, "exp2": q_exp2, "log2": q_log2, "pow": q_pow, "sqrt": q_sqrt, "rsqrt": q_rsqrt,
     "eq": _componentwise_eq("eq"), "ne": _componentwise_eq("ne"),
     **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge", "min", "max")},
 }

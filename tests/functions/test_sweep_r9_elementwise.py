@@ -24,3 +24,43 @@ def test_lerp_of_equal_endpoints_is_the_endpoint(cls):
     a = cls(3, 5)
     np.testing.assert_array_equal(fj.lerp(a, a, 0.5).numpy(), [3, 5])
     np.testing.assert_array_equal(fj.lerp(a, 11, llvm.Float(0, 1)).numpy(), [3, 11])
+
+
+def test_isinf_and_isfinite_of_complex_numbers_and_quaternions_are_one_mask():
+    # per number from its magnitude (Dr.Jit: abs(z) == inf / abs(z) < inf); they were per part
+    z = llvm.Complex2f(llvm.Float(np.inf, 1, np.nan, 2), llvm.Float(0, -np.inf, 1, 3))
+    assert type(fj.isinf(z)) is llvm.Bool
+    assert fj.isinf(z).numpy().tolist() == [True, True, False, False]
+    assert fj.isfinite(z).numpy().tolist() == [False, False, False, True]
+    assert np.asarray(fj.isnan(z)).tolist() == [[False, False, True, False], [False, False, False, False]]
+    q = llvm.Quaternion4f(1, llvm.Float(2, np.nan), 3, llvm.Float(4, np.inf))
+    assert fj.isinf(q).numpy().tolist() == [False, False]      # (NaN magnitude: neither)
+    assert fj.isfinite(q).numpy().tolist() == [True, False]
+
+
+def _quat_numpy(q):
+    return np.asarray(q, np.float64)      # (x, y, z, w) by lanes
+
+
+def test_quaternion_exp2_and_log2_are_quaternion_functions():
+    # they were computed per component (log2 of 2 + 1i + ... gave 1 + 0i ...)
+    q = llvm.Quaternion4f(1, llvm.Float(2, -0.5), 3, llvm.Float(4, 0.1))
+    ln2 = np.log(2.0)
+    np.testing.assert_allclose(_quat_numpy(fj.log2(q)), _quat_numpy(fj.log(q)) / ln2, rtol=2e-6)
+    np.testing.assert_allclose(_quat_numpy(fj.exp2(q)), _quat_numpy(fj.exp(q * ln2)), rtol=2e-6)
+    # exp2 and log2 invert each other
+    np.testing.assert_allclose(_quat_numpy(fj.exp2(fj.log2(q))), _quat_numpy(q), rtol=2e-5, atol=2e-6)
+
+
+def test_safe_sqrt_asin_acos_of_complex_numbers_clamp_each_part():
+    # Dr.Jit: sqrt(maximum(z, 0)) and asin(clip(z, -1, 1)), a bound b meaning b + 0i (they were
+    # real sqrt/asin per part)
+    re, im = np.array([1, -2, 0, 0.5], np.float32), np.array([3, 0.5, 0, -0.3], np.float32)
+    z = llvm.Complex2f(llvm.Float(re), llvm.Float(im))
+    want = np.sqrt(np.maximum(re, 0) + 1j * np.maximum(im, 0))
+    got = np.asarray(fj.safe_sqrt(z))              # (a complex NumPy array)
+    np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
+    got = np.asarray(fj.safe_asin(z))
+    np.testing.assert_allclose(got, np.arcsin(np.clip(re, -1, 1)), rtol=2e-6, atol=1e-7)
+    got = np.asarray(fj.safe_acos(z))
+    np.testing.assert_allclose(got, np.arccos(np.clip(re, -1, 1)), rtol=2e-6, atol=1e-7)
