@@ -64,3 +64,16 @@ def test_safe_sqrt_asin_acos_of_complex_numbers_clamp_each_part():
     np.testing.assert_allclose(got, np.arcsin(np.clip(re, -1, 1)), rtol=2e-6, atol=1e-7)
     got = np.asarray(fj.safe_acos(z))
     np.testing.assert_allclose(got, np.arccos(np.clip(re, -1, 1)), rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn, value", [(fj.zeros_like, 0), (fj.ones_like, 1)])
+def test_like_of_a_dynamic_array_keeps_its_rows_and_width(fn, value):
+    # zeros_like(ArrayXf) made one row of the width (Dr.Jit: every row)
+    a = llvm.ArrayXf(llvm.Float(1, 2), llvm.Float(3, 4), llvm.Float(5, 6))
+    r = fn(a)
+    assert type(r) is llvm.ArrayXf and fj.shape(r) == fj.shape(a) == (3, 2)
+    assert np.asarray(r).tolist() == [[value] * 2] * 3
+    frozen = fj.freeze(lambda x: fn(x) + x)
+    for w in (2, 1, 5):
+        x = llvm.ArrayXf(fj.arange(llvm.Float, w), fj.full(llvm.Float, 7, w))
+        assert np.asarray(frozen(x)).tolist() == np.asarray(fn(x) + x).tolist()
