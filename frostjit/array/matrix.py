@@ -49,7 +49,20 @@ class MatrixBase(VectorBase):
         # (a scalar-backend array converts entry by entry into a JIT matrix, as a sequence would)
         if isinstance(v, VectorBase) and v.Depth < cls.Depth - 1 and (v.IsJIT or not cls.IsJIT):
             return cls._broadcast(v)
+        if isinstance(v, MatrixBase) and v._n != cls._n:
+            return cls._resized(v)
         return super()._from_one(v)
+
+    @classmethod
+    def _resized(cls, v) -> list:
+        """Rows of ``v`` (a matrix of another size): its upper-left block, padded with the
+        identity (Dr.Jit: ``Matrix3f(Matrix4f)`` drops the last row and column, ``Matrix4f(Matrix3f)``
+        adds them as those of the identity)."""
+        row, n, m = cls._elem, cls._n, v._n
+        entry = row._elem
+        return [row._from_components([_component(entry, v[i][j]) if i < m and j < m
+                                      else entry(1 if i == j else 0) for j in range(n)])
+                for i in range(n)]
 
     @classmethod
     def _broadcast(cls, v) -> list:

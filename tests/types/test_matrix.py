@@ -178,3 +178,18 @@ def test_identity_entries_have_every_lane_so_each_gets_its_own_gradient(cls):
     assert all(np.all(g.numpy() == 2) for g in ([e for row in m.grad for e in row] if fj.is_matrix_v(cls) else m.grad))
     one = np.asarray(fj.identity(cls, 1).numpy())
     assert np.asarray(fj.identity(cls, 2).numpy()).tolist() == np.repeat(one, 2, axis=-1).tolist()
+
+
+@pytest.mark.parametrize("src_n, dst_n", [(4, 3), (4, 2), (3, 4), (2, 4), (3, 2)])
+def test_matrix_of_another_size_converts_by_its_upper_left_block(src_n, dst_n):
+    # Dr.Jit: Matrix3f(Matrix4f) drops the last row and column, Matrix4f(Matrix3f) pads with the
+    # identity's (frostjit raised TypeError "cannot convert a Matrix4f of 4 components")
+    from frostjit import llvm, scalar
+    src = np.arange(src_n * src_n, dtype=np.float32).reshape(src_n, src_n) + 1
+    want = np.eye(dst_n, dtype=np.float32)
+    k = min(src_n, dst_n)
+    want[:k, :k] = src[:k, :k]
+    for mod in (llvm, scalar):
+        m = getattr(mod, f"Matrix{src_n}f")(*src.reshape(-1).tolist())
+        got = getattr(mod, f"Matrix{dst_n}f")(m)
+        np.testing.assert_array_equal(np.asarray(got).reshape(dst_n, dst_n), want)
