@@ -213,13 +213,19 @@ def _imag_norm(q):
     return apply("sqrt", _fma(z, z, _fma(y, y, x * x)))
 
 
+def _nonzero(x):
+    """``x`` with 1 for 0: a divisor whose 0 lanes are selected away (the scalar backend's
+    Python floats would raise ZeroDivisionError: log(Quaternion4f(0, 0, 0, 2)))."""
+    return apply("select", x == 0, 1.0, x)
+
+
 def q_exp(q):
     """``exp(w) (cos|v| + v/|v| sin|v|)`` with ``v = (x, y, z)`` (``v/|v| sin|v|`` is 0 for ``v = 0``)."""
     x, y, z, w = q._c
     theta = _imag_norm(q)
     s, c = apply("sin", theta), apply("cos", theta)
     e = apply("exp", w)
-    scale = apply("select", theta == 0, 0.0 * theta, e * s / theta)
+    scale = apply("select", theta == 0, 0.0 * theta, e * s / _nonzero(theta))
     return from_parts(type(q), [x * scale, y * scale, z * scale, e * c])
 
 
@@ -230,7 +236,7 @@ def q_log(q):
     n = apply("sqrt", sq)
     vn = _imag_norm(q)
     angle = apply("acos", apply("min", apply("max", w / n, -1.0), 1.0))
-    scale = apply("select", vn == 0, 0.0 * vn, angle / vn)
+    scale = apply("select", vn == 0, 0.0 * vn, angle / _nonzero(vn))
     return from_parts(type(q), [x * scale, y * scale, z * scale, 0.5 * apply("log", sq)])
 
 
@@ -245,6 +251,9 @@ def q_pow(a, b):
             if k:
                 base = q_mul(base, base)
         return result
+    if not isinstance(a, QuaternionBase):
+        # a real base (2 ** q, Float(..) ** q): the quaternion (0, 0, 0, a) (raised AttributeError)
+        a = from_parts(_like(a, b), [0.0 if p is None else p for p in _parts(a)])
     return q_exp(q_mul(q_log(a), b))
 
 
