@@ -142,6 +142,15 @@ class Tensor(TensorBase):
     def __rmatmul__(self, other):
         return matmul(other, self)
 
+    def __imatmul__(self, other):
+        # in place as the other operators (Dr.Jit: t @= u changes t's object)
+        r = matmul(self, other)
+        if type(r) is not type(self):
+            return r
+        for slot in TensorBase.__slots__:
+            setattr(self, slot, getattr(r, slot))
+        return self
+
     # -- indexing -----------------------------------------------------------------------
     def __getitem__(self, key):
         return index.getitem(self, key)

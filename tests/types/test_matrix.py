@@ -193,3 +193,21 @@ def test_matrix_of_another_size_converts_by_its_upper_left_block(src_n, dst_n):
         m = getattr(mod, f"Matrix{src_n}f")(*src.reshape(-1).tolist())
         got = getattr(mod, f"Matrix{dst_n}f")(m)
         np.testing.assert_array_equal(np.asarray(got).reshape(dst_n, dst_n), want)
+
+
+def test_matmul_in_place_changes_the_object_as_the_other_operators_do():
+    # m @= n made a new object (aliases kept the old value); Dr.Jit changes m in place
+    m = T.Matrix2f(1, 2, T.Float(3, 1), 4)
+    alias = m
+    m @= T.Matrix2f(1, 2, 3, 4)
+    assert alias is m
+    np.testing.assert_array_equal(np.asarray(m), np.asarray(T.Matrix2f(1, 2, T.Float(3, 1), 4) @ T.Matrix2f(1, 2, 3, 4)))
+    t = T.TensorXf(np.arange(6, dtype=np.float32).reshape(2, 3))
+    alias = t
+    t @= T.TensorXf(np.ones((3, 1), np.float32))
+    assert alias is t and t.shape == (2, 1)
+    np.testing.assert_array_equal(t.numpy(), [[3], [12]])
+    v = T.Array3f(1, 2, 3)
+    before = v
+    v @= T.Array3f(1, 1, 1)           # a dot product: another type, the name is rebound
+    assert type(v) is T.Float and np.asarray(before).reshape(-1).tolist() == [1, 2, 3]
