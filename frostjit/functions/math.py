@@ -350,7 +350,20 @@ def select(condition, a, b):
         return _select(condition, a, b)
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
+    a, b = _as_special(a, b), _as_special(b, a)
     return _select(condition, a, b)
+
+
+def _as_special(x, other):
+    """``x`` as the complex number / quaternion / matrix ``other`` where ``x`` is a number or a
+    1-D array: ``x + 0i`` or ``x`` times the identity (Dr.Jit), not ``x`` in every part
+    (select(False, Complex2f(1, 2), 1) was 1+1i)."""
+    if isinstance(other, VectorBase) and type(other)._family in ("complex", "quaternion", "matrix") \
+            and (isinstance(x, (ArrayBase, int, float)) and not isinstance(x, (bool, np.bool_))):
+        if isinstance(x, ArrayBase) and x._is_ad and not other.__meta__.is_diff:
+            return x        # (a gradient-carrying array is not detached into a plain matrix)
+        return type(other)(x)
+    return x
 
 
 def floor_mod(i, n: int):

@@ -77,3 +77,16 @@ def test_like_of_a_dynamic_array_keeps_its_rows_and_width(fn, value):
     for w in (2, 1, 5):
         x = llvm.ArrayXf(fj.arange(llvm.Float, w), fj.full(llvm.Float, 7, w))
         assert np.asarray(frozen(x)).tolist() == np.asarray(fn(x) + x).tolist()
+
+
+def test_select_with_a_number_beside_a_complex_quaternion_or_matrix_converts_it_as_the_type():
+    # the number is x + 0i / x times the identity (Dr.Jit); it filled every part (1+1i, all-ones)
+    off = llvm.Bool(False, True)
+    z = fj.select(off, llvm.Complex2f(1, 2), 2.5)
+    np.testing.assert_array_equal(np.asarray(z), [2.5, 1 + 2j])
+    q = fj.select(off, llvm.Quaternion4f(1, 2, 3, 4), llvm.Float(7, 8))
+    np.testing.assert_array_equal(np.asarray(q), [[0, 1], [0, 2], [0, 3], [7, 4]])
+    m = fj.select(llvm.Bool(False), llvm.Matrix2f(1, 2, 3, 4), 3)
+    np.testing.assert_array_equal(np.asarray(m).reshape(2, 2), [[3, 0], [0, 3]])
+    m = fj.select(llvm.Bool(True), 5, llvm.Matrix2f(1, 2, 3, 4))
+    np.testing.assert_array_equal(np.asarray(m).reshape(2, 2), [[5, 0], [0, 5]])
