@@ -357,6 +357,8 @@ def m_mul(a, b):
     if _is_matrix(a) and isinstance(b, VectorBase) and b.Depth >= a.Depth - 1 or \
             _is_matrix(b) and isinstance(a, VectorBase) and a.Depth >= b.Depth - 1:
         return matmul(a, b)
+    if not isinstance(a, VectorBase) and not isinstance(b, VectorBase):
+        return a * b        # fma(0, t, m): the product of two numbers, then the matrix added
     return componentwise("mul", (a, b))
 
 
@@ -428,5 +430,15 @@ def _no_ordering(op):
     return raise_
 
 
+def _identity_operand(op):
+    """Entry by entry ``op`` where a number or 1-D operand is that multiple of the identity
+    (Dr.Jit: ``minimum(Matrix2f(1, 2, 3, 4), 2)`` is ``[[1, 0], [0, 2]]``)."""
+    def f(*operands):
+        m = next(o for o in operands if _is_matrix(o))
+        return componentwise(op, tuple(type(m)(o) if _scalar_like(o, m) else o for o in operands))
+    return f
+
+
 MatrixBase._ops = {"add": m_add, "sub": m_sub, "mul": m_mul, "truediv": m_truediv, "rcp": m_rcp, "fma": m_fma,
-                   "pow": m_pow, **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge")}}
+                   "pow": m_pow, "min": _identity_operand("min"), "max": _identity_operand("max"),
+                   **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge")}}

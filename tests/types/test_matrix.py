@@ -211,3 +211,16 @@ def test_matmul_in_place_changes_the_object_as_the_other_operators_do():
     before = v
     v @= T.Array3f(1, 1, 1)           # a dot product: another type, the name is rebound
     assert type(v) is T.Float and np.asarray(before).reshape(-1).tolist() == [1, 2, 3]
+
+
+def test_minimum_maximum_clip_with_a_number_use_that_multiple_of_the_identity():
+    # Dr.Jit converts the number to a matrix as + and - do (minimum(m, 2) compares with 2 I);
+    # fma(0, t, m) (lerp of a matrix toward a number) raised ValueError
+    from frostjit import scalar
+    for mod in (T, scalar):
+        m = mod.Matrix2f(1, 2, 3, 4)
+        np.testing.assert_array_equal(np.asarray(fj.minimum(m, 2)).reshape(2, 2), [[1, 0], [0, 2]])
+        np.testing.assert_array_equal(np.asarray(fj.maximum(m, 2)).reshape(2, 2), [[2, 2], [3, 4]])
+        np.testing.assert_array_equal(np.asarray(fj.clip(m, 0, 2)).reshape(2, 2), [[1, 0], [0, 2]])
+        np.testing.assert_array_equal(np.asarray(fj.lerp(m, 0, 0.5)).reshape(2, 2), [[0.5, 1], [1.5, 2]])
+        np.testing.assert_array_equal(np.asarray(fj.fma(0.5, 2, m)).reshape(2, 2), [[2, 2], [3, 5]])
