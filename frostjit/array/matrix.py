@@ -432,7 +432,8 @@ def _no_ordering(op):
 
 def _identity_operand(op):
     """Entry by entry ``op`` where a number or 1-D operand is that multiple of the identity
-    (Dr.Jit: ``minimum(Matrix2f(1, 2, 3, 4), 2)`` is ``[[1, 0], [0, 2]]``)."""
+    (Dr.Jit: ``minimum(Matrix2f(1, 2, 3, 4), 2)`` is ``[[1, 0], [0, 2]]``, ``2 * I == 2`` is
+    true everywhere)."""
     def f(*operands):
         m = next(o for o in operands if _is_matrix(o))
         return componentwise(op, tuple(type(m)(o) if _scalar_like(o, m) else o for o in operands))
@@ -441,4 +442,5 @@ def _identity_operand(op):
 
 MatrixBase._ops = {"add": m_add, "sub": m_sub, "mul": m_mul, "truediv": m_truediv, "rcp": m_rcp, "fma": m_fma,
                    "pow": m_pow, "min": _identity_operand("min"), "max": _identity_operand("max"),
+                   "eq": _identity_operand("eq"), "ne": _identity_operand("ne"),
                    **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge")}}

@@ -224,3 +224,7 @@ def test_minimum_maximum_clip_with_a_number_use_that_multiple_of_the_identity():
         np.testing.assert_array_equal(np.asarray(fj.clip(m, 0, 2)).reshape(2, 2), [[1, 0], [0, 2]])
         np.testing.assert_array_equal(np.asarray(fj.lerp(m, 0, 0.5)).reshape(2, 2), [[0.5, 1], [1.5, 2]])
         np.testing.assert_array_equal(np.asarray(fj.fma(0.5, 2, m)).reshape(2, 2), [[2, 2], [3, 5]])
+        # == and != too: 2 I == 2 everywhere (was only on the diagonal)
+        assert np.asarray(mod.Matrix2f(2, 0, 0, 2) == 2).all()
+        assert not np.asarray(mod.Matrix2f(2, 0, 0, 2) != 2).any()
+        np.testing.assert_array_equal(np.asarray(m == 1).reshape(2, 2), [[True, False], [False, False]])
