@@ -149,10 +149,13 @@ def _nan_ignoring_minmax(op: str, a, b):
     reductions over components do; ``fj.minimum`` propagates NaN instead."""
     if not (_is_jit(a) or _is_jit(b)):
         if b != b:
-            return a
-        if a != a:
-            return b
-        return (a if a <= b else b) if op == "min" else (a if a >= b else b)
+            r = a
+        elif a != a:
+            r = b
+        else:
+            r = (a if a <= b else b) if op == "min" else (a if a >= b else b)
+        # an int beside a float is compared as one (Dr.Jit: min([1.5, -2]) is -2.0)
+        return float(r) if isinstance(a, float) or isinstance(b, float) else r
     if not (a.Type.is_float if _is_jit(a) else isinstance(a, float)) and \
             not (b.Type.is_float if _is_jit(b) else isinstance(b, float)):
         return minimum(a, b) if op == "min" else maximum(a, b)      # integers: no NaN

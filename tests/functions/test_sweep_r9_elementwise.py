@@ -90,3 +90,10 @@ def test_select_with_a_number_beside_a_complex_quaternion_or_matrix_converts_it_
     np.testing.assert_array_equal(np.asarray(m).reshape(2, 2), [[3, 0], [0, 3]])
     m = fj.select(llvm.Bool(True), 5, llvm.Matrix2f(1, 2, 3, 4))
     np.testing.assert_array_equal(np.asarray(m).reshape(2, 2), [[5, 0], [0, 5]])
+
+
+def test_min_max_of_python_numbers_mixing_ints_and_floats_give_a_float():
+    # Dr.Jit compares them as floats: min([1.5, -2]) is -2.0 (was the int -2)
+    assert fj.min([1.5, -2]) == -2.0 and type(fj.min([1.5, -2])) is float
+    assert type(fj.max([float("nan"), 2])) is float
+    assert fj.max([1, 2]) == 2 and type(fj.max([1, 2])) is int
