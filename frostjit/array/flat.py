@@ -616,9 +616,16 @@ def apply(op: str, *operands):
             continue
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
-                                             and vt is not None and vt.is_float):
-                # (a Python bool beside a float array is a mask: Float & True keeps the values)
+                                             and vt is not None and vt.is_float) \
+                    or (op == "and" and k == 1 and isinstance(o, (bool, np.bool_)) and vt is not None
+                        and vt is not Bool):
+                # (a Python bool beside a float array is a mask: Float & True keeps the values;
+                # so is one right of an integer array's '&': Int(-3, 5) & True is [-3, 5], Dr.Jit)
                 cast_operands.append(flat_of(backend, Bool, False)(bool(o)))
+                continue
+            if op == "and" and vt is Bool and isinstance(o, (float, np.floating)):
+                vt = Float32        # 2.5 & mask: 2.5 where mask, else 0 (Dr.Jit), not a mask
+                cast_operands.append(o)
                 continue
             vt = promotion.with_python_scalar(op, vt, o, no_float_promotion)
             cast_operands.append(o)

@@ -49,7 +49,20 @@ class MatrixBase(VectorBase):
         # (a scalar-backend array converts entry by entry into a JIT matrix, as a sequence would)
         if isinstance(v, VectorBase) and v.Depth < cls.Depth - 1 and (v.IsJIT or not cls.IsJIT):
             return cls._broadcast(v)
+        if isinstance(v, MatrixBase) and v._n != cls._n:
+            return cls._resized(v)
         return super()._from_one(v)
+
+    @classmethod
+    def _resized(cls, v) -> list:
+        """Rows of ``v`` (a matrix of another size): its upper-left block, padded with the
+        identity (Dr.Jit: ``Matrix3f(Matrix4f)`` drops the last row and column, ``Matrix4f(Matrix3f)``
+        adds them as those of the identity)."""
+        row, n, m = cls._elem, cls._n, v._n
+        entry = row._elem
+        return [row._from_components([_component(entry, v[i][j]) if i < m and j < m
+                                      else entry(1 if i == j else 0) for j in range(n)])
+                for i in range(n)]
 
     @classmethod
     def _broadcast(cls, v) -> list:
@@ -344,6 +357,8 @@ def m_mul(a, b):
     if _is_matrix(a) and isinstance(b, VectorBase) and b.Depth >= a.Depth - 1 or \
             _is_matrix(b) and isinstance(a, VectorBase) and a.Depth >= b.Depth - 1:
         return matmul(a, b)
+    if not isinstance(a, VectorBase) and not isinstance(b, VectorBase):
+        return a * b        # fma(0, t, m): the product of two numbers, then the matrix added
     return componentwise("mul", (a, b))
 
 
@@ -415,5 +430,17 @@ def _no_ordering(op):
     return raise_
 
 
+def _identity_operand(op):
+    """Entry by entry ``op`` where a number or 1-D operand is that multiple of the identity
+    (Dr.Jit: ``minimum(Matrix2f(1, 2, 3, 4), 2)`` is ``[[1, 0], [0, 2]]``, ``2 * I == 2`` is
+    true everywhere)."""
+    def f(*operands):
+        m = next(o for o in operands if _is_matrix(o))
+        return componentwise(op, tuple(type(m)(o) if _scalar_like(o, m) else o for o in operands))
+    return f
+
+
 MatrixBase._ops = {"add": m_add, "sub": m_sub, "mul": m_mul, "truediv": m_truediv, "rcp": m_rcp, "fma": m_fma,
-                   "pow": m_pow, **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge")}}
+                   "pow": m_pow, "min": _identity_operand("min"), "max": _identity_operand("max"),
+                   "eq": _identity_operand("eq"), "ne": _identity_operand("ne"),
+                   **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge")}}

@@ -132,9 +132,13 @@ def operand_types(entry: OpDef, vt: VarType, operand_vts: list, names: str):
     if rule is TypeRule.BITWISE:
         # x & mask / x | mask keep x's type (Dr.Jit's masking idiom)
         if n == 2 and operand_vts[1] is Bool and vt is not Bool:
+            avt = operand_vts[0] if operand_vts[0] is not None else vt
+            if op != "and" and avt.is_integral:
+                # Dr.Jit's Python operators: int | mask and int ^ mask count the mask as 0/1
+                # (Int(-3, 5) | Bool(True, False) is [-3, 5]; it set every bit: [-1, 5])
+                return avt, avt, [avt, avt]
             if op == "xor":
                 raise TypeError(f"frostjit.xor(): unsupported operand types ({names})")
-            avt = operand_vts[0] if operand_vts[0] is not None else vt
             return avt, avt, [avt, None]
         return vt, vt, [vt] * n
     if rule is TypeRule.SHIFT:

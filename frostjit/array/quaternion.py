@@ -9,6 +9,8 @@ real quaternion ``w`` (``q + 1`` adds to ``w``).  Inequality comparisons raise `
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..trace import ops
@@ -211,13 +213,19 @@ def _imag_norm(q):
     return apply("sqrt", _fma(z, z, _fma(y, y, x * x)))
 
 
+def _nonzero(x):
+    """``x`` with 1 for 0: a divisor whose 0 lanes are selected away (the scalar backend's
+    Python floats would raise ZeroDivisionError: log(Quaternion4f(0, 0, 0, 2)))."""
+    return apply("select", x == 0, 1.0, x)
+
+
 def q_exp(q):
     """``exp(w) (cos|v| + v/|v| sin|v|)`` with ``v = (x, y, z)`` (``v/|v| sin|v|`` is 0 for ``v = 0``)."""
     x, y, z, w = q._c
     theta = _imag_norm(q)
     s, c = apply("sin", theta), apply("cos", theta)
     e = apply("exp", w)
-    scale = apply("select", theta == 0, 0.0 * theta, e * s / theta)
+    scale = apply("select", theta == 0, 0.0 * theta, e * s / _nonzero(theta))
     return from_parts(type(q), [x * scale, y * scale, z * scale, e * c])
 
 
@@ -228,7 +236,7 @@ def q_log(q):
     n = apply("sqrt", sq)
     vn = _imag_norm(q)
     angle = apply("acos", apply("min", apply("max", w / n, -1.0), 1.0))
-    scale = apply("select", vn == 0, 0.0 * vn, angle / vn)
+    scale = apply("select", vn == 0, 0.0 * vn, angle / _nonzero(vn))
     return from_parts(type(q), [x * scale, y * scale, z * scale, 0.5 * apply("log", sq)])
 
 
@@ -243,7 +251,20 @@ def q_pow(a, b):
             if k:
                 base = q_mul(base, base)
         return result
+    if not isinstance(a, QuaternionBase):
+        # a real base (2 ** q, Float(..) ** q): the quaternion (0, 0, 0, a) (raised AttributeError)
+        a = from_parts(_like(a, b), [0.0 if p is None else p for p in _parts(a)])
     return q_exp(q_mul(q_log(a), b))
+
+
+def q_exp2(q):
+    """``exp(q log 2)`` (Dr.Jit's ``exp2`` of a quaternion; per component it was ``2**x`` each)."""
+    return q_exp(q_mul(q, math.log(2.0)))
+
+
+def q_log2(q):
+    """``log(q) / log 2``."""
+    return q_mul(q_log(q), 1.0 / math.log(2.0))
 
 
 def q_sqrt(q):
@@ -274,7 +295,7 @@ def q_rsqrt(q):
 
 QuaternionBase._ops = {
     "add": q_add, "sub": q_sub, "mul": q_mul, "truediv": q_truediv, "fma": q_fma, "abs": q_abs, "rcp": q_rcp,
-    "exp": q_exp, "log": q_log, "pow": q_pow, "sqrt": q_sqrt, "rsqrt": q_rsqrt,
+    "exp": q_exp, "log": q_log, "exp2": q_exp2, "log2": q_log2, "pow": q_pow, "sqrt": q_sqrt, "rsqrt": q_rsqrt,
     "eq": _componentwise_eq("eq"), "ne": _componentwise_eq("ne"),
     **{op: _no_ordering(op) for op in ("lt", "le", "gt", "ge", "min", "max")},
 }

@@ -394,6 +394,14 @@ class VectorBase:
     def __ilshift__(self, o): return self._inplace("shl", o)
     def __irshift__(self, o): return self._inplace("shr", o)
 
+    def __imatmul__(self, o):
+        # in place as the other operators (Dr.Jit: m @= n changes m's object, aliases see it)
+        r = self.__matmul__(o)
+        if r is NotImplemented or type(r) is not type(self):
+            return r
+        self._c = r._c
+        return self
+
     __hash__ = object.__hash__
 
 

@@ -30,8 +30,10 @@ __all__ = ["zeros_like", "ones_like", "empty_like", "copy", "allclose", "assert_
 def _like(who: str, arg, value):
     if is_array_v(arg):
         # width(), not len(): inside a frozen function the width stays symbolic; a tensor's
-        # whole shape (its width alone made zeros_like(TensorXf([[1, 2]])) of shape (2,))
-        size = arg.shape if getattr(type(arg), "IsTensor", False) else width(arg)
+        # whole shape (its width alone made zeros_like(TensorXf([[1, 2]])) of shape (2,)), and
+        # a dynamic array's (ArrayXf) row count too (its width alone made one row)
+        whole = getattr(type(arg), "IsTensor", False) or getattr(type(arg), "_family", None) == "dynamic"
+        size = arg.shape if whole else width(arg)
         return full(type(arg), value, size) if value is not None else empty(type(arg), size)
     if isinstance(arg, (bool, int, float)):
         return type(arg)(0 if value is None else value)

@@ -213,6 +213,11 @@ def _float_test(op, x):
     if isinstance(x, ArrayBase):
         return apply(op, x)
     if isinstance(x, VectorBase):
+        if op != "isnan" and type(x)._family in ("complex", "quaternion"):
+            # one answer per number, from its magnitude (Dr.Jit: abs(z) == inf, abs(z) < inf);
+            # isnan stays per component, as in Dr.Jit
+            m = abs(x)
+            return m == _m.inf if op == "isinf" else m < _m.inf
         return apply_vector(op, x)
     return _py(op)(x)
 
@@ -316,7 +321,12 @@ def fma(a, b, c):
 
 def lerp(a, b, t):
     """Linear interpolation ``a + (b - a) * t``, computed as ``fma(b, t, fma(-a, t, a))``."""
-    return fma(b, t, fma(-a, t, a) if _jit(a) or _jit(t) else a - a * t)
+    if not (_jit(a) or _jit(t)):
+        return fma(b, t, a - a * t)
+    # negate the float operand: -a of an unsigned ``a`` would wrap before the promotion to float
+    # (lerp(UInt32(3), UInt32(3), 0.5) gave 2**31)
+    t_float = isinstance(t, float) or (_jit(t) and t.Type.is_float)
+    return fma(b, t, fma(a, -t, a) if t_float else fma(-a, t, a))
 
 
 def select(condition, a, b):
@@ -340,7 +350,20 @@ def select(condition, a, b):
         return _select(condition, a, b)
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
+    a, b = _as_special(a, b), _as_special(b, a)
     return _select(condition, a, b)
+
+
+def _as_special(x, other):
+    """``x`` as the complex number / quaternion / matrix ``other`` where ``x`` is a number or a
+    1-D array: ``x + 0i`` or ``x`` times the identity (Dr.Jit), not ``x`` in every part
+    (select(False, Complex2f(1, 2), 1) was 1+1i)."""
+    if isinstance(other, VectorBase) and type(other)._family in ("complex", "quaternion", "matrix") \
+            and (isinstance(x, (ArrayBase, int, float)) and not isinstance(x, (bool, np.bool_))):
+        if isinstance(x, ArrayBase) and x._is_ad and not other.__meta__.is_diff:
+            return x        # (a gradient-carrying array is not detached into a plain matrix)
+        return type(other)(x)
+    return x
 
 
 def floor_mod(i, n: int):
@@ -438,8 +461,28 @@ def safe_sqrt(x):
     Under AD the derivative is finite: ``1 / (2 sqrt(x))`` where ``x`` exceeds
     ``epsilon`` (2**-24 for Float32, 2**-53 for Float64), 0 below, as in Dr.Jit.
     """
+    if _special_number(x):
+        return sqrt(_clamp_parts(x, lambda c, real: maximum(c, 0.0)))
     out = _grad_safe(_safe_sqrt_ad, x)
     return sqrt(maximum(x, 0.0)) if out is None else out
+
+
+def _special_number(x) -> bool:
+    """Whether ``x`` is a complex number or a quaternion (whose functions are not per component)."""
+    return isinstance(x, VectorBase) and type(x)._family in ("complex", "quaternion")
+
+
+def _clamp_parts(x, clamp):
+    """The complex number / quaternion ``x`` with ``clamp(part, is_real)`` of each part.  Dr.Jit's
+    safe functions clamp per part, a bound ``b`` standing for ``b + 0i``: safe_sqrt(-2+0.5i) is
+    sqrt(0.5i), safe_asin(1+3i) is asin(1)."""
+    parts = list(x)
+    real = 0 if type(x)._family == "complex" else len(parts) - 1
+    return type(x)(*[clamp(c, k == real) for k, c in enumerate(parts)])
+
+
+def _unit_part(c, real: bool):
+    return clip(c, -1.0, 1.0) if real else clip(c, 0.0, 0.0)
 
 
 def _clip_unit_ad(x):
@@ -456,12 +499,16 @@ def safe_asin(x):
     Under AD the derivative is that of ``asin`` inside ``(-1 + eps, 1 - eps]``
     and 0 outside, so it stays finite at the domain edges (Dr.Jit's values).
     """
+    if _special_number(x):
+        return asin(_clamp_parts(x, _unit_part))
     out = _grad_safe(lambda c: asin(_clip_unit_ad(c)), x)
     return asin(clip(x, -1.0, 1.0)) if out is None else out
 
 
 def safe_acos(x):
     """``acos`` of ``x`` clamped to [-1, 1] (derivative finite at +-1, as :func:`safe_asin`)."""
+    if _special_number(x):
+        return acos(_clamp_parts(x, _unit_part))
     out = _grad_safe(lambda c: acos(_clip_unit_ad(c)), x)
     return acos(clip(x, -1.0, 1.0)) if out is None else out
 

@@ -93,7 +93,7 @@ def _check_options(name: str, value, axes, mode, keepdims) -> None:
     # keepdims=True changes nothing where the trailing (dynamic) axis is the one reduced: that axis
     # is never removed.  Keeping a reduced axis of static size (a vector's components) is impossible.
     if keepdims and axes and not (isinstance(value, ArrayBase)
-                                  or (isinstance(value, VectorBase) and axes == {1})):
+                                  or (isinstance(value, VectorBase) and axes == {value.Depth - 1})):
         raise ValueError(f"frostjit.{name}(): keepdims=True is only supported for reductions of the trailing "
                          f"(dynamic) axis, not axis={sorted(axes)} of {_describe(value)}")
 
@@ -149,10 +149,13 @@ def _nan_ignoring_minmax(op: str, a, b):
     reductions over components do; ``fj.minimum`` propagates NaN instead."""
     if not (_is_jit(a) or _is_jit(b)):
         if b != b:
-            return a
-        if a != a:
-            return b
-        return (a if a <= b else b) if op == "min" else (a if a >= b else b)
+            r = a
+        elif a != a:
+            r = b
+        else:
+            r = (a if a <= b else b) if op == "min" else (a if a >= b else b)
+        # an int beside a float is compared as one (Dr.Jit: min([1.5, -2]) is -2.0)
+        return float(r) if isinstance(a, float) or isinstance(b, float) else r
     if not (a.Type.is_float if _is_jit(a) else isinstance(a, float)) and \
             not (b.Type.is_float if _is_jit(b) else isinstance(b, float)):
         return minimum(a, b) if op == "min" else maximum(a, b)      # integers: no NaN
@@ -205,6 +208,36 @@ def _vector_of(comps: list, like=None):
     return cls._from_components(comps)
 
 
+def _reduce_vector(op: str, value, axes, leaf):
+    """Reduce a JIT static vector or 1-D array along ``axes`` (0: the outermost; the last: the lanes).
+
+    A static axis combines its components lane by lane, so size-1 entries count once per lane of
+    the whole array, as in Dr.Jit (``Matrix2f(1, 2, Float(3, 1), 4)`` sums to 18 over every axis).
+    Nested arrays (``Array22f``, ``Matrix3f``) take any of their axes.
+    """
+    if not axes:
+        return value
+    if isinstance(value, ArrayBase):
+        return _reduce_leaf(op, value, leaf)
+    inner = frozenset(a - 1 for a in axes if a)
+    if 0 in axes:
+        comps = [c if leaf is _identity else _map_leaves(c, leaf) for c in value]
+        return _reduce_vector(op, _fold(op, comps), inner, _identity)
+    # the input's own type where the components keep theirs (an ArrayXf stays an ArrayXf)
+    return vector_from_components(type(value), [_reduce_vector(op, c, inner, leaf) for c in value])
+
+
+def _identity(v):
+    return v
+
+
+def _map_leaves(value, leaf):
+    """``leaf`` of each 1-D array of ``value`` (a JIT static vector or 1-D array)."""
+    if isinstance(value, ArrayBase):
+        return leaf(value)
+    return vector_from_components(type(value), [_map_leaves(c, leaf) for c in value])
+
+
 def _reduce_static(op: str, value, axes, leaf):
     """Reduce a scalar-backend array (components are numbers or such arrays) along ``axes``."""
     if not axes:
@@ -233,7 +266,7 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
     if isinstance(value, ArrayBase) and axis is ... and mode is None and leaf is None and check is None:
         _check_operand(name, op, value)         # the common case, kept short: a 1-D array, axis 0
         return _reduce_array(op, value)
-    leaf = leaf or (lambda v: v)
+    leaf = leaf or _identity
     item_check = check      # sequences of Python numbers may hold bools (Dr.Jit: sum([True, False]) == 1)
     check = check or (lambda v: _check_operand(name, op, v))
     if isinstance(value, ArrayBase):
@@ -248,21 +281,10 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
         check(value)
         return _reduce_static(op, value, axes, leaf)
     if isinstance(value, VectorBase):
-        if axis is None and value.Depth > 2:
-            # a nested array (Array22f, Matrix3f) reduced entirely: each component, then their results
-            return _fold(op, [_reduce(op, name, c, None, mode, keepdims, leaf, check) for c in value])
-        axes = _axes(name, value, axis, 2)
+        axes = _axes(name, value, axis, value.Depth)
         _check_options(name, value, axes, mode, keepdims)
         check(value)
-        if axes == {1}:
-            # the input's own type where the components keep theirs (an ArrayXf stays an ArrayXf)
-            return vector_from_components(type(value), [_reduce_leaf(op, c, leaf) for c in value])
-        comps = [leaf(c) for c in value]
-        if axes == {0}:
-            return _fold(op, comps)
-        if axes == {0, 1}:
-            return _reduce_array(op, _fold(op, comps))
-        return value
+        return _reduce_vector(op, value, axes, leaf)
     if isinstance(value, (bool, int, float, np.bool_, np.number)):
         _axes(name, value, axis, None)
         _check_options(name, value, frozenset(), mode, keepdims)
@@ -351,13 +373,7 @@ def mean(value, axis=..., mode=None, keepdims=False):
     if isinstance(value, ArrayBase):
         return _divide(total, width(value)) if _axes("mean", value, axis, 1) else total
     if isinstance(value, VectorBase):
-        axes = _axes("mean", value, axis, 2)
-        if axes == {1}:
-            return _vector_of([_divide(s, width(c)) for s, c in zip(total, value)], type(value))
-        if axes == {0}:
-            return _divide(total, len(value))
-        # (every entry: math.prod of the shape counts the inner sizes of a nested array too)
-        return _divide(total, math.prod(value.shape)) if axes else total
+        return _mean_vector(total, value, _axes("mean", value, axis, value.Depth))
     if not isinstance(value, (bool, int, float, np.bool_, np.number)):
         items = list(value)
         if not _axes("mean", value, axis, 1):
@@ -367,6 +383,15 @@ def mean(value, axis=..., mode=None, keepdims=False):
             n = n * width(*items)
         return _divide(total, n)
     return total / 1.0
+
+
+def _mean_vector(total, value, axes):
+    """``total`` (the sum of the static vector ``value`` over ``axes``) divided by the number of
+    entries summed: the sizes of the reduced axes of ``value.shape``, the whole array's width for
+    the lanes (Dr.Jit: ``mean(Array3f(1, Float(2, 3), -1), axis=1)`` is ``[0.5, 2.5, -0.5]``)."""
+    if not axes:
+        return total
+    return _divide(total, math.prod(n for k, n in enumerate(value.shape) if k in axes))
 
 
 def dot(a, b):

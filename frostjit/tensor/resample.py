@@ -30,6 +30,7 @@ import numpy as np
 
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat
+from ..array.vector import VectorBase
 from ..errors import FilterArgumentError
 from ..functions.creation import arange, zeros
 from ..functions.evaluation import width
@@ -349,6 +350,8 @@ def convolve(source, filter, filter_radius=None, *, axis=None, boundary: str = "
 
 def _kernel(who: str, filt, radius):
     """``(offsets, weights)`` of a convolution: ``out[i] = sum weights[q] * x[i + offsets[q]]``."""
+    if isinstance(filt, (ArrayBase, VectorBase)) and np.ndim(filt) == 1:
+        filt = np.asarray(filt)         # a 1-D array of weights (Float, ArrayXf) is a sequence too (Dr.Jit)
     if isinstance(filt, (list, tuple, np.ndarray)):
         if radius is not None:
             raise FilterArgumentError(f"{who}: 'filter_radius' must be None when using a discrete filter "

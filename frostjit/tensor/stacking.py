@@ -122,7 +122,14 @@ def take(value, index, axis=0):
     k = normalize_axis(axis, len(value.shape), who)
     if not is_flat(index):
         index = operator.index(index)
-    return value[(slice(None),) * k + (index,)]
+    out = value[(slice(None),) * k + (index,)]
+    return _drop_axis(out, k) if is_flat(index) and width(index) == 1 else out
+
+
+def _drop_axis(t, k: int):
+    """``t`` without its axis ``k`` (of length 1): Dr.Jit's ``take``/``take_interp`` treat a
+    size-1 index array as a number, so ``take(t, UInt32(1), axis=0)`` has ``t.shape[1:]``."""
+    return reshape(t, t.shape[:k] + t.shape[k + 1:])
 
 
 def take_interp(value, pos, axis=0):
@@ -153,12 +160,12 @@ def take_interp(value, pos, axis=0):
     i0 = index_t(floor(p))
     if n > 1:
         i0 = minimum(i0, n - 2)
-    a = take(value, i0, k)
-    if n == 1:
-        return a
-    w = p - type(p)(i0)
-    wt = reshape(as_tensor(w, who), (width(w),) + (1,) * (len(shape) - k - 1))
-    return a + (take(value, i0 + 1, k) - a) * wt
+    a = value[(slice(None),) * k + (i0,)]
+    if n > 1:
+        w = p - type(p)(i0)
+        wt = reshape(as_tensor(w, who), (width(w),) + (1,) * (len(shape) - k - 1))
+        a = a + (value[(slice(None),) * k + (i0 + 1,)] - a) * wt
+    return _drop_axis(a, k) if width(pos) == 1 else a
 
 
 def slice_index(dtype, shape, indices):

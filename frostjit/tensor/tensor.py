@@ -26,8 +26,9 @@ from .broadcast import elementwise, expand
 from .matmul import matmul
 
 
-def _binary(op: str, reflected: bool = False):
-    name = f"__{'r' if reflected else ''}{op}__"
+def _binary(op: str, reflected: bool = False, method: str | None = None):
+    # (method: the Python operator's name where it differs from the op's: lshift -> shl)
+    name = f"__{'r' if reflected else ''}{method or op}__"
 
     def operator(self, other):
         if reflected:
@@ -141,6 +142,15 @@ class Tensor(TensorBase):
     def __rmatmul__(self, other):
         return matmul(other, self)
 
+    def __imatmul__(self, other):
+        # in place as the other operators (Dr.Jit: t @= u changes t's object)
+        r = matmul(self, other)
+        if type(r) is not type(self):
+            return r
+        for slot in TensorBase.__slots__:
+            setattr(self, slot, getattr(r, slot))
+        return self
+
     # -- indexing -----------------------------------------------------------------------
     def __getitem__(self, key):
         return index.getitem(self, key)
@@ -181,7 +191,7 @@ class Tensor(TensorBase):
 
 for _name, _op in _OPERATORS.items():
     for _reflected in (False, True):
-        _operator = _binary(_op, _reflected)
+        _operator = _binary(_op, _reflected, _name)
         if _op in REFUSABLE_OPERATORS:     # (Dr.Jit refuses TensorXi / TensorXi, ...)
             _operator = refusing_operator(_operator, _op, _reflected)
         setattr(Tensor, _operator.__name__, _operator)

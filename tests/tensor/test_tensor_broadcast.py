@@ -118,3 +118,36 @@ def test_more_math_on_tensors():
     bits = fj.reinterpret_array(TensorXi, t)
     assert bits.shape == (1, 5)
     np.testing.assert_array_equal(bits.numpy(), a.view(np.int32))
+
+
+# Every bit operator of integer tensors (the shifts were missing: `TensorXi >> 1` raised
+# TypeError, as only `__shl__`/`__shr__` were defined), broadcast, reflected and in place.
+BIT_OPS = {"and": (lambda a, b: a & b), "or": (lambda a, b: a | b), "xor": (lambda a, b: a ^ b),
+           "lshift": (lambda a, b: a << b), "rshift": (lambda a, b: a >> b)}
+
+
+@given(two_shapes(), st.sampled_from(sorted(BIT_OPS)), st.sampled_from([np.int32, np.uint32, np.int64]))
+def test_integer_bit_operators_broadcast_like_numpy(ab, op, dtype):
+    sa, sb = ab
+    a = values(sa, dtype, 1)
+    b = np.abs(values(sb, dtype, 2)) % 8       # shift counts below the width
+    got, want = BIT_OPS[op](tensor(a), tensor(b)), BIT_OPS[op](a, b)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_integer_shifts_with_numbers_reflected_and_in_place():
+    a = np.array([[-7, 5], [3, -2]], np.int32)
+    t = TensorXi(a)
+    np.testing.assert_array_equal((t >> 1).numpy(), a >> 1)
+    np.testing.assert_array_equal((t << 2).numpy(), a << 2)
+    np.testing.assert_array_equal((1 << TensorXu(np.array([1, 2], np.uint32))).numpy(), [2, 4])
+    np.testing.assert_array_equal((~t).numpy(), ~a)
+    u = TensorXu(np.array([1, 2, 3, 4], np.uint32))
+    alias = u
+    u <<= 3
+    u >>= 1
+    np.testing.assert_array_equal(u.numpy(), [4, 8, 12, 16])
+    assert alias is u
+    with pytest.raises(TypeError):
+        TensorXf(np.ones(2, np.float32)) >> 1

@@ -32,6 +32,15 @@ def test_convolve_with_a_kernel_is_numpy_convolve_same():
         np.testing.assert_allclose(fj.convolve(Float64(x), list(w)).numpy(), np.convolve(x, w, "same"), rtol=1e-12)
 
 
+def test_convolve_with_a_kernel_held_in_an_array():
+    # a 1-D array of weights is a sequence (Dr.Jit); it raised TypeError ("a filter name or a callable")
+    from frostjit import scalar
+    x = np.array([1, 2, 3, 4, 5], np.float64)
+    want = np.convolve(x, [1, 0, -1], "same")
+    np.testing.assert_allclose(fj.convolve(Float64(x), Float64(1, 0, -1)).numpy(), want)
+    np.testing.assert_allclose(fj.convolve(Float64(x), scalar.ArrayXf(1, 0, -1)).numpy(), want)
+
+
 def test_convolve_with_a_callable_samples_integer_offsets():
     x = np.array([1, 2, 4, 8, 3, -1, 0, 5], np.float64)
     got = fj.convolve(Float64(x), lambda v: 1.0 if abs(v) <= 2 else 0.0, 2)

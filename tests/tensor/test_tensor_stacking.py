@@ -112,3 +112,21 @@ def test_stacking_inside_freeze_equals_plain(width):
         got = frozen(Float(xv), t)
         for g, wv in zip(got, want):
             assert g.numpy().tolist() == wv.numpy().tolist()
+
+
+def test_take_with_a_size_1_index_array_removes_the_axis():
+    # Dr.Jit treats a size-1 index array as a number: take(t, UInt32(1), axis=0) has shape (3,)
+    # (was (1, 3)); a longer array replaces the axis
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    t = TensorXf(a)
+    for axis in range(3):
+        got = fj.take(t, UInt(1), axis=axis)
+        np.testing.assert_array_equal(got.numpy(), np.take(a, 1, axis=axis))
+        got = fj.take_interp(t, Float(0.5), axis=axis)
+        want = 0.5 * (np.take(a, 0, axis=axis) + np.take(a, 1, axis=axis))
+        np.testing.assert_array_equal(got.numpy(), want)
+        assert fj.take(t, UInt(1, 0), axis=axis).shape == np.take(a, [1, 0], axis=axis).shape
+    frozen = fj.freeze(lambda t, i: fj.take(t, i, axis=1))
+    for n in (3, 5, 2):
+        b = TensorXf(np.arange(2 * n, dtype=np.float32).reshape(2, n))
+        np.testing.assert_array_equal(frozen(b, UInt(n - 1)).numpy(), fj.take(b, UInt(n - 1), axis=1).numpy())

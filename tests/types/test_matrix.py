@@ -178,3 +178,53 @@ def test_identity_entries_have_every_lane_so_each_gets_its_own_gradient(cls):
     assert all(np.all(g.numpy() == 2) for g in ([e for row in m.grad for e in row] if fj.is_matrix_v(cls) else m.grad))
     one = np.asarray(fj.identity(cls, 1).numpy())
     assert np.asarray(fj.identity(cls, 2).numpy()).tolist() == np.repeat(one, 2, axis=-1).tolist()
+
+
+@pytest.mark.parametrize("src_n, dst_n", [(4, 3), (4, 2), (3, 4), (2, 4), (3, 2)])
+def test_matrix_of_another_size_converts_by_its_upper_left_block(src_n, dst_n):
+    # Dr.Jit: Matrix3f(Matrix4f) drops the last row and column, Matrix4f(Matrix3f) pads with the
+    # identity's (frostjit raised TypeError "cannot convert a Matrix4f of 4 components")
+    from frostjit import llvm, scalar
+    src = np.arange(src_n * src_n, dtype=np.float32).reshape(src_n, src_n) + 1
+    want = np.eye(dst_n, dtype=np.float32)
+    k = min(src_n, dst_n)
+    want[:k, :k] = src[:k, :k]
+    for mod in (llvm, scalar):
+        m = getattr(mod, f"Matrix{src_n}f")(*src.reshape(-1).tolist())
+        got = getattr(mod, f"Matrix{dst_n}f")(m)
+        np.testing.assert_array_equal(np.asarray(got).reshape(dst_n, dst_n), want)
+
+
+def test_matmul_in_place_changes_the_object_as_the_other_operators_do():
+    # m @= n made a new object (aliases kept the old value); Dr.Jit changes m in place
+    m = T.Matrix2f(1, 2, T.Float(3, 1), 4)
+    alias = m
+    m @= T.Matrix2f(1, 2, 3, 4)
+    assert alias is m
+    np.testing.assert_array_equal(np.asarray(m), np.asarray(T.Matrix2f(1, 2, T.Float(3, 1), 4) @ T.Matrix2f(1, 2, 3, 4)))
+    t = T.TensorXf(np.arange(6, dtype=np.float32).reshape(2, 3))
+    alias = t
+    t @= T.TensorXf(np.ones((3, 1), np.float32))
+    assert alias is t and t.shape == (2, 1)
+    np.testing.assert_array_equal(t.numpy(), [[3], [12]])
+    v = T.Array3f(1, 2, 3)
+    before = v
+    v @= T.Array3f(1, 1, 1)           # a dot product: another type, the name is rebound
+    assert type(v) is T.Float and np.asarray(before).reshape(-1).tolist() == [1, 2, 3]
+
+
+def test_minimum_maximum_clip_with_a_number_use_that_multiple_of_the_identity():
+    # Dr.Jit converts the number to a matrix as + and - do (minimum(m, 2) compares with 2 I);
+    # fma(0, t, m) (lerp of a matrix toward a number) raised ValueError
+    from frostjit import scalar
+    for mod in (T, scalar):
+        m = mod.Matrix2f(1, 2, 3, 4)
+        np.testing.assert_array_equal(np.asarray(fj.minimum(m, 2)).reshape(2, 2), [[1, 0], [0, 2]])
+        np.testing.assert_array_equal(np.asarray(fj.maximum(m, 2)).reshape(2, 2), [[2, 2], [3, 4]])
+        np.testing.assert_array_equal(np.asarray(fj.clip(m, 0, 2)).reshape(2, 2), [[1, 0], [0, 2]])
+        np.testing.assert_array_equal(np.asarray(fj.lerp(m, 0, 0.5)).reshape(2, 2), [[0.5, 1], [1.5, 2]])
+        np.testing.assert_array_equal(np.asarray(fj.fma(0.5, 2, m)).reshape(2, 2), [[2, 2], [3, 5]])
+        # == and != too: 2 I == 2 everywhere (was only on the diagonal)
+        assert np.asarray(mod.Matrix2f(2, 0, 0, 2) == 2).all()
+        assert not np.asarray(mod.Matrix2f(2, 0, 0, 2) != 2).any()
+        np.testing.assert_array_equal(np.asarray(m == 1).reshape(2, 2), [[True, False], [False, False]])

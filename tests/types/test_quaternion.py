@@ -123,3 +123,20 @@ def test_quaternion_gradients_match_finite_differences():
     check_gradient(lambda a: fj.log(a), (q,), rtol=1e-5)
     check_gradient(lambda a, x: fj.quat_apply(fj.normalize(a), x), (q, v), rtol=1e-5)
     check_gradient(lambda a: fj.quat_to_matrix(AD.Matrix3f64, fj.normalize(a)), (q,), rtol=1e-5)
+
+
+def test_real_base_to_a_quaternion_power_and_real_quaternions_on_the_scalar_backend():
+    # 2 ** q raised AttributeError ('int' object has no attribute '_c'); it is exp(q log 2)
+    # (Dr.Jit). log/exp/sqrt of a real scalar quaternion raised ZeroDivisionError.
+    from frostjit import scalar
+    q = T.Quaternion4f(1, T.Float(2, -0.5), 3, T.Float(4, 0.1))
+    for base in (2, 2.5, T.Float(1.5, 2)):
+        got = np.asarray(base ** q)
+        log_base = np.log(np.asarray(base, np.float64) if not isinstance(base, T.Float) else base.numpy())
+        want = np.asarray(fj.exp(q * T.Float(np.float32(log_base) if np.ndim(log_base) else float(log_base))))
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    sq = scalar.Quaternion4f(1, 2, 3, 4)
+    np.testing.assert_allclose(np.asarray(2 ** sq), np.asarray(fj.exp(sq * float(np.log(2.0)))), rtol=1e-6)
+    assert np.asarray(fj.log(scalar.Quaternion4f(0, 0, 0, 2))).tolist() == pytest.approx([0, 0, 0, np.log(2)])
+    assert np.asarray(fj.sqrt(scalar.Quaternion4f(0, 0, 0, 4))).tolist() == pytest.approx([0, 0, 0, 2])
+    assert np.asarray(fj.exp(scalar.Quaternion4f(0, 0, 0, 1))).tolist() == pytest.approx([0, 0, 0, np.e])
