@@ -37,6 +37,32 @@ from .threads import private_targets, parallel_threshold
 
 log = logging.getLogger("frostjit")
 
+# Kernels that hold at least this many values at once are generated one register wide
+# (Compiler.kernel_width); kernels shorter than NARROW_MIN_INSTRS are never looked at.
+NARROW_LIVE = 64
+NARROW_MIN_INSTRS = 256
+
+
+def max_live_values(spec) -> int:
+    """The most values of ``spec`` live at one point of its program (literals not counted):
+    an estimate of its register pressure, from each value's definition to its last use."""
+    instrs = spec.instrs
+    last = {}
+    for i, ins in enumerate(instrs):
+        for a in ins.args:
+            last[a] = i
+    ending = [0] * (len(instrs) + 1)
+    live = most = 0
+    for i, ins in enumerate(instrs):
+        end = last.get(i)
+        if end is not None and ins.op != "literal":
+            live += 1
+            ending[end] += 1
+        live -= ending[i]
+        if live > most:
+            most = live
+    return most
+
 # kernel(start, end, args, shared): see codegen.py
 KERNEL_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
 
@@ -210,6 +236,28 @@ class Compiler:
             pb.getModulePassManager().run(mod, pb)
         return self.tm.emit_object(mod)
 
+    def kernel_width(self, spec) -> int:
+        """Lanes per loop iteration of ``spec``'s kernel: two registers' worth (:attr:`width`),
+        or one (:attr:`simd_lanes`) for a kernel that holds :data:`NARROW_LIVE` values or more
+        at once (:func:`max_live_values`).
+
+        Two registers per value hide latency in short dependency chains, but a kernel with many
+        live values then spills twice as much, and LLVM's register allocator takes time
+        superlinear in them: a 3-D, 4-channel sRGB cubic texture lookup with its Hessian (5,000
+        instructions, ~500 live values) took 45 s to compile two registers wide and 15 s one
+        wide (measured with the AVX-512 figures in docs/engine.md, which also has the steady
+        states: texture cubic lookups run 10-30% faster one register wide, dependency chains
+        35% slower).  Launches split work at multiples of :attr:`width`, multiples of either
+        width, so both kinds of kernel launch alike; each lane's result does not depend on the
+        chunk width, except a reduction's partial sums (their order): kernels that reduce keep
+        :attr:`width`.
+        """
+        instrs = spec.instrs
+        if (len(instrs) >= NARROW_MIN_INSTRS and max_live_values(spec) >= NARROW_LIVE
+                and not any(ins.op == "reduce" for ins in instrs)):
+            return self.simd_lanes
+        return self.width
+
     def get(self, spec):
         """Return ``(kernel, status)`` for ``spec``; status is "memory", "disk" or "compiled"."""
         key = spec_key(spec)
@@ -221,7 +269,7 @@ class Compiler:
             if k is not None:
                 return k, "memory"
             t_gen = time.perf_counter()
-            ir = generate_ir(spec, self.width, self.mask_registers)
+            ir = generate_ir(spec, self.kernel_width(spec), self.mask_registers)
             codegen_time = time.perf_counter() - t_gen
             h = hashlib.sha256(ir.encode()).hexdigest()
             k = self.cache.get_by_hash(key, h)
