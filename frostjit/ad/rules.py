@@ -31,6 +31,7 @@ import math
 import weakref
 
 from ..array.flat import ArrayBase
+from ..errors import GradArgumentError
 from ..functions import math as fm
 from ..array.registry import flat_type
 from ..functions.block import block_sum, block_prefix_sum
@@ -280,6 +281,21 @@ class Hook:
         def fwd(gs):
             return gather(cls, broadcast(gs, v.size, v), index, active)
         _attach(out, [(v, fwd, bwd)])
+
+    def on_read_modify_write(self, who: str, operands: dict) -> None:
+        """``scatter_exch``/``scatter_cas`` inside a symbolic loop body (one in-kernel atomic
+        instruction, ``scatter_rmw``) with grad-enabled ``operands`` (name -> array): refused.
+        Its old values and the target's new contents have no derivative rule there; Dr.Jit 1.5
+        detaches them without a word, which leaves gradients silently wrong (a later
+        ``backward`` would reach the target's old contents or miss ``value``)."""
+        for name, x in operands.items():
+            if _vertex(x, x) is not None:
+                raise GradArgumentError(
+                    f"{who}(): {name!r} is grad-enabled, but inside a symbolic loop (or a branch or "
+                    f"function of one) the atomic {who} is not differentiable: its old values and "
+                    f"the target's new contents would carry no derivatives. Pass fj.detach() of it "
+                    f"(Dr.Jit 1.5 detaches silently), or call {who} outside the loop, where frostjit "
+                    f"differentiates it")
 
     def on_scatter(self, who, reduce_op, target, value, index, active, before=None) -> None:
         """A scatter (``reduce_op`` None), ``scatter_add`` or ``scatter_reduce`` into ``target`` was
