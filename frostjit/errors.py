@@ -87,6 +87,14 @@ class LayoutArgumentError(ValueError, RuntimeError):
     parameter must equal ...", "ragged input not allowed", "not divisible")."""
 
 
+class RaggedArrayError(ValueError, RuntimeError):
+    """An array or nested sequence whose entries do not have one shape (``shape([[1, 2], [3, 4, 5]])``,
+    ``Array3f`` components of widths 2 and 3): sizes may differ only where one of them is 1.
+
+    A ``ValueError`` as frostjit raised before, and a ``RuntimeError`` as Dr.Jit raises ("the input
+    is ragged")."""
+
+
 class SizeMismatchError(ValueError, TypeError):
     """An input whose number of entries does not fit what it initializes: a tensor's ``shape``
     for 4 values, a ragged nested list, a NumPy array of shape ``(4, 2)`` for an ``Array3f``.

@@ -27,13 +27,15 @@ Conventions (Dr.Jit 1.5's, measured side by side):
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import weakref
 
 from ..array.flat import ArrayBase
+from ..errors import GradArgumentError
 from ..functions import math as fm
 from ..array.registry import flat_type
-from ..functions.block import block_sum, block_prefix_sum
+from ..functions.block import axis_reduce, block_sum, block_prefix_sum
 from ..functions.creation import arange
 from ..functions.memory import gather, scatter, scatter_add
 from ..functions.reduce import sum as fsum, prefix_sum, prod
@@ -281,6 +283,21 @@ class Hook:
             return gather(cls, broadcast(gs, v.size, v), index, active)
         _attach(out, [(v, fwd, bwd)])
 
+    def on_read_modify_write(self, who: str, operands: dict) -> None:
+        """``scatter_exch``/``scatter_cas`` inside a symbolic loop body (one in-kernel atomic
+        instruction, ``scatter_rmw``) with grad-enabled ``operands`` (name -> array): refused.
+        Its old values and the target's new contents have no derivative rule there; Dr.Jit 1.5
+        detaches them without a word, which leaves gradients silently wrong (a later
+        ``backward`` would reach the target's old contents or miss ``value``)."""
+        for name, x in operands.items():
+            if _vertex(x, x) is not None:
+                raise GradArgumentError(
+                    f"{who}(): {name!r} is grad-enabled, but inside a symbolic loop (or a branch or "
+                    f"function of one) the atomic {who} is not differentiable: its old values and "
+                    f"the target's new contents would carry no derivatives. Pass fj.detach() of it "
+                    f"(Dr.Jit 1.5 detaches silently), or call {who} outside the loop, where frostjit "
+                    f"differentiates it")
+
     def on_scatter(self, who, reduce_op, target, value, index, active, before=None) -> None:
         """A scatter (``reduce_op`` None), ``scatter_add`` or ``scatter_reduce`` into ``target`` was
         queued; ``before`` holds the target's values before a Min/Max reduction."""
@@ -450,6 +467,45 @@ def _block_reduce(out, x, v, op, block):
     _attach(out, [(v, lambda g: block_sum(scale(g, w), block.size), lambda g: scale(spread(g), w))])
 
 
+def _axis_reduce(out, x, v, op, red):
+    """A tensor's fused axis reduction (``fj.sum(t, axis=k)`` and friends: ``red`` is the
+    backend's ``AxisReduction`` of ``x`` seen as ``(outer, red.size, red.inner)``), with the
+    derivatives of the flat reductions, row by row: a sum spreads each output gradient over its
+    row; a product weighs it by the product of the row's other entries (exact where the row has
+    zeros); min/max pass it to the entries equal to the result (every one of a tie)."""
+    cls = type(out)
+    n, inner = red.size, red.inner
+    total = x._node.size
+    add = dataclasses.replace(red, op="add")
+
+    def spread(g):      # each output's value at every entry of its row
+        k = arange(flat_type(x._backend, UInt32), total)
+        row = k // n if inner == 1 else (k // (n * inner)) * inner + k % inner
+        return gather(cls, g, row)
+
+    def row_sum(g):
+        return axis_reduce(g, add)
+
+    if red.op == "add":
+        _attach(out, [(v, row_sum, spread)])
+        return
+    if red.op not in ("mul", "min", "max"):
+        raise NotImplementedError(f"frostjit AD: an axis reduction with {red.op!r} is not differentiable")
+    xd = detached(cls, x)
+    zd = cls._from_node(out._node)
+    if red.op == "mul":
+        def weight():
+            # d prod / d x_i = the product of the row's other entries, also where x_i == 0
+            is_zero = xd == 0
+            zeros = spread(row_sum(fm.select(is_zero, cls(1), cls(0))))
+            others = spread(axis_reduce(fm.select(is_zero, cls(1), xd), red))
+            return fm.select(zeros == 0, spread(zd) / xd, fm.select(is_zero & (zeros == 1), others, cls(0)))
+    else:
+        def weight():
+            return fm.select(xd == spread(zd), cls(1), cls(0))
+    _attach(out, [(v, lambda g: row_sum(scale(g, weight())), lambda g: scale(spread(g), weight()))])
+
+
 def _block_prefix_reduce(out, x, v, op, block):
     """``fj.block_prefix_reduce`` with Add: a prefix sum within blocks; its adjoint runs the
     other way (``reverse`` flipped)."""
@@ -459,6 +515,6 @@ def _block_prefix_reduce(out, x, v, op, block):
     _attach(out, [(v, lambda g: block_prefix_sum(g, b, excl, rev), lambda g: block_prefix_sum(g, b, excl, not rev))])
 
 
-_SPECIAL = {"block_reduce": _block_reduce, "block_prefix_reduce": _block_prefix_reduce,
+_SPECIAL = {"block_reduce": _block_reduce, "axis_reduce": _axis_reduce, "block_prefix_reduce": _block_prefix_reduce,
             "reduce_add": _reduce_add, "reduce_mul": _reduce_mul, "reduce_min": _reduce_minmax,
             "reduce_max": _reduce_minmax, "prefix_sum_excl": _prefix_sum, "prefix_sum_incl": _prefix_sum}

@@ -24,7 +24,7 @@ import itertools
 
 import numpy as np
 
-from ..errors import ComponentError, IncompatibleArgumentsError, SizeMismatchError
+from ..errors import ComponentError, IncompatibleArgumentsError, RaggedArrayError, SizeMismatchError
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
@@ -281,7 +281,7 @@ class VectorBase:
     @property
     def shape(self) -> tuple:
         """``(n, ..., width)``: the static sizes, then the width (size-1 leaves broadcast;
-        other unequal widths raise ``ValueError``: the array is ragged)."""
+        other unequal widths raise ``RaggedArrayError``, a ``ValueError``: the array is ragged)."""
         return (len(self._c),) + _inner_shape(self)
 
     @property
@@ -514,7 +514,7 @@ def _inner_shape(v) -> tuple:
     widths = {s[-1] for s in shapes} - {1}
     if len(static) > 1 or len(widths) > 1:
         shown = ", ".join(str(s[0]) if len(s) == 1 else str(s) for s in shapes)
-        raise ValueError(f"{type(v).__name__}.shape: the components have incompatible sizes ({shown}): "
+        raise RaggedArrayError(f"{type(v).__name__}.shape: the components have incompatible sizes ({shown}): "
                          "the array is ragged")
     width = widths.pop() if widths else 1
     return static.pop() + (width,)

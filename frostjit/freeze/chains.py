@@ -229,7 +229,8 @@ def analyse(code) -> dict:
                 for k, v in more:
                     a.text += _step_text(k, v)
     for i, x in enumerate(ins):
-        if x.opname in ("LOAD_ATTR", "LOAD_METHOD") and i not in used and isinstance(x.argval, str):
+        # (LOAD_SUPER_ATTR, 3.12+: ``super().k`` in one instruction, no call result to load from)
+        if x.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR") and i not in used and isinstance(x.argval, str):
             table.setdefault(x.offset, []).append(("loose", x.argval, lines[i]))
         elif x.opname == "IMPORT_FROM":
             k = i - 1

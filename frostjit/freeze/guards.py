@@ -22,6 +22,7 @@ attribute read and an ``is`` test (about 30 ns).
 """
 from __future__ import annotations
 
+import decimal
 import gc
 import operator
 import os
@@ -35,7 +36,7 @@ from .._dump import register_source
 from ..tree.kinds import PROTOCOL
 from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
-from .readset import abc_token
+from .readset import abc_token, decimal_context
 from .records import ConstRoot, ContainerRoot, NumpyRoot
 from .values import _ATOM_TYPES, C_BUFFERS, contents, deep_contents, snap
 
@@ -475,6 +476,12 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         roots.append(root)
     if rs.dispatch or rs.abc:
         atoms.append(Atom("token", abc_token, None, abc_token(), None, "abc.get_cache_token()", None))
+        roots.append(ConstRoot(None))
+    if rs.uses_decimal or any(isinstance(v, decimal.Decimal) for v in flat.leaves):
+        # Decimal arithmetic reads the thread's context in C: a replay must find the settings
+        # the recording ran with (as when it started)
+        atoms.append(Atom("token", decimal_context, None, rs.decimal_context, None,
+                          "decimal.getcontext()'s settings", None))
         roots.append(ConstRoot(None))
     # An array or object read through a hidden attribute of an input (a DRJIT_STRUCT's or a
     # dataclass's non-field attribute) that is also among the walked inputs (state_fn returns

@@ -47,6 +47,28 @@ from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQU
 from .values import Ident, value_key
 
 
+_NO_SLOT = object()
+
+
+def instance_dict(o):
+    """``o``'s instance ``__dict__`` (or ``None``), read past a ``__getattribute__`` override (a
+    proxy that forwards every attribute would hand over another object's dict)."""
+    try:
+        d = object.__getattribute__(o, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return d if isinstance(d, dict) else None
+
+
+def slot_value(o, name):
+    """The value in ``o``'s slot ``name`` (``_NO_SLOT`` when unset), read past a
+    ``__getattribute__`` override."""
+    try:
+        return object.__getattribute__(o, name)
+    except AttributeError:
+        return _NO_SLOT
+
+
 def value_token(o):
     """A plain object's identity in the key: itself when it compares by value (hashable, with its
     own ``__eq__``), else its (weak) identity (:class:`~.values.Ident`)."""
@@ -287,17 +309,17 @@ class Walker:
                 self.walk(v, path + node.format_key(n) if self.P else None)
 
     def obj(self, o, path) -> None:
-        d = getattr(o, "__dict__", None)
+        d = instance_dict(o)
         names = tuple(d) if d is not None else ()
         slots = slot_names(type(o))
         if slots:
-            names = names + tuple(n for n in slots if hasattr(o, n))
+            names = names + tuple(n for n in slots if slot_value(o, n) is not _NO_SLOT)
         # A plain object is a Python value compared by identity (the seed: "changes of
         # non-PyTree Python objects, as detected by mismatching id()"), *and* its attributes
         # are walked, so a changed attribute of the same object is a key change too.
         if self._container(o, path, (type(o), names, value_token(o))):
             for n in names:
-                v = d[n] if d is not None and n in d else getattr(o, n)
+                v = d[n] if d is not None and n in d else slot_value(o, n)
                 self.loc = (o, n)
                 self.walk(v, f"{path}.{n}" if self.P else None)
 
@@ -368,13 +390,14 @@ class ValueNode:
             return None, list(o)
         if self.fields is not None:
             return self.fields, [getattr(o, n) for n in self.fields]
-        d = getattr(o, "__dict__", None)
+        d = instance_dict(o)
         keys = list(d) if d is not None else []
         values = list(d.values()) if d is not None else []
         for n in slot_names(type(o)):
-            if hasattr(o, n):
+            v = slot_value(o, n)
+            if v is not _NO_SLOT:
                 keys.append(n)
-                values.append(getattr(o, n))
+                values.append(v)
         return tuple(keys), values
 
     def assign(self, o, keys: tuple | None, values: list) -> None:

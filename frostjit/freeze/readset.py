@@ -49,6 +49,7 @@ from __future__ import annotations
 import abc
 import collections
 import contextvars
+import decimal
 import functools
 import gc
 import operator
@@ -130,6 +131,11 @@ class ReadSet:
         # the code compared identities (``x is SENT``): an input that is (or is not) a hidden
         # object it read decides the outcome (guards.build adds an aliasing guard)
         self.uses_is = False
+        # Decimal arithmetic reads the thread's decimal context in C (precision, rounding, traps):
+        # its settings when the call started, guarded when the code used the decimal module
+        # (or a Decimal reached it: guards.build also looks at the inputs)
+        self.uses_decimal = False
+        self.decimal_context = decimal_context()
         self.known = collections.defaultdict(list)     # code -> functions seen
         self.frames: dict = {}
         self.top_code = getattr(top_fn, "__code__", None)
@@ -643,6 +649,9 @@ class ReadSet:
         elif t is types.FunctionType and v in _state_getters():
             # NumPy's process state read in Python (``np.geterr()``, ``np.get_printoptions()``)
             self.add(Atom("deref", v, None, v(), None, f"{v.__module__}.{v.__qualname__}()", where))
+        if t is decimal.Decimal or t is decimal.Context or v is decimal or \
+                (callable(v) and getattr(v, "__module__", None) == "decimal"):
+            self.uses_decimal = True
         if isinstance(v, C_BUFFERS):
             # its data is read in C (a[1], c.value), where no chain follows: guarded whole
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
@@ -803,6 +812,14 @@ def _lru_state(w) -> tuple:
     """What a guard compares of an ``lru_cache`` wrapper: its misses and size."""
     info = w.cache_info()
     return (info.misses, info.currsize)
+
+
+def decimal_context() -> tuple:
+    """The current thread's decimal context as a guard compares it: the settings Decimal
+    arithmetic reads in C (``decimal.getcontext()``; not its flags, which arithmetic sets)."""
+    c = decimal.getcontext()
+    return (c.prec, c.rounding, c.Emin, c.Emax, c.capitals, c.clamp,
+            tuple(sorted(t.__name__ for t, on in c.traps.items() if on)))
 
 
 def _state_getters() -> frozenset:

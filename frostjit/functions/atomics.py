@@ -21,8 +21,8 @@ array operations:
 
 So the results are race-free whatever the thread count, on every backend; ``scatter_inc`` and
 ``scatter_exch`` also work inside frozen functions and under AD (their values are gathers and
-arithmetic).  Inactive lanes and out-of-bounds indices change nothing and return 0 (and
-``False``).
+arithmetic; ``scatter_cas`` under AD too).  Inactive lanes and out-of-bounds indices change
+nothing and return 0 (and ``False``).
 
 **Inside a symbolic loop** (the body of ``fj.while_loop(..., mode="symbolic")``, and the
 symbolic ``if_stmt`` branches and ``switch`` targets in it) the lanes have no values outside
@@ -31,7 +31,12 @@ the kernel, so each call is one ``scatter_rmw`` instruction of the loop's kernel
 ``backend/llvm/codegen/atomics.py``), run every iteration as the body's scatters are: as in
 Dr.Jit, with several threads the lanes on one element act in an order the hardware picks (the
 final count of a ``scatter_inc`` counter does not depend on it, which slot each lane gets
-does); on one thread, in launch order.  These old values carry no derivatives.
+does); on one thread, in launch order.  Such a call refuses grad-enabled operands with a
+``GradArgumentError`` (there is no derivative rule for the in-kernel instruction; Dr.Jit 1.5
+detaches the old values and the target silently).  Outside loops ``scatter_exch`` and
+``scatter_cas`` are differentiated as the gathers and scatters they are built from: old values
+and the target's new contents carry the derivatives of the values they came from (Dr.Jit 1.5
+detaches them; docs/ad.md).
 """
 from __future__ import annotations
 
@@ -107,6 +112,13 @@ def _read_modify_write(kind: str, target, value, idx, ok, compare=None):
         trace_state.side_effects.append(node)
         trace_state.dirty.add(tnode)
     return type(target)._from_node(node)
+
+
+def _refuse_gradients(who: str, **operands) -> None:
+    """A clear error, not silently lost derivatives, for grad-enabled operands of an in-kernel
+    atomic (the AD hook decides: it knows which arrays are grad-enabled in the current scope)."""
+    if trace_state.ad_hook is not None and any(getattr(x, "_ad", None) is not None for x in operands.values()):
+        trace_state.ad_hook.on_read_modify_write(who, operands)
 
 
 def _groups(index, ok):
@@ -189,6 +201,7 @@ def scatter_exch(target, value, index, active=True):
         raise TypeError(f"scatter_exch(): the value type {type(value).__name__} does not match the target "
                         f"type {cls.__name__}")
     if _in_kernel(idx, ok, value):
+        _refuse_gradients("scatter_exch", target=target, value=value)
         return _read_modify_write("exch", target, value, idx, ok)
     u32 = type(idx)
     perm, s, ok_sorted, _ = _groups(idx, ok)
@@ -236,6 +249,7 @@ def scatter_cas(target, compare, value, index, active=True):
                             f"type {cls.__name__}")
     b = _flat(idx, Bool)
     if _in_kernel(idx, ok, compare, value):
+        _refuse_gradients("scatter_cas", target=target, compare=compare, value=value)
         old = _read_modify_write("cas", target, value, idx, ok, compare)
         return old, ok & _same_bits(old, compare)
     n = width(idx)

@@ -55,6 +55,17 @@ def _apply(x: ArrayBase, block: BlockReduction, who: str):
     return out
 
 
+def axis_reduce(x: ArrayBase, red):
+    """The middle axis of ``x`` seen as ``(outer, red.size, red.inner)`` reduced as the backend's
+    :class:`~frostjit.backend.base.AxisReduction` ``red`` (``Backend.axis_reduction`` chose it;
+    fused into the kernel computing a pending ``x``), and the AD edge when ``x`` carries a
+    gradient (``ad/rules.py``: the adjoint spreads each output gradient over its row)."""
+    out = type(x)._from_node(memops.axis_reduce(red, x._node))
+    if x._ad is not None and state.ad_hook is not None:
+        state.ad_hook.on_op("axis_reduce", out, (x, red))
+    return out
+
+
 def _symbolic(x: ArrayBase, block: BlockReduction, who: str):
     """``mode="symbolic"``: ``scatter_reduce`` of every element into its block's output (a Bool
     array, which scatter-reductions do not take, is reduced as in ``mode="evaluated"``)."""

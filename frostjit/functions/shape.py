@@ -7,13 +7,14 @@ symbolic, so a replay at a new width computes the new sizes (``len()`` pins the 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..array import registry
-from ..errors import LayoutArgumentError
+from ..errors import LayoutArgumentError, RaggedArrayError
 from ..trace.dtypes import UInt32, UInt64
 from .creation import arange, empty
 from .evaluation import width
@@ -39,28 +40,89 @@ def _is_tensor(x) -> bool:
 
 def shape(x) -> tuple:
     """Shape of a JIT array: ``(n,)`` for 1-D arrays, ``(k, n)`` for static vectors, a tensor's shape;
-    ``()`` for a number; for a list or tuple its length, then the largest size of its entries
-    along each further axis (Dr.Jit's rule: ragged entries take the largest); ``()`` for any other
-    object but ``None``, a string or a dict (a ``DRJIT_STRUCT`` object or a dataclass: Dr.Jit 1.5
-    gives them no shape either)."""
+    ``()`` for a number; for a list, tuple or NumPy array its length, then the sizes of its entries
+    along each further axis; ``()`` for any other object but ``None``, a string or a mapping (a
+    ``DRJIT_STRUCT`` object or a dataclass: Dr.Jit 1.5 gives them no shape either).
+
+    Sequences follow Dr.Jit 1.5's rule: the number of axes is found by following the first entry
+    down, and along each axis the entries must have one size, where size 1 broadcasts
+    (``shape([[1, 2], [3]]) == (2, 2)``) and an empty first entry takes the next size
+    (``shape([[], [1, 2]]) == (2, 2)``).
+
+    Raises
+    ------
+    RaggedArrayError
+        A ragged input (``[[1, 2], [3, 4, 5]]``, ``[[1, 2], []]``, ``[1, [2]]``); a ``ValueError``
+        and, as Dr.Jit raises, a ``RuntimeError``.
+    TypeError
+        ``None``, a string or a mapping.
+    """
     if isinstance(x, (ArrayBase, VectorBase)) or _is_tensor(x):
         return x.shape
-    if isinstance(x, (bool, int, float, np.bool_, np.number)):
+    if isinstance(x, (bool, int, float, complex, np.bool_, np.number)):
         return ()           # a number (the scalar backend's Float is float), as Dr.Jit
-    if isinstance(x, (list, tuple)):
-        # Dr.Jit 1.5: the length, then the largest size of the entries along each further axis
-        # (shape([[1, 2], [3]]) == (2, 2), shape([Float(1, 2), Float(3)]) == (2, 2)).
-        inner = [shape(e) for e in x]
-        if not inner:
-            return (0,)
-        depths = {len(i) for i in inner}
-        if len(depths) > 1:
-            raise ValueError(f"shape(): the entries of the {type(x).__name__} have different numbers of "
-                             f"dimensions {sorted(depths)}")
-        return (len(x),) + tuple(max(d) for d in zip(*inner))
-    if x is not None and not isinstance(x, (str, bytes, dict)):
+    if isinstance(x, _SEQUENCES):
+        return _sequence_shape(x)
+    if x is not None and not isinstance(x, (str, bytes, Mapping)):
         return ()           # another object (a DRJIT_STRUCT, a dataclass): not an array, as in Dr.Jit 1.5
     raise TypeError(f"shape(): expects a frostjit array, a number or a list/tuple of them, got {type(x).__name__}")
+
+
+# Python containers with a shape (Dr.Jit asks any object for its length; strings are left out: their
+# entries are strings again, and Dr.Jit 1.5 loops forever on them).
+_SEQUENCES = (list, tuple, range, np.ndarray)
+
+
+def _has_shape(x) -> bool:
+    return isinstance(x, (ArrayBase, VectorBase)) or _is_tensor(x)
+
+
+def _sequence_shape(x) -> tuple:
+    """Dr.Jit 1.5's ``shape()`` of a Python sequence: the depth from the chain of first entries,
+    then one size per axis (size 1 broadcasts; 0 is "not seen yet", as in Dr.Jit's shape.cpp)."""
+    depth, o = 0, x
+    while True:
+        if _has_shape(o):
+            depth += len(o.shape)
+            break
+        if not isinstance(o, _SEQUENCES) or (isinstance(o, np.ndarray) and o.ndim == 0):
+            break
+        depth += 1
+        if len(o) == 0:
+            break
+        o = o[0]
+    sizes = [0] * depth
+    if not _fill_sizes(x, sizes, 0):
+        raise RaggedArrayError(f"shape(): the input is ragged (i.e., it does not have a consistent size): "
+                               f"the {type(x).__name__}'s entries do not have one shape (sizes may differ "
+                               f"only where one of them is 1)")
+    return tuple(sizes)
+
+
+def _fill_sizes(x, sizes: list, axis: int) -> bool:
+    """Merge the sizes of ``x`` into ``sizes[axis:]``; False where ``x`` is ragged against them."""
+    if _has_shape(x):
+        own = x.shape
+    elif isinstance(x, _SEQUENCES) and not (isinstance(x, np.ndarray) and x.ndim == 0):
+        own = None
+    else:
+        return axis == len(sizes)               # a number (or another leaf) ends the axes
+    if own is not None:
+        if axis + len(own) != len(sizes):
+            return False
+        return all(_merge(sizes, axis + k, n) for k, n in enumerate(own))
+    if axis == len(sizes) or not _merge(sizes, axis, len(x)):
+        return False
+    return all(_fill_sizes(e, sizes, axis + 1) for e in x)
+
+
+def _merge(sizes: list, axis: int, n: int) -> bool:
+    cur = sizes[axis]
+    if n != cur:
+        if n != 1 and cur not in (0, 1):
+            return False
+        sizes[axis] = max(n, cur)
+    return True
 
 
 def _order(who: str, order: str, allowed: str = "ACF") -> bool:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from ..array import matrix as static_matrix
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat, is_flat_type
@@ -109,6 +111,8 @@ def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False
         # are reshaped, as without a dtype
         return _reshape_value(value, shape, order, shrink)
     if issubclass(dtype, TensorBase):
+        if _is_python_leaf(value):      # a number: a tensor of its one element (Dr.Jit: TensorXf, 5, (1,))
+            value = dtype([value])
         t = _reshape_value(value, shape, order, shrink)
         return t if type(t) is dtype else dtype(t)
     if issubclass(dtype, VectorBase) and not is_flat_type(dtype):
@@ -182,6 +186,11 @@ def _reshape_value(value, shape, order: str = "A", shrink: bool = False):
     who = "reshape()"
     if not isinstance(value, (ArrayBase, VectorBase, TensorBase)) and _is_tree(value):
         return _reshape_tree(value, shape, order, shrink)
+    if _is_python_leaf(value):
+        # Dr.Jit 1.5 returns a Python value (a number, a string, any other object) as it is
+        # (reshape(5, 4) == 5), after checking the arguments' types and the order.
+        _check_leaf_arguments(shape, order, who)
+        return value
     if shrink:
         return _shrink(value, shape, who)
     if order not in ("A", "C"):
@@ -189,6 +198,24 @@ def _reshape_value(value, shape, order: str = "A", shrink: bool = False):
                                   f"argument must equal \"A\", \"F\", or \"C\"; tensors take no F order)")
     t = as_tensor(value, who)
     return _with_shape(t, _resolve_shape(shape, width(t._array), who))
+
+
+def _is_python_leaf(value) -> bool:
+    """A value ``reshape`` returns as it is: not ``None``, no frostjit array or tensor, no PyTree
+    container and nothing NumPy or DLPack could turn into a tensor."""
+    if value is None or isinstance(value, (ArrayBase, VectorBase, TensorBase, np.ndarray)):
+        return False
+    return not hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__")
+
+
+def _check_leaf_arguments(shape, order, who: str) -> None:
+    """Dr.Jit's checks of ``reshape(value, shape, order)`` for a value it returns as it is: a
+    shape of ints and a known order."""
+    dims = shape if isinstance(shape, (tuple, list)) else (shape,)
+    if not all(isinstance(d, (int, np.integer)) or hasattr(d, "__symbolic_size__") for d in dims):
+        raise TypeError(f"{who}: the shape must be an int or a sequence of ints, got {shape!r}")
+    if order not in ("A", "C", "F"):
+        raise LayoutArgumentError(f"{who}: 'order' argument must equal \"A\", \"F\", or \"C\", got {order!r}")
 
 
 def _resolve_shape(shape, n: int, who: str) -> tuple:

@@ -32,14 +32,13 @@ from ..array import registry as array_registry
 from ..array.flat import apply
 from ..backend import current_backend
 from ..errors import AxisError
-from ..functions.block import block_prefix_reduce, block_prefix_sum, block_reduce
+from ..functions.block import axis_reduce, block_prefix_reduce, block_prefix_sum, block_reduce
 from ..functions.creation import arange, full, zeros
 from ..functions.evaluation import width
 from ..functions.math import select
 from ..functions.memory import gather, scatter_add
 from ..functions import reduce as flat_reduce
 from ..functions.scan import identity as scan_identity
-from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from . import registry
 from .axes import normalize_axes, normalize_axis
@@ -124,10 +123,9 @@ def _sum_rows(x, outer, n):
 
 def _fusable_axis(x, n, inner, mode) -> bool:
     """Whether the backend may reduce this axis as one :class:`~frostjit.backend.base.
-    AxisReduction` (a JIT array without gradient tracking, lengths known, not symbolic mode)."""
-    if mode == "symbolic" or getattr(type(x), "_eager_flat", False) or _symbolic(n) or _symbolic(inner):
-        return False
-    return getattr(x, "_ad", None) is None
+    AxisReduction` (a JIT array, lengths known, not symbolic mode; a grad-enabled one too:
+    ``ad/rules.py`` differentiates it)."""
+    return not (mode == "symbolic" or getattr(type(x), "_eager_flat", False) or _symbolic(n) or _symbolic(inner))
 
 
 def _reduce_axis(op: str, x, outer, n, inner, mode=None):
@@ -145,7 +143,7 @@ def _reduce_axis(op: str, x, outer, n, inner, mode=None):
     if _fusable_axis(x, n, inner, mode):
         red = current_backend().axis_reduction(op, x._vt, n, inner)
         if red is not None:     # one kernel, fused into the one computing x where it is pending
-            return type(x)._from_node(memops.axis_reduce(red, x._node))
+            return axis_reduce(x, red)
     if inner == 1 and not _symbolic(n) and mode != "symbolic":
         return block_reduce(op, x, n)       # the contiguous last axes: one pass, rows in parallel
     if op == "add" and inner == 1 and outer != 1 and (_symbolic(n) or n >= _ROW_SUM):

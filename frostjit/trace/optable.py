@@ -671,6 +671,7 @@ _op("prefix_sum_incl", 1, RED, T.NONE, deriv=SPECIAL, doc="inclusive running sum
 _op("prefix_sum_excl", 1, RED, T.NONE, deriv=SPECIAL, doc="exclusive running sum")
 _op("block_reduce", 1, RED, T.NONE, deriv=SPECIAL, doc="reduction of each block (fj.block_reduce)")
 _op("block_prefix_reduce", 1, RED, T.NONE, deriv=SPECIAL, doc="prefix reduction within blocks")
+_op("axis_reduce", 1, RED, T.NONE, deriv=SPECIAL, doc="reduction of a tensor's axis (a backend AxisReduction)")
 del _r
 
 

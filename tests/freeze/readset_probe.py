@@ -63,3 +63,4 @@ print(out, rs.fallback, rs.error)
 for line in labels:
     print("  ", re.sub(r" at 0x[0-9a-f]+", "", line))
 print("  writes:", sorted(w[2] for w in rs.writes))
+print("  loose:", sorted(rs.loose))          # (super().f(): a loose name on every version)

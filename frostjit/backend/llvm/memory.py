@@ -37,7 +37,11 @@ class BufferPool:
     def __init__(self) -> None:
         self.free: dict[int, list] = {}
         self.bytes = 0
-        self.lock = threading.Lock()
+        # Re-entrant: a garbage collection that runs while the lock is held (any allocation inside
+        # it, a view, a new list) may finalize a HostBuffer in a reference cycle, whose __del__
+        # releases into this pool on the same thread (a plain Lock deadlocked there, seen on 3.12).
+        # Each locked region leaves the pool consistent before it allocates, so nesting is safe.
+        self.lock = threading.RLock()
 
     def acquire_raw(self, nbytes: int, dtype: np.dtype = np.dtype(np.uint8), count: int | None = None):
         """``(raw uint8 array, address)``: a pooled one of this size, or a new one (its
