@@ -187,7 +187,8 @@ def mod(vt, a, b):
 
 @_quiet
 def pow_int(vt, a, b):
-    """``a ** b`` for integers by repeated squaring, wrapping around; 0 for ``b < 0``."""
+    """``a ** b`` for integers by repeated squaring, wrapping around; ``1 / a ** -b`` truncated
+    toward zero for ``b < 0`` (1 for ``a == 1``, +-1 for ``a == -1``, else 0)."""
     a, b = np.broadcast_arrays(a, b)
     e = b.astype(_UNSIGNED[vt.bits])      # the exponent's bits
     result = np.ones(a.shape, vt.np_dtype)
@@ -197,7 +198,10 @@ def pow_int(vt, a, b):
         result = np.where(on, result * base, result)
         base = base * base
     if vt.is_signed:
-        result = np.where(b < 0, 0, result)
+        # the squarings above already give 1 and +-1 for bases 1 and -1 (and 0 for 0): only
+        # bases of magnitude >= 2 truncate to 0
+        a = a.astype(vt.np_dtype)
+        result = np.where((b < 0) & (a != 1) & (a != -1), 0, result)
     return _out(vt, result)
 
 

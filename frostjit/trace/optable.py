@@ -492,7 +492,7 @@ _op("pow", 2, EW, T.NUMERIC, numpy=ns.power, py=_ieee(math.pow, np.power), integ
     accuracy=_bounds(1, ((LogUniform(-20, 20),), (Uniform(-30, 30),)),
                      "x in [2^-20, 2^20] log-uniform, y uniform in [-30, 30]", 2),
     doc="a ** b (C99 pow special values)")
-_op("pow_int", 2, EW, T.INTEGER, numpy=ns.pow_int, doc="a ** b by repeated squaring; 0 for b < 0")
+_op("pow_int", 2, EW, T.INTEGER, numpy=ns.pow_int, doc="a ** b by repeated squaring; for b < 0 1 / a ** -b truncated toward zero")
 _op("neg", 1, EW, T.NUMERIC, numpy=ns.neg, py=operator.neg, deriv=(lambda f, a, z: -1,), doc="-a")
 _op("abs", 1, EW, T.ANY, numpy=ns.abs, py=abs, deriv=(lambda f, a, z: _abs_dx(f, a[0]),), doc="|a|")
 _op("fma", 3, EW, T.NUMERIC, numpy=ns.fma, py=_py_fma,

@@ -167,8 +167,11 @@ def op_pow_int(e, ins):
         if k + 1 < vt.bits:
             base = e.binop("mul", t, base, base)
     if vt.is_signed:
+        # b < 0: 1 / a ** -b truncated toward zero.  The squarings above already give 1, +-1
+        # and 0 for bases 1, -1 and 0; bases of magnitude >= 2 give 0 (a + 1 >u 2).
         neg = e.cmp("icmp", "slt", t, b, "zeroinitializer")
-        result = e.select(t, neg, "zeroinitializer", result)
+        big = e.cmp("icmp", "ugt", t, e.binop("add", t, a, e.const(vt, 1)), e.const(vt, 2))
+        result = e.select(t, e.binop("and", "i1", neg, big), "zeroinitializer", result)
     return result
 
 
