@@ -25,7 +25,8 @@ slower than Dr.Jit's.
 system (and ``frostjit@base`` with ``--base``), asked in turn for a batch of 10 calls of each row
 (the order rotated each round), so that every system sees the same load of a shared machine;
 it prints the median over rounds and, per row, the median and range of the rounds' frostjit /
-Dr.Jit ratios.
+Dr.Jit ratios; then every call pooled: the wall time's median, 90th and 99th percentile (a
+loaded machine's preempted worker threads show in the tail) and the median CPU time.
 """
 from __future__ import annotations
 
@@ -203,16 +204,21 @@ def serve(system: str, params: dict) -> None:
 INTERLEAVE_CALLS = 10       # calls per batch: one batch per system, row and round
 
 
-def interleave(systems: list, params: dict, rounds: int, base: str | None) -> dict:
-    """``--interleave``: per system name and row, the list of the rounds' median wall ms."""
+def interleave(systems: list, params: dict, rounds: int, base: str | None) -> tuple[dict, dict]:
+    """``--interleave``: per system name and row, the list of the rounds' median wall ms, and
+    every call's wall and CPU ms (``{"wall": [...], "cpu": [...]}``, all rounds pooled)."""
     rows = ["/".join(key) for key in ROWS]
     with H.Servers(__file__, systems, params.get("threads"), params, base) as servers:
         out = {name: {row: [] for row in rows} for name in servers.names}
+        calls = {name: {row: {"wall": [], "cpu": []} for row in rows} for name in servers.names}
         for r in range(rounds):
             for row in rows:
                 for name in servers.order(r):
-                    out[name][row].append(servers.batch(name, {"case": row, "calls": INTERLEAVE_CALLS})[0])
-    return out
+                    got = servers.ask(name, {"case": row, "calls": INTERLEAVE_CALLS})
+                    out[name][row].append(statistics.median(got["wall"]) * 1e3)
+                    for key in ("wall", "cpu"):
+                        calls[name][row][key].extend(t * 1e3 for t in got[key])
+    return out, calls
 
 
 def report_interleave(res: dict, n: int, k: int, rounds: int) -> None:
@@ -232,6 +238,30 @@ def report_interleave(res: dict, n: int, k: int, rounds: int) -> None:
             line.append(f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]")
         table.append(line)
     print(H.table(header, table))
+
+
+def report_calls(calls: dict) -> None:
+    """The per-call table of ``--interleave``: every call of every round pooled, wall time's median
+    and tail (a launch whose worker thread lost its core for a time slice on a loaded machine
+    shows in the 90th percentile long before the median), and the median process CPU time (all
+    threads: with several, it includes the workers' spinning between launches)."""
+    print("every call, all rounds pooled: wall ms median / 90th / 99th percentile; CPU ms median")
+    names = list(calls)
+    table = []
+    for row in next(iter(calls.values())):
+        line = [row]
+        for name in names:
+            wall, cpu = calls[name][row]["wall"], calls[name][row]["cpu"]
+            line.append(f"{H.fmt(_percentile(wall, 50))} / {H.fmt(_percentile(wall, 90))} / "
+                        f"{H.fmt(_percentile(wall, 99))}; {H.fmt(_percentile(cpu, 50))}")
+        table.append(line)
+    print(H.table(["row"] + names, table))
+
+
+def _percentile(values: list, q: float) -> float:
+    """The ``q``-th percentile of ``values`` (nearest rank: a measured call, not an interpolation)."""
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(-(-len(v) * q // 100)) - 1))]
 
 
 # ----------------------------------------------------------------- driver side
@@ -307,9 +337,10 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
         if a.phases:
             parser(prog).error("--interleave and --phases exclude each other")
         systems = [s for s in a.systems if s != "numpy"]
-        res = interleave(systems, params, a.rounds, a.base)
+        res, calls = interleave(systems, params, a.rounds, a.base)
         report_interleave(res, n, a.k, a.rounds)
-        H.dump_json(a.json, res)
+        report_calls(calls)
+        H.dump_json(a.json, {"rounds": res, "calls": calls})
         return 0
     systems = [s for s in a.systems if not (a.phases and s == "numpy")]
     if a.evict and not a.phases:

@@ -1,6 +1,13 @@
 """python -m frostjit bench types --phases: the plain calls' tracing and whole-call times."""
+import os
 import subprocess
 import sys
+
+from hypothesis import given, strategies as st
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "benchmarks"))
+import bench_types  # noqa: E402
 
 
 def test_bench_types_phases_times_tracing_and_whole_calls():
@@ -24,12 +31,27 @@ def test_bench_types_interleave_asks_each_system_in_turn():
     p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--interleave", "--rounds", "1", "--n", "7",
                         "--k", "2", "--systems", "frostjit"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
+    rounds, calls = p.stdout.split("every call, all rounds pooled")
     for row in ("transform/plain", "transform/frozen", "complex/plain", "complex/frozen"):
-        line = next(x for x in p.stdout.splitlines() if x.strip().startswith(row))
+        line = next(x for x in rounds.splitlines() if x.strip().startswith(row))
         assert float(line.split()[1]) > 0, line
+        # the per-call table: wall median <= 90th <= 99th percentile, and a CPU time
+        line = next(x for x in calls.splitlines() if x.strip().startswith(row))
+        walls, cpu = line.split(row)[1].split(";")
+        p50, p90, p99 = (float(v) for v in walls.split("/"))
+        assert 0 < p50 <= p90 <= p99 and float(cpu) > 0, line
 
 
 def test_bench_types_rounds_and_base_need_interleave():
     p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--rounds", "3"], capture_output=True,
                        text=True, timeout=120)
     assert p.returncode == 2 and "--base and --rounds go with --interleave" in p.stderr
+
+
+@given(st.lists(st.floats(0, 100), min_size=1, max_size=50), st.sampled_from([1, 50, 90, 99, 100]))
+def test_percentile_is_the_nearest_rank(values, q):
+    got = bench_types._percentile(values, q)
+    assert got in values
+    # nearest rank: at least q% of the values are <= it, and fewer than q% are < it
+    assert sum(v <= got for v in values) * 100 >= q * len(values)
+    assert sum(v < got for v in values) * 100 < q * len(values)

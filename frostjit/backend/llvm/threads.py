@@ -32,7 +32,10 @@ from .reduction import REDUCE_UFUNC, private_identity
 # Blocks per thread of a launch.  (Finer blocks for the native workers, 8, 16 or 32 per thread,
 # measured no faster: a frozen 1e6-lane complex chain on 2 pinned threads took 491-497 us per
 # launch back to back at 4, 492-496 at 8, 484-512 at 16 and 492-528 at 32, and after 50 ms
-# pauses 516-560, 525-536, 544-557 and 563-602 us: the workers spin, so none joins late.)
+# pauses 516-560, 525-536, 544-557 and 563-602 us: the workers spin, so none joins late.
+# Dr.Jit's split, 16384-element blocks (62 for 1e6 lanes), was no better on a loaded 2-core machine
+# either (load 5-8, bench_types' 1e6 rows on 2 threads): per-call medians 0-12% higher than with
+# 8 blocks, 90th percentiles no lower; docs/benchmarks.md, "Issue 11, second round".)
 BLOCKS_PER_THREAD = 4
 MIN_BLOCK = 1 << 14
 
