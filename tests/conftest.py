@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, settings, Verbosity
 
 settings.register_profile(
-    "ci", max_examples=40, deadline=None, print_blob=True, derandomize=False,
+    "ci", max_examples=25, deadline=None, print_blob=True, derandomize=False,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     verbosity=Verbosity.normal,
 )
@@ -64,10 +64,21 @@ def _reason(mark) -> str:
     return mark.args[0] if mark.args else mark.kwargs.get("reason", "")
 
 
+# The widest width the freeze, optimizer and control-flow tests run at (above the LLVM backend's
+# multi-thread threshold).  On the reference backend, NumPy interprets every kernel op by op:
+# those cases took ~4.5 of the reference run's ~27 CPU minutes and exercise no path of the
+# interpreter that the narrower widths of the same test do not, so they run in the LLVM run only.
+WIDEST = "100003"
+
+
 def pytest_collection_modifyitems(config, items):
     if os.environ["FROSTJIT_BACKEND"] == "llvm":
         return
     for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and WIDEST in callspec.id.split("-"):
+            item.add_marker(pytest.mark.skip(reason=f"width {WIDEST}: run with the LLVM backend"))
+            continue
         mark = item.get_closest_marker("llvm_only")
         if mark is not None:
             item.add_marker(pytest.mark.skip(reason=f"LLVM backend only: {_reason(mark)}"))
