@@ -132,6 +132,10 @@ def _variations():
     o3 = Obj(ramp(4), 1)
     o3.extra = 5
     lit1, lit2 = Float(1.0), Float(2.0)
+    ad_plain, ad_grad, ad_one = FloatAD(np.arange(8, dtype=np.float32)), FloatAD(np.ones(8, np.float32)), FloatAD(2.0)
+    ad_plain2 = FloatAD(np.arange(8, dtype=np.float32) + 1)
+    fj.enable_grad(ad_grad)
+    fj.make_opaque(ad_one)
     return [
         ("aliasing", lambda x, y: x + y, [lambda: (a, b), lambda: (a, a), lambda: (a, Float(a))]),
         ("size classes", lambda x, y: x + y if fj.width(x) == fj.width(y) else x,
@@ -153,6 +157,11 @@ def _variations():
          [lambda: ({"p": a, "q": b},), lambda: ({"q": b, "p": a},), lambda: ({"p": a, "q": b, "r": 1},)]),
         ("none versus array", lambda x, y: x if y is None else x + y,
          [lambda: (a, None), lambda: (a, b), lambda: (a, None)]),
+        # (the binder checks new data nodes' kind, size class and AD status in bulk at the end)
+        ("grad-enabled or not", lambda x, y, z: fj.detach(x) * fj.detach(y) + fj.detach(z),
+         [lambda: (ad_plain, ad_plain2, ad_one), lambda: (ad_grad, ad_plain2, ad_one),
+          lambda: (ad_plain, ad_grad, ad_one), lambda: (ad_plain, FloatAD(ad_plain), ad_one),
+          lambda: (ad_plain, ad_plain2, ad_grad), lambda: (ad_plain, ad_plain2, fj.detach(ad_one) + 1)]),
         ("kwargs", lambda x, **kw: x + len(kw), [lambda: (a,), lambda: (a,), ]),
         ("shared containers", lambda p, q: p[0] + q[0],
          [lambda: ([a], [b]), lambda: ((lambda l: (l, l))([a])), lambda: ([a], [a])]),
