@@ -261,9 +261,11 @@ class _Gen:
 
     def seq(self, o, var, distinct: bool = True) -> None:
         n = len(o)
-        if not self.container(o, var, distinct, f" or len({var}) != {n}"):
+        bulk = n >= VECTORIZE_MIN and id(o) not in self.memo and self.vectorizable(o)
+        # (unpacking all n items checks the length: ValueError, caught, is a miss)
+        if not self.container(o, var, distinct, f" or len({var}) != {n}" if bulk or not n else ""):
             return
-        if n >= VECTORIZE_MIN and self.vectorizable(o):
+        if bulk:
             self.vector_of_arrays(o, var)
             return
         for v, x in zip(self.unpack(var, n), o):
