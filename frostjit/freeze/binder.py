@@ -86,7 +86,6 @@ class _Gen:
         self.data_nodes = []     # new data nodes of array(): their kind checked in bulk
         self.size_groups = {}    # size-class variable (or "ONE") -> node variables checked in bulk
         self.no_ad = []          # array variables that must not be grad-enabled, checked in bulk
-        self.typed, self.types = [], []     # array variables and their types, checked in bulk
 
     # -- helpers -------------------------------------------------------------------------
     def var(self, p="v") -> str:
@@ -212,15 +211,12 @@ class _Gen:
                 else:
                     after = self.L[-2:]
                     del self.L[-2:]
-                # (its type too, in one list comparison: reading an attribute of another
-                # object first changes nothing, and a missing one is a miss)
-                self.typed.append(var)
-                self.types.append(type(o))
                 grad = o._ad is not None
                 if grad:
-                    self.fail_if(f"{var}._ad is None")
+                    conds.append(f"{var}._ad is None")
                 else:
                     self.no_ad.append(var)
+                self.fail_if(" or ".join(conds))
                 self.line(f"{nv} = {var}._node")
                 self.L.extend(after)
                 if grad:
@@ -240,10 +236,8 @@ class _Gen:
             self.emit(o._ad, av)
 
     def deferred_checks(self) -> None:
-        """The bulk checks of :meth:`array`'s new data nodes and their arrays' types (every one of them is read before
+        """The bulk checks of :meth:`array`'s new data nodes (every one of them is read before
         this, and reading a node or an array changes nothing, so checking later decides the same)."""
-        if self.typed:
-            self.fail_if(f"[*map(type, [{', '.join(self.typed)}])] != {self.const(self.types)}")
         if self.data_nodes:
             self.fail_if(f"{{*map(GOP, [{', '.join(self.data_nodes)}])}} != DATA")
         for sv, nvs in self.size_groups.items():
