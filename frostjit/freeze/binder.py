@@ -83,9 +83,6 @@ class _Gen:
         self.leaves = []         # list-display items of the array leaves
         self.n_leaves = 0
         self.containers = []
-        self.data_nodes = []     # new data nodes of array(): their kind checked in bulk
-        self.size_groups = {}    # size-class variable (or "ONE") -> node variables checked in bulk
-        self.no_ad = []          # array variables that must not be grad-enabled, checked in bulk
 
     # -- helpers -------------------------------------------------------------------------
     def var(self, p="v") -> str:
@@ -190,40 +187,23 @@ class _Gen:
             conds += [f"({nv} := {var}._node).op != 'literal'", f"{nv}.size != {node.size}",
                       f"LIT({nv}.value) != {self.const(_lit(node.value))}"]
         elif node.op == "data":
+            conds.append(f"({nv} := {var}._node).op != 'data'")
             known = self.node_of.get(id(node))
             if known is not None:
-                conds.append(f"({nv} := {var}._node).op != 'data'")
                 conds.append(f"{nv} is not {known[0]}")
                 conds += [f"{var} is {a}" for a in known[1]]
                 known[1].append(var)
             else:
-                # A new node: its kind, size class and (not grad-enabled) AD status are checked
-                # in bulk, a few C-level passes at the end (:meth:`deferred_checks`), not per leaf.
                 self.keep.append(node)
                 self.node_of[id(node)] = (nv, [var])
                 self.nodes.append(nv)
                 self.n_nodes += 1
-                self.data_nodes.append(nv)
                 c = self.size_class(node.size, f"{nv}.size")
                 if c is not None:
-                    self.size_groups.setdefault("ONE" if node.size == 1 else self.classes[node.size],
-                                                []).append(nv)
+                    conds.append(c)
                 else:
                     after = self.L[-2:]
                     del self.L[-2:]
-                grad = o._ad is not None
-                if grad:
-                    conds.append(f"{var}._ad is None")
-                else:
-                    self.no_ad.append(var)
-                self.fail_if(" or ".join(conds))
-                self.line(f"{nv} = {var}._node")
-                self.L.extend(after)
-                if grad:
-                    av = self.var()
-                    self.line(f"{av} = {var}._ad")
-                    self.emit(o._ad, av)
-                return
         else:
             raise Unsupported("pending input")     # pragma: no cover - the walk evaluated it
         grad = o._ad is not None
@@ -234,16 +214,6 @@ class _Gen:
             av = self.var()
             self.line(f"{av} = {var}._ad")
             self.emit(o._ad, av)
-
-    def deferred_checks(self) -> None:
-        """The bulk checks of :meth:`array`'s new data nodes (every one of them is read before
-        this, and reading a node or an array changes nothing, so checking later decides the same)."""
-        if self.data_nodes:
-            self.fail_if(f"{{*map(GOP, [{', '.join(self.data_nodes)}])}} != DATA")
-        for sv, nvs in self.size_groups.items():
-            self.fail_if(f"{{*map(GS, [{', '.join(nvs)}])}} != {sv if sv == 'ONE' else '{' + sv + '}'}")
-        if self.no_ad:
-            self.fail_if(f"any(map(GAD, [{', '.join(self.no_ad)}]))")
 
     def size_class(self, size: int, expr: str):
         """The check that ``expr`` is in the size class of ``size``: a condition, or ``None`` when
@@ -485,10 +455,6 @@ def generate(ff, args, kwargs, flat, views):
     nodes = f"[{', '.join(g.nodes)}]"
     if g.n_nodes > 1:
         g.line(f"nodes = {nodes}")
-        if g.data_nodes == g.nodes:
-            g.data_nodes = ["*nodes"]
-    g.deferred_checks()
-    if g.n_nodes > 1:
         g.fail_if(f"len({{*nodes}}) != {g.n_nodes}")
         nodes = "nodes"
     if len(g.cont_vars) > 1:
