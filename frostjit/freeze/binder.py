@@ -11,9 +11,9 @@ as anything differs: the caller then does the full walk, so a binder never decid
 walk would decide differently, it only skips the work when the answer is known.
 
 A long list or tuple of evaluated arrays of one type and one size class is checked in a few
-C-level passes (``map``/``set``) instead of per element; so are, at the end, the kind (evaluated),
-size class and AD status (not grad-enabled) of every other array reached for the first time (per
-array only its type is checked and its node read).
+C-level passes (``map``/``set``) instead of per element.  (Not the arrays of short or mixed
+structures: a ``map`` over an ``attrgetter`` costs ~30-40 ns per item, more than the specialized
+inline checks.)
 
 Structures a binder does not cover (NumPy inputs, symbolic widths) raise :class:`Unsupported`:
 those keys always take the full walk.
