@@ -37,8 +37,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from functools import partial
-from operator import attrgetter, is_, is_not
+from operator import attrgetter, is_
 
 from ..ad import graph
 from ..ad.graph import ADFlag, HubOutput, HubVertex, Vertex, scopes
@@ -226,8 +225,6 @@ class ThroughInfo:
 _NODE = attrgetter("_node")
 _new = object.__new__
 _AD = attrgetter("_ad")
-_ID = attrgetter("id")
-_NOT_NONE = partial(is_not, None)
 _last = threading.local()
 _current = threading.local()        # the Through whose derivative this thread runs now
 
@@ -291,10 +288,11 @@ class Through:
         self.kept = None            # the forward replay's intermediates for the derivative (.kept)
         self.args = self.kwargs = None
         leaves = flat.leaves
-        # the grad-enabled inputs' vertices by id, first seen first (C-level passes: a call has
-        # many inputs, few of them grad-enabled)
-        vs = [*filter(_NOT_NONE, map(_AD, map(leaves.__getitem__, info.inputs)))]
-        parents = dict(zip(map(_ID, vs), vs))
+        parents = {}
+        for i in info.inputs:
+            v = leaves[i]._ad
+            if v is not None:
+                parents[v.id] = v
         if info.primal is None:
             info.layout(leaves)
         if info.primal:
