@@ -26,7 +26,7 @@ MISS = object()
 class Entry:
     """The recordings of one layout key (see module docstring)."""
 
-    __slots__ = ("key", "order", "general", "pinned", "binder", "refs")
+    __slots__ = ("key", "order", "general", "pinned", "binder", "refs", "last")
 
     def __init__(self, key):
         self.key = key
@@ -35,8 +35,10 @@ class Entry:
         self.pinned = {}         # pinned size classes -> {their sizes: [recordings]}
         self.binder = MISS       # the generated binder (None: none possible; MISS: not generated yet)
         self.refs = []           # weak references whose death drops this entry
+        self.last = None         # (sizes, candidates) of the last candidates() call (add/remove clear it)
 
     def add(self, recd) -> None:
+        self.last = None
         self.order.append(recd)
         pins = getattr(recd, "pins", None)
         if pins:
@@ -46,6 +48,7 @@ class Entry:
             self.general.append(recd)
 
     def remove(self, recd) -> bool:
+        self.last = None
         for i, r in enumerate(self.order):
             if r is recd:
                 del self.order[i]
@@ -71,6 +74,14 @@ class Entry:
         the index's own list: read it at once, never change it)."""
         if not self.pinned:
             return self.general
+        last = self.last
+        if last is not None and last[0] == sizes:     # (the usual call: the sizes of the last one)
+            return last[1]
+        out = self._candidates(sizes)
+        self.last = (sizes[:], out)
+        return out
+
+    def _candidates(self, sizes) -> list:
         out = None
         for classes, table in self.pinned.items():
             # (one pinned class, the usual case, indexed directly; else a list comprehension: a

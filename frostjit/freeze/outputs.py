@@ -525,15 +525,17 @@ def generate_finish(actions, out_desc, ns, through=None):
         t = type(d)
         if t is ArrayOut:
             v = tmp()
-            L.append(f"{v} = new_instance({const(d.cls)}); {v}._node = node_{d.node}; {v}._ad = None")
+            head = f"{v} = new_instance({const(d.cls)}); {v}._node = node_{d.node}; {v}._ad = "
             if d.hub_slot is not None and through is not None:
-                L.append(f"{v}._ad = through.output({d.hub_slot}, {const(d.cls)}, node_{d.node})")
+                L.append(head + f"through.output({d.hub_slot}, {const(d.cls)}, node_{d.node})")
                 if d.grad is not None:
                     L.append(f"{v}._ad.grad = {expr(d.grad)}")
             elif d.grad_enabled:
-                L.append(f"{v}._ad = ad_vertex({const(d.cls)}, node_{d.node}.size, (), node_{d.node})")
+                L.append(head + f"ad_vertex({const(d.cls)}, node_{d.node}.size, (), node_{d.node})")
                 if d.grad is not None:
                     L.append(f"{v}._ad.grad = {expr(d.grad)}")
+            else:
+                L.append(head + "None")
             return v
         if t is InputArray:
             return f"leaves[{d.index}]"

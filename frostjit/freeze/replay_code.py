@@ -25,6 +25,7 @@ from ..backend.replay import ReplayCode, LaunchArg
 from ..functions.memory import check_bounds
 from ..schedule.evaluate import KernelRecordingMode, KernelType, record_operation
 from ..trace import ops as trace_ops
+from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import JitBackend, state
 from .outputs import generate_finish
@@ -257,19 +258,40 @@ def _bind_inputs(code: ReplayCode, rec, kept_in: dict, skip) -> None:
 def _wrap_outputs(code: ReplayCode, node_table: list, sym_outputs: list) -> None:
     """``node_<k> = ...``: fresh data nodes around this replay's buffers, literals, inputs (made
     through the trace's one door, :mod:`frostjit.trace.ops`)."""
+    # Data nodes made inline (a call of trace_ops.data costs as much as the node's stores) when
+    # no recorder is listening (one records on another thread: it is told of each node).
+    inline = sum(type(e) is BufferEntry for e in node_table) >= 2
+    if inline:
+        code.namespace.update({"NODE_NEW": object.__new__, "Node": Node})
+        code.line("if jit_state.recorder is None:")
+        indent = code.indent
+        code.indent = indent + "    "
+        for k, entry in enumerate(node_table):
+            if type(entry) is BufferEntry:
+                code.line(trace_ops.data_source(f"node_{k}", code.type_name(entry.vt), f"buffer_{entry.slot}",
+                                                entry.size.expr))
+            else:
+                code.line(f"node_{k} = {_node_expr(code, k, entry)}")
+        code.indent = indent
+        code.line("else:")
+        code.indent = indent + "    "
     for k, entry in enumerate(node_table):
-        t = type(entry)
-        if t is BufferEntry:
-            expr = f"data_node({code.type_name(entry.vt)}, buffer_{entry.slot}, {entry.size.expr})"
-        elif t is LiteralEntry:
-            expr = f'literal_node({code.type_name(entry.vt)}, {code.bind(f"literal_{k}", entry.value)}, {entry.size.expr})'
-        elif t is InputEntry:
-            expr = f"input_nodes[{entry.index}]"
-        else:
-            expr = f"captured_nodes[{entry.index}]"
-        code.line(f"node_{k} = {expr}")
+        code.line(f"node_{k} = {_node_expr(code, k, entry)}")
+    if inline:
+        code.indent = indent
     for k, sym in enumerate(sym_outputs):
         code.line(f"width_{k} = {sym.expr}")
+
+
+def _node_expr(code: ReplayCode, k: int, entry) -> str:
+    t = type(entry)
+    if t is BufferEntry:
+        return f"data_node({code.type_name(entry.vt)}, buffer_{entry.slot}, {entry.size.expr})"
+    if t is LiteralEntry:
+        return f'literal_node({code.type_name(entry.vt)}, {code.bind(f"literal_{k}", entry.value)}, {entry.size.expr})'
+    if t is InputEntry:
+        return f"input_nodes[{entry.index}]"
+    return f"captured_nodes[{entry.index}]"
 
 
 def _input_array(a: np.ndarray, dtype) -> np.ndarray:

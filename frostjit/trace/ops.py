@@ -436,6 +436,15 @@ def data(vt: VarType, buffer, size: int) -> Node:
     return node
 
 
+def data_source(var: str, vt: str, buffer: str, size: str) -> str:
+    """Python source of one statement that makes ``var`` the node :func:`data` returns for the
+    expressions ``vt``, ``buffer``, ``size``, without telling a recorder (for generated replays,
+    which run it only while ``state.recorder is None``; it needs ``NODE_NEW`` and ``Node``
+    in their namespace).  Kept beside :func:`data`: the same fields, the same values."""
+    return (f"{var} = NODE_NEW(Node); {var}.op = 'data'; {var}.vt = {vt}; {var}.size = {size}; "
+            f"{var}.a0 = (); {var}.a1 = None; {var}.value = {buffer}; {var}.extra = None; {var}.sym = None")
+
+
 def cast(node: Node, vt: VarType) -> Node:
     """Convert ``node`` to type ``vt`` (literals are converted at trace time, with the
     conversion's reference semantics, so a folded literal is what a kernel would compute)."""

@@ -132,6 +132,10 @@ def _variations():
     o3 = Obj(ramp(4), 1)
     o3.extra = 5
     lit1, lit2 = Float(1.0), Float(2.0)
+    ad_plain, ad_grad, ad_one = FloatAD(np.arange(8, dtype=np.float32)), FloatAD(np.ones(8, np.float32)), FloatAD(2.0)
+    ad_plain2 = FloatAD(np.arange(8, dtype=np.float32) + 1)
+    fj.enable_grad(ad_grad)
+    fj.make_opaque(ad_one)
     return [
         ("aliasing", lambda x, y: x + y, [lambda: (a, b), lambda: (a, a), lambda: (a, Float(a))]),
         ("size classes", lambda x, y: x + y if fj.width(x) == fj.width(y) else x,
@@ -140,6 +144,12 @@ def _variations():
         ("list length and members", lambda xs: xs[0] + fj.sum(xs[-1]),
          [lambda: (xs,), lambda: (xs[:9],), lambda: (xs[:9] + [xs[0]],), lambda: (xs[:9] + [F(1)],),
           lambda: (xs[:9] + [ramp(5)],), lambda: (xs[:9] + [Float(2.0)],), lambda: (list(xs),)]),
+        ("short list and tuple lengths", lambda xs, t: xs[0] + len(xs) + len(t),
+         [lambda: ([a, b], (a,)), lambda: ([a, b, ramp(8, 2)], (a,)), lambda: ([a], (a,)), lambda: ([a, b], (a, b)),
+          lambda: ([a, b], ()), lambda: ([a, b], (a,))]),
+        ("array types", lambda x, y: x * 2 + fj.width(y),
+         [lambda: (a, b), lambda: (fj.arange(UInt32, 8), b), lambda: (a, fj.arange(UInt32, 8)),
+          lambda: (FloatAD(a), b), lambda: (a, FloatAD(b)), lambda: (a, b)]),
         ("list element types", lambda xs: xs[0] + 1,
          [lambda: ([ramp(3, k) for k in range(9)],), lambda: ([ramp(3)] + [fj.arange(UInt32, 3)] * 8,),
           lambda: ([ramp(3, k) for k in range(8)] + [ramp(3) + 1],)]),
@@ -153,6 +163,11 @@ def _variations():
          [lambda: ({"p": a, "q": b},), lambda: ({"q": b, "p": a},), lambda: ({"p": a, "q": b, "r": 1},)]),
         ("none versus array", lambda x, y: x if y is None else x + y,
          [lambda: (a, None), lambda: (a, b), lambda: (a, None)]),
+        # (the binder checks new data nodes' kind, size class and AD status in bulk at the end)
+        ("grad-enabled or not", lambda x, y, z: fj.detach(x) * fj.detach(y) + fj.detach(z),
+         [lambda: (ad_plain, ad_plain2, ad_one), lambda: (ad_grad, ad_plain2, ad_one),
+          lambda: (ad_plain, ad_grad, ad_one), lambda: (ad_plain, FloatAD(ad_plain), ad_one),
+          lambda: (ad_plain, ad_plain2, ad_grad), lambda: (ad_plain, ad_plain2, fj.detach(ad_one) + 1)]),
         ("kwargs", lambda x, **kw: x + len(kw), [lambda: (a,), lambda: (a,), ]),
         ("shared containers", lambda p, q: p[0] + q[0],
          [lambda: ([a], [b]), lambda: ((lambda l: (l, l))([a])), lambda: ([a], [a])]),

@@ -247,3 +247,14 @@ def test_candidates_are_the_pinned_matches_in_order_then_the_general_recordings(
     assert e.candidates([5, 7]) == [a, b]      # (the first list was not extended in place)
     e.remove(a)
     assert e.candidates([5, 6]) == [b, c] and e.candidates([4, 7]) == []
+    # the last call's answer is remembered until the next add or remove
+    sizes = [5, 6]
+    assert e.candidates(sizes) is e.candidates([5, 6]) and e.candidates(sizes) == [b, c]
+    e.add(g1)
+    assert e.candidates([5, 6]) == [b, c, g1]
+    e.remove(b)
+    assert e.candidates([5, 6]) == [c, g1]
+    sizes[0] = 4            # (a caller's list changed afterwards: not the remembered sizes)
+    assert e.candidates([5, 6]) == [c, g1] and e.candidates(sizes) == [c, g1]
+    e.remove(c)
+    assert e.candidates([4, 6]) == [g1]

@@ -230,3 +230,40 @@ def test_zero_filled_targets_and_argument_lengths_follow_alternating_widths():
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w, err_msg=f"width {n}")
     assert f.n_recordings <= 2      # (width 1 may need its own recording)
+
+
+def test_replay_data_nodes_are_those_of_the_trace_door(monkeypatch):
+    # a replay makes its output data nodes inline (trace.ops.data_source) unless a recorder
+    # listens, which is then told of each one as trace.ops.data tells it
+    from frostjit.trace import ops
+    from frostjit.trace.node import Node
+    from frostjit.trace.dtypes import Float32
+    from frostjit.trace.state import state
+    buf = object()
+    ns = {"NODE_NEW": object.__new__, "Node": Node, "vt": Float32, "buf": buf}
+    exec(ops.data_source("n", "vt", "buf", "7"), ns)
+    ref = ops.data(ns["vt"], buf, 7)
+    assert all(getattr(ns["n"], s) is getattr(ref, s) or getattr(ns["n"], s) == getattr(ref, s)
+               for s in Node.__slots__ if s != "__weakref__")
+
+    ff = fj.freeze(lambda x, y: (x * 2, x + y, fj.sum(y)))
+    for w in (5, 1, 5):
+        out = ff(ramp(w), ramp(w, 1))
+        assert all(same(a, b) for a, b in zip(out, (ramp(w) * 2, ramp(w) + ramp(w, 1), fj.sum(ramp(w, 1)))))
+    told = []
+
+    class Listening:        # a recorder recording on another thread: told of every new node
+        def current(self):
+            return None
+
+        def on_node(self, node):
+            told.append(node)
+
+        def __getattr__(self, name):
+            return lambda *a, **k: None
+    monkeypatch.setattr(state, "recorder", Listening())
+    out = ff(ramp(9), ramp(9, 2))
+    monkeypatch.setattr(state, "recorder", None)
+    assert {id(o._node) for o in out if o._node.op == "data"} <= {id(n) for n in told}
+    assert len(told) >= 3
+    assert all(same(a, b) for a, b in zip(out, (ramp(9) * 2, ramp(9) + ramp(9, 2), fj.sum(ramp(9, 2)))))
