@@ -203,9 +203,7 @@ class KernelEmitter:
             # becomes anyway (AVX2 has no instruction moving bits into lanes): emitted as one, it
             # saves instruction selection ~5% of a small kernel's code generation (measured).
             self.body.append("  %left.t = trunc i64 %left.w to i32")
-            self.body.append(f"  %leftv0 = insertelement <{W} x i32> poison, i32 %left.t, i64 0")
-            self.body.append(f"  %leftv = shufflevector <{W} x i32> %leftv0, <{W} x i32> poison, <{W} x i32> zeroinitializer")
-            self.body.append(f"  %mask = icmp ult <{W} x i32> {self._lane_numbers()}, %leftv")
+            self.body += self._lanes_left_mask("%leftv", "%mask")
         self.body.append(f"  %full = icmp eq i64 %left.w, {W}")
         chunk_start = len(self.body)      # where the grouped loads go (no mask registers)
         block_start = 0
@@ -361,13 +359,18 @@ class KernelEmitter:
     def _lane_numbers(self) -> str:
         return "<" + ", ".join(f"i32 {j}" for j in range(self.W)) + ">"
 
+    def _lanes_left_mask(self, left: str, mask: str) -> list[str]:
+        """``mask``: the lanes below ``%left.t`` (the chunk's lane count), a vector compare of the
+        lane numbers with ``left`` (``left`` + ``0``: its broadcast's names)."""
+        W = self.W
+        return [f"  {left}0 = insertelement <{W} x i32> poison, i32 %left.t, i64 0",
+                f"  {left} = shufflevector <{W} x i32> {left}0, <{W} x i32> poison, <{W} x i32> zeroinitializer",
+                f"  {mask} = icmp ult <{W} x i32> {self._lane_numbers()}, {left}"]
+
     def _tail_mask(self, tag: str) -> list[str]:
         """``%{tag}.mask``, the lane mask computed again in a last chunk's block: full chunks
         then compute none unless the kernel uses ``%mask`` (a loop, a gather)."""
-        W = self.W
-        return [f"  %{tag}.lv0 = insertelement <{W} x i32> poison, i32 %left.t, i64 0",
-                f"  %{tag}.lv = shufflevector <{W} x i32> %{tag}.lv0, <{W} x i32> poison, <{W} x i32> zeroinitializer",
-                f"  %{tag}.mask = icmp ult <{W} x i32> {self._lane_numbers()}, %{tag}.lv"]
+        return self._lanes_left_mask(f"%{tag}.lv", f"%{tag}.mask")
 
     def _grouped_loads(self) -> list[str]:
         """Without mask registers: every input's chunk read at the start of the chunk, with one
