@@ -26,6 +26,11 @@ machine, so a change of a few microseconds shows where wall times drown in the n
 call, ``backward``, ``opt.step()`` of the through-the-forward step, beside the whole step frozen,
 and the functions that run the most of them.
 
+``--parts`` (frostjit only, small problem) gives the CPU time of each part of a replayed step
+(``time.process_time`` around each call, in batches of 300 steps, median of 9 batches): the forward
+call, ``backward``, a frozen ``opt.step()`` and reading the loss back, beside the whole step frozen
+on its own optimizer, interleaved step by step so that both see the same load.
+
 A second table times one optimizer step (``opt.step()`` after ``set_grad``, unfrozen, until
 the kernels finished) per optimizer on 1e3 and 1e6 parameters, beside Dr.Jit.
 """
@@ -69,6 +74,9 @@ def child(system: str, params: dict) -> dict:
     out = {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr)}
     if params.get("opcodes"):
         out["opcodes"] = opcode_counts(dr, T, fit)
+        return out
+    if params.get("parts"):
+        out["parts"] = part_times(dr, T, fit)
         return out
     for name in params["problems"]:
         k, size = PROBLEMS[name]
@@ -144,6 +152,51 @@ def opcode_counts(dr, T, fit) -> dict:
     return out
 
 
+def part_times(dr, T, fit, batches: int = 9, steps: int = 300) -> dict:
+    """CPU microseconds per part of one replayed small step (median of ``batches`` batches of
+    ``steps`` steps): the forward call, ``backward``, a frozen ``opt.step()`` and the loss read back
+    of the through-the-forward step, and the whole step frozen (on a second optimizer), run in
+    alternation so that both see the same load."""
+    k, size = PROBLEMS["small"]
+    hw = size * size
+    target = T.Float(fit.target_image(size))
+    geom = fit.make_geometry(dr, T, k, size)
+    opt, opt2 = fit.make_optimizer(dr, T, k, 0.01), fit.make_optimizer(dr, T, k, 0.01)
+    forward = dr.freeze(lambda opt, target, geom: dr.mean(dr.square(fit.render(dr, T, opt, geom, hw) - target)))
+    update = dr.freeze(lambda opt: opt.step())
+    whole = dr.freeze(fit.make_step(dr, T, hw))
+    for _ in range(30):         # recorded, derivative bound, kept intermediates planned
+        loss = forward(opt, target, geom)
+        dr.backward(loss)
+        update(opt)
+        whole(opt2, target, geom)
+    names = ["forward call", "backward", "opt.step() (frozen)", "read the loss", "whole step frozen"]
+    per = {n: [] for n in names}
+    clock = time.process_time
+    for _ in range(batches):
+        acc = [0.0] * 5
+        for _ in range(steps):
+            t0 = clock()
+            loss = forward(opt, target, geom)
+            t1 = clock()
+            dr.backward(loss)
+            t2 = clock()
+            update(opt)
+            t3 = clock()
+            float(dr.detach(loss).numpy()[0])
+            t4 = clock()
+            float(whole(opt2, target, geom).numpy()[0])
+            t5 = clock()
+            acc[0] += t1 - t0
+            acc[1] += t2 - t1
+            acc[2] += t3 - t2
+            acc[3] += t4 - t3
+            acc[4] += t5 - t4
+        for n, a in zip(names, acc):
+            per[n].append(a / steps * 1e6)
+    return {n: statistics.median(v) for n, v in per.items()}
+
+
 def through_step(dr, T, fit, hw: int, mode: str):
     """The training step with the forward pass (render, loss) frozen and ``backward`` outside
     it, through its result; the optimizer step frozen too for ``... + step frozen``."""
@@ -216,6 +269,17 @@ def report_opcodes(counts: dict) -> None:
     print(H.table(["part", "instructions"], rows))
     for p in parts + ["whole step frozen"]:
         print(f"  {p}: " + ", ".join(f"{name} {n}" for name, n in counts[p]["top"]))
+
+
+def report_parts(parts: dict) -> None:
+    """The table of :func:`part_times`."""
+    print("CPU time per part of a replayed small step (us, median of 9 batches of 300 steps; "
+          "the whole step frozen in alternation)")
+    through = sum(v for n, v in parts.items() if n != "whole step frozen")
+    rows = [[n, H.fmt(v)] for n, v in parts.items()]
+    rows += [["through step (sum of the four parts)", H.fmt(through)],
+             ["sum / whole", H.fmt_ratio(through / parts["whole step frozen"])]]
+    print(H.table(["part", "CPU us"], rows))
 
 
 def report(res: dict, problems) -> None:
@@ -321,6 +385,8 @@ def parser(prog: str = "bench_ad.py") -> argparse.ArgumentParser:
                     help="skip the table of one step per optimizer (SGD, RMSProp, Adam, AdamW)")
     ap.add_argument("--opcodes", action="store_true",
                     help="frostjit only: Python bytecode instructions per part of a replayed step (deterministic)")
+    ap.add_argument("--parts", action="store_true",
+                    help="frostjit only: CPU time per part of a replayed small step, beside the whole step frozen")
     ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
@@ -342,6 +408,14 @@ def main(argv=None, prog: str = "bench_ad.py") -> int:
             print(f"frostjit: {res['frostjit'].get('reason')}")
             return 1
         report_opcodes(res["frostjit"]["opcodes"])
+        H.dump_json(a.json, res)
+        return 0
+    if a.parts:
+        res = {"frostjit": run_child("frostjit", {"parts": True, "problems": ["small"], "threads": a.threads})}
+        if res["frostjit"].get("status") != "ok":
+            print(f"frostjit: {res['frostjit'].get('reason')}")
+            return 1
+        report_parts(res["frostjit"]["parts"])
         H.dump_json(a.json, res)
         return 0
     problems = a.problems
