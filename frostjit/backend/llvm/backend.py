@@ -17,7 +17,7 @@ from .compiler import Compiler
 from ..cache_control import check_capacity
 from .memory import HostBuffer, pool
 from .reduction import REDUCE_ROW, REDUCE_ROWS_FROM, REDUCE_UFUNC, fusable, reduce_identity, result_dtype
-from .replay import LLVMReplayEmitter
+from .replay import LLVMReplayEmitter, SlabBuffer
 from .native_pool import native_code
 from .block_kernels import RowKernels, supported as row_kernel_supported
 from .threads import PARALLEL_MIN_WORK, ThreadPool, default_thread_count
@@ -83,6 +83,8 @@ class LLVMBackend(Backend):
         return buf
 
     def to_numpy(self, buffer, size):
+        if type(buffer) is SlabBuffer:
+            return buffer.copy_out(size)
         return buffer.array[:size].copy()
 
     def element(self, buffer, index):

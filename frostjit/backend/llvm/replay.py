@@ -292,6 +292,17 @@ class SlabBuffer:
         v = self._v
         return v[2] if type(v) is tuple else v.shape[0]
 
+    def copy_out(self, size: int):
+        """A NumPy copy of the first ``size`` elements, without making (and keeping) the view
+        ``array`` when there is none yet: a replay's output read once (a loss read back each
+        training step) costs one slice and one copy (1.5-1.6 us CPU against 2.6, loaded AVX2)."""
+        v = self._v
+        if type(v) is tuple:
+            slab, off, _n, dt = v
+            i = off // dt.itemsize
+            return slab[dt][i:i + size].copy()
+        return v[:size].copy()
+
 
 class _Slab(dict):
     """A slab's typed NumPy views, by dtype (made when first needed)."""
