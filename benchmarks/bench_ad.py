@@ -24,7 +24,8 @@ shared machine), beside Dr.Jit's frozen step and frostjit's whole step frozen.
 a replayed step runs (``sys.settrace`` with opcode events: the same count on a loaded or a quiet
 machine, so a change of a few microseconds shows where wall times drown in the noise): the forward
 call, ``backward``, ``opt.step()`` of the through-the-forward step, beside the whole step frozen,
-and the functions that run the most of them.
+and the functions that run the most of them (with ``--lines``, also the lines of the whole step's
+generated binder and replay that run the most).
 
 ``--parts`` (frostjit only, small problem) gives the CPU time of each part of a replayed step
 (``time.process_time`` around each call, in batches of 300 steps, median of 9 batches): the forward
@@ -73,7 +74,7 @@ def child(system: str, params: dict) -> dict:
     _workloads.apply_threads(system, params.get("threads"))
     out = {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr)}
     if params.get("opcodes"):
-        out["opcodes"] = opcode_counts(dr, T, fit)
+        out["opcodes"] = opcode_counts(dr, T, fit, params.get("lines", False))
         return out
     if params.get("parts"):
         out["parts"] = part_times(dr, T, fit)
@@ -108,7 +109,7 @@ def child(system: str, params: dict) -> dict:
     return out
 
 
-def opcode_counts(dr, T, fit) -> dict:
+def opcode_counts(dr, T, fit, lines: bool = False) -> dict:
     """Python bytecode instructions per part of one replayed training step (small problem): the
     forward call, ``backward`` and ``opt.step()`` through a frozen forward pass, and the whole step
     frozen; with the functions that run the most of them.  Deterministic (``sys.settrace`` opcode
@@ -149,7 +150,36 @@ def opcode_counts(dr, T, fit) -> dict:
     _, out["backward"] = count(dr.backward, loss)
     _, out["opt.step()"] = count(opt.step)
     _, out["whole step frozen"] = count(lambda: whole(opt2, target, geom))
+    if lines:
+        out["lines"] = _line_counts(lambda: whole(opt2, target, geom))
     return out
+
+
+def _line_counts(fn) -> list:
+    """Bytecode instructions per source line of generated code (binders, replays) in one call of
+    ``fn``, numbers in the lines replaced by N so that lines of one kind add up (``node_N = ...``);
+    the 15 largest as ``[count, line]``."""
+    import collections
+    import linecache
+    import re
+    per_line = collections.Counter()
+
+    def tracer(frame, event, arg):
+        if event == "call":
+            frame.f_trace_opcodes = True
+        elif event == "opcode":
+            c = frame.f_code
+            if c.co_filename.startswith("<frostjit"):
+                text = linecache.getline(c.co_filename, frame.f_lineno).strip()
+                per_line[f"{_code_name(c)} " + re.sub(r"\d+", "N", text)[:100]] += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        fn()
+    finally:
+        sys.settrace(None)
+    return [[n, text] for text, n in per_line.most_common(15)]
 
 
 def part_times(dr, T, fit, batches: int = 9, steps: int = 300) -> dict:
@@ -269,6 +299,10 @@ def report_opcodes(counts: dict) -> None:
     print(H.table(["part", "instructions"], rows))
     for p in parts + ["whole step frozen"]:
         print(f"  {p}: " + ", ".join(f"{name} {n}" for name, n in counts[p]["top"]))
+    if counts.get("lines"):
+        print("whole step frozen, generated code by line (numbers replaced by N):")
+        for n, text in counts["lines"]:
+            print(f"  {n:5d}  {text}")
 
 
 def report_parts(parts: dict) -> None:
@@ -385,6 +419,8 @@ def parser(prog: str = "bench_ad.py") -> argparse.ArgumentParser:
                     help="skip the table of one step per optimizer (SGD, RMSProp, Adam, AdamW)")
     ap.add_argument("--opcodes", action="store_true",
                     help="frostjit only: Python bytecode instructions per part of a replayed step (deterministic)")
+    ap.add_argument("--lines", action="store_true",
+                    help="with --opcodes: also the instructions per line of the whole step's generated code")
     ap.add_argument("--parts", action="store_true",
                     help="frostjit only: CPU time per part of a replayed small step, beside the whole step frozen")
     ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
@@ -403,7 +439,8 @@ def main(argv=None, prog: str = "bench_ad.py") -> int:
         print(H.RESULT_MARK + json.dumps(res), flush=True)
         return 0
     if a.opcodes:
-        res = {"frostjit": run_child("frostjit", {"opcodes": True, "problems": ["small"], "threads": a.threads})}
+        res = {"frostjit": run_child("frostjit", {"opcodes": True, "lines": a.lines, "problems": ["small"],
+                                                  "threads": a.threads})}
         if res["frostjit"].get("status") != "ok":
             print(f"frostjit: {res['frostjit'].get('reason')}")
             return 1
