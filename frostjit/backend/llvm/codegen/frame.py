@@ -372,9 +372,49 @@ class KernelEmitter:
         then compute none unless the kernel uses ``%mask`` (a loop, a gather)."""
         return self._lanes_left_mask(f"%{tag}.lv", f"%{tag}.mask")
 
+    @staticmethod
+    def _copied(vt: VarType) -> bool:
+        """Whether a last chunk of ``vt`` is read or written through a stack slot rather than
+        with a masked load or store: AVX2 masks only 32- and 64-bit elements.
+
+        LLVM turns a masked load or store of 8- or 16-bit elements (a Bool output, a comparison
+        stored) into one branch and one scalar access per lane: W blocks for instruction
+        selection in every kernel, although only a launch block's last chunk runs them.  A
+        scalar copy loop is a few instructions: the Monte Carlo pi kernel (PCG32 steps and a
+        Bool output) compiled in 37 -> 30 ms CPU (AVX2 AMD EPYC, docs/engine.md "Compile
+        time").  32- and 64-bit elements keep the masked instructions: the copy loops cost
+        more than ``vmaskmov`` there (the Mandelbrot kernel 19 -> 23 ms with copies)."""
+        return vt.itemsize < 4
+
+    def _tail_buffer(self, name: str, mt: str) -> str:
+        """A 64-byte aligned stack slot of one chunk of ``mt`` (allocated once, in the entry block):
+        where a last chunk's loads read from or its stores write to (see _copied)."""
+        self.entry.append(f"  {name} = alloca {self.vty(mt)}, align 64")
+        return name
+
+    @staticmethod
+    def _copy_loop(tag: str, pairs: list[tuple[str, str, str]], after: str) -> list[str]:
+        """Blocks ``{tag}.copy``: element ``j`` of every ``(type, dst, src)`` of ``pairs`` copied, for
+        ``j`` below ``%left.w`` (the last chunk's lane count, at least 1); entered from block
+        ``{tag}.tail``, left to ``after``.  A loop rather than ``memcpy``: a call in the kernel
+        costs code generation more (every vector register is caller-saved around it)."""
+        lines = [f"  br label %{tag}.copy", f"{tag}.copy:",
+                 f"  %{tag}.j = phi i64 [ 0, %{tag}.tail ], [ %{tag}.jn, %{tag}.copy ]"]
+        for n, (mt, dst, src) in enumerate(pairs):
+            lines += [f"  %{tag}.s{n} = getelementptr {mt}, ptr {src}, i64 %{tag}.j",
+                      f"  %{tag}.x{n} = load {mt}, ptr %{tag}.s{n}",
+                      f"  %{tag}.d{n} = getelementptr {mt}, ptr {dst}, i64 %{tag}.j",
+                      f"  store {mt} %{tag}.x{n}, ptr %{tag}.d{n}"]
+        lines += [f"  %{tag}.jn = add i64 %{tag}.j, 1",
+                  f"  %{tag}.more = icmp ult i64 %{tag}.jn, %left.w",
+                  f"  br i1 %{tag}.more, label %{tag}.copy, label %{after}"]
+        return lines
+
     def _grouped_loads(self) -> list[str]:
         """Without mask registers: every input's chunk read at the start of the chunk, with one
-        branch between plain loads (a full chunk) and masked ones (the last chunk).
+        branch between plain loads (a full chunk) and masked ones (the last chunk); 8- and
+        16-bit inputs are copied into a zeroed stack slot in the last chunk instead, which their
+        one load then reads (see _copied; inactive lanes read 0 either way).
 
         A masked load or store costs several instructions on AVX2, and each basic block holding
         one costs instruction selection its own copy of the mask: one branch for all inputs (and
@@ -384,37 +424,73 @@ class KernelEmitter:
         W = self.W
         params = sorted(self.grouped_loads.items())
         whole, part = ["ld.whole:"], ["ld.tail:"]
-        part += self._tail_mask("ld")
-        phis, bools = ["ld.end:"], []
+        if any(not self._copied(vt) for _, vt in params):
+            part += self._tail_mask("ld")
+        head, pairs, phis, reads, bools = [], [], ["ld.end:"], [], []
+        from_tail = "%ld.tail"
         for k, vt in params:
             mt = memory_type(vt)
             v = self.vty(mt)
+            name = f"%in{k}.m" if vt is Bool else f"%in{k}"
+            if vt is Bool:
+                bools.append(f"  %in{k} = icmp ne {v} %in{k}.m, zeroinitializer")
+            if self._copied(vt):
+                buf = self._tail_buffer(f"%ld.buf{k}", mt)
+                memset = self.intrinsic("llvm.memset.p0.i64", "void", ["ptr", "i8", "i64", "i1"])
+                head.append(f"  %in{k}.at = getelementptr {mt}, ptr %a{k}, i64 %i")
+                part.append(f"  call void {memset}(ptr align 64 {buf}, i8 0, i64 {W * vt.itemsize}, i1 false)")
+                pairs.append((mt, buf, f"%in{k}.at"))
+                reads.append(f"  %in{k}.src = select i1 %full, ptr %in{k}.at, ptr {buf}")
+                reads.append(f"  {name} = load {v}, ptr %in{k}.src, align {vt.itemsize}")
+                continue
             whole.append(f"  %in{k}.at = getelementptr {mt}, ptr %a{k}, i64 %i")
             whole.append(f"  %in{k}.w = load {v}, ptr %in{k}.at, align {vt.itemsize}")
             fn = self.intrinsic(f"llvm.masked.load.v{W}{suffix(mt)}.p0", v, ["ptr", "i32", self.vty("i1"), v])
             part.append(f"  %in{k}.tat = getelementptr {mt}, ptr %a{k}, i64 %i")
             part.append(f"  %in{k}.t = call {v} {fn}(ptr %in{k}.tat, i32 {vt.itemsize}, "
                         f"{self.vty('i1')} %ld.mask, {v} zeroinitializer)")
-            name = f"%in{k}.m" if vt is Bool else f"%in{k}"
-            phis.append(f"  {name} = phi {v} [ %in{k}.w, %ld.whole ], [ %in{k}.t, %ld.tail ]")
-            if vt is Bool:
-                bools.append(f"  %in{k} = icmp ne {v} %in{k}.m, zeroinitializer")
-        return ["  br i1 %full, label %ld.whole, label %ld.tail",
-                *whole, "  br label %ld.end", *part, "  br label %ld.end", *phis, *bools]
+            phis.append(f"  {name} = phi {v} [ %in{k}.w, %ld.whole ], [ %in{k}.t, {{from_tail}} ]")
+        if pairs:
+            part += self._copy_loop("ld", pairs, "ld.end")
+            from_tail = "%ld.copy"
+        else:
+            part.append("  br label %ld.end")
+        phis = [p.replace("{from_tail}", from_tail) for p in phis]
+        return [*head, "  br i1 %full, label %ld.whole, label %ld.tail",
+                *whole, "  br label %ld.end", *part, *phis, *reads, *bools]
 
     def _grouped_stores(self) -> list[str]:
         """Without mask registers: every output's chunk written at the end of the chunk: a full
         chunk with plain (or non-temporal, see store_output) stores, the last one with masked
-        stores, one branch between them (see _grouped_loads)."""
+        stores, one branch between them (see _grouped_loads); an 8- or 16-bit output's last
+        chunk is stored into a stack slot whose lanes left are then copied out (see _copied)."""
         W = self.W
-        lines, whole, part = [], ["st.whole:"], ["st.tail:"]
-        part += self._tail_mask("st")
+        lines, whole, part, pairs = [], ["st.whole:"], ["st.tail:"], []
+        if any(not self._copied(vt) for _, vt, _ in self.grouped_stores):
+            part += self._tail_mask("st")
         for j, (k, vt, value) in enumerate(self.grouped_stores):
             mt = memory_type(vt)
             v = self.vty(mt)
             if vt is Bool:
                 lines.append(f"  %st{j}.v = zext {self.vty('i1')} {value} to {v}")
                 value = f"%st{j}.v"
+            if self._copied(vt):
+                # The full chunk's store and the last chunk's store into the slot are one store
+                # (to a selected address) unless it is non-temporal.
+                buf = self._tail_buffer(f"%st.buf{j}", mt)
+                lines += [f"  %st{j}.at = getelementptr {mt}, ptr %a{k}, i64 %i",
+                          f"  %st{j}.nt.ok = and i1 %full, %a{k}.nt",
+                          f"  br i1 %st{j}.nt.ok, label %st{j}.nt, label %st{j}.plain",
+                          f"st{j}.nt:",
+                          f"  store {v} {value}, ptr %st{j}.at, align {self._store_alignment(vt)}, !nontemporal !0",
+                          f"  br label %st{j}.done",
+                          f"st{j}.plain:",
+                          f"  %st{j}.dst = select i1 %full, ptr %st{j}.at, ptr {buf}",
+                          f"  store {v} {value}, ptr %st{j}.dst, align {vt.itemsize}",
+                          f"  br label %st{j}.done",
+                          f"st{j}.done:"]
+                pairs.append((mt, f"%st{j}.at", buf))
+                continue
             whole += [f"  %st{j}.at = getelementptr {mt}, ptr %a{k}, i64 %i",
                       f"  br i1 %a{k}.nt, label %st{j}.nt, label %st{j}.plain",
                       f"st{j}.nt:",
@@ -427,8 +503,9 @@ class KernelEmitter:
             fn = self.intrinsic(f"llvm.masked.store.v{W}{suffix(mt)}.p0", "void", [v, "ptr", "i32", self.vty("i1")])
             part.append(f"  %st{j}.tat = getelementptr {mt}, ptr %a{k}, i64 %i")
             part.append(f"  call void {fn}({v} {value}, ptr %st{j}.tat, i32 {vt.itemsize}, {self.vty('i1')} %st.mask)")
+        part += self._copy_loop("st", pairs, "st.end") if pairs else ["  br label %st.end"]
         return [*lines, "  br i1 %full, label %st.whole, label %st.tail",
-                *whole, "  br label %st.end", *part, "  br label %st.end", "st.end:"]
+                *whole, "  br label %st.end", *part, "st.end:"]
 
     def store_output(self, k: int, vt: VarType, ptr: str, value: str) -> None:
         """Store ``value`` into output ``k`` at ``ptr``: a non-temporal store of the whole chunk
