@@ -185,8 +185,9 @@ def _gather_without_mask_registers(e, ins) -> str:
     * inactive lanes of the result are zeroed once, after the three ways join, by an ``and``
       with the integer mask.
 
-    1e6 bilinear texture lookups (four gathers per lookup), one Zen 3 thread, median CPU ms:
-    64 x 64 texture (in L1) 4.1 -> 3.2, 256 x 256 (in L2) 5.2 -> 4.0 (docs/benchmarks.md).
+    1e6 bilinear texture lookups (four gathers per lookup), the kernel alone on one Zen 3
+    thread, median CPU ms of 61 interleaved calls: 64 x 64 texture (in L1) 5.8 -> 4.9, 256 x 256
+    (in L2) 8.1 -> 6.7 (at a load average of 14 on 2 cores; docs/benchmarks.md).
     """
     k, vt = ins.value, ins.vt
     W = e.W
