@@ -112,8 +112,10 @@ class _IndexRun:
 def op_gather(e, ins):
     k = ins.value
     vt = ins.vt
-    m = active_in_bounds(e, k, ins.args[0], e.arg(ins, 1))
     offset = _lane_offset(e, ins.args[0])
+    if offset is None and not e.masked_chunks:
+        return _gather_without_mask_registers(e, ins)
+    m = active_in_bounds(e, k, ins.args[0], e.arg(ins, 1))
     if offset is not None:
         # In-bounds lanes have index == i + lane + offset exactly; the mask covers the others.
         start = e.emit(f"add i64 %i, {offset}")
@@ -121,7 +123,8 @@ def op_gather(e, ins):
         return e.masked_mem("load", vt, p, mask=m)
     # Decided per chunk at run time: every lane reads one element (a parameter per object,
     # read by the object's consecutive lanes) -> one load; consecutive elements -> a vector
-    # load; anything else -> a hardware gather.  The tests cost little beside a gather of
+    # load; anything else -> a hardware gather (without mask registers: see
+    # _gather_without_mask_registers).  With mask registers the tests cost little beside a gather of
     # random indices (1e6 bilinear texture lookups, AVX-512, one thread: 7.0-8.2 ms CPU, 6.9-7.5
     # ms with no tests; 10.5 ms when they compared 64-bit addresses made outside the gather's block).
     mt = memory_type(vt)
@@ -145,11 +148,8 @@ def op_gather(e, ins):
     e.body.append(f"  br label %{tag}.end")
     e.body.append(f"{tag}.any:")
     fn = e.intrinsic(f"llvm.masked.gather.v{e.W}{suffix(mt)}.v{e.W}p0", v, [pv, "i32", e.vty("i1"), v])
-    if e.masked_chunks:
-        ptrs = pointers(e, k, vt, ins.args[0])
-        r_any = e.emit(f"call {v} {fn}({pv} {ptrs}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
-    else:
-        r_any = _unmasked_gather(e, k, vt, ins.args[0], m, fn)
+    ptrs = pointers(e, k, vt, ins.args[0])
+    r_any = e.emit(f"call {v} {fn}({pv} {ptrs}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
     e.body.append(f"  br label %{tag}.end")
     e.body.append(f"{tag}.end:")
     r = e.emit(f"phi {v} [ {r_one}, %{tag}.one ], [ {r_vec}, %{tag}.vec ], [ {r_any}, %{tag}.any ]")
@@ -158,25 +158,97 @@ def op_gather(e, ins):
     return r
 
 
-def _unmasked_gather(e, k: int, vt: VarType, index_instr: int, m: str, fn: str) -> str:
-    """A hardware gather of every lane, for CPUs without mask registers.
+def _int_mask(e, m: str, t: str) -> str:
+    """``m`` (a lane mask) as integer lanes of type ``t``: all ones where set, else zero."""
+    return e.emit(f"sext {e.vty('i1')} {m} to {e.vty(t)}")
 
-    A masked gather costs more there than an unmasked one (1e6 lanes, one thread, Zen 3: 6.7-8.5
-    -> 2.2-2.4 ms CPU with hardware gathers; 14-18 -> 2.0-2.4 ms where LLVM splits them into
-    one branch per lane); inactive lanes read element 0 of the source, or a zero constant when
-    the source is empty (``%g{k}.base``), and are set to zero afterwards.  Reading element 0
-    has no effect: gathers only read.
+
+def _gather_without_mask_registers(e, ins) -> str:
+    """A gather of random indices on a CPU without mask registers (AVX2).
+
+    The same three ways as :func:`op_gather` (one load, a vector load, a hardware gather),
+    arranged for what AVX2 makes cheap:
+
+    * no lane mask (``<W x i1>``) is live across a basic block boundary: LLVM keeps such a
+      value packed into bytes and unpacks it at every use in another block (~10 instructions
+      per use), so the mask travels as integer lanes (all ones or zero, the index's type) and
+      becomes ``i1`` again only where an instruction needs one;
+    * a chunk whose lanes 0 and 1 read elements neither equal nor adjacent goes to the
+      hardware gather without the two whole-chunk tests (a scalar subtraction and compare
+      instead of ~40 vector instructions): it can be neither of the other cases.  The
+      pre-test only sends chunks to the gather, which is right for every chunk;
+    * the hardware gather reads every lane (a masked gather costs more than an unmasked one
+      there: 1e6 lanes, one thread, Zen 3: 6.7-8.5 -> 2.2-2.4 ms CPU with hardware gathers;
+      14-18 -> 2.0-2.4 ms where LLVM splits them into one branch per lane); inactive lanes
+      read element 0 of the source, or a zero constant when the source is empty
+      (``%g{k}.base``), which has no effect: gathers only read;
+    * inactive lanes of the result are zeroed once, after the three ways join, by an ``and``
+      with the integer mask.
+
+    1e6 bilinear texture lookups (four gathers per lookup), the kernel alone on one Zen 3
+    thread, median CPU ms of 61 interleaved calls: 64 x 64 texture (in L1) 5.8 -> 4.9, 256 x 256
+    (in L2) 8.1 -> 6.7 (at a load average of 14 on 2 cores; docs/benchmarks.md).
     """
+    k, vt = ins.value, ins.vt
+    W = e.W
+    index_instr = ins.args[0]
     ivt = e.spec.instrs[index_instr].vt
     it = scalar_type(ivt)
+    idx = e.vals[index_instr]
     mt = memory_type(vt)
     v = e.vty(mt)
-    base = _gather_base(e, k)
-    idx = e.select(it, m, e.vals[index_instr], "zeroinitializer")
-    ptrs = e.emit(f"getelementptr {mt}, ptr {base}, <{e.W} x {it}> {idx}")
-    every = ", ".join(["i1 true"] * e.W)
-    r = e.emit(f"call {v} {fn}(<{e.W} x ptr> {ptrs}, i32 {vt.itemsize}, <{e.W} x i1> <{every}>, {v} zeroinitializer)")
-    return e.select(mt, m, r, "zeroinitializer")
+    # Active lanes with an index in bounds, as integer lanes of the index's type.  The
+    # frame's lane mask is compared again here (from %leftv, a vector of i32 that crosses
+    # blocks as it is) rather than read from %mask (an i1 vector from another block).
+    lanes = e.emit(f"icmp ult <{W} x i32> {e._lane_numbers()}, %leftv")
+    inb = e.cmp("icmp", "ult", it, idx, f"%n{k}.w" if ivt.bits == 32 else f"%n{k}.v")
+    mi = e.binop("and", it, _int_mask(e, lanes, it), _int_mask(e, inb, it))
+    active = e.arg(ins, 1)
+    if active is not None:
+        mi = e.binop("and", it, mi, _int_mask(e, active, it))
+    safe_idx = e.binop("and", it, idx, mi)      # inactive lanes read element 0
+    tag = e.tmp()[1:]
+    i0 = e.emit(f"extractelement <{W} x {it}> {idx}, i64 0")
+    i1 = e.emit(f"extractelement <{W} x {it}> {idx}, i64 1")
+    d = e.emit(f"sub {it} {i1}, {i0}")
+    scattered = e.emit(f"icmp ugt {it} {d}, 1")
+    e.body.append(f"  br i1 {scattered}, label %{tag}.any, label %{tag}.tests")
+    e.body.append(f"{tag}.tests:")
+    run = _IndexRun(e, k, vt, index_instr, e.cmp("icmp", "slt", it, mi, "zeroinitializer"))
+    e.body.append(f"  br i1 {run.same()}, label %{tag}.one, label %{tag}.test")
+    e.body.append(f"{tag}.one:")
+    x = e.emit(f"load {mt}, ptr {run.first}, align {vt.itemsize}")
+    xs = e.emit(f"insertelement {v} poison, {mt} {x}, i64 0")
+    r_one = e.emit(f"shufflevector {v} {xs}, {v} poison, <{W} x i32> zeroinitializer")
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.test:")
+    run = _IndexRun(e, k, vt, index_instr, e.cmp("icmp", "slt", it, mi, "zeroinitializer"))
+    e.body.append(f"  br i1 {run.consecutive()}, label %{tag}.vec, label %{tag}.any")
+    e.body.append(f"{tag}.vec:")
+    m = e.cmp("icmp", "slt", it, mi, "zeroinitializer")
+    fn = e.intrinsic(f"llvm.masked.load.v{W}{suffix(mt)}.p0", v, ["ptr", "i32", e.vty("i1"), v])
+    r_vec = e.emit(f"call {v} {fn}(ptr {run.first}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.any:")
+    ptrs = e.emit(f"getelementptr {mt}, ptr {_gather_base(e, k)}, <{W} x {it}> {safe_idx}")
+    fn = e.intrinsic(f"llvm.masked.gather.v{W}{suffix(mt)}.v{W}p0", v, [e.vty("ptr"), "i32", e.vty("i1"), v])
+    every = ", ".join(["i1 true"] * W)
+    r_any = e.emit(f"call {v} {fn}({e.vty('ptr')} {ptrs}, i32 {vt.itemsize}, <{W} x i1> <{every}>, {v} zeroinitializer)")
+    e.body.append(f"  br label %{tag}.end")
+    e.body.append(f"{tag}.end:")
+    r = e.emit(f"phi {v} [ {r_one}, %{tag}.one ], [ {r_vec}, %{tag}.vec ], [ {r_any}, %{tag}.any ]")
+    # Zero the inactive lanes: an and with the mask in integer lanes of the element's width.
+    bits = 8 * vt.itemsize
+    et = f"i{bits}"
+    mr = mi if et == it else e.emit(f"{'trunc' if bits < ivt.bits else 'sext'} {e.vty(it)} {mi} to {e.vty(et)}")
+    if mt != et:
+        r = e.emit(f"bitcast {v} {r} to {e.vty(et)}")
+    r = e.binop("and", et, r, mr)
+    if mt != et:
+        r = e.emit(f"bitcast {e.vty(et)} {r} to {v}")
+    if vt is Bool:
+        r = e.cmp("icmp", "ne", "i8", r, "zeroinitializer")
+    return r
 
 
 def _gather_base(e, k: int) -> str:
