@@ -150,8 +150,8 @@ def check(program: list, outputs_at: tuple, outputs: list):
 
 
 class CompiledCheck:
-    """A generated checker: ``fn(outputs)`` is the list of the data nodes at ``inputs_at`` (in
-    that order) if ``outputs``' graph has the shape, else ``None``; ``filename`` is its source's
+    """A generated checker: ``fn(outputs)`` is the list of the buffers of the data nodes at
+    ``inputs_at`` (in that order) if ``outputs``' graph has the shape, else ``None``; ``filename`` is its source's
     (:mod:`frostjit._dump`), released by :meth:`release`."""
 
     __slots__ = ("fn", "filename")
@@ -167,7 +167,8 @@ class CompiledCheck:
 
 def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> CompiledCheck | None:
     """The checker of :func:`check` for ``program`` as generated straight-line code, returning the
-    nodes at ``inputs_at`` (``None`` for a program of more than :data:`MAX_COMPILED` entries).
+    buffers of the data nodes at ``inputs_at`` (``None`` for a program of more than
+    :data:`MAX_COMPILED` entries).
 
     Generated names: ``node_<i>`` the node at shape position ``i``, ``n`` the node being tested,
     ``t`` its operand tuple; ``vt_<k>``, ``value_<k>`` the types and values compared with.
@@ -231,7 +232,7 @@ def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> Compile
                          f"or value_key(n.value) != {const('value', x)}: return None")
             for k, j in enumerate(y):
                 operand(j, f"t[{k}]")
-    lines.append(f"    return [{', '.join(f'node_{j}' for j in inputs_at)}]")
+    lines.append(f"    return [{', '.join(f'node_{j}.value' for j in inputs_at)}]")
     source = "\n".join(lines) + "\n"
     filename = register_source("plan shape check", source)
     namespace = dict(consts, value_key=value_key)
