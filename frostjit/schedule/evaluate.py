@@ -116,11 +116,11 @@ def evaluate(nodes) -> None:
                 elif state.recorder is not None or not _run_planned(backend, n.size, [n]):
                     run_group(backend, n.size, [n], _NO_EFFECTS)
             return
-        seen = set()
+        seen = set()       # (of nodes: a Node hashes and compares by identity, no id() call)
         pending = []
         for n in nodes:
-            if n.op != "data" and n.op != "literal" and id(n) not in seen:
-                seen.add(id(n))
+            if n.op != "data" and n.op != "literal" and n not in seen:
+                seen.add(n)
                 pending.append(n)
         if pending and not state.side_effects and state.recorder is None:
             # (fj.eval of a static array, an optimizer's step: no scatters queued, nothing to put
