@@ -41,9 +41,10 @@ class BufferPool:
     empty list).  ``bytes``, the pooled total bounding the hoard, is updated by one in-place
     addition, with no call or backward jump inside where the interpreter would switch threads:
     exact under the GIL (two threads releasing at once may both pass the bound's test: the
-    hoard then exceeds it by a buffer); without a GIL (a free-threaded build) the total may
-    drift by a buffer per race, which only loosens or tightens the bound, and :meth:`trim`
-    resets it.
+    hoard then exceeds it by a buffer), except that a :meth:`trim` between another thread's
+    ``pop`` and its subtraction leaves the total a buffer low; without a GIL (a free-threaded
+    build) it may drift by a buffer per race.  Either only loosens or tightens the bound, and
+    the next :meth:`trim` resets it.
     """
 
     def __init__(self) -> None:
@@ -114,6 +115,8 @@ class BufferPool:
     def trim(self) -> None:
         """Return every pooled array to the operating system."""
         with self.lock:
+            for lst in list(self.free.values()):
+                lst.clear()         # (a thread holding one of these lists finds it empty)
             self.free.clear()
             self.bytes = 0
 
