@@ -177,6 +177,19 @@ class Backend(abc.ABC):
             self.launch(kernel, size, spec, inputs + [out])
         return out
 
+    def launch_new_outputs(self, kernel, size: int, spec: KernelSpec, inputs: list, vts: tuple) -> list:
+        """Launch a kernel whose last parameters are its outputs, into new buffers of ``size``
+        elements of the types ``vts``; return those buffers (``inputs`` are the other
+        parameters').
+
+        The scheduler's path for a graph evaluated from a cached plan (``schedule/plans.py``); a
+        backend may do it in one step.
+        """
+        outs = [self.alloc(vt, size) for vt in vts]
+        if size > 0:
+            self.launch(kernel, size, spec, inputs + outs)
+        return outs
+
     def flush_kernel_cache(self) -> None:
         """Forget every compiled kernel held in memory (``fj.flush_kernel_cache``)."""
 

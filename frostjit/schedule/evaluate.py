@@ -116,11 +116,11 @@ def evaluate(nodes) -> None:
                 elif state.recorder is not None or not _run_planned(backend, n.size, [n]):
                     run_group(backend, n.size, [n], _NO_EFFECTS)
             return
-        seen = set()
+        seen = set()       # (of nodes: a Node hashes and compares by identity, no id() call)
         pending = []
         for n in nodes:
-            if n.op != "data" and n.op != "literal" and id(n) not in seen:
-                seen.add(id(n))
+            if n.op != "data" and n.op != "literal" and n not in seen:
+                seen.add(n)
                 pending.append(n)
         if pending and not state.side_effects and state.recorder is None:
             # (fj.eval of a static array, an optimizer's step: no scatters queued, nothing to put
@@ -227,7 +227,7 @@ def _run_planned(backend, size: int, outputs: list) -> bool:
     if the walk does not cover the graph (nothing was done: the caller builds the spec)."""
     hit = match_plan(outputs)
     if hit is not None:
-        plan, bindings = hit
+        plan, inputs = hit
     else:
         shape = shape_of(outputs)
         if shape is None:
@@ -237,9 +237,25 @@ def _run_planned(backend, size: int, outputs: list) -> bool:
         if plan is None:
             return False
         remember_plan(outputs, plan)
-        bindings = [data[i] for i in plan.inputs]
-        bindings += outputs
-    launch(backend, size, plan.spec, bindings, outputs, _NO_EFFECTS)
+        inputs = [data[i].value for i in plan.inputs]
+    # launch() for a plan, with the allocation of the outputs, the binding of the buffers and
+    # the launch in one backend call (launch_new_outputs)
+    spec = plan.spec
+    kernel, status = backend.compile(spec)
+    history = state.flags & KERNEL_HISTORY
+    t0 = time.perf_counter() if history else 0.0
+    outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
+    t1 = time.perf_counter() if history else 0.0
+    for node, buf in zip(outputs, outs):
+        node.op = "data"        # node.set_data(buf), inlined (one frame per output fewer)
+        node.a0 = ()            # (drops the operands: see Node)
+        node.a1 = None
+        node.value = buf
+        node.extra = None
+    if history:
+        _record_launch(backend, kernel, status, spec, size, len(outs), t1 - t0)
+    if log.isEnabledFor(_DEBUG):
+        log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)
     return True
 
 
@@ -280,19 +296,24 @@ def launch(backend, size: int, spec, bindings: list, outs: list, effects: list,
         node.value = buf
         node.extra = None
     if history:
-        n_out = len(outs)
-        state.history.append({
-            "type": KernelType.JIT, "backend": JitBackend.LLVM, "cpu_backend": backend.name, "size": size, "hash": kernel.hash, "ir": kernel.ir,
-            "cache_hit": status == "memory", "cache_disk": status == "disk", "uses_optix": False,
-            "input_count": len(spec.params) - n_out, "output_count": n_out,
-            "recording_mode": _recording_mode(), "operation_count": len(spec.instrs),
-            # milliseconds, as in Dr.Jit: IR generation, and LLVM compilation (or disk load)
-            "codegen_time": 0.0 if status == "memory" else kernel.codegen_time * 1e3,
-            "backend_time": 0.0 if status == "memory" else kernel.compile_time * 1e3,
-            "execution_time": (t1 - t0) * 1e3,
-        })
+        _record_launch(backend, kernel, status, spec, size, len(outs), t1 - t0)
     if log.isEnabledFor(logging.DEBUG):
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, len(spec.instrs), status)
+
+
+def _record_launch(backend, kernel, status: str, spec, size: int, n_out: int, seconds: float) -> None:
+    """Add a kernel launch to the kernel history (:attr:`JitFlag.KernelHistory`)."""
+    state.history.append({
+        "type": KernelType.JIT, "backend": JitBackend.LLVM, "cpu_backend": backend.name, "size": size,
+        "hash": kernel.hash, "ir": kernel.ir,
+        "cache_hit": status == "memory", "cache_disk": status == "disk", "uses_optix": False,
+        "input_count": len(spec.params) - n_out, "output_count": n_out,
+        "recording_mode": _recording_mode(), "operation_count": len(spec.instrs),
+        # milliseconds, as in Dr.Jit: IR generation, and LLVM compilation (or disk load)
+        "codegen_time": 0.0 if status == "memory" else kernel.codegen_time * 1e3,
+        "backend_time": 0.0 if status == "memory" else kernel.compile_time * 1e3,
+        "execution_time": seconds * 1e3,
+    })
 
 
 # The trace flushes pending scatters through this hook (it must not import the scheduler).

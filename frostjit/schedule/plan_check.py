@@ -150,8 +150,8 @@ def check(program: list, outputs_at: tuple, outputs: list):
 
 
 class CompiledCheck:
-    """A generated checker: ``fn(outputs)`` is the list of the data nodes at ``inputs_at`` (in
-    that order) if ``outputs``' graph has the shape, else ``None``; ``filename`` is its source's
+    """A generated checker: ``fn(outputs)`` is the list of the buffers of the data nodes at
+    ``inputs_at`` (in that order) if ``outputs``' graph has the shape, else ``None``; ``filename`` is its source's
     (:mod:`frostjit._dump`), released by :meth:`release`."""
 
     __slots__ = ("fn", "filename")
@@ -167,7 +167,8 @@ class CompiledCheck:
 
 def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> CompiledCheck | None:
     """The checker of :func:`check` for ``program`` as generated straight-line code, returning the
-    nodes at ``inputs_at`` (``None`` for a program of more than :data:`MAX_COMPILED` entries).
+    buffers of the data nodes at ``inputs_at`` (``None`` for a program of more than
+    :data:`MAX_COMPILED` entries).
 
     Generated names: ``node_<i>`` the node at shape position ``i``, ``n`` the node being tested,
     ``t`` its operand tuple; ``vt_<k>``, ``value_<k>`` the types and values compared with.
@@ -186,7 +187,7 @@ def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> Compile
         return name
 
     reached = set()
-    lines = [f"def check_shape({', '.join(f'node_{i}' for i in outputs_at)}):"]
+    lines = [f"def check_shape({', '.join(f'node_{i}' for i in outputs_at)}):", "  try:"]
 
     def operand(j: int, expr: str) -> None:
         # The first edge to reach position j binds it; every later one must find the same node.
@@ -196,42 +197,58 @@ def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> Compile
             reached.add(j)
             lines.append(f"    node_{j} = {expr}")
 
+    def unpack(n: str, positions) -> None:
+        # The operand tuple unpacked in one step: a tuple of another length raises ValueError, a
+        # two-operand node's a0 (a Node) TypeError, both a mismatch (the except clause below).
+        if not positions:
+            lines.append(f"    if {n}.a0 != (): return None")
+            return
+        names = []
+        for k, j in enumerate(positions):
+            if j in reached:
+                names.append(f"t{k}")
+            else:
+                reached.add(j)
+                names.append(f"node_{j}")
+        lines.append(f"    {', '.join(names)}, = {n}.a0")
+        for k, j in enumerate(positions):
+            if names[k] == f"t{k}":
+                lines.append(f"    if t{k} is not node_{j}: return None")
+
     for i in outputs_at:
         reached.add(i)
     for kind, i, op, vt, x, y in program:
-        lines.append(f"    n = node_{i}")
-        test = f"n.op != {op!r} or n.vt is not {const('vt', vt)}"
+        n = f"node_{i}"
+        test = f"{n}.op != {op!r} or {n}.vt is not {const('vt', vt)}"
         if kind == BINARY:
-            lines.append(f"    if {test} or n.a1 is None or n.extra is not None: return None")
-            operand(x, "n.a0")
-            operand(y, "n.a1")
+            lines.append(f"    if {test} or {n}.a1 is None or {n}.extra is not None: return None")
+            operand(x, f"{n}.a0")
+            operand(y, f"{n}.a1")
         elif kind == TERNARY or kind == UNARY:
-            count = 3 if kind == TERNARY else 1
-            lines.append("    t = n.a0")
-            lines.append(f"    if {test} or n.a1 is not None or n.extra is not None or n.value is not None "
-                         f"or len(t) != {count}: return None")
-            for k, j in enumerate(y if kind == TERNARY else (y,)):
-                operand(j, f"t[{k}]")
+            # (no test of a1 or of the operand count: the unpacking's)
+            lines.append(f"    if {test} or {n}.extra is not None or {n}.value is not None: return None")
+            unpack(n, y if kind == TERNARY else (y,))
         elif kind == LITERAL:
             if type(x) is float:
                 # (a float key is never 0 or NaN, which are keyed by their bits: a value that is
                 # compares unequal here as in the key)
-                lines.append(f"    if {test} or n.value != {const('value', x)}: return None")
+                lines.append(f"    if {test} or {n}.value != {const('value', x)}: return None")
             elif type(x) is int or type(x) is bool:
                 # (a float value equal to the number fails here, not in the key: it goes to the walk)
-                lines.append(f"    if {test} or type(n.value) is float or n.value != {const('value', x)}: "
+                lines.append(f"    if {test} or type({n}.value) is float or {n}.value != {const('value', x)}: "
                              "return None")
             else:
-                lines.append(f"    if {test} or value_key(n.value) != {const('value', x)}: return None")
+                lines.append(f"    if {test} or value_key({n}.value) != {const('value', x)}: return None")
         elif kind == DATA:
-            lines.append(f"    if {test} or n.size {'!=' if x else '=='} 1: return None")
+            lines.append(f"    if {test} or {n}.size {'!=' if x else '=='} 1: return None")
         else:
-            lines.append("    t = n.a0")
-            lines.append(f"    if {test} or n.a1 is not None or n.extra is not None or len(t) != {len(y)} "
-                         f"or value_key(n.value) != {const('value', x)}: return None")
-            for k, j in enumerate(y):
-                operand(j, f"t[{k}]")
-    lines.append(f"    return [{', '.join(f'node_{j}' for j in inputs_at)}]")
+            lines.append(f"    if {test} or {n}.a1 is not None or {n}.extra is not None or "
+                         f"value_key({n}.value) != {const('value', x)}: return None")
+            unpack(n, y)
+    lines.append(f"    return [{', '.join(f'node_{j}.value' for j in inputs_at)}]")
+    # (an exception is a mismatch, never a match: the caller then walks the graph to its shape)
+    lines.append("  except (TypeError, ValueError):")
+    lines.append("    return None")
     source = "\n".join(lines) + "\n"
     filename = register_source("plan shape check", source)
     namespace = dict(consts, value_key=value_key)

@@ -34,6 +34,7 @@ frozen-function recording (its recorder needs the built spec's nodes).
 """
 from __future__ import annotations
 
+from ..backend.kernel import OUT
 from ..trace.node import Node
 from .kernel import build_kernel
 from .plan_check import program_of, check, compile_check
@@ -75,7 +76,8 @@ class HashedKey:
 
 class Plan:
     """A spec and how to bind its parameters: ``inputs[i]`` is the position among the shape's data
-    nodes of the node bound to input parameter ``i``; the outputs follow, in order.
+    nodes of the node bound to input parameter ``i``; the outputs follow, in order, new buffers
+    of the types ``out_vts``.
 
     ``program`` is the shape as :mod:`.plan_check` checks a graph against it
     (:func:`~.plan_check.program_of`), ``outputs_at`` and ``inputs_at`` the shape positions of the
@@ -85,11 +87,13 @@ class Plan:
     reuses until then.
     """
 
-    __slots__ = ("spec", "inputs", "n_instrs", "program", "outputs_at", "inputs_at", "compiled", "uses", "kept")
+    __slots__ = ("spec", "inputs", "out_vts", "n_instrs", "program", "outputs_at", "inputs_at", "compiled",
+                 "uses", "kept")
 
     def __init__(self, spec: SpecWithKey, inputs: tuple, shape: tuple = ()):
         self.spec = spec
         self.inputs = inputs
+        self.out_vts = tuple(vt for _kind, vt in spec.params[len(inputs):])
         self.n_instrs = len(spec.instrs)
         self.program, data_at = program_of(shape) if shape else ([], [])
         self.outputs_at = shape[-1] if shape else ()
@@ -239,8 +243,9 @@ def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
         position = {id(d): i for i, d in enumerate(data)}
         n_in = len(spec.bindings) - len(spec.outputs)
         inputs = tuple(position.get(id(b), -1) for b in spec.bindings[:n_in])
-        if -1 in inputs or spec.outputs != outputs:
-            return None
+        if -1 in inputs or spec.outputs != outputs or \
+                any((kind == OUT) != (i >= n_in) for i, (kind, _vt) in enumerate(spec.params)):
+            return None     # (the launch binds data buffers, then a new buffer per OUT parameter)
         plan = Plan(SpecWithKey(spec.instrs, spec.params, HashedKey(spec.key())), inputs, shape)
         if len(shape) > MAX_ENTRIES:
             return plan         # (used once: a graph this large is not kept)
@@ -284,10 +289,10 @@ def remember(outputs: list, plan: Plan) -> None:
 
 
 def match(outputs: list):
-    """``(plan, bindings)`` for evaluating ``outputs`` (as :func:`shape_of` takes them) with a plan
+    """``(plan, inputs)`` for evaluating ``outputs`` (as :func:`shape_of` takes them) with a plan
     recently used for outputs of their signature, if their graph has its shape (checked by
-    :mod:`.plan_check`, without the walk to the shape); else ``None``.  ``bindings`` are the data
-    nodes bound to the plan's input parameters, then ``outputs``."""
+    :mod:`.plan_check`, without the walk to the shape); else ``None``.  ``inputs`` are the
+    buffers of the data nodes bound to the plan's input parameters."""
     o = outputs[0]
     recent = _recent.get((len(outputs), o.op, o.vt))
     if recent is None:
@@ -302,7 +307,7 @@ def match(outputs: list):
             got = check(plan.program, plan.outputs_at, outputs)
             if got is None:
                 continue
-            bindings = [got[i] for i in plan.inputs_at]
+            bindings = [got[i].value for i in plan.inputs_at]
             if compiled is None:
                 plan.uses += 1
                 if plan.uses >= COMPILE_AFTER:
@@ -310,7 +315,6 @@ def match(outputs: list):
         if recent[0] is not plan:
             recent.remove(plan)
             recent.insert(0, plan)
-        bindings += outputs
         return plan, bindings
     return None
 

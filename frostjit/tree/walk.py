@@ -106,12 +106,27 @@ def leaves(tree) -> list:
     t = type(tree)
     if t in ARRAY_TYPES:
         return [tree]
-    if t is tuple:              # the arguments of fj.eval(x, y), enable_grad(x), ...
+    if t is tuple:
+        # The arguments of fj.eval(x, y), fj.eval(Array4f(...)), enable_grad(x), ...: 1-D arrays
+        # and static vectors of them, without a call per level (no cycle is possible here).
+        out = []
         for v in tree:
-            if type(v) not in ARRAY_TYPES:
+            tv = type(v)
+            if tv in ARRAY_TYPES:
+                out.append(v)
+                continue
+            nt = TYPES.get(tv)
+            if nt is None or nt.kind is not VECTOR:
                 break
+            for c in v._c:
+                if type(c) not in ARRAY_TYPES:
+                    break           # (a nested static array: the walk)
+                out.append(c)
+            else:
+                continue
+            break
         else:
-            return list(tree)
+            return out
     out: list = []
     _traverse(tree, out.append, None, set())
     return out

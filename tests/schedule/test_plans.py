@@ -251,7 +251,7 @@ def test_generated_checkers_are_readable_in_tracebacks_and_released_with_their_p
         return
     (c,) = compiled
     source = "".join(linecache.getlines(c.filename))
-    assert source.startswith("def check_shape(") and "n.op != 'fma'" in source
+    assert source.startswith("def check_shape(") and ".op != 'fma'" in source
     plans.clear()
     assert linecache.getlines(c.filename) == []
 
@@ -408,3 +408,34 @@ def test_random_programs_of_two_sizes_match_building_every_spec(monkeypatch_modu
             outs = outputs(s)
             fj.eval(*outs)
             assert [bits(o) for o in outs] == w
+
+
+def test_a_generated_checker_rejects_nodes_of_the_op_with_other_operands():
+    """The generated checker unpacks operand tuples (plan_check.compile_check): a node of the
+    plan's op whose operands are two slots, a tuple of another length, or nodes other than the
+    shared ones is a mismatch (None), never a match or an exception."""
+    from frostjit.schedule.plan_check import compile_check
+    from frostjit.trace.dtypes import Float32
+    from frostjit.trace.node import Node
+
+    x = data(Float, [1, 2])
+    r = fj.fma(x, x, x * x)         # shares x: the checker must find the same node four times
+    shape, found = plans.shape_of([r._node])
+    plan = plans.plan_of([r._node], shape, found)
+    checker = compile_check(plan.program, plan.outputs_at, plan.inputs_at)
+    xn = x._node
+    assert checker.fn(r._node) == [xn.value]
+
+    def fma(*args, a1=None):
+        n = Node("fma", Float32, 2, args)
+        if a1 is not None:          # the two-operand form: the operands in a0 and a1
+            n.a0, n.a1 = args[0], a1
+        return n
+    mul = (x * x)._node
+    y = data(Float, [3, 4])
+    other = y._node
+    assert checker.fn(fma(xn, xn, mul)) == [xn.value]
+    for bad in (fma(xn, xn), fma(xn, xn, mul, mul), fma(xn, a1=xn), fma(xn, other, mul),
+                fma(xn, xn, (x * y)._node), fma(xn, xn, (x + x)._node)):
+        assert checker.fn(bad) is None
+    fj.eval(r)

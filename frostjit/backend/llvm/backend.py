@@ -194,6 +194,32 @@ class LLVMBackend(Backend):
                 self.threads.run(kernel.cfunc, size, args, self.width, True, kernel.private)
         return out
 
+    def launch_new_outputs(self, kernel, size, spec, inputs, vts):
+        # alloc() per output and launch() in one frame (a plain evaluation from a cached plan)
+        n = 2 * (len(inputs) + len(vts))
+        args = _ARGS[n]() if n < len(_ARGS) else (ctypes.c_int64 * n)()
+        k = 0
+        for buf in inputs:
+            args[k] = buf.ptr
+            args[k + 1] = len(buf.array)
+            k += 2
+        outs = []
+        for vt in vts:
+            a, ptr = acquire(vt.np_dtype, size)
+            out = _new(HostBuffer)
+            out.array = a
+            out.ptr = ptr
+            outs.append(out)
+            args[k] = ptr
+            args[k + 1] = size
+            k += 2
+        if size > 0:
+            if size < kernel.parallel_from:
+                kernel.cfunc(0, size, args, 0)
+            else:
+                self.threads.run(kernel.cfunc, size, args, self.width, True, kernel.private)
+        return outs
+
     # -- memory-level operations -----------------------------------------
     fused_reductions_from = REDUCE_ROWS_FROM
 
