@@ -323,8 +323,10 @@ class _Gen:
         if isinstance(tok, Ident):
             self.fail_if(f"{var} is not {self.weak(tok)}()")
         else:
+            # (the walk's token: its == is the object's, made safe, plus C state where == is coarse)
             c = self.const(o)
-            self.fail_if(f"{var} is not {c} and not ({var} == {c})")
+            self.ns["VTOK"] = value_token
+            self.fail_if(f"{var} is not {c} and VTOK({var}) != {self.const(tok)}")
         d = getattr(o, "__dict__", None)
         if d is not None:
             dv = self.var("d")
