@@ -102,6 +102,18 @@ class Eq:
         return repr(self.obj)
 
 
+def eq_differs(a, b) -> bool:
+    """``not (Eq(a) == Eq(b))`` without making the tokens (the binder's test of an object keyed
+    by its own ``==``; the hashes are not compared, the walk's token compares them)."""
+    if type(a) is not type(b):
+        return True
+    try:
+        r = a == b
+    except Exception:  # noqa: BLE001
+        return True
+    return type(r) is not bool or not r
+
+
 def value_key(o):
     """The layout-key token of a Python value ``o`` (see module docstring).
 
