@@ -35,7 +35,7 @@ from ..array.flat import ArrayBase
 from ..errors import GradArgumentError
 from ..functions import math as fm
 from ..array.registry import flat_type
-from ..functions.block import axis_reduce, block_sum, block_prefix_sum
+from ..functions.block import axis_reduce, block_reduce, block_sum, block_prefix_sum
 from ..functions.creation import arange
 from ..functions.memory import gather, scatter, scatter_add
 from ..functions.reduce import sum as fsum, prefix_sum, prod
@@ -449,7 +449,8 @@ def _prefix_sum(out, x, v, op):
 def _block_reduce(out, x, v, op, block):
     """``fj.block_reduce``: a block's output against each of its inputs (Dr.Jit differentiates
     Add, Mul, Min and Max): sum -> 1 (the adjoint repeats the output gradient over its
-    block), product -> out / x, min/max -> 1 where the input equals the output."""
+    block), product -> the product of the block's other entries (out / x without zeros),
+    min/max -> 1 where the input equals the output."""
     cls = type(out)
     n = x._node.size
 
@@ -463,7 +464,17 @@ def _block_reduce(out, x, v, op, block):
         raise NotImplementedError(f"frostjit AD: block_reduce with {block.op!r} is not differentiable")
     xd = detached(cls, x)
     zd = spread(cls._from_node(out._node))
-    w = zd / xd if block.op == "mul" else fm.select(xd == zd, 1.0, 0.0)
+    if block.op == "mul":
+        # d prod / d x_i = the product of the block's other entries, also where x_i == 0
+        # (Dr.Jit 1.5's out / x is 0 / 0 = NaN there, also for a block of one: its derivative
+        # is 1); out / x where the block holds no zero, as the fused axis reduction and prod()
+        b = block.size
+        is_zero = xd == 0
+        zeros = spread(block_sum(fm.select(is_zero, cls(1), cls(0)), b))
+        others = spread(block_reduce("mul", fm.select(is_zero, cls(1), xd), b))
+        w = fm.select(zeros == 0, zd / xd, fm.select(is_zero & (zeros == 1), others, cls(0)))
+    else:
+        w = fm.select(xd == zd, 1.0, 0.0)
     _attach(out, [(v, lambda g: block_sum(scale(g, w), block.size), lambda g: scale(spread(g), w))])
 
 

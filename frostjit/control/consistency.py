@@ -106,7 +106,7 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
         if not sizes:
             return
         so, sn = old._node.size, new._node.size
-        if sn == 0 or so == 0:
+        if is_empty(new._node) or is_empty(old._node):
             raise uninitialized(who, name, new if sn == 0 else old)
         if not _sizes_compatible(so, sn):
             raise contract_error(StateValueError, who, f"the size of state variable '{name}' of type "
@@ -146,6 +146,13 @@ def check(who: str, old, new, name: str, strict: bool, sizes: bool = True) -> No
         check(who, a, b, name + nt.format_key(k), strict, sizes)
 
 
+def is_empty(node) -> bool:
+    """``node.size == 0``; inside a frozen function's recording a guarded fact (its replays at
+    width 0 then trace again, and the plain call's error is raised)."""
+    r = trace_state.recorder
+    return node.size == 0 if r is None else r.on_empty(node)
+
+
 def uninitialized(who: str, name: str, a) -> Exception:
     """Dr.Jit's error for an empty array (``UInt32()``) in a loop's state or a conditional's
     results."""
@@ -183,7 +190,7 @@ def leaf_names(tree: tuple, labels, root: str) -> list[str]:
 
 def check_initialized(who: str, state: tuple, leaves: list, labels, root: str = "state") -> None:
     """Raise Dr.Jit's error for the first empty array among ``leaves`` (``state``'s arrays)."""
-    if all(a._node.size != 0 for a in leaves):
+    if not any([is_empty(a._node) for a in leaves]):     # (each one guarded while recording)
         return
     for name, a in zip(leaf_names(state, labels, root), leaves):
         if a._node.size == 0:

@@ -16,7 +16,7 @@ from ..trace import masks
 from . import symbolic
 from ..trace.state import JitFlag
 from .identity import Returned, leaves_of, write_back
-from .consistency import (branch_call, check_branch_results, check_initialized, check_labels, contract_error, merge,
+from .consistency import (is_empty, branch_call, check_branch_results, check_initialized, check_labels, contract_error, merge,
                           share_scattered)
 from .errors import wrapped, ControlFlowArgumentError, ControlFlowArgumentTypeError
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
@@ -96,7 +96,7 @@ def _run(args, cond, true_fn, false_fn, arg_labels, rv_labels, label, mode, stri
             mode = vector_mode(JitFlag.SymbolicConditionals)
     if mode == "scalar":
         return true_fn(*args) if cond else false_fn(*args)
-    if cond._node.size == 0:
+    if is_empty(cond._node):
         raise contract_error(ControlFlowArgumentError, WHO, "'cond' cannot be empty")
     check_initialized(WHO, args, leaves_of(args), arg_labels, "args")
     # Dr.Jit: a result that both branches return as the argument they received is the caller's

@@ -29,7 +29,7 @@ from ..trace.dtypes import Bool, UInt32
 from ..trace.state import DEBUG, JitFlag, state
 from ..tree import flatten, transform, unflatten
 from . import host, symbolic
-from .consistency import check, contract_error, uninitialized
+from .consistency import check, contract_error, is_empty, uninitialized
 from .errors import wrapped, ControlFlowArgumentError, ControlFlowArgumentTypeError, StateValueError
 from .modes import check_mode, is_mask, switch_lanes, vector_mode
 
@@ -110,11 +110,12 @@ def switch(index, targets: Sequence[Callable], *args, mode: str | None = None, l
 
 def _check_sizes(index, args, kwargs) -> None:
     """The index and the array arguments have one size (or size 1): Dr.Jit's error otherwise."""
-    sizes = [index._node.size] + [a._node.size for a in flatten((args, kwargs))[0]]
+    nodes = [index._node] + [a._node for a in flatten((args, kwargs))[0]]
     n = 1
-    for s in sizes:
+    for node in nodes:
+        s = node.size
         if s != n and s != 1:
-            if n != 1 or s == 0:
+            if n != 1 or is_empty(node):
                 raise contract_error(StateValueError, WHO, f"some of the call arguments have incompatible sizes "
                                                            f"(encountered arrays of length {n} and {s})")
             n = s

@@ -26,7 +26,7 @@ from ..trace.state import state
 from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import Walker, _HANDLERS, handler_of, node_of, value_token, keys_token
-from .values import Ident, value_key, needs_key
+from .values import Ident, eq_differs, value_key, needs_key
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 
@@ -322,9 +322,15 @@ class _Gen:
         tok = value_token(o)
         if isinstance(tok, Ident):
             self.fail_if(f"{var} is not {self.weak(tok)}()")
+        elif type(tok) is tuple:
+            # (the walk's token: the object's == made safe, plus its C state where == is coarse)
+            c = self.const(o)
+            self.ns["VTOK"] = value_token
+            self.fail_if(f"{var} is not {c} and VTOK({var}) != {self.const(tok)}")
         else:
             c = self.const(o)
-            self.fail_if(f"{var} is not {c} and not ({var} == {c})")
+            self.ns["EQ_DIFFERS"] = eq_differs
+            self.fail_if(f"{var} is not {c} and EQ_DIFFERS({var}, {c})")
         d = getattr(o, "__dict__", None)
         if d is not None:
             dv = self.var("d")

@@ -44,7 +44,7 @@ from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
 from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
                           NodeType, node_type, slot_names)
-from .values import Ident, value_key
+from .values import Eq, Ident, coarse_eq, exact_state, value_key
 
 
 _NO_SLOT = object()
@@ -72,12 +72,14 @@ def slot_value(o, name):
 def value_token(o):
     """A plain object's identity in the key: itself when it compares by value (hashable, with its
     own ``__eq__``), else its (weak) identity (:class:`~.values.Ident`)."""
-    if type(o).__eq__ is not object.__eq__:
+    t = type(o)
+    if t.__eq__ is not object.__eq__:
         try:
             hash(o)
-            return o
         except TypeError:
-            pass
+            return Ident(o)
+        # (a subclass of a C type whose == is coarse, e.g. of datetime: its C state too)
+        return (Eq(o), exact_state(o, t)) if coarse_eq(t) else Eq(o)
     return Ident(o)
 
 

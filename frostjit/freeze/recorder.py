@@ -269,6 +269,18 @@ class Recorder:
             self.guard_value(s, "len() / .shape")
         return node.size
 
+    def on_empty(self, node) -> bool:
+        """Whether ``node`` is empty, as a guarded fact: engine code that raises for an empty
+        array (Dr.Jit's "uninitialized" state of a loop, an empty condition) asks this, so that
+        a recording made at another width never replays at width 0, where the plain call
+        raises (and a width-0 recording, which raised, is never made)."""
+        if not self.mine():
+            return node.size == 0
+        s = self.sym_of(node)
+        if s.is_const:
+            return node.size == 0
+        return self.guard_compare(s, "==", 0, "an emptiness check (an empty array is an error there)")
+
     def on_width(self, w: int, arrays):
         if not self.mine():
             return w
@@ -506,6 +518,10 @@ class Recorders:
     def on_width(self, w: int, arrays):
         r = self.by_thread.get(threading.get_ident())
         return w if r is None else r.on_width(w, arrays)
+
+    def on_empty(self, node) -> bool:
+        r = self.by_thread.get(threading.get_ident())
+        return node.size == 0 if r is None else r.on_empty(node)
 
     # A width is symbolic only in the thread that records; another thread that got hold of one
     # uses its value.

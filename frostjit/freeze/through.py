@@ -50,8 +50,9 @@ from ..tree.kinds import ARRAY_TYPES
 from .outputs import instance_state, container_state
 from . import kept as _kept
 from .binder import Bound
+from .layout import entries
 from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
-                      SequenceOut, DictOut, ObjectOut, ContainerOut, nested_descriptors)
+                      SequenceOut, DictOut, ObjectOut, ContainerOut, ConstructedOut, nested_descriptors)
 
 __all__ = ["ThroughInfo", "Through", "Unmatched", "new_through", "claim", "check_inputs", "dependencies",
            "match", "derivative_state"]
@@ -115,6 +116,17 @@ def match(desc, value, slots: list) -> None:
         for d, v in zip(desc.items, vitems):
             match(d, v, slots)
         _match_state(desc, dict(zip(vnames, vvalues)) | dict(zip(vsn, vsv)), slots)
+        return
+    if t is ConstructedOut:
+        # a protocol object rebuilt by __fj_construct__ (a tensor: its array and shape), found
+        # again through the children the protocol names, as the output was described
+        if type(value) is not desc.cls:
+            raise Unmatched("an object differs")
+        got = dict(entries(value))
+        for n, d in zip(desc.names, desc.values):
+            if n not in got:
+                raise Unmatched(f"entry {n!r} is missing")
+            match(d, got[n], slots)
         return
     if _has_slot(desc):
         raise Unmatched(f"a grad-enabled output inside a {t.__name__} part of the result")

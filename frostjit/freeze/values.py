@@ -67,6 +67,53 @@ class Ident:
         return f"<{type(o).__name__} object at {self.oid:#x}>"
 
 
+class Eq:
+    """Key token for a hashable object compared by its own ``==``.
+
+    A result that is not a ``bool`` (an element-wise ``==`` returning an array, which has no
+    truth value) or an exception counts as *different*: the call traces again rather than
+    fail where the plain call does not compare anything.
+    """
+
+    __slots__ = ("obj", "h")
+
+    def __init__(self, obj):
+        self.obj = obj
+        self.h = hash(obj)
+
+    def __eq__(self, other):
+        if type(other) is not Eq:
+            return False
+        a, b = self.obj, other.obj
+        if a is b:
+            return True
+        if type(a) is not type(b) or self.h != other.h:
+            return False
+        try:
+            r = a == b
+        except Exception:  # noqa: BLE001  (incomparable: not the same input)
+            return False
+        return r if type(r) is bool else False
+
+    def __hash__(self):
+        return self.h
+
+    def __repr__(self):
+        return repr(self.obj)
+
+
+def eq_differs(a, b) -> bool:
+    """``not (Eq(a) == Eq(b))`` without making the tokens (the binder's test of an object keyed
+    by its own ``==``; the hashes are not compared, the walk's token compares them)."""
+    if type(a) is not type(b):
+        return True
+    try:
+        r = a == b
+    except Exception:  # noqa: BLE001
+        return True
+    return type(r) is not bool or not r
+
+
 def value_key(o):
     """The layout-key token of a Python value ``o`` (see module docstring).
 
@@ -95,20 +142,97 @@ def value_key(o):
             return (t, Ident(o))
     if isinstance(o, (bytearray, memoryview)):
         return (t, bytes(o), getattr(o, "format", None), getattr(o, "shape", None))
+    if isinstance(o, tuple):
+        # element by element: ``(0.0,) == (-0.0,)`` and ``(1,) == (1.0,)`` (a tuple in a set,
+        # a dict key), so == would hand one the other's recording
+        return (t, tuple(value_key(e) for e in o))
     if t.__eq__ is object.__eq__:                   # equality is identity: key by (weak) identity
         return (t, Ident(o))
     try:
         hash(o)
     except TypeError:
         return (t, Ident(o))
-    return (t, o)
+    if coarse_eq(t):
+        return (t, Eq(o), exact_state(o, t))
+    if t.__flags__ & _HEAPTYPE:
+        # a Python class: its == may leave out attributes the program reads (``Key.__eq__``
+        # comparing a name, a dataclass field with ``compare=False``), and as a dict key, a set
+        # element or inside a tuple nobody walks them: they are part of the key
+        st = instance_state(o)
+        if st:
+            return (t, Eq(o), st)
+    return (t, Eq(o))
+
+
+def instance_state(o) -> tuple:
+    """The attributes of ``o`` (instance dict, then set slots) as ``(name, snap(value))``
+    pairs: numbers and strings by type and bits, tuples element by element, objects by
+    identity."""
+    out = []
+    d = getattr(o, "__dict__", None)
+    if type(d) is dict:
+        out.extend((n, snap(v)) for n, v in d.items())
+    for c in type(o).__mro__:
+        names = c.__dict__.get("__slots__", ())
+        for n in (names,) if isinstance(names, str) else names:
+            if n not in ("__dict__", "__weakref__"):
+                v = getattr(c.__dict__.get(n), "__get__", None)
+                v = v(o, type(o)) if v is not None and hasattr(o, n) else _NO
+                if v is not _NO:
+                    out.append((n, snap(v)))
+    return tuple(out)
+
+
+_NO = object()
+
+
+# Types whose == tells interchangeable values apart (besides the numbers handled above).
+_EXACT_EQ = {int, str, bytes, bool, type(None), type(Ellipsis), type(NotImplemented)}
+_HEAPTYPE = 1 << 9          # Py_TPFLAGS_HEAPTYPE: a class written in Python
+_coarse: dict = {}
+
+
+def _c_base(t):
+    """The first class in ``t``'s MRO that is written in C (``object`` for a plain class)."""
+    for b in t.__mro__:
+        if not b.__flags__ & _HEAPTYPE:
+            return b
+    return object
+
+
+def coarse_eq(t) -> bool:
+    """Whether ``==`` of type ``t`` may call values equal that a program tells apart, because
+    their state lives in C where freeze's walk does not see it: ``range(0, 0) == range(5, 5)``
+    (``r.start`` differs), a datetime equals the same instant in another time zone (``d.hour``
+    differs), ``timezone.utc`` equals a named UTC offset (``tzname()`` differs), a NumPy dtype
+    equals one with metadata, ``np.datetime64`` values of different units.  A class written in
+    Python has its instance state walked (attributes are part of the key), so its own ``==``
+    is trusted unless a C base other than ``object`` holds state."""
+    c = _coarse.get(t)
+    if c is None:
+        b = _c_base(t)
+        c = _coarse[t] = not (b is object or b in _EXACT_EQ or issubclass(b, (np.integer, np.bool_, np.str_, np.bytes_)))
+    return c
+
+
+def exact_state(o, t=None):
+    """What tells apart values of a :func:`coarse_eq` type that compare equal: the ``repr`` of
+    their C base (C code, deterministic; ``range(5, 5)``, ``datetime(..., tzinfo=...)``,
+    ``dtype('float32', metadata={...})``)."""
+    try:
+        if isinstance(o, np.dtype):     # (its repr leaves out the metadata)
+            return (repr(o), o.byteorder, repr(o.metadata))
+        return _c_base(t or type(o)).__repr__(o)
+    except Exception:  # noqa: BLE001  (no exact picture: identity, never a shared recording)
+        return Ident(o)
 
 
 def needs_key(t) -> bool:
     """Whether values of type ``t`` must be compared through :func:`value_key` (``==`` is not
-    exact for them): floating point, complex, Decimal, sets and byte buffers (by contents)."""
+    exact for them): floating point, complex, Decimal, sets and byte buffers (by contents),
+    tuples (element by element) and the types :func:`coarse_eq` names."""
     return issubclass(t, (float, complex, np.floating, np.complexfloating, decimal.Decimal, frozenset, set,
-                          bytearray, memoryview))
+                          bytearray, memoryview, tuple)) or coarse_eq(t)
 
 
 def same_value(a, b) -> bool:

@@ -288,10 +288,42 @@ def clip(x, lo, hi):
 
 
 def copysign(a, b):
-    """Magnitude of ``a`` with the sign of ``b``."""
+    """Magnitude of ``a`` with the sign of ``b``.
+
+    Two integer operands give an integer, as in Dr.Jit 1.5: ``copysign(Int(1, -2), Int(-1, 1))``
+    is ``Int(-1, 2)`` (``abs(a)`` where ``b >= 0``, ``-abs(a)`` where ``b < 0``; an unsigned
+    ``a`` is returned as it is when ``b`` is unsigned too).  Otherwise the result is floating
+    point (integers are converted).
+    """
     if not (_jit(a) or _jit(b)):
         return _py("copysign")(a, b)
+    if _int_like(a) and _int_like(b):
+        a, b = _same_int_type(a, b)
+        m = abs(a)
+        if not _jit(b):
+            return -m if b < 0 else m
+        if not b.Type.is_signed:
+            return m
+        return select(b < 0, -m, m)
     return _binary("copysign", a, b)
+
+
+def _int_like(x) -> bool:
+    """An integer array (not Bool) or a Python/NumPy integer (not bool)."""
+    if _jit(x):
+        t = x.Type
+        return not t.is_float and not t.is_bool
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _same_int_type(a, b):
+    """Two flat integer arrays of different types converted to their promoted type
+    (``Int`` and ``Int64``: ``Int64``), as an arithmetic operator would."""
+    if isinstance(a, ArrayBase) and isinstance(b, ArrayBase) and a.Type is not b.Type:
+        t = type(a + b)         # (the promotion rule of arithmetic; a node nothing uses)
+        a = a if type(a) is t else t(a)
+        b = b if type(b) is t else t(b)
+    return a, b
 
 
 def sign(x):

@@ -442,8 +442,32 @@ def none(value, axis=..., keepdims=False):
 
 def count(value, axis=..., keepdims=False):
     """Number of true entries along ``axis`` (``UInt32`` arrays; an ``int`` for Python input).
+
+    A JIT static array that is not a mask (``Array3f``, ``Array3i``, ``ArrayXf``, a matrix)
+    is counted across its components (``axis`` 0 or ``None``) as Dr.Jit 1.5 counts it: an entry
+    counts when it is nonzero (a float NaN does not, as Dr.Jit's ``select`` on a float
+    condition), and the counts have the value's type when it is floating point
+    (``count(Array3f([1, 0], [0, 0], [2, 3]))`` is ``Float([2, 1])``), ``UInt32`` otherwise.
     """
+    if isinstance(value, VectorBase) and value.IsJIT and not _is_mask(value) and (axis is None or axis in (..., 0)):
+        if keepdims:
+            return _reduce("add", "count", value, axis, None, keepdims, check=_check_mask)   # (raises)
+        return _count_nonzero(value, axis is None)
     return _reduce("add", "count", value, axis, None, keepdims, leaf=_as_count, check=_check_mask)
+
+
+def _count_nonzero(value, whole: bool):
+    """Dr.Jit's count of a JIT static array that is not a mask: the nonzero entries of its
+    components, lane by lane (``whole``: all of them, a 1-element array)."""
+    from ..traits import replace_type_t     # (traits imports the function modules)
+    vt = value.Type
+    out = replace_type_t(type(value[0]), vt if vt.is_float else UInt32)
+    total = None
+    for c in value:                         # (a matrix's rows: no comparisons on matrices)
+        m = (c > 0) | (c < 0) if vt.is_float else c != 0    # NaN is not counted (Dr.Jit)
+        term = out(m)
+        total = term if total is None else total + term
+    return sum(total, axis=None) if whole else total
 
 
 def _check_mask(m) -> None:

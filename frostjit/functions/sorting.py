@@ -156,7 +156,7 @@ def _arg_extreme(who: str, value, axis, keepdims: bool, largest: bool):
     if axis is not None:
         check_axis(who, axis, 1)
     n = width(value)
-    if type(n) is int and n == 0:
+    if n == 0:      # (inside a frozen function's recording a guarded fact: a width-0 replay traces again)
         raise ValueError(f"frostjit.{who}(): the array is empty")
     key, _ = sort_key(value)
     best = _reduce_array("max" if largest else "min", key)
@@ -212,7 +212,7 @@ def median(value, axis=-1, keepdims=False, return_index=False):
     if axis is not None:
         check_axis("median", axis, 1)
     n = width(value)
-    if type(n) is int and n == 0:
+    if n == 0:      # (guarded while recording, as above)
         raise ValueError("frostjit.median(): the array is empty")
     perm = argsort(value)
     i = gather(type(perm), perm, arange(type(perm), 1) * 0 + (n - 1) // 2)

@@ -14,7 +14,7 @@ from ..array import matrix as static_matrix
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat, is_flat_type
 from ..array.vector import VectorBase
-from ..errors import AxisError, LayoutArgumentError, ShapeMismatchError
+from ..errors import AxisError, LayoutArgumentError, ShapeMismatchError, UnsupportedOperandError
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.memory import gather
@@ -110,9 +110,21 @@ def _reshape_to_type(dtype, value, shape, order: str = "A", shrink: bool = False
         # a PyTree type (dtype=dict, the DRJIT_STRUCT class or dataclass of the value): its entries
         # are reshaped, as without a dtype
         return _reshape_value(value, shape, order, shrink)
+    if not issubclass(dtype, (TensorBase, VectorBase, ArrayBase)):
+        # Dr.Jit 1.5 returns a value of another library's type as it is when 'dtype' is its type
+        # (reshape(np.ndarray, a, (2, 3)) is a, unchanged, whatever the shape)
+        if type(value) is dtype:
+            _check_leaf_arguments(shape, order, who)
+            return value
+        raise UnsupportedOperandError(f"{who}: when 'dtype' and 'type(value)' disagree, 'dtype' must be a frostjit "
+                                      f"tensor, 1-D or static array type (or the type of a PyTree value, to "
+                                      f"reshape its entries), got dtype={dtype.__name__} and a value of type "
+                                      f"{type(value).__name__}")
     if issubclass(dtype, TensorBase):
         if _is_python_leaf(value):      # a number: a tensor of its one element (Dr.Jit: TensorXf, 5, (1,))
             value = dtype([value])
+        elif _is_foreign_array(value):  # a NumPy/DLPack array: converted (then reshaped), as Dr.Jit
+            value = dtype(value)
         t = _reshape_value(value, shape, order, shrink)
         return t if type(t) is dtype else dtype(t)
     if issubclass(dtype, VectorBase) and not is_flat_type(dtype):
@@ -186,9 +198,10 @@ def _reshape_value(value, shape, order: str = "A", shrink: bool = False):
     who = "reshape()"
     if not isinstance(value, (ArrayBase, VectorBase, TensorBase)) and _is_tree(value):
         return _reshape_tree(value, shape, order, shrink)
-    if _is_python_leaf(value):
+    if _is_python_leaf(value) or _is_foreign_array(value):
         # Dr.Jit 1.5 returns a Python value (a number, a string, any other object) as it is
-        # (reshape(5, 4) == 5), after checking the arguments' types and the order.
+        # (reshape(5, 4) == 5), after checking the arguments' types and the order; also another
+        # library's array (a NumPy array, a torch tensor: reshape(a, (3, 2)) is a, unchanged).
         _check_leaf_arguments(shape, order, who)
         return value
     if shrink:
@@ -206,6 +219,12 @@ def _is_python_leaf(value) -> bool:
     if value is None or isinstance(value, (ArrayBase, VectorBase, TensorBase, np.ndarray)):
         return False
     return not hasattr(value, "__dlpack__") and not hasattr(value, "__array_interface__")
+
+
+def _is_foreign_array(value) -> bool:
+    """A NumPy array or another library's array (DLPack, array interface): not frostjit's."""
+    return not isinstance(value, (ArrayBase, VectorBase, TensorBase)) and (
+        isinstance(value, np.ndarray) or hasattr(value, "__dlpack__") or hasattr(value, "__array_interface__"))
 
 
 def _check_leaf_arguments(shape, order, who: str) -> None:
