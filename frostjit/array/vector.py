@@ -24,7 +24,7 @@ import itertools
 
 import numpy as np
 
-from ..errors import ComponentError, IncompatibleArgumentsError, RaggedArrayError, SizeMismatchError
+from ..errors import ComponentError, IncompatibleArgumentsError, NotComplexError, RaggedArrayError, SizeMismatchError
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
@@ -188,7 +188,10 @@ class VectorBase:
         try:
             return self._c[k]
         except IndexError:
-            raise IndexError(f"{type(self).__name__}[{k}]: index out of range for {len(self._c)} components") from None
+            n = len(self._c)
+            i = k + n if isinstance(k, (int, np.integer)) and k < 0 else k
+            raise IndexError(f"{type(self).__name__}[{k}]: entry {i} is out of bounds "
+                             f"(the array is of size {n}).") from None
         except TypeError:
             raise TypeError(f"{type(self).__name__} indices must be integers or slices, not {type(k).__name__}") \
                 from None
@@ -230,7 +233,9 @@ class VectorBase:
                 self._c[i] = _component(self._elem, x)
             return
         if not -len(self._c) <= k < len(self._c):
-            raise IndexError(f"{type(self).__name__}[{k}] = ...: index out of range for {len(self._c)} components")
+            n = len(self._c)
+            raise IndexError(f"{type(self).__name__}[{k}] = ...: entry {k + n if k < 0 else k} is out of "
+                             f"bounds (the array is of size {n}).")
         self._c[k] = _component(self._elem, v)
 
     def __iter__(self):
@@ -454,6 +459,20 @@ for _length in range(1, 5):
     for _name in itertools.product("xyzw", repeat=_length):
         setattr(VectorBase, "".join(_name), _swizzle_property("".join(_name)))
 del _length, _name
+
+
+def _not_complex_imag():
+    """``.imag`` of an array that is not complex (the complex types override it)."""
+    def getter(self):
+        raise NotComplexError(f"'{type(self).__name__}' object has no attribute 'imag' "
+                              "(the array is not complex-valued)")
+
+    def setter(self, v):
+        raise NotComplexError(f"{type(self).__name__}.imag = ...: the array is not complex-valued")
+    return property(getter, setter)
+
+
+VectorBase.imag = _not_complex_imag()
 
 
 # -- helpers -----------------------------------------------------------------------------
