@@ -266,8 +266,14 @@ class ArrayBase:
         return self[0]
 
     def __bool__(self) -> bool:
+        # (Dr.Jit's wording in both errors, as its test suite matches it)
         if self._vt is not Bool:
-            raise TypeError(f"bool({type(self).__name__}): only Bool arrays of size 1 have a truth value")
+            raise TypeError(f"bool({type(self).__name__}): implicit conversion to 'bool' is only supported "
+                            "for scalar mask arrays (only Bool arrays of size 1 have a truth value)")
+        n = self._node.size
+        if n != 1:
+            raise RuntimeError(f"bool({type(self).__name__}): implicit conversion to 'bool' requires an array "
+                               f"with at most 1 element (this one has {n} elements).")
         return bool(self._scalar("bool()"))
 
     def __float__(self) -> float:

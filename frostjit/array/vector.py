@@ -333,10 +333,26 @@ class VectorBase:
     __str__ = __repr__
 
     def __bool__(self):
-        # (a RuntimeError too, as Dr.Jit raises: "requires an array with at most 1 dimension")
-        raise IncompatibleArgumentsError(f"bool({type(self).__name__}) is ambiguous (implicit conversion to 'bool' "
-                                         f"requires an array with at most 1 dimension): use frostjit.all() or "
-                                         f"frostjit.any()")
+        # Dr.Jit's rule: only a mask of at most one dimension and one element has a truth value;
+        # a scalar-backend ArrayXb/Array1b of one entry does (one dimension), a JIT Array1b does not.
+        meta = type(self).__meta__
+        name = type(self).__name__
+        if meta.vt.name != "Bool":
+            # (IncompatibleArgumentsError: Dr.Jit's TypeError, and the RuntimeError/ValueError
+            # frostjit raised here before)
+            raise IncompatibleArgumentsError(f"bool({name}): implicit conversion to 'bool' is only supported "
+                                             "for scalar mask arrays.")
+        ndim = len(meta.shape)
+        if ndim > 1:
+            # (a RuntimeError too, as Dr.Jit raises)
+            raise IncompatibleArgumentsError(
+                f"bool({name}) is ambiguous (implicit conversion to 'bool' requires an array with at most "
+                f"1 dimension (this one has {ndim} dimensions).): use frostjit.all() or frostjit.any()")
+        if len(self._c) != 1:
+            raise IncompatibleArgumentsError(
+                f"bool({name}) is ambiguous (implicit conversion to 'bool' requires an array with at most "
+                f"1 element (this one has {len(self._c)} elements).): use frostjit.all() or frostjit.any()")
+        return bool(self._c[0])
 
     # -- operators --------------------------------------------------------
     def __add__(self, o): return apply_vector("add", self, o)

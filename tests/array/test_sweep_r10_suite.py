@@ -158,3 +158,27 @@ def test_reinterpret_between_different_sizes_is_a_type_and_runtime_error():
         with pytest.raises(exc, match="cannot reinterpret-cast between types of different size"):
             fj.reinterpret_array(llvm.UInt64, llvm.Float(1.0))
     assert fj.reinterpret_array(llvm.UInt, llvm.Float(1.0))[0] == 0x3F800000
+
+
+# (what Dr.Jit 1.5 answers, recorded side by side in session r10: True / error class / message)
+@pytest.mark.parametrize("make, want", [
+    (lambda: scalar.ArrayXb(True), True),
+    (lambda: scalar.Array1b(False), False),
+    (lambda: llvm.Bool(True), True),
+    (lambda: scalar.ArrayXb(True, False), (RuntimeError, "at most 1 element (this one has 2 elements)")),
+    (lambda: scalar.ArrayXb(), (RuntimeError, "at most 1 element (this one has 0 elements)")),
+    (lambda: llvm.Bool(True, False), (RuntimeError, "at most 1 element (this one has 2 elements)")),
+    (lambda: llvm.Array1b(True), (RuntimeError, "at most 1 dimension (this one has 2 dimensions)")),
+    (lambda: scalar.Array2f(1, 2), (TypeError, "only supported for scalar mask arrays")),
+    (lambda: llvm.Array3f(1, 2, 3), (TypeError, "only supported for scalar mask arrays")),
+    (lambda: llvm.Float(1), (TypeError, "only supported for scalar mask arrays")),
+])
+def test_truth_value_follows_dr_jit(make, want):
+    v = make()
+    if isinstance(want, bool):
+        assert bool(v) is want
+        return
+    exc, text = want
+    with pytest.raises(exc) as ei:
+        bool(v)
+    assert text in str(ei.value)
