@@ -130,6 +130,24 @@ class ComponentError(AttributeError, RuntimeError):
     ``RuntimeError`` as Dr.Jit raises ("does not have a 'w' component")."""
 
 
+class IncompatibleSizesError(ValueError, RuntimeError):
+    """Operands of an elementwise operation whose sizes neither match nor broadcast
+    (``Float(1, 2, 3) + Float()``). A ``ValueError``, and a ``RuntimeError`` as Dr.Jit raises
+    ("operands have incompatible sizes")."""
+
+
+class ReinterpretSizeError(TypeError, RuntimeError):
+    """``reinterpret_array`` between element types of different bit widths (``Float32`` as
+    ``UInt64``). A ``TypeError``, and a ``RuntimeError`` as Dr.Jit raises."""
+
+
+class NotComplexError(AttributeError, TypeError):
+    """``v.imag = ...`` on an array that is not complex-valued (``Array3f``, ``Float``).
+
+    An ``AttributeError`` (the array has no ``imag``: ``hasattr`` is ``False``) and a
+    ``TypeError`` as Dr.Jit raises ("... is not complex-valued")."""
+
+
 def out_of_memory(type_name: str, count: int, itemsize: int, action: str = "allocate") -> MemoryError:
     """The ``MemoryError`` to raise when an array of ``count`` elements cannot be allocated:
     it names the frostjit type, the element count and the size in bytes (NumPy's own message

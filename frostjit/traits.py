@@ -46,6 +46,11 @@ class ArrayBase(abc.ABC):
     1-D arrays, static vectors, and the types other families add.
     """
 
+    # Dr.Jit's base class answers ``__meta__`` too (this string), so code that walks a module
+    # and reads ``cls.__meta__`` of every array class, the base included, works unchanged.
+    # It is not an ArrayMeta, so meta_of() still treats the base as "not an array type".
+    __meta__ = "ArrayMeta[invalid]"
+
     @classmethod
     def __subclasshook__(cls, other):
         return True if meta_of(other) is not None else NotImplemented

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..backend import current_backend as _backend
-from ..errors import ConversionOverflowError, UnsupportedOperandError, out_of_memory
+from ..errors import (ComponentError, ConversionOverflowError, NotComplexError, UnsupportedOperandError,
+                      out_of_memory)
 from ..schedule.evaluate import evaluate as _evaluate
 from ..trace import ops
 from ..trace.dtypes import Bool, Float32, VarType, promote, from_numpy_dtype
@@ -208,7 +209,8 @@ class ArrayBase:
             if i < 0:
                 i += size
             if not 0 <= i < size:
-                raise IndexError(f"{type(self).__name__}[{index}]: index out of range for an array of size {size}")
+                raise IndexError(f"{type(self).__name__}[{index}]: entry {i} is out of bounds "
+                                 f"(the array is of size {size}).")
             node = self._buffer_node()
             rec = state.recorder
             if rec is not None:
@@ -234,7 +236,8 @@ class ArrayBase:
             size = self._node.size
             i = int(index) + (size if index < 0 else 0)
             if not 0 <= i < size:
-                raise IndexError(f"{type(self).__name__}[{index}] = ...: index out of range for size {size}")
+                raise IndexError(f"{type(self).__name__}[{index}] = ...: entry {i} is out of bounds "
+                                 f"(the array is of size {size}).")
             _item_scatter[0](self, value, i)
             return
         if isinstance(index, ArrayBase) and index._vt is Bool:
@@ -263,8 +266,14 @@ class ArrayBase:
         return self[0]
 
     def __bool__(self) -> bool:
+        # (Dr.Jit's wording in both errors, as its test suite matches it)
         if self._vt is not Bool:
-            raise TypeError(f"bool({type(self).__name__}): only Bool arrays of size 1 have a truth value")
+            raise TypeError(f"bool({type(self).__name__}): implicit conversion to 'bool' is only supported "
+                            "for scalar mask arrays (only Bool arrays of size 1 have a truth value)")
+        n = self._node.size
+        if n != 1:
+            raise RuntimeError(f"bool({type(self).__name__}): implicit conversion to 'bool' requires an array "
+                               f"with at most 1 element (this one has {n} elements).")
         return bool(self._scalar("bool()"))
 
     def __float__(self) -> float:
@@ -317,6 +326,27 @@ class ArrayBase:
     def __ixor__(self, o): return self._inplace("xor", o)
     def __ilshift__(self, o): return self._inplace("shl", o)
     def __irshift__(self, o): return self._inplace("shr", o)
+
+
+def _missing_component(name: str):
+    """``.x``/``.y``/``.z``/``.w``/``.imag`` of a 1-D array: none exist, as in Dr.Jit.
+
+    Properties rather than ``__slots__``' plain ``AttributeError`` so that the error says what
+    Dr.Jit's does (and is the ``RuntimeError``/``TypeError`` it raises) while staying an
+    ``AttributeError`` (``hasattr(Float(1), "x")`` is ``False``). Only these names pay for it.
+    """
+    if name == "imag":
+        def fail(self, *value):
+            raise NotComplexError(f"{type(self).__name__}.imag: the array is not complex-valued")
+    else:
+        def fail(self, *value):
+            raise ComponentError(f"{type(self).__name__} does not have a '{name}' component")
+    return property(fail, fail)
+
+
+for _name in ("x", "y", "z", "w", "imag"):
+    setattr(ArrayBase, _name, _missing_component(_name))
+del _name
 
 
 # ``x[i] = v`` is a scatter: functions/memory.py (a layer above) registers frostjit.scatter here.

@@ -152,13 +152,24 @@ class ArrayMeta:
                            (1 if changes.get("is_jit", self.is_jit) else 0))
         return replace(self, **changes)
 
+    def __contains__(self, text) -> bool:
+        """``"shape=(3, *)" in Array3f.__meta__``: a substring test on :meth:`__str__`.
+
+        Dr.Jit's ``__meta__`` is that string itself, and code selects types by matching
+        fragments of it (its test suite's type queries do).
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"'in <ArrayMeta>' requires a str as left operand, not {type(text).__name__}")
+        return text in str(self)
+
     def __str__(self) -> str:
         # Dr.Jit's layout: the fields that are set, one per line.
         lines = [f"type={self.vt.name.lower()}"]
         if self.backend is not JitBackend.Invalid:
             lines.append(f"backend={self.backend.name.lower()}")
-        for flag in ("is_jit", "is_diff", "is_vector", "is_complex", "is_quaternion", "is_matrix",
-                     "is_tensor"):
+        # (Dr.Jit's order: the kind flag before is_diff)
+        for flag in ("is_jit", "is_vector", "is_complex", "is_quaternion", "is_matrix", "is_tensor",
+                     "is_diff"):
             if getattr(self, flag):
                 lines.append(f"{flag}=1")
         lines.append("shape=(" + ", ".join("*" if s == Dynamic else str(s) for s in self.shape) + ")")

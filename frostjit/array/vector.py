@@ -24,7 +24,7 @@ import itertools
 
 import numpy as np
 
-from ..errors import ComponentError, IncompatibleArgumentsError, RaggedArrayError, SizeMismatchError
+from ..errors import ComponentError, IncompatibleArgumentsError, NotComplexError, RaggedArrayError, SizeMismatchError
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
@@ -188,7 +188,10 @@ class VectorBase:
         try:
             return self._c[k]
         except IndexError:
-            raise IndexError(f"{type(self).__name__}[{k}]: index out of range for {len(self._c)} components") from None
+            n = len(self._c)
+            i = k + n if isinstance(k, (int, np.integer)) and k < 0 else k
+            raise IndexError(f"{type(self).__name__}[{k}]: entry {i} is out of bounds "
+                             f"(the array is of size {n}).") from None
         except TypeError:
             raise TypeError(f"{type(self).__name__} indices must be integers or slices, not {type(k).__name__}") \
                 from None
@@ -230,7 +233,9 @@ class VectorBase:
                 self._c[i] = _component(self._elem, x)
             return
         if not -len(self._c) <= k < len(self._c):
-            raise IndexError(f"{type(self).__name__}[{k}] = ...: index out of range for {len(self._c)} components")
+            n = len(self._c)
+            raise IndexError(f"{type(self).__name__}[{k}] = ...: entry {k + n if k < 0 else k} is out of "
+                             f"bounds (the array is of size {n}).")
         self._c[k] = _component(self._elem, v)
 
     def __iter__(self):
@@ -328,10 +333,26 @@ class VectorBase:
     __str__ = __repr__
 
     def __bool__(self):
-        # (a RuntimeError too, as Dr.Jit raises: "requires an array with at most 1 dimension")
-        raise IncompatibleArgumentsError(f"bool({type(self).__name__}) is ambiguous (implicit conversion to 'bool' "
-                                         f"requires an array with at most 1 dimension): use frostjit.all() or "
-                                         f"frostjit.any()")
+        # Dr.Jit's rule: only a mask of at most one dimension and one element has a truth value;
+        # a scalar-backend ArrayXb/Array1b of one entry does (one dimension), a JIT Array1b does not.
+        meta = type(self).__meta__
+        name = type(self).__name__
+        if meta.vt.name != "Bool":
+            # (IncompatibleArgumentsError: Dr.Jit's TypeError, and the RuntimeError/ValueError
+            # frostjit raised here before)
+            raise IncompatibleArgumentsError(f"bool({name}): implicit conversion to 'bool' is only supported "
+                                             "for scalar mask arrays.")
+        ndim = len(meta.shape)
+        if ndim > 1:
+            # (a RuntimeError too, as Dr.Jit raises)
+            raise IncompatibleArgumentsError(
+                f"bool({name}) is ambiguous (implicit conversion to 'bool' requires an array with at most "
+                f"1 dimension (this one has {ndim} dimensions).): use frostjit.all() or frostjit.any()")
+        if len(self._c) != 1:
+            raise IncompatibleArgumentsError(
+                f"bool({name}) is ambiguous (implicit conversion to 'bool' requires an array with at most "
+                f"1 element (this one has {len(self._c)} elements).): use frostjit.all() or frostjit.any()")
+        return bool(self._c[0])
 
     # -- operators --------------------------------------------------------
     def __add__(self, o): return apply_vector("add", self, o)
@@ -454,6 +475,20 @@ for _length in range(1, 5):
     for _name in itertools.product("xyzw", repeat=_length):
         setattr(VectorBase, "".join(_name), _swizzle_property("".join(_name)))
 del _length, _name
+
+
+def _not_complex_imag():
+    """``.imag`` of an array that is not complex (the complex types override it)."""
+    def getter(self):
+        raise NotComplexError(f"'{type(self).__name__}' object has no attribute 'imag' "
+                              "(the array is not complex-valued)")
+
+    def setter(self, v):
+        raise NotComplexError(f"{type(self).__name__}.imag = ...: the array is not complex-valued")
+    return property(getter, setter)
+
+
+VectorBase.imag = _not_complex_imag()
 
 
 # -- helpers -----------------------------------------------------------------------------

@@ -22,7 +22,7 @@ import struct
 
 import numpy as np
 
-from ..errors import ConversionOverflowError
+from ..errors import ConversionOverflowError, IncompatibleSizesError, ReinterpretSizeError
 from . import numpy_semantics as ns
 from .dtypes import ALL_TYPES, VarType, Bool, round_to
 from . import folding
@@ -43,9 +43,9 @@ def broadcast_size(op: str, args) -> int:
                 size = s
             elif s != 1:
                 sizes = ", ".join(str(x.size) for x in args)
-                raise ValueError(
-                    f"frostjit.{op}(): incompatible array sizes ({sizes}); only size-1 operands broadcast"
-                )
+                raise IncompatibleSizesError(
+                    f"frostjit.{op}(): incompatible array sizes ({sizes}); only size-1 operands "
+                    "broadcast, so these operands have incompatible sizes")
     return size
 
 
@@ -465,7 +465,8 @@ def cast(node: Node, vt: VarType) -> Node:
 def bitcast(node: Node, vt: VarType) -> Node:
     """Reinterpret the bits of ``node`` as type ``vt`` (same width required)."""
     if vt.itemsize != node.vt.itemsize or (vt is Bool) != (node.vt is Bool):
-        raise TypeError(f"reinterpret_array(): cannot reinterpret {node.vt.name} as {vt.name} (different bit widths)")
+        raise ReinterpretSizeError(f"reinterpret_array(): cannot reinterpret-cast between types of different "
+                                   f"size ({node.vt.name} as {vt.name}: different bit widths)")
     if vt is node.vt:
         return node
     if node.op == "literal" and folding.enabled():     # (the same bits, as a kernel reads them)
