@@ -182,6 +182,17 @@ class ArrayBase:
         except MemoryError:
             raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
 
+    def torch(self):
+        """A ``torch.Tensor`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.torch()``;
+        needs PyTorch).  A copy, as :meth:`numpy` is (Dr.Jit shares the memory)."""
+        import torch        # optional dependency
+        return torch.from_numpy(np.ascontiguousarray(self.numpy()))
+
+    def jax(self):
+        """A ``jax.Array`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.jax()``; needs JAX)."""
+        import jax.numpy as jnp     # optional dependency
+        return jnp.asarray(self.numpy())
+
     def __array__(self, dtype=None, copy=None):
         # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
         if copy is False:

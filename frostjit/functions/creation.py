@@ -13,6 +13,7 @@ from ..array.vector import VectorBase
 from ..array import registry
 from ..backend import current_backend
 from ..errors import ShapeMismatchError
+from ..schedule import memops
 from ..trace import ops
 from ..trace.dtypes import Float64, UInt32, Int64
 from ..trace.state import state
@@ -229,8 +230,48 @@ def empty(dtype, shape=1):
     return dtype._from_node(ops.data(dtype._vt, current_backend().alloc(dtype._vt, size), size))
 
 
-def opaque(dtype, value, shape=1):
-    """Like :func:`full`, but stored in memory, so the value is never folded into kernels."""
+_NO_VALUE = object()
+
+
+def opaque(dtype, value=_NO_VALUE, shape=1):
+    """An opaque array: stored in memory, so its values are never folded into kernels.
+
+    Two forms, as Dr.Jit 1.5's: ``opaque(arg)`` returns an opaque copy of an array, tensor or
+    PyTree (each array a new handle, evaluated; grad tracking carries over, Python values are
+    returned as they are), and ``opaque(dtype, value, shape=1)`` is :func:`full` made opaque.
+
+    Parameters
+    ----------
+    dtype : type, or array / tensor / PyTree
+        The array type of the constant-valued form, or what to copy (one argument).
+    value : int, float or bool
+        The constant (constant-valued form).
+    shape : int or sequence of int
+        As for :func:`full`.
+
+    Raises
+    ------
+    TypeError
+        ``opaque(T)`` with a type and no value.
+
+    Examples
+    --------
+    >>> i = fj.opaque(Int(0))       # a counter that does not recompile kernels as it changes
+    >>> fj.opaque(Float, 2, 3)
+    [2, 2, 2]
+    """
+    if value is _NO_VALUE:
+        if isinstance(dtype, type):
+            raise TypeError(f"opaque(): expected an array, tensor, or PyTree, but received a type object "
+                            f"({dtype.__name__}); did you mean opaque(dtype, value, shape)?")
+        from .helpers import copy       # (helpers imports this module)
+        r = copy(dtype)                 # new handles: writes into the result leave the argument alone
+        make_opaque(r)
+        for a in leaves(r):
+            if a._ad is None and a._node.op == "data":
+                # storage of its own, as Dr.Jit's: a new variable (index), not a shared buffer
+                a._node = memops.copy(a._node)
+        return r
     r = full(dtype, value, shape)
     make_opaque(r)
     return r

@@ -240,6 +240,8 @@ def assert_true(cond, fmt: str | None = None, *args, tb_depth: int = 3, tb_skip:
     """
     if not flag(JitFlag.Debug):
         return
+    from .printing import refuse_symbolic       # (printing imports the array modules late too)
+    refuse_symbolic("assert_true", cond, fmt, args, kwargs)
     if cond is True or (not isinstance(cond, bool) and _all(cond, axis=None)):
         return
     active = (not cond) if isinstance(cond, bool) else ~cond

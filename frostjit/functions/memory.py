@@ -208,6 +208,12 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
     if masks.top() is not None:     # inside a loop body or branch: retired lanes read nothing
         act = masks.apply(act, max(idx.size, act.size))
         active = registry.flat_type(source._backend, Bool)._from_node(act)
+    if src.size == 1:
+        # Dr.Jit: a size-1 source broadcasts (drjit-core elides the gather and never reads the
+        # index), so a nested source such as Array3f(x, 0, z) gathers its literal component 0
+        # at every index; the reverse derivative then sums into that one element.
+        idx = ops.literal(idx.vt, 0, idx.size)
+        index = registry.flat_type(source._backend, idx.vt)._from_node(idx)
     _check_index_width("gather", idx, src.size)
     if state.flags & DEBUG:
         _check_bounds("gather", idx, act, src)

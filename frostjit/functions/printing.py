@@ -202,6 +202,23 @@ def format(fmt=None, *args, limit: int = 20, active=True, **kwargs):  # noqa: A0
     return "".join(out)
 
 
+def refuse_symbolic(who: str, *trees) -> None:
+    """Raise :class:`~frostjit.schedule.loops.LoopVariableError` naming ``who`` when an array in
+    ``trees`` is a variable of a symbolic loop, conditional or call body: its values exist only
+    while the kernel runs, and frostjit has no delayed (in-kernel) printing or checks yet."""
+    from ..trace import loops                       # (late: control flow imports this module)
+    from ..schedule.loops import LoopVariableError
+    from ..tree import leaves
+    nodes = [a._node for a in leaves(trees) if hasattr(a, "_node")]
+    if nodes and loops.is_symbolic(nodes):
+        raise LoopVariableError(
+            f"{who}(): an argument is a variable of a symbolic loop, conditional or call body, whose "
+            f"values exist only while its kernel runs; frostjit cannot print or check it there yet "
+            f"(Dr.Jit delays the output until the kernel runs). Use it after the loop, or run the "
+            f"loop in evaluated mode: with fj.scoped_set_flag(fj.JitFlag.SymbolicLoops, False) "
+            f"(SymbolicConditionals / SymbolicCalls for branches and calls)")
+
+
 def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int = 20,  # noqa: A001
           mode: str = "auto", **kwargs) -> None:
     """Format like :func:`format` and write the result (plus ``end``) to ``file`` (``sys.stdout``).
@@ -225,6 +242,7 @@ def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int =
     """
     if mode not in ("auto", "evaluated", "symbolic"):
         raise ValueError(f"frostjit.print(): 'mode' must be 'auto', 'evaluated' or 'symbolic', got {mode!r}")
+    refuse_symbolic("print", fmt, args, kwargs, active)
     text = format(fmt, *args, limit=limit, active=active, **kwargs)
     if text is None:
         return
