@@ -246,12 +246,7 @@ def _run_planned(backend, size: int, outputs: list) -> bool:
     t0 = time.perf_counter() if history else 0.0
     outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
     t1 = time.perf_counter() if history else 0.0
-    for node, buf in zip(outputs, outs):
-        node.op = "data"        # node.set_data(buf), inlined (one frame per output fewer)
-        node.a0 = ()            # (drops the operands: see Node)
-        node.a1 = None
-        node.value = buf
-        node.extra = None
+    _become_data(outputs, outs)
     if history:
         _record_launch(backend, kernel, status, spec, size, len(outs), t1 - t0)
     if log.isEnabledFor(_DEBUG):
@@ -289,16 +284,22 @@ def launch(backend, size: int, spec, bindings: list, outs: list, effects: list,
         started.launching = 0
     t1 = time.perf_counter() if history else 0.0
     # The OUT parameters come last, in the order of outs (schedule.kernel.build_kernel).
-    for node, buf in zip(outs, buffers[len(buffers) - len(outs):]):
-        node.op = "data"        # node.set_data(buf), inlined (one frame per output fewer)
-        node.a0 = ()            # (drops the operands: see Node)
-        node.a1 = None
-        node.value = buf
-        node.extra = None
+    _become_data(outs, buffers[len(buffers) - len(outs):])
     if history:
         _record_launch(backend, kernel, status, spec, size, len(outs), t1 - t0)
     if log.isEnabledFor(logging.DEBUG):
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, len(spec.instrs), status)
+
+
+def _become_data(nodes, buffers) -> None:
+    """Each launched node becomes a data node holding its buffer: ``node.set_data(buf)``
+    inlined (one frame per launch, not one per output)."""
+    for node, buf in zip(nodes, buffers):
+        node.op = "data"
+        node.a0 = ()            # (drops the operands: see Node)
+        node.a1 = None
+        node.value = buf
+        node.extra = None
 
 
 def _record_launch(backend, kernel, status: str, spec, size: int, n_out: int, seconds: float) -> None:
