@@ -17,7 +17,7 @@ from ..schedule import memops
 from ..trace import ops
 from ..trace.dtypes import Float64, UInt32, Int64
 from ..trace.state import state
-from ..tree import leaves
+from ..tree import leaves, transform
 from .evaluation import make_opaque, width
 from .math import select
 
@@ -264,8 +264,8 @@ def opaque(dtype, value=_NO_VALUE, shape=1):
         if isinstance(dtype, type):
             raise TypeError(f"opaque(): expected an array, tensor, or PyTree, but received a type object "
                             f"({dtype.__name__}); did you mean opaque(dtype, value, shape)?")
-        from .helpers import copy       # (helpers imports this module)
-        r = copy(dtype)                 # new handles: writes into the result leave the argument alone
+        # fj.copy (new handles: writes into the result leave the argument alone)
+        r = transform(dtype, lambda a: type(a)(a), who="opaque", root="arg")
         make_opaque(r)
         for a in leaves(r):
             if a._ad is None and a._node.op == "data":
