@@ -21,7 +21,8 @@ and sums of the pending expression ``t * 2 + 1``: a fused axis reduction), measu
 in turn (the order rotating) for a batch of calls after a short pause (:data:`PAUSE_S`), so all
 systems see the same load on a shared machine.  Per case: the median over rounds of each batch's median wall time, and the spread
 (lowest and highest batch median).  ``--base CHECKOUT`` adds frostjit imported from another
-checkout (``frostjit@base``), for before/after figures in the same run.
+checkout (``frostjit@base``), for before/after figures in the same run.  ``--sums --cases lookup``
+measures the table's texture lookup the same way (single runs of it swing 2-4x on a shared VM).
 """
 from __future__ import annotations
 
@@ -50,6 +51,10 @@ SUM_CASES = {
     "t*2+1 4096x4096/f32 axis 0": ((4096, 4096), "float32", "TensorXf", 0, True),
     "t*2+1 4096x4096/f32 axis 1": ((4096, 4096), "float32", "TensorXf", 1, True),
 }
+# --sums also takes the texture lookup of the table (1e6 bilinear lookups into RES x RES), so that
+# its figure can be taken in interleaved rounds too (its single runs swing 2-4x on a shared VM)
+LOOKUP_CASE = "lookup"
+INTERLEAVED_CASES = [*SUM_CASES, LOOKUP_CASE]
 BATCH = 5       # calls per system and round in --sums
 # Pause before each batch of --sums: the other children's idle worker threads (which spin for
 # a while after their last launch, frostjit's and Dr.Jit's alike) are asleep by then and leave
@@ -178,6 +183,8 @@ def serve(system: str, params: dict) -> None:
     rng = np.random.default_rng(11)
     data = {}
     for name in params["cases"]:
+        if name == LOOKUP_CASE:
+            continue
         shape, dtype = SUM_CASES[name][:2]
         a = rng.random(shape) * 100
         data[name] = a.astype(dtype)
@@ -187,6 +194,14 @@ def serve(system: str, params: dict) -> None:
             axis, expr = SUM_CASES[name][3:]
             run[name] = (lambda a=a, k=axis: (a * 2 + 1).sum(axis=k)) if expr else \
                 (lambda a=a, k=axis: a.sum(axis=k))
+        if LOOKUP_CASE in params["cases"]:
+            tex, pos, _ = _inputs()
+            flat = tex[..., 0]
+
+            def lookup_np():
+                ix, iy, wx, wy = _bilinear_numpy(tex, pos)
+                return sum(wx[a] * wy[b] * flat[iy[b], ix[a]] for a in (0, 1) for b in (0, 1))
+            run[LOOKUP_CASE] = lookup_np
     else:
         if system == "drjit":
             import drjit as dr
@@ -208,6 +223,19 @@ def serve(system: str, params: dict) -> None:
                 _workloads.sync(dr)
                 return r
             run[name] = call
+        if LOOKUP_CASE in params["cases"]:
+            tex_np, pos_np, _ = _inputs()
+            pos = T.Array2f(T.Float(pos_np[0]), T.Float(pos_np[1]))
+            tensor = T.TensorXf(tex_np)
+            dr.eval(pos, tensor)
+            tex = T.Texture2f(tensor)
+
+            def lookup():
+                v = tex.eval(pos)[0]
+                dr.eval(v)
+                _workloads.sync(dr)
+                return v
+            run[LOOKUP_CASE] = lookup
     H.serve_requests(run)           # two calls of each case compile (or load) every kernel first
 
 
@@ -225,7 +253,8 @@ def sums(systems: list, rounds: int, threads, base: str | None, cases: list) -> 
 
 def report_sums(res: dict, rounds: int) -> None:
     names = list(res)
-    print(f"sum(t, axis=1) (or the axis and pending expression 't*2+1' named), interleaved: median over "
+    print(f"sum(t, axis=1) (or the axis and pending expression 't*2+1' named; 'lookup': {LOOKUPS:.0e} bilinear "
+          f"lookups into {RES}x{RES}), interleaved: median over "
           f"{rounds} rounds of the median of {BATCH} calls "
           f"(ms wall [lowest-highest round] / ms CPU)")
     header = ["case"] + names + (["fj / drjit (wall)"] if "drjit" in names and "frostjit" in names else [])
@@ -311,8 +340,9 @@ def parser(prog: str = "bench_tensor.py") -> argparse.ArgumentParser:
     ap.add_argument("--sums", action="store_true",
                     help="interleaved rounds of sum(t, axis=k) over several shapes, types and expressions instead")
     ap.add_argument("--rounds", type=H.positive_int, default=9, help="rounds of --sums (default 9)")
-    ap.add_argument("--cases", type=H.comma_list(list(SUM_CASES), "case"), default=list(SUM_CASES),
-                    help="with --sums: comma list of cases (default: all of " + ", ".join(SUM_CASES) + ")")
+    ap.add_argument("--cases", type=H.comma_list(INTERLEAVED_CASES, "case"), default=list(SUM_CASES),
+                    help="with --sums: comma list of cases (default: all of " + ", ".join(SUM_CASES)
+                    + f"; '{LOOKUP_CASE}': the table's texture lookup, interleaved)")
     ap.add_argument("--base", default=None,
                     help="with --sums: also run frostjit from this checkout (before/after figures)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
