@@ -126,3 +126,16 @@ def _backend_independent_check(request, monkeypatch):
     if calls:
         pytest.fail(f"marked backend_independent ({_reason(mark)}) but called the backend: "
                     f"{', '.join(sorted(set(calls)))}", pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def _no_kernel_history_leak():
+    """After each test, the kernel history is off and empty: many tests turn it on, and an entry
+    one leaves behind (a launch after its last query) would reach whichever test of the same
+    process (pytest-xdist runs several files in one) reads the history next."""
+    yield
+    import sys
+    fj = sys.modules.get("frostjit")
+    if fj is not None and hasattr(fj, "kernel_history"):
+        fj.set_flag(fj.JitFlag.KernelHistory, False)
+        fj.kernel_history()         # (a query empties it)
