@@ -429,6 +429,18 @@ def parser(prog: str = "bench_ad.py") -> argparse.ArgumentParser:
     return ap
 
 
+def _frostjit_only(params: dict, key: str, report_fn, a) -> int:
+    """``--opcodes`` / ``--parts``: one frostjit child on the small problem, its ``key`` result
+    reported by ``report_fn`` (exit status 1 when the child failed)."""
+    res = {"frostjit": run_child("frostjit", {**params, "problems": ["small"], "threads": a.threads})}
+    if res["frostjit"].get("status") != "ok":
+        print(f"frostjit: {res['frostjit'].get('reason')}")
+        return 1
+    report_fn(res["frostjit"][key])
+    H.dump_json(a.json, res)
+    return 0
+
+
 def main(argv=None, prog: str = "bench_ad.py") -> int:
     a = parser(prog).parse_args(argv)
     if a.child:
@@ -439,22 +451,9 @@ def main(argv=None, prog: str = "bench_ad.py") -> int:
         print(H.RESULT_MARK + json.dumps(res), flush=True)
         return 0
     if a.opcodes:
-        res = {"frostjit": run_child("frostjit", {"opcodes": True, "lines": a.lines, "problems": ["small"],
-                                                  "threads": a.threads})}
-        if res["frostjit"].get("status") != "ok":
-            print(f"frostjit: {res['frostjit'].get('reason')}")
-            return 1
-        report_opcodes(res["frostjit"]["opcodes"])
-        H.dump_json(a.json, res)
-        return 0
+        return _frostjit_only({"opcodes": True, "lines": a.lines}, "opcodes", report_opcodes, a)
     if a.parts:
-        res = {"frostjit": run_child("frostjit", {"parts": True, "problems": ["small"], "threads": a.threads})}
-        if res["frostjit"].get("status") != "ok":
-            print(f"frostjit: {res['frostjit'].get('reason')}")
-            return 1
-        report_parts(res["frostjit"]["parts"])
-        H.dump_json(a.json, res)
-        return 0
+        return _frostjit_only({"parts": True}, "parts", report_parts, a)
     problems = a.problems
     params = {"problems": problems, "repeats_small": 30 if a.quick else 200,
               "repeats_large": 5 if a.quick else 20, "threads": a.threads,
