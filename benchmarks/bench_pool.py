@@ -10,7 +10,7 @@ one case with one *pattern*: ``b2b`` (calls back to back), ``pause2`` and ``paus
 50 ms of sleep before each call: the workers of both systems have gone idle or to sleep), so
 all systems see the same load of a shared machine.  The table gives per case and pattern the
 median over rounds of the batch medians, wall time (CPU time of all the process's threads
-after the slash), and the ratios.  ``idle burn`` is the CPU time a child uses during a 200 ms
+after the slash: per call, the batch's mean, see ``_harness.Timing.cpu_ms``), and the ratios.  ``idle burn`` is the CPU time a child uses during a 200 ms
 pause after a launch: what its idle workers spin.  ``--pin`` pins each child's calling thread to
 one CPU and its other threads to the others (on a machine loaded by other processes the workers
 otherwise often share the caller's core).
@@ -149,7 +149,8 @@ def measure(systems: list, rounds: int, threads, base: str | None, cases: list, 
 
 def report(res: dict, rounds: int, cases: list) -> None:
     names = list(res)
-    print(f"median over {rounds} rounds of the median of {BATCH} calls: ms wall / ms CPU (all threads)")
+    print(f"median over {rounds} rounds of the median of {BATCH} calls: ms wall / ms CPU (all threads, "
+          "per call: the batch's mean)")
     ratios = []
     if "frostjit" in names and "drjit" in names:
         ratios.append(("frostjit", "drjit"))

@@ -72,8 +72,9 @@ def _inputs():
 
 
 def _median_ms(fn, warmup: int, repeats: int) -> tuple[float, float, object]:
-    """(median wall ms, median CPU ms of the whole process: every thread's work counts, which
-    is less sensitive to other load on the machine than wall time, result)."""
+    """(median wall ms, CPU ms per call of the whole process (the mean, see
+    ``_harness.Timing.cpu_ms``): every thread's work counts, which is less sensitive to other
+    load on the machine than wall time, result)."""
     t = H.time_calls(fn, repeats, warmup)
     return t.ms, t.cpu_ms, t.result
 
@@ -241,7 +242,7 @@ def serve(system: str, params: dict) -> None:
 
 def sums(systems: list, rounds: int, threads, base: str | None, cases: list) -> dict:
     """The interleaved rounds of ``--sums`` (see the module docstring); per system and case the
-    list of batch medians (wall ms, CPU ms)."""
+    list of batches' (median wall ms, mean CPU ms)."""
     with H.Servers(__file__, systems, threads, {"cases": cases}, base) as servers:
         out = {name: {case: [] for case in cases} for name in servers.names}
         for r in range(rounds):
@@ -256,7 +257,7 @@ def report_sums(res: dict, rounds: int) -> None:
     print(f"sum(t, axis=1) (or the axis and pending expression 't*2+1' named; 'lookup': {LOOKUPS:.0e} bilinear "
           f"lookups into {RES}x{RES}), interleaved: median over "
           f"{rounds} rounds of the median of {BATCH} calls "
-          f"(ms wall [lowest-highest round] / ms CPU)")
+          f"(ms wall [lowest-highest round] / ms CPU per call, the rounds' median of the batch means)")
     header = ["case"] + names + (["fj / drjit (wall)"] if "drjit" in names and "frostjit" in names else [])
     rows = []
     for case in next(iter(res.values())):

@@ -25,6 +25,14 @@ def test_time_calls_gap_is_outside_the_timed_call():
     assert max(t.walls) < 0.02                      # the 20 ms sleep is not part of any call's time
 
 
+def test_cpu_per_call_is_the_mean_so_that_a_worker_counted_in_lumps_is_not_missed():
+    # A spinning worker thread reaches the process clock at a timer tick: one call in four here
+    # carries its 3 ms; the median (1 ms, the calling thread alone) would drop it.
+    t = H.Timing(walls=[0.001] * 4, cpus=[0.001, 0.001, 0.004, 0.001])
+    assert t.cpu_ms == pytest.approx(1.75)
+    assert t.ms == pytest.approx(1.0)               # (wall time stays the median)
+
+
 def test_steady_state_checksums_the_first_result_untimed():
     results = iter(range(10, 20))
     row = H.steady_state(lambda: next(results), repeats=3, checksum=lambda r: f"sum {r}")
