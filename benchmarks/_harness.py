@@ -276,15 +276,22 @@ class Servers:
     ...             wall_ms, cpu_ms = s.batch(name, {"case": "sum", "calls": 5}, pause=0.05)
     """
 
-    def __init__(self, script: str, systems: list, threads, params: dict, base: str | None = None):
-        self.names = list(systems) + (["frostjit@base"] if base else [])
+    def __init__(self, script: str, systems: list, threads, params: dict, base: str | None = None,
+                 variants: dict[str, dict] | None = None):
+        # variants: name -> environment variables of one more frostjit child, "frostjit[name]"
+        # (e.g. {"spin0": {"FROSTJIT_POOL_SPIN_US": "0"}}: a setting beside the default, same rounds)
+        variants = variants or {}
+        self.names = (list(systems) + (["frostjit@base"] if base else [])
+                      + [f"frostjit[{v}]" for v in variants])
         self._procs = {}
         try:
             for name in self.names:
-                system = "frostjit" if name == "frostjit@base" else name
+                system = "frostjit" if name.startswith("frostjit") else name
                 env = child_env(system, thread_env(system, threads))
                 if name == "frostjit@base":
                     env["PYTHONPATH"] = os.pathsep.join([os.path.abspath(base), env["PYTHONPATH"]])
+                if name.startswith("frostjit["):
+                    env.update({k: str(v) for k, v in variants[name[len("frostjit["):-1]].items()})
                 cmd = [sys.executable, os.path.abspath(script), "--serve", system,
                        "--params", json.dumps({"threads": threads, **params})]
                 self._procs[name] = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -328,6 +335,25 @@ class Servers:
         res = self.ask(name, request, pause)
         return statistics.median(res["wall"]) * 1e3, statistics.fmean(res["cpu"]) * 1e3
 
+    def thread_cpu(self, name: str) -> dict[str, int] | None:
+        """The CPU time (ns) each thread of ``name``'s child has used so far, by thread id
+        (``"main"``: the calling thread), from ``/proc/PID/task/*/schedstat``: the scheduler's
+        own count, exact for a spinning worker (the process clock gets such a thread's time in
+        lumps, see :attr:`Timing.cpu_ms`); ``None`` where there is no such file (not Linux)."""
+        pid = self._procs[name].pid
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return None
+        out = {}
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    out["main" if tid == str(pid) else tid] = int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                continue            # (a thread that ended meanwhile)
+        return out
+
     def _read(self, name: str) -> dict:
         p = self._procs[name]
         for line in p.stdout:
@@ -362,6 +388,16 @@ def positive_int(text: str) -> int:
     if v < 1:
         raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {v}")
     return v
+
+
+def variant(text: str) -> tuple[str, dict]:
+    """An argparse ``type`` for ``NAME:VAR=VALUE[,VAR=VALUE...]``: a frostjit child ``frostjit[NAME]``
+    run with those environment variables (:class:`Servers`)."""
+    name, sep, rest = text.partition(":")
+    pairs = [p.partition("=") for p in rest.split(",") if p]
+    if not sep or not name or not pairs or any(not k or not eq for k, eq, _ in pairs):
+        raise argparse.ArgumentTypeError(f"expected NAME:VAR=VALUE[,VAR=VALUE...], not {text!r}")
+    return name, {k: v for k, _, v in pairs}
 
 
 def add_system_options(ap: argparse.ArgumentParser, systems: list[str]) -> None:

@@ -2,7 +2,8 @@
 
     python benchmarks/bench_types.py [--quick] [--n 1000000] [--k 10] [--systems frostjit,drjit,numpy]
                                      [--threads N] [--json out/types.json]
-    python benchmarks/bench_types.py --interleave [--rounds R] [--base CHECKOUT] [--threads N] ...
+    python benchmarks/bench_types.py --interleave [--rounds R] [--base CHECKOUT] [--variant NAME:VAR=VALUE]
+                                     [--threads N] ...
 
 Workloads (n = 1e6 points by default), medians of repeated steady-state calls, each system in
 its own subprocess (this script re-runs itself with ``--child SYSTEM``; never drjit and
@@ -22,12 +23,16 @@ Dr.Jit's formulas): their checksums are compared.  Target: frostjit's steady sta
 slower than Dr.Jit's.
 
 ``--interleave`` runs the JIT rows in *interleaved* rounds instead: one long-lived child per
-system (and ``frostjit@base`` with ``--base``), asked in turn for a batch of 10 calls of each row
+system (and ``frostjit@base`` with ``--base``, ``frostjit[NAME]`` per ``--variant NAME:VAR=VALUE``:
+frostjit with those environment variables), asked in turn for a batch of 10 calls of each row
 (the order rotated each round), so that every system sees the same load of a shared machine;
 it prints the median over rounds and, per row, the median and range of the rounds' frostjit /
 Dr.Jit ratios; then every call pooled: the wall time's median, 90th and 99th percentile (a
 loaded machine's preempted worker threads show in the tail) and the CPU time per call (the mean:
-a spinning worker's CPU time reaches the process clock in lumps, see ``_harness.Timing.cpu_ms``).
+a spinning worker's CPU time reaches the process clock in lumps, see ``_harness.Timing.cpu_ms``);
+then, on Linux, each child's CPU time per call split into its calling thread and its other
+threads (the scheduler's per-thread counts: how the blocks of a launch were shared, and what the
+workers spin).
 """
 from __future__ import annotations
 
@@ -205,20 +210,29 @@ def serve(system: str, params: dict) -> None:
 INTERLEAVE_CALLS = 10       # calls per batch: one batch per system, row and round
 
 
-def interleave(systems: list, params: dict, rounds: int, base: str | None) -> tuple[dict, dict]:
+def interleave(systems: list, params: dict, rounds: int, base: str | None,
+               variants: dict | None = None) -> tuple[dict, dict]:
     """``--interleave``: per system name and row, the list of the rounds' median wall ms, and
-    every call's wall and CPU ms (``{"wall": [...], "cpu": [...]}``, all rounds pooled)."""
+    every call's wall and CPU ms (``{"wall": [...], "cpu": [...]}``, all rounds pooled) with the
+    CPU ns each thread used in all those calls (``"threads"``: thread id -> ns, ``"main"`` the
+    calling thread; empty where ``/proc`` has no per-thread counts)."""
     rows = ["/".join(key) for key in ROWS]
-    with H.Servers(__file__, systems, params.get("threads"), params, base) as servers:
+    with H.Servers(__file__, systems, params.get("threads"), params, base, variants) as servers:
         out = {name: {row: [] for row in rows} for name in servers.names}
-        calls = {name: {row: {"wall": [], "cpu": []} for row in rows} for name in servers.names}
+        calls = {name: {row: {"wall": [], "cpu": [], "threads": {}} for row in rows} for name in servers.names}
         for r in range(rounds):
             for row in rows:
                 for name in servers.order(r):
+                    before = servers.thread_cpu(name)
                     got = servers.ask(name, {"case": row, "calls": INTERLEAVE_CALLS})
+                    after = servers.thread_cpu(name)
                     out[name][row].append(statistics.median(got["wall"]) * 1e3)
                     for key in ("wall", "cpu"):
                         calls[name][row][key].extend(t * 1e3 for t in got[key])
+                    if before is not None and after is not None:
+                        threads = calls[name][row]["threads"]
+                        for tid, ns in after.items():
+                            threads[tid] = threads.get(tid, 0) + ns - before.get(tid, 0)
     return out, calls
 
 
@@ -257,6 +271,27 @@ def report_calls(calls: dict) -> None:
             wall, cpu = calls[name][row]["wall"], calls[name][row]["cpu"]
             line.append(f"{H.fmt(_percentile(wall, 50))} / {H.fmt(_percentile(wall, 90))} / "
                         f"{H.fmt(_percentile(wall, 99))}; {H.fmt(statistics.fmean(cpu))}")
+        table.append(line)
+    print(H.table(["row"] + names, table))
+
+
+def report_threads(calls: dict) -> None:
+    """The per-thread table of ``--interleave``: CPU ms per call of the calling thread and of the
+    others together (every call of every round; the scheduler's per-thread counts, which see a
+    worker's spinning and its share of the blocks exactly)."""
+    names = [n for n in calls if any(calls[n][row]["threads"] for row in calls[n])]
+    if not names:
+        return
+    print("CPU ms per call by thread (/proc/PID/task/*/schedstat, all rounds): calling thread + other threads")
+    table = []
+    for row in next(iter(calls.values())):
+        line = [row]
+        for name in names:
+            c = calls[name][row]
+            n = len(c["wall"])
+            main = c["threads"].get("main", 0) / n / 1e6
+            others = sum(v for k, v in c["threads"].items() if k != "main") / n / 1e6
+            line.append(f"{H.fmt(main)} + {H.fmt(others)}")
         table.append(line)
     print(H.table(["row"] + names, table))
 
@@ -320,6 +355,9 @@ def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
                     help="interleaved rounds of the JIT rows, one long-lived child per system, instead of the table")
     ap.add_argument("--rounds", type=H.positive_int, default=8, help="rounds of --interleave (default 8)")
     ap.add_argument("--base", default=None, help="with --interleave: also run frostjit from this checkout")
+    ap.add_argument("--variant", type=H.variant, action="append", default=[], metavar="NAME:VAR=VALUE[,...]",
+                    help="with --interleave: also run a frostjit child 'frostjit[NAME]' with these environment "
+                         "variables (e.g. spin0:FROSTJIT_POOL_SPIN_US=0); may be repeated")
     ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     H.add_system_options(ap, SYSTEMS)
     return ap
@@ -334,15 +372,16 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "k": a.k, "repeats": 5 if a.quick else 30, "threads": a.threads}
-    if (a.base or a.rounds != 8) and not a.interleave:
-        parser(prog).error("--base and --rounds go with --interleave")
+    if (a.base or a.rounds != 8 or a.variant) and not a.interleave:
+        parser(prog).error("--base, --rounds and --variant go with --interleave")
     if a.interleave:
         if a.phases:
             parser(prog).error("--interleave and --phases exclude each other")
         systems = [s for s in a.systems if s != "numpy"]
-        res, calls = interleave(systems, params, a.rounds, a.base)
+        res, calls = interleave(systems, params, a.rounds, a.base, dict(a.variant))
         report_interleave(res, n, a.k, a.rounds)
         report_calls(calls)
+        report_threads(calls)
         H.dump_json(a.json, {"rounds": res, "calls": calls})
         return 0
     systems = [s for s in a.systems if not (a.phases and s == "numpy")]

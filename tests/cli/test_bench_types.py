@@ -1,7 +1,10 @@
 """python -m frostjit bench types --phases: the plain calls' tracing and whole-call times."""
+import argparse
 import os
 import subprocess
 import sys
+
+import pytest
 
 from hypothesis import given, strategies as st
 
@@ -28,24 +31,43 @@ def test_bench_types_evict_needs_phases():
 
 
 def test_bench_types_interleave_asks_each_system_in_turn():
+    # (a variant child too: frostjit with a setting from the environment, in the same rounds)
     p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--interleave", "--rounds", "1", "--n", "7",
-                        "--k", "2", "--systems", "frostjit"], capture_output=True, text=True, timeout=300)
+                        "--k", "2", "--systems", "frostjit", "--variant", "t1:FROSTJIT_NUM_THREADS=1"],
+                       capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     rounds, calls = p.stdout.split("every call, all rounds pooled")
+    calls, threads = calls.split("CPU ms per call by thread") if sys.platform.startswith("linux") else (calls, "")
+    assert "frostjit[t1]" in rounds and "frostjit[t1]" in calls
     for row in ("transform/plain", "transform/frozen", "complex/plain", "complex/frozen"):
         line = next(x for x in rounds.splitlines() if x.strip().startswith(row))
-        assert float(line.split()[1]) > 0, line
+        assert float(line.split()[1]) > 0 and float(line.split()[3]) > 0, line
         # the per-call table: wall median <= 90th <= 99th percentile, and a CPU time
         line = next(x for x in calls.splitlines() if x.strip().startswith(row))
-        walls, cpu = line.split(row)[1].split(";")
+        walls, cpu = line.split(row)[1].split(";")[:2]
         p50, p90, p99 = (float(v) for v in walls.split("/"))
-        assert 0 < p50 <= p90 <= p99 and float(cpu) > 0, line
+        assert 0 < p50 <= p90 <= p99 and float(cpu.split()[0]) > 0, line
+        if threads:
+            # calling thread + others, per child; the one-thread variant's others run no blocks
+            line = next(x for x in threads.splitlines() if x.strip().startswith(row))
+            (main, others), (main1, others1) = [(float(a), float(b)) for a, b in
+                                                (cell.split("+") for cell in line.split(row)[1].split("  ") if "+" in cell)]
+            assert main > 0 and others >= 0 and main1 > 0 and others1 < main1, line
+
+
+def test_variant_option_parses_name_and_environment():
+    import _harness as H
+    assert H.variant("spin0:FROSTJIT_POOL_SPIN_US=0") == ("spin0", {"FROSTJIT_POOL_SPIN_US": "0"})
+    assert H.variant("x:A=1,B=") == ("x", {"A": "1", "B": ""})
+    for bad in ("spin0", ":A=1", "x:", "x:A", "x:=1"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            H.variant(bad)
 
 
 def test_bench_types_rounds_and_base_need_interleave():
     p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--rounds", "3"], capture_output=True,
                        text=True, timeout=120)
-    assert p.returncode == 2 and "--base and --rounds go with --interleave" in p.stderr
+    assert p.returncode == 2 and "--base, --rounds and --variant go with --interleave" in p.stderr
 
 
 @given(st.lists(st.floats(0, 100), min_size=1, max_size=50), st.sampled_from([1, 50, 90, 99, 100]))
