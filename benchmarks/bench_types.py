@@ -139,14 +139,18 @@ def _numpy_cases(np, n: int, k: int):
 
 
 def _phases(dr, cases: dict, repeats: int, evict: bool = False) -> dict:
-    """CPU time (the process's, all threads) and wall time of a plain call's tracing alone and of
-    the whole call (tracing, evaluation, waiting for the kernel), medians of ``repeats``
-    interleaved samples: the Python-side cost of the plain calls, beside the anchor's.
+    """CPU time and wall time of a plain call's tracing alone and of the whole call (tracing,
+    evaluation, waiting for the kernel), of ``repeats`` interleaved samples: the Python-side cost
+    of the plain calls, beside the anchor's.  Wall times are medians.  Tracing runs on the calling
+    thread: its CPU time is that thread's (``time.thread_time``; the process's would add what the
+    pool's workers spin meanwhile, after a 1e6-lane launch), median.  The whole call's CPU time is
+    the process's (all threads), the mean (a worker's time reaches the process clock in lumps,
+    ``_harness.Timing.cpu_ms``).
 
     ``evict``: copy 32 MB with NumPy before each sample, evicting the caches as a 1e6-point
     kernel does between two calls (the interpreter's code and objects are then read from memory:
     what makes the tracing of the 1e6-point calls cost more than that of the 1e3-point ones)."""
-    pt, pc = time.process_time, time.perf_counter
+    pt, tt, pc = time.process_time, time.thread_time, time.perf_counter
     src = np.ones(8 << 20 if evict else 1, np.float32)
     dst = np.empty_like(src)
     out = {}
@@ -158,9 +162,9 @@ def _phases(dr, cases: dict, repeats: int, evict: bool = False) -> dict:
         for _ in range(repeats):
             if evict:
                 np.copyto(dst, src)
-            c0, w0 = pt(), pc()
+            c0, w0 = tt(), pc()
             r = trace(*args)
-            c1, w1 = pt(), pc()
+            c1, w1 = tt(), pc()
             del r
             if evict:
                 np.copyto(dst, src)
@@ -174,7 +178,7 @@ def _phases(dr, cases: dict, repeats: int, evict: bool = False) -> dict:
             cw.append(w3 - w2)
         med = statistics.median
         out[name] = {"status": "ok", "trace_cpu_us": med(tc) * 1e6, "trace_us": med(tw) * 1e6,
-                     "call_cpu_us": med(cc) * 1e6, "call_us": med(cw) * 1e6}
+                     "call_cpu_us": statistics.fmean(cc) * 1e6, "call_us": med(cw) * 1e6}
     return out
 
 
@@ -309,7 +313,7 @@ def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
 
 def report_phases(res: dict, systems, n: int, k: int, evict: bool = False) -> None:
     print(f"plain calls at {H.fmt_n(n)}: tracing alone, and the whole call (tracing, evaluation, kernel); "
-          "median us, process CPU time / wall time" + ("; caches evicted before each sample" if evict else ""))
+          "us, CPU time / wall time (tracing: the calling thread's CPU, median; whole call: the process's, mean; wall: median)" + ("; caches evicted before each sample" if evict else ""))
     rows = []
     for name in ("transform", "complex"):
         for field, label in (("trace", "tracing"), ("call", "whole call")):
