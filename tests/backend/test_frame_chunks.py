@@ -15,9 +15,9 @@ import sys
 
 import pytest
 
-from frostjit.backend.kernel import IN, OUT, Instr, KernelSpec
+from frostjit.backend.kernel import IN, OUT, Instr, KernelSpec, LoopInfo
 from frostjit.backend.llvm.codegen import KERNEL_PLACEHOLDER, generate_ir
-from frostjit.trace.dtypes import Bool, Float16, Float32, Float64
+from frostjit.trace.dtypes import Bool, Float16, Float32, Float64, UInt32
 
 import llvmlite.binding as llvm
 
@@ -67,6 +67,49 @@ def test_with_mask_registers_every_load_and_store_is_masked_in_place():
     assert ir.count("call <32 x") == 4 and ir.count("call void @llvm.masked.store") == 4
 
 
+def _loop_spec():
+    """A symbolic loop (``while i < n: i += 1; s += x``) whose state is stored as UInt32, Float32 and,
+    compared, Bool: out = (i, s, s > 0)."""
+    return KernelSpec(
+        instrs=[Instr("load", UInt32, (), 0), Instr("load", Float32, (), 1),
+                Instr("literal", UInt32, (), 0), Instr("literal", Float32, (), 0.0),
+                Instr("literal", UInt32, (), 1),
+                Instr("loop_start", Bool, (2, 3), LoopInfo(n_state=2, cond=9, end=12)),
+                Instr("loop_phi", UInt32, (5,), 0), Instr("loop_phi", Float32, (5,), 1),
+                Instr("lt", Bool, (6, 0)), Instr("loop_cond", Bool, (5, 8)),
+                Instr("add", UInt32, (6, 4)), Instr("add", Float32, (7, 1)),
+                Instr("loop_end", Bool, (5, 10, 11)),
+                Instr("loop_out", UInt32, (5,), 0), Instr("loop_out", Float32, (5,), 1),
+                Instr("gt", Bool, (14, 3)),
+                Instr("store", UInt32, (13,), 2), Instr("store", Float32, (14,), 3), Instr("store", Bool, (15,), 4)],
+        params=[(IN, UInt32), (IN, Float32), (OUT, UInt32), (OUT, Float32), (OUT, Bool)])
+
+
+def test_without_mask_registers_a_kernel_with_a_loop_has_no_non_temporal_path():
+    """Loop kernels are compute-bound: their outputs are always written through the caches,
+    which saves code generation the per-output choice (frame._cached_stores); other kernels
+    keep it, and so does the frame with mask registers."""
+    loop = generate_ir(_loop_spec(), 16, masked_chunks=False)
+    llvm.parse_assembly(loop.replace(KERNEL_PLACEHOLDER, "@k")).verify()
+    assert "!nontemporal" not in loop and ".nt" not in loop and "%out.big" not in loop
+    assert loop.count("call void @llvm.masked.store") == 2 and "st.copy:" in loop    # last chunk
+    assert "br i1 %full, label %st.whole, label %st.tail" in loop
+    assert "!nontemporal" in generate_ir(_loop_spec(), 32, masked_chunks=True)
+    assert generate_ir(_spec(), 16, masked_chunks=False).count("!nontemporal") == 4
+
+
+def test_lane_indices_only_where_the_counter_reads_them():
+    """The frame emits the lanes' 64-bit indices only for a kernel with a counter (arange):
+    dead vector code costs instruction selection."""
+    assert "%lane" not in generate_ir(_spec(), 16, masked_chunks=False)
+    counter = KernelSpec(instrs=[Instr("counter", UInt32, ()), Instr("store", UInt32, (0,), 0)],
+                         params=[(OUT, UInt32)])
+    for masked in (False, True):
+        ir = generate_ir(counter, 16, masked_chunks=masked)
+        llvm.parse_assembly(ir.replace(KERNEL_PLACEHOLDER, "@k")).verify()
+        assert "%lane = add <16 x i64>" in ir
+
+
 _PROGRAM = """
 import numpy as np, frostjit as fj
 from frostjit.llvm import Float, Float16, Float64, Bool, UInt8, UInt32
@@ -88,11 +131,14 @@ for n in list(range(1, W + 2)) + [2 * W - 1, 2 * W, 2 * W + 1, 1000]:
     # inputs read inside a symbolic loop: lane j adds a[j] u[j] times
     i, s = fj.while_loop((UInt32(0), Float(0.0)), lambda i, s: i < UInt32(w),
                          lambda i, s: (i + 1, s + x), mode="symbolic")
-    fj.eval(i, s)
+    pos, hs, d2 = s > 0, Float16(s), Float64(s) * 2     # 8-, 16- and 64-bit outputs of the loop's kernel
+    fj.eval(i, s, pos, hs, d2)
     acc = np.zeros(n, np.float32)
     for step in range(12):
         acc = np.where(step < u, acc + a, acc)
     assert np.array_equal(i.numpy(), u.astype(np.uint32)) and np.array_equal(s.numpy(), acc), n
+    assert np.array_equal(pos.numpy(), acc > 0) and np.array_equal(hs.numpy(), acc.astype(np.float16)), n
+    assert np.array_equal(d2.numpy(), acc.astype(np.float64) * 2), n
 print("ok")
 """
 

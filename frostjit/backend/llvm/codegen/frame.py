@@ -84,6 +84,12 @@ class KernelEmitter:
         # (param, type, value) per store.
         self.grouped_loads: dict[int, VarType] = {}
         self.grouped_stores: list[tuple[int, VarType, str]] = []
+        # Without mask registers, a kernel with a symbolic loop writes its outputs through the
+        # caches, without the choice of non-temporal stores (see _cached_stores).
+        self.cached_stores = not masked_chunks and self._cached_stores(spec)
+        # Whether an instruction read the lanes' indices (``%lane``, the counter op): the
+        # frame computes them only then.
+        self.uses_lane = False
 
     # -- small helpers ---------------------------------------------------
     def tmp(self) -> str:
@@ -143,8 +149,6 @@ class KernelEmitter:
         W = self.W
         spec = self.spec
         lanes = ", ".join(f"i64 {k}" for k in range(W))
-        self.entry.append(f"  %endv0 = insertelement <{W} x i64> poison, i64 %end, i64 0")
-        self.entry.append(f"  %endv = shufflevector <{W} x i64> %endv0, <{W} x i64> poison, <{W} x i32> zeroinitializer")
         self.ptrs = []
         self.sizes = []
         for k, (kind, vt) in enumerate(spec.params):
@@ -163,7 +167,7 @@ class KernelEmitter:
                 self.entry.append(f"  %n{k}.t = trunc i64 %n{k}.c to i32")
                 self.entry.append(f"  %n{k}.w0 = insertelement <{W} x i32> poison, i32 %n{k}.t, i64 0")
                 self.entry.append(f"  %n{k}.w = shufflevector <{W} x i32> %n{k}.w0, <{W} x i32> poison, <{W} x i32> zeroinitializer")
-            elif kind == OUT:
+            elif kind == OUT and not self.cached_stores:
                 self._nontemporal_flag(k, vt)
             elif kind == IN_SCALAR:
                 mt = memory_type(vt)
@@ -177,11 +181,12 @@ class KernelEmitter:
                 self.entry.append(f"  %s{k}.v = shufflevector <{W} x {st}> %s{k}.v0, <{W} x {st}> poison, <{W} x i32> zeroinitializer")
 
         outs = [k for k, (kind, _) in enumerate(spec.params) if kind == OUT]
-        if outs:
+        if outs and not self.cached_stores:
             self._nontemporal_outputs(outs)
-        self.body.append(f"  %iv0 = insertelement <{W} x i64> poison, i64 %i, i64 0")
-        self.body.append(f"  %iv = shufflevector <{W} x i64> %iv0, <{W} x i64> poison, <{W} x i32> zeroinitializer")
-        self.body.append(f"  %lane = add <{W} x i64> %iv, <{lanes}>")
+        # The lanes' indices (the counter op's %lane) are inserted here once the body is known
+        # to use them: dead vector code still costs instruction selection (~3% of the
+        # Mandelbrot kernel's code generation, measured).
+        lane_at = len(self.body)
         # The lane mask, all true but in the last chunk: the low min(end - i, W) bits of an
         # integer moved into a mask register.  (Comparing W 64-bit lane indices with the end
         # cost ~12% of a 70-operation kernel: 1.05 vs 0.93 ms per 1e6 lanes, measured.)
@@ -220,6 +225,11 @@ class KernelEmitter:
             self.body[chunk_start:chunk_start] = self._grouped_loads()
         if self.grouped_stores:
             self.body.extend(self._grouped_stores())
+        if self.uses_lane:
+            self.body[lane_at:lane_at] = [
+                f"  %iv0 = insertelement <{W} x i64> poison, i64 %i, i64 0",
+                f"  %iv = shufflevector <{W} x i64> %iv0, <{W} x i64> poison, <{W} x i32> zeroinitializer",
+                f"  %lane = add <{W} x i64> %iv, <{lanes}>"]
 
         # A kernel with fused reductions (codegen/reductions.py) carries their accumulators
         # around the loop and stores a partial at the end of each row.
@@ -249,7 +259,7 @@ class KernelEmitter:
             # Tell the x86 backend to really use W-lane registers (some CPUs are tuned to prefer 256 bits).
             f'attributes #0 = {{ nounwind "min-legal-vector-width"="{32 * W}" "prefer-vector-width"="{32 * W}" }}',
         ]
-        if any(kind == OUT for kind, _ in spec.params):
+        if any(kind == OUT for kind, _ in spec.params) and not self.cached_stores:
             ir.append("!0 = !{i32 1}")       # the !nontemporal marker of store_output()
         parts = (sorted(self.declarations) + [self._definition(k) for k in sorted(self.definitions)]
                  + self._keep_blocks_apart() + ir)
@@ -373,6 +383,20 @@ class KernelEmitter:
         return self._lanes_left_mask(f"%{tag}.lv", f"%{tag}.mask")
 
     @staticmethod
+    def _cached_stores(spec: KernelSpec) -> bool:
+        """Whether the kernel's full chunks are always written with plain (cached) stores, without
+        the run-time choice of non-temporal ones for large outputs: kernels with a symbolic loop.
+
+        Non-temporal stores pay off in memory-bound kernels (PCG32's 1e7-lane step); a loop makes
+        a kernel compute-bound as soon as its lanes iterate (the Mandelbrot kernel: ~170
+        iterations per lane, 12 bytes written).  The choice costs one branch and two stores per
+        output and chunk, and without mask registers it made the Mandelbrot kernel's AVX2 code
+        generation ~20% dearer; the loop kernels also run as fast or faster without it (fewer
+        registers held across the loop).  Only a loop that no lane enters writes large outputs
+        slower (docs/engine.md, "Compile time")."""
+        return any(ins.op == "loop_start" for ins in spec.instrs)
+
+    @staticmethod
     def _copied(vt: VarType) -> bool:
         """Whether a last chunk of ``vt`` is read or written through a stack slot rather than
         with a masked load or store: AVX2 masks only 32- and 64-bit elements.
@@ -461,7 +485,8 @@ class KernelEmitter:
 
     def _grouped_stores(self) -> list[str]:
         """Without mask registers: every output's chunk written at the end of the chunk: a full
-        chunk with plain (or non-temporal, see store_output) stores, the last one with masked
+        chunk with plain (or non-temporal, see store_output; never in a kernel with a loop, see
+        _cached_stores) stores, the last one with masked
         stores, one branch between them (see _grouped_loads); an 8- or 16-bit output's last
         chunk is stored into a stack slot whose lanes left are then copied out (see _copied)."""
         W = self.W
@@ -478,6 +503,12 @@ class KernelEmitter:
                 # The full chunk's store and the last chunk's store into the slot are one store
                 # (to a selected address) unless it is non-temporal.
                 buf = self._tail_buffer(f"%st.buf{j}", mt)
+                pairs.append((mt, f"%st{j}.at", buf))
+                if self.cached_stores:
+                    lines += [f"  %st{j}.at = getelementptr {mt}, ptr %a{k}, i64 %i",
+                              f"  %st{j}.dst = select i1 %full, ptr %st{j}.at, ptr {buf}",
+                              f"  store {v} {value}, ptr %st{j}.dst, align {vt.itemsize}"]
+                    continue
                 lines += [f"  %st{j}.at = getelementptr {mt}, ptr %a{k}, i64 %i",
                           f"  %st{j}.nt.ok = and i1 %full, %a{k}.nt",
                           f"  br i1 %st{j}.nt.ok, label %st{j}.nt, label %st{j}.plain",
@@ -489,17 +520,20 @@ class KernelEmitter:
                           f"  store {v} {value}, ptr %st{j}.dst, align {vt.itemsize}",
                           f"  br label %st{j}.done",
                           f"st{j}.done:"]
-                pairs.append((mt, f"%st{j}.at", buf))
                 continue
-            whole += [f"  %st{j}.at = getelementptr {mt}, ptr %a{k}, i64 %i",
-                      f"  br i1 %a{k}.nt, label %st{j}.nt, label %st{j}.plain",
-                      f"st{j}.nt:",
-                      f"  store {v} {value}, ptr %st{j}.at, align {self._store_alignment(vt)}, !nontemporal !0",
-                      f"  br label %st{j}.done",
-                      f"st{j}.plain:",
-                      f"  store {v} {value}, ptr %st{j}.at, align {vt.itemsize}",
-                      f"  br label %st{j}.done",
-                      f"st{j}.done:"]
+            if self.cached_stores:
+                whole += [f"  %st{j}.at = getelementptr {mt}, ptr %a{k}, i64 %i",
+                          f"  store {v} {value}, ptr %st{j}.at, align {vt.itemsize}"]
+            else:
+                whole += [f"  %st{j}.at = getelementptr {mt}, ptr %a{k}, i64 %i",
+                          f"  br i1 %a{k}.nt, label %st{j}.nt, label %st{j}.plain",
+                          f"st{j}.nt:",
+                          f"  store {v} {value}, ptr %st{j}.at, align {self._store_alignment(vt)}, !nontemporal !0",
+                          f"  br label %st{j}.done",
+                          f"st{j}.plain:",
+                          f"  store {v} {value}, ptr %st{j}.at, align {vt.itemsize}",
+                          f"  br label %st{j}.done",
+                          f"st{j}.done:"]
             fn = self.intrinsic(f"llvm.masked.store.v{W}{suffix(mt)}.p0", "void", [v, "ptr", "i32", self.vty("i1")])
             part.append(f"  %st{j}.tat = getelementptr {mt}, ptr %a{k}, i64 %i")
             part.append(f"  call void {fn}({v} {value}, ptr %st{j}.tat, i32 {vt.itemsize}, {self.vty('i1')} %st.mask)")

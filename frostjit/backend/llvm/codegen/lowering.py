@@ -50,6 +50,7 @@ def op_literal(e, ins) -> str:
 @_lowers("counter")
 
 def op_counter(e, ins) -> str:
+    e.uses_lane = True
     if ins.vt.bits == 64:
         return "%lane"
     return e.emit(f"trunc <{e.W} x i64> %lane to {e.vty(scalar_type(ins.vt))}")
