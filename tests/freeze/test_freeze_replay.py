@@ -267,3 +267,25 @@ def test_replay_data_nodes_are_those_of_the_trace_door(monkeypatch):
     assert {id(o._node) for o in out if o._node.op == "data"} <= {id(n) for n in told}
     assert len(told) >= 3
     assert all(same(a, b) for a, b in zip(out, (ramp(9) * 2, ramp(9) + ramp(9, 2), fj.sum(ramp(9, 2)))))
+
+
+def _replay_sources(ff) -> list:
+    return [r.source for e in ff._cache.entries.values()
+            for r in [*e.general, *(r for t in e.pinned.values() for lst in t.values() for r in lst)]]
+
+
+@pytest.mark.llvm_only("the LLVM replay's direct kernel calls")
+@given(st.lists(st.sampled_from([1, 2, 9, 8191, 8192, 20001]), min_size=2, max_size=5))
+def test_launch_end_follows_the_width_on_one_thread_and_the_pool(widths):
+    """A launch on the calling thread calls the kernel's entry without argument types with a kept
+    ``c_int64`` end (``kraw_<k>``, ``end_<k>``); from 8192 lanes the pool runs it: replays at
+    changing widths compute exactly the call's lanes (a stale end would leave lanes unwritten
+    or write past the outputs), as the plain call."""
+    f = lambda x, y: (x * 2 + y, fj.sum(x))      # noqa: E731
+    ff = fj.freeze(f)
+    for n in widths:
+        x, y = ramp(n, n % 5), ramp(n, 1)
+        got, want = ff(x, y), f(x, y)
+        assert same(got[0], want[0]) and same(got[1], want[1]), n
+    src = _replay_sources(ff)
+    assert src and all("kraw_" in s and "end_" in s for s in src)
