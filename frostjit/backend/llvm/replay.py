@@ -224,8 +224,12 @@ class LLVMReplayEmitter(ReplayEmitter):
         if size.is_const and 0 < size.value < REDUCE_ROWS_FROM and op in ("add", "mul", "min", "max"):
             ufunc = c.bind(f"reduce_{op}", REDUCE_UFUNC[op])      # what _reduce_into does, inline
             # (alloc of one element always gives a slab piece: put_first writes it without a view)
+            # A float input is reduced in its own type without ``dtype=`` (the same loop and bits;
+            # ~0.5 us CPU less per call: NumPy resolves no dtype), an integer one needs it (NumPy
+            # would widen int32 to int64).
+            how = "" if vt.np_dtype.kind == "f" else f", dtype={dt}"
             c.line(f"buffer_{out} = alloc({dt}, 1); "
-                   f"buffer_{out}.put_first({ufunc}.reduce(buffer_{src}.array[:{size.value}], dtype={dt}))")
+                   f"buffer_{out}.put_first({ufunc}.reduce(buffer_{src}.array[:{size.value}]{how}))")
         else:
             vt_name = c.constant("reduce_vt", vt)
             c.line(f"buffer_{out} = reduce_into(backend, alloc, {op!r}, {vt_name}, buffer_{src}, {size.expr})")
