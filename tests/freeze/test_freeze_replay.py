@@ -1,8 +1,10 @@
 """A replay does everything the plain call does besides computing: Debug-mode bounds checks,
 kernel-history entries, and every size it allocates follows the new inputs (or is guarded)."""
+import os
+
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
 from frostjit.llvm import Float, UInt32
@@ -267,3 +269,52 @@ def test_replay_data_nodes_are_those_of_the_trace_door(monkeypatch):
     assert {id(o._node) for o in out if o._node.op == "data"} <= {id(n) for n in told}
     assert len(told) >= 3
     assert all(same(a, b) for a, b in zip(out, (ramp(9) * 2, ramp(9) + ramp(9, 2), fj.sum(ramp(9, 2)))))
+
+
+def _replay_sources(ff) -> list:
+    return [r.source for e in ff._cache.entries.values()
+            for r in [*e.general, *(r for t in e.pinned.values() for lst in t.values() for r in lst)]]
+
+
+@pytest.mark.llvm_only("the LLVM replay's direct kernel calls")
+@settings(max_examples=12)
+@given(st.lists(st.sampled_from([1, 2, 9, 8191, 8192, 20001]), min_size=2, max_size=5))
+def test_launch_end_follows_the_width_on_one_thread_and_the_pool(widths):
+    """A launch on the calling thread calls the kernel's entry without argument types with a kept
+    ``c_int64`` end (``kraw_<k>``, ``end_<k>``); from 8192 lanes the pool runs it: replays at
+    changing widths compute exactly the call's lanes (a stale end would leave lanes unwritten
+    or write past the outputs), as the plain call."""
+    f = lambda x, y: (x * 2 + y, fj.sum(x))      # noqa: E731
+    ff = fj.freeze(f)
+    for n in widths:
+        x, y = ramp(n, n % 5), ramp(n, 1)
+        got, want = ff(x, y), f(x, y)
+        assert same(got[0], want[0]) and same(got[1], want[1]), n
+    src = _replay_sources(ff)
+    assert src and all("kraw_" in s and "end_" in s for s in src)
+
+
+@settings(max_examples=12)      # (each example compiles its kernels: a few hundred ms)
+@given(st.sampled_from(["Float16", "Float", "Float64", "Int32"]), st.sampled_from(["sum", "prod", "min", "max"]),
+       st.lists(st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 3e4, -7e3, 1e-3, float("inf"), float("nan")]),
+                         min_size=1, max_size=70), min_size=2, max_size=3))
+def test_small_reductions_of_a_replay_equal_the_plain_call(tname, op, rows):
+    """A replay reduces a small input of constant size on the host (a float one without NumPy's
+    ``dtype=``, an integer one with it, which NumPy would widen): the plain call's bits, NaN and
+    signed zero included, for every float type and an integer one."""
+    import frostjit.llvm as L
+    t = getattr(L, tname)
+    dtype = {"Float16": np.float16, "Float": np.float32, "Float64": np.float64, "Int32": np.int32}[tname]
+    n = len(rows[0])
+    # (a gather by a constant index array: a source of constant size, which the replay reduces inline)
+    f = lambda x: getattr(fj, op)(fj.gather(t, x, fj.arange(UInt32, n)) * 1)     # noqa: E731
+    ff = fj.freeze(f)
+    for r in rows:
+        vals = np.array((r * n)[:n], dtype=np.float64)
+        if dtype is np.int32:
+            vals = np.where(np.isfinite(vals), vals, 7)
+        x = t(vals.astype(dtype))
+        assert same(ff(x), f(x)), (tname, op, vals)
+    if os.environ.get("FROSTJIT_BACKEND", "llvm") == "llvm":     # (the LLVM replay's inline reduction)
+        src = _replay_sources(ff)
+        assert src and all(f"reduce_{op.replace('sum', 'add').replace('prod', 'mul')}" in s for s in src)
