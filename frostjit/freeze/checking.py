@@ -166,9 +166,12 @@ _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, frozens
 
 def _state_difference(r, p, path, _seen, otherwise=None) -> str | None:
     """Compare two objects by their instance state (``__dict__`` and slots)."""
-    dr, dp = getattr(r, "__dict__", None), getattr(p, "__dict__", None)
+    # (read as the walk reads them: past a user __getattr__, which may raise anything)
+    dr, dp = layout.instance_dict(r), layout.instance_dict(p)
     cache = getattr(type(r), "_fj_cache_slots", ())      # caches derived from the rest of the state
-    slots = [n for n in slot_names(type(r)) if (hasattr(r, n) or hasattr(p, n)) and n not in cache]
+    unset = layout._NO_SLOT
+    slots = [n for n in slot_names(type(r)) if (layout.slot_value(r, n) is not unset
+                                                or layout.slot_value(p, n) is not unset) and n not in cache]
     if not isinstance(dr, dict) and not slots:
         try:
             return None if bool(r == p) else otherwise
@@ -177,8 +180,9 @@ def _state_difference(r, p, path, _seen, otherwise=None) -> str | None:
     dr = dict(dr) if isinstance(dr, dict) else {}
     dp = dict(dp) if isinstance(dp, dict) else {}
     for n in slots:
-        dr[n] = getattr(r, n, "<unset>")
-        dp[n] = getattr(p, n, "<unset>")
+        x, y = layout.slot_value(r, n), layout.slot_value(p, n)
+        dr[n] = "<unset>" if x is unset else x
+        dp[n] = "<unset>" if y is unset else y
     if list(dr) != list(dp):
         return f"{path}: attributes {list(dr)} (replay) != {list(dp)} (plain call)"
     for k in dr:

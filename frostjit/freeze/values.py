@@ -171,7 +171,10 @@ def attribute_snaps(o) -> tuple:
     pairs: numbers and strings by type and bits, tuples element by element, objects by
     identity.  (Not :func:`.outputs.instance_state`, which returns the values themselves.)"""
     out = []
-    d = getattr(o, "__dict__", None)
+    try:        # (past a user __getattr__ / __getattribute__, which may raise anything)
+        d = object.__getattribute__(o, "__dict__")
+    except (AttributeError, TypeError):
+        d = None
     if type(d) is dict:
         out.extend((n, snap(v)) for n, v in d.items())
     t = type(o)
