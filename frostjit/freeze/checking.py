@@ -20,6 +20,7 @@ twice per checked replay; the replay's outputs are returned.
 from __future__ import annotations
 
 import collections
+import types
 
 import numpy as np
 
@@ -156,6 +157,11 @@ def first_difference(r, p, path: str, _seen=None) -> str | None:
                 return d
         return None
     otherwise = f"{path}: {_short(r)} (replay) != {_short(p)} (plain call)"
+    if isinstance(r, types.MethodType):
+        # (a bound method has no state of its own: its function, then its instance)
+        if r.__func__ is not p.__func__:
+            return otherwise
+        return first_difference(r.__self__, p.__self__, f"{path}.__self__", _seen)
     if isinstance(r, _ATOMS):
         return None if value_key(r) == value_key(p) else otherwise
     return _state_difference(r, p, path, _seen, otherwise)
