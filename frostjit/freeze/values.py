@@ -23,8 +23,6 @@ import weakref
 
 import numpy as np
 
-from ..tree.kinds import slot_names
-
 
 class Ident:
     """Key token for an object compared by identity (equal only to a token of the same object).
@@ -191,20 +189,22 @@ _READERS: dict = {}      # type -> ((slot name, its member descriptor's __get__)
 
 
 def _slot_readers(t: type) -> tuple:
-    """The slots of ``t`` (``tree.kinds.slot_names``) with the ``__get__`` of the member
+    """The slots of ``t`` (as ``tree.kinds.slot_names`` lists them: this module imports nothing
+    of frostjit, tests/freeze/readset_probe.py loads it alone) with the ``__get__`` of the member
     descriptor that declares each (the first class along the MRO), so a read runs no user code
     (a property of the same name in a subclass is not called)."""
     r = _READERS.get(t)
     if r is None:
-        out = []
-        for n in slot_names(t):
-            for c in t.__mro__:
-                sl = c.__dict__.get("__slots__", ())
-                if n in ((sl,) if isinstance(sl, str) else sl):
-                    get = getattr(c.__dict__.get(n), "__get__", None)
-                    if get is not None:
-                        out.append((n, get))
-                    break
+        out, seen = [], set()
+        for c in t.__mro__:
+            sl = c.__dict__.get("__slots__", ())
+            for n in (sl,) if isinstance(sl, str) else sl:
+                if n in ("__dict__", "__weakref__") or n in seen:
+                    continue
+                seen.add(n)
+                get = getattr(c.__dict__.get(n), "__get__", None)
+                if get is not None:
+                    out.append((n, get))
         r = _READERS[t] = tuple(out)
     return r
 
