@@ -63,7 +63,7 @@ def _kinds():
 
     def decorated_method():
         class M(_Model):
-            @fj.freeze
+            @fj.freeze(warn_after=100)      # (every replacement drops the recordings)
             def method(self, x):
                 return x * self.k
         m = M()
