@@ -26,7 +26,7 @@ class M:
         return x * self.k * s
 
 
-class O:
+class Plain:
     pass
 
 
@@ -49,7 +49,7 @@ class C(B):
 
 
 x = Float(np.arange(16, dtype=np.float32))
-mm, o = M(), O()
+mm, o = M(), Plain()
 o.v = 2.0
 p = functools.partial(mm.m, s=2.0)
 f1 = fj.freeze(lambda x: x + 1)
