@@ -25,7 +25,8 @@ import operator
 from ..trace.state import state
 from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
-from .layout import Walker, _HANDLERS, handler_of, node_of, value_token, keys_token
+from .layout import Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
+    keys_token
 from .values import Ident, eq_differs, value_key, needs_key
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
@@ -331,10 +332,17 @@ class _Gen:
             c = self.const(o)
             self.ns["EQ_DIFFERS"] = eq_differs
             self.fail_if(f"{var} is not {c} and EQ_DIFFERS({var}, {c})")
-        d = getattr(o, "__dict__", None)
+        t = type(o)
+        # A user __getattr__ answers for an unset slot (it may raise anything, or answer), a
+        # __getattribute__ override for everything: such a class's dict and slots are read as the
+        # walk reads them (layout.instance_dict, slot_value), others by plain attribute access.
+        plain = getattr(t, "__getattr__", None) is None and t.__getattribute__ is object.__getattribute__
+        if not plain:
+            self.ns["SLOT"], self.ns["NO_SLOT"], self.ns["IDICT"] = slot_value, _NO_SLOT, instance_dict
+        d = instance_dict(o)
         if d is not None:
             dv = self.var("d")
-            self.line(f"{dv} = {var}.__dict__")
+            self.line(f"{dv} = {var}.__dict__" if plain else f"{dv} = IDICT({var})")
             names = tuple(d)
             if names:
                 self.fail_if(f"tuple({dv}) != {self.const(names)}")
@@ -342,15 +350,16 @@ class _Gen:
                     self.emit(x, v)
             else:
                 self.fail_if(dv)
-        for n in slot_names(type(o)):
+        for n in slot_names(t):
             if d is not None and n in d:        # pragma: no cover - a slot shadowed by the dict
                 raise Unsupported("slot and __dict__ entry with one name")
-            if hasattr(o, n):
+            x = slot_value(o, n)
+            if x is not _NO_SLOT:
                 v = self.var()
-                self.line(f"{v} = getattr({var}, {n!r}, MISS)")
-                self.emit(getattr(o, n), v)
+                self.line(f"{v} = getattr({var}, {n!r}, MISS)" if plain else f"{v} = SLOT({var}, {n!r})")
+                self.emit(x, v)
             else:
-                self.fail_if(f"hasattr({var}, {n!r})")
+                self.fail_if(f"hasattr({var}, {n!r})" if plain else f"SLOT({var}, {n!r}) is not NO_SLOT")
 
     def value(self, o, var) -> None:
         t = type(o)

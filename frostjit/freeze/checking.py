@@ -20,6 +20,7 @@ twice per checked replay; the replay's outputs are returned.
 from __future__ import annotations
 
 import collections
+import types
 
 import numpy as np
 
@@ -156,6 +157,11 @@ def first_difference(r, p, path: str, _seen=None) -> str | None:
                 return d
         return None
     otherwise = f"{path}: {_short(r)} (replay) != {_short(p)} (plain call)"
+    if isinstance(r, types.MethodType):
+        # (a bound method has no state of its own: its function, then its instance)
+        if r.__func__ is not p.__func__:
+            return otherwise
+        return first_difference(r.__self__, p.__self__, f"{path}.__self__", _seen)
     if isinstance(r, _ATOMS):
         return None if value_key(r) == value_key(p) else otherwise
     return _state_difference(r, p, path, _seen, otherwise)
@@ -166,9 +172,12 @@ _ATOMS = (int, float, complex, str, bytes, bool, type(None), np.generic, frozens
 
 def _state_difference(r, p, path, _seen, otherwise=None) -> str | None:
     """Compare two objects by their instance state (``__dict__`` and slots)."""
-    dr, dp = getattr(r, "__dict__", None), getattr(p, "__dict__", None)
+    # (read as the walk reads them: past a user __getattr__, which may raise anything)
+    dr, dp = layout.instance_dict(r), layout.instance_dict(p)
     cache = getattr(type(r), "_fj_cache_slots", ())      # caches derived from the rest of the state
-    slots = [n for n in slot_names(type(r)) if (hasattr(r, n) or hasattr(p, n)) and n not in cache]
+    unset = layout._NO_SLOT
+    slots = [n for n in slot_names(type(r)) if (layout.slot_value(r, n) is not unset
+                                                or layout.slot_value(p, n) is not unset) and n not in cache]
     if not isinstance(dr, dict) and not slots:
         try:
             return None if bool(r == p) else otherwise
@@ -177,8 +186,9 @@ def _state_difference(r, p, path, _seen, otherwise=None) -> str | None:
     dr = dict(dr) if isinstance(dr, dict) else {}
     dp = dict(dp) if isinstance(dp, dict) else {}
     for n in slots:
-        dr[n] = getattr(r, n, "<unset>")
-        dp[n] = getattr(p, n, "<unset>")
+        x, y = layout.slot_value(r, n), layout.slot_value(p, n)
+        dr[n] = "<unset>" if x is unset else x
+        dp[n] = "<unset>" if y is unset else y
     if list(dr) != list(dp):
         return f"{path}: attributes {list(dr)} (replay) != {list(dp)} (plain call)"
     for k in dr:

@@ -266,6 +266,17 @@ class FrozenFunction:
         self._opaque_mask: set = set()
         self._param_mask = frozenset()      # Python numbers (walk order) that are parameters
         self._prev_paths = None
+        self._bind_code()
+        self._bound = None            # (binder, cache entry) of the key replayed last
+        self._recording: dict = {}    # key -> thread recording it now
+        self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
+        _INSTANCES.add(self)
+
+    def _bind_code(self) -> None:
+        """Derive what the code that runs first decides: the globals it names, its closure
+        cells (inputs), the function the read set treats as the frozen code, and what
+        :meth:`_call` watches to see that code replaced."""
+        f = self.f
         self._globals = getattr(f, "__globals__", None)
         self._global_names = _global_names(f)
         code = getattr(f, "__code__", None)
@@ -277,10 +288,33 @@ class FrozenFunction:
         # A bound method's instance, a callable object or a partial is an input too (path ``self``);
         # the function that runs first is what the read set treats as the frozen code.
         self._top_fn, self._self_obj = _top_of(f)
-        self._bound = None            # (binder, cache entry) of the key replayed last
-        self._recording: dict = {}    # key -> thread recording it now
-        self.name = getattr(f, "__qualname__", getattr(f, "__name__", repr(f)))
-        _INSTANCES.add(self)
+        # The code that runs first can be replaced after recording (``f.__code__ = ...``, as
+        # IPython's autoreload does; ``Cls.__call__ = ...`` or a class swap for a callable
+        # object): every call compares it by identity (~40 ns), and a change drops the
+        # recordings (they ran the old code).  None: nothing to watch (a derivative's).
+        self._watch = self._top_fn
+        self._watch_code = getattr(self._top_fn, "__code__", None)
+        self._watch_call = self._self_obj is f and not isinstance(f, functools.partial) \
+            and self._top_fn is not None
+
+    def _code_replaced(self) -> bool:
+        """Whether the code that runs first is no longer the code the recordings ran."""
+        w = self._watch
+        return w is not None and (w.__code__ is not self._watch_code
+                                  or (self._watch_call and type(self._self_obj).__call__ is not w))
+
+    def _rebind_code(self) -> None:
+        """The code that runs first was replaced: drop every recording and start over (the
+        walk order of globals and cells may differ, so the literal/parameter masks too)."""
+        with self._lock:
+            if not self._code_replaced():
+                return
+            log.debug("frostjit.freeze(%s): the function's code was replaced; recordings dropped", self.name)
+            self._drop_all()
+            self._bind_code()
+            self._opaque_mask = set()
+            self._param_mask = frozenset()
+            self._prev_paths = None
 
     # -- public API --------------------------------------------------------------------
     @property
@@ -391,6 +425,10 @@ class FrozenFunction:
     def _call(self, args, kwargs):
         if self._dead:
             self._purge()
+        w = self._watch
+        if w is not None and (w.__code__ is not self._watch_code
+                              or (self._watch_call and type(self._self_obj).__call__ is not w)):
+            self._rebind_code()
         why = []
         b = self._bound
         if b is not None:
@@ -1011,6 +1049,7 @@ class FrozenFunction:
                             backend=self.backend, auto_opaque=self.auto_opaque, check=self.check)
         fn.name = f"{self.name} ({'backward' if kind == 'vjp' else 'forward'} derivative)"
         fn._top_fn, fn._self_obj = self._top_fn, self._self_obj
+        fn._watch = None        # (the forward function watches the code; its recordings own this)
         fn._globals, fn._global_names, fn._gview = self._globals, self._global_names, self._gview
         fn._cells, fn._cell_names, fn._cview = self._cells, self._cell_names, self._cview
         fn.state_fn = _through.derivative_state(self.state_fn, kind)

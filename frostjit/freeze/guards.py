@@ -542,6 +542,14 @@ def covering(flat, before=None):
     the walk keyed; a protocol child the function replaced was keyed by its old value."""
     cont_index = {id(c): i for i, c in enumerate(flat.containers)}
     np_index = {id(a): k for k, a in enumerate(flat.numpy)}
+    # the instance dicts of the walked objects: a chain through ``vars(o)`` owns what it reads
+    # by ``o.__dict__``, which is ``o``'s (keyed by the walk: a parameter's read there is the
+    # parameter, not a value to guard)
+    dict_index = {}
+    for i, c in enumerate(flat.containers):
+        d = _instance_dict(c)
+        if type(d) is dict:
+            dict_index.setdefault(id(d), i)
 
     def covered(owner, atom):
         i = id(owner)
@@ -550,7 +558,13 @@ def covering(flat, before=None):
             return NumpyRoot(k)
         ci = cont_index.get(i)
         if ci is None:
-            return None
+            ci = dict_index.get(i)
+            if ci is None:
+                return None
+            if atom is None:
+                return ContainerRoot(ci, True)
+            if atom.holder is not owner:
+                return None
         if atom is None:
             return ContainerRoot(ci, False)
         c = flat.containers[ci]
@@ -573,6 +587,13 @@ def covering(flat, before=None):
             return False
         if atom.kind == "class" or (atom.kind == "attr" and _walked_attribute(node, atom.key)):
             return False                # the class (the layout key's type); a slot the walk read
+        if atom.kind in ("item", "contents") and atom.holder is not c:
+            # read in a part of the owner that the walk reached as a container of its own (a
+            # walked partial's keywords dict): the walk keyed its items.  (A guard rooted at the
+            # owner would read the owner's contents, never equal: a trace every call.)
+            hi = cont_index.get(id(atom.holder))
+            if hi is not None:
+                return ContainerRoot(hi, False) if isinstance(atom.holder, C_BUFFERS) else False
         return ContainerRoot(ci, False)
     return covered
 

@@ -48,7 +48,7 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..tree.kinds import PROTOCOL, make_container, slot_names
 from . import layout
-from .layout import ValueNode, Walker, entries, handler_of, node_of
+from .layout import _NO_SLOT, ValueNode, Walker, entries, handler_of, instance_dict, node_of, slot_value
 from .symbolic import Sym
 from .records import SlotOrigin, BufferEntry, LiteralEntry, InputEntry, CapturedEntry
 from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedOut, SharedRef, VectorOut,
@@ -64,12 +64,14 @@ _ATOMS = (int, float, complex, str, bytes, bool, type(None), type, types.ModuleT
 
 
 def instance_state(o) -> tuple:
-    """``(names, values, slot names, slot values)`` of an object's instance state."""
-    d = getattr(o, "__dict__", None)
+    """``(names, values, slot names, slot values)`` of an object's instance state (read as the
+    walk reads it: past a user ``__getattr__``, which may raise anything)."""
+    d = instance_dict(o)
     names = tuple(d) if d is not None else ()
     values = [d[n] for n in names]
-    slots = tuple(n for n in slot_names(type(o)) if (d is None or n not in d) and hasattr(o, n))
-    return names, values, slots, [getattr(o, n) for n in slots]
+    svalues = [(n, slot_value(o, n)) for n in slot_names(type(o)) if d is None or n not in d]
+    svalues = [(n, v) for n, v in svalues if v is not _NO_SLOT]
+    return names, values, tuple(n for n, _ in svalues), [v for _, v in svalues]
 
 
 def container_state(o) -> tuple:

@@ -63,8 +63,14 @@ import numpy as np
 from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
-from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META
+from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META, _find_in_mro
 from .values import C_BUFFERS, TooBig, contents, deep_contents
+
+# Dunder methods that no implicit lookup on an existing object's class runs (or that run while
+# the object is made: __init__ frames are handled by freshness).
+_NOT_SPECIAL = frozenset(("__init__", "__post_init__", "__new__", "__init_subclass__", "__set_name__",
+                          "__class_getitem__", "__del__"))
+
 
 class _Frame:
     """What the tracer knows about one running user frame."""
@@ -288,7 +294,40 @@ class ReadSet:
             if top:
                 continue    # the frozen function itself: its code, defaults are guarded in guards.py
             self._function_atoms(fn, where)
+        if not top and fns and code.co_argcount:
+            self._special_atoms(frame, code, fns, where)
         return info
+
+    def _special_atoms(self, frame, code, fns, where) -> None:
+        """A special method (``__call__``, ``__mul__``, ``__getitem__``, ``__len__``, ...) runs:
+        Python looked it up on the class of its first argument in C (``o(x)``, ``o * x``,
+        ``o[k]``), where no chain sees it.  Guard that lookup as a read of ``type(o).<name>``
+        (the class dicts along the MRO, and the object's class), so a method replaced on the
+        class (``K.__call__ = other``, whatever the new function's name) or an object whose
+        class is swapped traces again.  (Found by where the running function sits in the user
+        classes' dicts under a dunder name: record time only.)"""
+        o = frame.f_locals.get(code.co_varnames[0], MISSING)
+        if o is MISSING:
+            return
+        t = type(o)
+        if not watched_class(t):
+            return
+        names = [k for c in t.__mro__ if watched_class(c) for k, v in c.__dict__.items()
+                 if k[:2] == "__" == k[-2:] and k not in _NOT_SPECIAL
+                 and any(v is f or getattr(v, "__func__", None) is f for f in fns)]
+        if not names:
+            return
+        for name in names:
+            atoms = []
+            _find_in_mro(t.__mro__, name, atoms, f"{t.__qualname__}.{name}", where)
+            for a in atoms:
+                self.add(a)
+        if watched_class(t) and not isinstance(o, type):
+            try:
+                h = weakref.ref(o)          # (a guard must not keep the object alive)
+            except TypeError:
+                h = o
+            self.add(Atom("class", h, None, t, o, f"type(<{t.__qualname__} object>)", where))
 
     def _function_atoms(self, fn, where, code=True) -> None:
         name = fn.__qualname__

@@ -158,29 +158,55 @@ def value_key(o):
         # a Python class: its == may leave out attributes the program reads (``Key.__eq__``
         # comparing a name, a dataclass field with ``compare=False``), and as a dict key, a set
         # element or inside a tuple nobody walks them: they are part of the key
-        st = instance_state(o)
+        st = attribute_snaps(o)
         if st:
             return (t, Eq(o), st)
     return (t, Eq(o))
 
 
-def instance_state(o) -> tuple:
+def attribute_snaps(o) -> tuple:
     """The attributes of ``o`` (instance dict, then set slots) as ``(name, snap(value))``
     pairs: numbers and strings by type and bits, tuples element by element, objects by
-    identity."""
+    identity.  (Not :func:`.outputs.instance_state`, which returns the values themselves.)"""
     out = []
-    d = getattr(o, "__dict__", None)
+    try:        # (past a user __getattr__ / __getattribute__, which may raise anything)
+        d = object.__getattribute__(o, "__dict__")
+    except (AttributeError, TypeError):
+        d = None
     if type(d) is dict:
         out.extend((n, snap(v)) for n, v in d.items())
-    for c in type(o).__mro__:
-        names = c.__dict__.get("__slots__", ())
-        for n in (names,) if isinstance(names, str) else names:
-            if n not in ("__dict__", "__weakref__"):
-                v = getattr(c.__dict__.get(n), "__get__", None)
-                v = v(o, type(o)) if v is not None and hasattr(o, n) else _NO
-                if v is not _NO:
-                    out.append((n, snap(v)))
+    t = type(o)
+    for n, get in _slot_readers(t):
+        try:
+            v = get(o, t)
+        except AttributeError:      # (a slot never set)
+            continue
+        out.append((n, snap(v)))
     return tuple(out)
+
+
+_READERS: dict = {}      # type -> ((slot name, its member descriptor's __get__), ...), resolved once
+
+
+def _slot_readers(t: type) -> tuple:
+    """The slots of ``t`` (as ``tree.kinds.slot_names`` lists them: this module imports nothing
+    of frostjit, tests/freeze/readset_probe.py loads it alone) with the ``__get__`` of the member
+    descriptor that declares each (the first class along the MRO), so a read runs no user code
+    (a property of the same name in a subclass is not called)."""
+    r = _READERS.get(t)
+    if r is None:
+        out, seen = [], set()
+        for c in t.__mro__:
+            sl = c.__dict__.get("__slots__", ())
+            for n in (sl,) if isinstance(sl, str) else sl:
+                if n in ("__dict__", "__weakref__") or n in seen:
+                    continue
+                seen.add(n)
+                get = getattr(c.__dict__.get(n), "__get__", None)
+                if get is not None:
+                    out.append((n, get))
+        r = _READERS[t] = tuple(out)
+    return r
 
 
 _NO = object()

@@ -447,13 +447,35 @@ def count(value, axis=..., keepdims=False):
     is counted across its components (``axis`` 0 or ``None``) as Dr.Jit 1.5 counts it: an entry
     counts when it is nonzero (a float NaN does not, as Dr.Jit's ``select`` on a float
     condition), and the counts have the value's type when it is floating point
-    (``count(Array3f([1, 0], [0, 0], [2, 3]))`` is ``Float([2, 1])``), ``UInt32`` otherwise.
+    (``count(Array3f([1, 0], [0, 0], [2, 3]))`` is ``Float([2, 1])``) or a 64-bit integer,
+    ``UInt32`` otherwise.  A tensor that is not a mask is counted the same way along a given
+    ``axis`` (``TensorXf`` counts of a ``TensorXf``, ``TensorXi64`` of a ``TensorXi64``,
+    ``TensorXu`` of a ``TensorXi``); over every axis it raises, as in Dr.Jit.
     """
     if isinstance(value, VectorBase) and value.IsJIT and not _is_mask(value) and (axis is None or axis in (..., 0)):
         if keepdims:
             return _reduce("add", "count", value, axis, None, keepdims, check=_check_mask)   # (raises)
         return _count_nonzero(value, axis is None)
+    if _is_nonmask_tensor(value) and axis is not None and axis is not ...:
+        # Dr.Jit 1.5 counts a tensor that is not a mask along the given axes: its nonzero
+        # entries (NaN not counted), as a tensor of the value's type when floating point
+        # (``TensorXf``), ``TensorXu`` otherwise; over every axis it raises (as here, below)
+        vt = value.Type
+        m = (value > 0) | (value < 0) if vt.is_float else value != 0
+        counts = _reduce("add", "count", m, axis, None, keepdims, leaf=_as_count, check=_check_mask)
+        return type(value)(counts) if _counts_in_own_type(vt) else counts
     return _reduce("add", "count", value, axis, None, keepdims, leaf=_as_count, check=_check_mask)
+
+
+def _counts_in_own_type(vt) -> bool:
+    """Dr.Jit 1.5 counts a non-mask value in its own type when it is floating point or a 64-bit
+    integer (``Int64``, ``UInt64``), in ``UInt32`` otherwise (measured side by side)."""
+    return vt.is_float or vt.itemsize == 8
+
+
+def _is_nonmask_tensor(value) -> bool:
+    return getattr(type(value), "IsTensor", False) and not isinstance(value, (ArrayBase, VectorBase)) \
+        and not _is_mask(value)
 
 
 def _count_nonzero(value, whole: bool):
@@ -461,7 +483,7 @@ def _count_nonzero(value, whole: bool):
     components, lane by lane (``whole``: all of them, a 1-element array)."""
     from ..traits import replace_type_t     # (traits imports the function modules)
     vt = value.Type
-    out = replace_type_t(type(value[0]), vt if vt.is_float else UInt32)
+    out = replace_type_t(type(value[0]), vt if _counts_in_own_type(vt) else UInt32)
     total = None
     for c in value:                         # (a matrix's rows: no comparisons on matrices)
         m = (c > 0) | (c < 0) if vt.is_float else c != 0    # NaN is not counted (Dr.Jit)

@@ -24,7 +24,8 @@ _DEBUG = logging.DEBUG
 
 
 class KernelType(str, enum.Enum):
-    """The ``type`` of a :func:`kernel_history` entry (a ``str``: ``KernelType.JIT == "jit"``)."""
+    """The ``type`` of a :func:`kernel_history` entry (a ``str``: ``KernelType.JIT == "jit"``;
+    ``str()`` and ``repr()`` are Dr.Jit's ``KernelType.JIT``)."""
 
     __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``KernelType.Member``
 
@@ -48,8 +49,11 @@ class KernelType(str, enum.Enum):
     Aggregate = "aggregate"
     LLVMHostFunc = "llvm_host_func"
 
-    def __str__(self) -> str:
-        return self.value
+    # Dr.Jit's str() and format(): ``KernelType.JIT`` (the value stays a str: == "jit")
+    __str__ = enum.Enum.__str__
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
 
 
 class KernelRecordingMode(enum.IntEnum):

@@ -210,7 +210,10 @@ def slot_names(t: type) -> tuple:
 
 def _copy_attributes(o, new) -> None:
     """Copy the instance attributes (``__dict__`` and slots) of ``o`` into ``new``, shallowly."""
-    d = getattr(o, "__dict__", None)
+    try:        # (past a user __getattr__, which may raise anything)
+        d = object.__getattribute__(o, "__dict__")
+    except (AttributeError, TypeError):
+        d = None
     if d:
         new.__dict__.update(d)
     for n in slot_names(type(o)):

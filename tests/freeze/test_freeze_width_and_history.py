@@ -11,7 +11,7 @@ import frostjit.llvm.ad as ad
 def history():
     with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
         fj.kernel_history()
-        yield lambda: [(str(h["type"]), h["recording_mode"]) for h in fj.kernel_history()]
+        yield lambda: [(h["type"].value, h["recording_mode"]) for h in fj.kernel_history()]
 
 
 def test_opaque_width_is_an_evaluated_uint32_of_the_width():

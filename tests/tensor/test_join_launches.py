@@ -18,7 +18,7 @@ def history():
     fj.kernel_history_clear()
 
     def launched():
-        return sorted(k["size"] for k in fj.kernel_history() if str(k["type"]) == "jit")
+        return sorted(k["size"] for k in fj.kernel_history() if k["type"] == "jit")
     yield launched
     fj.set_flag(fj.JitFlag.KernelHistory, old)
 
