@@ -27,7 +27,8 @@ def test_int32_range_bounds_clamps_and_refuses_what_may_wrap():
               ("add", I32, (6, 1), None), ("sub", I32, (4, 2), None),        # 9, 10
               ("min", I32, (0, 2), None),                      # 11: at most 1023, any sign
               ("mul", I32, (3, 1), None),                      # 12: max(x, 0) * 0: unbounded above first
-              ("literal", UInt32, (), 5), ("literal", I32, (), True), ("literal", Float32, (), 1.0))
+              ("literal", UInt32, (), 5), ("literal", I32, (), True), ("literal", Float32, (), 1.0),
+              ("literal", I32, (), 2 ** 32 - 1))                 # 16: emitted as -1
     assert int32_range(s, 0) == (None, None)
     assert int32_range(s, 3) == (0, None)
     assert int32_range(s, 4) == (0, 1023)
@@ -40,6 +41,7 @@ def test_int32_range_bounds_clamps_and_refuses_what_may_wrap():
     assert int32_range(s, 13) == (None, None)    # not Int32
     assert int32_range(s, 14) == (None, None)    # a bool is not a bound
     assert int32_range(s, 15) == (None, None)
+    assert int32_range(s, 16) == (-1, -1)
     # a chain deeper than the walk goes is unbounded
     chain = [("literal", I32, (), 1)] + [("add", I32, (k, 0), None) for k in range(40)]
     assert int32_range(_spec(*chain), 40) == (None, None)

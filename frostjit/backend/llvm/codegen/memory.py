@@ -64,7 +64,10 @@ def _int32_range(spec, j: int, depth: int, memo: dict) -> tuple:
     op = ins.op
     if op == "literal":
         v = ins.value
-        return (int(v), int(v)) if isinstance(v, int) and not isinstance(v, bool) else (None, None)
+        if not isinstance(v, int) or isinstance(v, bool):
+            return None, None
+        v = (v + 2 ** 31) % 2 ** 32 - 2 ** 31     # as the kernel's constant (scalar_constant wraps)
+        return v, v
     if op not in ("max", "min", "add", "sub", "mul", "fma"):
         return None, None
     r = [int32_range(spec, a, depth - 1, memo) for a in ins.args]
