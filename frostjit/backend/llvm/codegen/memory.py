@@ -46,7 +46,9 @@ def int32_range(spec, j: int, depth: int = _RANGE_DEPTH, memo: dict | None = Non
     Literals are exact; ``max``/``min`` bound their result by their operands' bounds (``max(x,
     0)`` is at least 0 whatever ``x``); ``add``/``sub``/``mul``/``fma`` compute in wrapping 32-bit
     arithmetic, so their bounds hold only where both of every operand's are known and the
-    exact result's range fits in Int32 (then nothing wraps); anything else is unbounded.
+    exact result's range fits in Int32 (then nothing wraps); ``mod`` by a positive constant
+    ``c`` is within ``c - 1`` of 0 (C's remainder); ``select`` is the union of its sides
+    (:func:`_select_range`); anything else is unbounded.
     ``memo`` keeps each instruction's answer (an expression that reuses a value, ``x + x``
     chains, is walked once per value; an answer cut short by the depth is only looser).
     """
@@ -68,9 +70,16 @@ def _int32_range(spec, j: int, depth: int, memo: dict) -> tuple:
             return None, None
         v = (v + 2 ** 31) % 2 ** 32 - 2 ** 31     # as the kernel's constant (scalar_constant wraps)
         return v, v
-    if op not in ("max", "min", "add", "sub", "mul", "fma"):
+    if op == "select":
+        return _select_range(spec, ins.args, depth, memo)
+    if op not in ("max", "min", "add", "sub", "mul", "fma", "mod"):
         return None, None
     r = [int32_range(spec, a, depth - 1, memo) for a in ins.args]
+    if op == "mod":     # C's remainder by a positive constant c: |r| < c, with the dividend's sign
+        (lo, hi), (c, c1) = r
+        if c is None or c != c1 or c <= 0:
+            return None, None
+        return (0 if lo is not None and lo >= 0 else 1 - c), (0 if hi is not None and hi <= 0 else c - 1)
     if op == "max":
         los = [lo for lo, _ in r if lo is not None]
         his = [hi for _, hi in r]
@@ -91,6 +100,53 @@ def _int32_range(spec, j: int, depth: int, memo: dict) -> tuple:
         if op == "fma":
             lo, hi = lo + r[2][0], hi + r[2][1]
     return (lo, hi) if _I32_MIN <= lo and hi <= _I32_MAX else (None, None)
+
+
+# A select whose condition compares an Int32 value with a constant bounds each side with that
+# value's range narrowed by the condition (floor_mod's ``select(r < 0, r + n, r)`` is in [0, n));
+# each such narrowing walks the side again, so a kernel's analysis does at most this many.
+_NARROWINGS = 16
+_NARROWED = {   # condition -> (the value's range where it holds, where it does not), given L
+    "lt": (lambda L: (None, L - 1), lambda L: (L, None)),
+    "le": (lambda L: (None, L), lambda L: (L + 1, None)),
+    "gt": (lambda L: (L + 1, None), lambda L: (None, L)),
+    "ge": (lambda L: (L, None), lambda L: (None, L - 1)),
+}
+
+
+def _select_range(spec, args: tuple, depth: int, memo: dict) -> tuple:
+    """The range of ``select(cond, t, f)``: the union of both sides' ranges, each side taken with
+    the condition's value narrowed when the condition is ``x < L`` (or ``<=``, ``>``, ``>=``)
+    for an Int32 ``x`` and a constant ``L``; a side the condition never picks is left out."""
+    cond, t, f = args
+    ci = spec.instrs[cond]
+    budget = memo.setdefault("narrowings", [_NARROWINGS])
+    sides = [(t, None), (f, None)]
+    if ci.op in _NARROWED and len(ci.args) == 2 and budget[0] > 0 and spec.instrs[ci.args[0]].vt is Int32:
+        x, lit = ci.args
+        L, L1 = int32_range(spec, lit, depth - 1, memo)
+        if L is not None and L == L1:
+            budget[0] -= 1
+            lo, hi = int32_range(spec, x, depth - 1, memo)
+            sides = []
+            for side, narrow in zip((t, f), _NARROWED[ci.op]):
+                nlo, nhi = narrow(L)
+                nlo = lo if nlo is None else nlo if lo is None else max(lo, nlo)
+                nhi = hi if nhi is None else nhi if hi is None else min(hi, nhi)
+                if nlo is not None and nhi is not None and nlo > nhi:
+                    continue        # never picked
+                sides.append((side, (nlo, nhi)))
+    ranges = []
+    for side, narrowed in sides:
+        if narrowed is None:
+            ranges.append(int32_range(spec, side, depth - 1, memo))
+        else:   # a fresh walk: below this select, x has the narrowed range
+            ranges.append(int32_range(spec, side, depth - 1, {ci.args[0]: narrowed, "narrowings": budget}))
+    if not ranges:
+        return None, None
+    los = [lo for lo, _ in ranges]
+    his = [hi for _, hi in ranges]
+    return (None if None in los else min(los)), (None if None in his else max(his))
 
 
 def pointers(e, k: int, vt: VarType, index_instr: int) -> str:
