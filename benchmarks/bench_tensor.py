@@ -240,16 +240,39 @@ def serve(system: str, params: dict) -> None:
     H.serve_requests(run)           # two calls of each case compile (or load) every kernel first
 
 
-def sums(systems: list, rounds: int, threads, base: str | None, cases: list) -> dict:
+def sums(systems: list, rounds: int, threads, base: str | None, cases: list, calls: dict | None = None) -> dict:
     """The interleaved rounds of ``--sums`` (see the module docstring); per system and case the
-    list of batches' (median wall ms, mean CPU ms)."""
+    list of batches' (median wall ms, mean CPU ms).  ``calls``, a dict, receives per system and case the
+    ``(wall ms, CPU ms)`` of every call by its place in the batch (``--by-call``)."""
     with H.Servers(__file__, systems, threads, {"cases": cases}, base) as servers:
         out = {name: {case: [] for case in cases} for name in servers.names}
         for r in range(rounds):
             for case in cases:
                 for name in servers.order(r):
-                    out[name][case].append(servers.batch(name, {"case": case, "calls": BATCH}, pause=PAUSE_S))
+                    res = servers.ask(name, {"case": case, "calls": BATCH}, pause=PAUSE_S)
+                    out[name][case].append((statistics.median(res["wall"]) * 1e3,   # as Servers.batch
+                                            statistics.fmean(res["cpu"]) * 1e3))
+                    if calls is not None:
+                        per = calls.setdefault(name, {}).setdefault(case, [[] for _ in range(BATCH)])
+                        for k, (w, c) in enumerate(zip(res["wall"], res["cpu"])):
+                            per[k].append((w * 1e3, c * 1e3))
     return out
+
+
+def report_by_call(calls: dict) -> None:
+    """``--by-call``: per case and system, the median over rounds of each call of the batch (call 1
+    comes right after the pause, when the other children have run and every worker thread
+    sleeps; calls 2-5 follow back to back): whether a figure is the cost of the pause."""
+    print(f"by call of the batch (call 1 after the {PAUSE_S * 1e3:.0f} ms pause, the others back to back): "
+          f"median over rounds, ms wall / ms CPU")
+    header = ["case", "system"] + [f"call {k + 1}" for k in range(BATCH)]
+    rows = []
+    for name, per_case in calls.items():
+        for case, per in per_case.items():
+            rows.append([case, name] + [f"{H.fmt(statistics.median(w for w, _ in col))} / "
+                                        f"{H.fmt(statistics.median(c for _, c in col))}" for col in per])
+    rows.sort(key=lambda r: r[0])
+    print(H.table(header, rows))
 
 
 def report_sums(res: dict, rounds: int) -> None:
@@ -346,6 +369,8 @@ def parser(prog: str = "bench_tensor.py") -> argparse.ArgumentParser:
                     + f"; '{LOOKUP_CASE}': the table's texture lookup, interleaved)")
     ap.add_argument("--base", default=None,
                     help="with --sums: also run frostjit from this checkout (before/after figures)")
+    ap.add_argument("--by-call", action="store_true",
+                    help=f"with --sums: also each call of a batch apart (call 1 follows the {PAUSE_S * 1e3:.0f} ms pause)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
@@ -358,8 +383,11 @@ def main(argv=None, prog: str = "bench_tensor.py") -> int:
         serve(a.serve, json.loads(a.params))
         return 0
     if a.sums:
-        res = sums(a.systems, a.rounds, a.threads, a.base, a.cases)
+        calls = {} if a.by_call else None
+        res = sums(a.systems, a.rounds, a.threads, a.base, a.cases, calls)
         report_sums(res, a.rounds)
+        if calls is not None:
+            report_by_call(calls)
         H.dump_json(a.json, res)
         return 0
     if a.child:

@@ -29,7 +29,7 @@ import itertools
 import numpy as np
 
 from ..array import registry
-from ..array.flat import ArrayBase, is_flat
+from ..array.flat import ArrayBase, apply, is_flat
 from ..array.vector import VectorBase
 from ..functions.color import linear_to_srgb, srgb_to_linear
 from ..functions.creation import zeros
@@ -308,15 +308,19 @@ class TextureBase:
         C = shape[-1]
         idx = texels[-1]
         for k in range(len(texels) - 2, -1, -1):
-            idx = idx * res[k] + texels[k]
+            # one node, not a product and a sum (apply: math.fma's checks for Python numbers,
+            # tensors and static vectors do not apply to index arrays)
+            idx = apply("fma", idx, res[k], texels[k]) if isinstance(idx, ArrayBase) else idx * res[k] + texels[k]
         return idx * C if C != 1 else idx
 
-    def _fetch(self, texels: list, active, cls, array=None) -> list:
+    def _fetch(self, texels: list, active, cls, array=None, base=None) -> list:
         """The channels of the texel at per-axis indices ``texels`` (x first), as ``cls`` arrays
-        (read from ``array``, by default the tensor's)."""
+        (read from ``array``, by default the tensor's; ``base``: the texel's flat index if the
+        caller has it already)."""
         array = self._tensor._array if array is None else array
         at = type(array)
-        base = self._texel_index(texels)
+        if base is None:
+            base = self._texel_index(texels)
         out = []
         for ch in range(self._tensor.shape[-1]):
             v = gather(at, array, base + ch if ch else base, active)
@@ -371,10 +375,10 @@ class TextureBase:
             for k, c in enumerate(corner):
                 wk = taps[k][1][c]
                 w = wk if w is None else w * wk
-            texels = [taps[k][0][c] for k, c in enumerate(corner)]
-            values = self._fetch(texels, active, cls, array)
+            base = self._texel_index([taps[k][0][c] for k, c in enumerate(corner)])
+            values = self._fetch(None, active, cls, array, base)
             if v is not None:
-                corners.append((w, self._texel_index(texels)))
+                corners.append((w, base))
             if acc is None:
                 acc = [w * x for x in values]
             else:

@@ -26,10 +26,13 @@ def test_bench_tensor_usage_errors(args, message):
 
 def test_bench_tensor_sums_mode_options_and_a_short_run():
     p = _run("bench", "tensor", "--help")
-    for opt in ("--sums", "--rounds", "--cases", "--base"):
+    for opt in ("--sums", "--rounds", "--cases", "--base", "--by-call"):
         assert opt in p.stdout
     p = _run("bench", "tensor", "--sums", "--cases", "3x3/f32")
     assert p.returncode == 2 and "unknown case '3x3/f32'" in p.stderr
-    p = _run("bench", "tensor", "--sums", "--systems", "numpy", "--rounds", "1", "--cases", "64x262144/f32")
+    p = _run("bench", "tensor", "--sums", "--systems", "numpy", "--rounds", "1", "--cases", "64x262144/f32",
+             "--by-call")
     assert p.returncode == 0, p.stderr
     assert "64x262144/f32" in p.stdout and "interleaved" in p.stdout
+    table = p.stdout.split("by call of the batch")[1]
+    assert "call 1" in table and "call 5" in table and "64x262144/f32" in table and "numpy" in table

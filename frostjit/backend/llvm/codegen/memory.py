@@ -9,7 +9,7 @@ instructions are used only when other threads run the same launch (``%shared.b``
 """
 from __future__ import annotations
 
-from ....trace.dtypes import Bool, VarType
+from ....trace.dtypes import Bool, Int32, VarType
 from .ir_types import float_constant, memory_type, scalar_type, suffix
 from .lowering_table import lowering_table
 
@@ -31,6 +31,122 @@ def active_in_bounds(e, k: int, index_instr: int, active: str | None) -> str:
     if active is not None:
         m = e.binop("and", "i1", m, active)
     return m
+
+
+_I32_MIN, _I32_MAX = -2 ** 31, 2 ** 31 - 1
+# Deeper index expressions are taken as unbounded (keeps the walk short; index arithmetic is a
+# few operations deep: a texture's texel index is five).
+_RANGE_DEPTH = 24
+
+
+def int32_range(spec, j: int, depth: int = _RANGE_DEPTH, memo: dict | None = None) -> tuple:
+    """``(lo, hi)``: bounds of every value of instruction ``j`` of ``spec`` if it is an Int32
+    computation that provably stays within them (None for a side without a bound).
+
+    Literals are exact; ``max``/``min`` bound their result by their operands' bounds (``max(x,
+    0)`` is at least 0 whatever ``x``); ``add``/``sub``/``mul``/``fma`` compute in wrapping 32-bit
+    arithmetic, so their bounds hold only where both of every operand's are known and the
+    exact result's range fits in Int32 (then nothing wraps); ``mod`` by a positive constant
+    ``c`` is within ``c - 1`` of 0 (C's remainder); ``select`` is the union of its sides
+    (:func:`_select_range`); anything else is unbounded.
+    ``memo`` keeps each instruction's answer (an expression that reuses a value, ``x + x``
+    chains, is walked once per value; an answer cut short by the depth is only looser).
+    """
+    memo = {} if memo is None else memo
+    r = memo.get(j)
+    if r is None:
+        r = memo[j] = _int32_range(spec, j, depth, memo)
+    return r
+
+
+def _int32_range(spec, j: int, depth: int, memo: dict) -> tuple:
+    ins = spec.instrs[j]
+    if ins.vt is not Int32 or depth == 0:
+        return None, None
+    op = ins.op
+    if op == "literal":
+        v = ins.value
+        if not isinstance(v, int) or isinstance(v, bool):
+            return None, None
+        v = (v + 2 ** 31) % 2 ** 32 - 2 ** 31     # as the kernel's constant (scalar_constant wraps)
+        return v, v
+    if op == "select":
+        return _select_range(spec, ins.args, depth, memo)
+    if op not in ("max", "min", "add", "sub", "mul", "fma", "mod"):
+        return None, None
+    r = [int32_range(spec, a, depth - 1, memo) for a in ins.args]
+    if op == "mod":     # C's remainder by a positive constant c: |r| < c, with the dividend's sign
+        (lo, hi), (c, c1) = r
+        if c is None or c != c1 or c <= 0:
+            return None, None
+        return (0 if lo is not None and lo >= 0 else 1 - c), (0 if hi is not None and hi <= 0 else c - 1)
+    if op == "max":
+        los = [lo for lo, _ in r if lo is not None]
+        his = [hi for _, hi in r]
+        return (max(los) if los else None), (None if None in his else max(his))
+    if op == "min":
+        los = [lo for lo, _ in r]
+        his = [hi for _, hi in r if hi is not None]
+        return (None if None in los else min(los)), (min(his) if his else None)
+    if any(b is None for pair in r for b in pair):
+        return None, None
+    if op == "add":
+        lo, hi = r[0][0] + r[1][0], r[0][1] + r[1][1]
+    elif op == "sub":
+        lo, hi = r[0][0] - r[1][1], r[0][1] - r[1][0]
+    else:       # mul, fma: the product's range, plus the addend's
+        p = [a * b for a in r[0] for b in r[1]]
+        lo, hi = min(p), max(p)
+        if op == "fma":
+            lo, hi = lo + r[2][0], hi + r[2][1]
+    return (lo, hi) if _I32_MIN <= lo and hi <= _I32_MAX else (None, None)
+
+
+# A select whose condition compares an Int32 value with a constant bounds each side with that
+# value's range narrowed by the condition (floor_mod's ``select(r < 0, r + n, r)`` is in [0, n));
+# each such narrowing walks the side again, so a kernel's analysis does at most this many.
+_NARROWINGS = 16
+_NARROWED = {   # condition -> (the value's range where it holds, where it does not), given L
+    "lt": (lambda L: (None, L - 1), lambda L: (L, None)),
+    "le": (lambda L: (None, L), lambda L: (L + 1, None)),
+    "gt": (lambda L: (L + 1, None), lambda L: (None, L)),
+    "ge": (lambda L: (L, None), lambda L: (None, L - 1)),
+}
+
+
+def _select_range(spec, args: tuple, depth: int, memo: dict) -> tuple:
+    """The range of ``select(cond, t, f)``: the union of both sides' ranges, each side taken with
+    the condition's value narrowed when the condition is ``x < L`` (or ``<=``, ``>``, ``>=``)
+    for an Int32 ``x`` and a constant ``L``; a side the condition never picks is left out."""
+    cond, t, f = args
+    ci = spec.instrs[cond]
+    budget = memo.setdefault("narrowings", [_NARROWINGS])
+    sides = [(t, None), (f, None)]
+    if ci.op in _NARROWED and len(ci.args) == 2 and budget[0] > 0 and spec.instrs[ci.args[0]].vt is Int32:
+        x, lit = ci.args
+        L, L1 = int32_range(spec, lit, depth - 1, memo)
+        if L is not None and L == L1:
+            budget[0] -= 1
+            lo, hi = int32_range(spec, x, depth - 1, memo)
+            sides = []
+            for side, narrow in zip((t, f), _NARROWED[ci.op]):
+                nlo, nhi = narrow(L)
+                nlo = lo if nlo is None else nlo if lo is None else max(lo, nlo)
+                nhi = hi if nhi is None else nhi if hi is None else min(hi, nhi)
+                if nlo is not None and nhi is not None and nlo > nhi:
+                    continue        # never picked
+                sides.append((side, (nlo, nhi)))
+    ranges = []
+    for side, narrowed in sides:
+        if narrowed is None:
+            ranges.append(int32_range(spec, side, depth - 1, memo))
+        else:   # a fresh walk: below this select, x has the narrowed range
+            ranges.append(int32_range(spec, side, depth - 1, {ci.args[0]: narrowed, "narrowings": budget}))
+    if not ranges:
+        return None, None
+    los = [lo for lo, _ in ranges]
+    his = [hi for _, hi in ranges]
+    return (None if None in los else min(los)), (None if None in his else max(his))
 
 
 def pointers(e, k: int, vt: VarType, index_instr: int) -> str:
@@ -201,7 +317,14 @@ def _gather_without_mask_registers(e, ins) -> str:
     # frame's lane mask is compared again here (from %leftv, a vector of i32 that crosses
     # blocks as it is) rather than read from %mask (an i1 vector from another block).
     lanes = e.emit(f"icmp ult <{W} x i32> {e._lane_numbers()}, %leftv")
-    inb = e.cmp("icmp", "ult", it, idx, f"%n{k}.w" if ivt.bits == 32 else f"%n{k}.v")
+    # An index provably in [0, 2^31) (a texture's clamped texel index: int32_range) is compared
+    # signed: AVX2 has no unsigned compare (LLVM makes one of vpmaxud, vpcmpeqd and a not), and
+    # %n.w is at most 2^31 - 1, so both compares agree.  Lookup kernel alone, 64^2 texture,
+    # 1 thread, median CPU ms of 61 interleaved calls: 4.88 / 3.69 / 3.10 -> 4.67 / 3.41 / 3.02
+    # (dropping the bounds test altogether: 4.43 / 3.45 / 2.93).
+    lo, hi = int32_range(e.spec, index_instr) if ivt.bits == 32 else (None, None)
+    signed = lo is not None and lo >= 0 and hi is not None
+    inb = e.cmp("icmp", "slt" if signed else "ult", it, idx, f"%n{k}.w" if ivt.bits == 32 else f"%n{k}.v")
     mi = e.binop("and", it, _int_mask(e, lanes, it), _int_mask(e, inb, it))
     active = e.arg(ins, 1)
     if active is not None:
