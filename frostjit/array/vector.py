@@ -689,15 +689,21 @@ def componentwise(op: str, operands, depth: int | None = None):
                 # (a static size is part of the type; a dynamic array's is a value, and a
                 # dynamic array of one component broadcasts, as in Dr.Jit, also against a
                 # static one: ArrayXf(x) + Array3f(...) is an ArrayXf of 3 components)
-                if first._n is None and n == 1:
+                # An empty dynamic array broadcasts with nothing but another empty one (Dr.Jit's
+                # rule, as for 1-D JIT arrays: trace.ops.broadcast_size).
+                if first._n is None and n == 1 and c:
                     n = len(c)
-                elif not (o._n is None and len(c) == 1 or first._n is None and o._n is None and not c):
+                elif not (o._n is None and len(c) == 1 and n != 0):
                     raise IncompatibleArgumentsError(
                         f"frostjit.{op}(): Incompatible arguments: incompatible sizes {n} and {len(c)} "
                         f"({', '.join(type(x).__name__ for x in operands)})")
             columns.append(c)
         else:
             columns.append(None)
+    if n == 0 and dynamic is not None and None in columns:
+        raise IncompatibleArgumentsError(
+            f"frostjit.{op}(): Incompatible arguments: incompatible sizes 0 and 1 (an empty "
+            f"{type(dynamic).__name__} does not broadcast with a number)")
     if dynamic is not None:
         columns = [c * n if c is not None and len(c) == 1 and n != 1 else c for c in columns]
     like = type(dynamic if dynamic is not None else first)
