@@ -219,3 +219,28 @@ def test_quat_to_euler_angles_give_back_the_rotation(ang):
     q2 = fj.euler_to_quat(fj.quat_to_euler(q))
     m, m2 = fj.quat_to_matrix(scalar.Matrix3f, q), fj.quat_to_matrix(scalar.Matrix3f, q2)
     assert fj.allclose(m, m2, atol=2e-3)
+
+
+@pytest.mark.parametrize("mode", ["evaluated", "symbolic"])
+def test_a_fully_masked_switch_returns_zeros_and_writes_nothing(mode):
+    log = UInt32(0, 1, 2, 3)
+
+    def target(a, b, active):
+        fj.scatter_add(log, 1, UInt32(0))
+        return a * 4, b + 1
+
+    for mask in (Bool(False), fj.opaque(Bool, False, 4)):
+        r = fj.switch(UInt32(0, 0, 1, 1), [target, target], Float(1, 2, 3, 4), Float(1), mask, mode=mode)
+        assert [x.numpy().tolist() for x in r] == [[0] * 4, [0] * 4]
+    assert log.numpy().tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("optimize", [True, False])
+def test_switch_devirtualizes_a_zero_every_target_returns(optimize):
+    targets = [lambda a: (UInt32(0), UInt32(1), Float(-0.0)), lambda a: (UInt32(0), UInt32(2), Float(-0.0))]
+    with fj.scoped_set_flag(fj.JitFlag.OptimizeCalls, optimize):
+        x, y, z = fj.switch(UInt32(0, 0, 1, 5), targets, UInt32(1, 2, 3, 4), mode="symbolic")
+    assert x.state == (fj.VarState.Literal if optimize else fj.VarState.Unevaluated)
+    assert y.state == fj.VarState.Unevaluated and z.state == fj.VarState.Unevaluated
+    assert x.numpy().tolist() == [0] * 4 and y.numpy().tolist() == [1, 1, 2, 0]
+    assert np.signbit(z.numpy()).tolist() == [True, True, True, False]      # (index 5: no target)
