@@ -79,6 +79,9 @@ def binary(op: str, elem, xs: list, ys: list) -> list | None:
     if name is None:
         return None
     vt = k.vt
+    for x, y in zip(xs, ys):
+        if x.size != y.size:        # (two arrays: an empty one beside a non-empty one raises)
+            ops.check_array_operands(name, (x, y))
     return [wrap(elem, _make_binary(name, vt, x, y)) for x, y in zip(xs, ys)]
 
 

@@ -689,21 +689,19 @@ def componentwise(op: str, operands, depth: int | None = None):
                 # (a static size is part of the type; a dynamic array's is a value, and a
                 # dynamic array of one component broadcasts, as in Dr.Jit, also against a
                 # static one: ArrayXf(x) + Array3f(...) is an ArrayXf of 3 components)
-                # An empty dynamic array broadcasts with nothing but another empty one (Dr.Jit's
-                # rule, as for 1-D JIT arrays: trace.ops.broadcast_size).
-                if first._n is None and n == 1 and c:
+                # (an empty dynamic array beside one of a single component or a number gives an
+                # empty one, NumPy's rule, which the scalar tensors built on these arrays need;
+                # Dr.Jit raises there: a deliberate difference, docs/types.md.  Beside a longer
+                # one it is an error, as in NumPy and Dr.Jit.)
+                if first._n is None and n == 1:
                     n = len(c)
-                elif not (o._n is None and len(c) == 1 and n != 0):
+                elif not (o._n is None and len(c) == 1 or first._n is None and o._n is None and not c and n == 1):
                     raise IncompatibleArgumentsError(
                         f"frostjit.{op}(): Incompatible arguments: incompatible sizes {n} and {len(c)} "
                         f"({', '.join(type(x).__name__ for x in operands)})")
             columns.append(c)
         else:
             columns.append(None)
-    if n == 0 and dynamic is not None and None in columns:
-        raise IncompatibleArgumentsError(
-            f"frostjit.{op}(): Incompatible arguments: incompatible sizes 0 and 1 (an empty "
-            f"{type(dynamic).__name__} does not broadcast with a number)")
     if dynamic is not None:
         columns = [c * n if c is not None and len(c) == 1 and n != 1 else c for c in columns]
     like = type(dynamic if dynamic is not None else first)

@@ -271,7 +271,7 @@ def _inline(params: list, args: list, nodes: list, results: list) -> list:
         if n.op == "call_out":
             new[n] = ops.call_out(operands[0], n.vt, n.value)
         elif n.op == "call":
-            new[n] = ops.call(n.extra, operands, ops.loose_size("call", operands) if operands else 1)
+            new[n] = ops.call(n.extra, operands, ops.broadcast_size("call", operands) if operands else 1)
         else:
             new[n] = ops.make(n.op, n.vt, operands, n.value, n.extra)
     return [new.get(r, r) for r in results]

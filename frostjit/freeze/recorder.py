@@ -43,9 +43,6 @@ from .values import value_key
 
 
 _MEMOPS = frozenset({"compress", "reduce", "prefix_sum", "block_reduce", "copy", "fill"})
-# Nodes whose size-1 operands broadcast to an empty width too (trace.ops.loose_size): the
-# literal mask of a gather or scatter, the free variables of a loop or a call.
-_LOOSE = frozenset({"gather", "scatter", "scatter_rmw", "loop", "call", "loop_phi", "loop_out", "call_out"})
 _PIN = re.compile(r"^s(\d+) == (\d+)$")
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
@@ -67,7 +64,6 @@ class Recorder:
         self.captured: list = []         # j -> weakref to a node created before the recording
         self.guards: list = []           # records.Guard
         self._guard_set: set = set()
-        self._nonempty: set = set()        # widths already guarded non-zero (on_node)
         self.n_counts = 0                # compress counts c0, c1, ...
         self.data_dependent: str | None = None
         self.interfered: str | None = None      # another thread's work mixed in: not kept at all
@@ -212,10 +208,8 @@ class Recorder:
             self._pending.append(weakref.ref(node))
             return
         sym = None
-        one = False
         for a in node.args:
             if a.size == 1:
-                one = True
                 continue
             s = self.sym_of(a)
             if sym is None:
@@ -224,11 +218,6 @@ class Recorder:
                 self.guard_equal(s, sym, f"operands of '{node.op}' with equal sizes")
         if sym is None or node.size == 1:
             sym = ONE if node.size == 1 else const(node.size)
-        elif one and not sym.is_const and op not in _LOOSE and sym.expr not in self._nonempty:
-            # A size-1 operand broadcast to this width: at width 0 the plain call raises
-            # (trace.ops.broadcast_size, Dr.Jit's rule), so a width-0 call must not replay.
-            self._nonempty.add(sym.expr)
-            self.guard_compare(sym, "==", 0, f"'{op}' of a size-1 operand (an empty operand does not broadcast)")
         node.sym = sym
         if op == "scatter" or op == "scatter_rmw":
             self.effects[id(node)] = node.size     # launched by this thread (see on_launch, stolen_effects)

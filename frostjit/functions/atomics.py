@@ -107,7 +107,7 @@ def _read_modify_write(kind: str, target, value, idx, ok, compare=None):
     args = (value._node, idx._node, ok._node)
     if compare is not None:
         args = (compare._node,) + args
-    node = ops.make("scatter_rmw", target._vt, args, extra=(tnode, kind), size=ops.loose_size(kind, args))
+    node = ops.make("scatter_rmw", target._vt, args, extra=(tnode, kind))
     with trace_state.lock:      # atomic with respect to an evaluation taking the queue
         trace_state.side_effects.append(node)
         trace_state.dirty.add(tnode)

@@ -217,9 +217,7 @@ def gather(dtype, source, index, active=True, mode=None, shape=None):
     _check_index_width("gather", idx, src.size)
     if state.flags & DEBUG:
         _check_bounds("gather", idx, act, src)
-    # (the size explicit: the mask is often the literal True, which an empty index does not
-    # make an error as an empty user operand would, see ops.loose_size)
-    node = ops.make("gather", dtype._vt, (idx, act), extra=src, size=ops.loose_size("gather", (idx, act)))
+    node = ops.make("gather", dtype._vt, (idx, act), extra=src)
     ad = dtype._is_ad or source._is_ad
     cls = registry.flat_type(source._backend, dtype._vt, ad)
     out = cls._from_node(node)
@@ -371,11 +369,8 @@ def _scatter(who: str, reduce_op, target, value, index, active) -> None:
     _check_index_width(who, idx, tnode.size)
     if state.flags & DEBUG:
         _check_bounds(who, idx, act, tnode)
-    # A size-1 value or mask with an empty index writes nothing (NumPy's x[[]] = 1).  Dr.Jit
-    # raises there except when the target is empty too (x[:] = 1 on Float()): a deliberate
-    # difference, docs/types.md.
-    eff = ops.make("scatter", vt, (vnode, idx, act), extra=(tnode, reduce_op),
-                   size=ops.loose_size(who, (vnode, idx, act)))
+    ops.broadcast_size(who, (vnode, idx, act))
+    eff = ops.make("scatter", vt, (vnode, idx, act), extra=(tnode, reduce_op))
     with state.lock:      # atomic with respect to an evaluation taking the queue
         state.side_effects.append(eff)
         state.dirty.add(tnode)

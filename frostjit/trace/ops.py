@@ -34,26 +34,7 @@ _new = object.__new__
 
 
 def broadcast_size(op: str, args) -> int:
-    """Size of an elementwise result, by Dr.Jit's rule: size-1 operands broadcast to the
-    others' size, any other sizes must match, and an empty operand beside a non-empty one
-    (``Float() + 1``, ``Float(1) + Float()``) is an error, not an empty result."""
-    size = args[0].size
-    for a in args:
-        s = a.size
-        if s != size:
-            if size == 1 and s != 0:
-                size = s
-            elif s != 1 or size == 0:
-                _raise_sizes(op, args)
-    return size
-
-
-def loose_size(op: str, args) -> int:
-    """:func:`broadcast_size`, but a size-1 operand beside an empty one gives an empty result.
-
-    For internal nodes whose size-1 operands are not a user's operands: the literal ``True``
-    mask of a gather or scatter, the free variables of a symbolic loop or an ``@fj.func`` call.
-    """
+    """Size of an elementwise result: operands of size 1 broadcast."""
     size = 1
     for a in args:
         s = a.size
@@ -61,17 +42,39 @@ def loose_size(op: str, args) -> int:
             if size == 1:
                 size = s
             elif s != 1:
-                _raise_sizes(op, args)
+                sizes = ", ".join(str(x.size) for x in args)
+                raise IncompatibleSizesError(
+                    f"frostjit.{op}(): incompatible array sizes ({sizes}); only size-1 operands "
+                    "broadcast, so these operands have incompatible sizes")
     return size
 
 
-def _raise_sizes(op: str, args):
+def check_array_operands(op: str, nodes) -> None:
+    """Dr.Jit's rule for array operands whose sizes differ (the caller tests that they do):
+    an empty one beside a non-empty one (``Float(1) + Float()``) is an error, not an empty
+    result.
+
+    Called by the array classes with the nodes of the operands that are arrays: a Python number
+    beside an empty array still gives an empty one (NumPy's rule; the engine's own index
+    arithmetic needs it; Dr.Jit raises there, a deliberate difference in docs/types.md).
+    Inside a frozen function's recording the non-empty width is a guarded fact
+    (``not (s == 0)``), so a width-0 call traces again and raises as the plain call.
+    """
+    for n in nodes:
+        if n.size == 0:
+            _raise_empty(op, nodes)
+    rec = state.recorder
+    if rec is not None:
+        for n in nodes:
+            if n.size != 1:
+                rec.on_empty(n)     # False, guarded: a width-0 replay traces again
+
+
+def _raise_empty(op: str, args):
     sizes = ", ".join(str(x.size) for x in args)
-    why = ("an empty operand does not broadcast" if any(x.size == 0 for x in args)
-           else "only size-1 operands broadcast")
     raise IncompatibleSizesError(
-        f"frostjit.{op}(): incompatible array sizes ({sizes}); {why}, so these operands "
-        "have incompatible sizes")
+        f"frostjit.{op}(): incompatible array sizes ({sizes}); an empty operand does not broadcast, so "
+        "these operands have incompatible sizes")
 
 
 def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | None = None) -> Node:
@@ -86,15 +89,15 @@ def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | 
             size = args[0].size
             s = args[1].size
             if s != size:
-                if size == 1 and s != 0:
+                if size == 1:
                     size = s
-                elif s != 1 or size == 0:
+                elif s != 1:
                     broadcast_size(op, args)        # raises the size error
             s = args[2].size
             if s != size:
-                if size == 1 and s != 0:
+                if size == 1:
                     size = s
-                elif s != 1 or size == 0:
+                elif s != 1:
                     broadcast_size(op, args)
         else:
             size = broadcast_size(op, args)
@@ -129,8 +132,8 @@ def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
     """
     sa = a.size
     sb = b.size
-    if sa != sb and ((sb != 1 and sa != 1) or sa == 0 or sb == 0):
-        broadcast_size(op, (a, b))      # raises the size error (an empty operand too)
+    if sa != sb and sb != 1 and sa != 1:
+        broadcast_size(op, (a, b))      # raises the size error
     if a.op == "literal" and b.op == "literal":     # (folding: one comparison when a is not)
         out = _fold(op, vt, (a, b), sb if sa == 1 else sa)
         if out is not None:
@@ -184,14 +187,14 @@ def make_ternary(op: str, vt: VarType, a: Node, b: Node, c: Node) -> Node:
     s = b.size
     t = c.size
     if s != size:
-        if size == 1 and s != 0:
+        if size == 1:
             size = s
-        elif s != 1 or size == 0:
+        elif s != 1:
             broadcast_size(op, (a, b, c))       # raises the size error
     if t != size:
-        if size == 1 and t != 0:
+        if size == 1:
             size = t
-        elif t != 1 or size == 0:
+        elif t != 1:
             broadcast_size(op, (a, b, c))
     args = (a, b, c)
     # (the test of _fold_any inline: an fma of a matrix's literal entry and a pending operand
@@ -517,7 +520,7 @@ def loop(record, initial: tuple, free: tuple) -> Node:
     """The node of a symbolic loop: operands ``initial`` (the state's first values) then ``free``
     (what the condition and the body read besides the state); ``record`` holds the body."""
     args = tuple(initial) + tuple(free)
-    size = loose_size("while_loop", args) if args else 1
+    size = broadcast_size("while_loop", args) if args else 1
     return make("loop", Bool, args, extra=record, size=size)
 
 

@@ -24,8 +24,6 @@ def history():
 
 
 def _part(n, k):
-    if n == 0:      # (an empty operand does not broadcast with a number: Dr.Jit's rule)
-        return Float()
     return fj.arange(Float, n) * (k + 1) + 0.5 * k
 
 
