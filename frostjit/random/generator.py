@@ -250,7 +250,8 @@ class Philox4x32Generator(Generator):
                     all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(dims, static))):
                 expected = "(" + ", ".join("n" if d is None else str(d) for d in static) + ")"
                 raise ShapeMismatchError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected} "
-                                         "(the provided \"shape\" and \"dtype\" parameters are incompatible)")
+                                         "(could not construct output: the provided \"shape\" and \"dtype\" "
+                                         "parameters are incompatible.)")
             leaf = registry.array_type(dtype._leaf, None, "dynamic")      # the scalar ArrayXf of its type
             n, width = math.prod(dims), 1
             build = lambda leaves: _nest(dtype, dims, [v[0] for v in leaves])     # noqa: E731
@@ -259,8 +260,9 @@ class Philox4x32Generator(Generator):
             if isinstance(shape, tuple):
                 if len(shape) != 1:
                     raise ShapeMismatchError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
-                                             f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...; the "
-                                             f"provided \"shape\" and \"dtype\" parameters are incompatible)")
+                                             f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...; could not "
+                                             f"construct output: the provided \"shape\" and \"dtype\" parameters "
+                                             f"are incompatible.)")
                 shape = shape[0]
             width = shape
             build = lambda leaves: leaves[0]      # noqa: E731
@@ -270,7 +272,8 @@ class Philox4x32Generator(Generator):
             if not (isinstance(shape, tuple) and len(shape) == len(static) + 1 and
                     all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(shape, static))):
                 raise ShapeMismatchError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected} "
-                                         "(the provided \"shape\" and \"dtype\" parameters are incompatible)")
+                                         "(could not construct output: the provided \"shape\" and \"dtype\" "
+                                         "parameters are incompatible.)")
             dims, width = shape[:-1], shape[-1]
             n = math.prod(dims)
             build = lambda leaves: _nest(dtype, dims, leaves)     # noqa: E731

@@ -230,9 +230,10 @@ def test_quat_to_euler_at_gimbal_lock_gives_dr_jit_angles(mod):
         assert fj.allclose(fj.quat_to_euler(fj.euler_to_quat(A3(*ang))), A3(*ang), atol=1e-5)
 
 
-@given(ang=st.tuples(st.floats(-3.0, 3.0), st.one_of(st.floats(-1.5, 1.5), st.sampled_from([
-    math.pi / 2, -math.pi / 2])), st.floats(-3.0, 3.0)))
+@given(ang=st.tuples(st.floats(-3.0, 3.0), st.floats(-1.5, 1.5), st.floats(-3.0, 3.0)))
 def test_quat_to_euler_angles_give_back_the_rotation(ang):
+    # (away from the lock: near it, float32's sin(pitch) just below 1 leaves roll and yaw
+    # ill-conditioned, in Dr.Jit too; the lock itself is checked above)
     q = fj.euler_to_quat(scalar.Array3f(*ang))
     q2 = fj.euler_to_quat(fj.quat_to_euler(q))
     m, m2 = fj.quat_to_matrix(scalar.Matrix3f, q), fj.quat_to_matrix(scalar.Matrix3f, q2)
@@ -262,3 +263,22 @@ def test_switch_devirtualizes_a_zero_every_target_returns(optimize):
     assert y.state == fj.VarState.Unevaluated and z.state == fj.VarState.Unevaluated
     assert x.numpy().tolist() == [0] * 4 and y.numpy().tolist() == [1, 1, 2, 0]
     assert np.signbit(z.numpy()).tolist() == [True, True, True, False]      # (index 5: no target)
+
+
+@pytest.mark.parametrize("cls", [Array3f, llad.Array3f])
+def test_a_vector_s_size_error_names_the_nested_operation_as_its_cause(cls):
+    # Dr.Jit 1.5: "nested operation failed!", the component's error as __cause__
+    for fn in (lambda: cls(1, 2, 3) + cls(), lambda: fj.maximum(cls(1, 2, 3), cls())):
+        with pytest.raises(IncompatibleSizesError, match="nested operation failed") as e:
+            fn()
+        assert isinstance(e.value.__cause__, IncompatibleSizesError)
+        assert "incompatible" in str(e.value.__cause__)
+
+
+def test_rng_shape_errors_carry_dr_jit_s_wording():
+    # Dr.Jit 1.5's test_rand test04 matches this phrase
+    phrase = 'could not construct output: the provided "shape" and "dtype" parameters are incompatible.'
+    rng = fj.rng()
+    for dtype, shape in [(Float, (2, 3)), (fj.llvm.ArrayXf, (2, 3, 4)), (scalar.Array3f, 4), (scalar.ArrayXf, (2, 3))]:
+        with pytest.raises(RuntimeError, match=phrase.replace(".", r"\.")):
+            rng.random(dtype, shape)
