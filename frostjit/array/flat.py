@@ -455,7 +455,9 @@ def _binary_operator(op: str, reflected: bool):
             return apply(op, other, self) if reflected else apply(op, self, other)
         else:
             b = other._node
-            if b.size != self._node.size:
+            # (sizes that differ: the check where it can act, an empty operand or a recording
+            # to guard; equal sizes, the hot case, pay one comparison)
+            if b.size != self._node.size and (b.size == 0 or self._node.size == 0 or _state.recorder is not None):
                 _check_array_operands(rule.node_op, (self._node, b))
         out = _new(rule.out_cls)
         out._node = _make_binary(rule.node_op, rule.out_vt, b, self._node) if reflected else \
