@@ -456,13 +456,13 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
         if not v.parents:
             continue                      # a leaf keeps its gradient
         g = v.grad
-        if g is not None:
+        if g is not None and not (v.size == 0 and _empty(v)):
             if v.is_hub:
                 v.grad = None     # consumed by the call, whatever the flags (as Dr.Jit)
                 v.handler.backward(g, None if inside is None else (lambda p: p.id in inside))
             else:
                 for parent, _fwd, bwd in v.parents:
-                    if inside is None or parent.id in inside:
+                    if (inside is None or parent.id in inside) and not (parent.size == 0 and _empty(parent)):
                         if parent.is_hub:
                             bwd.backward(parent, g)
                         elif parent.id < bound:
@@ -473,6 +473,19 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
             v.parents = ()
         if (clear_input if v.id in start_ids else clear_interior) and v.id not in keep:
             v.grad = None
+
+
+def _empty(v) -> bool:
+    """Whether vertex ``v`` has no elements: then no gradient flows through its edges (the
+    partials would broadcast size-1 operands to width 0, an error by Dr.Jit's rule, and have
+    nothing to carry; Dr.Jit itself fails there).  Inside a frozen function's recording a
+    guarded fact, so a recording made at width 0 never replays at another width."""
+    if v.is_hub:                # (a hub has size 0: it stands for no array)
+        return False
+    rec = state.recorder
+    if rec is None:
+        return v.size == 0
+    return rec.on_empty_sym(v.sym, v.size)
 
 
 def _through_one_hub(v: Vertex, flags: int) -> bool:
@@ -536,7 +549,8 @@ def traverse_forward(verts, sources, flags: int = ADFlag.Default, keep=()) -> No
         for parent, fwd, _bwd in v.parents:
             if parent.id in inside:
                 has_child.add(parent.id)
-                if parent.grad is not None and not parent.is_hub:
+                if parent.grad is not None and not parent.is_hub and \
+                        not ((parent.size == 0 or v.size == 0) and (_empty(parent) or _empty(v))):
                     if v.id < bound:
                         _into_isolated()
                     if getattr(fwd, "overwrites", False):

@@ -15,6 +15,7 @@ computes the same nodes.
 """
 from __future__ import annotations
 
+from ..errors import IncompatibleSizesError
 from ..trace import ops
 from .flat import ArrayBase, same_type_rule
 
@@ -79,6 +80,13 @@ def binary(op: str, elem, xs: list, ys: list) -> list | None:
     if name is None:
         return None
     vt = k.vt
+    for x, y in zip(xs, ys):
+        if x.size != y.size:        # (two arrays: an empty one beside a non-empty one raises)
+            try:
+                ops.check_array_operands(name, (x, y))
+            except IncompatibleSizesError as e:
+                # Dr.Jit: the vector's error says a nested operation failed; the cause says why
+                raise IncompatibleSizesError(f"frostjit.{op}(): nested operation failed ({e})") from e
     return [wrap(elem, _make_binary(name, vt, x, y)) for x, y in zip(xs, ys)]
 
 

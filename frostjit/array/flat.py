@@ -455,6 +455,10 @@ def _binary_operator(op: str, reflected: bool):
             return apply(op, other, self) if reflected else apply(op, self, other)
         else:
             b = other._node
+            # (sizes that differ: the check where it can act, an empty operand or a recording
+            # to guard; equal sizes, the hot case, pay one comparison)
+            if b.size != self._node.size and (b.size == 0 or self._node.size == 0 or _state.recorder is not None):
+                _check_array_operands(rule.node_op, (self._node, b))
         out = _new(rule.out_cls)
         out._node = _make_binary(rule.node_op, rule.out_vt, b, self._node) if reflected else \
             _make_binary(rule.node_op, rule.out_vt, self._node, b)
@@ -468,6 +472,7 @@ def _binary_operator(op: str, reflected: bool):
 _new = object.__new__
 _make_binary = ops.make_binary
 _operand_literal = ops.operand_literal
+_check_array_operands = ops.check_array_operands
 _state = state
 
 
@@ -700,6 +705,9 @@ def apply(op: str, *operands):
     in_vt, out_vt, targets = promotion.operand_types(entry, vt, operand_vts, names)
     nodes = tuple([o._node if t is None else _to_node(o, t) for o, t in zip(cast_operands, targets)])
     name = node_op(op, in_vt)
+    arrays = [n for n, o in zip(nodes, operands) if isinstance(o, ArrayBase)]      # (not numbers)
+    if len(arrays) > 1:
+        _check_sizes_of_arrays(name, arrays)
     node = ops.make(name, out_vt, nodes)
     cls = flat_of(backend, out_vt, ad)
     out = cls.__new__(cls)
@@ -764,21 +772,34 @@ def _apply_same_type(rule, cls, operands):
     and no gradient is attached; None otherwise (the general path decides)."""
     node_op_, out_cls, vt = rule
     nodes = []
+    arrays = 0
     for o in operands:
         t = type(o)
         if t is cls:
             if o._ad is not None:
                 return None
             nodes.append(o._node)
+            arrays += 1
         elif (t is float and vt.is_float) or (t is int and vt is not Bool and promotion.int_fits(vt, o)):
             b = ops.literal_cache(vt).get(o) if _state.recorder is None else None
             nodes.append(b if b is not None else _operand_literal(vt, o))
         else:
             return None
+    if arrays > 1:
+        _check_sizes_of_arrays(node_op_, [o._node for o in operands if type(o) is cls])
     out = _new(out_cls)
     out._node = ops.make(node_op_, out_cls._vt, tuple(nodes))
     out._ad = None
     return out
+
+
+def _check_sizes_of_arrays(op: str, nodes: list) -> None:
+    """:func:`~frostjit.trace.ops.check_array_operands` where the sizes of ``nodes`` differ."""
+    size = nodes[0].size
+    for n in nodes:
+        if n.size != size:
+            _check_array_operands(op, nodes)
+            return
 
 
 def _pow_by_literal(x: "ArrayBase", e):

@@ -24,7 +24,8 @@ import itertools
 
 import numpy as np
 
-from ..errors import ComponentError, IncompatibleArgumentsError, NotComplexError, RaggedArrayError, SizeMismatchError
+from ..errors import (ComponentError, IncompatibleArgumentsError, IncompatibleSizesError, NotComplexError,
+                      RaggedArrayError, SizeMismatchError)
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, promote
 from ..trace.state import state
@@ -689,9 +690,13 @@ def componentwise(op: str, operands, depth: int | None = None):
                 # (a static size is part of the type; a dynamic array's is a value, and a
                 # dynamic array of one component broadcasts, as in Dr.Jit, also against a
                 # static one: ArrayXf(x) + Array3f(...) is an ArrayXf of 3 components)
+                # (an empty dynamic array beside one of a single component or a number gives an
+                # empty one, NumPy's rule, which the scalar tensors built on these arrays need;
+                # Dr.Jit raises there: a deliberate difference, docs/types.md.  Beside a longer
+                # one it is an error, as in NumPy and Dr.Jit.)
                 if first._n is None and n == 1:
                     n = len(c)
-                elif not (o._n is None and len(c) == 1 or first._n is None and o._n is None and not c):
+                elif not (o._n is None and len(c) == 1 or first._n is None and o._n is None and not c and n == 1):
                     raise IncompatibleArgumentsError(
                         f"frostjit.{op}(): Incompatible arguments: incompatible sizes {n} and {len(c)} "
                         f"({', '.join(type(x).__name__ for x in operands)})")
@@ -704,12 +709,17 @@ def componentwise(op: str, operands, depth: int | None = None):
     if like._leafwise is not None:
         # Components that are plain numbers (the scalar backend): computed all at once.
         comps, elem = like._leafwise(op, operands, columns)
-    elif len(operands) == 2:
-        (a, b), (ca, cb) = operands, columns
-        comps = [apply(op, ca[k] if ca is not None else a, cb[k] if cb is not None else b) for k in range(n)]
-        elem = type(comps[0]) if comps else like._elem
     else:
-        comps = [apply(op, *[c[k] if c is not None else o for o, c in zip(operands, columns)]) for k in range(n)]
+        try:
+            if len(operands) == 2:
+                (a, b), (ca, cb) = operands, columns
+                comps = [apply(op, ca[k] if ca is not None else a, cb[k] if cb is not None else b) for k in range(n)]
+            else:
+                comps = [apply(op, *[c[k] if c is not None else o for o, c in zip(operands, columns)])
+                         for k in range(n)]
+        except IncompatibleSizesError as e:
+            # Dr.Jit: the vector's error says a nested operation failed; the cause says why
+            raise IncompatibleSizesError(f"frostjit.{op}(): nested operation failed ({e})") from e
         elem = type(comps[0]) if comps else like._elem
     if (not comps and like._leafwise is None) or elem is like._elem:     # (leafwise knows an empty result's type)
         return like._from_components(comps)

@@ -154,9 +154,14 @@ def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label)
         if host.is_empty(sel, f"the lanes of target {k} of {name}"):
             continue
         calls.append((sel, _call(fn, sel, n, args, kwargs, positional_mask, bool_t)))
-    if not calls:       # no lane calls anything: one call on no lanes gives the result's structure
-        sel = compress(bool_t(False))   # (its scatters, of size-1 operands, must write nothing: Dr.Jit)
-        calls.append((sel, _call(targets[0], sel, n, args, kwargs, positional_mask, bool_t, bool_t(False)._node)))
+    if not calls:
+        # No lane calls anything: one call gives the result's structure.  It runs on lane 0
+        # (on no lanes, its arithmetic with numbers would raise: an empty operand does not
+        # broadcast), its side effects masked off (Dr.Jit: they write nothing), and its results
+        # are scattered at no index: the switch returns zeros.
+        one = zeros(registry.flat_type(backend, UInt32), 1)
+        out = _call(targets[0], one, n, args, kwargs, positional_mask, bool_t, bool_t(False)._node)
+        calls.append((compress(bool_t(False)), out))
     return _combine(calls, n)
 
 

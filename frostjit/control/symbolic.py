@@ -30,6 +30,7 @@ the loop, a body gathering from an array after scattering to it.
 """
 from __future__ import annotations
 
+import math
 import weakref
 
 
@@ -44,7 +45,7 @@ from ..trace.dtypes import Bool
 from ..trace.loops import LoopRecord, free_nodes
 from ..trace.node import Node
 from ..schedule.loops import StateUsedAsMemory
-from ..trace.state import state as trace_state
+from ..trace.state import JitFlag, state as trace_state
 from ..tree import flatten, unflatten
 from .consistency import (branch_call, check, check_branch_results, check_tuple, contract_error, fresh, merge,
                           share_scattered, size_error)
@@ -469,9 +470,23 @@ def symbolic_switch(index, targets: list, args: tuple, kwargs: dict, mask=None, 
     leaves0, treedef = flatten(first)
     per_call = [(lanes, flatten(out)[0]) for lanes, out in calls]
     results = []
+    devirtualize = trace_state.flags & JitFlag.OptimizeCalls
     for j, leaf in enumerate(leaves0):
         r = zeros(type(leaf), n)
+        if devirtualize and all(_is_zero_literal(leaves[j]) for _, leaves in per_call):
+            # Dr.Jit's devirtualization of literals (JitFlag.OptimizeCalls): every target gives
+            # the literal 0, which is also the value of the lanes that call none, so the result
+            # is that literal, not a chain of selects (an unevaluated variable)
+            results.append(r)
+            continue
         for lanes, leaves in per_call:
             r = select(lanes, leaves[j], r)
         results.append(r)
     return unflatten(treedef, results)
+
+
+def _is_zero_literal(x) -> bool:
+    node = getattr(x, "_node", None)
+    # (not -0.0: the lanes that call no target hold +0.0)
+    return node is not None and node.op == "literal" and node.size == 1 and node.value == 0 and \
+        not math.copysign(1.0, node.value) < 0 and getattr(x, "_ad", None) is None

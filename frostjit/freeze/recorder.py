@@ -281,6 +281,13 @@ class Recorder:
             return node.size == 0
         return self.guard_compare(s, "==", 0, "an emptiness check (an empty array is an error there)")
 
+    def on_empty_sym(self, sym, size: int) -> bool:
+        """:meth:`on_empty` for a width known by its symbol ``sym`` (an AD vertex whose node
+        was freed keeps its symbolic size): ``size == 0``, guarded."""
+        if not self.mine() or sym is None or sym.is_const:
+            return size == 0
+        return self.guard_compare(sym, "==", 0, "an emptiness check (an empty array is an error there)")
+
     def on_width(self, w: int, arrays):
         if not self.mine():
             return w
@@ -522,6 +529,10 @@ class Recorders:
     def on_empty(self, node) -> bool:
         r = self.by_thread.get(threading.get_ident())
         return node.size == 0 if r is None else r.on_empty(node)
+
+    def on_empty_sym(self, sym, size: int) -> bool:
+        r = self.by_thread.get(threading.get_ident())
+        return size == 0 if r is None else r.on_empty_sym(sym, size)
 
     # A width is symbolic only in the thread that records; another thread that got hold of one
     # uses its value.

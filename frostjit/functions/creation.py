@@ -358,6 +358,8 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
         else:
             n = max(0, math.ceil((stop - start) / step))
         n = _check_size("arange", n)
+        if n == 0:      # (no arithmetic on an empty counter: an empty operand does not broadcast)
+            return dtype()
         r = _counter(dtype, n)
         if step != 1:
             r = r * step
@@ -374,6 +376,8 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
         # NumPy stores start and start + step (rounded to the type), then fills on from them.
         first, second = vt.np_dtype.type(start), vt.np_dtype.type(start + step)
         delta = second - first
+        if n == 0:
+            return dtype()
         idx = _counter(dtype, _check_size("arange", n))
         r = idx * float(delta) if delta != 1 else idx
         r = r + float(first) if first != 0 else r
@@ -392,6 +396,8 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
         who = f"arange({dtype.__name__})"
         ops.convert_scalar(vt, start, who)                    # the first and the last value must fit
         ops.convert_scalar(vt, start + (n - 1) * step, who)
+    if n == 0:
+        return dtype()
     r = _counter(dtype, _check_size("arange", n))
     if step != 1:
         r = r * step
@@ -423,6 +429,8 @@ def linspace(dtype, start, stop, num, endpoint=True):
         raise TypeError(f"linspace(): 'dtype' must be a 1-D floating point type such as Float, got "
                         f"{dtype.__name__}")
     num = _check_size("linspace", num)
+    if num == 0:    # (no arithmetic on an empty counter: an empty operand does not broadcast)
+        return dtype()
     steps = (num - 1) if endpoint else num
     rec = state.recorder
     if rec is not None and hasattr(num, "__symbolic_size__"):

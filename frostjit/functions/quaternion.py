@@ -17,7 +17,7 @@ from ..array.matrix import MatrixBase, _is_square
 from ..array.quaternion import QuaternionBase, q_conj
 from ..array.vector import VectorBase, _copy, component_class
 from .geometry import cross, normalize
-from .math import atan2, clip, cos, lerp, select, sin, sqrt
+from .math import atan2, clip, copysign, cos, fma, lerp, select, sin, sqrt
 from .math import asin as _asin
 from .math import acos as _acos
 from .reduce import dot
@@ -147,12 +147,23 @@ def matrix_to_quat(m):
 
 def quat_to_euler(q):
     """Euler angles ``(roll, pitch, yaw)`` ("XYZ") of the unit quaternion ``q`` (a 3-vector);
-    the pitch is clamped to [-pi/2, pi/2]."""
+    the pitch is clamped to [-pi/2, pi/2].
+
+    At gimbal lock (``|sin(pitch)|`` rounds to 1, as in Dr.Jit 1.5: the threshold
+    ``1 - 5e-8`` in the quaternion's precision) roll and yaw are not separable: the whole
+    rotation about the x axis goes into the roll, ``2 atan2(x, w)``, the yaw is 0 and the
+    pitch exactly +-pi/2.  (The general formulas there give roll = yaw = pi for a pitch just
+    past pi/2: a different but also valid triple; Dr.Jit's test_matrix test16 checks this one.)
+    """
     _require_quaternion("quat_to_euler", q)
     x, y, z, w = q._c
-    roll = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y))
-    pitch = _asin(clip(2 * (w * y - z * x), -1.0, 1.0))
-    yaw = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+    # (sin(pitch) with one rounding, as Dr.Jit: near the lock the last bit decides)
+    sinp = clip(2 * fma(w, y, -(z * x)), -1.0, 1.0)
+    lock = abs(sinp) > (1.0 - 5e-8)
+    yy = y * y
+    roll = select(lock, 2 * atan2(x, w), atan2(2 * fma(w, x, y * z), 1 - 2 * fma(x, x, yy)))
+    pitch = select(lock, copysign(0.5 * math.pi, sinp), _asin(sinp))
+    yaw = select(lock, 0.0, atan2(2 * fma(w, z, x * y), 1 - 2 * fma(z, z, yy)))
     cls = registry.array_type(component_class(roll, type(q)._leaf), 3, "array")
     return cls._from_components([roll, pitch, yaw])
 

@@ -250,7 +250,8 @@ class Philox4x32Generator(Generator):
                     all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(dims, static))):
                 expected = "(" + ", ".join("n" if d is None else str(d) for d in static) + ")"
                 raise ShapeMismatchError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected} "
-                                         "(the provided \"shape\" and \"dtype\" parameters are incompatible)")
+                                         "(could not construct output: the provided \"shape\" and \"dtype\" "
+                                         "parameters are incompatible.)")
             leaf = registry.array_type(dtype._leaf, None, "dynamic")      # the scalar ArrayXf of its type
             n, width = math.prod(dims), 1
             build = lambda leaves: _nest(dtype, dims, [v[0] for v in leaves])     # noqa: E731
@@ -259,8 +260,9 @@ class Philox4x32Generator(Generator):
             if isinstance(shape, tuple):
                 if len(shape) != 1:
                     raise ShapeMismatchError(f"{who}: shape {shape} has {len(shape)} dimensions; a "
-                                             f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...; the "
-                                             f"provided \"shape\" and \"dtype\" parameters are incompatible)")
+                                             f"{dtype.__name__} has 1 (tensors take more: TensorXf, ...; could not "
+                                             f"construct output: the provided \"shape\" and \"dtype\" parameters "
+                                             f"are incompatible.)")
                 shape = shape[0]
             width = shape
             build = lambda leaves: leaves[0]      # noqa: E731
@@ -270,7 +272,8 @@ class Philox4x32Generator(Generator):
             if not (isinstance(shape, tuple) and len(shape) == len(static) + 1 and
                     all(d is None and _is_int(s) and s >= 0 or s == d for s, d in zip(shape, static))):
                 raise ShapeMismatchError(f"{who}: shape {shape!r} does not fit {dtype.__name__}: expected {expected} "
-                                         "(the provided \"shape\" and \"dtype\" parameters are incompatible)")
+                                         "(could not construct output: the provided \"shape\" and \"dtype\" "
+                                         "parameters are incompatible.)")
             dims, width = shape[:-1], shape[-1]
             n = math.prod(dims)
             build = lambda leaves: _nest(dtype, dims, leaves)     # noqa: E731
@@ -305,6 +308,16 @@ class Philox4x32Generator(Generator):
         through ``transform`` (an affine map)."""
         who = f"Generator.{name}()"
         leaf, n, width, build = self._layout(dtype, shape, who, (Float32, Float64, Float16))
+        if type(width) is int and width == 0:
+            # No lane draws (the key's size-1 words do not broadcast to an empty counter); the
+            # counter still moves past the blocks a draw would take, as before session r11
+            # (Dr.Jit 1.5 raises for an empty draw)
+            _, counter = self._state(leaf._backend, who)
+            for _ in range(-(-n // (2 if leaf._vt is Float64 else 4))):
+                counter = self._next_counter(counter)
+            self._counter = counter
+            out = build([leaf() for _ in range(n)])
+            return out if transform is None else transform(out)
         backend = leaf._backend
         next_block, counter = self._blocks(backend, width, who)
         double = leaf._vt is Float64
@@ -352,6 +365,11 @@ class Philox4x32Generator(Generator):
             bound = u32(high - low + extra)         # wraps like Dr.Jit's UInt32(high - low)
             threshold = (0 - bound) % bound         # 2^32 mod bound: draws below it are biased
         offset = u32(low & 0xFFFFFFFF) if _is_int(low) else u32(low)    # added modulo 2^32
+        if type(width) is int and width == 0:
+            # no lane draws (see _sample); the counter moves past the one block a draw takes
+            _, counter = self._state(backend, who)
+            self._counter = self._next_counter(counter)
+            return leaf()
         next_block, counter = self._blocks(backend, width, who)
 
         def draw():

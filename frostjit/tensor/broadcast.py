@@ -85,6 +85,17 @@ def _sequence_as_tensor(x, like: TensorBase):
     return registry.tensor_of(at)(x)
 
 
+def _empty_result(fn, parts, out_shape):
+    """The empty tensor of ``out_shape`` that ``fn`` gives: NumPy's rule for tensors (a number
+    or a size-1 operand broadcasts to an empty shape), where 1-D arrays follow Dr.Jit's (an
+    empty operand beside a non-empty one is an error, trace.ops.broadcast_size) and Dr.Jit's
+    tensors raise too (a deliberate difference, docs/types.md).  ``fn`` runs on one-element
+    literal stand-ins, only to learn the result's type: nothing is computed."""
+    stand = [type(v)(v._vt.np_dtype.type(0)) if is_flat(v) else v for v, _ in parts]
+    result = fn(*stand)
+    return registry.tensor_of(type(result))._from_array(type(result)(), out_shape)
+
+
 def elementwise(fn, *operands, who: str = "frostjit"):
     """``fn`` applied to the broadcast flat arrays of ``operands``, as a tensor.
 
@@ -114,6 +125,8 @@ def elementwise(fn, *operands, who: str = "frostjit"):
             same = False
             break
     out_shape = first if same else broadcast_shapes(who, *shapes)
+    if 0 in out_shape:
+        return _empty_result(fn, parts, out_shape)
     if same:
         flat = [v for v, _ in parts]
     else:

@@ -59,6 +59,11 @@ def _identity(op: str, vt):
 
 def _combine(op: str, values: list):
     """``values[0] op values[1] op ...``, pairwise (a balanced tree: sums lose less precision)."""
+    for v in values:
+        if getattr(getattr(v, "_node", None), "size", 1) == 0:
+            # an empty slice of an empty tensor: the result is empty too (the operators
+            # would refuse a size-1 identity beside it, Dr.Jit's rule for array operands)
+            return v
     while len(values) > 1:
         nxt = [flat_reduce._pair(op, values[k], values[k + 1]) for k in range(0, len(values) - 1, 2)]
         if len(values) % 2:

@@ -60,6 +60,8 @@ def offsets(backend, shape: tuple, strides: tuple, offset=0, limit=None):
         return offset
     n = total if limit is None else (limit if limit > total else total)
     idx = arange(index_type(backend, n), total)
+    if total == 0:
+        return idx      # (an empty view: no arithmetic, an empty operand does not broadcast)
     src = offset
     below = 1                       # product of the extents inside the axis being visited
     for k in range(len(axes) - 1, -1, -1):

@@ -49,6 +49,34 @@ def broadcast_size(op: str, args) -> int:
     return size
 
 
+def check_array_operands(op: str, nodes) -> None:
+    """Dr.Jit's rule for array operands whose sizes differ (the caller tests that they do):
+    an empty one beside a non-empty one (``Float(1) + Float()``) is an error, not an empty
+    result.
+
+    Called by the array classes with the nodes of the operands that are arrays: a Python number
+    beside an empty array still gives an empty one (NumPy's rule; the engine's own index
+    arithmetic needs it; Dr.Jit raises there, a deliberate difference in docs/types.md).
+    Inside a frozen function's recording the non-empty width is a guarded fact
+    (``not (s == 0)``), so a width-0 call traces again and raises as the plain call.
+    """
+    for n in nodes:
+        if n.size == 0:
+            _raise_empty(op, nodes)
+    rec = state.recorder
+    if rec is not None:
+        for n in nodes:
+            if n.size != 1:
+                rec.on_empty(n)     # False, guarded: a width-0 replay traces again
+
+
+def _raise_empty(op: str, args):
+    sizes = ", ".join(str(x.size) for x in args)
+    raise IncompatibleSizesError(
+        f"frostjit.{op}(): incompatible array sizes ({sizes}); an empty operand does not broadcast, so "
+        "these operands have incompatible sizes")
+
+
 def make(op: str, vt: VarType, args: tuple, value=None, extra=None, size: int | None = None) -> Node:
     """Create a pending node ``op(*args)`` of type ``vt`` (``op``: a name of the op table)."""
     if size is None:
