@@ -128,6 +128,11 @@ class ArrayBase:
         """1: a 1-D array has one axis."""
         return 1
 
+    @property
+    def array(self) -> "ArrayBase":
+        """Dr.Jit's ``.array``: a 1-D array is its own (a tensor's is its flat storage)."""
+        return self
+
     def item(self):
         """The only element as a Python scalar (``RuntimeError`` unless the size is 1)."""
         return self._scalar("item()")

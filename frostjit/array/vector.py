@@ -295,6 +295,16 @@ class VectorBase:
         """The number of dimensions: the static ones and the lanes (``Array3f``: 2, ``Array33f``: 3)."""
         return self.Depth
 
+    @property
+    def array(self):
+        """Dr.Jit's ``.array``: for a complex number, quaternion or matrix a copy with ordinary
+        (component-wise) array semantics (``Complex2f`` -> ``Array2f``, ``Matrix2f`` ->
+        ``Array22f``; differentiable: gradients flow back), otherwise the array itself."""
+        if self.IsComplex or self.IsQuaternion or self.IsMatrix:
+            from ..traits import array_t
+            return array_t(type(self))(self)
+        return self
+
     def numpy(self) -> np.ndarray:
         """Evaluate and return a NumPy array of shape :attr:`shape` (complex numbers: one
         complex entry per lane, as Dr.Jit)."""

@@ -86,6 +86,9 @@ def _flatten(args, out: list) -> None:
                             "the layers' tensor evaluation)")
         elif isinstance(getattr(type(a), "DRJIT_STRUCT", None), dict) or dataclasses.is_dataclass(a):
             _flatten(leaves(a), out)
+        elif hasattr(type(a), "__iter__") and not isinstance(a, (str, bytes)):
+            # a generator, iterator, map, ... (Dr.Jit's guide: ``CoopVec(dr.sin(v) for v in x)``)
+            _flatten(list(a), out)
         else:
             raise TypeError(f"frostjit.nn.CoopVec(): unsupported argument of type {type(a).__name__}")
 
@@ -96,10 +99,11 @@ class CoopVec(VectorBase):
     Parameters
     ----------
     *args
-        1-D JIT arrays, Python numbers, static or dynamic arrays and PyTrees of them; they are
-        flattened into the list of components.  At least one JIT array must be among them (it
-        gives the element type); all JIT arrays must have the same type.  Numbers and width-1
-        arrays are widened to the components' common width (as in Dr.Jit).
+        1-D JIT arrays, Python numbers, static or dynamic arrays, PyTrees and iterables
+        (generators) of them; they are flattened into the list of components.  At least one JIT
+        array must be among them: the first gives the element type, the others are converted to
+        it (as in Dr.Jit).  Numbers and width-1 arrays are widened to the components' common
+        width (as in Dr.Jit).
 
     Notes
     -----
@@ -138,14 +142,11 @@ class CoopVec(VectorBase):
             return object.__new__(cls)
         items: list = []
         _flatten(args, items)
-        elem = None
-        for a in items:
-            if isinstance(a, ArrayBase):
-                if elem is None:
-                    elem = type(a)
-                elif type(a) is not elem:
-                    raise TypeError(f"frostjit.nn.CoopVec(): inconsistent component types {elem.__name__} "
-                                    f"and {type(a).__name__}")
+        # The first JIT array gives the element type; the others are converted to it (Dr.Jit:
+        # ``CoopVec(Float16(1), 3.0, Array2f(4, 5))`` is four Float16 components; conversions
+        # between AD types keep the gradients flowing)
+        elem = next((type(a) for a in items if isinstance(a, ArrayBase)), None)
+        items = [elem(a) if isinstance(a, ArrayBase) and type(a) is not elem else a for a in items]
         if elem is None:
             raise TypeError("frostjit.nn.CoopVec(): at least one JIT-compiled 1D array is required as "
                             "input (e.g., of type 'frostjit.llvm.Float16')")

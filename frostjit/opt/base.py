@@ -117,6 +117,16 @@ def scale_factor(value, rate, constant: float = 1.0):
     return cls(rate * constant if constant != 1.0 else rate)
 
 
+def elementwise(value):
+    """A complex number, quaternion or matrix as the plain static array of its components
+    (Dr.Jit's ``.array``): the optimizers update parameters component by component, so their
+    moments must not multiply as complex numbers or matrices (``g * g`` of a ``Complex2f`` is a
+    complex square).  Other parameters as they are."""
+    if isinstance(value, VectorBase) and (value.IsComplex or value.IsQuaternion or value.IsMatrix):
+        return value.array
+    return value
+
+
 def _demoted(value):
     """A promoted (``Float32``) parameter as the ``Float16`` type it was registered with; the
     conversion is differentiable, so gradients reach the ``Float32`` leaf."""
@@ -181,7 +191,7 @@ class Optimizer(MutableMapping):
             self.state[key] = (param,) + tuple(prev[1:])
         else:
             self._forget_rate(key)
-            self.state[key] = (param, promoted, None, self._reset(param))
+            self.state[key] = (param, promoted, None, self._reset(elementwise(param)))
 
     def __getitem__(self, key: str):
         value, promoted = self.state[key][:2]
@@ -224,7 +234,7 @@ class Optimizer(MutableMapping):
         for k in ([key] if key is not None else list(self.state)):
             value, promoted = self.state[k][:2]
             self._forget_rate(k)
-            self.state[k] = (value, promoted, None, self._reset(value))
+            self.state[k] = (value, promoted, None, self._reset(elementwise(value)))
 
     def _forget_rate(self, key) -> None:
         self._lr_values.pop(key, None)
@@ -321,11 +331,15 @@ class Optimizer(MutableMapping):
 
     def _update(self, grad_scale, active) -> None:
         """The step (:meth:`step`) with its results scheduled, not evaluated."""
+        if self._lr is None and self.state:
+            # (the state was assigned as a whole, e.g. restored from a copy: no parameter was
+            # registered through __setitem__, which makes the default rate's array)
+            self._lr = rate_array(first(next(iter(self.state.values()))[0])._backend, self._lr_value)
         for key, (value, promoted, lr, extra) in list(self.state.items()):
-            g = ad.grad(value)
+            g = elementwise(ad.grad(value))
             if grad_scale is not None:
                 g = g * grad_scale
-            detached = ad.detach(value)
+            detached = elementwise(ad.detach(value))
             new_value, new_extra = self._step(detached, g, self._lr if lr is None else lr, extra)
             mask = None
             if self.mask_updates:

@@ -30,17 +30,20 @@ class SGD(Optimizer):
     params : dict, optional
         Initial parameters.
     momentum : float
-        In ``[0, 1)``; 0 keeps no state.
+        ``>= 0`` (as Dr.Jit and PyTorch; values below 1 are the useful ones); 0 keeps no state.
     nesterov : bool
-        Nesterov's variant.
+        Nesterov's variant (needs ``momentum > 0``).
     mask_updates, promote_fp16 : bool
         See :class:`Optimizer`.
     """
 
     def __init__(self, lr: LearningRate, params=None, *, momentum: float = 0.0, nesterov: bool = False,
                  mask_updates: bool = False, promote_fp16: bool = True):
-        if not 0 <= momentum < 1:
-            raise OptimizerArgumentError(f"SGD(): momentum must be in [0, 1), got {momentum}")
+        if not momentum >= 0:
+            raise OptimizerArgumentError(f"SGD(): momentum must be >= 0, got {momentum}")
+        if nesterov and momentum == 0:
+            # (Dr.Jit's check: Nesterov's look-ahead is the momentum term)
+            raise OptimizerArgumentError("SGD(): Nesterov acceleration assumes momentum > 0")
         self.momentum = float(momentum)
         self.nesterov = bool(nesterov)
         super().__init__(lr, params, mask_updates=mask_updates, promote_fp16=promote_fp16)

@@ -154,7 +154,7 @@ def test_adam_keeps_an_array_learning_rate():
 
 def test_hyper_parameter_errors_are_value_and_runtime_errors():
     # Dr.Jit raises RuntimeError there; ValueError says what is wrong
-    for make in (lambda: fj.opt.Adam(lr=0.1, beta_1=1.5), lambda: fj.opt.SGD(lr=0.1, momentum=1.0),
+    for make in (lambda: fj.opt.Adam(lr=0.1, beta_1=1.5), lambda: fj.opt.SGD(lr=0.1, momentum=-1.0),
                  lambda: fj.opt.RMSProp(lr=0.1, alpha=1.0)):
         with pytest.raises(RuntimeError) as info:
             make()

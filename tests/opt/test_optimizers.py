@@ -120,7 +120,7 @@ def test_invalid_hyperparameters_raise():
     with pytest.raises(ValueError):
         fj.opt.Adam(lr=0.1, beta_1=1.0)
     with pytest.raises(ValueError):
-        fj.opt.SGD(lr=0.1, momentum=1.5)
+        fj.opt.SGD(lr=0.1, momentum=-0.5)
 
 
 def test_reassigning_a_parameter_of_same_shape_keeps_the_state():
