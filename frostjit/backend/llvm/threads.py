@@ -338,11 +338,19 @@ def _privatize(args, size: int, n_workers: int, private):
             count = args[2 * p + 1]
             copy = np.full(count, private_identity(op, dtype), dtype=dtype)
             mine[2 * p] = copy.ctypes.data
-            target = np.ctypeslib.as_array((np.ctypeslib.as_ctypes_type(dtype) * count).from_address(args[2 * p]))
+            target = _view(args[2 * p], count, dtype)
             copies.append((target, ufunc, copy))
         argsets.append(mine)
     every = all(p[3] for p in chosen) and len(chosen) == len(private)
     return argsets, copies, 0 if every else 1
+
+
+def _view(address: int, count: int, dtype) -> np.ndarray:
+    """A writable NumPy view of ``count`` elements of ``dtype`` at ``address``.  (Through bytes:
+    ctypes has no half-precision type, so ``np.ctypeslib.as_ctypes_type(float16)`` raises, and a
+    Float16 network's weight gradients are privatized scatter-adds.)"""
+    dtype = np.dtype(dtype)
+    return np.frombuffer((ctypes.c_char * (count * dtype.itemsize)).from_address(address), dtype=dtype)
 
 
 PRIVATE_RATIO = 4    # a target at most a quarter of the launch: always worth copies (contention)
