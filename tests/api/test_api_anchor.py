@@ -140,6 +140,7 @@ def test_traits_of_values_and_instances_agree_with_drjit(key, ns):
     assert fj.expr_t(ns["O"]) is ns["O"]
 
 
+@pytest.mark.backend_independent("type traits of classes")
 @pytest.mark.parametrize("path", sorted(DATA["traits2"]))
 def test_replace_type_and_reinterpret_array_types_agree_with_drjit(path, ns):
     if path != "objects":

@@ -21,6 +21,7 @@ _NAMES = ([f"Array{n}{SUFFIX[vt]}" for vt in ALL_TYPES for n in STATIC_SIZES]
              for s in MATRICES])
 
 
+@pytest.mark.backend_independent("class lookups and their metadata")
 @pytest.mark.parametrize("name", _NAMES)
 def test_every_type_of_the_table_is_in_both_modules(name):
     plain, ad = getattr(T, name), getattr(AD, name)

@@ -31,6 +31,7 @@ def _module(path: str):
     return fj.llvm.ad if path.startswith("llvm.ad.") else fj.llvm
 
 
+@pytest.mark.backend_independent("class lookups and their metadata")
 @pytest.mark.parametrize("path", sorted(DATA["types"]))
 def test_every_drjit_array_type_exists_with_its_shape(path):
     want = DATA["types"][path]
