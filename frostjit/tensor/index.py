@@ -184,7 +184,9 @@ def _positions(t, sel: _Selection, who: str):
     valid = True
     for a, ashape, dim, stride in sel.adv:
         if is_flat(a):
-            if ashape != sel.adv_shape and size_of(ashape) != 1:
+            if ashape != sel.adv_shape and (size_of(ashape) != 1 or size_of(sel.adv_shape) == 0):
+                # (a size-1 index array beside an empty one selects nothing, as in NumPy: it is
+                # expanded to the empty shape, since an empty operand does not broadcast)
                 a = expand(a, ashape, sel.adv_shape)
             if a._vt.is_signed:
                 a = select(a < 0, a + dim, a)

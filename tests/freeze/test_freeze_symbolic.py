@@ -170,8 +170,15 @@ def test_a_replay_that_fails_is_dropped_not_retried():
     lambda x: fj.arange(Float, fj.width(x)) + x,
 ])
 def test_replays_at_width_zero(fn):
-    fz = assert_like_plain(fn, widths=(3, 0, 0, 5, 0, 1, 0))
-    assert fz.n_recordings <= 3
+    widths = (3, 0, 0, 5, 0, 1, 0)
+    fz = assert_like_plain(fn, widths=widths)
+    if outcome(fn, ramp(0, 1))[0][0] == "raises":
+        # sum(x) + x and x - mean(x): a size-1 value beside an empty array raises in the plain
+        # call (Dr.Jit 1.5's empty-operand rule), so the frozen call raises too (checked above);
+        # a failing trace keeps no recording, so each width-0 call traces again; wider calls replay
+        assert fz.n_recordings <= 2 + widths.count(0)
+    else:
+        assert fz.n_recordings <= 3
 
 
 def test_many_calls_at_width_zero_replay_one_recording():
