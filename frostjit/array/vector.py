@@ -301,8 +301,8 @@ class VectorBase:
         (component-wise) array semantics (``Complex2f`` -> ``Array2f``, ``Matrix2f`` ->
         ``Array22f``; differentiable: gradients flow back), otherwise the array itself."""
         if self.IsComplex or self.IsQuaternion or self.IsMatrix:
-            from ..traits import array_t
-            return array_t(type(self))(self)
+            # (traits.array_t's lookup, without importing traits, which sits above array/)
+            return registry.find_type(type(self).__meta__.with_(kind="array"))(self)
         return self
 
     def numpy(self) -> np.ndarray:
