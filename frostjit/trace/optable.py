@@ -294,17 +294,23 @@ def _py_cbrt(x):
     """The cube root of one Python number, rounded to the nearest double.
 
     The C library's ``cbrt`` (and NumPy's, which calls it on CPUs without AVX-512) is only
-    faithful: ``cbrt(27.0)`` is 3.0000000000000004 with glibc, 3.0 in Dr.Jit.  Of the libm
-    result and its two neighbours, the one whose cube is nearest ``x`` (exact rational
-    arithmetic) is taken.
+    faithful: ``cbrt(27.0)`` is 3.0000000000000004 with glibc, 3.0 in Dr.Jit.  From the libm
+    result, the walk goes to the neighbour whose cube is nearer ``x`` (exact rational
+    arithmetic) while there is one: libm can be more than one step off (glibc's
+    ``cbrt(7.599060965728662e-29)`` is two steps above the nearest).
     """
     x = float(x)
     y = math.cbrt(x) if hasattr(math, "cbrt") else float(np.cbrt(np.float64(x)))
     if not math.isfinite(y) or y == 0.0:
         return y
     target = Fraction(x)
-    candidates = (math.nextafter(y, -math.inf), y, math.nextafter(y, math.inf))
-    return min(candidates, key=lambda c: abs(Fraction(c) ** 3 - target))
+
+    def miss(c):
+        return abs(Fraction(c) ** 3 - target)
+    for direction in (-math.inf, math.inf):
+        while math.isfinite(c := math.nextafter(y, direction)) and miss(c) < miss(y):
+            y = c
+    return y
 
 
 def _py_rcp(x):

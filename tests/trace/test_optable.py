@@ -440,3 +440,18 @@ def test_counter_matches_its_numpy_reference():
     for vt in (fj.llvm.UInt32._vt, fj.llvm.Int64._vt):
         got = fj.arange(_cls(vt), 1003).numpy()
         np.testing.assert_array_equal(got, OPS["counter"].numpy(vt, 1003))
+
+
+@pytest.mark.parametrize("x", [7.599060965728662e-29, 6.02059637148553, -6.07924877258293e-28, 27.0, 1e-310])
+def test_the_cbrt_reference_is_the_nearest_cube_root_where_libm_is_two_steps_off(x):
+    # The op table's Python cbrt (the reference and literal folding) walked only one step from
+    # libm's result; glibc is two steps above the nearest here (found by the bound test above).
+    from fractions import Fraction
+    from frostjit.trace.optable import OPS
+    py = OPS["cbrt"].py
+    y = py(x)
+    miss = [abs(Fraction(c) ** 3 - Fraction(x)) for c in (math.nextafter(y, -math.inf), y, math.nextafter(y, math.inf))]
+    assert miss[1] <= min(miss[0], miss[2])
+    if os.environ.get("FROSTJIT_BACKEND", "llvm") == "llvm":
+        from frostjit.llvm import Float64
+        assert fj.cbrt(Float64([x, x])).numpy()[0] == y     # the kernel's cbrt gives it too
