@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 import platform
 import sys
 
@@ -60,17 +61,29 @@ import numpy as np
 # futex(2) system call numbers and operations
 _SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}
 _SYS_SCHED_YIELD = {"x86_64": 24, "amd64": 24, "aarch64": 124, "arm64": 124}
+_SYS_SCHED_SETAFFINITY = {"x86_64": 203, "amd64": 203, "aarch64": 122, "arm64": 122}
 FUTEX_WAIT_PRIVATE = 128
 FUTEX_WAKE_PRIVATE = 129
 
 CLOCK_MONOTONIC = 1             # (the same number on every Linux architecture)
 
 # Word offsets (int64 slots) in the state array; hot words 64 bytes apart.
-GEN, SLEEPERS, ACTIVE, NEXT, COMPLETED, CALLER_WAITING = 0, 8, 16, 24, 32, 33
+GEN, CALLER_CPU, SLEEPERS, ACTIVE, NEXT, COMPLETED, CALLER_WAITING = 0, 1, 8, 16, 24, 32, 33
 FN, SIZE, BLOCK, N_BLOCKS, ARGSETS, SHARED, N_WORKERS, STOP = 40, 41, 42, 43, 44, 45, 46, 47
 SYSCALL, CLOCK, NR_FUTEX, NR_YIELD, IDLE_NS, WAIT_NS = 48, 49, 50, 51, 52, 53
-RING, AWAKE_UNTIL = 56, 64
+RING, GETCPU, NR_SETAFFINITY, MASK, MASK_BYTES, NUDGE = 56, 57, 58, 59, 60, 61
+AWAKE_UNTIL = 64
 STATE_WORDS = 72
+# Then one cache line per participant of a launch (0: the calling thread, 1 + k: worker k),
+# written only by its own thread: BLOCKS_RUN (+0) counts the blocks it ran over the pool's life
+# (how launches were shared: what tests and benchmarks read), NUDGES (+1) its moves off the
+# caller's CPU, LAST_NUDGE (+2) the clock at the last one.  Then the CPU mask (MASK_WORDS).
+BLOCKS_RUN = STATE_WORDS
+NUDGES, LAST_NUDGE = 1, 2
+PARTICIPANT_WORDS = 8
+MASK_WORDS = 16                 # (a cpu_set_t: 1024 CPUs)
+# A worker moves off the caller's CPU at most once per this many nanoseconds.
+NUDGE_EVERY_NS = 1_000_000
 
 # How long an idle worker spins after the last launch it saw (or a wake-up) before it sleeps:
 # long enough that the launches of a loop that traces or replays and launches (tens to hundreds
@@ -128,7 +141,7 @@ def pool_ir(triple: str) -> str:
                        slot("shared.p", SHARED), slot("nworkers.p", N_WORKERS), slot("stop.p", STOP),
                        slot("sys.p", SYSCALL), slot("nrf.p", NR_FUTEX), slot("nry.p", NR_YIELD),
                        slot("idle_ns.p", IDLE_NS), slot("wait_ns.p", WAIT_NS), slot("ring.p", RING),
-                       slot("awake.p", AWAKE_UNTIL),
+                       slot("awake.p", AWAKE_UNTIL), slot("ccpu.p", CALLER_CPU), slot("nudge.p", NUDGE),
                        "  %sys = load ptr, ptr %sys.p, align 8",
                        "  %nrf = load i64, ptr %nrf.p, align 8",
                        "  %nry = load i64, ptr %nry.p, align 8"])
@@ -151,6 +164,69 @@ entry:
   ret i64 %t
 }}
 
+; The CPU this thread runs on (sched_getcpu through libc: a vDSO call or rdpid).
+define internal i64 @cpu(ptr %s) {{
+entry:
+  %f.p = getelementptr i64, ptr %s, i64 {GETCPU}
+  %f = load ptr, ptr %f.p, align 8
+  %c = call i32 %f()
+  %c64 = sext i32 %c to i64
+  ret i64 %c64
+}}
+
+; Move this worker off CPU %c, where the caller runs: allow every CPU of the pool's mask but
+; %c (the kernel migrates the thread at once), then the whole mask again (it stays where it
+; went).  At most once per NUDGE_EVERY_NS per worker, counted in its NUDGES.
+define internal void @nudge(ptr %s, i64 %who, i64 %c) {{
+entry:
+  %line = mul i64 %who, {PARTICIPANT_WORDS}
+  %base = add i64 %line, {BLOCKS_RUN}
+  %last.w = add i64 %base, {LAST_NUDGE}
+  %last.p = getelementptr i64, ptr %s, i64 %last.w
+  %last = load i64, ptr %last.p, align 8
+  %now = call i64 @now(ptr %s)
+  %since = sub i64 %now, %last
+  %due = icmp sgt i64 %since, {NUDGE_EVERY_NS}
+  %bytes.p = getelementptr i64, ptr %s, i64 {MASK_BYTES}
+  %bytes = load i64, ptr %bytes.p, align 8
+  %wi = lshr i64 %c, 6
+  %wb = shl i64 %wi, 3
+  %inside = icmp ult i64 %wb, %bytes
+  %go = and i1 %due, %inside
+  br i1 %go, label %move, label %done
+move:
+  store i64 %now, ptr %last.p, align 8
+  %n.w = add i64 %base, {NUDGES}
+  %n.p = getelementptr i64, ptr %s, i64 %n.w
+  %n = load i64, ptr %n.p, align 8
+  %n1 = add i64 %n, 1
+  store i64 %n1, ptr %n.p, align 8
+  %mask.w.p = getelementptr i64, ptr %s, i64 {MASK}
+  %mask.w = load i64, ptr %mask.w.p, align 8
+  %mask = getelementptr i64, ptr %s, i64 %mask.w
+  %nr.p = getelementptr i64, ptr %s, i64 {NR_SETAFFINITY}
+  %nr = load i64, ptr %nr.p, align 8
+  %sys.p = getelementptr i64, ptr %s, i64 {SYSCALL}
+  %sys = load ptr, ptr %sys.p, align 8
+  %local = alloca [{MASK_WORDS} x i64], align 8
+  call void @llvm.memcpy.p0.p0.i64(ptr %local, ptr %mask, i64 %bytes, i1 false)
+  %bi = and i64 %c, 63
+  %w.p = getelementptr i64, ptr %local, i64 %wi
+  %w = load i64, ptr %w.p, align 8
+  %bit = shl i64 1, %bi
+  %nbit = xor i64 %bit, -1
+  %w1 = and i64 %w, %nbit
+  store i64 %w1, ptr %w.p, align 8
+  ; (sched_setaffinity(0 = this thread, bytes, mask); a failure leaves the thread where it is)
+  %r1 = call i64 (i64, ...) %sys(i64 %nr, i64 0, i64 %bytes, ptr %local)
+  %r2 = call i64 (i64, ...) %sys(i64 %nr, i64 0, i64 %bytes, ptr %mask)
+  br label %done
+done:
+  ret void
+}}
+
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+
 ; Wake the sleeping workers, if any: bump ring (the word they sleep on), then the system call.
 define internal void @ring_bell(ptr %s) {{
 entry:
@@ -168,7 +244,7 @@ done:
 
 ; Run blocks of the open launch until none is left: claim with one atomic add on next, count
 ; each finished block in completed, wake a sleeping caller after the last one.
-define internal void @run_blocks(ptr %s, ptr %args) {{
+define internal void @run_blocks(ptr %s, ptr %args, i64 %who) {{
 entry:
 {slots}
   %fn = load ptr, ptr %fn.p, align 8
@@ -178,6 +254,7 @@ entry:
   %shared = load i64, ptr %shared.p, align 8
   br label %claim
 claim:
+  %ran = phi i64 [ 0, %entry ], [ %ran1, %run.done ], [ %ran1, %maybe_wake ], [ %ran1, %wake ]
   %b = atomicrmw add ptr %next.p, i64 1 monotonic, align 8
   %more = icmp ult i64 %b, %nblocks
   br i1 %more, label %run, label %done
@@ -187,6 +264,9 @@ run:
   %over = icmp ugt i64 %end0, %size
   %end = select i1 %over, i64 %size, i64 %end0
   call void %fn(i64 %start, i64 %end, ptr %args, i64 %shared)
+  %ran1 = add i64 %ran, 1
+  br label %run.done
+run.done:
   %c0 = atomicrmw add ptr %completed.p, i32 1 seq_cst, align 8
   %c = add i32 %c0, 1
   %c64 = zext i32 %c to i64
@@ -200,6 +280,13 @@ wake:
   %r = call i64 (i64, ...) %sys(i64 %nrf, ptr %completed.p, i64 {FUTEX_WAKE_PRIVATE}, i64 1, ptr null, ptr null, i64 0)
   br label %claim
 done:
+  ; (this participant's own cache line: a plain read-modify-write)
+  %who.line = mul i64 %who, {PARTICIPANT_WORDS}
+  %who.word = add i64 %who.line, {BLOCKS_RUN}
+  %ran.p = getelementptr i64, ptr %s, i64 %who.word
+  %ran.old = load i64, ptr %ran.p, align 8
+  %ran.new = add i64 %ran.old, %ran
+  store i64 %ran.new, ptr %ran.p, align 8
   ret void
 }}
 
@@ -232,6 +319,23 @@ check_clock:
   %no_yield = icmp ne i64 %y.bits, 0
   br i1 %no_yield, label %read_clock, label %polite
 polite:
+  ; with NUDGE set, yield only on the caller's CPU (a spinning worker there delays the caller;
+  ; elsewhere yielding gives the core away to other processes, and on Linux's EEVDF scheduler
+  ; each yield pushes the worker's deadline back, so that it misses the next launch), and move
+  ; off that CPU
+  %nudging = load i64, ptr %nudge.p, align 8
+  %always = icmp eq i64 %nudging, 0
+  br i1 %always, label %do_yield, label %where
+where:
+  %mycpu = call i64 @cpu(ptr %s)
+  %ccpu = load atomic i64, ptr %ccpu.p monotonic, align 8
+  %together = icmp eq i64 %mycpu, %ccpu
+  br i1 %together, label %do_nudge, label %read_clock
+do_nudge:
+  %who.n = add i64 %index, 1
+  call void @nudge(ptr %s, i64 %who.n, i64 %ccpu)
+  br label %do_yield
+do_yield:
   %ry = call i64 (i64, ...) %sys(i64 %nry)
   br label %read_clock
 read_clock:
@@ -291,11 +395,24 @@ not_mine:
   %a2 = atomicrmw sub ptr %active.p, i64 1 seq_cst, align 8
   br label %after_launch
 work:
-  %argsets = load ptr, ptr %argsets.p, align 8
   %k = add i64 %index, 1
+  ; (a worker that got a launch's CPU time on the caller's CPU moves off it before its blocks)
+  %nudging.w = load i64, ptr %nudge.p, align 8
+  %moving = icmp ne i64 %nudging.w, 0
+  br i1 %moving, label %work.where, label %work.go
+work.where:
+  %mycpu.w = call i64 @cpu(ptr %s)
+  %ccpu.w = load atomic i64, ptr %ccpu.p monotonic, align 8
+  %together.w = icmp eq i64 %mycpu.w, %ccpu.w
+  br i1 %together.w, label %work.nudge, label %work.go
+work.nudge:
+  call void @nudge(ptr %s, i64 %k, i64 %ccpu.w)
+  br label %work.go
+work.go:
+  %argsets = load ptr, ptr %argsets.p, align 8
   %args.p = getelementptr ptr, ptr %argsets, i64 %k
   %args = load ptr, ptr %args.p, align 8
-  call void @run_blocks(ptr %s, ptr %args)
+  call void @run_blocks(ptr %s, ptr %args, i64 %k)
   %a3 = atomicrmw sub ptr %active.p, i64 1 seq_cst, align 8
   br label %after_launch
 after_launch:
@@ -323,12 +440,14 @@ entry:
   store i64 0, ptr %next.p, align 8
   store i32 0, ptr %completed.p, align 8
   store i64 0, ptr %cwait.p, align 8
+  %me = call i64 @cpu(ptr %s)
+  store atomic i64 %me, ptr %ccpu.p monotonic, align 8
   %g = load i32, ptr %gen.p, align 8
   %g.open = add i32 %g, 1
   store atomic i32 %g.open, ptr %gen.p seq_cst, align 8
   call void @ring_bell(ptr %s)
   %args = load ptr, ptr %argsets, align 8
-  call void @run_blocks(ptr %s, ptr %args)
+  call void @run_blocks(ptr %s, ptr %args, i64 0)
   %wait_ns = load i64, ptr %wait_ns.p, align 8
   %t.wait = call i64 @now(ptr %s)
   %wait_until = add i64 %t.wait, %wait_ns
@@ -389,6 +508,8 @@ done:
 define void @{WAKE_SYMBOL}(ptr %s, i64 %ns) {{
 entry:
 {slots}
+  %me = call i64 @cpu(ptr %s)
+  store atomic i64 %me, ptr %ccpu.p monotonic, align 8
   %now = call i64 @now(ptr %s)
   %until = add i64 %now, %ns
   store atomic i64 %until, ptr %awake.p seq_cst, align 8
@@ -434,24 +555,50 @@ class NativePoolCode:
         libc = ctypes.CDLL(None)
         self.syscall = ctypes.cast(libc.syscall, ctypes.c_void_p).value
         self.clock = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value
+        self.getcpu = ctypes.cast(libc.sched_getcpu, ctypes.c_void_p).value
         machine = platform.machine().lower()
         self.nr_futex = _SYS_FUTEX[machine]
         self.nr_yield = _SYS_SCHED_YIELD[machine]
+        self.nr_setaffinity = _SYS_SCHED_SETAFFINITY[machine]
 
-    def new_state(self, idle_ns: int = DEFAULT_IDLE_NS, wait_ns: int = DEFAULT_WAIT_NS) -> np.ndarray:
-        """A fresh, zeroed pool state (64-byte aligned) with the system call numbers, the clock
-        and the spin bounds filled in: workers spin ``idle_ns`` after a launch, the caller
-        ``wait_ns`` for the workers' last blocks (nanoseconds)."""
-        raw = np.zeros(STATE_WORDS + 8, np.int64)
+    def new_state(self, idle_ns: int = DEFAULT_IDLE_NS, wait_ns: int = DEFAULT_WAIT_NS,
+                  n_threads: int = 2, nudge: bool = True) -> np.ndarray:
+        """A fresh, zeroed pool state (64-byte aligned) for ``n_threads`` participants (the caller
+        and ``n_threads - 1`` workers) with the system call numbers, the clock and the spin
+        bounds filled in: workers spin ``idle_ns`` after a launch, the caller ``wait_ns`` for the
+        workers' last blocks (nanoseconds).  ``nudge``: workers yield only on the caller's CPU
+        and move off it (see the module docstring); possible only when this thread may run on
+        more than one CPU (its affinity mask, which the workers keep)."""
+        mask_at = BLOCKS_RUN + PARTICIPANT_WORDS * max(n_threads, 1)
+        words = mask_at + MASK_WORDS
+        raw = np.zeros(words + 8, np.int64)
         off = (-raw.ctypes.data % 64) // 8
-        state = raw[off:off + STATE_WORDS]
+        state = raw[off:off + words]
         state[SYSCALL] = self.syscall
         state[CLOCK] = self.clock
         state[IDLE_NS] = idle_ns
         state[WAIT_NS] = wait_ns
         state[NR_FUTEX] = self.nr_futex
         state[NR_YIELD] = self.nr_yield
+        state[GETCPU] = self.getcpu
+        state[NR_SETAFFINITY] = self.nr_setaffinity
+        state[MASK] = mask_at
+        state[CALLER_CPU] = -1
+        cpus = sorted(os.sched_getaffinity(0))
+        if nudge and len(cpus) > 1 and cpus[-1] < 64 * MASK_WORDS:
+            mask = state[mask_at:].view(np.uint64)
+            for c in cpus:
+                mask[c // 64] |= np.uint64(1 << (c % 64))
+            state[MASK_BYTES] = 8 * (cpus[-1] // 64 + 1)
+            state[NUDGE] = 1
         return state
+
+
+def participant_counts(state: np.ndarray, word: int = 0) -> list[int]:
+    """A counter of each participant of a pool's launches, ``[caller, worker 0, ...]``: the
+    blocks it ran so far (``word`` 0, :data:`BLOCKS_RUN`) or its moves off the caller's CPU
+    (:data:`NUDGES`)."""
+    return [int(v) for v in state[BLOCKS_RUN + word:int(state[MASK]):PARTICIPANT_WORDS]]
 
 
 _CODE: list = []

@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from ..settings import settings
-from .native_pool import DEFAULT_IDLE_NS
+from .native_pool import DEFAULT_IDLE_NS, NUDGES, participant_counts
 from .reduction import REDUCE_UFUNC, private_identity
 
 # Blocks per thread of a launch.  (Finer blocks for the native workers, 8, 16 or 32 per thread,
@@ -62,6 +62,18 @@ def idle_spin_ns() -> int:
     if not 0 <= us <= 100_000:
         raise ValueError(f"FROSTJIT_POOL_SPIN_US must be between 0 and 100000 microseconds, not {us}")
     return us * 1000
+
+
+def nudge_enabled() -> bool:
+    """Whether idle native workers yield only on the caller's CPU and move off it
+    (:mod:`.native_pool`): ``FROSTJIT_POOL_NUDGE`` ``1`` (the default) or ``0`` (yield every
+    ~50 us wherever they run, never change their CPU affinity)."""
+    env = os.environ.get("FROSTJIT_POOL_NUDGE")
+    if not env:
+        return True
+    if env not in ("0", "1"):
+        raise ValueError(f"FROSTJIT_POOL_NUDGE must be 0 or 1, not {env!r}")
+    return env == "1"
 
 
 def default_thread_count() -> int:
@@ -121,7 +133,7 @@ class ThreadPool:
         self.native_threads: list[threading.Thread] = []
         if self.native is not None:
             self.idle_ns = idle_spin_ns()
-            self.state = self.native.new_state(self.idle_ns)
+            self.state = self.native.new_state(self.idle_ns, n_threads=self.n_threads, nudge=nudge_enabled())
             self.state_address = self.state.ctypes.data
             for k in range(self.n_threads - 1):
                 t = threading.Thread(target=self.native.worker, args=(self.state_address, k),
@@ -196,6 +208,14 @@ class ThreadPool:
             raise launch.error
         for target, ufunc, copy in copies:
             ufunc(target, copy, out=target)
+
+    def shares(self) -> dict[str, list[int]] | None:
+        """How the native launches so far were shared, per participant ``[caller, worker 0,
+        ...]``: ``"blocks"`` each ran, ``"nudges"`` (a worker's moves off the caller's CPU);
+        None for a pool without native workers."""
+        if self.native is None:
+            return None
+        return {"blocks": participant_counts(self.state), "nudges": participant_counts(self.state, NUDGES)}
 
     def wake(self) -> None:
         """Get the native workers spinning (waking those asleep) for the next ``idle_ns``
