@@ -175,8 +175,9 @@ class Timing:
         calls of a ~1 ms launch show only the calling thread's time, and their median missed
         about half of Dr.Jit's CPU time (measured 2026-12-02: median 0.9-1.2 ms per call, mean
         1.8-2.4 ms, the threads' own counters in ``/proc/PID/task/*/schedstat`` 1.8-2.5 ms).
-        frostjit's workers yield every ~50 us while they spin, so they are counted call by
-        call; the median then compared half of one system's work with all of the other's."""
+        frostjit's workers yielded every ~50 us while they spun (before session r12; now only
+        on the caller's CPU), so they were counted call by call; the median then compared half
+        of one system's work with all of the other's."""
         return statistics.fmean(self.cpus) * 1e3
 
     @property

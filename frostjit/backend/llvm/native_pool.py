@@ -14,8 +14,9 @@ separate cache lines):
   size, block, block count, per-thread argument arrays, ``shared``, how many workers take
   part), resets ``next``/``completed``, makes ``gen`` odd and wakes sleeping workers; then it
   claims blocks itself.
-* An idle worker spins on ``gen`` (a ``pause`` per round, a ``sched_yield`` every ~50 us so
-  that a thread waiting for its core runs) until a deadline read from the monotonic clock
+* An idle worker spins on ``gen`` (a ``pause`` per round; every ~50 us, if it runs on the CPU
+  where the caller last launched or woke the pool (``caller_cpu``), a ``sched_yield`` so that
+  the caller runs, and a *nudge*, below) until a deadline read from the monotonic clock
   (``clock_gettime``, every 32 rounds): ``idle_ns`` after the end of the last launch it saw,
   or the ``awake_until`` that :meth:`NativePoolCode.wake` set, whichever is later.  Then it
   sleeps on the futex word ``ring``, counted in ``sleepers``; a launch, a
@@ -42,6 +43,22 @@ when it starts, before the kernel lookup, argument binding and allocation that p
 launch, so that the workers are awake by the time the launch is published.  The spin is bounded
 in time, not in rounds (a ``pause`` takes 10 to 140 cycles depending on the CPU): an idle pool
 burns at most ``idle_ns`` (1 ms) of each worker's core after the last launch or wake-up.
+
+**Sharing a CPU with the caller.**  A worker is placed on a CPU when its thread starts or a
+futex wake-up ends its sleep; Linux may put it on the caller's CPU (the other cores busy with
+other processes, or a wake-up pulled toward its waker), and a thread that spins is moved only
+by the periodic load balancer, after tens of milliseconds.  There the worker runs no block the
+caller does not wait for (measured on a 2-core VM, kernel 6.18: 0.3-1.5 of a 1e6-lane launch's
+8 blocks for ~50 launches, then 4 once the balancer had moved it).  So a worker that finds itself
+on ``caller_cpu`` (``sched_getcpu``, through libc) at a yield point or when it joins a launch
+moves off it: ``sched_setaffinity`` to the pool's mask (the creating thread's affinity) without
+that CPU, which migrates it at once, then the whole mask again; at most once per
+``NUDGE_EVERY_NS`` (1 ms) per worker, counted in its participant line.  A worker on a CPU of its
+own does not yield: yielding there only gives the core to other processes, and Linux's EEVDF
+scheduler pushes a yielding thread's deadline back each time, so that a worker yielding every
+50 us lost its core to any other runnable thread when the next launch came (0.1-0.3 ms of CPU
+per 1 ms launch).  ``nudge`` (``FROSTJIT_POOL_NUDGE=0``) turns both off: yield every ~50 us
+wherever the worker runs, never touch its affinity.
 
 Correctness never depends on a worker showing up: the caller runs every block no one else
 claims.  Only Linux on x86-64 and AArch64 (the futex system call through libc's ``syscall``);
