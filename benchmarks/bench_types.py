@@ -215,11 +215,14 @@ INTERLEAVE_CALLS = 10       # calls per batch: one batch per system, row and rou
 
 
 def interleave(systems: list, params: dict, rounds: int, base: str | None,
-               variants: dict | None = None) -> tuple[dict, dict]:
+               variants: dict | None = None, pause: float = 0.0) -> tuple[dict, dict]:
     """``--interleave``: per system name and row, the list of the rounds' median wall ms, and
     every call's wall and CPU ms (``{"wall": [...], "cpu": [...]}``, all rounds pooled) with the
     CPU ns each thread used in all those calls (``"threads"``: thread id -> ns, ``"main"`` the
-    calling thread; empty where ``/proc`` has no per-thread counts)."""
+    calling thread; empty where ``/proc`` has no per-thread counts).  ``pause``: seconds of sleep
+    before each batch, so that the other children's idle workers have gone to sleep (Dr.Jit's
+    spin for ~10 ms after a launch, frostjit's 1 ms: without a pause, a batch that follows
+    Dr.Jit's shares the cores with its spinning worker, one that follows frostjit's less so)."""
     rows = ["/".join(key) for key in ROWS]
     with H.Servers(__file__, systems, params.get("threads"), params, base, variants) as servers:
         out = {name: {row: [] for row in rows} for name in servers.names}
@@ -228,7 +231,7 @@ def interleave(systems: list, params: dict, rounds: int, base: str | None,
             for row in rows:
                 for name in servers.order(r):
                     before = servers.thread_cpu(name)
-                    got = servers.ask(name, {"case": row, "calls": INTERLEAVE_CALLS})
+                    got = servers.ask(name, {"case": row, "calls": INTERLEAVE_CALLS}, pause)
                     after = servers.thread_cpu(name)
                     out[name][row].append(statistics.median(got["wall"]) * 1e3)
                     for key in ("wall", "cpu"):
@@ -359,6 +362,9 @@ def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
                     help="interleaved rounds of the JIT rows, one long-lived child per system, instead of the table")
     ap.add_argument("--rounds", type=H.positive_int, default=8, help="rounds of --interleave (default 8)")
     ap.add_argument("--base", default=None, help="with --interleave: also run frostjit from this checkout")
+    ap.add_argument("--pause", type=float, default=0.0,
+                    help="with --interleave: seconds of sleep before each batch (e.g. 0.05: the other children's "
+                         "idle workers are asleep by then; default 0)")
     ap.add_argument("--variant", type=H.variant, action="append", default=[], metavar="NAME:VAR=VALUE[,...]",
                     help="with --interleave: also run a frostjit child 'frostjit[NAME]' with these environment "
                          "variables (e.g. spin0:FROSTJIT_POOL_SPIN_US=0); may be repeated")
@@ -376,13 +382,13 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "k": a.k, "repeats": 5 if a.quick else 30, "threads": a.threads}
-    if (a.base or a.rounds != 8 or a.variant) and not a.interleave:
-        parser(prog).error("--base, --rounds and --variant go with --interleave")
+    if (a.base or a.rounds != 8 or a.variant or a.pause) and not a.interleave:
+        parser(prog).error("--base, --rounds, --variant and --pause go with --interleave")
     if a.interleave:
         if a.phases:
             parser(prog).error("--interleave and --phases exclude each other")
         systems = [s for s in a.systems if s != "numpy"]
-        res, calls = interleave(systems, params, a.rounds, a.base, dict(a.variant))
+        res, calls = interleave(systems, params, a.rounds, a.base, dict(a.variant), a.pause)
         report_interleave(res, n, a.k, a.rounds)
         report_calls(calls)
         report_threads(calls)

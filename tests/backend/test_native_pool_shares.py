@@ -63,18 +63,31 @@ def _cpu_of(tid: int) -> int:
 needs_two_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: nowhere to move to")
 
 
+def _put_worker_on(worker: int, cpu: int, allowed: set) -> None:
+    """Migrate the worker to ``cpu`` (its affinity that CPU alone), then allow it ``allowed``
+    again: it stays there until the load balancer or a nudge moves it."""
+    os.sched_setaffinity(worker, {cpu})
+    os.sched_setaffinity(worker, allowed)
+
+
 @needs_two_cpus
 def test_a_worker_on_the_callers_cpu_moves_off_it(monkeypatch):
-    """Caller and worker pinned to one CPU: the worker leaves it (the pool's whole mask again)
-    and then runs blocks; before the nudge it stayed there for good."""
+    """The caller pinned to one CPU, the worker put there: it moves off (and then runs blocks);
+    its affinity afterwards is what it was.  Before the nudge it stayed until the balancer
+    moved it."""
     allowed = os.sched_getaffinity(0)
     pool = _pool(monkeypatch)
     worker = pool.native_threads[0].native_id
     try:
         here = _cpu_of(worker)
         os.sched_setaffinity(0, {here})
-        os.sched_setaffinity(worker, {here})
-        _launches_until(pool, lambda: pool.shares()["nudges"][1] > 0)
+
+        def moved():
+            if pool.shares()["nudges"][1] > 0:
+                return True
+            _put_worker_on(worker, here, allowed)
+            return False
+        _launches_until(pool, moved)
         assert pool.shares()["nudges"][1] > 0, "the worker never moved off the caller's CPU"
         assert os.sched_getaffinity(worker) == allowed, "the worker's affinity was not restored"
         before = pool.shares()["blocks"][1]
@@ -86,10 +99,12 @@ def test_a_worker_on_the_callers_cpu_moves_off_it(monkeypatch):
 
 
 @needs_two_cpus
-def test_without_nudges_a_pinned_worker_stays_pinned(monkeypatch):
-    """``FROSTJIT_POOL_NUDGE=0``: the pool never changes its workers' affinity."""
+@pytest.mark.parametrize("nudge", ["1", "0"])
+def test_a_worker_pinned_to_the_callers_cpu_stays_there(nudge, monkeypatch):
+    """A worker never leaves its affinity mask (here: the caller's CPU alone), and with
+    ``FROSTJIT_POOL_NUDGE=0`` the pool never changes a worker's affinity."""
     allowed = os.sched_getaffinity(0)
-    pool = _pool(monkeypatch, "0")
+    pool = _pool(monkeypatch, nudge)
     worker = pool.native_threads[0].native_id
     try:
         here = _cpu_of(worker)

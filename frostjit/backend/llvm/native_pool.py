@@ -51,8 +51,9 @@ by the periodic load balancer, after tens of milliseconds.  There the worker run
 caller does not wait for (measured on a 2-core VM, kernel 6.18: 0.3-1.5 of a 1e6-lane launch's
 8 blocks for ~50 launches, then 4 once the balancer had moved it).  So a worker that finds itself
 on ``caller_cpu`` (``sched_getcpu``, through libc) at a yield point or when it joins a launch
-moves off it: ``sched_setaffinity`` to the pool's mask (the creating thread's affinity) without
-that CPU, which migrates it at once, then the whole mask again; at most once per
+moves off it: ``sched_setaffinity`` to its own current mask (``sched_getaffinity``) without
+that CPU, which migrates it at once, then that mask again (never a CPU it was not allowed, and
+nothing when the caller's CPU is its only one); at most once per
 ``NUDGE_EVERY_NS`` (1 ms) per worker, counted in its participant line.  A worker on a CPU of its
 own does not yield: yielding there only gives the core to other processes, and Linux's EEVDF
 scheduler pushes a yielding thread's deadline back each time, so that a worker yielding every
@@ -79,6 +80,7 @@ import numpy as np
 _SYS_FUTEX = {"x86_64": 202, "amd64": 202, "aarch64": 98, "arm64": 98}
 _SYS_SCHED_YIELD = {"x86_64": 24, "amd64": 24, "aarch64": 124, "arm64": 124}
 _SYS_SCHED_SETAFFINITY = {"x86_64": 203, "amd64": 203, "aarch64": 122, "arm64": 122}
+_SYS_SCHED_GETAFFINITY = {"x86_64": 204, "amd64": 204, "aarch64": 123, "arm64": 123}
 FUTEX_WAIT_PRIVATE = 128
 FUTEX_WAKE_PRIVATE = 129
 
@@ -88,17 +90,17 @@ CLOCK_MONOTONIC = 1             # (the same number on every Linux architecture)
 GEN, CALLER_CPU, SLEEPERS, ACTIVE, NEXT, COMPLETED, CALLER_WAITING = 0, 1, 8, 16, 24, 32, 33
 FN, SIZE, BLOCK, N_BLOCKS, ARGSETS, SHARED, N_WORKERS, STOP = 40, 41, 42, 43, 44, 45, 46, 47
 SYSCALL, CLOCK, NR_FUTEX, NR_YIELD, IDLE_NS, WAIT_NS = 48, 49, 50, 51, 52, 53
-RING, GETCPU, NR_SETAFFINITY, MASK, MASK_BYTES, NUDGE = 56, 57, 58, 59, 60, 61
+RING, GETCPU, NR_SETAFFINITY, NR_GETAFFINITY, N_PARTICIPANTS, NUDGE = 56, 57, 58, 59, 60, 61
 AWAKE_UNTIL = 64
 STATE_WORDS = 72
 # Then one cache line per participant of a launch (0: the calling thread, 1 + k: worker k),
 # written only by its own thread: BLOCKS_RUN (+0) counts the blocks it ran over the pool's life
 # (how launches were shared: what tests and benchmarks read), NUDGES (+1) its moves off the
-# caller's CPU, LAST_NUDGE (+2) the clock at the last one.  Then the CPU mask (MASK_WORDS).
+# caller's CPU, LAST_NUDGE (+2) the clock at the last one.
 BLOCKS_RUN = STATE_WORDS
 NUDGES, LAST_NUDGE = 1, 2
 PARTICIPANT_WORDS = 8
-MASK_WORDS = 16                 # (a cpu_set_t: 1024 CPUs)
+MASK_WORDS = 16                 # (a cpu_set_t: 1024 CPUs; a thread on a higher one never moves)
 # A worker moves off the caller's CPU at most once per this many nanoseconds.
 NUDGE_EVERY_NS = 1_000_000
 
@@ -191,9 +193,10 @@ entry:
   ret i64 %c64
 }}
 
-; Move this worker off CPU %c, where the caller runs: allow every CPU of the pool's mask but
-; %c (the kernel migrates the thread at once), then the whole mask again (it stays where it
-; went).  At most once per NUDGE_EVERY_NS per worker, counted in its NUDGES.
+; Move this worker off CPU %c, where the caller runs: allow every CPU of its current affinity
+; mask but %c (the kernel migrates the thread at once), then the whole mask again (it stays
+; where it went).  At most once per NUDGE_EVERY_NS per worker, counted in its NUDGES; nothing
+; when %c is its only CPU.
 define internal void @nudge(ptr %s, i64 %who, i64 %c) {{
 entry:
   %line = mul i64 %who, {PARTICIPANT_WORDS}
@@ -204,45 +207,100 @@ entry:
   %now = call i64 @now(ptr %s)
   %since = sub i64 %now, %last
   %due = icmp sgt i64 %since, {NUDGE_EVERY_NS}
-  %bytes.p = getelementptr i64, ptr %s, i64 {MASK_BYTES}
-  %bytes = load i64, ptr %bytes.p, align 8
-  %wi = lshr i64 %c, 6
-  %wb = shl i64 %wi, 3
-  %inside = icmp ult i64 %wb, %bytes
+  %inside = icmp ult i64 %c, {64 * MASK_WORDS}
   %go = and i1 %due, %inside
-  br i1 %go, label %move, label %done
-move:
+  br i1 %go, label %read, label %done
+read:
   store i64 %now, ptr %last.p, align 8
-  %n.w = add i64 %base, {NUDGES}
-  %n.p = getelementptr i64, ptr %s, i64 %n.w
-  %n = load i64, ptr %n.p, align 8
-  %n1 = add i64 %n, 1
-  store i64 %n1, ptr %n.p, align 8
-  %mask.w.p = getelementptr i64, ptr %s, i64 {MASK}
-  %mask.w = load i64, ptr %mask.w.p, align 8
-  %mask = getelementptr i64, ptr %s, i64 %mask.w
-  %nr.p = getelementptr i64, ptr %s, i64 {NR_SETAFFINITY}
-  %nr = load i64, ptr %nr.p, align 8
   %sys.p = getelementptr i64, ptr %s, i64 {SYSCALL}
   %sys = load ptr, ptr %sys.p, align 8
-  %local = alloca [{MASK_WORDS} x i64], align 8
-  call void @llvm.memcpy.p0.p0.i64(ptr %local, ptr %mask, i64 %bytes, i1 false)
+  %nrg.p = getelementptr i64, ptr %s, i64 {NR_GETAFFINITY}
+  %nrg = load i64, ptr %nrg.p, align 8
+  %nrs.p = getelementptr i64, ptr %s, i64 {NR_SETAFFINITY}
+  %nrs = load i64, ptr %nrs.p, align 8
+  %cur = alloca [{MASK_WORDS} x i64], align 8
+  %new = alloca [{MASK_WORDS} x i64], align 8
+  call void @llvm.memset.p0.i64(ptr %cur, i8 0, i64 {8 * MASK_WORDS}, i1 false)
+  ; (sched_getaffinity(0 = this thread, ...) returns the bytes it wrote, or -errno)
+  %got = call i64 (i64, ...) %sys(i64 %nrg, i64 0, i64 {8 * MASK_WORDS}, ptr %cur)
+  %ok = icmp sgt i64 %got, 0
+  br i1 %ok, label %clear, label %done
+clear:
+  call void @llvm.memcpy.p0.p0.i64(ptr %new, ptr %cur, i64 {8 * MASK_WORDS}, i1 false)
+  %wi = lshr i64 %c, 6
   %bi = and i64 %c, 63
-  %w.p = getelementptr i64, ptr %local, i64 %wi
+  %w.p = getelementptr i64, ptr %new, i64 %wi
   %w = load i64, ptr %w.p, align 8
   %bit = shl i64 1, %bi
   %nbit = xor i64 %bit, -1
   %w1 = and i64 %w, %nbit
   store i64 %w1, ptr %w.p, align 8
-  ; (sched_setaffinity(0 = this thread, bytes, mask); a failure leaves the thread where it is)
-  %r1 = call i64 (i64, ...) %sys(i64 %nr, i64 0, i64 %bytes, ptr %local)
-  %r2 = call i64 (i64, ...) %sys(i64 %nr, i64 0, i64 %bytes, ptr %mask)
+  %o0 = add i64 0, 0
+  %m0.p = getelementptr i64, ptr %new, i64 0
+  %m0 = load i64, ptr %m0.p, align 8
+  %o1 = or i64 %o0, %m0
+  %m1.p = getelementptr i64, ptr %new, i64 1
+  %m1 = load i64, ptr %m1.p, align 8
+  %o2 = or i64 %o1, %m1
+  %m2.p = getelementptr i64, ptr %new, i64 2
+  %m2 = load i64, ptr %m2.p, align 8
+  %o3 = or i64 %o2, %m2
+  %m3.p = getelementptr i64, ptr %new, i64 3
+  %m3 = load i64, ptr %m3.p, align 8
+  %o4 = or i64 %o3, %m3
+  %m4.p = getelementptr i64, ptr %new, i64 4
+  %m4 = load i64, ptr %m4.p, align 8
+  %o5 = or i64 %o4, %m4
+  %m5.p = getelementptr i64, ptr %new, i64 5
+  %m5 = load i64, ptr %m5.p, align 8
+  %o6 = or i64 %o5, %m5
+  %m6.p = getelementptr i64, ptr %new, i64 6
+  %m6 = load i64, ptr %m6.p, align 8
+  %o7 = or i64 %o6, %m6
+  %m7.p = getelementptr i64, ptr %new, i64 7
+  %m7 = load i64, ptr %m7.p, align 8
+  %o8 = or i64 %o7, %m7
+  %m8.p = getelementptr i64, ptr %new, i64 8
+  %m8 = load i64, ptr %m8.p, align 8
+  %o9 = or i64 %o8, %m8
+  %m9.p = getelementptr i64, ptr %new, i64 9
+  %m9 = load i64, ptr %m9.p, align 8
+  %o10 = or i64 %o9, %m9
+  %m10.p = getelementptr i64, ptr %new, i64 10
+  %m10 = load i64, ptr %m10.p, align 8
+  %o11 = or i64 %o10, %m10
+  %m11.p = getelementptr i64, ptr %new, i64 11
+  %m11 = load i64, ptr %m11.p, align 8
+  %o12 = or i64 %o11, %m11
+  %m12.p = getelementptr i64, ptr %new, i64 12
+  %m12 = load i64, ptr %m12.p, align 8
+  %o13 = or i64 %o12, %m12
+  %m13.p = getelementptr i64, ptr %new, i64 13
+  %m13 = load i64, ptr %m13.p, align 8
+  %o14 = or i64 %o13, %m13
+  %m14.p = getelementptr i64, ptr %new, i64 14
+  %m14 = load i64, ptr %m14.p, align 8
+  %o15 = or i64 %o14, %m14
+  %m15.p = getelementptr i64, ptr %new, i64 15
+  %m15 = load i64, ptr %m15.p, align 8
+  %o16 = or i64 %o15, %m15
+  %elsewhere = icmp ne i64 %o16, 0
+  br i1 %elsewhere, label %move, label %done
+move:
+  %n.w = add i64 %base, {NUDGES}
+  %n.p = getelementptr i64, ptr %s, i64 %n.w
+  %n = load i64, ptr %n.p, align 8
+  %n1 = add i64 %n, 1
+  store i64 %n1, ptr %n.p, align 8
+  %r1 = call i64 (i64, ...) %sys(i64 %nrs, i64 0, i64 {8 * MASK_WORDS}, ptr %new)
+  %r2 = call i64 (i64, ...) %sys(i64 %nrs, i64 0, i64 {8 * MASK_WORDS}, ptr %cur)
   br label %done
 done:
   ret void
 }}
 
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 
 ; Wake the sleeping workers, if any: bump ring (the word they sleep on), then the system call.
 define internal void @ring_bell(ptr %s) {{
@@ -577,6 +635,7 @@ class NativePoolCode:
         self.nr_futex = _SYS_FUTEX[machine]
         self.nr_yield = _SYS_SCHED_YIELD[machine]
         self.nr_setaffinity = _SYS_SCHED_SETAFFINITY[machine]
+        self.nr_getaffinity = _SYS_SCHED_GETAFFINITY[machine]
 
     def new_state(self, idle_ns: int = DEFAULT_IDLE_NS, wait_ns: int = DEFAULT_WAIT_NS,
                   n_threads: int = 2, nudge: bool = True) -> np.ndarray:
@@ -584,10 +643,10 @@ class NativePoolCode:
         and ``n_threads - 1`` workers) with the system call numbers, the clock and the spin
         bounds filled in: workers spin ``idle_ns`` after a launch, the caller ``wait_ns`` for the
         workers' last blocks (nanoseconds).  ``nudge``: workers yield only on the caller's CPU
-        and move off it (see the module docstring); possible only when this thread may run on
-        more than one CPU (its affinity mask, which the workers keep)."""
-        mask_at = BLOCKS_RUN + PARTICIPANT_WORDS * max(n_threads, 1)
-        words = mask_at + MASK_WORDS
+        and move off it (see the module docstring); only if this thread may run on more than
+        one CPU now (a worker checks its own mask again at each move)."""
+        n = max(n_threads, 1)
+        words = BLOCKS_RUN + PARTICIPANT_WORDS * n
         raw = np.zeros(words + 8, np.int64)
         off = (-raw.ctypes.data % 64) // 8
         state = raw[off:off + words]
@@ -599,15 +658,10 @@ class NativePoolCode:
         state[NR_YIELD] = self.nr_yield
         state[GETCPU] = self.getcpu
         state[NR_SETAFFINITY] = self.nr_setaffinity
-        state[MASK] = mask_at
+        state[NR_GETAFFINITY] = self.nr_getaffinity
+        state[N_PARTICIPANTS] = n
         state[CALLER_CPU] = -1
-        cpus = sorted(os.sched_getaffinity(0))
-        if nudge and len(cpus) > 1 and cpus[-1] < 64 * MASK_WORDS:
-            mask = state[mask_at:].view(np.uint64)
-            for c in cpus:
-                mask[c // 64] |= np.uint64(1 << (c % 64))
-            state[MASK_BYTES] = 8 * (cpus[-1] // 64 + 1)
-            state[NUDGE] = 1
+        state[NUDGE] = int(nudge and len(os.sched_getaffinity(0)) > 1)
         return state
 
 
@@ -615,7 +669,7 @@ def participant_counts(state: np.ndarray, word: int = 0) -> list[int]:
     """A counter of each participant of a pool's launches, ``[caller, worker 0, ...]``: the
     blocks it ran so far (``word`` 0, :data:`BLOCKS_RUN`) or its moves off the caller's CPU
     (:data:`NUDGES`)."""
-    return [int(v) for v in state[BLOCKS_RUN + word:int(state[MASK]):PARTICIPANT_WORDS]]
+    return [int(v) for v in state[BLOCKS_RUN + word::PARTICIPANT_WORDS][:int(state[N_PARTICIPANTS])]]
 
 
 _CODE: list = []
