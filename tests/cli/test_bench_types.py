@@ -64,10 +64,11 @@ def test_variant_option_parses_name_and_environment():
             H.variant(bad)
 
 
-def test_bench_types_rounds_and_base_need_interleave():
-    p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", "--rounds", "3"], capture_output=True,
+@pytest.mark.parametrize("option", [["--rounds", "3"], ["--pause", "0.05"]])
+def test_bench_types_rounds_base_and_pause_need_interleave(option):
+    p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", *option], capture_output=True,
                        text=True, timeout=120)
-    assert p.returncode == 2 and "--base, --rounds and --variant go with --interleave" in p.stderr
+    assert p.returncode == 2 and "--base, --rounds, --variant and --pause go with --interleave" in p.stderr
 
 
 @given(st.lists(st.floats(0, 100), min_size=1, max_size=50), st.sampled_from([1, 50, 90, 99, 100]))
