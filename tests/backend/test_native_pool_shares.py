@@ -128,3 +128,17 @@ def test_a_pool_without_native_workers_has_no_shares():
     pool = ThreadPool(1, native=native_pool.native_code(current_backend().compiler))
     assert pool.shares() is None
     pool.close()
+
+
+def test_a_pool_without_sched_getcpu_launches_and_never_moves(monkeypatch):
+    """Where libc has no ``sched_getcpu`` the workers never nudge (and yield as before)."""
+    code = native_pool.native_code(current_backend().compiler)
+    monkeypatch.setattr(code, "getcpu", 0)
+    pool = ThreadPool(2, native=code)
+    try:
+        assert pool.state[native_pool.NUDGE] == 0 and pool.state[native_pool.GETCPU] == 0
+        _launches_until(pool, lambda: False, limit=20)
+        assert pool.shares()["nudges"] == [0, 0]
+        assert sum(pool.shares()["blocks"]) == 20 * 2 * BLOCKS_PER_THREAD
+    finally:
+        pool.close()

@@ -184,13 +184,19 @@ entry:
 }}
 
 ; The CPU this thread runs on (sched_getcpu through libc: a vDSO call or rdpid).
+; -1 where libc has none (then NUDGE is off).
 define internal i64 @cpu(ptr %s) {{
 entry:
   %f.p = getelementptr i64, ptr %s, i64 {GETCPU}
   %f = load ptr, ptr %f.p, align 8
+  %none = icmp eq ptr %f, null
+  br i1 %none, label %unknown, label %ask
+ask:
   %c = call i32 %f()
   %c64 = sext i32 %c to i64
   ret i64 %c64
+unknown:
+  ret i64 -1
 }}
 
 ; Move this worker off CPU %c, where the caller runs: allow every CPU of its current affinity
@@ -630,7 +636,8 @@ class NativePoolCode:
         libc = ctypes.CDLL(None)
         self.syscall = ctypes.cast(libc.syscall, ctypes.c_void_p).value
         self.clock = ctypes.cast(libc.clock_gettime, ctypes.c_void_p).value
-        self.getcpu = ctypes.cast(libc.sched_getcpu, ctypes.c_void_p).value
+        getcpu = getattr(libc, "sched_getcpu", None)     # (glibc and musl have it)
+        self.getcpu = ctypes.cast(getcpu, ctypes.c_void_p).value if getcpu is not None else 0
         machine = platform.machine().lower()
         self.nr_futex = _SYS_FUTEX[machine]
         self.nr_yield = _SYS_SCHED_YIELD[machine]
@@ -661,7 +668,7 @@ class NativePoolCode:
         state[NR_GETAFFINITY] = self.nr_getaffinity
         state[N_PARTICIPANTS] = n
         state[CALLER_CPU] = -1
-        state[NUDGE] = int(nudge and len(os.sched_getaffinity(0)) > 1)
+        state[NUDGE] = int(nudge and bool(self.getcpu) and len(os.sched_getaffinity(0)) > 1)
         return state
 
 
