@@ -164,6 +164,11 @@ def pool_ir(triple: str) -> str:
                        "  %sys = load ptr, ptr %sys.p, align 8",
                        "  %nrf = load i64, ptr %nrf.p, align 8",
                        "  %nry = load i64, ptr %nry.p, align 8"])
+    # (the OR of the new affinity mask's words: is any CPU left once the caller's is cleared?)
+    mask_any = "\n".join(["  %o0 = add i64 0, 0"] + [
+        f"  %m{i}.p = getelementptr i64, ptr %new, i64 {i}\n"
+        f"  %m{i} = load i64, ptr %m{i}.p, align 8\n"
+        f"  %o{i + 1} = or i64 %o{i}, %m{i}" for i in range(MASK_WORDS)])
     tick = _CLOCK_EVERY - 1
     return f"""
 {decl}
@@ -241,56 +246,8 @@ clear:
   %nbit = xor i64 %bit, -1
   %w1 = and i64 %w, %nbit
   store i64 %w1, ptr %w.p, align 8
-  %o0 = add i64 0, 0
-  %m0.p = getelementptr i64, ptr %new, i64 0
-  %m0 = load i64, ptr %m0.p, align 8
-  %o1 = or i64 %o0, %m0
-  %m1.p = getelementptr i64, ptr %new, i64 1
-  %m1 = load i64, ptr %m1.p, align 8
-  %o2 = or i64 %o1, %m1
-  %m2.p = getelementptr i64, ptr %new, i64 2
-  %m2 = load i64, ptr %m2.p, align 8
-  %o3 = or i64 %o2, %m2
-  %m3.p = getelementptr i64, ptr %new, i64 3
-  %m3 = load i64, ptr %m3.p, align 8
-  %o4 = or i64 %o3, %m3
-  %m4.p = getelementptr i64, ptr %new, i64 4
-  %m4 = load i64, ptr %m4.p, align 8
-  %o5 = or i64 %o4, %m4
-  %m5.p = getelementptr i64, ptr %new, i64 5
-  %m5 = load i64, ptr %m5.p, align 8
-  %o6 = or i64 %o5, %m5
-  %m6.p = getelementptr i64, ptr %new, i64 6
-  %m6 = load i64, ptr %m6.p, align 8
-  %o7 = or i64 %o6, %m6
-  %m7.p = getelementptr i64, ptr %new, i64 7
-  %m7 = load i64, ptr %m7.p, align 8
-  %o8 = or i64 %o7, %m7
-  %m8.p = getelementptr i64, ptr %new, i64 8
-  %m8 = load i64, ptr %m8.p, align 8
-  %o9 = or i64 %o8, %m8
-  %m9.p = getelementptr i64, ptr %new, i64 9
-  %m9 = load i64, ptr %m9.p, align 8
-  %o10 = or i64 %o9, %m9
-  %m10.p = getelementptr i64, ptr %new, i64 10
-  %m10 = load i64, ptr %m10.p, align 8
-  %o11 = or i64 %o10, %m10
-  %m11.p = getelementptr i64, ptr %new, i64 11
-  %m11 = load i64, ptr %m11.p, align 8
-  %o12 = or i64 %o11, %m11
-  %m12.p = getelementptr i64, ptr %new, i64 12
-  %m12 = load i64, ptr %m12.p, align 8
-  %o13 = or i64 %o12, %m12
-  %m13.p = getelementptr i64, ptr %new, i64 13
-  %m13 = load i64, ptr %m13.p, align 8
-  %o14 = or i64 %o13, %m13
-  %m14.p = getelementptr i64, ptr %new, i64 14
-  %m14 = load i64, ptr %m14.p, align 8
-  %o15 = or i64 %o14, %m14
-  %m15.p = getelementptr i64, ptr %new, i64 15
-  %m15 = load i64, ptr %m15.p, align 8
-  %o16 = or i64 %o15, %m15
-  %elsewhere = icmp ne i64 %o16, 0
+{mask_any}
+  %elsewhere = icmp ne i64 %o{MASK_WORDS}, 0
   br i1 %elsewhere, label %move, label %done
 move:
   %n.w = add i64 %base, {NUDGES}
