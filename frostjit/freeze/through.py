@@ -467,7 +467,7 @@ class Through:
         key = info.key
         fwd = self.fwd
         if not (key is not None and key[1] is None and not info.primal and fwd is not None and not fwd.numpy
-                and state.flags == key[0] and not scopes.enable and not scopes.isolate):
+                and state.flags == key[0] and not (graph.open_scopes and (scopes.enable or scopes.isolate))):
             return False
         if state.side_effects:
             evaluate(())
