@@ -17,7 +17,7 @@ an input, or outputs connected to the inputs through the AD graph
 from __future__ import annotations
 
 from . import graph
-from .graph import Vertex, next_id, scopes, propagate_postponed, is_active, push_scope, pop_scope
+from .graph import DeferredCalls, Vertex, next_id, scopes, propagate_postponed, is_active, push_scope, pop_scope
 
 OUTPUT_REASON = ("returns (or writes back) arrays that depend on grad-enabled inputs through the AD graph; "
                  "so that gradients can flow through them, these calls run the plain function")
@@ -97,7 +97,8 @@ def new_leaf(array) -> None:
 
 def after_call() -> None:
     """Continue the backward pass from inputs that received gradients and depend on other variables."""
-    if scopes.after_call and not scopes.defer:
-        verts, scopes.after_call = scopes.after_call, []
+    verts = scopes.after_call
+    if verts and type(verts) is not DeferredCalls:       # (deferred while a derivative runs)
+        scopes.after_call = []
         unique = {v.id: v for v in verts}
         propagate_postponed(unique.values())

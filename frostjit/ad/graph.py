@@ -255,17 +255,28 @@ class Scopes(threading.local):
         self.enable: list = []
         # isolation scopes: [first vertex id, {id: vertex created before it that got a gradient}]
         self.isolate: list = []
-        # vertices created outside a frozen call that its replay gave gradients (see ad/frozen.py)
+        # vertices created outside a frozen call that its replay gave gradients (see ad/frozen.py);
+        # a DeferredCalls while a traversal runs a frozen function's derivative on this thread
         self.after_call: list = []
-        # > 0 while a traversal runs a frozen function's derivative (freeze/through.py): that
-        # traversal walks on from the inputs itself, so after_call must not start another
-        self.defer = 0
         # a backward pass ran a frozen function's recorded derivative since the last optimizer
         # step (freeze/through.py sets it, Optimizer.step reads and clears it)
         self.replayed_backward = False
 
 
 scopes = Scopes()
+
+
+class DeferredCalls(list):
+    """``scopes.after_call`` while a traversal runs a frozen function's derivative on this thread
+    (freeze/through.py): the vertices the derivative's write-backs gave gradients are collected
+    but not walked on from (that traversal walks on from the inputs itself), and ``owner`` is the
+    handler whose derivative runs."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner):
+        super().__init__()
+        self.owner = owner
 
 # How many suspend/resume/isolation scopes are open in all threads together (changed only by
 # push_scope / pop_scope, under _scope_lock).  While it is 0, the common case, every thread's

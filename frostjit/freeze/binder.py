@@ -40,9 +40,10 @@ class Unsupported(Exception):
 class Bound:
     """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay (and
     ``kept``, set only on a backward derivative's inputs bound by :mod:`.through`: the forward
-    replay's kept intermediates, :mod:`.kept`)."""
+    replay's kept intermediates, :mod:`.kept`; ``through``: the hub handler a replay made for
+    these inputs, until the call claims it, :func:`.through.claim`)."""
 
-    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept", "leaf_nodes")
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept", "leaf_nodes", "through")
 
 
 _MISS = object()
