@@ -278,6 +278,7 @@ class DeferredCalls(list):
         super().__init__()
         self.owner = owner
 
+
 # How many suspend/resume/isolation scopes are open in all threads together (changed only by
 # push_scope / pop_scope, under _scope_lock).  While it is 0, the common case, every thread's
 # ``scopes.enable`` and ``scopes.isolate`` are empty, and the hot paths (a new vertex, a
@@ -291,8 +292,8 @@ def push_scope(stack: list, scope) -> None:
     """Open ``scope`` on this thread's ``stack`` (``scopes.enable`` or ``scopes.isolate``)."""
     global open_scopes
     with _scope_lock:
+        open_scopes += 1        # (first: an interrupt in between leaves the count too high, never too low)
         stack.append(scope)
-        open_scopes += 1
 
 
 def pop_scope(stack: list, scope) -> None:
@@ -306,7 +307,7 @@ def pop_scope(stack: list, scope) -> None:
             stack.remove(scope)
         else:
             return
-        open_scopes -= 1
+        open_scopes -= 1        # (after the pop, for the same reason)
 
 
 def current_scope() -> EnableScope:
