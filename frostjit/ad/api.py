@@ -457,19 +457,11 @@ def _enable_scope(suspend: bool, args, when: bool):
         # Arguments that are not grad-enabled arrays (scalars, plain arrays) are ignored.
         ids = {a._ad.id for a in leaves(args) if a._ad is not None}
     scope = graph.current_scope().child(suspend, ids)
-    scopes.enable.append(scope)
+    graph.push_scope(scopes.enable, scope)
     try:
         yield
     finally:
-        _pop(scopes.enable, scope)
-
-
-def _pop(stack: list, scope) -> None:
-    """Remove ``scope`` from the top of ``stack`` (scopes nest, so it is the innermost one)."""
-    if stack and stack[-1] is scope:
-        stack.pop()
-    elif scope in stack:
-        stack.remove(scope)
+        graph.pop_scope(scopes.enable, scope)
 
 
 def suspend_grad(*args, when: bool = True):
@@ -505,14 +497,14 @@ def isolate_grad(when: bool = True):
     scope = [graph.next_id(), {}]
     top = graph.current_scope()
     enable = graph.EnableScope(top.complement, set(top.ids))
-    scopes.isolate.append(scope)
-    scopes.enable.append(enable)
+    graph.push_scope(scopes.isolate, scope)
+    graph.push_scope(scopes.enable, enable)
     ok = False
     try:
         yield
         ok = True
     finally:
-        _pop(scopes.enable, enable)
-        _pop(scopes.isolate, scope)
+        graph.pop_scope(scopes.enable, enable)
+        graph.pop_scope(scopes.isolate, scope)
         if ok:
             graph.propagate_postponed(scope[1].values())

@@ -17,7 +17,7 @@ an input, or outputs connected to the inputs through the AD graph
 from __future__ import annotations
 
 from . import graph
-from .graph import Vertex, next_id, scopes, propagate_postponed, is_active
+from .graph import DeferredCalls, Vertex, next_id, scopes, propagate_postponed, is_active, push_scope, pop_scope
 
 OUTPUT_REASON = ("returns (or writes back) arrays that depend on grad-enabled inputs through the AD graph; "
                  "so that gradients can flow through them, these calls run the plain function")
@@ -51,7 +51,7 @@ def scope_token(leaves):
     (``leaves`` in walk order) is tracked.  Inputs are described by position, never by vertex id,
     so a scope over this call's inputs matches the next call's.
     """
-    if not scopes.enable and not scopes.isolate:
+    if not graph.open_scopes or (not scopes.enable and not scopes.isolate):
         return None
     return (is_active(_NewVariable()), _grad_allowed(), bool(scopes.isolate),
             tuple(is_active(a._ad) for a in leaves if a._ad is not None))
@@ -60,7 +60,7 @@ def scope_token(leaves):
 def enter(leaves):
     """Start a frozen call's recording: an isolation scope; remembers the inputs' vertices."""
     scope = [next_id(), {}]
-    scopes.isolate.append(scope)
+    push_scope(scopes.isolate, scope)
     return scope, [a._ad for a in leaves]
 
 
@@ -68,7 +68,7 @@ def leave(token, leaves) -> str | None:
     """End the recording's isolation scope; returns why the recording cannot be replayed, or None."""
     scope, before = token
     if scopes.isolate and scopes.isolate[-1] is scope:
-        scopes.isolate.pop()
+        pop_scope(scopes.isolate, scope)
     inputs = {id(v) for v in before if v is not None}
     reason = None
     for v in scope[1].values():
@@ -97,7 +97,8 @@ def new_leaf(array) -> None:
 
 def after_call() -> None:
     """Continue the backward pass from inputs that received gradients and depend on other variables."""
-    if scopes.after_call and not scopes.defer:
-        verts, scopes.after_call = scopes.after_call, []
+    verts = scopes.after_call
+    if verts and type(verts) is not DeferredCalls:       # (deferred while a derivative runs)
+        scopes.after_call = []
         unique = {v.id: v for v in verts}
         propagate_postponed(unique.values())

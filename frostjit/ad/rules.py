@@ -43,6 +43,7 @@ from ..trace import ops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.optable import OPS, SPECIAL, ZERO
 from ..trace.state import state
+from . import graph as _graph
 from .graph import Vertex, detached, is_active, scopes, broadcast, sized_literal
 
 
@@ -224,7 +225,7 @@ def _vertex(out, operand) -> Vertex | None:
     """The active AD vertex of an operand, or None."""
     if isinstance(operand, ArrayBase):
         v = operand._ad
-        if v is not None and (not scopes.enable or is_active(v)):
+        if v is not None and (not _graph.open_scopes or not scopes.enable or is_active(v)):
             return v
     return None
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import operator
 
 from ..trace.state import state
+from ..ad import graph as ad_graph
 from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
@@ -39,9 +40,10 @@ class Unsupported(Exception):
 class Bound:
     """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay (and
     ``kept``, set only on a backward derivative's inputs bound by :mod:`.through`: the forward
-    replay's kept intermediates, :mod:`.kept`)."""
+    replay's kept intermediates, :mod:`.kept`; ``through``: the hub handler a replay made for
+    these inputs, until the call claims it, :func:`.through.claim`)."""
 
-    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept", "leaf_nodes")
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept", "leaf_nodes", "through")
 
 
 _MISS = object()
@@ -417,9 +419,12 @@ def generate(ff, args, kwargs, flat, views):
     g = _Gen(ff._opaque_mask, not ff.auto_opaque, ff._param_mask)
     g.ns["FLAGS"] = int(state.flags)
     g.ns["SC"] = ad_scopes
+    g.ns["ADG"] = ad_graph
     scope = scope_token(flat.leaves)
     if scope is None:       # the common case: no AD scope open, checked in one line
-        g.line("if st.side_effects or st.flags != FLAGS or SC.enable or SC.isolate: return None")
+        # (ADG.open_scopes: no scope open in any thread, so none in this one; a plain global)
+        g.line("if st.side_effects or st.flags != FLAGS or (ADG.open_scopes and (SC.enable or SC.isolate)): "
+               "return None")
     else:
         g.line("if st.side_effects or st.flags != FLAGS: return None")
     # args: a fresh tuple (never aliased), then kwargs: a fresh dict

@@ -97,7 +97,7 @@ class Flat:
 
     __slots__ = ("key", "leaves", "nodes", "node_index", "sizes", "size_index", "containers",
                  "numpy", "paths", "pending", "has_jit", "leaf_nodes", "cont_paths", "leaf_paths", "params",
-                 "number_locs")
+                 "number_locs", "through")
 
     def __init__(self, paths: bool):
         self.key = []

@@ -35,12 +35,11 @@ part of the result that cannot be matched again (a closure, a copy-protocol obje
 """
 from __future__ import annotations
 
-import threading
 import weakref
 from operator import attrgetter, is_
 
 from ..ad import graph
-from ..ad.graph import ADFlag, HubOutput, HubVertex, Vertex, scopes
+from ..ad.graph import ADFlag, DeferredCalls, HubOutput, HubVertex, Vertex, scopes
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
@@ -237,13 +236,17 @@ class ThroughInfo:
 _NODE = attrgetter("_node")
 _new = object.__new__
 _AD = attrgetter("_ad")
-_last = threading.local()
-_current = threading.local()        # the Through whose derivative this thread runs now
+
+
+def _running():
+    """The :class:`Through` whose derivative this thread runs now, or None."""
+    ac = scopes.after_call
+    return ac.owner if type(ac) is DeferredCalls else None
 
 
 def check_inputs(flat) -> None:
     """The derivative functions' ``_inputs_hook``: their walked inputs hold the call's arrays."""
-    t = getattr(_current, "value", None)
+    t = _running()
     if t is not None:
         t.check(flat)
 
@@ -261,29 +264,30 @@ def derivative_state(state_fn, kind: str):
 
 def _seeds(*_args, **_kwargs) -> list:
     """The gradients the derivative running on this thread propagates (:meth:`Through._run`)."""
-    return _current.value.seeds
+    return scopes.after_call.owner.seeds
 
 
 def new_through(info: ThroughInfo, flat) -> "Through":
-    """The hub of one replay (called by the generated replay code, before its outputs are built)."""
-    t = Through(info, flat)
-    _last.value = t
+    """The hub of one replay (called by the generated replay code, before its outputs are built);
+    the replay's inputs ``flat`` keep it until :func:`claim` (a plain slot: a ``threading.local``
+    costs ~10x as much, and a replay's inputs are its own)."""
+    t = flat.through = Through(info, flat)
     return t
 
 
 def claim(flat, args, kwargs) -> None:
     """After a replay that made a hub: give it the call's arguments (the derivatives run on them)."""
-    t = getattr(_last, "value", None)
-    if t is not None:
-        _last.value = None
-        if t.flat is flat:
-            t.flat = None
-            t.fwd = flat
-            t.args = args
-            t.kwargs = kwargs
-            # The outputs hold the hub now; the hub holds this handler: a strong reference back
-            # would make a cycle that keeps the call's arrays alive until the cyclic GC runs.
-            t.hold = None
+    t = getattr(flat, "through", None)
+    if t is None:
+        return          # (claimed already: checking mode claims before its plain call)
+    flat.through = None
+    t.flat = None
+    t.fwd = flat
+    t.args = args
+    t.kwargs = kwargs
+    # The outputs hold the hub now; the hub holds this handler: a strong reference back
+    # would make a cycle that keeps the call's arrays alive until the cyclic GC runs.
+    t.hold = None
 
 
 class Through:
@@ -370,10 +374,11 @@ class Through:
             keep += [(p, p.grad) for p, _f, _b in (hub.parents if hub is not None else ()) if not accept(p)]
         swapped = held = ()
         python = None
+        # The vertices the derivative's write-backs give gradients are not walked on from
+        # (after_call): the traversal that called us walks the inputs' parents itself.  The
+        # list also names this handler (for check_inputs, _seeds): one per-thread attribute.
         saved = scopes.after_call
-        scopes.after_call = []
-        scopes.defer += 1       # the traversal that called us walks the inputs' parents itself
-        outer, _current.value = getattr(_current, "value", None), self     # (for check_inputs, _seeds)
+        scopes.after_call = DeferredCalls(self)
         try:
             result = None
             if self.python is not None:
@@ -398,9 +403,7 @@ class Through:
                 swapped = self._put_back()
                 result = fn(*self.args, **self.kwargs)
         finally:
-            _current.value = outer
             self.seeds = None
-            scopes.defer -= 1
             scopes.after_call = saved
             for a, n, v in swapped:
                 a._node, a._ad = n, v
@@ -467,7 +470,7 @@ class Through:
         key = info.key
         fwd = self.fwd
         if not (key is not None and key[1] is None and not info.primal and fwd is not None and not fwd.numpy
-                and state.flags == key[0] and not scopes.enable and not scopes.isolate):
+                and state.flags == key[0] and not (graph.open_scopes and (scopes.enable or scopes.isolate))):
             return False
         if state.side_effects:
             evaluate(())
@@ -639,7 +642,7 @@ def _same(a, b) -> bool:
 def _vjp_body(info: ThroughInfo, f, /, *args, **kwargs):
     """The recorded backward pass: ``f`` again, its grad-enabled outputs seeded (with the
     gradients :func:`_seeds` gives), ``backward``."""
-    grads = _current.value.seeds
+    grads = scopes.after_call.owner.seeds
     out = f(*args, **kwargs)
     starts = []
     for a, g in zip(_grad_arrays(info, out), grads):

@@ -248,3 +248,57 @@ def test_scopes_and_the_traversal_queue_are_per_thread():
     t.join()
     fj.traverse(fj.ADMode.Backward)          # nothing was enqueued in this thread
     assert fj.grad(x).numpy().tolist() == [0]
+
+
+def test_the_count_of_open_scopes_returns_to_zero():
+    # The hot paths skip the per-thread scope lists while graph.open_scopes is 0, so every way a
+    # scope closes (normally, by an exception, out of order, a frozen call's recording) must
+    # count it off, and none may be counted off twice.
+    from frostjit.ad import graph
+    start = graph.open_scopes
+    x = leaf(1.0)
+    with pytest.raises(ValueError):
+        with fj.suspend_grad(), fj.isolate_grad(), fj.resume_grad(x):
+            assert graph.open_scopes == start + 4       # (isolate_grad opens two)
+            raise ValueError
+    assert graph.open_scopes == start
+    outer, inner = fj.resume_grad(), fj.suspend_grad()
+    outer.__enter__()
+    inner.__enter__()
+    outer.__exit__(None, None, None)        # out of order: the outer one closes first
+    assert graph.open_scopes == start + 1 and not ge(x * 1)
+    inner.__exit__(None, None, None)
+    assert graph.open_scopes == start and ge(x * 1)
+    f = fj.freeze(lambda a: a * 2)
+    for _ in range(3):                      # records (an isolation scope), then replays
+        fj.backward(f(x))
+    assert graph.open_scopes == start and fj.grad(x).numpy().tolist() == [6]     # (accumulated)
+
+
+def test_a_scope_open_in_another_thread_leaves_this_threads_own_scopes_working():
+    # graph.open_scopes > 0 because of the other thread: this thread reads its own lists again
+    from frostjit.ad import graph
+    inside, done = threading.Event(), threading.Event()
+
+    def hold():
+        with fj.suspend_grad():
+            inside.set()
+            done.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    inside.wait(10)
+    try:
+        assert graph.open_scopes >= 1
+        x = leaf(2.0)
+        with fj.suspend_grad():
+            assert not ge(x * 2)
+        with fj.suspend_grad(x):
+            y = x * x
+        assert not ge(y)
+        z = x * 3
+        fj.backward(z)
+        assert fj.grad(x).numpy().tolist() == [3]
+    finally:
+        done.set()
+        t.join()
