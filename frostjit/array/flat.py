@@ -710,7 +710,8 @@ def apply(op: str, *operands):
     in_vt, out_vt, targets = promotion.operand_types(entry, vt, operand_vts, names)
     nodes = tuple([o._node if t is None else _to_node(o, t) for o, t in zip(cast_operands, targets)])
     name = node_op(op, in_vt)
-    arrays = [n for n, o in zip(nodes, operands) if isinstance(o, ArrayBase)]      # (not numbers)
+    # (arrays, and the lists, tuples and NumPy arrays converted to one, as Dr.Jit: not numbers)
+    arrays = [n for n, o in zip(nodes, operands) if isinstance(o, _ARRAY_LIKE) or type(o) in _SEQUENCES]
     if len(arrays) > 1:
         _check_sizes_of_arrays(name, arrays)
     node = ops.make(name, out_vt, nodes)
@@ -725,6 +726,7 @@ def apply(op: str, *operands):
 
 
 _SEQUENCES = (list, tuple)
+_ARRAY_LIKE = (ArrayBase, np.ndarray)
 
 
 def sequence_type(op: str, vt: VarType, seq, no_float_promotion: bool = False) -> VarType:

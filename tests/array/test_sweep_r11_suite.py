@@ -113,6 +113,26 @@ def test_a_number_beside_an_empty_array_gives_an_empty_array(expr):
     assert fj.width(expr()) == 0
 
 
+@pytest.mark.parametrize("expr", [
+    lambda: Float() + [1.0], lambda: [1.0] + Float(), lambda: Float() * (2.0,), lambda: Float() - [1.0, 2.0],
+    lambda: Float(1) + [], lambda: [] + Float(1, 2), lambda: Float() == [1.0], lambda: UInt32() + [1],
+    lambda: fj.fma(Float(), [1.0], 1.0), lambda: fj.maximum(Float(), [1.0]), lambda: Float() + [Float(1.0)],
+    lambda: Float() + np.array([1.0], np.float32), lambda: Float() * np.array([1.0, 2.0]),
+])
+def test_a_list_or_numpy_operand_is_an_array_beside_an_empty_one(expr):
+    # (session r12, side by side with Dr.Jit 1.5: a list, tuple or NumPy operand is converted to
+    # an array, so Dr.Jit's size rule applies; only Python numbers broadcast to width 0)
+    with pytest.raises(RuntimeError, match="incompatible"):
+        expr()
+
+
+def test_list_operands_of_matching_or_unit_size_still_broadcast():
+    assert (Float() + []).numpy().tolist() == []
+    assert (Float(1, 2) + [1.0]).numpy().tolist() == [2, 3]
+    assert ([1.0, 2.0] + Float(1, 2)).numpy().tolist() == [2, 4]
+    assert (Float(1) + (1, 2, 3)).numpy().tolist() == [2, 3, 4]
+
+
 def test_empty_with_empty_stays_empty():
     assert fj.width(Float() + Float()) == 0
     assert fj.width(-Float()) == 0
