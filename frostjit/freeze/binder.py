@@ -27,7 +27,7 @@ from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
-from .values import Ident, eq_differs, value_key, needs_key
+from .values import Ident, eq_differs, value_key, needs_key, is_torch_tensor
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 
@@ -324,10 +324,12 @@ class _Gen:
         if isinstance(tok, Ident):
             self.fail_if(f"{var} is not {self.weak(tok)}()")
         elif type(tok) is tuple:
-            # (the walk's token: the object's == made safe, plus its C state where == is coarse)
+            # (the walk's token: the object's == made safe, plus its C state where == is coarse;
+            # a torch tensor's state, its version counter, changes in place: no identity shortcut)
             c = self.const(o)
             self.ns["VTOK"] = value_token
-            self.fail_if(f"{var} is not {c} and VTOK({var}) != {self.const(tok)}")
+            same = "" if is_torch_tensor(type(o)) else f"{var} is not {c} and "
+            self.fail_if(f"{same}VTOK({var}) != {self.const(tok)}")
         else:
             c = self.const(o)
             self.ns["EQ_DIFFERS"] = eq_differs
