@@ -323,13 +323,15 @@ class _Gen:
         tok = value_token(o)
         if isinstance(tok, Ident):
             self.fail_if(f"{var} is not {self.weak(tok)}()")
+        elif is_torch_tensor(type(o)):
+            # (the walk's token: identity, since a tensor hashes by it, and the version counter,
+            # which changes in place: values.exact_state)
+            self.fail_if(f"{var} is not {self.const(o)} or {var}._version != {o._version!r}")
         elif type(tok) is tuple:
-            # (the walk's token: the object's == made safe, plus its C state where == is coarse;
-            # a torch tensor's state, its version counter, changes in place: no identity shortcut)
+            # (the walk's token: the object's == made safe, plus its C state where == is coarse)
             c = self.const(o)
             self.ns["VTOK"] = value_token
-            same = "" if is_torch_tensor(type(o)) else f"{var} is not {c} and "
-            self.fail_if(f"{same}VTOK({var}) != {self.const(tok)}")
+            self.fail_if(f"{var} is not {c} and VTOK({var}) != {self.const(tok)}")
         else:
             c = self.const(o)
             self.ns["EQ_DIFFERS"] = eq_differs

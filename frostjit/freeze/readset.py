@@ -379,6 +379,14 @@ class ReadSet:
                     self.loose.setdefault(a[1], f"{frame.f_code.co_filename}:{a[2]}")
             elif a[0] == "is":
                 self.uses_is = True
+            elif a[0] == "import":
+                # a module another can replace in sys.modules between calls (a test's patch.dict,
+                # a lazy-module swap): its entry is what the import read
+                for name in dict.fromkeys(a[1]):
+                    mod = sys.modules.get(name)
+                    if mod is not None:
+                        self.add(Atom("entry", sys.modules, name, mod, sys.modules, f"sys.modules[{name!r}]",
+                                      f"{frame.f_code.co_filename}:{a[2]}"))
             elif a[0] == "import_from":
                 # ``from mod import X`` inside the function: the module's entry, read in C
                 mod = sys.modules.get(a[1][0])

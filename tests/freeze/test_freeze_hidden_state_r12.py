@@ -4,9 +4,10 @@ function and the plain function side by side, changes the state between calls, a
 equal results (never a stale replay) and few recordings (no guard that traces every call).
 
 Found stale before r12 and fixed: a method reached through zero-argument ``super()`` replaced on
-the base class (``super().g()`` looks ``g`` up in C: freeze/readset.py ``loose_roots``), and a
+the base class (``super().g()`` looks ``g`` up in C: freeze/readset.py ``loose_roots``), a
 torch tensor (argument or hidden) changed in place (keyed by identity alone: freeze/values.py
-``exact_state`` adds its version counter).
+``exact_state`` adds its version counter), and a module replaced in ``sys.modules`` under an
+``import`` inside the function (freeze/chains.py: the entries the import read are guarded).
 """
 import contextvars
 import dataclasses
@@ -339,6 +340,41 @@ def test_a_helper_module_reloaded(tmp_path, monkeypatch):
         differential(lambda x: r12_helper.scale(x), _x, change)
     finally:
         sys.modules.pop("r12_helper", None)
+
+
+@pytest.mark.parametrize("form", ["import", "import_dotted", "from_import"])
+def test_a_module_replaced_in_sys_modules_under_an_import_inside(form, monkeypatch):
+    # (``mock.patch.dict(sys.modules, ...)``, a lazy module swapping itself: the import inside the
+    # function reads sys.modules in C, where no chain looked)
+    import types
+    pkg, a, b = types.ModuleType("r12pkg"), types.ModuleType("r12pkg.sub"), types.ModuleType("r12pkg.sub")
+    a.K, b.K = 1.0, 5.0
+    pkg.sub = a
+    monkeypatch.setitem(sys.modules, "r12pkg", pkg)
+    monkeypatch.setitem(sys.modules, "r12pkg.sub", a)
+
+    def f_import(x):
+        import r12pkg
+        return x * r12pkg.sub.K
+
+    def f_import_dotted(x):
+        import r12pkg.sub as m
+        return x * m.K
+
+    def f_from_import(x):
+        from r12pkg.sub import K
+        return x * K
+
+    def change():
+        if form == "import":
+            new = types.ModuleType("r12pkg")
+            new.sub = b
+            sys.modules["r12pkg"] = new
+        else:
+            sys.modules["r12pkg.sub"] = b
+            pkg.sub = b
+    fn = {"import": f_import, "import_dotted": f_import_dotted, "from_import": f_from_import}[form]
+    differential(fn, _x, change)
 
 
 # -- torch tensors ------------------------------------------------------------------------------
