@@ -8,6 +8,9 @@ alternately, PYTHONPATH=<tree>, and compare the medians):
                     the sys.modules entries: two more guards)
   torch argument    a torch tensor argument (r12 keys it by its version counter, read on every
                     call; before: its repr at the walk, skipped by the binder); needs torch
+  backward, held    fj.backward through a frozen result onto an input that already holds a
+                    gradient (r12 walks the held gradient after the seeds and accumulates onto it
+                    inside the derivative; before: it added the derivative's total after)
 """
 import statistics
 import sys
@@ -46,6 +49,23 @@ try:
     cases["torch argument"] = (fj.freeze(lambda x, t: x * 2.0), (t,))
 except ImportError:
     print("torch argument\tn/a (no torch)", file=sys.stderr)
+
+def _loss(x):
+    return x * x * 3.0 + fj.sin(x)
+
+
+_fl = fj.freeze(_loss)
+_p = fj.llvm.ad.Float(np.linspace(-1, 1, 16, dtype=np.float32))
+fj.enable_grad(_p)
+
+
+def backward_held(x):
+    fj.set_grad(_p, 1.5)
+    fj.backward(fj.sum(_fl(_p)))
+    return _fl
+
+
+cases["backward, held"] = (backward_held, ())
 for f, extra in cases.values():
     for _ in range(50):
         f(x, *extra)
@@ -56,4 +76,5 @@ for name, (f, extra) in cases.items():
         for _ in range(500):
             f(x, *extra)
         ts.append((time.process_time() - t0) / 500 * 1e6)
-    print(f"{name}\t{statistics.median(ts):.2f}\t(recordings: {f.n_recordings})")
+    n = (f(x) if name == "backward, held" else f).n_recordings
+    print(f"{name}\t{statistics.median(ts):.2f}\t(recordings: {n})")
