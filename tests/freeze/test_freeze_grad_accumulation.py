@@ -4,6 +4,8 @@ edge by edge, in the plain call's order, so the replay's gradients are bit-ident
 plain call's (r11 added the derivative's total to the held gradient: 1-2 ulp apart)."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
+from test_freeze_ad_through import arr, program, run
 
 import frostjit as fj
 from frostjit.llvm.ad import Float
@@ -91,3 +93,27 @@ def test_repeated_passes_with_other_paths_are_bit_identical(other_path, alternat
         for r in entry.order:
             info = getattr(r, "through", None)
             assert info is None or info.vjp is None or info.vjp.n_recordings <= 2
+
+
+@pytest.mark.no_freeze_check
+@settings(max_examples=10)
+@given(program, st.integers(0, 2**31), st.sampled_from([1, 7, 1000]))
+def test_held_gradients_on_random_programs_are_bit_identical(prog, seed, n):
+    # (the random programs of test_freeze_ad_through: a loss with paths outside the frozen call,
+    # both inputs holding gradients before two accumulated backward passes)
+    def plain(x, y):
+        return run(prog, x, y)
+    f = fj.freeze(plain)
+    grads = []
+    for fn in (f, plain):
+        x, y = arr(n, seed), arr(n, seed + 1)
+        fj.enable_grad(x, y)
+        fj.set_grad(x, arr(n, seed + 3, -50, 50))
+        fj.set_grad(y, arr(n, seed + 4, -50, 50))
+        for _ in range(2):
+            a, b = fn(x, y)
+            loss = fj.sum(a * arr(n, seed + 2)) + fj.sum(fj.sin(b)) * 0.5 + fj.sum(x * y)
+            fj.backward(loss, fj.ADFlag.Default | fj.ADFlag.AllowNoGrad)
+        grads.append((fj.grad(x).numpy(), fj.grad(y).numpy()))
+    (fx, fy), (px, py) = grads
+    assert np.array_equal(fx, px, equal_nan=True) and np.array_equal(fy, py, equal_nan=True), (n, prog)
