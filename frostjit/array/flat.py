@@ -695,6 +695,11 @@ def apply(op: str, *operands):
             vt = promote(vt, cast_operands[-1]._vt)
             continue
         if type(o) in _SEQUENCES:
+            if any(isinstance(e, ArrayBase) or type(e) in _SEQUENCES for e in o):
+                # arrays or lists inside: one static vector component each (Dr.Jit 1.5:
+                # Float(1, 2) + [1.0, Float(2.0)] is an Array2f, lane by component)
+                vec = _vector_operand(op, vt, o, no_float_promotion, backend, ad)
+                return type(vec)._apply(op, *operands[:k], vec, *operands[k + 1:])
             # Dr.Jit converts a list or tuple operand to the array type (Float + (1, 2)); its
             # Python numbers promote that type as a scalar operand would (Int + [1, 2.5]: Float).
             vt = sequence_type(op, vt, o, no_float_promotion)
@@ -710,7 +715,8 @@ def apply(op: str, *operands):
     in_vt, out_vt, targets = promotion.operand_types(entry, vt, operand_vts, names)
     nodes = tuple([o._node if t is None else _to_node(o, t) for o, t in zip(cast_operands, targets)])
     name = node_op(op, in_vt)
-    arrays = [n for n, o in zip(nodes, operands) if isinstance(o, ArrayBase)]      # (not numbers)
+    # (arrays, and the lists, tuples and NumPy arrays converted to one, as Dr.Jit: not numbers)
+    arrays = [n for n, o in zip(nodes, operands) if isinstance(o, _ARRAY_LIKE) or type(o) in _SEQUENCES]
     if len(arrays) > 1:
         _check_sizes_of_arrays(name, arrays)
     node = ops.make(name, out_vt, nodes)
@@ -725,6 +731,23 @@ def apply(op: str, *operands):
 
 
 _SEQUENCES = (list, tuple)
+_ARRAY_LIKE = (ArrayBase, np.ndarray)
+
+
+def _vector_operand(op: str, vt: VarType, seq, no_float_promotion: bool, backend, ad: bool):
+    """A list/tuple operand holding arrays or lists as the static vector (``ArrayXf`` past four)
+    with one component per item, of ``vt`` promoted by the items' types."""
+    for e in seq:
+        if isinstance(e, ArrayBase):
+            vt = promote(vt, e._vt)
+            ad = ad or e._is_ad
+    vt = sequence_type(op, vt, seq, no_float_promotion)
+    flat = flat_of(backend, vt, ad)
+    cls = registry.vector_type(backend, vt, len(seq), ad) or registry.array_type(flat, None, "dynamic")
+    if cls is None:
+        raise UnsupportedOperandError(f"frostjit.{op}(): no static array of {len(seq)} {vt.name} components "
+                                      f"for the operand {_type_name(seq)}")
+    return cls(*seq)
 
 
 def sequence_type(op: str, vt: VarType, seq, no_float_promotion: bool = False) -> VarType:

@@ -420,9 +420,9 @@ def symbolic_if_stmt(args: tuple, cond, true_fn, false_fn, arg_labels, rv_labels
         mask_t, mask_f = mask_t & enclosing, mask_f & enclosing
     before = list(trace_state.side_effects)
     try:
-        with masks.scope(mask_t._node):
+        with masks.scope(mask_t._node, shown=True):
             t, given = branch_call(true_fn, args)
-        with masks.scope(mask_f._node):
+        with masks.scope(mask_f._node, shown=True):
             f, _ = branch_call(false_fn, args, given)
         check_branch_results(IF, t, f, rv_labels, strict)
         t, f = share_scattered(args, t, f)

@@ -28,7 +28,7 @@ from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
-from .values import Ident, eq_differs, value_key, needs_key
+from .values import Ident, eq_differs, value_key, needs_key, is_torch_tensor
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 
@@ -325,6 +325,10 @@ class _Gen:
         tok = value_token(o)
         if isinstance(tok, Ident):
             self.fail_if(f"{var} is not {self.weak(tok)}()")
+        elif is_torch_tensor(type(o)):
+            # (the walk's token: identity, since a tensor hashes by it, and the version counter,
+            # which changes in place: values.exact_state)
+            self.fail_if(f"{var} is not {self.const(o)} or {var}._version != {o._version!r}")
         elif type(tok) is tuple:
             # (the walk's token: the object's == made safe, plus its C state where == is coarse)
             c = self.const(o)

@@ -232,6 +232,13 @@ def analyse(code) -> dict:
         # (LOAD_SUPER_ATTR, 3.12+: ``super().k`` in one instruction, no call result to load from)
         if x.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR") and i not in used and isinstance(x.argval, str):
             table.setdefault(x.offset, []).append(("loose", x.argval, lines[i]))
+        elif x.opname == "IMPORT_NAME" and i >= 2 and ins[i - 2].opname == "LOAD_CONST" and ins[i - 2].argval == 0 \
+                and i + 1 < len(ins) and isinstance(x.argval, str):
+            # ``import a.b`` / ``from a.b import X`` inside the function: the module objects read
+            # from sys.modules in C (the top package and the module itself), looked at once the
+            # import has run (at the next instruction)
+            names = (x.argval.partition(".")[0], x.argval)
+            table.setdefault(ins[i + 1].offset, []).append(("import", names, lines[i]))
         elif x.opname == "IMPORT_FROM":
             k = i - 1
             while k >= 0 and ins[k].opname in ("IMPORT_FROM", "STORE_FAST", "STORE_NAME", "STORE_GLOBAL",

@@ -134,6 +134,9 @@ class ReadSet:
         # attribute names loaded on values no chain names (``make().k``, ``d[i + 1].w``, the rest
         # of a chain that stopped): looked up on the hidden objects reached (loose_atoms)
         self.loose: dict = {}           # name -> where (the first such load)
+        # classes a method's zero-argument super() (or __class__) starts from: super().m() looks
+        # m up along the MRO in C, where no chain sees it (its name is loose, looked up here)
+        self.loose_roots: list = []
         # the code compared identities (``x is SENT``): an input that is (or is not) a hidden
         # object it read decides the outcome (guards.build adds an aliasing guard)
         self.uses_is = False
@@ -282,6 +285,14 @@ class ReadSet:
             fns = _functions_of(code, frame)
         info = _Frame(fns, nested, top)
         self.frames[frame] = info
+        if "__class__" in code.co_freevars:
+            # super() looks along the first argument's MRO after __class__ (each class there is a
+            # root: its own lookup of the name covers the classes after it)
+            cls = frame.f_locals.get("__class__")
+            o = frame.f_locals.get(code.co_varnames[0], MISSING) if code.co_argcount else MISSING
+            mro = (o if isinstance(o, type) else type(o)).__mro__ if o is not MISSING else ()
+            if isinstance(cls, type):
+                self.loose_roots.extend(mro[mro.index(cls) + 1:] if cls in mro else cls.__mro__[1:])
         n = code.co_argcount + code.co_kwonlyargcount
         if n and not top:
             loc = frame.f_locals
@@ -368,6 +379,14 @@ class ReadSet:
                     self.loose.setdefault(a[1], f"{frame.f_code.co_filename}:{a[2]}")
             elif a[0] == "is":
                 self.uses_is = True
+            elif a[0] == "import":
+                # a module another can replace in sys.modules between calls (a test's patch.dict,
+                # a lazy-module swap): its entry is what the import read
+                for name in dict.fromkeys(a[1]):
+                    mod = sys.modules.get(name)
+                    if mod is not None:
+                        self.add(Atom("entry", sys.modules, name, mod, sys.modules, f"sys.modules[{name!r}]",
+                                      f"{frame.f_code.co_filename}:{a[2]}"))
             elif a[0] == "import_from":
                 # ``from mod import X`` inside the function: the module's entry, read in C
                 mod = sys.modules.get(a[1][0])
@@ -557,6 +576,7 @@ class ReadSet:
                 frontier.append(a.holder)
             if isinstance(a.owner, type):
                 frontier.append(a.owner)        # a class whose dict was consulted
+        frontier.extend(self.loose_roots)
         found = 0
         for _depth in range(_LOOSE_DEPTH):
             nxt = []

@@ -294,13 +294,14 @@ class Through:
     """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
 
     __slots__ = ("info", "flat", "fwd", "args", "kwargs", "leaves", "nodes", "verts", "others", "gverts", "hub",
-                 "hold", "outs", "seeds", "kept", "python", "__weakref__")
+                 "hold", "outs", "seeds", "held", "kept", "python", "__weakref__")
 
     def __init__(self, info: ThroughInfo, flat):
         self.info = info
         self.flat = flat
         self.fwd = None             # the forward call's walked inputs (after claim())
         self.seeds = None           # the gradients a backward derivative propagates now
+        self.held = None            # the gradients the inputs held before it (_hold_grads)
         self.kept = None            # the forward replay's intermediates for the derivative (.kept)
         self.args = self.kwargs = None
         leaves = flat.leaves
@@ -333,7 +334,7 @@ class Through:
             self.gverts = [*parents.values(), *self.others]
         else:
             self.others = ()
-            self.gverts = parents.values()
+            self.gverts = list(parents.values())
         hub = self.hold = HubVertex(self)     # (held until claim(): then by the outputs only)
         self.hub = weakref.ref(hub)
         hub.connect(parents.values())
@@ -384,8 +385,9 @@ class Through:
             if self.python is not None:
                 python = self._put_back_python()
             if kind == "vjp":
-                held = self._hold_grads()
-                seeds = self.seeds = grads        # (the hub's list, handed over to us)
+                held = self.held = self._hold_grads()
+                # (the hub's list, handed over to us; the held gradients after it: _vjp_body)
+                seeds = self.seeds = grads + held if held else grads
                 part = _seed_part(self.fwd, seeds, fn) if self._bindable() else None
                 if part is not None and fn._checking():
                     swapped = self._put_back()      # (the checking call runs the function on them)
@@ -399,35 +401,51 @@ class Through:
                     fn(*self.args, **self.kwargs)
                     if dkey is not None:
                         self._remember(fn, part[0], dkey)
+                held = ()       # (the derivative accumulated onto them)
             else:
                 swapped = self._put_back()
                 result = fn(*self.args, **self.kwargs)
         finally:
-            self.seeds = None
+            self.seeds = self.held = None
             scopes.after_call = saved
             for a, n, v in swapped:
                 a._node, a._ad = n, v
             if python:
                 for view, now in python:
                     view.put(now)
-            for v, g in held:
-                new = v.grad
-                v.grad = g if new is None else g + new
+            if held:            # (the derivative raised: put them back)
+                for v, g in zip(self.gverts, held):
+                    if g is not None:
+                        v.grad = g
             for v, g in keep:
                 v.grad = g
         return result
 
-    def _hold_grads(self) -> list:
-        """Take the gradients the inputs hold now off their vertices (they are added back after
-        the backward derivative): its inputs and recording do not depend on them, so a loss
-        with another path to an input (``f(x) + g(x)``) or gradients accumulated over several
-        backward passes replay the same derivative."""
-        held = []
-        for v in self.gverts:
+    def _hold_grads(self):
+        """Take the gradients the inputs hold now off their vertices: the list of them (in
+        ``gverts`` order, ``None`` where an input holds none), or None when none holds one.
+
+        The backward derivative walks them after its seeds and puts them back on the vertices
+        before its traversal (:func:`_vjp_body`), so it accumulates onto them edge by edge in the
+        plain call's order (``((g + c1) + c2) + ...``, bit-identical; adding the derivative's total
+        rounds differently), while its recording stays keyed on their layout alone, after the
+        forward call's walk: a loss with another path to an input (``f(x) + g(x)``) or gradients
+        accumulated over several backward passes replay the same derivative, bound from the
+        forward call's walk (:meth:`_bound_run`).  Unevaluated ones are evaluated (as the walk
+        would), so that they bind."""
+        held = None
+        lazy = None
+        for k, v in enumerate(self.gverts):
             g = v.grad
             if g is not None:
-                held.append((v, g))
+                if held is None:
+                    held = [None] * len(self.gverts)
+                held[k] = g
                 v.grad = None
+                if g._node.op not in _BOUND_OPS:
+                    lazy = [g._node] if lazy is None else lazy + [g._node]
+        if lazy is not None:
+            evaluate(lazy)
         return held
 
     def _put_back_python(self) -> list:
@@ -464,7 +482,7 @@ class Through:
     def _bindable(self) -> bool:
         """Whether this backward pass may use the forward call's walk: no AD scope now, the
         call's JIT flags, and no gradient among the forward call's inputs (the derivative's
-        inputs never hold one: _hold_grads).  Pending side effects are run first (as the
+        inputs hold none: _hold_grads).  Pending side effects are run first (as the
         derivative's walk would)."""
         info = self.info
         key = info.key
@@ -561,6 +579,7 @@ def _grad_arrays(info: ThroughInfo, out) -> list:
     return slots
 
 
+_BOUND_OPS = ("data", "literal")      # what a held gradient's node may be for _seed_part to bind it
 _MAX_BOUND = 8      # seed layouts remembered per recording (a backward pass seeds them differently)
 _MAX_MISSES = 3     # checks of one seed layout that found the derivative's walk different, before giving up
 
@@ -642,8 +661,15 @@ def _same(a, b) -> bool:
 def _vjp_body(info: ThroughInfo, f, /, *args, **kwargs):
     """The recorded backward pass: ``f`` again, its grad-enabled outputs seeded (with the
     gradients :func:`_seeds` gives), ``backward``."""
-    grads = scopes.after_call.owner.seeds
+    t = scopes.after_call.owner
+    grads = t.seeds
     out = f(*args, **kwargs)
+    if t.held:
+        # the gradients the inputs held (walked after the seeds): accumulated onto from here on,
+        # in the plain call's order (Through._hold_grads)
+        for v, g in zip(t.gverts, grads[info.n:]):
+            if g is not None:
+                v.grad = g
     starts = []
     for a, g in zip(_grad_arrays(info, out), grads):
         if g is not None and a is not None and a._ad is not None:

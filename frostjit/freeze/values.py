@@ -18,6 +18,7 @@ import array
 import collections
 import ctypes
 import decimal
+import sys
 import types
 import weakref
 
@@ -244,13 +245,32 @@ def coarse_eq(t) -> bool:
 def exact_state(o, t=None):
     """What tells apart values of a :func:`coarse_eq` type that compare equal: the ``repr`` of
     their C base (C code, deterministic; ``range(5, 5)``, ``datetime(..., tzinfo=...)``,
-    ``dtype('float32', metadata={...})``)."""
+    ``dtype('float32', metadata={...})``); of a torch tensor (compared by identity: its hash),
+    its version counter, which every in-place change bumps (its ``repr`` elides the middle of
+    large tensors and costs a formatting per call)."""
     try:
+        if is_torch_tensor(t or type(o)):
+            return ("_version", o._version)
         if isinstance(o, np.dtype):     # (its repr leaves out the metadata)
             return (repr(o), o.byteorder, repr(o.metadata))
         return _c_base(t or type(o)).__repr__(o)
     except Exception:  # noqa: BLE001  (no exact picture: identity, never a shared recording)
         return Ident(o)
+
+
+_TORCH: dict = {}       # type -> whether it is a torch.Tensor (once torch is imported)
+
+
+def is_torch_tensor(t) -> bool:
+    """Whether type ``t`` is a ``torch.Tensor`` (without importing torch: ``False`` until the
+    program has)."""
+    r = _TORCH.get(t)
+    if r is None:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return False
+        r = _TORCH[t] = isinstance(t, type) and issubclass(t, torch.Tensor)
+    return r
 
 
 def needs_key(t) -> bool:

@@ -219,6 +219,23 @@ def refuse_symbolic(who: str, *trees) -> None:
             f"(SymbolicConditionals / SymbolicCalls for branches and calls)")
 
 
+def _in_scope(active):
+    """``active`` and the lanes of the enclosing symbolic conditional's branch: it runs on every
+    lane under a mask (trace/masks.py), and Dr.Jit prints only its lanes there (``[2, 3]`` in the
+    true branch of ``x > 1.5`` for ``x = [1, 2, 3]``, ``[1]`` in the false one; an evaluated
+    branch or loop body prints every lane, in both)."""
+    from ..trace import masks           # (late: control flow imports this module)
+    m = masks.shown()
+    if m is None or active is False:
+        return active
+    from ..array.registry import flat_type
+    from ..trace.state import JitBackend     # (the masks of control flow are the JIT backend's)
+    lanes = flat_type(JitBackend.LLVM, m.vt)._from_node(m)
+    if active is True:
+        return lanes
+    return active & lanes if masks.compatible(m, len(active)) else active
+
+
 def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int = 20,  # noqa: A001
           mode: str = "auto", **kwargs) -> None:
     """Format like :func:`format` and write the result (plus ``end``) to ``file`` (``sys.stdout``).
@@ -243,7 +260,7 @@ def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int =
     if mode not in ("auto", "evaluated", "symbolic"):
         raise ValueError(f"frostjit.print(): 'mode' must be 'auto', 'evaluated' or 'symbolic', got {mode!r}")
     refuse_symbolic("print", fmt, args, kwargs, active)
-    text = format(fmt, *args, limit=limit, active=active, **kwargs)
+    text = format(fmt, *args, limit=limit, active=_in_scope(active), **kwargs)
     if text is None:
         return
     (sys.stdout if file is None else file).write(text + end)

@@ -55,6 +55,15 @@ class KernelType(str, enum.Enum):
     def __format__(self, spec: str) -> str:
         return format(str(self), spec)
 
+    # Not a number, as Dr.Jit's (a plain Enum): int() and float() raise TypeError, where the str
+    # base would parse "jit" and raise ValueError (session r12; complex() parses a str before it
+    # looks for __complex__, so it still raises ValueError).
+    def __int__(self):
+        raise TypeError("int() argument must be a string, a bytes-like object or a real number, not 'KernelType'")
+
+    def __float__(self):
+        raise TypeError("float() argument must be a string or a real number, not 'KernelType'")
+
 
 class KernelRecordingMode(enum.IntEnum):
     """The ``recording_mode`` of a :func:`kernel_history` entry (Dr.Jit 1.5's values): a launch

@@ -28,6 +28,7 @@ from .node import Node
 class _Stack(threading.local):
     def __init__(self) -> None:
         self.masks: list = []
+        self.shown: list = []       # the lanes fj.print shows (scope(..., shown=True))
 
 
 _stack = _Stack()
@@ -39,17 +40,30 @@ def top() -> Node | None:
     return m[-1] if m else None
 
 
+def shown() -> Node | None:
+    """The lanes ``fj.print`` shows in the innermost scope that restricts them (``None``: all).
+    Dr.Jit prints the active lanes of a symbolic conditional's branch, every lane of an evaluated
+    branch or loop body."""
+    m = _stack.shown
+    return m[-1] if m else None
+
+
 @contextlib.contextmanager
-def scope(mask: Node | None):
-    """Run the body of a ``with`` block with ``mask`` as the active lanes (``None``: all)."""
+def scope(mask: Node | None, shown: bool = False):
+    """Run the body of a ``with`` block with ``mask`` as the active lanes (``None``: all);
+    ``shown``: ``fj.print`` shows only those lanes (a symbolic conditional's branch)."""
     if mask is not None and mask.vt is not Bool:
         raise TypeError(f"frostjit: a control-flow mask must be a Bool node, got {mask.vt.name}")
     m = _stack.masks
     m.append(mask)
+    if shown:
+        _stack.shown.append(mask)
     try:
         yield
     finally:
         m.pop()
+        if shown:
+            _stack.shown.pop()
 
 
 def compatible(mask: Node, size: int) -> bool:

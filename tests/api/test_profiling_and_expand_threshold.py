@@ -135,6 +135,17 @@ def test_kernel_history_filters_by_type_and_clears_everything():
         fj.kernel_history(fj.KernelType.JIT)
 
 
+def test_kernel_type_is_not_a_number():
+    # Dr.Jit 1.5's KernelType is a plain Enum: int() and float() raise TypeError (the str base
+    # parsed "jit": ValueError)
+    for conv, name in ((int, "int"), (float, "float")):
+        with pytest.raises(TypeError, match=rf"{name}\(\) argument must be .* not 'KernelType'"):
+            conv(fj.KernelType.JIT)
+    with pytest.raises(TypeError):
+        [0][fj.KernelType.JIT]
+    assert fj.KernelType.JIT == "jit" and fj.KernelType("reduce") is fj.KernelType.Reduce
+
+
 def test_kernel_type_has_drjit_names():
     names = ["JIT", "BlockReduce", "BlockPrefixReduce", "Dot", "BatchedGemm", "Compress", "MkPerm",
              "Memcpy", "Memset", "Poke", "Aggregate", "LLVMHostFunc"]

@@ -65,3 +65,20 @@ def test_the_functions_still_compute_what_the_operators_refuse():
     assert fj.mean(llvm.Int(1, 2)).numpy().tolist() == [1.5]
     assert fj.mean(llvm.TensorXi([1, 2])).numpy().tolist() == 1.5
     assert apply("mod", llvm.Float(5.5), 2).numpy().tolist() == [1.5]
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and_", "or_", "xor",
+                                "lshift", "rshift", "lt", "le", "eq", "ne", "gt", "ge"])
+def test_an_object_with_only_the_reflected_operator_is_refused_as_in_dr_jit(op):
+    # (r12, side by side with Dr.Jit 1.5: its array operators raise for an unknown operand type,
+    # they do not return NotImplemented, so Python never calls the object's __r<op>__; only
+    # ``@`` defers, to __rmatmul__)
+    import operator
+    name = op.rstrip("_")
+    reflected = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}.get(name, "r" + name)
+    R = type("R", (), {f"__{reflected}__": lambda self, other: "reflected"})
+    for cls in (llvm.Float, llvm.Int):
+        with pytest.raises(RuntimeError):
+            getattr(operator, op)(cls(1, 2), R())
+    M = type("M", (), {"__rmatmul__": lambda self, other: "rmatmul"})
+    assert llvm.Float(1, 2) @ M() == "rmatmul"

@@ -64,3 +64,37 @@ def test_print_of_values_from_outside_the_loop_still_works():
         return x
     assert f(Float(0, 1)).numpy().tolist() == [2, 3]
     assert out.getvalue() == "[5, 6] const\n"
+
+
+@pytest.mark.parametrize("symbolic", [True, False])
+def test_print_in_a_conditional_shows_the_lanes_dr_jit_shows(symbolic):
+    # (r12, side by side with Dr.Jit 1.5: a symbolic branch prints its active lanes, an
+    # evaluated branch every lane; Dr.Jit delays the symbolic branch's output to the evaluation)
+    out = io.StringIO()
+
+    def t(x):
+        fj.print("true {x}", x=x, file=out)
+        return x + 1
+
+    def f(x):
+        fj.print("false {x}", x=x, file=out)
+        return x - 1
+    with fj.scoped_set_flag(fj.JitFlag.SymbolicConditionals, symbolic):
+        y = fj.if_stmt((Float(1, 2, 3),), Float(1, 2, 3) > 1.5, t, f)
+    assert y.numpy().tolist() == [0, 3, 4]
+    assert out.getvalue() == ("true [2, 3]\nfalse [1]\n" if symbolic else "true [1, 2, 3]\nfalse [1, 2, 3]\n")
+
+
+def test_print_in_a_conditional_inside_an_evaluated_loop():
+    out = io.StringIO()
+
+    def body(i, x):
+        def t(x):
+            fj.print("{x}", x=x, file=out)
+            return x + 1
+        x = fj.if_stmt((x,), x > 2, t, lambda x: x)
+        return i + 1, x * 2
+    with fj.scoped_set_flag(fj.JitFlag.SymbolicLoops, False):
+        _, x = fj.while_loop((Int(0), Float(1, 2, 3)), lambda i, x: i < Int(1, 2, 3), body)
+    assert x.numpy().tolist() == [2, 10, 38]
+    assert out.getvalue() == "[3]\n[4, 8]\n[18]\n"      # (Dr.Jit 1.5's output)
