@@ -8,7 +8,8 @@ that is all-true except in the last chunk, so the tail needs no scalar loop.  In
 read and outputs written with masked loads and stores where the CPU has mask registers
 (AVX-512); elsewhere full chunks use plain vector instructions and only the last chunk masked
 ones (``masked_chunks``).  Full chunks of large, aligned outputs are written with one
-non-temporal store each (see NONTEMPORAL_BYTES).
+non-temporal store each (see NONTEMPORAL_BYTES), except in kernels with a symbolic loop
+(``_cached_stores``).
 ``args`` holds two 8-byte slots per parameter: the buffer address and its
 element count (used by gathers and scatters for bounds checks).  ``shared`` is
 non-zero when other threads run the same launch concurrently: only then do
