@@ -127,3 +127,21 @@ def test_bool_outputs_are_stored_as_bytes_on_both_paths():
     m = UInt32(a) % 3 == 1
     np.testing.assert_array_equal(m.numpy(), a % 3 == 1)
     assert Bool is type(m)
+
+
+@pytest.mark.parametrize("n", [N_BIG // 3 - 5, N_BIG + 37])
+def test_loop_kernel_outputs_above_the_threshold_match_numpy(n):
+    """A kernel with a symbolic loop writes its outputs through the caches whatever their size
+    (``frame._cached_stores``: masked stores in every chunk with mask registers, plain ones in
+    full chunks without): three outputs of 4, 4 and 1 bytes per lane from 12 MiB in all down to
+    just below the threshold, each with a partial last chunk, must match NumPy."""
+    xs = (np.arange(n, dtype=np.uint32) * np.uint32(2654435761)) >> np.uint32(28)     # 0..15 iterations
+    x = UInt32(xs)
+    i, s = fj.while_loop((UInt32(0), Float(0.0)), lambda i, s: i < x,
+                         lambda i, s: (i + 1, s + Float(i) * 0.5), mode="symbolic")
+    big = s > 10.0
+    fj.eval(i, s, big)
+    ref_s = (xs.astype(np.float32) * (xs.astype(np.float32) - 1)) * np.float32(0.25)     # exact: small integers
+    assert np.array_equal(i.numpy(), xs)
+    assert np.array_equal(s.numpy(), ref_s)
+    assert np.array_equal(big.numpy(), ref_s > 10.0)

@@ -8,7 +8,8 @@ that is all-true except in the last chunk, so the tail needs no scalar loop.  In
 read and outputs written with masked loads and stores where the CPU has mask registers
 (AVX-512); elsewhere full chunks use plain vector instructions and only the last chunk masked
 ones (``masked_chunks``).  Full chunks of large, aligned outputs are written with one
-non-temporal store each (see NONTEMPORAL_BYTES).
+non-temporal store each (see NONTEMPORAL_BYTES), except in kernels with a symbolic loop
+(``_cached_stores``).
 ``args`` holds two 8-byte slots per parameter: the buffer address and its
 element count (used by gathers and scatters for bounds checks).  ``shared`` is
 non-zero when other threads run the same launch concurrently: only then do
@@ -84,9 +85,9 @@ class KernelEmitter:
         # (param, type, value) per store.
         self.grouped_loads: dict[int, VarType] = {}
         self.grouped_stores: list[tuple[int, VarType, str]] = []
-        # Without mask registers, a kernel with a symbolic loop writes its outputs through the
-        # caches, without the choice of non-temporal stores (see _cached_stores).
-        self.cached_stores = not masked_chunks and self._cached_stores(spec)
+        # A kernel with a symbolic loop writes its outputs through the caches, without the
+        # choice of non-temporal stores (see _cached_stores).
+        self.cached_stores = self._cached_stores(spec)
         # Whether an instruction read the lanes' indices (``%lane``, the counter op): the
         # frame computes them only then.
         self.uses_lane = False
@@ -384,14 +385,16 @@ class KernelEmitter:
 
     @staticmethod
     def _cached_stores(spec: KernelSpec) -> bool:
-        """Whether the kernel's full chunks are always written with plain (cached) stores, without
-        the run-time choice of non-temporal ones for large outputs: kernels with a symbolic loop.
+        """Whether the kernel's full chunks are always written through the caches (plain stores,
+        or masked ones with mask registers), without the run-time choice of non-temporal stores for
+        large outputs: kernels with a symbolic loop.
 
         Non-temporal stores pay off in memory-bound kernels (PCG32's 1e7-lane step); a loop makes
         a kernel compute-bound as soon as its lanes iterate (the Mandelbrot kernel: ~170
         iterations per lane, 12 bytes written).  The choice costs one branch and two stores per
-        output and chunk, and without mask registers it made the Mandelbrot kernel's AVX2 code
-        generation ~20% dearer; the loop kernels also run as fast or faster without it (fewer
+        output and chunk: without mask registers it made the Mandelbrot kernel's AVX2 code
+        generation ~20% dearer, with them (AVX-512) ~50% (25.8 -> 17.1 M instructions per
+        ``emit_object``); the loop kernels also run as fast or faster without it (fewer
         registers held across the loop).  Only a loop that no lane enters writes large outputs
         slower (docs/engine.md, "Compile time")."""
         return any(ins.op == "loop_start" for ins in spec.instrs)
@@ -543,7 +546,11 @@ class KernelEmitter:
 
     def store_output(self, k: int, vt: VarType, ptr: str, value: str) -> None:
         """Store ``value`` into output ``k`` at ``ptr``: a non-temporal store of the whole chunk
-        when it is full and the output qualifies (``%a{k}.nt``), else a masked store."""
+        when it is full and the output qualifies (``%a{k}.nt``), else a masked store; always the
+        masked store in a kernel with a loop (:meth:`_cached_stores`)."""
+        if self.cached_stores:
+            self.masked_mem("store", vt, ptr, value)
+            return
         tag = self.tmp()[1:]
         self.body.append(f"  %{tag}.nt = and i1 %full, %a{k}.nt")
         if vt is Bool:
