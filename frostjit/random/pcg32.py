@@ -85,9 +85,37 @@ class PCG32Base:
     >>> rng += 10               # skip 10 draws in O(64) operations
     """
 
-    __slots__ = ("state", "inc")
+    __slots__ = ("_state", "_inc")
     _types: ArrayTypes = None           # set on the concrete classes (frostjit.llvm / .ad)
     DRJIT_STRUCT: dict = {}
+
+    # ``state`` and ``inc`` convert what is assigned to ``UInt64``, as Dr.Jit's typed fields do:
+    # ``rng.state = 1234 + arange(UInt32, n)`` must not leave a 32-bit state (its steps would
+    # wrap at 32 bits and the outputs differ from Dr.Jit's).
+    @property
+    def state(self):
+        """The 64-bit LCG state of each lane (``UInt64``; an assigned array or int is converted)."""
+        return self._state
+
+    @state.setter
+    def state(self, value) -> None:
+        self._state = value if type(value) is self._types.UInt64 else self._field_u64(value, "state")
+
+    @property
+    def inc(self):
+        """The odd increment (stream) of each lane (``UInt64``; an assigned value is converted)."""
+        return self._inc
+
+    @inc.setter
+    def inc(self, value) -> None:
+        self._inc = value if type(value) is self._types.UInt64 else self._field_u64(value, "inc")
+
+    def _field_u64(self, v, name: str):
+        if _is_int(v) or (is_flat(v) and v._backend is self._types.backend):
+            return self._types.UInt64(v)
+        raise TypeError(f"{type(self).__name__}.{name}: expected a UInt64 array (or an integer "
+                        f"or array of the {self._types.backend.name} backend to convert), not "
+                        f"{type(v).__name__}")
 
     def __init__(self, size=1, initstate=PCG32_DEFAULT_STATE, initseq=PCG32_DEFAULT_STREAM):
         if isinstance(size, PCG32Base):
