@@ -24,10 +24,12 @@ show it (and ``FROSTJIT_DUMP`` writes it out); ``print_code=True`` prints it.
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import copy
 import functools
 import inspect
+import operator
 import os
 import textwrap
 import types
@@ -149,6 +151,10 @@ class _Context:
         return err
 
 
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, n).compiler_flag
+                                                for n in __future__.all_feature_names))
+
+
 def _rewrite(f, recursive: bool, print_ast: bool, print_code: bool):
     if not isinstance(f, types.FunctionType):
         raise TypeError(f"fj.syntax(): expected a Python function, got {type(f).__name__}")
@@ -183,7 +189,10 @@ def _rewrite(f, recursive: bool, print_ast: bool, print_code: bool):
     if print_code:
         print(ast.unparse(fn))
     filename = _dump.register_source(f"syntax {f.__qualname__}", text)
-    code = compile(text, filename, "exec")
+    # The user's future imports, not syntax.py's: compile() would inherit this module's
+    # ``from __future__ import annotations`` and turn the annotations of classes defined in ``f``
+    # into strings (a dataclass field ``x: t`` of a local ``t`` then fails to resolve).
+    code = compile(text, filename, "exec", flags=f.__code__.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     namespace: dict = {}
     exec(code, f.__globals__, namespace)        # noqa: S102 -- our own generated code
     inner = _find_code(namespace["_fj_syntax_factory"].__code__, fn.name)
