@@ -8,7 +8,7 @@ The rewrite follows Dr.Jit 1.5's ``@dr.syntax`` (checked side by side with its `
   sorted order.  A name first bound inside the body is local to it.
 * ``if test: a else: b`` becomes ``rv = if_stmt(args, test, true_fn, false_fn, ...)``; the
   arguments are the names defined before that the test or a branch mentions, the results those
-  plus every name both branches bind.
+  plus every name both branches bind (:func:`.analysis.branch_writes`: nested ``if``/``while`` count as in Dr.Jit).
 * ``for i in range(...)`` stays a Python loop when the bounds are Python integers (Dr.Jit never
   rewrites ``for``); with JIT array bounds (where Python's ``range`` would fail) it runs as a
   ``while_loop`` over ``i`` (an extension; ``i`` ends at the first value past the range).
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from .. import _dump
 from . import syntax_runtime
-from .analysis import declarations, find_escape, mentioned_names, parameters, stored_names
+from .analysis import branch_writes, declarations, find_escape, mentioned_names, parameters, stored_names
 
 _RT = "_fj_rt"          # the name under which generated code reaches syntax_runtime
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # frostjit/
@@ -384,7 +384,7 @@ def _if(s: ast.If, defined: set, ctx: _Context) -> list:
     if loop_only:
         raise ctx.error(s, f"fj.hint(): '{loop_only[0]}' applies to loops, not to an 'if' statement")
     args = sorted(((defined & mentioned_names([test] + s.body + s.orelse)) | include) - exclude - ctx.declared)
-    both = (stored_names(s.body) & stored_names(s.orelse)) - ctx.declared - exclude
+    both = (branch_writes(s.body, defined) & branch_writes(s.orelse, defined)) - ctx.declared - exclude
     rv = sorted(set(args) | both)
     k = ctx.fresh()
     t_name, f_name = f"_fj_if_true_{k}", f"_fj_if_false_{k}"
