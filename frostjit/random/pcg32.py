@@ -176,18 +176,19 @@ class PCG32Base:
         doubled = (xorshifted & 0xFFFFFFFF) | (xorshifted << 32)
         return self._types.UInt32(doubled >> (old >> 59))
 
+    # (the stepping methods use the slots: their values are UInt64 already, no conversion)
     def _set_state(self, new, mask) -> None:
         if mask is True:
-            self.state = new
+            self._state = new
         elif mask is not False:
-            self.state = select(mask, new, self.state)
+            self._state = select(mask, new, self._state)
 
     def next_uint32(self, mask=True):
         """A uniformly distributed ``UInt32`` per lane; lanes where ``mask`` is false do not
         advance (their value is still returned)."""
         mask = check_mask(mask, "PCG32.next_uint32()", self._types)
-        old = self.state
-        self._set_state(old * PCG32_MULT + self.inc, mask)
+        old = self._state
+        self._set_state(old * PCG32_MULT + self._inc, mask)
         return self._output(old)
 
     def prev_uint32(self, mask=True):
@@ -195,8 +196,8 @@ class PCG32Base:
         (lanes where ``mask`` is false stay put and return the output of their current state, as
         in Dr.Jit)."""
         mask = check_mask(mask, "PCG32.prev_uint32()", self._types)
-        self._set_state((self.state - self.inc) * _MULT_INV, mask)
-        return self._output(self.state)
+        self._set_state((self._state - self._inc) * _MULT_INV, mask)
+        return self._output(self._state)
 
     def next_uint64(self, mask=True):
         """A uniformly distributed ``UInt64`` per lane (two :meth:`next_uint32`, the first is the

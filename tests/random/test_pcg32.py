@@ -310,6 +310,8 @@ def test_seed_with_an_array_state_and_the_default_stream_equals_drjit():
 def test_assigned_state_and_inc_are_converted_to_uint64(width, src, data):
     # Dr.Jit's typed fields convert what is assigned: rng.state = 1234 + arange(UInt32, n) gives a
     # 64-bit state (a 32-bit one stepped with 32-bit wrap-around and gave other outputs).
+    if src == "int":
+        width = 1               # a Python int is one lane (as in Dr.Jit: the state then has size 1)
     signed = src in ("Int32", "Int64")
     bits = 64 if src in ("Int64", "UInt64", "int") else 32
     lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2 ** bits - 1)
@@ -317,8 +319,7 @@ def test_assigned_state_and_inc_are_converted_to_uint64(width, src, data):
     incs = data.draw(st.lists(st.integers(lo, hi), min_size=width, max_size=width))
     cls = {"UInt32": UInt32, "Int32": Int32, "Int64": Int64, "UInt64": UInt64, "LA.UInt32": LA.UInt32}.get(src)
     rng = PCG32(width)
-    if cls is None:             # Python ints: one lane's value broadcast over the lanes
-        vals, incs = [vals[0]] * width, [incs[0]] * width
+    if cls is None:
         rng.state, rng.inc = vals[0], incs[0]
     else:
         rng.state, rng.inc = cls(vals), cls(incs)
