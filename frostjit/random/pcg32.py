@@ -64,6 +64,26 @@ def _is_int(v) -> bool:
 _BY_PRECISION = {Float16: "next_float16", Float32: "next_float32", Float64: "next_float64"}
 
 
+class _UInt64Field:
+    """A ``UInt64`` attribute of :class:`PCG32Base` kept in slot ``slot``, converting what is assigned,
+    as Dr.Jit's typed fields do: ``rng.state = 1234 + arange(UInt32, n)`` must not leave a 32-bit
+    state (its steps would wrap at 32 bits and the outputs differ from Dr.Jit's)."""
+
+    def __init__(self, slot: str, doc: str):
+        self.slot, self.__doc__ = slot, doc
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else getattr(obj, self.slot)
+
+    def __set__(self, obj, value) -> None:
+        if type(value) is not obj._types.UInt64:
+            value = obj._field_u64(value, self.name)
+        setattr(obj, self.slot, value)
+
+
 class PCG32Base:
     """A vector of PCG32 generators (one per lane), as Dr.Jit's ``PCG32``.
 
@@ -89,26 +109,10 @@ class PCG32Base:
     _types: ArrayTypes = None           # set on the concrete classes (frostjit.llvm / .ad)
     DRJIT_STRUCT: dict = {}
 
-    # ``state`` and ``inc`` convert what is assigned to ``UInt64``, as Dr.Jit's typed fields do:
-    # ``rng.state = 1234 + arange(UInt32, n)`` must not leave a 32-bit state (its steps would
-    # wrap at 32 bits and the outputs differ from Dr.Jit's).
-    @property
-    def state(self):
-        """The 64-bit LCG state of each lane (``UInt64``; an assigned array or int is converted)."""
-        return self._state
-
-    @state.setter
-    def state(self, value) -> None:
-        self._state = value if type(value) is self._types.UInt64 else self._field_u64(value, "state")
-
-    @property
-    def inc(self):
-        """The odd increment (stream) of each lane (``UInt64``; an assigned value is converted)."""
-        return self._inc
-
-    @inc.setter
-    def inc(self, value) -> None:
-        self._inc = value if type(value) is self._types.UInt64 else self._field_u64(value, "inc")
+    state = _UInt64Field("_state", "The 64-bit LCG state of each lane (``UInt64``; an assigned array or "
+                                   "int is converted).")
+    inc = _UInt64Field("_inc", "The odd increment (stream) of each lane (``UInt64``; an assigned value is "
+                               "converted).")
 
     def _field_u64(self, v, name: str):
         if _is_int(v) or (is_flat(v) and v._backend is self._types.backend):
