@@ -24,8 +24,8 @@ def _module_name(backend) -> str:
     if isinstance(backend, JitBackend):
         if backend is JitBackend.LLVM:
             return "llvm"
-        if backend is JitBackend.CUDA:
-            return "cuda"
+        if backend in (JitBackend.CUDA, JitBackend.Metal):
+            return backend.name.lower()
         raise RuntimeError(f"set_backend(): {backend} is not a backend")
     if not isinstance(backend, str) or backend not in _NAMES:
         raise RuntimeError("set_backend(): argument must equal 'cuda', 'llvm', 'metal', or 'scalar'! "

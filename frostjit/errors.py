@@ -109,6 +109,13 @@ class TensorIndexError(IndexError, RuntimeError):
     An ``IndexError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
 
 
+class LocalIndexError(IndexError, RuntimeError):
+    """A Python ``int`` index out of range of a ``fj.Local`` buffer (``buf[100]`` of 10 entries).
+
+    An ``IndexError`` as Python's sequences raise, and a ``RuntimeError`` as Dr.Jit's
+    ``Local.read``/``write`` raise ("out of bounds read (source size=10, offset=100)")."""
+
+
 class TensorIndexTypeError(TypeError, RuntimeError):
     """An index of a type a tensor cannot be indexed with (a string, a float).
 

@@ -214,8 +214,10 @@ def replace_grad(a, b):
         return map2(a, b, _replace_leaf, who="replace_grad")
     except GradArgumentError:
         raise
-    except TypeError as e:     # a structure mismatch found by the PyTree walker
-        raise GradArgumentError(str(e)) from None
+    except TypeError as e:     # a structure mismatch found by the PyTree walker, or a leaf's error
+        # A leaf's own error is the cause (Dr.Jit chains the leaf's "incompatible input types.")
+        leaf = e.__context__
+        raise GradArgumentError(str(e)) from (leaf.__cause__ if isinstance(leaf, LeafError) else None)
 
 
 def _replace_leaf(x, y):
@@ -223,7 +225,7 @@ def _replace_leaf(x, y):
         try:
             return _replace_grad(x, y)
         except GradArgumentError as e:
-            raise LeafError(str(e).removeprefix("replace_grad(): ")) from None
+            raise LeafError(str(e).removeprefix("replace_grad(): ")) from e
     return x
 
 
@@ -250,8 +252,8 @@ def _replace_grad(a, b):
     if isinstance(a, (int, float)) and isinstance(b, ArrayBase) and _differentiable(b):
         a = graph.sized_literal(type(b), a, 1)
     if not (isinstance(a, ArrayBase) and isinstance(b, ArrayBase)):
-        raise GradArgumentError(f"replace_grad(): incompatible input types ({type(a).__name__} and "
-                                f"{type(b).__name__})")
+        raise GradArgumentError(f"replace_grad(): arguments of type {type(a).__name__} and "
+                                f"{type(b).__name__}: incompatible input types.")
     if type(a) is not type(b):
         b = type(a)(b)               # Dr.Jit converts the derivative side (a cast keeps its AD edge)
     sa, sb = a._node.size, b._node.size

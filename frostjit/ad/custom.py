@@ -35,7 +35,7 @@ import weakref
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
-from ..tree import flatten, unflatten, traverse2
+from ..tree import flatten, transform, unflatten, traverse2
 from . import api, graph
 from .graph import HubOutput, HubVertex, Vertex, is_active, sized_literal
 
@@ -321,7 +321,10 @@ def custom(cls, /, *args, **kwargs):
     explicit = api._vertices(list(inputs.values()))
     adapter = _Adapter(op, [], 0)
     hub = HubVertex(adapter)                 # numbered before anything eval creates
-    op._fj_inputs = inputs
+    # The inputs' variables as they are now: a caller may rebind its arrays in place before the
+    # derivatives run (fj.while_loop writes a loop's results back into the caller's state arrays),
+    # and grad_in/set_grad_in must still reach the variables the operation read.
+    op._fj_inputs = {k: transform(v, _same_variable, who="custom") for k, v in inputs.items()}
     op._fj_implicit_in, op._fj_implicit_out = [], []
     try:
         result = op.eval(*[api.detach(a) for a in args], **{k: api.detach(v) for k, v in kwargs.items()})
@@ -360,3 +363,10 @@ def custom(cls, /, *args, **kwargs):
     adapter.n_slots = n_slots
     op._fj_outputs = _Outputs(treedef, outs, verts)
     return unflatten(treedef, outs)
+
+
+def _same_variable(a):
+    """A new handle on ``a``'s variable and AD vertex (no copy, whatever the AD scope)."""
+    b = type(a)._from_node(a._node)
+    b._ad = a._ad
+    return b

@@ -34,7 +34,8 @@ def set_label(*args, **kwargs) -> None:
         If the label is not a ``str``, or the call is neither ``(value, label)`` nor keywords.
     """
     if args and kwargs or len(args) not in (0, 2):
-        raise TypeError("set_label(): expected set_label(value, label) or set_label(name=value, ...)")
+        raise TypeError("set_label(): incompatible function arguments: expected set_label(value, label) or "
+                        "set_label(name=value, ...)")
     pairs = [(args[0], args[1])] if args else [(v, k) for k, v in kwargs.items()]
     for value, label in pairs:
         if not isinstance(label, str):

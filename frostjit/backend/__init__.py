@@ -40,8 +40,8 @@ def get_backend(which=JitBackend.LLVM) -> Backend:
     if isinstance(which, JitBackend):
         if which is JitBackend.LLVM:
             return current_backend()
-        if which is JitBackend.CUDA:
-            raise RuntimeError("frostjit: the CUDA backend is not implemented yet (use JitBackend.LLVM)")
+        if which in (JitBackend.CUDA, JitBackend.Metal):
+            raise RuntimeError(f"frostjit: the {which.name} backend is not implemented yet (use JitBackend.LLVM)")
         raise ValueError(f"frostjit: unknown backend {which!r}")
     name = _check_name(which)
     b = _instances.get(name)

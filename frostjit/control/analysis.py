@@ -5,8 +5,10 @@ The rules (Dr.Jit's, stated once): stepping through the function in program orde
 targets, ``with ... as``, imports, ``def``/``class``; union over branches, so "maybe defined"
 counts).  The **state** of a loop is every defined name the condition or the body mentions; the
 **inputs** of a conditional every defined name its condition or branches mention, and its
-**outputs** the inputs plus the names a branch binds.  A name first bound inside a loop body is
-local to the body.  Names declared ``global``/``nonlocal`` are never state.
+**outputs** the inputs plus the names both branches bind (:func:`branch_writes`: a nested ``if``
+binds a name only when both of its branches do or the name was defined before it, a nested
+``while`` only names defined before it).  A name first bound inside a loop body is local to the
+body.  Names declared ``global``/``nonlocal`` are never state.
 """
 from __future__ import annotations
 
@@ -119,3 +121,27 @@ def _find_escape_in(nodes, in_loop: bool, kinds: tuple) -> ast.AST | None:
         if found is not None:
             return found
     return None
+
+
+def branch_writes(stmts, known: set[str]) -> set[str]:
+    """The names a branch of a rewritten ``if`` binds, counted as Dr.Jit 1.5's ``@syntax`` counts them.
+
+    ``known`` holds the names defined before the branch.  A nested ``if`` (a plain Python one
+    or a hinted one alike) binds the names both of its branches bind, plus the names either
+    binds that were defined before it; a nested ``while`` binds only names defined before it
+    (a name first bound there may never be).  Every other statement binds what it stores.  So
+    ``if c: (if flag: z = 1)`` / ``else: (if flag2: z = 2)`` does not make ``z`` an output:
+    Dr.Jit leaves such a name out, and returning it would raise ``UnboundLocalError`` on the
+    branch whose inner test is false.
+    """
+    out: set[str] = set()
+    for st in stmts:
+        before = known | out
+        if isinstance(st, ast.If):
+            w1, w2 = branch_writes(st.body, before), branch_writes(st.orelse, before)
+            out |= (w1 & w2) | ((w1 | w2) & before)
+        elif isinstance(st, ast.While):
+            out |= stored_names(st.body + st.orelse) & before
+        else:
+            out |= stored_names([st])
+    return out

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
+from ..errors import LocalIndexError
 from ..functions.creation import zeros
 from ..functions.math import select
 from ..trace.loops import is_symbolic
@@ -102,7 +103,8 @@ class Local:
         Raises
         ------
         IndexError
-            A Python ``int`` index out of range (negative ones included).
+            A Python ``int`` index out of range (negative ones included); also a ``RuntimeError``
+            with Dr.Jit's "out of bounds read (source size=..., offset=...)" wording.
         """
         return self._read(index, active, _CALLER)
 
@@ -149,8 +151,10 @@ class Local:
     def _position(self, k: int, what: str) -> int:
         n = len(self._entries)
         if not 0 <= k < n:
-            raise IndexError(f"fj.Local.{what}(): index {k} is out of range for a buffer of {n} entries "
-                             "(negative indices are not permitted)")
+            side = "source" if what == "read" else "target"
+            raise LocalIndexError(f"fj.Local.{what}(): index {k} is out of range for a buffer of {n} entries "
+                                  f"(negative indices are not permitted): out of bounds {what} ({side} "
+                                  f"size={n}, offset={k})")
         return k
 
     def _check_index(self, index, active, what: str, stacklevel: int):
@@ -243,5 +247,6 @@ def alloc_local(dtype, size: int, value=None) -> Local:
         raise TypeError(f"fj.alloc_local(): 'value' must be of type 'dtype' ({getattr(dtype, '__name__', dtype)}), "
                         f"got {type(value).__name__}")
     if not any(isinstance(a, ArrayBase) for a in leaves(value)):
-        raise TypeError(f"fj.alloc_local(): 'dtype' {getattr(dtype, '__name__', dtype)} holds no JIT array")
+        raise TypeError(f"fj.alloc_local(): 'dtype' {getattr(dtype, '__name__', dtype)} holds no JIT array (Dr.Jit: "
+                        "type does not contain any Jit-tracked arrays)")
     return Local._make(dtype, [fresh(value) for _ in range(int(size))])

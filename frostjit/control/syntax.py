@@ -8,7 +8,7 @@ The rewrite follows Dr.Jit 1.5's ``@dr.syntax`` (checked side by side with its `
   sorted order.  A name first bound inside the body is local to it.
 * ``if test: a else: b`` becomes ``rv = if_stmt(args, test, true_fn, false_fn, ...)``; the
   arguments are the names defined before that the test or a branch mentions, the results those
-  plus every name both branches bind.
+  plus every name both branches bind (:func:`.analysis.branch_writes`: nested ``if``/``while`` count as in Dr.Jit).
 * ``for i in range(...)`` stays a Python loop when the bounds are Python integers (Dr.Jit never
   rewrites ``for``); with JIT array bounds (where Python's ``range`` would fail) it runs as a
   ``while_loop`` over ``i`` (an extension; ``i`` ends at the first value past the range).
@@ -24,10 +24,12 @@ show it (and ``FROSTJIT_DUMP`` writes it out); ``print_code=True`` prints it.
 """
 from __future__ import annotations
 
+import __future__
 import ast
 import copy
 import functools
 import inspect
+import operator
 import os
 import textwrap
 import types
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 
 from .. import _dump
 from . import syntax_runtime
-from .analysis import declarations, find_escape, mentioned_names, parameters, stored_names
+from .analysis import branch_writes, declarations, find_escape, mentioned_names, parameters, stored_names
 
 _RT = "_fj_rt"          # the name under which generated code reaches syntax_runtime
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))     # frostjit/
@@ -149,6 +151,10 @@ class _Context:
         return err
 
 
+_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, n).compiler_flag
+                                                for n in __future__.all_feature_names))
+
+
 def _rewrite(f, recursive: bool, print_ast: bool, print_code: bool):
     if not isinstance(f, types.FunctionType):
         raise TypeError(f"fj.syntax(): expected a Python function, got {type(f).__name__}")
@@ -183,7 +189,10 @@ def _rewrite(f, recursive: bool, print_ast: bool, print_code: bool):
     if print_code:
         print(ast.unparse(fn))
     filename = _dump.register_source(f"syntax {f.__qualname__}", text)
-    code = compile(text, filename, "exec")
+    # The user's future imports, not syntax.py's: compile() would inherit this module's
+    # ``from __future__ import annotations`` and turn the annotations of classes defined in ``f``
+    # into strings (a dataclass field ``x: t`` of a local ``t`` then fails to resolve).
+    code = compile(text, filename, "exec", flags=f.__code__.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     namespace: dict = {}
     exec(code, f.__globals__, namespace)        # noqa: S102 -- our own generated code
     inner = _find_code(namespace["_fj_syntax_factory"].__code__, fn.name)
@@ -375,7 +384,7 @@ def _if(s: ast.If, defined: set, ctx: _Context) -> list:
     if loop_only:
         raise ctx.error(s, f"fj.hint(): '{loop_only[0]}' applies to loops, not to an 'if' statement")
     args = sorted(((defined & mentioned_names([test] + s.body + s.orelse)) | include) - exclude - ctx.declared)
-    both = (stored_names(s.body) & stored_names(s.orelse)) - ctx.declared - exclude
+    both = (branch_writes(s.body, defined) & branch_writes(s.orelse, defined)) - ctx.declared - exclude
     rv = sorted(set(args) | both)
     k = ctx.fresh()
     t_name, f_name = f"_fj_if_true_{k}", f"_fj_if_false_{k}"

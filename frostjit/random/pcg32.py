@@ -64,6 +64,26 @@ def _is_int(v) -> bool:
 _BY_PRECISION = {Float16: "next_float16", Float32: "next_float32", Float64: "next_float64"}
 
 
+class _UInt64Field:
+    """A ``UInt64`` attribute of :class:`PCG32Base` kept in slot ``slot``, converting what is assigned,
+    as Dr.Jit's typed fields do: ``rng.state = 1234 + arange(UInt32, n)`` must not leave a 32-bit
+    state (its steps would wrap at 32 bits and the outputs differ from Dr.Jit's)."""
+
+    def __init__(self, slot: str, doc: str):
+        self.slot, self.__doc__ = slot, doc
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else getattr(obj, self.slot)
+
+    def __set__(self, obj, value) -> None:
+        if type(value) is not obj._types.UInt64:
+            value = obj._field_u64(value, self.name)
+        setattr(obj, self.slot, value)
+
+
 class PCG32Base:
     """A vector of PCG32 generators (one per lane), as Dr.Jit's ``PCG32``.
 
@@ -85,9 +105,21 @@ class PCG32Base:
     >>> rng += 10               # skip 10 draws in O(64) operations
     """
 
-    __slots__ = ("state", "inc")
+    __slots__ = ("_state", "_inc")
     _types: ArrayTypes = None           # set on the concrete classes (frostjit.llvm / .ad)
     DRJIT_STRUCT: dict = {}
+
+    state = _UInt64Field("_state", "The 64-bit LCG state of each lane (``UInt64``; an assigned array or "
+                                   "int is converted).")
+    inc = _UInt64Field("_inc", "The odd increment (stream) of each lane (``UInt64``; an assigned value is "
+                               "converted).")
+
+    def _field_u64(self, v, name: str):
+        if _is_int(v) or (is_flat(v) and v._backend is self._types.backend):
+            return self._types.UInt64(v)
+        raise TypeError(f"{type(self).__name__}.{name}: expected a UInt64 array (or an integer "
+                        f"or array of the {self._types.backend.name} backend to convert), not "
+                        f"{type(v).__name__}")
 
     def __init__(self, size=1, initstate=PCG32_DEFAULT_STATE, initseq=PCG32_DEFAULT_STREAM):
         if isinstance(size, PCG32Base):
@@ -148,18 +180,19 @@ class PCG32Base:
         doubled = (xorshifted & 0xFFFFFFFF) | (xorshifted << 32)
         return self._types.UInt32(doubled >> (old >> 59))
 
+    # (the stepping methods use the slots: their values are UInt64 already, no conversion)
     def _set_state(self, new, mask) -> None:
         if mask is True:
-            self.state = new
+            self._state = new
         elif mask is not False:
-            self.state = select(mask, new, self.state)
+            self._state = select(mask, new, self._state)
 
     def next_uint32(self, mask=True):
         """A uniformly distributed ``UInt32`` per lane; lanes where ``mask`` is false do not
         advance (their value is still returned)."""
         mask = check_mask(mask, "PCG32.next_uint32()", self._types)
-        old = self.state
-        self._set_state(old * PCG32_MULT + self.inc, mask)
+        old = self._state
+        self._set_state(old * PCG32_MULT + self._inc, mask)
         return self._output(old)
 
     def prev_uint32(self, mask=True):
@@ -167,8 +200,8 @@ class PCG32Base:
         (lanes where ``mask`` is false stay put and return the output of their current state, as
         in Dr.Jit)."""
         mask = check_mask(mask, "PCG32.prev_uint32()", self._types)
-        self._set_state((self.state - self.inc) * _MULT_INV, mask)
-        return self._output(self.state)
+        self._set_state((self._state - self._inc) * _MULT_INV, mask)
+        return self._output(self._state)
 
     def next_uint64(self, mask=True):
         """A uniformly distributed ``UInt64`` per lane (two :meth:`next_uint32`, the first is the

@@ -37,6 +37,9 @@ def of(cls, v: np.ndarray):
 def _index(index, who: str) -> np.ndarray:
     if isinstance(index, _SCALARS) and not isinstance(index, (bool, np.bool_)):
         return np.array([int(index)], dtype=np.int64)
+    if isinstance(index, (list, tuple)) and all(isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_))
+                                                for i in index):
+        return np.array(index, dtype=np.int64)      # a Python sequence of ints, as Dr.Jit takes
     vt = getattr(type(index), "_vt", None)
     if getattr(type(index), "_eager_flat", False) and vt.is_integral and vt is not Bool:
         return values(index).astype(np.int64)
@@ -49,12 +52,17 @@ def _active(active, who: str) -> np.ndarray:
         return np.array([bool(active)])
     if getattr(type(active), "_eager_flat", False) and type(active)._vt is Bool:
         return values(active)
+    if isinstance(active, (list, tuple)) and all(isinstance(b, (bool, np.bool_)) for b in active):
+        return np.array(active, dtype=bool)
     raise TypeError(f"{who}(): 'active' must be a Bool array of the scalar backend or a bool, got "
                     f"{type(active).__name__}")
 
 
 def gather(dtype, source, index, active=True):
     """``fj.gather(dtype, source, index, active)`` for a scalar 1-D ``source`` (``dtype`` its class)."""
+    if not (isinstance(dtype, type) and hasattr(dtype, "_vt")):
+        raise TypeError(f"gather(): unsupported dtype {getattr(dtype, '__name__', dtype)!r}: expected a frostjit "
+                        "array or PyTree type")
     if dtype is not type(source):
         raise TypeError(f"gather(): 'dtype' {getattr(dtype, '__name__', dtype)} does not match the type of "
                         f"'source' ({type(source).__name__})")

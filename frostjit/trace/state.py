@@ -80,13 +80,14 @@ class JitFlag(enum.IntFlag):
 
 
 class JitBackend(enum.Enum):
-    """Compute backends (Dr.Jit names).  Only ``LLVM`` exists so far."""
+    """Compute backends (Dr.Jit 1.5's names and values).  Only ``LLVM`` exists so far."""
 
     __repr__ = enum.Enum.__str__  # Dr.Jit's repr: ``JitBackend.Member``
 
     Invalid = 0
     CUDA = 1
     LLVM = 2
+    Metal = 3
 
 
 # The flags as plain ints, for hot-path tests (``state.flags & KERNEL_HISTORY``).

@@ -177,3 +177,19 @@ def test_two_forward_traversals_under_every_combination_of_flags(flags):
         fj.enqueue(fj.ADMode.Forward, x)
         fj.traverse(fj.ADMode.Forward, flags=sum(flags))
     assert (values(x.grad)[0], values(y.grad)[0], values(z.grad)[0]) == FORWARD_TWICE[flags]
+
+
+def test_a_leaf_error_of_replace_grad_is_the_cause_as_in_drjit():
+    # Dr.Jit: the PyTree error's __cause__ is the leaf's "... incompatible input types."
+    with pytest.raises(RuntimeError) as info:
+        fj.replace_grad((1.0,), (UInt32(1),))
+    assert "incompatible input types." in str(info.value.__cause__)
+    assert isinstance(info.value.__cause__, GradArgumentError)
+    with pytest.raises(RuntimeError) as info:       # a structure mismatch has no leaf cause
+        fj.replace_grad({"a": Float(5)}, {"b": Float(1)})
+    assert info.value.__cause__ is None
+
+
+def test_set_label_with_both_forms_names_incompatible_arguments_as_in_drjit():
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        fj.set_label(Float(1), "a", b=Float(2))

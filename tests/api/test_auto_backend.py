@@ -48,7 +48,7 @@ def test_set_backend_rejects_other_names_with_drjits_message(bad):
     assert fj.auto is frostjit.llvm
 
 
-@pytest.mark.parametrize("gpu", ["cuda", "metal", fj.JitBackend.CUDA])
+@pytest.mark.parametrize("gpu", ["cuda", "metal", fj.JitBackend.CUDA, fj.JitBackend.Metal])
 def test_gpu_backends_are_refused_by_name(gpu):
     with pytest.raises(RuntimeError, match="frostjit has no '(cuda|metal)' backend"):
         fj.set_backend(gpu)

@@ -106,6 +106,9 @@ def test_log_level_maps_to_the_frostjit_logger(caplog):
 
 def test_has_backend():
     assert fj.has_backend(fj.JitBackend.LLVM) == 1 and fj.has_backend(fj.JitBackend.CUDA) == 0
+    # Dr.Jit 1.5's members and values (its test_texture compares backend_v(t) with Metal)
+    assert [(m.name, m.value) for m in fj.JitBackend] == [("Invalid", 0), ("CUDA", 1), ("LLVM", 2), ("Metal", 3)]
+    assert fj.has_backend(fj.JitBackend.Metal) == 0
     with pytest.raises(RuntimeError):
         fj.has_backend(fj.JitBackend.Invalid)
     with pytest.raises(TypeError, match="JitBackend"):

@@ -83,3 +83,6 @@ def test_an_unknown_name_is_a_value_error():
     with pytest.raises(RuntimeError, match="CUDA backend is not implemented"):
         from frostjit.backend import get_backend
         get_backend(fj.JitBackend.CUDA)
+    with pytest.raises(RuntimeError, match="Metal backend is not implemented"):
+        from frostjit.backend import get_backend
+        get_backend(fj.JitBackend.Metal)

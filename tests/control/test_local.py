@@ -76,6 +76,11 @@ def test_python_int_index_out_of_range_raises_index_error():
             buf[bad]
         with pytest.raises(IndexError, match=f"index {bad}"):
             buf[bad] = Float(1)
+    # Also a RuntimeError with Dr.Jit's wording
+    with pytest.raises(RuntimeError, match=r"out of bounds read \(source size=3, offset=7\)"):
+        buf[7]
+    with pytest.raises(RuntimeError, match=r"out of bounds write \(target size=3, offset=7\)"):
+        buf.write(Float(1), 7)
 
 
 def test_index_that_is_not_an_integer_raises_type_error():
@@ -117,6 +122,9 @@ def test_alloc_local_checks_its_arguments():
         fj.alloc_local(dict, 2)
     with pytest.raises(TypeError, match="holds no JIT array"):
         fj.alloc_local(dict, 2, {"a": 1})
+    # A static array of no components: Dr.Jit's wording is part of the message
+    with pytest.raises(TypeError, match="type does not contain any Jit-tracked arrays"):
+        fj.alloc_local(fj.llvm.Array0f, 2)
 
 
 def test_len_repr_width_and_the_copy_constructor():

@@ -287,3 +287,44 @@ def test_a_nested_function_reads_its_closure_variables_without_making_them_state
             return z
         return g()
     assert fj.syntax(outer, recursive=True)(UInt32(1, 2, 3)).numpy().tolist() == [1, 5, 7]
+
+
+def _maybe_bound_in_nested_ifs(x, mode, inner_true, inner_false):
+    i = fj.arange(UInt32, 5)
+    y = x * 2
+    w = Float(0)
+    if fj.hint(i < 2, mode=mode):
+        if fj.hint(inner_true, mode="scalar"):
+            z = y * 2                       # bound only when the inner test holds: not an output
+            w = z
+        if inner_true:                      # both inner branches bind v: an output
+            v = y
+        else:
+            v = y + 1
+    else:
+        if fj.hint(inner_false, mode="scalar"):
+            z = y * 3
+            w = z
+        k = UInt32(0)
+        while k < 1:                        # first bound in a nested loop: not an output
+            u = y  # noqa: F841
+            k += 1
+        v = y - 1
+    return w, v
+
+
+@pytest.mark.parametrize("mode", ["evaluated", "symbolic"])
+@pytest.mark.parametrize("inner", [(True, False), (False, True), (True, True)])
+def test_names_bound_only_under_a_nested_test_are_not_outputs_as_in_drjit(mode, inner):
+    # Dr.Jit 1.5's rule (its test_if_stmt_ad test01): a nested if binds a name when both of its
+    # branches do or when it was defined before; a nested while only names defined before it.
+    g = fj.syntax(_maybe_bound_in_nested_ifs)
+    outer = g.__fj_syntax_source__.rsplit("rv_labels=", 1)[1].split(")")[0]
+    assert "'v'" in outer and "'w'" in outer and "'z'" not in outer and "'u'" not in outer
+    x = Float(0, 1, 2, 3, 4)
+    w, v = g(x, mode, *inner)
+    lanes = np.arange(5) < 2
+    yn = np.arange(5.0) * 2
+    w_ref = np.where(lanes, yn * 2 if inner[0] else 0, yn * 3 if inner[1] else 0)
+    v_ref = np.where(lanes, yn if inner[0] else yn + 1, yn - 1)
+    assert np.array_equal(w.numpy(), w_ref) and np.array_equal(v.numpy(), v_ref)

@@ -302,3 +302,39 @@ def test_seed_with_an_array_state_and_the_default_stream_equals_drjit():
     r.seed(initstate=UInt32(0, 1, 7))
     assert r.next_uint32().numpy().tolist() == [174444157, 4033076299, 3536637593]      # Dr.Jit 1.5
     assert r.next_uint32().numpy().tolist() == [2543941438, 2971934609, 1154887489]
+
+
+@given(width=st.sampled_from([1, 3, 17]),
+       src=st.sampled_from(["UInt32", "Int32", "Int64", "UInt64", "LA.UInt32", "int"]),
+       data=st.data())
+def test_assigned_state_and_inc_are_converted_to_uint64(width, src, data):
+    # Dr.Jit's typed fields convert what is assigned: rng.state = 1234 + arange(UInt32, n) gives a
+    # 64-bit state (a 32-bit one stepped with 32-bit wrap-around and gave other outputs).
+    if src == "int":
+        width = 1               # a Python int is one lane (as in Dr.Jit: the state then has size 1)
+    signed = src in ("Int32", "Int64")
+    bits = 64 if src in ("Int64", "UInt64", "int") else 32
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2 ** bits - 1)
+    vals = data.draw(st.lists(st.integers(lo, hi), min_size=width, max_size=width))
+    incs = data.draw(st.lists(st.integers(lo, hi), min_size=width, max_size=width))
+    cls = {"UInt32": UInt32, "Int32": Int32, "Int64": Int64, "UInt64": UInt64, "LA.UInt32": LA.UInt32}.get(src)
+    rng = PCG32(width)
+    if cls is None:
+        rng.state, rng.inc = vals[0], incs[0]
+    else:
+        rng.state, rng.inc = cls(vals), cls(incs)
+    assert type(rng.state) is UInt64 and type(rng.inc) is UInt64
+    ref = RefPCG32.__new__(RefPCG32)
+    ref.state = np.array([v % 2**64 for v in vals], dtype=np.uint64)
+    ref.inc = np.array([v % 2**64 for v in incs], dtype=np.uint64)
+    for _ in range(3):
+        np.testing.assert_array_equal(_np(rng.next_uint32()), ref.next_uint32())
+    np.testing.assert_array_equal(_np(rng.state), ref.state)
+
+
+def test_assigning_a_non_integer_state_raises_naming_the_field():
+    rng = PCG32()
+    with pytest.raises(TypeError, match=r"PCG32\.state"):
+        rng.state = 2.5
+    with pytest.raises(TypeError, match=r"PCG32\.inc"):
+        rng.inc = "x"

@@ -168,3 +168,25 @@ def test_special_types_agree_with_llvm_within_float32_rounding():
         l_val = case(L).numpy()
         l_val = l_val[..., 0] if l_val.ndim > s_val.ndim else l_val
         assert np.allclose(s_val, l_val, rtol=1e-5, atol=1e-6), (s_val, l_val)
+
+
+@given(n=st.integers(1, 9), data=st.data())
+def test_scatter_with_python_list_index_and_mask_agrees_with_llvm(n, data):
+    # Dr.Jit takes Python sequences for 'index' and 'active' (its test_memop test02); the LLVM
+    # types did, the scalar backend's raised TypeError.
+    k = data.draw(st.integers(1, n))
+    index = data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True))
+    active = data.draw(st.lists(st.booleans(), min_size=k, max_size=k))
+    values = data.draw(st.lists(st.integers(-50, 50), min_size=k, max_size=k))
+    out = []
+    for m in (S, L):
+        target = fj.zeros(m.ArrayXf if m is S else m.Float, n)
+        fj.scatter(target, (m.ArrayXf if m is S else m.Float)(values), index, active)
+        out.append(np.asarray(target, dtype=np.float64))
+    np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_gather_of_an_unsupported_dtype_names_it_on_both_backends():
+    for m, t, u in ((S, S.ArrayXf, S.ArrayXu), (L, L.Float, L.UInt32)):
+        with pytest.raises(TypeError, match="unsupported dtype"):
+            fj.gather(str, fj.arange(t, 10), u(0, 5, 3))
