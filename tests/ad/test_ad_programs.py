@@ -87,6 +87,18 @@ def test_every_operation_is_covered_by_the_random_programs():
         check_grad(lambda a, b, c: run(prog, a, b, c), xs, seed=index, directions=1)
 
 
+def _backward_launches(loss, x):
+    """``(grad of x, the kernel history)`` of ``backward(loss)`` and the gradient's evaluation
+    (``loss`` evaluated before)."""
+    fj.eval(loss)
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+        fj.kernel_history()
+        fj.backward(loss)
+        g = fj.grad(x)
+        fj.eval(g)
+        return g, fj.kernel_history()
+
+
 def test_backward_of_a_long_elementwise_chain_is_a_handful_of_kernels():
     n = 100_000
     x = Float(np.linspace(0, 1, n, dtype=np.float32))
@@ -96,13 +108,7 @@ def test_backward_of_a_long_elementwise_chain_is_a_handful_of_kernels():
         y = [lambda u: fj.sin(u) * 0.9 + 0.1, lambda u: u * u * 0.5 + 0.2, lambda u: fj.exp(-u),
              lambda u: fj.sqrt(u + 1.0), lambda u: fj.tanh(u) + u * 0.1][k % 5](y)
     loss = fj.sum(y)
-    fj.eval(loss)
-    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
-        fj.kernel_history()
-        fj.backward(loss)
-        g = fj.grad(x)
-        fj.eval(g)
-        history = fj.kernel_history()
+    g, history = _backward_launches(loss, x)
     kernels = [h for h in history if h["type"] == "jit"]
     assert len(history) <= 3, history
     assert 1 <= len(kernels) <= 2
@@ -151,13 +157,7 @@ def test_gathers_of_one_source_scatter_their_adjoints_into_one_buffer(k, n, seed
         if j == 0:
             y = y + fj.sum(src * 0.5)
             want += 0.5
-    fj.eval(y)
-    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
-        fj.kernel_history()
-        fj.backward(y)
-        g = fj.grad(base)
-        fj.eval(g)
-        history = fj.kernel_history()
+    g, history = _backward_launches(y, base)
     assert len([h for h in history if h["type"] == "jit"]) <= 2, [h["type"] for h in history]
     assert np.allclose(g.numpy(), 3 * want, rtol=1e-5, atol=1e-4)
 
