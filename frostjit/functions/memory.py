@@ -297,10 +297,18 @@ def _prepare_target(target: ArrayBase) -> Node:
         target._node = node
     # References we know of: target._node, our local, getrefcount's argument, plus the
     # pending scatters into this node (dirty set + each effect).  Anything more is a sharer.
-    expected = 3
+    spare = sys.getrefcount(node) - 3
     if node in state.dirty:
-        expected += 1 + sum(1 for e in state.side_effects if e.extra[0] is node)
-    if sys.getrefcount(node) > expected:
+        # The queued scatters into it, newest first (a backward pass queues many into one
+        # gradient buffer), until they account for every other reference: counting the whole
+        # queue at every scatter was quadratic in the scatters queued.
+        spare -= 1
+        for e in reversed(state.side_effects):
+            if spare <= 0:
+                break
+            if e.extra[0] is node:
+                spare -= 1
+    if spare > 0:
         if node in state.dirty:
             evaluate(())
         node = memops.copy(node)

@@ -37,7 +37,7 @@ from ..functions.evaluation import width
 from ..functions.math import fma
 from ..functions.math import clip, floor
 from ..functions.memory import gather, scatter, scatter_add
-from ..ad.graph import Vertex, broadcast, is_active, sized_literal
+from ..ad.graph import ScatterAdjoint, Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
 from ..trace.dtypes import Float32, UInt32
 from .sampling import FilterMode, WrapMode, cubic, linear, nearest
@@ -499,11 +499,11 @@ def _attach_texel_edge(out, v, corners: list, ch: int, active):
     if isinstance(active, ArrayBase):
         active = type(active)._from_node(active._node)
 
-    def bwd(g):
-        t = sized_literal(cls, 0, v.size, v)
+    def scatter_corners(t, g):
         for w, i in zip(weights, index):
             scatter_add(t, cls(g * w), i, active)
-        return t
+    # (a ScatterAdjoint: every lookup and channel of one backward pass scatters into one buffer)
+    bwd = ScatterAdjoint(lambda: sized_literal(cls, 0, v.size, v), scatter_corners)
 
     def fwd(gs):
         total = None

@@ -287,3 +287,23 @@ def test_gather_from_a_literal_leaves_the_source_a_literal():
     y = fj.arange(Float, 4) + 1         # an unevaluated source is evaluated once and kept
     fj.gather(Float, y, UInt32(0, 3))
     assert y._node.op == "data"
+
+
+@pytest.mark.parametrize("queued", [0, 1, 5])
+def test_a_target_shared_while_its_scatters_are_queued_is_copied_before_the_next(queued):
+    # _prepare_target counts the queued scatters into the target from the newest (stopping once
+    # they explain every reference): other targets' scatters interleaved, a sharer made after k
+    # queued scatters keeps the values of those k only.
+    t = fj.zeros(Float, 4)
+    other = fj.zeros(Float, 4)
+    for i in range(queued):
+        fj.scatter_add(t, 1.0, UInt32(i % 4))
+        fj.scatter_add(other, 2.0, UInt32(i % 4))
+    shared = Float(t)
+    alias = t
+    fj.scatter_add(t, 10.0, UInt32(0))
+    fj.scatter_add(t, 100.0, UInt32(1))
+    before = np.bincount(np.arange(queued) % 4, minlength=4).astype(np.float32)
+    assert shared.numpy().tolist() == before.tolist()
+    assert t.numpy().tolist() == (before + [10, 100, 0, 0]).tolist() and alias is t
+    assert other.numpy().tolist() == (2 * before).tolist()

@@ -106,3 +106,32 @@ def test_fit_a_small_texture_with_adam():
         opt.step()
         losses.append(loss[0])
     assert losses[-1] < losses[0] / 50
+
+
+@pytest.mark.parametrize("lookups", [1, 3])
+def test_lookups_of_one_texture_scatter_their_gradients_in_one_kernel(lookups):
+    # Every lookup and channel scatters into one gradient buffer of the tensor (each lookup's
+    # buffer used to be read, and so launched, as soon as the next was added: one kernel per
+    # lookup, each recomputing the forward pass); the total is the sum of the lookups' own
+    # gradients.
+    data = rng.standard_normal((3, 4, 2)).astype(np.float32)
+    pos = [[ad.Float(rng.uniform(-0.2, 1.2, 50).astype(np.float32)) for _ in range(2)] for _ in range(lookups)]
+
+    def grad_of(which):
+        t = ad.TensorXf(data)
+        fj.enable_grad(t)
+        tex = ad.Texture2f(t)
+        loss = sum(_loss(tex, pos[k], "linear") for k in which)
+        fj.eval(loss)
+        with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+            fj.kernel_history()
+            fj.backward(loss)
+            g = fj.grad(t).array
+            fj.eval(g)
+            history = fj.kernel_history()
+        return g.numpy(), [h for h in history if h["type"] == "jit"]
+
+    total, kernels = grad_of(range(lookups))
+    assert len(kernels) <= 1, len(kernels)
+    parts = sum(grad_of([k])[0] for k in range(lookups))
+    assert np.allclose(total, parts, rtol=1e-5, atol=1e-5)
