@@ -36,7 +36,7 @@ from ..functions.creation import zeros
 from ..functions.evaluation import width
 from ..functions.math import fma
 from ..functions.math import clip, floor
-from ..functions.memory import gather, scatter, scatter_add
+from ..functions.memory import gather, gather_flat, scatter, scatter_add
 from ..ad.graph import Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
 from ..trace.dtypes import Float32, UInt32
@@ -322,8 +322,10 @@ class TextureBase:
         if base is None:
             base = self._texel_index(texels)
         out = []
+        # (a JIT array: the engine's gather door, without the public function's type dispatch)
+        get = gather_flat if isinstance(array, ArrayBase) else gather
         for ch in range(self._tensor.shape[-1]):
-            v = gather(at, array, base + ch if ch else base, active)
+            v = get(at, array, base + ch if ch else base, active)
             if v._vt is not cls._vt:    # computed in the positions' precision (an AD value stays AD)
                 v = registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
             if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
