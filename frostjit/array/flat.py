@@ -9,6 +9,8 @@ class and operand kind).  Reading values (``x[i]``, ``.numpy()``, printing) eval
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..backend import current_backend as _backend
@@ -790,33 +792,53 @@ def _same_type_rule(op: str, cls):
         out_vt = promotion.fast_result_type(OPS[op], vt, promotion.SAME, False)
         if out_vt is not None:
             # A result of the operand's type keeps its class (a user's subclass of Float too).
-            rule = (node_op(op, vt), cls if out_vt is vt else flat_of(cls._backend, out_vt, cls._is_ad), vt)
+            out_cls = cls if out_vt is vt else flat_of(cls._backend, out_vt, cls._is_ad)
+            # (then, for _apply_same_type: the Python ints the type takes as they are (promotion.
+            # int_fits: any on a float type, none on Bool), its shared literals, and the result type)
+            if vt is Bool:
+                lo, hi = 1, 0
+            elif vt.is_integral:
+                lo, hi = -(1 << (vt.bits - 1)), (1 << vt.bits) - 1
+            else:
+                lo, hi = -math.inf, math.inf
+            rule = (node_op(op, vt), out_cls, vt, lo, hi, ops.literal_cache(vt), out_cls._vt)
     _same_type_rules[(op, cls)] = rule
     return rule
 
 
 def _apply_same_type(rule, cls, operands):
     """``apply`` when every operand is of class ``cls`` or a Python number it takes as it is
-    and no gradient is attached; None otherwise (the general path decides)."""
-    node_op_, out_cls, vt = rule
+    and no gradient is attached; None otherwise (the general path decides).
+
+    The door of the engine's own lane-wise code (texture lookups, clamps, index arithmetic):
+    two-operand results go straight to ``make_binary`` and the sizes are compared while the
+    operands are read (a bilinear lookup's trace makes a dozen nodes here)."""
+    node_op_, out_cls, vt, lo, hi, literals, out_vt = rule
     nodes = []
-    arrays = 0
+    size = -1
+    ragged = False
     for o in operands:
         t = type(o)
         if t is cls:
             if o._ad is not None:
                 return None
-            nodes.append(o._node)
-            arrays += 1
-        elif (t is float and vt.is_float) or (t is int and vt is not Bool and promotion.int_fits(vt, o)):
-            b = ops.literal_cache(vt).get(o) if _state.recorder is None else None
+            n = o._node
+            if n.size != size:
+                if size < 0:
+                    size = n.size
+                else:
+                    ragged = True
+            nodes.append(n)
+        elif (t is float and vt.is_float) or (t is int and lo <= o <= hi):
+            b = literals.get(o) if _state.recorder is None else None
             nodes.append(b if b is not None else _operand_literal(vt, o))
         else:
             return None
-    if arrays > 1:
+    if ragged:
         _check_sizes_of_arrays(node_op_, [o._node for o in operands if type(o) is cls])
     out = _new(out_cls)
-    out._node = ops.make(node_op_, out_cls._vt, tuple(nodes))
+    out._node = _make_binary(node_op_, out_vt, nodes[0], nodes[1]) if len(nodes) == 2 else \
+        ops.make(node_op_, out_vt, tuple(nodes))
     out._ad = None
     return out
 

@@ -22,8 +22,12 @@ import enum
 
 from ..array import registry
 from ..array.flat import ArrayBase, apply
-from ..functions.math import clip, floor, floor_mod, fma, select
+from ..functions.math import floor, floor_mod, fma, maximum, minimum, select
 from ..trace.dtypes import Int32
+
+
+# lanewise()'s public functions, for operands that are not 1-D JIT arrays
+_PUBLIC = {"fma": fma, "floor": floor, "max": maximum, "min": minimum}
 
 
 class FilterMode(enum.Enum):
@@ -45,6 +49,18 @@ class WrapMode(enum.Enum):
     Mirror = 2
 
 
+def lanewise(op: str, *operands):
+    """``op`` of the lookup's operands: ``apply`` for 1-D JIT arrays (the first operand one), the
+    public function otherwise (the scalar backend's numbers and arrays).
+
+    A lookup's operands are 1-D arrays of one type and Python numbers, so the public functions'
+    checks for tensors, static vectors and numbers only cost time (a fifth of a bilinear
+    lookup's trace, with the clamps)."""
+    if isinstance(operands[0], ArrayBase):
+        return apply(op, *operands)
+    return _PUBLIC[op](*operands)
+
+
 def _int(x):
     """``x`` (a float array holding whole numbers) as an Int32 array."""
     return registry.flat_type(x._backend, Int32)(x)
@@ -53,9 +69,7 @@ def _int(x):
 def wrap(i, res, mode: WrapMode):
     """Texel index array ``i`` (Int32) mapped into ``[0, res)`` by ``mode``."""
     if mode is WrapMode.Clamp:
-        # (apply directly: i is a 1-D index array, and clip's checks for tensors, static vectors
-        # and Python numbers cost a fifth of a texture lookup's trace)
-        return apply("min", apply("max", i, 0), res - 1) if isinstance(i, ArrayBase) else clip(i, 0, res - 1)
+        return lanewise("min", lanewise("max", i, 0), res - 1)
     if mode is WrapMode.Repeat:
         return floor_mod(i, res)        # -1 -> res - 1
     p = floor_mod(i, 2 * res)
@@ -69,8 +83,8 @@ def nearest(p, res, mode: WrapMode):
 
 def linear(p, res, mode: WrapMode):
     """``([i0, i1], [w0, w1])``: the two texels around ``p`` and their weights."""
-    x = fma(p, res, -0.5)
-    x0 = floor(x)
+    x = lanewise("fma", p, res, -0.5)
+    x0 = lanewise("floor", x)
     f = x - x0
     i = _int(x0)
     return [wrap(i, res, mode), wrap(i + 1, res, mode)], [1.0 - f, f]

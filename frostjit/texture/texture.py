@@ -29,18 +29,18 @@ import itertools
 import numpy as np
 
 from ..array import registry
-from ..array.flat import ArrayBase, apply, is_flat
+from ..array.flat import ArrayBase, is_flat
 from ..array.vector import VectorBase
 from ..functions.color import linear_to_srgb, srgb_to_linear
 from ..functions.creation import zeros
 from ..functions.evaluation import width
 from ..functions.math import fma
 from ..functions.math import clip, floor
-from ..functions.memory import gather, scatter, scatter_add
+from ..functions.memory import gather, gather_flat, scatter, scatter_add
 from ..ad.graph import ScatterAdjoint, Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
 from ..trace.dtypes import Float32, UInt32
-from .sampling import FilterMode, WrapMode, cubic, linear, nearest
+from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, nearest
 
 _MISSING = object()
 _INV_255 = 1.0 / 255.0
@@ -308,9 +308,8 @@ class TextureBase:
         C = shape[-1]
         idx = texels[-1]
         for k in range(len(texels) - 2, -1, -1):
-            # one node, not a product and a sum (apply: math.fma's checks for Python numbers,
-            # tensors and static vectors do not apply to index arrays)
-            idx = apply("fma", idx, res[k], texels[k]) if isinstance(idx, ArrayBase) else idx * res[k] + texels[k]
+            # one node, not a product and a sum
+            idx = lanewise("fma", idx, res[k], texels[k]) if isinstance(idx, ArrayBase) else idx * res[k] + texels[k]
         return idx * C if C != 1 else idx
 
     def _fetch(self, texels: list, active, cls, array=None, base=None) -> list:
@@ -322,8 +321,10 @@ class TextureBase:
         if base is None:
             base = self._texel_index(texels)
         out = []
+        # (a JIT array: the engine's gather door, without the public function's type dispatch)
+        get = gather_flat if isinstance(array, ArrayBase) else gather
         for ch in range(self._tensor.shape[-1]):
-            v = gather(at, array, base + ch if ch else base, active)
+            v = get(at, array, base + ch if ch else base, active)
             if v._vt is not cls._vt:    # computed in the positions' precision (an AD value stays AD)
                 v = registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
             if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
@@ -382,7 +383,7 @@ class TextureBase:
             if acc is None:
                 acc = [w * x for x in values]
             else:
-                acc = [fma(w, x, a) for x, a in zip(values, acc)]
+                acc = [lanewise("fma", w, x, a) for x, a in zip(values, acc)]
         if v is not None:
             acc = [_attach_texel_edge(a, v, corners, ch, active) for ch, a in enumerate(acc)]
         return acc
@@ -433,7 +434,7 @@ class TextureBase:
                     for c in range(4):
                         w = taps[k][1][o][c]
                         vals = grid[(done, (c,) + rest[1:])]
-                        acc = [w * v for v in vals] if acc is None else [fma(w, v, a) for v, a in zip(vals, acc)]
+                        acc = [w * v for v in vals] if acc is None else [lanewise("fma", w, v, a) for v, a in zip(vals, acc)]
                     nxt[(done + (o,), rest[1:])] = acc
             grid = nxt
         return {key: grid[(key, ())] for key in keys}

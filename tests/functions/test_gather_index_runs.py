@@ -6,7 +6,10 @@ one atomic add (every active lane uses lane 0's element), a vector load or read-
 comparing the lanes' indices with lane 0's (codegen/memory.py: ``_IndexRun``).  The chunks here
 are built to sit on and just beside those cases: a run broken in one lane, lane 0 inactive or
 out of bounds, runs crossing the ends of the source, indices that wrap around the index type,
-for every index type and a ragged last chunk; every result must be NumPy's.
+for every index type and a ragged last chunk; every result must be NumPy's.  With mask registers
+a chunk whose lanes 0 and 1 are neither equal nor adjacent skips the tests (a scalar pre-test):
+chunks with lanes 0 and 1 equal or adjacent and the rest random, and with lane 1 away from a run
+of the others, sit on both sides of it.
 """
 import numpy as np
 from hypothesis import given, strategies as st
@@ -18,7 +21,8 @@ CHUNK = 32          # patterns are laid out per 32 lanes: whole chunks on AVX-51
 N_SRC = 100
 INDEX = {"Int32": (Int32, np.int32), "UInt32": (UInt32, np.uint32), "Int64": (Int64, np.int64),
          "UInt64": (UInt64, np.uint64)}
-KINDS = ("same", "same_but_one", "consecutive", "consecutive_but_one", "descending", "random", "wrap")
+KINDS = ("same", "same_but_one", "consecutive", "consecutive_but_one", "descending", "random", "wrap",
+         "pair_then_random", "scattered_pair_then_run")
 
 
 def _some_lane(rng) -> int:
@@ -46,6 +50,12 @@ def _chunk(kind: str, rng, itype) -> np.ndarray:
         idx = c - j
     elif kind == "random":
         idx = rng.integers(-5, N_SRC + 5, CHUNK)
+    elif kind == "pair_then_random":        # lanes 0 and 1 pass the pre-test, the chunk is random
+        idx = rng.integers(-5, N_SRC + 5, CHUNK)
+        idx[1] = idx[0] + int(rng.integers(0, 2))
+    elif kind == "scattered_pair_then_run":     # a run of lane 0's element or its successors but lane 1
+        idx = c + j * int(rng.integers(0, 2))
+        idx[1] = c + int(rng.choice([-1, 2, 40]))
     else:   # across the top of the index type (signed: the highest value, unsigned: 0)
         bits = np.iinfo(itype).bits
         base = int(rng.choice([2 ** bits, 2 ** (bits - 1)])) - CHUNK // 2
