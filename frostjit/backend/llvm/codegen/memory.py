@@ -283,26 +283,25 @@ def _gather_literal(e, ins) -> str:
     A network layer reads each of its coefficients this way (``nn.matvec``: ``n_out x n_in``
     gathers by constant index).  Through :func:`op_gather`'s three ways each such gather was four
     basic blocks and a phi: 664 of them in one 16-wide training kernel (3,400 blocks) made LLVM's
-    code generation take minutes (docs/nn.md, "Known slow case").  The bounds test depends only
-    on the source's size, so it is made once per launch in the entry block; an index out of
-    bounds reads the zero padding (``@fj.gather_pad``), as out-of-bounds lanes read 0.
+    code generation take minutes (docs/nn.md, "Known slow case").  An index out of bounds reads
+    the zero padding (``@fj.gather_pad``), as out-of-bounds lanes read 0.
     """
     k, vt = ins.value, ins.vt
     index = e.spec.instrs[ins.args[0]]
     bits = index.vt.bits
     c = index.value & ((1 << bits) - 1)         # (negative literals are huge: out of bounds)
     mt = memory_type(vt)
-    ptr = f"%gl{k}.{c}"
+    e.declarations.add("@fj.gather_pad = internal constant [64 x i8] zeroinitializer, align 64")
     # 32-bit indices are in bounds below min(size, 2^31 - 1) (see frame.py's %n{k}.w).
     if bits == 32 and c >= 2 ** 31 - 1:
         ptr = "@fj.gather_pad"
-    elif ptr[1:] not in e.entry_names:
-        e.entry_names.add(ptr[1:])
-        e.entry.append(f"  {ptr}.in = icmp ult i64 {c}, %n{k}")
-        e.entry.append(f"  {ptr}.p = getelementptr {mt}, ptr %a{k}, i64 {c}")
-        e.entry.append(f"  {ptr} = select i1 {ptr}.in, ptr {ptr}.p, ptr @fj.gather_pad")
-    e.declarations.add("@fj.gather_pad = internal constant [64 x i8] zeroinitializer, align 64")
-    # The load stays in the loop body: a kernel may scatter into the buffer it gathers from.
+    else:
+        # Three scalar instructions where the load is: made in the entry block, a kernel's
+        # hundreds of such pointers would all be live across the loop (spilled, and slow to
+        # allocate registers for).
+        inb = e.emit(f"icmp ult i64 {c}, %n{k}")
+        p = e.emit(f"getelementptr {mt}, ptr %a{k}, i64 {c}")
+        ptr = e.emit(f"select i1 {inb}, ptr {p}, ptr @fj.gather_pad")
     x = e.emit(f"load {mt}, ptr {ptr}, align {vt.itemsize}")
     v = e.vty(mt)
     xs = e.emit(f"insertelement {v} poison, {mt} {x}, i64 0")
