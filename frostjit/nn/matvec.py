@@ -22,6 +22,7 @@ from ..functions.math import fma
 from ..functions.memory import gather, scatter_add
 from ..tensor import concat
 from ..trace.loops import is_symbolic
+from ..trace.state import state as trace_state
 
 # Rows of the weight gradient per scatter-add, bounded so ``rows * columns * lanes`` indices fit
 # a UInt32 comfortably.
@@ -131,9 +132,11 @@ def _pending_inputs() -> list:
     instructions each at width 16).  Evaluated with the first layer's, they are computed once;
     the results too, which the activations' derivatives (``LeakyReLU``'s) read.
     Inputs that depend on a symbolic loop's or ``@fj.func`` body's variables have no value
-    outside their kernel: they stay as they are.
+    outside their kernel: they stay as they are; so do those of products traced outside the
+    frozen function being recorded (or inside another one): a recording evaluates only its own.
     """
-    arrays = [x for op in list(_PENDING) for x in op.xs + op.out
+    rec = trace_state.recorder
+    arrays = [x for op in list(_PENDING) if op.recorder is rec for x in op.xs + op.out
               if traits.is_jit_v(type(x)) and x._node.op not in ("data", "literal")]
     if not arrays or is_symbolic([x._node for x in arrays]):
         return []
@@ -148,6 +151,7 @@ class MatVecOp(CustomOp):
     def eval(self, buffer, xs, bias_buffer, g):
         self.buffer, self.xs, self.bias_buffer, self.g = buffer, list(xs), bias_buffer, g
         if g.trained:
+            self.recorder = trace_state.recorder
             _PENDING.add(self)
         bias = buffer if g.b_same else bias_buffer
         self.out = product(buffer, self.xs, bias, g)

@@ -77,3 +77,33 @@ def test_kernels_grow_with_the_coefficients_only():
     # gradient, then the transposed products (1131 + 229 + 915 operations and small kernels:
     # 2.5x the forward pass's 1129); it recomputed them for each layer before (3.3x).
     assert ops[1] < 2.8 * ops[0], ops
+
+
+def test_frozen_step_beside_a_pending_forward_pass_matches_the_plain_step():
+    # A forward pass traced outside (its products pending, never differentiated) must not be
+    # evaluated by the recording's reverse pass: replays would recompute it (stale inputs).
+    net = _net(4)
+    w0 = Float(net["weights"])
+
+    def trained():
+        w = Float(w0)
+        fj.enable_grad(w)
+        return w
+
+    net["weights"] = trained()
+    outside = net(nn.CoopVec(Float(1, 2), Float(3, 4), Float(5, 6)))
+
+    def step(w, x):
+        net["weights"] = w
+        y = net(nn.CoopVec(x, x * 2, x + 1))
+        loss = fj.sum(y[0] * y[0] + y[1])
+        fj.backward(loss)
+        return loss, fj.grad(w)
+
+    frozen = fj.freeze(step)
+    xs = [fj.arange(Float, 10 + k) * 0.1 for k in range(3)]
+    got = [frozen(trained(), x) for x in xs]        # (a recording, then replays)
+    assert outside[0]._node.op != "data"
+    for g, x in zip(got, xs):
+        for a, b in zip(g, step(trained(), x)):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
