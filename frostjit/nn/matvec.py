@@ -11,6 +11,7 @@ The geometry of a product is a :class:`Geometry` (plain Python values, part of t
 """
 from __future__ import annotations
 
+import itertools
 import weakref
 from dataclasses import dataclass
 
@@ -117,8 +118,11 @@ def bias_gradient(bias_buffer, dys: list, g: Geometry):
     return grad
 
 
-# Products with trained weights whose reverse pass has not run yet (see _pending_inputs).
-_PENDING: "weakref.WeakSet[MatVecOp]" = weakref.WeakSet()
+# Products with trained weights whose reverse pass has not run yet (see _pending_inputs), in the
+# order they were traced: a kernel's outputs follow this order, and a set's order (addresses)
+# would give each pass other kernels to compile.
+_PENDING: "weakref.WeakValueDictionary[int, MatVecOp]" = weakref.WeakValueDictionary()
+_pending_keys = itertools.count()
 
 
 def _pending_inputs() -> list:
@@ -136,7 +140,7 @@ def _pending_inputs() -> list:
     frozen function being recorded (or inside another one): a recording evaluates only its own.
     """
     rec = trace_state.recorder
-    arrays = [x for op in list(_PENDING) if op.recorder is rec for x in op.xs + op.out
+    arrays = [x for op in list(_PENDING.values()) if op.recorder is rec for x in op.xs + op.out
               if traits.is_jit_v(type(x)) and x._node.op not in ("data", "literal")]
     if not arrays or is_symbolic([x._node for x in arrays]):
         return []
@@ -152,7 +156,8 @@ class MatVecOp(CustomOp):
         self.buffer, self.xs, self.bias_buffer, self.g = buffer, list(xs), bias_buffer, g
         if g.trained:
             self.recorder = trace_state.recorder
-            _PENDING.add(self)
+            self.pending_key = next(_pending_keys)
+            _PENDING[self.pending_key] = self
         bias = buffer if g.b_same else bias_buffer
         self.out = product(buffer, self.xs, bias, g)
         return self.out
@@ -172,7 +177,7 @@ class MatVecOp(CustomOp):
         self.set_grad_in("xs", product(self.buffer, dys, None, g, transpose=True))
         if not g.trained:
             return
-        _PENDING.discard(self)
+        _PENDING.pop(self.pending_key, None)
         d_buffer = weight_gradient(self.buffer, dys, self.xs, g, _pending_inputs())
         if g.b_offset is not None:
             d_bias = bias_gradient(self.buffer if g.b_same else self.bias_buffer, dys, g)

@@ -107,3 +107,23 @@ def test_frozen_step_beside_a_pending_forward_pass_matches_the_plain_step():
     for g, x in zip(got, xs):
         for a, b in zip(g, step(trained(), x)):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_repeated_passes_reuse_their_kernels():
+    # The reverse pass's kernel evaluates the pending layers in the order they were traced (a set
+    # of them gave each pass its own output order: a new kernel to compile every pass).
+    net = _net(8)
+    w = net["weights"]
+    fj.enable_grad(w)
+    xs = [Float(np.linspace(-1, 1, LANES) * (k + 1)) for k in range(3)]
+    fj.eval(xs)
+    hits = []
+    for _ in range(5):
+        with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+            fj.kernel_history()
+            y = net(nn.CoopVec(*xs))
+            fj.backward(fj.sum(y[0] * y[0] + y[1]))
+            fj.eval(fj.grad(w))
+            hits.append([e["cache_hit"] for e in fj.kernel_history() if e["type"] == "jit"])
+        fj.clear_grad(w)
+    assert all(all(h) for h in hits[2:]), hits
