@@ -27,6 +27,7 @@ BENCHES = {
     "func": ("bench_func.py", "@fj.func: 50 call sites of a 200-operation function, compiled once, beside Dr.Jit"),
     "freeze": ("bench_freeze.py", "frozen functions: call overhead, per input leaf, replay, new widths"),
     "ad": ("bench_ad.py", "the fit demo's training step (AD + Adam), unfrozen and frozen"),
+    "nn": ("bench_nn.py", "the nn guide's training program (TriEncode + 4 Linear layers): first-use compile and steady state beside Dr.Jit"),
     "pool": ("bench_pool.py", "the thread pool's wake-up: short launches back to back and after pauses, beside Dr.Jit"),
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),
     "random": ("bench_random.py", "PCG32 samples and a Monte Carlo estimate of pi beside Dr.Jit and NumPy"),

@@ -11,6 +11,8 @@ The geometry of a product is a :class:`Geometry` (plain Python values, part of t
 """
 from __future__ import annotations
 
+import itertools
+import weakref
 from dataclasses import dataclass
 
 from .. import traits
@@ -20,6 +22,8 @@ from ..functions.evaluation import eval as fj_eval, width
 from ..functions.math import fma
 from ..functions.memory import gather, scatter_add
 from ..tensor import concat
+from ..trace.loops import is_symbolic
+from ..trace.state import state as trace_state
 
 # Rows of the weight gradient per scatter-add, bounded so ``rows * columns * lanes`` indices fit
 # a UInt32 comfortably.
@@ -78,14 +82,15 @@ def _lanes(arrays: list):
     return n, [a if width(a) == n else a + zeros(type(a), n) for a in arrays]
 
 
-def weight_gradient(buffer, dys: list, xs: list, g: Geometry):
+def weight_gradient(buffer, dys: list, xs: list, g: Geometry, also: list = ()):
     """The gradient of ``buffer`` for the coefficients of ``A``: ``sum over lanes dy_i x_j`` at
-    each coefficient's buffer entry (a full-size array, zero elsewhere)."""
+    each coefficient's buffer entry (a full-size array, zero elsewhere).  ``also``: arrays to
+    evaluate in the same kernel as ``dys`` and ``xs`` (:func:`_pending_inputs`)."""
     buf_t = type(buffer)
     index_t = traits.uint32_array_t(traits.detached_t(buf_t))
     grad = zeros(buf_t, width(buffer))
     lanes, both = _lanes(list(dys) + list(xs))
-    fj_eval(both)       # (one kernel for all parts; concat would otherwise evaluate them one by one)
+    fj_eval(both, list(also))   # (one kernel for all parts; concat would evaluate them one by one)
     dy_all, x_all = concat(both[:g.n_out]), concat(both[g.n_out:])
     rows = max(1, min(g.n_out, _MAX_ENTRIES // max(1, g.n_in * lanes)))
     for r0 in range(0, g.n_out, rows):
@@ -113,6 +118,35 @@ def bias_gradient(bias_buffer, dys: list, g: Geometry):
     return grad
 
 
+# Products with trained weights whose reverse pass has not run yet (see _pending_inputs), in the
+# order they were traced: a kernel's outputs follow this order, and a set's order (addresses)
+# would give each pass other kernels to compile.
+_PENDING: "weakref.WeakValueDictionary[int, MatVecOp]" = weakref.WeakValueDictionary()
+_pending_keys = itertools.count()
+
+
+def _pending_inputs() -> list:
+    """The unevaluated inputs and results of the products in ``_PENDING`` (the other layers of
+    the network whose weight gradient is being computed), to evaluate with this layer's.
+
+    A layer's weight gradient evaluates its inputs and output gradients (:func:`weight_gradient`).
+    The layers' inputs are one forward pass's activations: evaluated layer by layer, each
+    evaluation recomputed the forward pass up to its layer, so the nn guide's 4-layer network
+    compiled the forward pass ~4 times over in its reverse pass (kernels of 4,000-5,400
+    instructions each at width 16).  Evaluated with the first layer's, they are computed once;
+    the results too, which the activations' derivatives (``LeakyReLU``'s) read.
+    Inputs that depend on a symbolic loop's or ``@fj.func`` body's variables have no value
+    outside their kernel: they stay as they are; so do those of products traced outside the
+    frozen function being recorded (or inside another one): a recording evaluates only its own.
+    """
+    rec = trace_state.recorder
+    arrays = [x for op in list(_PENDING.values()) if op.recorder is rec for x in op.xs + op.out
+              if traits.is_jit_v(type(x)) and x._node.op not in ("data", "literal")]
+    if not arrays or is_symbolic([x._node for x in arrays]):
+        return []
+    return arrays
+
+
 class MatVecOp(CustomOp):
     """``A @ x + b`` with derivatives into the coefficient buffer(s) and the input components."""
 
@@ -120,8 +154,13 @@ class MatVecOp(CustomOp):
 
     def eval(self, buffer, xs, bias_buffer, g):
         self.buffer, self.xs, self.bias_buffer, self.g = buffer, list(xs), bias_buffer, g
+        if g.trained:
+            self.recorder = trace_state.recorder
+            self.pending_key = next(_pending_keys)
+            _PENDING[self.pending_key] = self
         bias = buffer if g.b_same else bias_buffer
-        return product(buffer, self.xs, bias, g)
+        self.out = product(buffer, self.xs, bias, g)
+        return self.out
 
     def forward(self):
         g = self.g
@@ -138,7 +177,8 @@ class MatVecOp(CustomOp):
         self.set_grad_in("xs", product(self.buffer, dys, None, g, transpose=True))
         if not g.trained:
             return
-        d_buffer = weight_gradient(self.buffer, dys, self.xs, g)
+        _PENDING.pop(self.pending_key, None)
+        d_buffer = weight_gradient(self.buffer, dys, self.xs, g, _pending_inputs())
         if g.b_offset is not None:
             d_bias = bias_gradient(self.buffer if g.b_same else self.bias_buffer, dys, g)
             if g.b_same:

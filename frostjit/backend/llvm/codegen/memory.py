@@ -237,6 +237,8 @@ class _IndexRun:
 def op_gather(e, ins):
     k = ins.value
     vt = ins.vt
+    if e.spec.instrs[ins.args[0]].op == "literal":
+        return _gather_literal(e, ins)
     offset = _lane_offset(e, ins.args[0])
     if offset is None and not e.masked_chunks:
         return _gather_without_mask_registers(e, ins)
@@ -287,6 +289,44 @@ def op_gather(e, ins):
     e.body.append(f"  br label %{tag}.end")
     e.body.append(f"{tag}.end:")
     r = e.emit(f"phi {v} [ {r_one}, %{tag}.one ], [ {r_vec}, %{tag}.vec ], [ {r_any}, %{tag}.any ]")
+    if vt is Bool:
+        r = e.cmp("icmp", "ne", "i8", r, "zeroinitializer")
+    return r
+
+
+def _gather_literal(e, ins) -> str:
+    """A gather whose index is a literal (the same element for every lane): one scalar load,
+    broadcast, with no per-chunk tests.
+
+    A network layer reads each of its coefficients this way (``nn.matvec``: ``n_out x n_in``
+    gathers by constant index).  Through :func:`op_gather`'s three ways each such gather was four
+    basic blocks and a phi: 664 of them in one 16-wide training kernel (3,400 blocks) made LLVM's
+    code generation take minutes (docs/nn.md, "Known slow case").  An index out of bounds reads
+    the zero padding (``@fj.gather_pad``), as out-of-bounds lanes read 0.
+    """
+    k, vt = ins.value, ins.vt
+    index = e.spec.instrs[ins.args[0]]
+    bits = index.vt.bits
+    c = index.value & ((1 << bits) - 1)         # (negative literals are huge: out of bounds)
+    mt = memory_type(vt)
+    e.declarations.add("@fj.gather_pad = internal constant [64 x i8] zeroinitializer, align 64")
+    # 32-bit indices are in bounds below min(size, 2^31 - 1) (see frame.py's %n{k}.w).
+    if bits == 32 and c >= 2 ** 31 - 1:
+        ptr = "@fj.gather_pad"
+    else:
+        # Three scalar instructions where the load is: made in the entry block, a kernel's
+        # hundreds of such pointers would all be live across the loop (spilled, and slow to
+        # allocate registers for).
+        inb = e.emit(f"icmp ult i64 {c}, %n{k}")
+        p = e.emit(f"getelementptr {mt}, ptr %a{k}, i64 {c}")
+        ptr = e.emit(f"select i1 {inb}, ptr {p}, ptr @fj.gather_pad")
+    x = e.emit(f"load {mt}, ptr {ptr}, align {vt.itemsize}")
+    v = e.vty(mt)
+    xs = e.emit(f"insertelement {v} poison, {mt} {x}, i64 0")
+    r = e.emit(f"shufflevector {v} {xs}, {v} poison, <{e.W} x i32> zeroinitializer")
+    mask = e.spec.instrs[ins.args[1]]
+    if not (mask.op == "literal" and mask.value):      # (lanes outside the chunk need no zeros)
+        r = e.select(mt, e.arg(ins, 1), r, "zeroinitializer")
     if vt is Bool:
         r = e.cmp("icmp", "ne", "i8", r, "zeroinitializer")
     return r
