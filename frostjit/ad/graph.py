@@ -378,6 +378,40 @@ def accum(v: Vertex, g) -> None:
     v.grad = g if v.grad is None else v.grad + g
 
 
+class ScatterAdjoint:
+    """The backward function of an edge whose contribution is a scatter into a zero array of the
+    parent's size (a gather's adjoint): ``adjoint(g)`` returns that array, and a backward
+    traversal instead scatters every such contribution to one parent into a single gradient
+    buffer (:meth:`into`), as Dr.Jit does.  Adding each contribution as its own array would read
+    each scatter's target while its scatter is queued, which launches the queue: one kernel per
+    gather of the parent (a hash grid's backward pass ran 32 kernels, each recomputing the
+    forward pass, where Dr.Jit runs one).
+
+    ``new_target()`` makes the zero array; ``scatter(target, g)`` adds ``g`` into it."""
+
+    __slots__ = ("new_target", "scatter")
+
+    def __init__(self, new_target, scatter):
+        self.new_target = new_target
+        self.scatter = scatter
+
+    def __call__(self, g):
+        t = self.new_target()
+        self.scatter(t, g)
+        return t
+
+    def into(self, parent: Vertex, g, pending: dict) -> None:
+        """Scatter ``g``'s contribution into the parent's buffer of this traversal
+        (``pending[parent.id]``, made at its first contribution); the traversal adds the buffer
+        to ``parent.grad`` when it reaches the parent, after every contribution is in."""
+        if _is_zero_literal(g):
+            return
+        entry = pending.get(parent.id)
+        if entry is None:
+            entry = pending[parent.id] = (parent, self.new_target())
+        self.scatter(entry[1], g)
+
+
 def _is_zero_literal(g) -> bool:
     if isinstance(g, ArrayBase):
         node = g._node
@@ -448,7 +482,12 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
     flags = int(flags)
     clear_edges = bool(flags & _CLEAR_EDGES)
     clear_input, clear_interior = bool(flags & _CLEAR_INPUT), bool(flags & _CLEAR_INTERIOR)
+    pending: dict = {}      # vertex id -> (vertex, the buffer ScatterAdjoint.into scatters into)
     for v in verts:
+        if pending:
+            entry = pending.pop(v.id, None)
+            if entry is not None:
+                accum(v, entry[1])
         if v.id < bound:                  # outside the isolation scope: postponed
             if v.grad is not None:
                 touched[v.id] = v
@@ -467,12 +506,16 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
                             bwd.backward(parent, g)
                         elif parent.id < bound:
                             accum(parent, _lanes(bwd(g)))
+                        elif type(bwd) is ScatterAdjoint:
+                            bwd.into(parent, g, pending)
                         else:
                             accum(parent, bwd(g))
         if clear_edges:
             v.parents = ()
         if (clear_input if v.id in start_ids else clear_interior) and v.id not in keep:
             v.grad = None
+    for v, t in pending.values():      # (none: a parent is walked after its children)
+        accum(v, t)
 
 
 def _empty(v) -> bool:

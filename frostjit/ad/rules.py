@@ -43,7 +43,7 @@ from ..trace import ops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.optable import OPS, SPECIAL, ZERO
 from ..trace.state import state
-from .graph import Vertex, detached, is_active, scopes, broadcast, sized_literal
+from .graph import ScatterAdjoint, Vertex, detached, is_active, scopes, broadcast, sized_literal
 
 
 class Mask:
@@ -274,13 +274,10 @@ class Hook:
         scls = v.cls
         index, active = _frozen_operand(index), _frozen_operand(active)
 
-        def bwd(g):
-            t = sized_literal(scls, 0, v.size, v)
-            scatter_add(t, g, index, active)
-            return t
-
         def fwd(gs):
             return gather(cls, broadcast(gs, v.size, v), index, active)
+        bwd = ScatterAdjoint(lambda: sized_literal(scls, 0, v.size, v),
+                             lambda t, g: scatter_add(t, g, index, active))
         _attach(out, [(v, fwd, bwd)])
 
     def on_read_modify_write(self, who: str, operands: dict) -> None:

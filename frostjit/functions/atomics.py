@@ -121,13 +121,23 @@ def _refuse_gradients(who: str, **operands) -> None:
         trace_state.ad_hook.on_read_modify_write(who, operands)
 
 
-def _groups(index, ok):
+def _groups(index, ok, target):
     """``(perm, sorted index, sorted ok, rank)``: lanes sorted by index (inactive lanes after every
     active one), and each lane's rank, in lane order, among the active lanes on its element."""
     n = width(index)
     u32 = type(index)
-    key = select(ok, index, u32(0xFFFFFFFF))
-    perm = sort_permutation([(key, 32)], u32)
+    n_target = width(target)
+    if type(n_target) is int and n_target < 0xFFFFFFFF:
+        # An active lane's index is below the target's size (``ok`` holds the bounds test), so an
+        # inactive lane keyed with the size itself sorts after them, and the radix sort needs only
+        # the size's bits (9 passes for a 256-element histogram, not 32).  An int width is a
+        # constant even inside a frozen function (a symbolic one is not an int: all 32 bits).
+        key = select(ok, index, u32(n_target))
+        bits = max(1, n_target.bit_length())
+    else:
+        key = select(ok, index, u32(0xFFFFFFFF))
+        bits = 32
+    perm = sort_permutation([(key, bits)], u32)
     pos = arange(u32, n)
     s = gather(u32, key, perm)
     has_prev = pos >= 1
@@ -173,7 +183,7 @@ def scatter_inc(target, index, active=True):
     if type(n_target) is int and n_target == 1:
         rank = prefix_sum(u32(ok))                      # the counter: no sort needed
     else:
-        _, _, _, rank = _groups(idx, ok)
+        _, _, _, rank = _groups(idx, ok, target)
     old = select(ok, gather(u32, target, idx, ok) + rank, u32(0))
     scatter_add(target, u32(1), idx, ok)
     return old
@@ -204,7 +214,7 @@ def scatter_exch(target, value, index, active=True):
         _refuse_gradients("scatter_exch", target=target, value=value)
         return _read_modify_write("exch", target, value, idx, ok)
     u32 = type(idx)
-    perm, s, ok_sorted, _ = _groups(idx, ok)
+    perm, s, ok_sorted, _ = _groups(idx, ok, target)
     pos = arange(u32, n)
     one_value = width(value) == 1          # a size-1 value (or a literal) is every lane's value
     v_sorted = value if one_value else gather(cls, value, perm)
@@ -253,7 +263,7 @@ def scatter_cas(target, compare, value, index, active=True):
         old = _read_modify_write("cas", target, value, idx, ok, compare)
         return old, ok & _same_bits(old, compare)
     n = width(idx)
-    _, _, _, rank = _groups(idx, ok)
+    _, _, _, rank = _groups(idx, ok, target)
     rounds = int(_reduce_array("max", select(ok, rank + 1, type(rank)(0)))[0]) if n else 0
     old = zeros(cls, n)
     success = zeros(b, n)

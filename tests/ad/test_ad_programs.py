@@ -128,6 +128,40 @@ def test_backward_of_a_scatter_gather_model_is_a_few_launches():
     assert len(history) <= 4, [h["type"] for h in history]
 
 
+@given(st.integers(1, 6), st.sampled_from([1, 7, 1000]), st.integers(0, 2**31 - 1))
+def test_gathers_of_one_source_scatter_their_adjoints_into_one_buffer(k, n, seed):
+    # k gathers of one interior array (base * 3), masked or not, with a plain use of it between
+    # them: the adjoints scatter into one gradient buffer in one kernel (each used to be its own
+    # array, read while its scatter was queued: one launch per gather), and the gradient that
+    # flows on to `base` is np.add.at's.
+    rng = np.random.default_rng(seed)
+    m = 13
+    b0 = rng.standard_normal(m).astype(np.float32)
+    base = Float(b0)
+    fj.enable_grad(base)
+    src = base * 3
+    want = np.zeros(m, np.float64)
+    y = Float(0)
+    for j in range(k):
+        idx = rng.integers(0, m, n).astype(np.uint32)
+        act = rng.random(n) < 0.7 if j % 2 else np.ones(n, bool)
+        w = rng.standard_normal(n).astype(np.float32)
+        y = y + fj.sum(fj.gather(Float, src, UInt32(idx), fj.llvm.ad.Bool(act)) * Float(w))
+        np.add.at(want, idx[act], w[act].astype(np.float64))
+        if j == 0:
+            y = y + fj.sum(src * 0.5)
+            want += 0.5
+    fj.eval(y)
+    with fj.scoped_set_flag(fj.JitFlag.KernelHistory, True):
+        fj.kernel_history()
+        fj.backward(y)
+        g = fj.grad(base)
+        fj.eval(g)
+        history = fj.kernel_history()
+    assert len([h for h in history if h["type"] == "jit"]) <= 2, [h["type"] for h in history]
+    assert np.allclose(g.numpy(), 3 * want, rtol=1e-5, atol=1e-4)
+
+
 def test_forward_mode_through_a_reduction_matches_reverse_mode():
     x0 = np.linspace(0.1, 1.0, 50)
     x = Float64(x0)

@@ -161,3 +161,38 @@ def test_scatter_inc_in_a_symbolic_loop_body_gives_each_active_lane_a_slot():
                          lambda i: (i + 1 + 0 * fj.scatter_inc(counter, 0),), mode="symbolic")
     fj.eval(counter, i)
     assert counter.numpy().tolist() == [6] and i.numpy().tolist() == [3, 3, 3, 3, 4]
+
+
+def _histogram_slots(index, active, bins):
+    counts = fj.zeros(UInt, bins)       # a constant size: the sort covers only its bits
+    slot = fj.scatter_inc(counts, index, active)
+    return counts, slot
+
+
+@pytest.mark.parametrize("bins", [1, 2, 255, 256, 257, 4096])
+def test_scatter_inc_and_exch_sorted_on_the_targets_bits_keep_lane_order(bins):
+    # Lanes are grouped by a radix sort on the bits of the target's size (inactive and
+    # out-of-bounds lanes keyed with the size): check the sizes around a power of two against the
+    # lane-order model, with out-of-bounds and inactive lanes, plain and frozen (a target of
+    # constant size made inside, and one passed in at several sizes).
+    rng = np.random.default_rng(bins)
+    frozen = fj.freeze(_histogram_slots)
+    for n in (37, 1000, 37):
+        index = rng.integers(0, bins + 3, n).astype(np.uint32)
+        active = rng.random(n) < 0.8
+        ok = active & (index < bins)
+        old, final = _lane_order_inc(np.zeros(bins, np.uint32), index[ok])
+        want = np.zeros(n, np.uint32)
+        want[ok] = old
+        for f in (_histogram_slots, frozen):
+            counts, slot = f(UInt(index), Bool(active), bins)
+            assert slot.numpy().tolist() == want.tolist()
+            assert counts.numpy().tolist() == final.tolist()
+        start = rng.standard_normal(bins).astype(np.float32)
+        values = rng.standard_normal(n).astype(np.float32)
+        t = Float(start)
+        r = fj.scatter_exch(t, Float(values), UInt(index), Bool(active)).numpy()
+        cur, exp = start.copy(), np.zeros(n, np.float32)
+        for i in np.flatnonzero(ok):
+            exp[i], cur[index[i]] = cur[index[i]], values[i]
+        assert r.tolist() == exp.tolist() and t.numpy().tolist() == cur.tolist()
