@@ -28,6 +28,7 @@ BENCHES = {
     "freeze": ("bench_freeze.py", "frozen functions: call overhead, per input leaf, replay, new widths"),
     "ad": ("bench_ad.py", "the fit demo's training step (AD + Adam), unfrozen and frozen"),
     "pool": ("bench_pool.py", "the thread pool's wake-up: short launches back to back and after pauses, beside Dr.Jit"),
+    "hashgrid": ("bench_hashgrid.py", "a 16-level hash grid's forward and backward pass (2-D, 3-D) beside Dr.Jit"),
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),
     "random": ("bench_random.py", "PCG32 samples and a Monte Carlo estimate of pi beside Dr.Jit and NumPy"),
     "scalar": ("bench_scalar.py", "the scalar backend's eager operations (CPU time per call), beside Dr.Jit's scalar backend"),
