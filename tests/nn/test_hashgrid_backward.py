@@ -1,8 +1,6 @@
 """Hash-grid encodings' parameter gradients: one backward kernel for all levels, corners and
 features (the gathers of the parameters share one gradient buffer, ad/graph.py's
 ScatterAdjoint), equal to a NumPy adjoint, and consistent with forward mode."""
-import math
-
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,7 +9,7 @@ import frostjit as fj
 from frostjit.hashgrid import HashGridEncoding, PermutoEncoding
 from frostjit.llvm.ad import Float, Float64
 
-PRIMES = [1, 2654435761, 805459861, 3674653429]
+from test_hashgrid import corners
 
 # (dimension, levels, features, hashmap size, base resolution, per-level scale, align corners)
 CONFIGS = [(2, 3, 2, 2 ** 10, 3, 1.5, False), (2, 4, 2, 64, 4, 2.0, False), (3, 3, 2, 128, 2, 1.7, True),
@@ -20,34 +18,11 @@ CONFIGS = [(2, 3, 2, 2 ** 10, 3, 1.5, False), (2, 4, 2, 64, 4, 2.0, False), (3, 
 
 def adjoint(coef, x, D, L, F, T, base, pls, align):
     """NumPy gradient of ``sum_k coef[k] * out[k]`` with respect to the parameters (float64)."""
-    grad, offset = [], 0
-    sizes = []
-    for level in range(L):
-        res = math.ceil(base * pls ** level - 1) + 1
-        sizes.append(-(-res ** D // F) * F if res ** D <= T else T)
-    grad = np.zeros(sum(sizes) * F)
-    for level in range(L):
-        scale = base * pls ** level - 1
-        res = math.ceil(scale) + 1
-        size = sizes[level]
-        pos = x * scale + (0 if align else 0.5)
-        p0 = np.floor(pos)
-        fr = pos - p0
-        p0 = p0.astype(np.uint64)
-        for c in range(2 ** D):
-            bits = [(c >> d) & 1 for d in range(D)]
-            key = [p0[d] + np.uint64(bits[d]) for d in range(D)]
-            w = np.prod([fr[d] if bits[d] else 1 - fr[d] for d in range(D)], axis=0)
-            if res ** D <= T:
-                idx = sum(key[d] * np.uint64(res ** d) for d in range(D)) % np.uint64(size)
-            else:
-                h = np.zeros(x.shape[1], np.uint64)
-                for d in range(D):
-                    h ^= (key[d] * np.uint64(PRIMES[d])) & np.uint64(0xFFFFFFFF)
-                idx = h % np.uint64(size)
-            for f in range(F):
-                np.add.at(grad, (offset + idx.astype(np.int64)) * F + f, w * coef[level * F + f])
-        offset += size
+    e = HashGridEncoding(Float64, D, n_levels=L, n_features_per_level=F, hashmap_size=T, base_resolution=base,
+                         per_level_scale=pls, align_corners=align)
+    grad = np.zeros(e.n_params)
+    for row, index, w in corners(x, D, L, F, T, base, pls, align):
+        np.add.at(grad, index, w * coef[row])
     return grad
 
 
