@@ -14,10 +14,10 @@ from frostjit.llvm.ad import Float, Float64, UInt32, TensorXf
 PRIMES = [1, 2654435761, 805459861, 3674653429]
 
 
-def reference(params, x, D, L, F, T, base, pls, align):
-    """NumPy model of the encoding (float64), written from the measured layout (docs/nn.md)."""
-    N = x.shape[1]
-    out = np.zeros((L * F, N))
+def corners(x, D, L, F, T, base, pls, align):
+    """NumPy model of the encoding's lookups (float64), written from the measured layout
+    (docs/nn.md): for each level, corner and feature, ``(output row, parameter index per
+    point, weight per point)``."""
     offset = 0
     for level in range(L):
         scale = base * pls ** level - 1
@@ -35,13 +35,20 @@ def reference(params, x, D, L, F, T, base, pls, align):
             if dense:
                 idx = sum(key[d] * np.uint64(res ** d) for d in range(D)) % np.uint64(size)
             else:
-                h = np.zeros(N, np.uint64)
+                h = np.zeros(x.shape[1], np.uint64)
                 for d in range(D):
                     h ^= (key[d] * np.uint64(PRIMES[d])) & np.uint64(0xFFFFFFFF)
                 idx = h % np.uint64(size)
             for f in range(F):
-                out[level * F + f] += w * params[(offset + idx.astype(np.int64)) * F + f]
+                yield level * F + f, (offset + idx.astype(np.int64)) * F + f, w
         offset += size
+
+
+def reference(params, x, D, L, F, T, base, pls, align):
+    """The encoding's output (float64), from :func:`corners`."""
+    out = np.zeros((L * F, x.shape[1]))
+    for row, index, w in corners(x, D, L, F, T, base, pls, align):
+        out[row] += w * params[index]
     return out
 
 

@@ -290,7 +290,7 @@ class KernelEmitter:
         """
         text = self.definitions[symbol]
         if self.math_calls.get(symbol, 0) > INLINE_MATH_CALLS:
-            text = text.replace(") alwaysinline {", ") noinline {", 1)
+            text = text.replace(") alwaysinline ", ") noinline ", 1)
         return text
 
     # -- instructions ----------------------------------------------------
