@@ -35,6 +35,7 @@ from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
 from .layout import Walker, entries
 from .readset import ReadSet
+from .values import PARAM_NUMBERS
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed
@@ -693,7 +694,7 @@ class FrozenFunction:
             o, t = old.get(path), new.get(path)
             if not (isinstance(o, tuple) and isinstance(t, tuple) and len(o) == 2 == len(t)):
                 continue
-            if o[0] is t[0] and t[0] in (int, float) and o[1] != t[1] and t[1] != "param":
+            if o[0] is t[0] and t[0] in PARAM_NUMBERS and o[1] != t[1] and t[1] != "param":
                 c, k = loc
                 if c is not args and not layout.writable(c, k, _get(c, k)):
                     continue

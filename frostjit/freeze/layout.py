@@ -44,7 +44,7 @@ from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
 from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
                           NodeType, node_type, slot_names)
-from .values import Eq, Ident, coarse_eq, exact_state, value_key
+from .values import NP_PARAM_NUMBERS, Eq, Ident, coarse_eq, exact_state, value_key
 
 
 _NO_SLOT = object()
@@ -160,7 +160,7 @@ class Walker:
         self.opaque_mask = opaque_mask
         self.force_opaque = force_opaque
         self.make_opaque = False
-        # Python numbers (int, float) are counted in walk order; those in param_mask are keyed by
+        # Python numbers (int, float, values.NP_PARAM_NUMBERS) are counted in walk order; those in param_mask are keyed by
         # type only and become parameters of the recording (see frozen.FrozenFunction._miss)
         self.param_mask = param_mask
         self.n_numbers = 0
@@ -342,7 +342,7 @@ class Walker:
         # numbers by type and bits (-0.0 is not 0.0, NaN is NaN, True is not 1), objects by
         # their own ==, else by weak identity (values.value_key)
         t = type(o)
-        if t is float or t is int:
+        if t is float or t is int or t in NP_PARAM_NUMBERS:
             i = self.n_numbers
             self.n_numbers = i + 1
             if self.P:
