@@ -26,9 +26,9 @@ from ..trace.state import state
 from ..ad import graph as ad_graph
 from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
-from .layout import Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
+from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
-from .values import NP_PARAM_NUMBERS, Ident, eq_differs, value_key, needs_key, is_torch_tensor
+from .values import Ident, eq_differs, value_key, needs_key, is_torch_tensor
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 

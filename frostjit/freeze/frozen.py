@@ -33,9 +33,8 @@ from .checking import FreezeMismatchError
 from . import raised as _raised
 from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
-from .layout import Walker, entries
+from .layout import PARAM_NUMBERS, Walker, entries
 from .readset import ReadSet
-from .values import PARAM_NUMBERS
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
 from .recording import Recording, GuardFailed, ReplayFailed

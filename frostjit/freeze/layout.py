@@ -44,7 +44,7 @@ from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
 from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
                           NodeType, node_type, slot_names)
-from .values import NP_PARAM_NUMBERS, Eq, Ident, coarse_eq, exact_state, value_key
+from .values import Eq, Ident, coarse_eq, exact_state, value_key
 
 
 _NO_SLOT = object()
@@ -90,6 +90,15 @@ def keys_token(keys: tuple) -> tuple:
         if type(k) is not str:
             return tuple(k if type(k) is str else value_key(k) for k in keys)
     return keys
+
+
+# NumPy scalars that become recording parameters like Python ints and floats when their value
+# changes between calls (a learning rate as ``np.float32``, ``arr.mean()``): the types a kernel
+# literal can hold exactly (not ``np.longdouble``, ``np.bool_``, complex).  A parameter keeps its
+# type in the key, so a replay sees the recorded type and NumPy's promotion of it.
+NP_PARAM_NUMBERS = frozenset((np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+                              np.uint8, np.uint16, np.uint32, np.uint64))
+PARAM_NUMBERS = frozenset((int, float)) | NP_PARAM_NUMBERS
 
 
 class Flat:
@@ -160,7 +169,7 @@ class Walker:
         self.opaque_mask = opaque_mask
         self.force_opaque = force_opaque
         self.make_opaque = False
-        # Python numbers (int, float, values.NP_PARAM_NUMBERS) are counted in walk order; those in param_mask are keyed by
+        # Python numbers (int, float, NP_PARAM_NUMBERS) are counted in walk order; those in param_mask are keyed by
         # type only and become parameters of the recording (see frozen.FrozenFunction._miss)
         self.param_mask = param_mask
         self.n_numbers = 0

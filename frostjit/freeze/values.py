@@ -115,15 +115,6 @@ def eq_differs(a, b) -> bool:
     return type(r) is not bool or not r
 
 
-# NumPy scalars that become recording parameters like Python ints and floats when their value
-# changes between calls (a learning rate as ``np.float32``, ``arr.mean()``): the types a kernel
-# literal can hold exactly (not ``np.longdouble``, ``np.bool_``, complex).  A parameter keeps its
-# type in the key, so a replay sees the recorded type and NumPy's promotion of it.
-NP_PARAM_NUMBERS = frozenset((np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
-                              np.uint8, np.uint16, np.uint32, np.uint64))
-PARAM_NUMBERS = frozenset((int, float)) | NP_PARAM_NUMBERS
-
-
 def value_key(o):
     """The layout-key token of a Python value ``o`` (see module docstring).
 
