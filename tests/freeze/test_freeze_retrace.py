@@ -8,7 +8,6 @@ from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
 from frostjit.llvm import Float, UInt32
-from frostjit.llvm.ad import Float as FloatAD
 
 from freeze_helpers import ramp, same
 
@@ -131,21 +130,3 @@ def test_numpy_scalar_parameter_uses(use):
         got, ref = fz(ramp(3), k), fn(ramp(3), k)
         assert type(got) is type(ref) and same(got, ref), (use, k)
 
-
-def test_ad_training_loop_with_a_numpy_learning_rate():
-    @fj.freeze
-    def step(p, lr):
-        loss = fj.sum(fj.square(p - 3))
-        fj.backward(loss)
-        q = fj.detach(p) - lr * fj.grad(p)
-        fj.enable_grad(q)
-        return q, fj.detach(loss)
-    p1 = FloatAD(np.arange(5, dtype=np.float32))
-    p2 = FloatAD(np.arange(5, dtype=np.float32))
-    fj.enable_grad(p1, p2)
-    for i in range(8):
-        lr = np.float32(0.1 * 0.9 ** i)
-        p1, l1 = step(p1, lr)
-        p2, l2 = step.f(p2, lr)
-        assert same(fj.detach(p1), fj.detach(p2)) and same(l1, l2), i
-    assert step.n_recordings <= 3
