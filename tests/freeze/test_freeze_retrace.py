@@ -121,12 +121,19 @@ def test_numpy_scalar_left_of_an_array_matches_plain(use):
 
 @pytest.mark.parametrize("use", ["Float(k) * x", "fj.full(Float, k, 3) + x[0]", "x * np.sqrt(k)", "x * math.sqrt(k)",
                                  "x * (k ** 2)", "x * abs(-k)", "x + (k > 1.0)", "x * float(k)", "x * k.item()",
-                                 "fj.select(x > 2, k, -k)", "x * np.float32(2) * k"])
+                                 "fj.select(x > 2, k, -k)", "x * np.float32(2) * k",
+                                 "x * k if type(k) is np.float32 else x", "x * k.dtype.itemsize",
+                                 "x * np.asarray(k).astype(np.float64)[()]", "x * np.float64(k)",
+                                 "x + k.astype(np.float16)", "(x * k, str(k), f'{k:.3f}')",
+                                 "x * np.maximum(k, 1.0)", "x * (k if isinstance(k, np.floating) else 0.0)"])
 def test_numpy_scalar_parameter_uses(use):
     fn = eval(f"lambda x, k: {use}", {"fj": fj, "np": np, "Float": Float, "math": __import__("math")})
     fz = fj.freeze(fn)
     for k in (0.5, 1.5, 2.5, 1.5, 0.25):
         k = np.float32(k)
         got, ref = fz(ramp(3), k), fn(ramp(3), k)
-        assert type(got) is type(ref) and same(got, ref), (use, k)
+        if type(ref) is tuple:
+            assert got[1:] == ref[1:] and same(got[0], ref[0]), (use, k)
+        else:
+            assert type(got) is type(ref) and same(got, ref), (use, k)
 
