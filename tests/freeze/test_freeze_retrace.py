@@ -55,7 +55,8 @@ def test_numpy_scalar_promotion_matches_plain(arr):
     def fn(x, k):
         return x * k, x + k
     fz = fj.freeze(fn)
-    for k in (np.float32(0.5), np.float32(2.0), np.float32(3.25), np.int32(2), np.int32(7)):
+    for k in (np.float32(0.5), np.float32(2.0), np.float32(3.25), np.int32(2), np.int32(7), np.uint64(2**40),
+              np.uint64(3), np.int64(-2**35), np.int64(5)):
         got, ref = fz(arr(1, 2, 3), k), fn(arr(1, 2, 3), k)
         assert all(same(a, b) for a, b in zip(got, ref)), k
 
@@ -95,14 +96,14 @@ def test_numpy_scalar_attribute_written_back():
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(NP_FLOATS + NP_INTS + (float, int)), st.integers(-4, 4),
+@given(st.lists(st.tuples(st.sampled_from(NP_FLOATS + NP_INTS + (np.int8, np.uint64, float, int)), st.integers(-4, 4),
                           st.sampled_from(WIDTHS)), min_size=2, max_size=8))
 def test_numpy_scalars_differential(calls):
     def fn(x, k):
         return fj.select(x > k, x * k, x - k), k + 1
     fz = fj.freeze(fn)
     for t, v, n in calls:
-        k = t(v) if t not in (np.uint32,) else t(abs(v))
+        k = t(v) if t not in (np.uint32, np.uint64) else t(abs(v))
         got, ref = fz(ramp(n, -2.0), k), fn(ramp(n, -2.0), k)
         assert same(got[0], ref[0]) and type(got[1]) is type(ref[1]) and got[1] == ref[1], (t, v, n)
 
