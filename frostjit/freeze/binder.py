@@ -26,7 +26,7 @@ from ..trace.state import state
 from ..ad import graph as ad_graph
 from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
-from .layout import Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
+from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
 from .values import Ident, eq_differs, value_key, needs_key, is_torch_tensor
 
@@ -369,11 +369,11 @@ class _Gen:
 
     def value(self, o, var) -> None:
         t = type(o)
-        if t is float or t is int:
+        if t is float or t is int or t in NP_PARAM_NUMBERS:
             i = self.n_numbers
             self.n_numbers = i + 1
             if i in self.param_mask:        # a parameter: any value of this type
-                self.fail_if(f"type({var}) is not {t.__name__}")
+                self.fail_if(f"type({var}) is not {t.__name__ if t is float or t is int else self.const(t)}")
                 self.params.append(var)
                 return
         # (the same object first: the usual case, one test; it has the type too)

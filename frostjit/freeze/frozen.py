@@ -33,7 +33,7 @@ from .checking import FreezeMismatchError
 from . import raised as _raised
 from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
-from .layout import Walker, entries
+from .layout import PARAM_NUMBERS, Walker, entries
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
@@ -693,7 +693,7 @@ class FrozenFunction:
             o, t = old.get(path), new.get(path)
             if not (isinstance(o, tuple) and isinstance(t, tuple) and len(o) == 2 == len(t)):
                 continue
-            if o[0] is t[0] and t[0] in (int, float) and o[1] != t[1] and t[1] != "param":
+            if o[0] is t[0] and t[0] in PARAM_NUMBERS and o[1] != t[1] and t[1] != "param":
                 c, k = loc
                 if c is not args and not layout.writable(c, k, _get(c, k)):
                     continue

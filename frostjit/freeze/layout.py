@@ -92,6 +92,15 @@ def keys_token(keys: tuple) -> tuple:
     return keys
 
 
+# NumPy scalars that become recording parameters like Python ints and floats when their value
+# changes between calls (a learning rate as ``np.float32``, ``arr.mean()``): the types a kernel
+# literal can hold exactly (not ``np.longdouble``, ``np.bool_``, complex).  A parameter keeps its
+# type in the key, so a replay sees the recorded type and NumPy's promotion of it.
+NP_PARAM_NUMBERS = frozenset((np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
+                              np.uint8, np.uint16, np.uint32, np.uint64))
+PARAM_NUMBERS = frozenset((int, float)) | NP_PARAM_NUMBERS
+
+
 class Flat:
     """The result of walking one call's inputs (see module docstring)."""
 
@@ -160,7 +169,7 @@ class Walker:
         self.opaque_mask = opaque_mask
         self.force_opaque = force_opaque
         self.make_opaque = False
-        # Python numbers (int, float) are counted in walk order; those in param_mask are keyed by
+        # Python numbers (int, float, NP_PARAM_NUMBERS) are counted in walk order; those in param_mask are keyed by
         # type only and become parameters of the recording (see frozen.FrozenFunction._miss)
         self.param_mask = param_mask
         self.n_numbers = 0
@@ -342,7 +351,7 @@ class Walker:
         # numbers by type and bits (-0.0 is not 0.0, NaN is NaN, True is not 1), objects by
         # their own ==, else by weak identity (values.value_key)
         t = type(o)
-        if t is float or t is int:
+        if t is float or t is int or t in NP_PARAM_NUMBERS:
             i = self.n_numbers
             self.n_numbers = i + 1
             if self.P:

@@ -89,6 +89,10 @@ class Sym:
             ov = other.value
         elif type(other) in (int, float) or isinstance(other, numbers.Number):
             ov = other
+        elif not reflected and isinstance(self.value, np.generic):
+            # a NumPy scalar's own operator decides first (``np.float32(2) * Float(...)`` converts
+            # the array through NumPy): the plain result, with the value exact (a guard)
+            return fn(self._escape(f"a NumPy scalar operator ({op})"), other)
         else:
             return NotImplemented       # arrays, NumPy arrays: their reflected operator decides
         value = fn(ov, self.value) if reflected else fn(self.value, ov)
@@ -213,6 +217,8 @@ class Sym:
 
     def _compare(self, other, op: str, fn):
         if type(other) is not Sym and type(other) not in (int, float) and not isinstance(other, numbers.Number):
+            if isinstance(self.value, np.generic):          # (as in _binary)
+                return fn(self._escape(f"a NumPy scalar comparison ({op})"), other)
             return NotImplemented
         rec = _owner(self, other)
         if rec is not None:

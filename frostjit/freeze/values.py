@@ -128,6 +128,8 @@ def value_key(o):
         return (t, float.hex(o))
     if isinstance(o, (np.floating, np.complexfloating)):
         return (t, o.tobytes())                     # bits: sign of zero, NaN
+    if isinstance(o, (np.integer, np.bool_)):
+        return (t, o.item())                        # (their == gives np.bool_, which Eq rejects)
     if isinstance(o, float):                        # a float subclass
         return (t, float.hex(o))
     if isinstance(o, complex):

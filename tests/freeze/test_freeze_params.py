@@ -78,7 +78,8 @@ def _global_step(x):
     return x - LR * x
 
 
-def test_ad_training_loop_with_a_float_learning_rate():
+@pytest.mark.parametrize("kind", [float, np.float32])      # (np.float32: a parameter since r12)
+def test_ad_training_loop_with_a_float_learning_rate(kind):
     @fj.freeze
     def step(p, lr):
         loss = fj.sum(fj.square(p - 3))
@@ -90,8 +91,8 @@ def test_ad_training_loop_with_a_float_learning_rate():
     p2 = FloatAD(np.arange(5, dtype=np.float32))
     fj.enable_grad(p1, p2)
     for i in range(10):
-        p1, l1 = step(p1, lr_at(i))
-        p2, l2 = step.f(p2, lr_at(i))
+        p1, l1 = step(p1, kind(lr_at(i)))
+        p2, l2 = step.f(p2, kind(lr_at(i)))
         assert same(fj.detach(p1), fj.detach(p2)) and same(l1, l2), i
     assert step.n_recordings <= 3      # (the first call's literal-free inputs, then the parameter)
 
