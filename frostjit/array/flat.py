@@ -23,7 +23,7 @@ from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
 from . import eager, promotion, registry, variables
-from .foreign import foreign_to_numpy, is_foreign_array
+from .foreign import foreign_operand, foreign_to_numpy, is_foreign_array
 from .labels import label_of, set_label_of
 from .printing import format_array
 
@@ -667,6 +667,7 @@ def apply(op: str, *operands):
         if isinstance(o, ArrayBase):
             cast_operands.append(o)
             continue
+        o = foreign_operand(o)          # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
                                              and vt is not None and vt.is_float) \

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat, sequence_type
+from ..array.foreign import foreign_operand
 from ..array.vector import VectorBase
 from ..errors import IncompatibleArgumentsError
 from ..functions.evaluation import width
@@ -62,6 +63,8 @@ def _operand(x, backend, who: str):
         return x._array, x.shape
     if is_flat(x):
         return x, (width(x),)
+    if not isinstance(x, VectorBase):
+        x = foreign_operand(x)          # (Dr.Jit: t[0, 0] == torch_tensor, TensorXi * np.array(3))
     if isinstance(x, _PY_SCALARS) or hasattr(x, "__symbolic_size__"):
         return x, None
     if isinstance(x, np.ndarray):
