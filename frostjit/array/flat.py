@@ -226,6 +226,8 @@ class ArrayBase:
             i = int(index)
             if i < 0:
                 i += size
+            if size == 1:
+                i = 0   # a size-1 array broadcasts: any index reads its entry (Dr.Jit: Float(7)[3] is 7)
             if not 0 <= i < size:
                 raise IndexError(f"{type(self).__name__}[{index}]: entry {i} is out of bounds "
                                  f"(the array is of size {size}).")
