@@ -249,7 +249,7 @@ def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int =
     file : object with ``write(str)``
         Where the text goes (default: ``sys.stdout``).
     mode : str
-        ``"auto"``, ``"evaluated"`` or ``"symbolic"``.  frostjit has no symbolic variables, so
+        ``"auto"``, ``"evaluate"`` (also ``"evaluated"``) or ``"symbolic"``.  frostjit has no symbolic variables, so
         every mode prints at once (Dr.Jit delays printing symbolic inputs to the next evaluation).
 
     Examples
@@ -257,8 +257,8 @@ def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int =
     >>> fj.print("{} and {b}", 1, b=UInt32(2, 3))
     1 and [2, 3]
     """
-    if mode not in ("auto", "evaluated", "symbolic"):
-        raise ValueError(f"frostjit.print(): 'mode' must be 'auto', 'evaluated' or 'symbolic', got {mode!r}")
+    if mode not in ("auto", "evaluate", "evaluated", "symbolic"):   # ("evaluate": Dr.Jit's spelling)
+        raise ValueError(f"frostjit.print(): 'mode' must be 'auto', 'evaluate' or 'symbolic', got {mode!r}")
     refuse_symbolic("print", fmt, args, kwargs, active)
     text = format(fmt, *args, limit=limit, active=_in_scope(active), **kwargs)
     if text is None:
