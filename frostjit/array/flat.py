@@ -669,7 +669,8 @@ def apply(op: str, *operands):
         if isinstance(o, ArrayBase):
             cast_operands.append(o)
             continue
-        o = foreign_operand(o)          # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
+        if not isinstance(o, _SCALARS):     # (the common Python number skips the call)
+            o = foreign_operand(o)      # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
                                              and vt is not None and vt.is_float) \
