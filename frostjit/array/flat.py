@@ -696,6 +696,12 @@ def apply(op: str, *operands):
                 vt = Float32 if vt.rank < Float32.rank else vt
             cast_operands.append(o)
             continue
+        if isinstance(o, np.ndarray) and o.ndim == 0:
+            # typed as the number it holds (Dr.Jit: Int(1, 2) * np.array(3) is an Int), but kept
+            # an array read from NumPy: fj.freeze records it as an input, not as a constant
+            vt = promotion.with_python_scalar(op, vt, o.item(), no_float_promotion)
+            cast_operands.append(flat_of(backend, vt, ad)(o))
+            continue
         if isinstance(o, np.ndarray):
             cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))
             vt = promote(vt, cast_operands[-1]._vt)

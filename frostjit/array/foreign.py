@@ -30,10 +30,8 @@ def foreign_to_numpy(value) -> np.ndarray:
 
 def foreign_operand(value):
     """An operand of an arithmetic operation as Dr.Jit reads it: a PyTorch/JAX array as its
-    NumPy view, and a 0-d array (NumPy's or another framework's) as the Python number it holds
-    (``Int(1, 2) * np.array(3)`` is an ``Int``, as ``Int(1, 2) * 3``); anything else unchanged."""
-    if not isinstance(value, np.ndarray):
-        if not is_foreign_array(value) or hasattr(value, "__symbolic_size__"):
-            return value
-        value = foreign_to_numpy(value)
-    return value.item() if value.ndim == 0 else value
+    NumPy view; anything else unchanged.  (A 0-d array types the result as the Python number it
+    holds: ``Int(1, 2) * np.array(3)`` is an ``Int``; the callers see to that.)"""
+    if isinstance(value, np.ndarray) or not is_foreign_array(value) or hasattr(value, "__symbolic_size__"):
+        return value
+    return foreign_to_numpy(value)

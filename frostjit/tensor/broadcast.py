@@ -67,8 +67,8 @@ def _operand(x, backend, who: str):
         return x, None
     if not isinstance(x, VectorBase):
         x = foreign_operand(x)          # (Dr.Jit: t[0, 0] == torch_tensor, TensorXi * np.array(3))
-        if isinstance(x, _PY_SCALARS):  # (a 0-d array: the number it holds)
-            return x, None
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            return x.item(), None       # (a 0-d array: the number it holds)
     if isinstance(x, np.ndarray):
         cls = array_registry.flat_type(backend, from_numpy_dtype(x.dtype))
         return cls(np.ascontiguousarray(x).reshape(-1)), x.shape
