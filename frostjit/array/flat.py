@@ -23,7 +23,7 @@ from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
 from . import eager, promotion, registry, variables
-from .foreign import foreign_to_numpy, is_foreign_array
+from .foreign import foreign_operand, foreign_to_numpy, is_foreign_array
 from .labels import label_of, set_label_of
 from .printing import format_array
 
@@ -226,6 +226,8 @@ class ArrayBase:
             i = int(index)
             if i < 0:
                 i += size
+            if size == 1:
+                i = 0   # a size-1 array broadcasts: any index reads its entry (Dr.Jit: Float(7)[3] is 7)
             if not 0 <= i < size:
                 raise IndexError(f"{type(self).__name__}[{index}]: entry {i} is out of bounds "
                                  f"(the array is of size {size}).")
@@ -667,6 +669,8 @@ def apply(op: str, *operands):
         if isinstance(o, ArrayBase):
             cast_operands.append(o)
             continue
+        if not isinstance(o, _SCALARS):     # (the common Python number skips the call)
+            o = foreign_operand(o)      # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
                                              and vt is not None and vt.is_float) \
@@ -691,6 +695,12 @@ def apply(op: str, *operands):
             elif isinstance(v, float) and not vt.is_float and not no_float_promotion:
                 vt = Float32 if vt.rank < Float32.rank else vt
             cast_operands.append(o)
+            continue
+        if isinstance(o, np.ndarray) and o.ndim == 0:
+            # typed as the number it holds (Dr.Jit: Int(1, 2) * np.array(3) is an Int), but kept
+            # an array read from NumPy: fj.freeze records it as an input, not as a constant
+            vt = promotion.with_python_scalar(op, vt, o.item(), no_float_promotion)
+            cast_operands.append(flat_of(backend, vt, ad)(o))
             continue
         if isinstance(o, np.ndarray):
             cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))

@@ -26,3 +26,12 @@ def foreign_to_numpy(value) -> np.ndarray:
         if detach is None:
             raise
         return np.from_dlpack(detach())
+
+
+def foreign_operand(value):
+    """An operand of an arithmetic operation as Dr.Jit reads it: a PyTorch/JAX array as its
+    NumPy view; anything else unchanged.  (A 0-d array types the result as the Python number it
+    holds: ``Int(1, 2) * np.array(3)`` is an ``Int``; the callers see to that.)"""
+    if isinstance(value, np.ndarray) or not is_foreign_array(value) or hasattr(value, "__symbolic_size__"):
+        return value
+    return foreign_to_numpy(value)

@@ -190,6 +190,8 @@ class VectorBase:
             return self._c[k]
         except IndexError:
             n = len(self._c)
+            if n == 1:
+                return self._c[0]   # one component broadcasts to any index (Dr.Jit: Array1f(4)[2])
             i = k + n if isinstance(k, (int, np.integer)) and k < 0 else k
             raise IndexError(f"{type(self).__name__}[{k}]: entry {i} is out of bounds "
                              f"(the array is of size {n}).") from None

@@ -199,7 +199,8 @@ def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t, lanes=No
         sub_args = sub_args + (bool_t(True),)
     if "active" in sub_kwargs:
         sub_kwargs["active"] = bool_t(True)
-    with masks.scope(lanes):    # every lane of the call is active (unless it has none)
+    # every lane of the call is active (unless it has none: then fj.print shows nothing, Dr.Jit)
+    with masks.scope(lanes, shown=lanes is not None):
         return fn(*sub_args, **sub_kwargs)
 
 

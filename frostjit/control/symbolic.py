@@ -459,7 +459,8 @@ def symbolic_switch(index, targets: list, args: tuple, kwargs: dict, mask=None, 
     try:
         for k, fn in enumerate(targets):
             lanes = active & (index == k)
-            with masks.scope(lanes._node):
+            # (shown: fj.print in a target shows the lanes that call it, as Dr.Jit's symbolic call)
+            with masks.scope(lanes._node, shown=True):
                 calls.append((lanes, fn(*fresh(call_args), **fresh(call_kwargs))))
         first = calls[0][1]
         for _, out in calls[1:]:

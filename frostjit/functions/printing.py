@@ -223,8 +223,16 @@ def _in_scope(active):
     """``active`` and the lanes of the enclosing symbolic conditional's branch: it runs on every
     lane under a mask (trace/masks.py), and Dr.Jit prints only its lanes there (``[2, 3]`` in the
     true branch of ``x > 1.5`` for ``x = [1, 2, 3]``, ``[1]`` in the false one; an evaluated
-    branch or loop body prints every lane, in both)."""
+    branch or loop body prints every lane, in both). An ``active`` array (not a Python ``True``)
+    is also restricted to the active lanes of an enclosing evaluated loop or branch, as Dr.Jit
+    applies its mask stack to it (``[2]`` for ``i = [2, 3, 3]`` in the second iteration of
+    ``while i < 3``; with ``active=True``, ``[2, 3, 3]``)."""
     from ..trace import masks           # (late: control flow imports this module)
+    from ..array.flat import ArrayBase
+    top = masks.top()
+    if isinstance(active, ArrayBase) and top is not None and getattr(active, "_node", None) is not None \
+            and masks.compatible(top, active._node.size):
+        active = active & type(active)._from_node(top)
     m = masks.shown()
     if m is None or active is False:
         return active
@@ -249,7 +257,7 @@ def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int =
     file : object with ``write(str)``
         Where the text goes (default: ``sys.stdout``).
     mode : str
-        ``"auto"``, ``"evaluated"`` or ``"symbolic"``.  frostjit has no symbolic variables, so
+        ``"auto"``, ``"evaluate"`` (also ``"evaluated"``) or ``"symbolic"``.  frostjit has no symbolic variables, so
         every mode prints at once (Dr.Jit delays printing symbolic inputs to the next evaluation).
 
     Examples
@@ -257,8 +265,8 @@ def print(fmt=None, *args, active=True, end: str = "\n", file=None, limit: int =
     >>> fj.print("{} and {b}", 1, b=UInt32(2, 3))
     1 and [2, 3]
     """
-    if mode not in ("auto", "evaluated", "symbolic"):
-        raise ValueError(f"frostjit.print(): 'mode' must be 'auto', 'evaluated' or 'symbolic', got {mode!r}")
+    if mode not in ("auto", "evaluate", "evaluated", "symbolic"):   # ("evaluate": Dr.Jit's spelling)
+        raise ValueError(f"frostjit.print(): 'mode' must be 'auto', 'evaluate' or 'symbolic', got {mode!r}")
     refuse_symbolic("print", fmt, args, kwargs, active)
     text = format(fmt, *args, limit=limit, active=_in_scope(active), **kwargs)
     if text is None:

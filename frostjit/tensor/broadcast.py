@@ -13,6 +13,7 @@ import numpy as np
 
 from ..array import registry as array_registry
 from ..array.flat import ArrayBase, is_flat, sequence_type
+from ..array.foreign import foreign_operand
 from ..array.vector import VectorBase
 from ..errors import IncompatibleArgumentsError
 from ..functions.evaluation import width
@@ -64,6 +65,10 @@ def _operand(x, backend, who: str):
         return x, (width(x),)
     if isinstance(x, _PY_SCALARS) or hasattr(x, "__symbolic_size__"):
         return x, None
+    if not isinstance(x, VectorBase):
+        x = foreign_operand(x)          # (Dr.Jit: t[0, 0] == torch_tensor, TensorXi * np.array(3))
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            return x.item(), None       # (a 0-d array: the number it holds)
     if isinstance(x, np.ndarray):
         cls = array_registry.flat_type(backend, from_numpy_dtype(x.dtype))
         return cls(np.ascontiguousarray(x).reshape(-1)), x.shape

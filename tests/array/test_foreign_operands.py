@@ -1,0 +1,53 @@
+"""Arrays of other frameworks and 0-d NumPy arrays as operands of arithmetic (Dr.Jit 1.5 takes
+them: ``Float(1, 2) + torch.tensor(1.0)``, ``TensorXf(...)[0, 0, 0] == torch_tensor`` in its
+test_conversion.py; frostjit raised ``TypeError`` before session r12). Differential: an operand
+given as a PyTorch tensor or a 0-d array gives the type and values of the same operand given as
+a frostjit array of its dtype (1-d and more) or as the Python number it holds (0-d)."""
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+import frostjit as fj
+from frostjit import llvm
+
+torch = pytest.importorskip("torch")
+
+OPS = [operator.add, operator.mul, operator.sub, operator.lt, operator.eq, fj.maximum]
+LEFT = [llvm.Float, llvm.Int, llvm.Float64, llvm.UInt]
+DTYPES = {torch.float32: llvm.Float, torch.float64: llvm.Float64, torch.int32: llvm.Int,
+          torch.int64: llvm.Int64}
+small = st.integers(-20, 20)
+
+
+def _same(got, want):
+    assert type(got) is type(want), (type(got).__name__, type(want).__name__)
+    assert np.array_equal(np.asarray(got.numpy()), np.asarray(want.numpy()))
+
+
+@given(vals=st.lists(small, min_size=1, max_size=6), other=st.lists(small, min_size=1, max_size=6),
+       op=st.sampled_from(OPS), left=st.sampled_from(LEFT), dtype=st.sampled_from(list(DTYPES)))
+def test_torch_operand_of_a_flat_array(vals, other, op, left, dtype):
+    n = min(len(vals), len(other))
+    a = left([abs(v) for v in vals[:n]] if left is llvm.UInt else vals[:n])
+    t = torch.tensor(other[:n], dtype=dtype)
+    _same(op(a, t), op(a, DTYPES[dtype](other[:n])))
+
+
+@given(vals=st.lists(small, min_size=1, max_size=6), x=small, op=st.sampled_from(OPS),
+       left=st.sampled_from(LEFT + [llvm.TensorXf, llvm.TensorXi]), as_float=st.booleans(),
+       framework=st.sampled_from(["torch", "numpy"]))
+def test_zero_dim_operand_is_the_number_it_holds(vals, x, op, left, as_float, framework):
+    a = left([abs(v) for v in vals] if left is llvm.UInt else vals)
+    number = float(x) if as_float else x
+    zero_d = torch.tensor(number) if framework == "torch" else np.array(number)
+    _same(op(a, zero_d), op(a, number))
+
+
+def test_tensor_with_a_torch_tensor_broadcasts():
+    a = llvm.TensorXf([[1, 2, 3], [4, 5, 6]])
+    _same(a * torch.tensor([[2.0], [3.0]]), a * llvm.TensorXf([[2.0], [3.0]]))
+    e = fj.zeros(llvm.TensorXf, shape=(3, 3, 3))[0, 0, 0]
+    r = e == torch.tensor(0.0)
+    assert type(r) is llvm.TensorXb and r.array.numpy().tolist() == [True]
