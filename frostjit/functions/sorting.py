@@ -63,7 +63,10 @@ def sort_key(x: ArrayBase):
 def _stable_order(key):
     """The stable ascending permutation (``UInt32``) of the unsigned key array ``key``: the
     backend's host sort (``schedule.memops.argsort``; a recorded operation in frozen functions)."""
-    return _flat(key, UInt32)._from_node(memops.argsort(key._node))
+    index_t = _flat(key, UInt32)
+    if getattr(type(key), "_eager_flat", False):        # the scalar backend's ArrayXu: sorted now
+        return key._fj_argsort(index_t)
+    return index_t._from_node(memops.argsort(key._node))
 
 
 def sort_permutation(keys: list, index_type):
