@@ -31,6 +31,7 @@ BENCHES = {
     "pool": ("bench_pool.py", "the thread pool's wake-up: short launches back to back and after pauses, beside Dr.Jit"),
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),
     "random": ("bench_random.py", "PCG32 samples and a Monte Carlo estimate of pi beside Dr.Jit and NumPy"),
+    "sort": ("bench_sort.py", "sort and argsort of 1e6 Float32/UInt32 keys (plain and frozen) beside Dr.Jit and NumPy"),
     "scalar": ("bench_scalar.py", "the scalar backend's eager operations (CPU time per call), beside Dr.Jit's scalar backend"),
     "tensor": ("bench_tensor.py", "tensors and textures: texture lookups (forward, backward), sums over an axis"),
     "types": ("bench_types.py", "array types: a 4x4 matrix transform of points, a complex-multiply chain"),
