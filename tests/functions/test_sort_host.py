@@ -93,7 +93,7 @@ def test_argsort_is_one_host_operation():
         hist = fj.kernel_history()
     finally:
         fj.set_flag(fj.JitFlag.KernelHistory, False)
-    assert [h["type"] for h in hist] == ["jit", "argsort"], hist
+    assert [h["type"] for h in hist] == [fj.KernelType.JIT, fj.KernelType.Argsort], hist
 
 
 def _program(x, k):
