@@ -8,10 +8,10 @@ unsigned integer whose order is the value's (floats: the IEEE total order, ``-na
 the same order (``argmax(Float(3, nan, 1))`` is 1, as in Dr.Jit) and return the first index
 of the extreme value.
 
-**Sorting** evaluates the key and sorts it with the backend's stable host sort
-(``Backend.argsort``, a memory-level operation like the prefix sum: 16-bit LSD digit passes of
-NumPy's radix sort; one operation, where the former array-code radix sort launched ~4 kernels
-per key bit).  Stable, so ``descending=True`` sorts the complemented key and keeps equal
+**Sorting** evaluates the key and sorts it with the backend's stable sort (``Backend.argsort``,
+a memory-level operation like the prefix sum: on the LLVM backend a compiled 8-bit LSD radix
+sort, ``backend/llvm/sort_kernel.py``; elsewhere NumPy's stable sort; one operation, where the
+former array-code radix sort launched ~4 kernels per key bit).  Stable, so ``descending=True`` sorts the complemented key and keeps equal
 elements in their original order, as Dr.Jit does.  Frozen functions record the operation and
 replay it on the new inputs at any width.  Tensors sort along an axis by a second stable sort
 of the row index.

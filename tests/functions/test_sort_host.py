@@ -65,13 +65,16 @@ def test_sort_and_argsort_are_the_stable_sort_of_the_order_key(a, descending):
 @pytest.mark.parametrize("dtype, high", [(np.uint32, 2**32), (np.uint32, 1000), (np.uint64, 2**64), (np.uint64, 2**40),
                                          (np.uint64, 7)])
 def test_host_argsort_digit_passes_match_numpys_stable_argsort(dtype, high):
-    """Past 65536 keys: 16-bit digit passes, as many as the largest key needs."""
+    """Past 65536 keys: 16-bit digit passes, as many as the largest key needs (NumPy, the
+    reference backend); the LLVM backend's radix kernel skips the digits every key shares."""
     rng = np.random.default_rng(high % 1000)
     k = (rng.integers(0, 2**63, 70_001, dtype=np.uint64) % np.uint64(high - 1 if high == 2**64 else high)).astype(dtype)
     if high == 2**64:
         k[::5] = np.iinfo(np.uint64).max
     got = argsort_keys(k)
-    assert got.dtype == np.uint32 and (got == np.argsort(k, kind="stable")).all()
+    want = np.argsort(k, kind="stable")
+    assert got.dtype == np.uint32 and (got == want).all()
+    assert (fj.argsort((UInt if dtype == np.uint32 else UInt64)(k)).numpy() == want).all()
 
 
 def test_large_float_keys_with_ties_sort_as_numpy():

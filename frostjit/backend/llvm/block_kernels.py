@@ -425,6 +425,18 @@ class RowKernels:
                     k = self.kernels["count"] = self._compile(count_kernel_ir(self.register_bytes, symbol), symbol)
         return k
 
+    def custom(self, name: str, make_ir):
+        """The kernel ``name`` whose IR ``make_ir(symbol)`` writes (another fixed-shape kernel
+        of this ABI, e.g. :mod:`.sort_kernel`'s), compiled on first use."""
+        k = self.kernels.get(name)
+        if k is None:
+            with self.lock:
+                k = self.kernels.get(name)
+                if k is None:
+                    symbol = f"fj_{name}"
+                    k = self.kernels[name] = self._compile(make_ir(symbol), symbol)
+        return k
+
     def _build(self, op: str, vt: VarType, prefix: bool, exclusive: bool, reverse: bool):
         lanes = max(1, self.register_bytes // vt.itemsize)
         if prefix:
