@@ -32,6 +32,7 @@ BENCHES = {
     "dispatch": ("bench_dispatch.py", "multiple dispatch: cost of a cached call beside plum, ovld, ..."),
     "random": ("bench_random.py", "PCG32 samples and a Monte Carlo estimate of pi beside Dr.Jit and NumPy"),
     "hashgrid": ("bench_hashgrid.py", "a 16-level hash grid's forward and backward pass (2-D, 3-D) beside Dr.Jit"),
+    "sort": ("bench_sort.py", "sort and argsort of 1e6 Float32/UInt32 keys (plain and frozen) beside Dr.Jit and NumPy"),
     "scalar": ("bench_scalar.py", "the scalar backend's eager operations (CPU time per call), beside Dr.Jit's scalar backend"),
     "tensor": ("bench_tensor.py", "tensors and textures: texture lookups (forward, backward), sums over an axis"),
     "types": ("bench_types.py", "array types: a 4x4 matrix transform of points, a complex-multiply chain"),

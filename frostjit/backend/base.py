@@ -245,6 +245,12 @@ class Backend(abc.ABC):
     def prefix_sum(self, vt: VarType, buffer, size: int, exclusive: bool):
         """Exclusive or inclusive prefix sum of a buffer."""
 
+    def argsort(self, vt: VarType, buffer, size: int):
+        """A ``UInt32`` buffer: the stable permutation sorting ``size`` elements of the unsigned
+        key buffer ``buffer`` (``UInt32``/``UInt64``) in ascending order; equal keys keep their
+        order.  The host's stable sort (:func:`numpy_semantics.argsort_keys`) on the buffer."""
+        return self.from_numpy(ns.argsort_keys(self.host_array(buffer, size)))
+
     def block_reduce(self, block: BlockReduction, vt: VarType, buffer, size: int):
         """Each run of ``block.size`` consecutive elements reduced with ``block.op`` (the last run
         may be shorter), or with ``block.prefix``, the prefix reduction within each run (same

@@ -147,12 +147,17 @@ class ReplayEmitter(abc.ABC):
         """``buffer_<out>``: a size-1 buffer, the reduction (``Backend.reduce``) of ``size``
         elements of ``buffer_<src>``."""
 
-    # prefix_sum, compress, copy (and block_reduce): a call of the backend's own method,
+    # prefix_sum, argsort, compress, copy (and block_reduce): a call of the backend's own method,
     # which every backend replays the same way (a backend may write them inline instead).
     def prefix_sum(self, index: int, exclusive: bool, vt: VarType, src: int, size: Size, out: int) -> None:
         """``buffer_<out>``: the prefix sum of ``size`` elements of ``buffer_<src>``."""
         c = self.code
         c.line(f"buffer_{out} = backend.prefix_sum({c.type_name(vt)}, buffer_{src}, {size.expr}, {exclusive})")
+
+    def argsort(self, index: int, vt: VarType, src: int, size: Size, out: int) -> None:
+        """``buffer_<out>``: ``Backend.argsort`` of ``size`` unsigned keys of ``buffer_<src>``."""
+        c = self.code
+        c.line(f"buffer_{out} = backend.argsort({c.type_name(vt)}, buffer_{src}, {size.expr})")
 
     def block_reduce(self, index: int, block, vt: VarType, src: int, size: Size, out: int) -> None:
         """``buffer_<out>``: ``Backend.block_reduce`` (the :class:`~frostjit.backend.base.

@@ -6,7 +6,7 @@ The engine reaches it through ``state.recorder`` (one ``is not None`` test on it
 * ``on_node(node)``: every node created (``ops.make``/``literal``/``data``) gets ``node.sym``;
   equal concrete sizes with different symbols add a guard.
 * ``on_launch(kernel, spec, size, buffers, effects)``: a compiled kernel launch.
-* ``on_memop(kind, param, inputs, outputs, count)``: reduce, prefix_sum, compress, copy, fill.
+* ``on_memop(kind, param, inputs, outputs, count)``: reduce, prefix_sum, argsort, compress, copy, fill.
 * ``on_upload(array, node)``: a NumPy array became a data node (an input one is re-read at
   replay; any other upload is a constant of the recording).
 * ``on_read(node, what)``: user code read array data; the recording depends on data and is
@@ -32,7 +32,7 @@ import numpy as np
 
 from ..backend import current_backend
 from ..backend.kernel import OUT
-from .records import (SlotOrigin, SlotSource, LaunchParam, Launch, Reduce, PrefixSum, BlockReduce, Compress, Copy, Fill,
+from .records import (SlotOrigin, SlotSource, LaunchParam, Launch, Reduce, PrefixSum, Argsort, BlockReduce, Compress, Copy, Fill,
                       FillWidth, Upload, UploadInput, BoundsCheck, SlotOperand, LiteralOperand, Guard)
 from ..trace import ops
 from ..trace.dtypes import UInt32, Int64
@@ -42,7 +42,7 @@ from .symbolic import Sym, const, ONE, call, _expr, _ready
 from .values import value_key
 
 
-_MEMOPS = frozenset({"compress", "reduce", "prefix_sum", "block_reduce", "copy", "fill"})
+_MEMOPS = frozenset({"compress", "reduce", "prefix_sum", "argsort", "block_reduce", "copy", "fill"})
 _PIN = re.compile(r"^s(\d+) == (\d+)$")
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
             ">=": operator.ge}
@@ -354,7 +354,7 @@ class Recorder:
             self._set_sym(out, Sym(f"c{c}", count, self, source.index))
         elif kind == "reduce":
             out.sym = ONE
-        elif kind in ("prefix_sum", "copy"):
+        elif kind in ("prefix_sum", "argsort", "copy"):
             out.sym = self.sym_of(inputs[0])
         elif kind == "block_reduce":
             s = param.out_size(self.sym_of(inputs[0]))
@@ -366,6 +366,8 @@ class Recorder:
             op = Reduce(param, inputs[0].vt, ins[0], self.sym_of(inputs[0]), k)
         elif kind == "prefix_sum":
             op = PrefixSum(bool(param), inputs[0].vt, ins[0], out.sym, k)
+        elif kind == "argsort":
+            op = Argsort(inputs[0].vt, ins[0], out.sym, k)
         elif kind == "block_reduce":
             op = BlockReduce(param, inputs[0].vt, ins[0], self.sym_of(inputs[0]), k)
         elif kind == "copy":

@@ -15,7 +15,7 @@ function captured (a global, a closure cell) that is not among its inputs.
 
 Operations
 ----------
-:data:`Operation` is one of :class:`Launch`, :class:`Reduce`, :class:`PrefixSum`,
+:data:`Operation` is one of :class:`Launch`, :class:`Reduce`, :class:`PrefixSum`, :class:`Argsort`,
 :class:`Compress`, :class:`Copy`, :class:`Fill`, :class:`FillWidth`, :class:`Upload`,
 :class:`UploadInput` and :class:`BoundsCheck`.  Each names the slots it reads
 (:meth:`reads`) and the slot it writes (``out``; a launch writes several).
@@ -101,6 +101,21 @@ class PrefixSum:
     size: Sym
     out: int
     history_type: ClassVar[str] = "prefix_sum"
+
+    def reads(self) -> list:
+        return [self.src]
+
+
+@dataclass(frozen=True, slots=True)
+class Argsort:
+    """``out`` = the stable ascending permutation (``UInt32``) of ``size`` unsigned keys of
+    ``src`` (``Backend.argsort``)."""
+
+    vt: VarType
+    src: int
+    size: Sym
+    out: int
+    history_type: ClassVar[str] = "argsort"
 
     def reads(self) -> list:
         return [self.src]
@@ -236,7 +251,7 @@ class BoundsCheck:
         return [x.slot for x in (self.index, self.active) if type(x) is SlotOperand]
 
 
-Operation = Union[Launch, Reduce, PrefixSum, BlockReduce, Compress, Copy, Fill, FillWidth, Upload, UploadInput, BoundsCheck]
+Operation = Union[Launch, Reduce, PrefixSum, Argsort, BlockReduce, Compress, Copy, Fill, FillWidth, Upload, UploadInput, BoundsCheck]
 
 
 def scatters_into_captured(ops, slot_sources) -> bool:

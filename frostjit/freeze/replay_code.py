@@ -29,7 +29,7 @@ from ..trace.node import Node
 from ..trace.ops import normalize_literal
 from ..trace.state import JitBackend, state
 from .outputs import generate_finish
-from .records import (SlotOrigin, Launch, Reduce, PrefixSum, BlockReduce, Compress, Copy, Fill, FillWidth, Upload,
+from .records import (SlotOrigin, Launch, Reduce, PrefixSum, Argsort, BlockReduce, Compress, Copy, Fill, FillWidth, Upload,
                       UploadInput, BoundsCheck, SlotOperand, BufferEntry, LiteralEntry, InputEntry)
 from .scratch import plan_scratch, dead_operations
 from .through import new_through
@@ -176,6 +176,8 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
             emitter.reduce(i, op.op, op.vt, op.src, op.size, op.out)
         elif t is PrefixSum:
             emitter.prefix_sum(i, op.exclusive, op.vt, op.src, op.size, op.out)
+        elif t is Argsort:
+            emitter.argsort(i, op.vt, op.src, op.size, op.out)
         elif t is BlockReduce:
             emitter.block_reduce(i, op.block, op.vt, op.src, op.size, op.out)
         elif t is Compress:
@@ -310,7 +312,7 @@ def _check_bounds(who, idx, active, size):
         raise OutOfBounds(*e.args) from None
 
 
-_HISTORY_PARAMS = {Reduce: lambda op: op.op, PrefixSum: lambda op: op.exclusive, BlockReduce: lambda op: op.block.op,
+_HISTORY_PARAMS = {Reduce: lambda op: op.op, PrefixSum: lambda op: op.exclusive, Argsort: lambda op: None, BlockReduce: lambda op: op.block.op,
                    Compress: lambda op: None, Copy: lambda op: None}
 
 

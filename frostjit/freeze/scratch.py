@@ -12,7 +12,7 @@ value the function then drops) is not replayed.
 """
 from __future__ import annotations
 
-from .records import BlockReduce, BufferEntry, Copy, Launch, PrefixSum, Reduce
+from .records import Argsort, BlockReduce, BufferEntry, Copy, Launch, PrefixSum, Reduce
 from ..backend.kernel import OUT, SCATTER_DST
 
 
@@ -57,7 +57,7 @@ def plan_scratch(ops: list, node_table: list, kept=()) -> dict:
     return regs
 
 
-_REDUCTIONS = (Reduce, PrefixSum, BlockReduce)
+_REDUCTIONS = (Reduce, PrefixSum, Argsort, BlockReduce)
 
 
 def dead_operations(ops: list, node_table: list, kept=(), skip=frozenset()) -> set:

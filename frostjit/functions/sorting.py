@@ -8,12 +8,13 @@ unsigned integer whose order is the value's (floats: the IEEE total order, ``-na
 the same order (``argmax(Float(3, nan, 1))`` is 1, as in Dr.Jit) and return the first index
 of the extreme value.
 
-**Sorting** is a stable least-significant-bit radix sort built from array operations: one
-pass per key bit (8, 32 or 64), each an exclusive prefix sum of the bit (the backend's) and a
-scatter of the permutation to its new position.  Stable, so ``descending=True`` sorts the
-complemented key and keeps equal elements in their original order, as Dr.Jit does.  Being
-plain array code it runs on every backend and inside frozen functions (recorded once, replayed
-at any width).  Tensors sort along an axis by a second stable pass over the row index.
+**Sorting** evaluates the key and sorts it with the backend's stable sort (``Backend.argsort``,
+a memory-level operation like the prefix sum: on the LLVM backend a compiled 8-bit LSD radix
+sort, ``backend/llvm/sort_kernel.py``; elsewhere NumPy's stable sort; one operation, where the
+former array-code radix sort launched ~4 kernels per key bit).  Stable, so ``descending=True`` sorts the complemented key and keeps equal
+elements in their original order, as Dr.Jit does.  Frozen functions record the operation and
+replay it on the new inputs at any width.  Tensors sort along an axis by a second stable sort
+of the row index.
 """
 from __future__ import annotations
 
@@ -21,12 +22,13 @@ from ..array import registry
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..errors import AxisError
+from ..schedule import memops
 from ..trace.dtypes import Bool, Float32, Int32, UInt32, UInt64
-from .creation import arange, zeros
+from .creation import arange
 from .evaluation import width
 from .math import reinterpret_array, select
-from .memory import gather, scatter
-from .reduce import _reduce_array, prefix_sum
+from .memory import gather
+from .reduce import _reduce_array
 
 
 def _flat(x, vt):
@@ -58,34 +60,26 @@ def sort_key(x: ArrayBase):
     return u, vt.bits
 
 
-def _radix_pass(key, perm, bit: int):
-    """One stable pass: entries whose ``bit`` is 0 first, in their order, then those with 1."""
-    n = width(key)
-    one = (key >> bit) & 1
-    flag = _flat(key, UInt32)(one)
-    ones_before = prefix_sum(flag)
-    idx = arange(_flat(key, UInt32), n)
-    total_ones = gather(type(ones_before), ones_before, idx * 0 + (n - 1)) + gather(type(flag), flag,
-                                                                                   idx * 0 + (n - 1))
-    dest = select(flag == 1, (n - total_ones) + ones_before, idx - ones_before)
-    new_key = zeros(type(key), n)
-    new_perm = zeros(type(perm), n)
-    scatter(new_key, key, dest)
-    scatter(new_perm, perm, dest)
-    return new_key, new_perm
+def _stable_order(key):
+    """The stable ascending permutation (``UInt32``) of the unsigned key array ``key``: the
+    backend's host sort (``schedule.memops.argsort``; a recorded operation in frozen functions)."""
+    index_t = _flat(key, UInt32)
+    if getattr(type(key), "_eager_flat", False):        # the scalar backend's ArrayXu: sorted now
+        return key._fj_argsort(index_t)
+    return index_t._from_node(memops.argsort(key._node))
 
 
 def sort_permutation(keys: list, index_type):
     """The stable permutation sorting by ``keys`` (``[(key, bits), ...]``, the most significant
-    last): LSD radix passes over each key in turn."""
-    key0 = keys[0][0]
-    n = width(key0)
-    perm = arange(index_type, n)
-    for key, bits in keys:
-        k = gather(type(key), key, perm)        # this key in the current order
-        for bit in range(bits):
-            k, perm = _radix_pass(k, perm, bit)
-    return perm
+    last): one stable sort per key, each of that key in the order the previous ones gave."""
+    perm = None
+    for key, _bits in keys:
+        if perm is None:
+            perm = _stable_order(key)
+        else:
+            k = gather(type(key), key, perm)        # this key in the current order
+            perm = gather(type(perm), perm, _stable_order(k))
+    return index_type(perm)
 
 
 def _check_flat(who: str, value):

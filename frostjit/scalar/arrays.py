@@ -136,6 +136,9 @@ class ScalarDynamic(ScalarArray, DynamicBase):
     def _fj_block(self, reduction):
         return memory.block(self, reduction)
 
+    def _fj_argsort(self, index_type):
+        return memory.argsort(self, index_type)
+
     def _fj_reduce_all(self, op: str):
         return memory.reduce_all(self, op)
 

@@ -108,6 +108,11 @@ def block(x, reduction):
                                    reduction.reverse))
 
 
+def argsort(keys, index_type):
+    """The stable ascending permutation (an ``index_type`` array) of the unsigned keys ``keys``."""
+    return of(index_type, ns.argsort_keys(values(keys)))
+
+
 def reduce_all(x, op: str):
     """All elements of the scalar 1-D ``x`` reduced with ``op``: a one-element array of its class
     (what a tensor reduction over every axis builds on)."""

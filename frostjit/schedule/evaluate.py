@@ -32,6 +32,7 @@ class KernelType(str, enum.Enum):
     JIT = "jit"
     Reduce = "reduce"
     PrefixSum = "prefix_sum"
+    Argsort = "argsort"     # (frostjit's sort: Dr.Jit sorts with kernels of its own)
     BlockReduce = "block_reduce"
     Compress = "compress"
     Copy = "copy"

@@ -152,6 +152,16 @@ def prefix_sum(node: Node, exclusive: bool) -> Node:
     return _finish("prefix_sum", exclusive, [src], out)
 
 
+def argsort(node: Node) -> Node:
+    """The stable ascending permutation (``UInt32``) of the unsigned integer keys ``node``
+    (``Backend.argsort``): one host operation instead of one radix pass per key bit."""
+    src = materialize(node)
+    buf = current_backend().argsort(src.vt, src.value, src.size)
+    out = ops.data(UInt32, buf, src.size)
+    out.sym = src.sym
+    return _finish("argsort", None, [src], out)
+
+
 def block_reduce(block: BlockReduction, node: Node) -> Node:
     """The block reduction or block prefix reduction ``block`` of ``node`` (evaluated first)."""
     src = materialize(node)

@@ -20,10 +20,14 @@ from .reduction import REDUCE_ROW, REDUCE_ROWS_FROM, REDUCE_UFUNC, fusable, redu
 from .replay import LLVMReplayEmitter, SlabBuffer
 from .native_pool import native_code
 from .block_kernels import RowKernels, supported as row_kernel_supported
+from . import sort_kernel
 from .threads import PARALLEL_MIN_WORK, ThreadPool, default_thread_count
 
 # ctypes array types of kernel arguments, by length (making one costs as much as a launch)
 _ARGS = [ctypes.c_int64 * n for n in range(33)]
+# Keys from which argsort runs the compiled radix sort (sort_kernel.py); fewer: NumPy's stable
+# sort (the radix sort's fixed cost, 256 buckets per pass, is not worth it).
+SORT_KERNEL_MIN = 512
 _new = object.__new__
 # An axis reduction (AxisReduction) cuts each slab (the reduced axis times the elements after
 # it) into at most AXIS_SEGMENTS segments of about AXIS_SEGMENT_WORK elements, each reduced by
@@ -425,6 +429,11 @@ class LLVMBackend(Backend):
         elif m:
             out.array[:m] = ns.block_reduce(block.op, a, block.size, block.prefix, block.exclusive, block.reverse)
         return out
+
+    def argsort(self, vt, buffer, size):
+        if size < SORT_KERNEL_MIN or vt.itemsize not in (4, 8):
+            return super().argsort(vt, buffer, size)
+        return self.from_numpy(sort_kernel.argsort(self.row_kernels, buffer.array[:size]))
 
     def prefix_sum(self, vt, buffer, size, exclusive):
         a = buffer.array[:size]

@@ -390,39 +390,37 @@ class RowKernels:
         """The kernel's ctypes entry point (it carries ``fj_address`` for the native pool): the row
         reduction, or with ``prefix`` the row prefix reduction (``exclusive``, ``reverse``)."""
         key = (op, vt, prefix, exclusive, reverse) if prefix else (op, vt)
-        k = self.kernels.get(key)
-        if k is None:
-            with self.lock:
-                k = self.kernels.get(key)
-                if k is None:
-                    k = self.kernels[key] = self._build(op, vt, prefix, exclusive, reverse)
-        return k
+        return self._cached(key, lambda: self._build(op, vt, prefix, exclusive, reverse))
 
     def axis(self, op: str, vt: VarType, lanes: int):
         """The row reduction with one accumulator of ``lanes`` elements (``unroll=1``): each
         row's order is that of a fused axis reduction's segment in a kernel of width ``lanes``
         (:mod:`.codegen.reductions`: the chunks in order into one accumulator, then its lanes as
         a tree), so an evaluated tensor's axis reduction gives the fused one's bits."""
-        key = ("axis", op, vt, lanes)
+        symbol = f"fj_axis_{op}_{vt.name.lower()}_w{lanes}"
+        return self._cached(("axis", op, vt, lanes),
+                            lambda: self._compile(row_kernel_ir(op, vt, lanes, symbol, unroll=1), symbol))
+
+    def count(self):
+        """The row count kernel (:func:`count_kernel_ir`): true entries of each row of a Bool
+        buffer, into a ``UInt32`` buffer of one entry per row."""
+        symbol = "fj_block_count_bool"
+        return self._cached("count", lambda: self._compile(count_kernel_ir(self.register_bytes, symbol), symbol))
+
+    def custom(self, name: str, make_ir):
+        """The kernel ``name`` whose IR ``make_ir(symbol)`` writes (another fixed-shape kernel
+        of this ABI, e.g. :mod:`.sort_kernel`'s), compiled on first use."""
+        symbol = f"fj_{name}"
+        return self._cached(name, lambda: self._compile(make_ir(symbol), symbol))
+
+    def _cached(self, key, build):
+        """The kernel under ``key``, built by ``build()`` on first use (once, under the lock)."""
         k = self.kernels.get(key)
         if k is None:
             with self.lock:
                 k = self.kernels.get(key)
                 if k is None:
-                    symbol = f"fj_axis_{op}_{vt.name.lower()}_w{lanes}"
-                    k = self.kernels[key] = self._compile(row_kernel_ir(op, vt, lanes, symbol, unroll=1), symbol)
-        return k
-
-    def count(self):
-        """The row count kernel (:func:`count_kernel_ir`): true entries of each row of a Bool
-        buffer, into a ``UInt32`` buffer of one entry per row."""
-        k = self.kernels.get("count")
-        if k is None:
-            with self.lock:
-                k = self.kernels.get("count")
-                if k is None:
-                    symbol = "fj_block_count_bool"
-                    k = self.kernels["count"] = self._compile(count_kernel_ir(self.register_bytes, symbol), symbol)
+                    k = self.kernels[key] = build()
         return k
 
     def _build(self, op: str, vt: VarType, prefix: bool, exclusive: bool, reverse: bool):
