@@ -480,6 +480,8 @@ def _binary_operator(op: str, reflected: bool):
 # Bound once: the operators above are the hottest code of tracing (a global lookup each).
 _new = object.__new__
 _make_binary = ops.make_binary
+_make_unary = ops.make_unary
+_make_ternary = ops.make_ternary
 _operand_literal = ops.operand_literal
 _check_array_operands = ops.check_array_operands
 _state = state
@@ -847,8 +849,11 @@ def _apply_same_type(rule, cls, operands):
     if ragged:
         _check_sizes_of_arrays(node_op_, [o._node for o in operands if type(o) is cls])
     out = _new(out_cls)
-    out._node = _make_binary(node_op_, out_vt, nodes[0], nodes[1]) if len(nodes) == 2 else \
-        ops.make(node_op_, out_vt, tuple(nodes))
+    k = len(nodes)
+    # (the doors of one, two and three operands: ``make`` less its dispatch on the count)
+    out._node = _make_binary(node_op_, out_vt, nodes[0], nodes[1]) if k == 2 else \
+        _make_ternary(node_op_, out_vt, nodes[0], nodes[1], nodes[2]) if k == 3 else \
+        _make_unary(node_op_, out_vt, nodes[0]) if k == 1 else ops.make(node_op_, out_vt, tuple(nodes))
     out._ad = None
     return out
 

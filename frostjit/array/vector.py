@@ -171,6 +171,12 @@ class VectorBase:
         return len(self._c)
 
     def __getitem__(self, k):
+        if type(k) is int:
+            # (the hot case, v[1] in cross() and user code: a component; out of bounds, below)
+            try:
+                return self._c[k]
+            except IndexError:
+                pass
         if type(k) is tuple and k:
             # v[i, j] is v[i][j] (Dr.Jit); an index the component refuses raises TypeError
             head = self[k[0]]
@@ -612,6 +618,10 @@ def apply_vector(op: str, *operands):
             comps = None if ys is None else direct.binary(op, e, xs, ys)
             if comps is not None:
                 return cls._from_components(comps)
+        elif type(b) is getattr(cls, "_elem", None) or cls is getattr(type(b), "_elem", None):
+            out = _direct_broadcast(op, a, b)
+            if out is not None:
+                return out
     if type(operands[0]) in _SEQUENCES or type(operands[-1]) in _SEQUENCES or \
             (len(operands) > 2 and any(type(o) in _SEQUENCES for o in operands[1:-1])):
         operands = _sequences_as_arrays(op, operands)
@@ -632,6 +642,28 @@ def apply_vector(op: str, *operands):
             if impl is not None:
                 return impl(*operands)
     return componentwise(op, operands, depth)
+
+
+def _direct_broadcast(op: str, a, b):
+    """``a op b`` where one operand is a plain static array (``Array3f``) and the other a 1-D
+    array of its element class (``Float``), which every component meets (``v * rsqrt(d)`` of
+    ``normalize``): a node per component, as :func:`componentwise` makes them, or None where
+    that one decides (a gradient, a special class, an op that changes the type)."""
+    vec_first = isinstance(a, VectorBase)
+    v, s = (a, b) if vec_first else (b, a)
+    cls = type(v)
+    if isinstance(s, VectorBase) or cls._ops or cls.Depth != 2 or cls._n is None:
+        return None
+    e = cls._elem
+    if direct.kit(e) is None or s._ad is not None:
+        return None
+    xs = direct.nodes(v._c, e)
+    y = s._node
+    if xs is None or any(x.size != y.size for x in xs):
+        return None     # (sizes that differ: componentwise broadcasts them or names the error)
+    ys = [y] * len(xs)
+    comps = direct.binary(op, e, xs, ys) if vec_first else direct.binary(op, e, ys, xs)
+    return None if comps is None else cls._from_components(comps)
 
 
 def mixes_backends(operands) -> bool:

@@ -401,7 +401,7 @@ def dot(a, b):
         if not (isinstance(a, VectorBase) and isinstance(b, VectorBase)) or len(a) != len(b):
             raise TypeError(f"dot(): needs two static vectors of one size, got {type(a).__name__} "
                             f"and {type(b).__name__}")
-        return _dot_items(list(a), list(b))
+        return _dot_items(a._c, b._c)      # (read, not changed: no copies)
     if _is_jit(a) or _is_jit(b) or getattr(type(a), "IsTensor", False) or getattr(type(b), "IsTensor", False):
         return sum(a * b, axis=0)       # tensors: over the outermost axis, as Dr.Jit
     numbers = (int, float, np.number)

@@ -12,6 +12,7 @@ import frostjit as fj
 import frostjit.llvm as T
 import frostjit.llvm.ad as AD
 from frostjit.array.flat import apply
+from frostjit.errors import IncompatibleSizesError
 from frostjit.schedule.kernel import build_kernel
 
 WIDTHS = [1, 7, 1000, 100003]
@@ -142,3 +143,37 @@ def test_transform_matches_numpy_plain_and_frozen(n, seed):
     for _ in range(2):
         r = frozen(m, p)
         assert np.array_equal(np.array([c.numpy() for c in r]), plain)
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "lt"])
+@pytest.mark.parametrize("n", WIDTHS[:3])
+def test_vector_beside_its_element_array_makes_the_general_nodes(op, n):
+    """``Array3f op Float`` and ``Float op Array3f`` (normalize's ``v * rsqrt(d)``): the direct
+    broadcast builds the componentwise path's graph, with its values and result class (``lt``,
+    ``truediv``: not kit operations, the general path)."""
+    xs = _floats(n, 11, 4)
+    v, s = T.Array3f(*xs[:3]), xs[3]
+    for r, want in ((apply(op, v, s), [apply(op, c, s) for c in xs[:3]]),
+                    (apply(op, s, v), [apply(op, s, c) for c in xs[:3]])):
+        assert type(r) is (T.Array3b if op == "lt" else T.Array3f)
+        assert _key(*r._c) == _key(*want)
+        for got, w in zip(r._c, want):
+            assert np.array_equal(got.numpy(), w.numpy())
+
+
+def test_vector_beside_its_element_array_keeps_the_general_rules():
+    """Sizes that differ broadcast or raise the nested error; a gradient takes the AD path;
+    a nested static array is not an element array (``Array2f + Array22f``)."""
+    v = T.Array3f(T.Float(1, 2, 3), 1.0, T.Float(4, 5, 6))
+    assert np.array_equal((v * T.Float(2, 3, 4)).numpy(), [[2, 6, 12], [2, 3, 4], [8, 15, 24]])
+    with pytest.raises(IncompatibleSizesError, match="nested operation failed"):
+        v * T.Float(1, 2)
+    with pytest.raises(IncompatibleSizesError, match="nested operation failed"):
+        T.Float(1, 2) - v
+    x = AD.Float(1, 2, 3)
+    fj.enable_grad(x)
+    y = AD.Array3f(AD.Float(1, 1, 1), 2.0, 3.0) * x
+    fj.backward(fj.sum(y.x + y.y + y.z))
+    assert np.array_equal(x.grad.numpy(), [6, 6, 6])
+    r = T.Array2f(10, 20) + T.Array22f(T.Array2f(1, 2), T.Array2f(3, 4))
+    assert type(r) is T.Array22f and np.array_equal(r.numpy()[..., 0], [[11, 22], [13, 24]])
