@@ -6,6 +6,7 @@ lanes and more are split over the pool's threads, which makes the adds atomic), 
 indices (duplicates within a chunk), masks and ragged tails.  Values are small whole numbers,
 so every order of adding them gives the same sum."""
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
@@ -37,6 +38,7 @@ def test_many_scatter_adds_in_one_kernel_match_numpy(width, n_bins, k, tname, se
     assert np.array_equal(target.numpy(), want)
 
 
+@pytest.mark.llvm_only("the LLVM backend's code generation (IR text)")
 def test_scatter_adds_share_one_out_of_line_helper():
     with fj.scoped_set_flag(fj.JitFlag.KernelHistory):
         fj.kernel_history()
