@@ -148,3 +148,26 @@ def test_scatter_add_and_max_of_index_runs_match_numpy(case):
     np.maximum.at(want_m, hit, values[ok].astype(np.int32))
     assert np.array_equal(t.numpy(), want_t)
     assert np.array_equal(m.numpy(), want_m)
+
+
+# A kernel with more than GATHER_TESTS_MAX gathers of run-time indices emits each as a plain
+# hardware gather (no per-chunk tests: codegen/memory.py): the same chunks through nine gathers
+# of every element width, evaluated as one kernel, against NumPy.
+MANY = [("Float", Float, np.float32), ("Bool", Bool, np.bool_)] + [
+    (name, *ELEMENTS[name]) for name in sorted(ELEMENTS)] + [("Int32", Int32, np.int32), ("UInt8b", UInt8, np.uint8)]
+
+
+@given(index_runs())
+def test_many_gathers_in_one_kernel_match_numpy(case):
+    from frostjit.backend.llvm.codegen.memory import GATHER_TESTS_MAX
+    assert len(MANY) > GATHER_TESTS_MAX
+    itype, idx, active, rng = case
+    ok, as_int = _valid(idx, active)
+    safe = np.where(ok, as_int, 0).astype(np.int64)
+    index = INDEX[itype][0](idx)
+    srcs = [(rng.integers(-100, 100, N_SRC) > 0 if nt is np.bool_ else rng.integers(-100, 100, N_SRC)).astype(nt)
+            for _, _, nt in MANY]
+    gs = [fj.gather(et, et(src), index, Bool(active)) for (_, et, _), src in zip(MANY, srcs)]
+    fj.eval(*gs)
+    for (name, _, nt), src, g in zip(MANY, srcs, gs):
+        assert np.array_equal(g.numpy(), np.where(ok, src[safe], 0).astype(nt)), name

@@ -158,6 +158,28 @@ def pointers(e, k: int, vt: VarType, index_instr: int) -> str:
     return e.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, <{e.W} x {scalar_type(ivt)}> {e.vals[index_instr]}")
 
 
+#: A kernel with more gathers of run-time indices than this (excluding literal indices and
+#: ``lane + c``) emits each as a plain hardware gather, without the per-chunk tests for one
+#: element or consecutive elements.  Each test costs six basic blocks that every value live
+#: across the gather crosses, and the cost of compiling them grows faster than their number:
+#: a cubic 3-D texture lookup (64 gathers) spent 263 of its 320 ms of ``emit_object`` on them
+#: (docs/engine.md, "Compile time").  Such kernels (cubic and 3-D texture lookups, hash grids)
+#: gather from scattered addresses, where the tests only cost.  Dr.Jit 1.5 never tests.
+GATHER_TESTS_MAX = 8
+
+
+def _run_tests(e) -> bool:
+    """Whether this kernel's gathers get the per-chunk one-element / consecutive tests
+    (:data:`GATHER_TESTS_MAX`); counted once per kernel."""
+    tests = getattr(e, "_gather_tests", None)
+    if tests is None:
+        instrs = e.spec.instrs
+        n = sum(1 for ins in instrs if ins.op == "gather" and instrs[ins.args[0]].op != "literal"
+                and _lane_offset(e, ins.args[0]) is None)
+        tests = e._gather_tests = n <= GATHER_TESTS_MAX
+    return tests
+
+
 def _lane_offset(e, index_instr: int):
     """``c`` if the index is ``lane + c`` (the launch's lane counter plus a literal), else None.
 
@@ -232,6 +254,15 @@ class _IndexRun:
         return _all_active(self.e, self.e.cmp("icmp", "eq", self.it, self.step, f"<{iota}>"), self.m)
 
 
+def _hardware_gather(e, vt: VarType, ptrs: str, m: str) -> str:
+    """``llvm.masked.gather`` of ``vt`` elements at the lanes' addresses ``ptrs`` under the lane
+    mask ``m`` (an ``i1`` vector or a literal one); inactive lanes are zero."""
+    mt = memory_type(vt)
+    v = e.vty(mt)
+    fn = e.intrinsic(f"llvm.masked.gather.v{e.W}{suffix(mt)}.v{e.W}p0", v, [e.vty("ptr"), "i32", e.vty("i1"), v])
+    return e.emit(f"call {v} {fn}({e.vty('ptr')} {ptrs}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
+
+
 @_lowers("gather")
 
 def op_gather(e, ins):
@@ -256,7 +287,9 @@ def op_gather(e, ins):
     # ms with no tests; 10.5 ms when they compared 64-bit addresses made outside the gather's block).
     mt = memory_type(vt)
     v = e.vty(mt)
-    pv = e.vty("ptr")
+    if not _run_tests(e):
+        r = _hardware_gather(e, vt, pointers(e, k, vt, ins.args[0]), m)
+        return e.cmp("icmp", "ne", "i8", r, "zeroinitializer") if vt is Bool else r
     tag = e.tmp()[1:]
     run = _IndexRun(e, k, vt, ins.args[0], m)
     p0 = run.first
@@ -283,9 +316,7 @@ def op_gather(e, ins):
     r_vec = e.emit(f"call {v} {fn}(ptr {p0}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
     e.body.append(f"  br label %{tag}.end")
     e.body.append(f"{tag}.any:")
-    fn = e.intrinsic(f"llvm.masked.gather.v{e.W}{suffix(mt)}.v{e.W}p0", v, [pv, "i32", e.vty("i1"), v])
-    ptrs = pointers(e, k, vt, ins.args[0])
-    r_any = e.emit(f"call {v} {fn}({pv} {ptrs}, i32 {vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
+    r_any = _hardware_gather(e, vt, pointers(e, k, vt, ins.args[0]), m)
     e.body.append(f"  br label %{tag}.end")
     e.body.append(f"{tag}.end:")
     r = e.emit(f"phi {v} [ {r_one}, %{tag}.one ], [ {r_vec}, %{tag}.vec ], [ {r_any}, %{tag}.any ]")
@@ -388,6 +419,11 @@ def _gather_without_mask_registers(e, ins) -> str:
     if active is not None:
         mi = e.binop("and", it, mi, _int_mask(e, active, it))
     safe_idx = e.binop("and", it, idx, mi)      # inactive lanes read element 0
+    # The hardware gather reads every lane (see above).
+    every = "<" + ", ".join(["i1 true"] * W) + ">"
+    if not _run_tests(e):
+        ptrs = e.emit(f"getelementptr {mt}, ptr {_gather_base(e, k)}, <{W} x {it}> {safe_idx}")
+        return _zero_inactive(e, vt, ivt, _hardware_gather(e, vt, ptrs, every), mi)
     tag = e.tmp()[1:]
     i0 = e.emit(f"extractelement <{W} x {it}> {idx}, i64 0")
     scattered = _lanes_01_scattered(e, it, idx, i0)
@@ -410,13 +446,19 @@ def _gather_without_mask_registers(e, ins) -> str:
     e.body.append(f"  br label %{tag}.end")
     e.body.append(f"{tag}.any:")
     ptrs = e.emit(f"getelementptr {mt}, ptr {_gather_base(e, k)}, <{W} x {it}> {safe_idx}")
-    fn = e.intrinsic(f"llvm.masked.gather.v{W}{suffix(mt)}.v{W}p0", v, [e.vty("ptr"), "i32", e.vty("i1"), v])
-    every = ", ".join(["i1 true"] * W)
-    r_any = e.emit(f"call {v} {fn}({e.vty('ptr')} {ptrs}, i32 {vt.itemsize}, <{W} x i1> <{every}>, {v} zeroinitializer)")
+    r_any = _hardware_gather(e, vt, ptrs, every)
     e.body.append(f"  br label %{tag}.end")
     e.body.append(f"{tag}.end:")
     r = e.emit(f"phi {v} [ {r_one}, %{tag}.one ], [ {r_vec}, %{tag}.vec ], [ {r_any}, %{tag}.any ]")
-    # Zero the inactive lanes: an and with the mask in integer lanes of the element's width.
+    return _zero_inactive(e, vt, ivt, r, mi)
+
+
+def _zero_inactive(e, vt: VarType, ivt: VarType, r: str, mi: str) -> str:
+    """Gathered ``r`` with the lanes inactive in ``mi`` (the mask as integer lanes of the index
+    type ``ivt``) zeroed: an and with the mask in integer lanes of the element's width."""
+    it = scalar_type(ivt)
+    mt = memory_type(vt)
+    v = e.vty(mt)
     bits = 8 * vt.itemsize
     et = f"i{bits}"
     mr = mi if et == it else e.emit(f"{'trunc' if bits < ivt.bits else 'sext'} {e.vty(it)} {mi} to {e.vty(et)}")
