@@ -21,8 +21,12 @@ import sys
 
 import numpy as np
 
+from ..array.flat import ArrayBase
 from ..array.meta import meta_of
+from ..array.registry import flat_type
 from ..array.printing import format_lanes, format_scalar, lanes_first
+from ..trace import masks
+from ..trace.state import JitBackend
 
 __all__ = ["format", "print"]
 
@@ -227,8 +231,6 @@ def _in_scope(active):
     is also restricted to the active lanes of an enclosing evaluated loop or branch, as Dr.Jit
     applies its mask stack to it (``[2]`` for ``i = [2, 3, 3]`` in the second iteration of
     ``while i < 3``; with ``active=True``, ``[2, 3, 3]``)."""
-    from ..trace import masks           # (late: control flow imports this module)
-    from ..array.flat import ArrayBase
     top = masks.top()
     if isinstance(active, ArrayBase) and top is not None and getattr(active, "_node", None) is not None \
             and masks.compatible(top, active._node.size):
@@ -236,8 +238,6 @@ def _in_scope(active):
     m = masks.shown()
     if m is None or active is False:
         return active
-    from ..array.registry import flat_type
-    from ..trace.state import JitBackend     # (the masks of control flow are the JIT backend's)
     lanes = flat_type(JitBackend.LLVM, m.vt)._from_node(m)
     if active is True:
         return lanes
