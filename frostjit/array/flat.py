@@ -9,8 +9,6 @@ class and operand kind).  Reading values (``x[i]``, ``.numpy()``, printing) eval
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..backend import current_backend as _backend
@@ -806,13 +804,8 @@ def _same_type_rule(op: str, cls):
             # A result of the operand's type keeps its class (a user's subclass of Float too).
             out_cls = cls if out_vt is vt else flat_of(cls._backend, out_vt, cls._is_ad)
             # (then, for _apply_same_type: the Python ints the type takes as they are (promotion.
-            # int_fits: any on a float type, none on Bool), its shared literals, and the result type)
-            if vt is Bool:
-                lo, hi = 1, 0
-            elif vt.is_integral:
-                lo, hi = -(1 << (vt.bits - 1)), (1 << vt.bits) - 1
-            else:
-                lo, hi = -math.inf, math.inf
+            # int_range: any on a float type; none on Bool), its shared literals, and the result type)
+            lo, hi = (1, 0) if vt is Bool else promotion.int_range(vt)
             rule = (node_op(op, vt), out_cls, vt, lo, hi, ops.literal_cache(vt), out_cls._vt)
     _same_type_rules[(op, cls)] = rule
     return rule
