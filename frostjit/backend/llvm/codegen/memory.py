@@ -619,12 +619,15 @@ def _lane_loop_add(e, vt, atomic: bool, value, ptrs, m) -> None:
     symbol = f"fj_scatter_add_{'atomic' if atomic else 'plain'}_v{W}{suffix(t)}"
     if symbol not in e.definitions:
         align = vt.itemsize
-        if atomic:
-            update = [f"  atomicrmw {'fadd' if vt.is_float else 'add'} ptr %pi, {t} %vi monotonic, align {align}"]
-        else:
-            update = [f"  %old = load {t}, ptr %pi, align {align}",
-                      f"  %new = {'fadd' if vt.is_float else 'add'} {t} %old, %vi",
-                      f"  store {t} %new, ptr %pi, align {align}"]
+        add = "fadd" if vt.is_float else "add"
+
+        def update(lane: int) -> list:
+            p, v = f"%pi{lane}", f"%vi{lane}"
+            if atomic:
+                return [f"  atomicrmw {add} ptr {p}, {t} {v} monotonic, align {align}"]
+            return [f"  %old{lane} = load {t}, ptr {p}, align {align}",
+                    f"  %new{lane} = {add} {t} %old{lane}, {v}",
+                    f"  store {t} %new{lane}, ptr {p}, align {align}"]
         # Unrolled over the lanes inside the helper (one copy per kernel): a loop with a
         # variable lane index ran the hash grid's 1e6-lane backward pass ~25% slower.
         lines = [f"define internal void @{symbol}({e.vty('ptr')} %p, {e.vty(t)} %v, {e.vty('i1')} %m) "
@@ -636,8 +639,7 @@ def _lane_loop_add(e, vt, atomic: bool, value, ptrs, m) -> None:
                       f"do{lane}:",
                       f"  %pi{lane} = extractelement {e.vty('ptr')} %p, i64 {lane}",
                       f"  %vi{lane} = extractelement {e.vty(t)} %v, i64 {lane}",
-                      *(u.replace("%pi", f"%pi{lane}").replace("%vi", f"%vi{lane}")
-                        .replace("%old", f"%old{lane}").replace("%new", f"%new{lane}") for u in update),
+                      *update(lane),
                       f"  br label %l{lane + 1}"]
         e.definitions[symbol] = "\n".join(lines + [f"l{W}:", "  ret void", "}"])
     e.math_calls[symbol] = e.math_calls.get(symbol, 0) + 1
