@@ -546,10 +546,13 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
                     if (inside is None or parent.id in inside) and not (parent.size == 0 and _empty(parent)):
                         if parent.is_hub:
                             bwd.backward(parent, g)
+                        elif type(bwd) is ScatterAdjoint and (parent.id >= bound or masks.top() is None):
+                            # (a parent outside the isolation scope too: the walk reaches it
+                            # after its children and adds the buffer there, in the plain
+                            # call's order, so a frozen call's derivative rounds as it did)
+                            bwd.into(parent, g, pending)
                         elif parent.id < bound:
                             accum(parent, _lanes(bwd(g)))
-                        elif type(bwd) is ScatterAdjoint:
-                            bwd.into(parent, g, pending)
                         else:
                             accum(parent, bwd(g))
         if clear_edges:

@@ -4,7 +4,7 @@ edge by edge, in the plain call's order, so the replay's gradients are bit-ident
 plain call's (r11 added the derivative's total to the held gradient: 1-2 ulp apart)."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from test_freeze_ad_through import arr, program, run
 
 import frostjit as fj
@@ -98,6 +98,9 @@ def test_repeated_passes_with_other_paths_are_bit_identical(other_path, alternat
 @pytest.mark.no_freeze_check
 @settings(max_examples=10)
 @given(program, st.integers(0, 2**31), st.sampled_from([1, 7, 1000]))
+# (CI, stop 26: a gather's adjoint onto an input of the call (rev(y)) went straight onto y's
+# gradient inside the derivative, before the sin chain's; the plain call buffers it until y)
+@example([(0, 0, 0), (0, 0, 0), (0, 0, 0), (9, 73, 0)], 0, 1000)
 def test_held_gradients_on_random_programs_are_bit_identical(prog, seed, n):
     # (the random programs of test_freeze_ad_through: a loss with paths outside the frozen call,
     # both inputs holding gradients before two accumulated backward passes)
