@@ -2,6 +2,7 @@
 frostjit beside Dr.Jit, unfrozen and frozen.
 
     python benchmarks/bench_ad.py [--quick] [--problems small,large] [--threads N] [--no-optimizers] [--json out/ad.json]
+    python benchmarks/bench_ad.py --interleave [--rounds R] [--base CHECKOUT]
 
 Problems: K Gaussians splatted into an s x s image, K*s*s (gaussian, pixel)
 pairs: small = 16 x 8 x 8 (1e3), large = 256 x 64 x 64 (1e6).  Each system
@@ -31,6 +32,12 @@ generated binder and replay that run the most).
 (``time.process_time`` around each call, in batches of 300 steps, median of 9 batches): the forward
 call, ``backward``, a frozen ``opt.step()`` and reading the loss back, beside the whole step frozen
 on its own optimizer, interleaved step by step so that both see the same load.
+
+``--interleave [--rounds R] [--base CHECKOUT]`` runs the small problem's frozen steps (frostjit's whole
+step frozen and ``fwd frozen + step frozen``, Dr.Jit's frozen step, and frostjit from ``CHECKOUT``
+with ``--base``) in interleaved rounds, one long-lived child per system asked in turn, and gives each
+frostjit mode over Dr.Jit's frozen step round by round: the issue's target measured so that a
+loaded machine, or the host's slow phases, slow every system alike.
 
 A second table times one optimizer step (``opt.step()`` after ``set_grad``, unfrozen, until
 the kernels finished) per optimizer on 1e3 and 1e6 parameters, beside Dr.Jit.
@@ -85,17 +92,7 @@ def child(system: str, params: dict) -> dict:
         for mode in MODES + (THROUGH_MODES if system == "frostjit" else []):
             key = f"{name}/{mode}"
             try:
-                target = T.Float(fit.target_image(size))
-                geom = fit.make_geometry(dr, T, k, size)
-                opt = fit.make_optimizer(dr, T, k, 0.01)
-                step = fit.make_step(dr, T, size * size)
-                if mode == "frozen":
-                    step = dr.freeze(step)
-                elif mode in THROUGH_MODES:
-                    step = through_step(dr, T, fit, size * size, mode)
-
-                def one_step(step=step, opt=opt, target=target, geom=geom):
-                    return float(step(opt, target, geom).numpy()[0])
+                one_step, opt, geom = training_step(dr, T, fit, name, mode)
                 first_ms, _ = H.time_first(one_step)
                 steps = H.time_calls(one_step, repeats, warmup=warmup - 1)
                 img = fit.render(dr, T, opt, geom, size * size)
@@ -107,6 +104,25 @@ def child(system: str, params: dict) -> dict:
     if params.get("opt_repeats"):
         out.update(optimizer_steps(dr, T, params["opt_repeats"]))
     return out
+
+
+def training_step(dr, T, fit, problem: str, mode: str):
+    """``(one_step, opt, geom)``: a fresh training run of ``problem`` in ``mode`` (one of
+    :data:`MODES` or :data:`THROUGH_MODES`); ``one_step()`` takes one step and returns the loss
+    as a Python float (read back, so that the step's kernels have run)."""
+    k, size = PROBLEMS[problem]
+    target = T.Float(fit.target_image(size))
+    geom = fit.make_geometry(dr, T, k, size)
+    opt = fit.make_optimizer(dr, T, k, 0.01)
+    step = fit.make_step(dr, T, size * size)
+    if mode == "frozen":
+        step = dr.freeze(step)
+    elif mode in THROUGH_MODES:
+        step = through_step(dr, T, fit, size * size, mode)
+
+    def one_step():
+        return float(step(opt, target, geom).numpy()[0])
+    return one_step, opt, geom
 
 
 def opcode_counts(dr, T, fit, lines: bool = False) -> dict:
@@ -272,6 +288,78 @@ def optimizer_steps(dr, T, repeats: int) -> dict:
     return out
 
 
+# ----------------------------------------------------------------- interleaved rounds
+# --interleave: the small problem's frozen steps, one long-lived child per system asked in turn
+# (rounds rotate the order), so that every system sees the same load and the same phase of the
+# host: on this project's VMs a pure-Python loop alone runs 1.6-1.8x slower for 0.1-1 s at a time
+# (docs/benchmarks.md, "Session r13, lane adstep"), which single runs of separate processes turn
+# into ratios anywhere between 0.7x and 1.2x.
+INTERLEAVE_CASES = {"frostjit": ["frozen", THROUGH_MODES[1]], "drjit": ["frozen"]}
+INTERLEAVE_STEPS = 50       # steps per batch: one batch per child, case and round
+INTERLEAVE_WARMUP = 30      # untimed steps per case first (recorded, derivative bound, intermediates kept)
+
+
+def serve(system: str, params: dict) -> None:
+    """The child of ``--interleave``: the small problem's :data:`INTERLEAVE_CASES` for ``system``,
+    warmed up, then requests answered on stdin (:func:`_harness.serve_requests`)."""
+    sys.path.insert(0, os.path.join(H.REPO, "frostjit", "demo"))
+    import fit
+    if system == "drjit":
+        import drjit as dr
+        import drjit.llvm.ad as T
+    else:
+        import frostjit as dr
+        import frostjit.llvm.ad as T
+    _workloads.apply_threads(system, params.get("threads"))
+    run = {mode: training_step(dr, T, fit, "small", mode)[0] for mode in INTERLEAVE_CASES[system]}
+    for fn in run.values():
+        for _ in range(INTERLEAVE_WARMUP):
+            fn()
+    H.serve_requests(run, warm=0)
+
+
+def interleave(params: dict, rounds: int, base: str | None) -> dict:
+    """``--interleave``: per child (``frostjit``, ``drjit``, ``frostjit@base``) and case, the
+    rounds' median wall ms and mean CPU ms per step (``{"wall": [...], "cpu": [...]}``, one entry
+    per round)."""
+    with H.Servers(__file__, SYSTEMS, params.get("threads"), params, base) as servers:
+        out = {name: {case: {"wall": [], "cpu": []} for case in INTERLEAVE_CASES[name.split("@")[0]]}
+               for name in servers.names}
+        for r in range(rounds):
+            for name in servers.order(r):
+                for case in out[name]:
+                    wall, cpu = servers.batch(name, {"case": case, "calls": INTERLEAVE_STEPS})
+                    out[name][case]["wall"].append(wall)
+                    out[name][case]["cpu"].append(cpu)
+    return out
+
+
+def report_interleave(res: dict, rounds: int) -> None:
+    """The table of :func:`interleave`: each child's cases, then each frostjit case over Dr.Jit's
+    frozen step, round by round (median and range of the rounds' ratios)."""
+    print(f"small problem, interleaved: median over {rounds} rounds of the median wall ms of "
+          f"{INTERLEAVE_STEPS} steps [lowest-highest round]; CPU: median of the rounds' mean CPU ms per step")
+    rows = []
+    for name, cases in res.items():
+        for case, v in cases.items():
+            rows.append([name, case, f"{H.fmt(statistics.median(v['wall']))} "
+                         f"[{H.fmt(min(v['wall']))}-{H.fmt(max(v['wall']))}]", H.fmt(statistics.median(v["cpu"]))])
+    print(H.table(["child", "mode", "wall ms", "CPU ms"], rows))
+    anchor = res["drjit"]["frozen"]
+    print("ratio to Dr.Jit's frozen step in the same round (median [range] of the rounds):")
+    rows = []
+    for name, cases in res.items():
+        if name == "drjit":
+            continue
+        for case, v in cases.items():
+            cells = []
+            for key in ("wall", "cpu"):
+                r = sorted(a / b for a, b in zip(v[key], anchor[key]))
+                cells.append(f"{statistics.median(r):.2f}x [{r[0]:.2f}-{r[-1]:.2f}]")
+            rows.append([name, case] + cells)
+    print(H.table(["child", "mode", "wall / drjit frozen", "CPU / drjit frozen"], rows))
+
+
 # ----------------------------------------------------------------- driver side
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=False)
@@ -423,7 +511,15 @@ def parser(prog: str = "bench_ad.py") -> argparse.ArgumentParser:
                     help="with --opcodes: also the instructions per line of the whole step's generated code")
     ap.add_argument("--parts", action="store_true",
                     help="frostjit only: CPU time per part of a replayed small step, beside the whole step frozen")
+    ap.add_argument("--interleave", action="store_true",
+                    help="the small problem's frozen steps (frostjit whole and through the forward, Dr.Jit's "
+                         "frozen step) in interleaved rounds, one long-lived child per system: ratios that "
+                         "hold on a loaded or unsteady machine")
+    ap.add_argument("--rounds", type=H.positive_int, default=12, help="rounds of --interleave (default 12)")
+    ap.add_argument("--base", default=None, metavar="CHECKOUT",
+                    help="with --interleave: also run frostjit from this checkout (before/after in the same rounds)")
     ap.add_argument("--json", default=None, metavar="PATH", help="write raw results here")
+    ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
     return ap
@@ -443,6 +539,16 @@ def _frostjit_only(params: dict, key: str, report_fn, a) -> int:
 
 def main(argv=None, prog: str = "bench_ad.py") -> int:
     a = parser(prog).parse_args(argv)
+    if a.serve:
+        serve(a.serve, json.loads(a.params))
+        return 0
+    if (a.base or a.rounds != 12) and not a.interleave:
+        parser(prog).error("--base and --rounds go with --interleave")
+    if a.interleave:
+        res = interleave({"threads": a.threads}, a.rounds, a.base)
+        report_interleave(res, a.rounds)
+        H.dump_json(a.json, res)
+        return 0
     if a.child:
         try:
             res = {"status": "ok", **child(a.child, json.loads(a.params))}
