@@ -45,6 +45,7 @@ the kernels finished) per optimizer on 1e3 and 1e6 parameters, beside Dr.Jit.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -322,7 +323,9 @@ def interleave(params: dict, rounds: int, base: str | None) -> dict:
     """``--interleave``: per child (``frostjit``, ``drjit``, ``frostjit@base``) and case, the
     rounds' median wall ms and mean CPU ms per step (``{"wall": [...], "cpu": [...]}``, one entry
     per round)."""
-    with H.Servers(__file__, SYSTEMS, params.get("threads"), params, base) as servers:
+    # (Dr.Jit only where installed: looked up, never imported here, beside frostjit)
+    systems = [s for s in SYSTEMS if s == "frostjit" or importlib.util.find_spec(s) is not None]
+    with H.Servers(__file__, systems, params.get("threads"), params, base) as servers:
         out = {name: {case: {"wall": [], "cpu": []} for case in INTERLEAVE_CASES[name.split("@")[0]]}
                for name in servers.names}
         for r in range(rounds):
@@ -345,6 +348,9 @@ def report_interleave(res: dict, rounds: int) -> None:
             rows.append([name, case, f"{H.fmt(statistics.median(v['wall']))} "
                          f"[{H.fmt(min(v['wall']))}-{H.fmt(max(v['wall']))}]", H.fmt(statistics.median(v["cpu"]))])
     print(H.table(["child", "mode", "wall ms", "CPU ms"], rows))
+    if "drjit" not in res:
+        print("(no Dr.Jit: drjit is not installed)")
+        return
     anchor = res["drjit"]["frozen"]
     print("ratio to Dr.Jit's frozen step in the same round (median [range] of the rounds):")
     rows = []
