@@ -28,6 +28,7 @@ import enum
 import itertools
 import threading
 import weakref
+from math import copysign
 from operator import attrgetter
 
 from ..array.flat import ArrayBase
@@ -455,10 +456,12 @@ class ScatterAdjoint:
 
 
 def _is_zero_literal(g) -> bool:
+    # (+0 only, as Dr.Jit, which tests the literal's bits: -0.0 is a gradient, set_grad(x, -0.0)
+    # assigns it and backward_from propagates it)
     if isinstance(g, ArrayBase):
         node = g._node
-        return node.op == "literal" and node.value == 0
-    return (type(g) is int or type(g) is float) and g == 0
+        return node.op == "literal" and node.value == 0 and copysign(1.0, node.value) > 0
+    return (type(g) is int or type(g) is float) and g == 0 and copysign(1.0, g) > 0
 
 
 # ---------------------------------------------------------------------------

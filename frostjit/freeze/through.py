@@ -584,6 +584,25 @@ _MAX_BOUND = 8      # seed layouts remembered per recording (a backward pass see
 _MAX_MISSES = 3     # checks of one seed layout that found the derivative's walk different, before giving up
 
 
+_last_literal = (None, None)     # (the float last given a token, its token): see _literal_token
+
+
+def _literal_token(v):
+    """A literal seed's value in a seed-layout token: a float by its exact bits (``hex``: -0.0 and
+    0.0 differ, a NaN equals itself), anything else as is.  The float last tokenized is kept, by
+    identity: a loss's seed is the same ``1.0`` object every backward pass (``float.hex`` was ~0.5%
+    of a training step's instructions)."""
+    global _last_literal
+    if type(v) is not float:
+        return v
+    last = _last_literal
+    if v is last[0]:
+        return last[1]
+    h = v.hex()
+    _last_literal = (v, h)      # (one rebinding: another thread sees the old pair or the new one)
+    return h
+
+
 def _seed_part(fwd, seeds, fn):
     """``(token, nodes, sizes)``: the seeds' part of the backward derivative ``fn``'s walk
     after the forward call's walk ``fwd`` (new input nodes, new size classes, and a token that
@@ -599,8 +618,7 @@ def _seed_part(fwd, seeds, fn):
         if g is not None and type(g) in ARRAY_TYPES and g._ad is None:
             node = g._node
             if node.op == "literal" and not (force or li in mask):
-                v = node.value
-                return ((type(g), "L", v.hex() if type(v) is float else v, node.size),), (), ()
+                return ((type(g), "L", _literal_token(node.value), node.size),), (), ()
     toks = []
     nodes = []
     sizes = []
@@ -622,8 +640,7 @@ def _seed_part(fwd, seeds, fn):
             op = node.op
         li += 1
         if op == "literal":
-            v = node.value
-            toks.append((t, "L", v.hex() if type(v) is float else v, node.size))
+            toks.append((t, "L", _literal_token(node.value), node.size))
             continue
         if op != "data" or node in fnodes or node in nodes:       # (Node compares by identity)
             return None
@@ -647,7 +664,10 @@ def _compose(fwd, part, seeds) -> Bound:
     b = _new(Bound)
     b.nodes = fwd.nodes + list(part[1]) if part[1] else fwd.nodes
     b.sizes = fwd.sizes + list(part[2]) if part[2] else fwd.sizes
-    b.leaves = fwd.leaves + [g for g in seeds if g is not None]
+    if len(seeds) == 1:     # (a loss: no comprehension; `None in seeds` would compare arrays with ==)
+        b.leaves = fwd.leaves + seeds if seeds[0] is not None else fwd.leaves + []
+    else:
+        b.leaves = fwd.leaves + [g for g in seeds if g is not None]
     b.containers = fwd.containers + [seeds]
     b.numpy = ()
     b.params = fwd.params

@@ -3,8 +3,9 @@
 ``backward(x)`` / ``forward(x)``: ``set_grad(x, 1)`` then propagate.  ``backward_from(x)`` /
 ``forward_from(x)``: propagate the gradient already assigned to ``x``; seed 1 only if none is.
 ``set_grad`` clears every array of its target, then adds: a variable appearing k times in a static
-vector receives k contributions.  A literal zero is "no gradient"; an evaluated zero array is one.
+vector receives k contributions.  A literal +0 is "no gradient" (-0.0 is one); an evaluated zero array is one.
 """
+import numpy as np
 import pytest
 
 import frostjit as fj
@@ -159,3 +160,25 @@ def test_backward_of_one_array_that_is_suspended_is_not_seeded():
     assert fj.grad(a).numpy().tolist() == [0, 0]
     fj.backward(b)
     assert fj.grad(a).numpy().tolist() == [2, 2]
+
+
+def _bits(a):
+    return np.asarray(a.numpy(), dtype=np.float32).view(np.uint32).tolist()
+
+
+NEG0 = 0x80000000
+
+
+@pytest.mark.parametrize("how", ["set_grad", "set_grad array", "accum_grad"])
+def test_a_negative_zero_is_a_gradient_only_positive_zero_is_none(how):
+    # Dr.Jit 1.5 side by side: only a literal +0 means "no gradient" (its bits are tested); -0.0
+    # is assigned (grad reads -0) and backward_from propagates it (d(2a) -> -0), where +0 seeds 1
+    for value, expected in ((-0.0, [NEG0, NEG0]), (0.0, _bits(Float(2.0, 2.0)))):
+        a = leaf()
+        b = a * 2
+        seed = Float(value) if how == "set_grad array" else value
+        (fj.accum_grad if how == "accum_grad" else fj.set_grad)(b, seed)
+        if np.signbit(value):
+            assert _bits(fj.grad(b)) == [NEG0, NEG0]
+        fj.backward_from(b)
+        assert _bits(fj.grad(a)) == expected, (how, value)

@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import example, given, settings, strategies as st
 
 import frostjit as fj
 from frostjit.llvm.ad import Float
@@ -463,3 +464,29 @@ def test_a_seed_layout_whose_derivative_recording_was_evicted_is_checked_again()
     for _ in range(3):
         step(0)
     assert calls == [1] or calls == []      # checked again at most once, then bound
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.0, 0.5, float("nan"), float("inf")]), min_size=2, max_size=6),
+       st.sampled_from([1, 7]))
+@example([0.0, -0.0], 1)
+def test_literal_seeds_of_each_value_replay_their_own_derivative(seeds, n):
+    # backward_from(loss) after set_grad(loss, s): the seed is a literal (1 for s = +0, which is "no
+    # gradient"; -0.0 is one, as in Dr.Jit) that the bound derivative's seed layout names by its
+    # exact bits (a NaN is itself), so each value replays a derivative with that literal: frozen ==
+    # plain, bit for bit, in any order.  (The first seed twice more in front: the call is recorded,
+    # then its derivative recorded and bound for that seed, which the next must not reuse unless
+    # it is the same.)
+    def loss_fn(x, w):
+        return fj.sum(fj.sin(x) * w)
+    f = fj.freeze(loss_fn)
+    for k, s in enumerate(seeds[:1] * 2 + seeds):
+        got = []
+        for fn in (f, loss_fn):
+            x, w = arr(n, k), arr(n, k + 5)
+            fj.enable_grad(x, w)
+            loss = fn(x, w)
+            fj.set_grad(loss, s)
+            fj.backward_from(loss)
+            got.append([fj.grad(x).numpy().view(np.uint32), fj.grad(w).numpy().view(np.uint32)])
+        assert all(np.array_equal(a, b) for a, b in zip(*got)), (k, s, seeds, n)
