@@ -69,10 +69,11 @@ THROUGH_MODES = ["fwd frozen", "fwd frozen + step frozen"]
 
 
 # ----------------------------------------------------------------- child side
-def child(system: str, params: dict) -> dict:
+def load(system: str, params: dict):
+    """``(module, AD types module, fit demo module)`` of ``system`` in a child, its thread count
+    set from ``params``."""
     sys.path.insert(0, os.path.join(H.REPO, "frostjit", "demo"))
     import fit  # the demo module, imported without the frostjit package (drjit child)
-    import numpy as np
     if system == "drjit":
         import drjit as dr
         import drjit.llvm.ad as T
@@ -80,6 +81,12 @@ def child(system: str, params: dict) -> dict:
         import frostjit as dr
         import frostjit.llvm.ad as T
     _workloads.apply_threads(system, params.get("threads"))
+    return dr, T, fit
+
+
+def child(system: str, params: dict) -> dict:
+    import numpy as np
+    dr, T, fit = load(system, params)
     out = {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr)}
     if params.get("opcodes"):
         out["opcodes"] = opcode_counts(dr, T, fit, params.get("lines", False))
@@ -303,15 +310,7 @@ INTERLEAVE_WARMUP = 30      # untimed steps per case first (recorded, derivative
 def serve(system: str, params: dict) -> None:
     """The child of ``--interleave``: the small problem's :data:`INTERLEAVE_CASES` for ``system``,
     warmed up, then requests answered on stdin (:func:`_harness.serve_requests`)."""
-    sys.path.insert(0, os.path.join(H.REPO, "frostjit", "demo"))
-    import fit
-    if system == "drjit":
-        import drjit as dr
-        import drjit.llvm.ad as T
-    else:
-        import frostjit as dr
-        import frostjit.llvm.ad as T
-    _workloads.apply_threads(system, params.get("threads"))
+    dr, T, fit = load(system, params)
     run = {mode: training_step(dr, T, fit, "small", mode)[0] for mode in INTERLEAVE_CASES[system]}
     for fn in run.values():
         for _ in range(INTERLEAVE_WARMUP):
