@@ -363,6 +363,59 @@ class Servers:
         raise RuntimeError(f"the {name} child of {p.args[1]} ended early (exit {p.wait()})")
 
 
+def interleave_rows(script: str, systems: list, params: dict, rows: list[str], rounds: int, calls: int,
+                    base: str | None = None, variants: dict | None = None,
+                    pause: float = 0.0) -> tuple[dict, dict]:
+    """Interleaved rounds of ``script``'s rows (its ``--serve`` children, :class:`Servers`): each
+    round asks every child in turn (the order rotated each round) for a batch of ``calls`` calls of
+    each row, so that every system sees the same load of a shared machine.
+
+    Returns ``(rounds, pooled)``: per child name and row, the list of the rounds' median wall ms;
+    and every call's wall and CPU ms (``{"wall": [...], "cpu": [...]}``, all rounds pooled) with the
+    CPU ns each thread used in all those calls (``"threads"``: thread id -> ns, ``"main"`` the
+    calling thread; empty where ``/proc`` has no per-thread counts).  ``pause``: seconds of sleep
+    before each batch, so that the other children's idle workers have gone to sleep (Dr.Jit's
+    spin for ~10 ms after a launch, frostjit's 1 ms: without a pause, a batch that follows
+    Dr.Jit's shares the cores with its spinning worker, one that follows frostjit's less so)."""
+    with Servers(script, systems, params.get("threads"), params, base, variants) as servers:
+        out = {name: {row: [] for row in rows} for name in servers.names}
+        pooled = {name: {row: {"wall": [], "cpu": [], "threads": {}} for row in rows} for name in servers.names}
+        for r in range(rounds):
+            for row in rows:
+                for name in servers.order(r):
+                    before = servers.thread_cpu(name)
+                    got = servers.ask(name, {"case": row, "calls": calls}, pause)
+                    after = servers.thread_cpu(name)
+                    out[name][row].append(statistics.median(got["wall"]) * 1e3)
+                    for key in ("wall", "cpu"):
+                        pooled[name][row][key].extend(t * 1e3 for t in got[key])
+                    if before is not None and after is not None:
+                        threads = pooled[name][row]["threads"]
+                        for tid, ns in after.items():
+                            threads[tid] = threads.get(tid, 0) + ns - before.get(tid, 0)
+    return out, pooled
+
+
+def report_rounds(res: dict, title: str) -> None:
+    """Print :func:`interleave_rows`' rounds: per row and child the median over rounds [lowest-highest
+    round], and for each frostjit child the median [range] of the rounds' ratios to Dr.Jit's."""
+    names = list(res)
+    print(title)
+    pairs = [(a, "drjit") for a in names if a.startswith("frostjit") and "drjit" in names]
+    header = ["row"] + names + [f"{a} / drjit" for a, _ in pairs]
+    lines = []
+    for row in next(iter(res.values())):
+        line = [row]
+        for name in names:
+            v = res[name][row]
+            line.append(f"{fmt(statistics.median(v))} [{fmt(min(v))}-{fmt(max(v))}]")
+        for a, b in pairs:
+            ratios = sorted(x / y for x, y in zip(res[a][row], res[b][row]))
+            line.append(f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]")
+        lines.append(line)
+    print(table(header, lines))
+
+
 # ----------------------------------------------------------------- command line
 THREADS_HELP = ("threads for frostjit (FROSTJIT_NUM_THREADS in its process) and drjit "
                 "(set_thread_count); default: all cores.  NumPy's ufuncs and JAX are not affected")

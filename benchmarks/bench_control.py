@@ -14,10 +14,13 @@ are evaluated.  Each system runs in its own subprocess (this script re-runs itse
 * ``steady``: the median of repeated calls (the kernel found in memory), wall and CPU time of
   the process (both cores run the kernel, so CPU time is about twice the wall time).
 
-``--fresh K`` adds ``compile CPU``: the median, over ``K`` fresh kernels (iteration bounds
-1001, 1002, ...: each a new kernel) on a 64 x 64 grid, of the process CPU time of the first call
-minus that of the second (the kernel found in memory): compilation alone, robust to a loaded
-machine where wall times are not.  ``--avx2`` makes both systems generate AVX2 code (frostjit:
+``--fresh K`` adds two medians over ``K`` fresh kernels (iteration bounds 1001, 1002, ...: each a
+new kernel) on a 64 x 64 grid: ``compile CPU``, the process CPU time of the first call minus that
+of the second (the kernel found in memory): compilation alone, robust to a loaded machine where
+wall times are not (Dr.Jit's includes its worker threads' spinning after each launch, so
+``compile CPU, calling thread`` gives the same difference of the calling thread's CPU time alone:
+both JITs compile on the thread that evaluates); and the kernel history's compile share of each first call (``compile`` above
+is one such wall-clock sample, which a shared machine's scheduler can stretch 2-5x).  ``--avx2`` makes both systems generate AVX2 code (frostjit:
 ``FROSTJIT_TARGET_FEATURES=-avx512f``; Dr.Jit: its ``jit_llvm_set_target``, ``haswell``, 8 lanes)
 to measure the AVX2 code paths on an AVX-512 machine.
 
@@ -65,21 +68,30 @@ def _target_avx2(system: str) -> None:
     fn(b"haswell", b"+avx2,+fma,+f16c,+avx,+sse4.2,-avx512f", 8)
 
 
-def _compile_cpu(dr, T, rounds: int) -> float:
-    """The median CPU milliseconds of compiling the Mandelbrot kernel afresh (see the docstring)."""
+def _compile_fresh(dr, T, rounds: int) -> dict:
+    """Medians over ``rounds`` fresh Mandelbrot kernels (see the docstring): the CPU milliseconds of
+    compiling one, the process's (``compile_cpu_ms``) and the calling thread's
+    (``compile_thread_ms``), and the kernel history's compile share of its first call
+    (``compile_hist_ms``, wall: the ``compile`` row's figure, over many kernels instead of one)."""
     import statistics
     import time
     cr, ci = _grid(dr, T, 64 * 64)
-    costs = []
+    costs, thread, hist = [], [], []
+    dr.set_flag(dr.JitFlag.KernelHistory, True)
     for k in range(rounds):
-        c0 = time.process_time()
+        dr.kernel_history()
+        c0, t0 = time.process_time(), time.thread_time()
         _mandelbrot(dr, T, cr, ci, 1001 + k)
         _workloads.sync(dr)
-        c1 = time.process_time()
+        c1, t1 = time.process_time(), time.thread_time()
+        hist.append(H.compile_ms(dr))
         _mandelbrot(dr, T, cr, ci, 1001 + k)
         _workloads.sync(dr)
         costs.append((c1 - c0) - (time.process_time() - c1))
-    return statistics.median(costs) * 1e3
+        thread.append((t1 - t0) - (time.thread_time() - t1))
+    dr.set_flag(dr.JitFlag.KernelHistory, False)
+    return {"compile_cpu_ms": statistics.median(costs) * 1e3, "compile_thread_ms": statistics.median(thread) * 1e3,
+            "compile_hist_ms": statistics.median(hist)}
 
 
 def _grid(dr, T, n: int):
@@ -127,7 +139,7 @@ def child(system: str, params: dict) -> dict:
     counts = np.asarray(i.numpy(), dtype=np.uint32)
     dr.set_flag(dr.JitFlag.KernelHistory, False)
     steady = H.time_calls(run, repeats)
-    fresh = {"compile_cpu_ms": _compile_cpu(dr, T, params["fresh"])} if params.get("fresh") else {}
+    fresh = _compile_fresh(dr, T, params["fresh"]) if params.get("fresh") else {}
     return {"version": getattr(dr, "__version__", "?"), "threads": _workloads.thread_count(system, dr),
             "mandelbrot": {"status": "ok", "first_ms": first_ms, "compile_ms": compile_ms,
                            "ms": steady.ms, "cpu_ms": steady.cpu_ms,
@@ -150,8 +162,10 @@ def report(res: dict, systems, n: int, iterations: int, avx2: bool = False) -> N
     for what, key, unit in (("steady state, wall", "ms", " ms"), ("steady state, CPU", "cpu_ms", " ms"),
                             ("first call (trace + compile + run)", "first_ms", " ms"),
                             ("compile (kernel history)", "compile_ms", " ms"),
-                            ("compile CPU (--fresh: median, fresh kernels)", "compile_cpu_ms", " ms")):
-        if key == "compile_cpu_ms" and all(H.val(get(s), key) is None for s in systems):
+                            ("compile (kernel history, --fresh: median)", "compile_hist_ms", " ms"),
+                            ("compile CPU (--fresh: median, fresh kernels)", "compile_cpu_ms", " ms"),
+                            ("compile CPU, calling thread (--fresh: median)", "compile_thread_ms", " ms")):
+        if key in ("compile_hist_ms", "compile_cpu_ms", "compile_thread_ms") and all(H.val(get(s), key) is None for s in systems):
             continue
         row = [what] + [H.cell(get(s), key, unit) for s in systems]
         row.append(H.fmt_ratio(H.ratio(H.val(get("frostjit"), key), H.val(get("drjit"), key))))

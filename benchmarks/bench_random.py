@@ -2,6 +2,7 @@
 
     python benchmarks/bench_random.py [--quick] [--n 10000000] [--systems frostjit,drjit,numpy]
                                       [--threads N] [--json out/random.json]
+    python benchmarks/bench_random.py --interleave [--rounds R] [--base CHECKOUT] [--pause S] [--n N] ...
 
 Workloads (n = 1e7 by default), medians of repeated steady-state calls, each system in its own
 subprocess (this script re-runs itself with ``--child SYSTEM``; never drjit and frostjit in one
@@ -17,10 +18,18 @@ process):
 with a fresh cache directory).  The JIT sides run the same code; their checksums (the sum and
 the count) must agree, since frostjit draws Dr.Jit's numbers.  Target: frostjit's steady state
 no slower than Dr.Jit's.
+
+``--interleave`` runs the JIT rows in *interleaved* rounds instead (``_harness.interleave_rows``,
+as ``bench_types.py --interleave``): one long-lived child per system (and ``frostjit@base``, frostjit
+imported from ``--base CHECKOUT``), asked in turn for a batch of 5 calls of each row, the order
+rotated each round, so that every system sees the same load of a shared machine; it prints each
+row's median over the rounds and the median [range] of the rounds' frostjit / Dr.Jit ratios (the
+1e7-sample rows are memory-bound and swing +-20% between separate runs of the table).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -85,7 +94,18 @@ def child(system: str, params: dict) -> dict:
     return out
 
 
+def serve(system: str, params: dict) -> None:
+    """The child of ``--interleave``: build the JIT rows, then answer requests on stdin
+    (:func:`_harness.serve_requests`: one JSON line ``{"case": "pi/frozen", "calls": k}``)."""
+    mod, T = _workloads.load(system)
+    _workloads.apply_threads(system, params.get("threads"))
+    H.serve_requests({"/".join(key): fn for key, fn in _jit_cases(mod, T, params["n"]).items()})
+
+
 # ----------------------------------------------------------------- driver side
+INTERLEAVE_CALLS = 5        # calls per batch: one batch per system, row and round
+
+
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=True)
 
@@ -108,16 +128,37 @@ def parser(prog: str = "bench_random.py") -> argparse.ArgumentParser:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer repetitions (5 instead of 30) and n = 1e6")
     ap.add_argument("--n", type=H.positive_int, default=None, help="samples per call (default 1e7)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="interleaved rounds of the JIT rows, one long-lived child per system, instead of the table")
+    ap.add_argument("--rounds", type=H.positive_int, default=8, help="rounds of --interleave (default 8)")
+    ap.add_argument("--base", default=None, help="with --interleave: also run frostjit from this checkout")
+    ap.add_argument("--pause", type=float, default=0.0,
+                    help="with --interleave: seconds of sleep before each batch (default 0)")
+    ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     H.add_system_options(ap, SYSTEMS)
     return ap
 
 
 def main(argv=None, prog: str = "bench_random.py") -> int:
     a = parser(prog).parse_args(argv)
+    if a.serve:
+        serve(a.serve, json.loads(a.params))
+        return 0
     if a.child:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**6 if a.quick else 10**7)
     params = {"n": n, "repeats": 5 if a.quick else 30, "threads": a.threads}
+    if (a.base or a.rounds != 8 or a.pause) and not a.interleave:
+        parser(prog).error("--base, --rounds and --pause go with --interleave")
+    if a.interleave:
+        systems = [s for s in a.systems if s != "numpy"]
+        res, calls = H.interleave_rows(__file__, systems, params, ["/".join(key) for key in ROWS], a.rounds,
+                                       INTERLEAVE_CALLS, a.base, None, a.pause)
+        H.report_rounds(res, f"interleaved, n = {H.fmt_n(n)}: median over {a.rounds} rounds of the median of "
+                             f"{INTERLEAVE_CALLS} calls, ms wall [lowest-highest round]; ratio: median [range] "
+                             "of the rounds' ratios")
+        H.dump_json(a.json, {"rounds": res, "calls": calls})
+        return 0
     res = {s: run_child(s, params) for s in a.systems}
     print(H.versions_line(res))
     report(res, a.systems, n)

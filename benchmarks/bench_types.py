@@ -216,50 +216,16 @@ INTERLEAVE_CALLS = 10       # calls per batch: one batch per system, row and rou
 
 def interleave(systems: list, params: dict, rounds: int, base: str | None,
                variants: dict | None = None, pause: float = 0.0) -> tuple[dict, dict]:
-    """``--interleave``: per system name and row, the list of the rounds' median wall ms, and
-    every call's wall and CPU ms (``{"wall": [...], "cpu": [...]}``, all rounds pooled) with the
-    CPU ns each thread used in all those calls (``"threads"``: thread id -> ns, ``"main"`` the
-    calling thread; empty where ``/proc`` has no per-thread counts).  ``pause``: seconds of sleep
-    before each batch, so that the other children's idle workers have gone to sleep (Dr.Jit's
-    spin for ~10 ms after a launch, frostjit's 1 ms: without a pause, a batch that follows
-    Dr.Jit's shares the cores with its spinning worker, one that follows frostjit's less so)."""
-    rows = ["/".join(key) for key in ROWS]
-    with H.Servers(__file__, systems, params.get("threads"), params, base, variants) as servers:
-        out = {name: {row: [] for row in rows} for name in servers.names}
-        calls = {name: {row: {"wall": [], "cpu": [], "threads": {}} for row in rows} for name in servers.names}
-        for r in range(rounds):
-            for row in rows:
-                for name in servers.order(r):
-                    before = servers.thread_cpu(name)
-                    got = servers.ask(name, {"case": row, "calls": INTERLEAVE_CALLS}, pause)
-                    after = servers.thread_cpu(name)
-                    out[name][row].append(statistics.median(got["wall"]) * 1e3)
-                    for key in ("wall", "cpu"):
-                        calls[name][row][key].extend(t * 1e3 for t in got[key])
-                    if before is not None and after is not None:
-                        threads = calls[name][row]["threads"]
-                        for tid, ns in after.items():
-                            threads[tid] = threads.get(tid, 0) + ns - before.get(tid, 0)
-    return out, calls
+    """``--interleave``: :func:`_harness.interleave_rows` over this script's rows, batches of
+    :data:`INTERLEAVE_CALLS` calls."""
+    return H.interleave_rows(__file__, systems, params, ["/".join(key) for key in ROWS], rounds, INTERLEAVE_CALLS,
+                             base, variants, pause)
 
 
 def report_interleave(res: dict, n: int, k: int, rounds: int) -> None:
-    names = list(res)
-    print(f"interleaved, n = {H.fmt_n(n)}, k = {k}: median over {rounds} rounds of the median of "
-          f"{INTERLEAVE_CALLS} calls, ms wall [lowest-highest round]; ratio: median [range] of the rounds' ratios")
-    pairs = [(a, "drjit") for a in names if a.startswith("frostjit") and "drjit" in names]
-    header = ["row"] + names + [f"{a} / drjit" for a, _ in pairs]
-    table = []
-    for row in next(iter(res.values())):
-        line = [row]
-        for name in names:
-            v = res[name][row]
-            line.append(f"{H.fmt(statistics.median(v))} [{H.fmt(min(v))}-{H.fmt(max(v))}]")
-        for a, b in pairs:
-            ratios = sorted(x / y for x, y in zip(res[a][row], res[b][row]))
-            line.append(f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]")
-        table.append(line)
-    print(H.table(header, table))
+    H.report_rounds(res, f"interleaved, n = {H.fmt_n(n)}, k = {k}: median over {rounds} rounds of the median of "
+                         f"{INTERLEAVE_CALLS} calls, ms wall [lowest-highest round]; ratio: median [range] of the "
+                         "rounds' ratios")
 
 
 def report_calls(calls: dict) -> None:

@@ -34,3 +34,24 @@ def test_tiny_run_draws_the_same_points_as_drjit():
     assert dj["status"] == "ok", dj
     assert dj["pi/plain"]["check"] == fj["pi/plain"]["check"]
     assert dj["pcg32/plain"]["check"] == pytest.approx(fj["pcg32/plain"]["check"], rel=1e-5)
+
+
+def test_bench_random_interleave_asks_each_child_in_turn():
+    # two frostjit children (the second, frostjit@base, imported from this checkout) in one run
+    r = subprocess.run([sys.executable, "-m", "frostjit", "bench", "random", "--interleave", "--rounds", "2",
+                        "--n", "100", "--systems", "frostjit", "--base", REPO], capture_output=True, text=True,
+                       cwd=REPO, timeout=300)
+    assert r.returncode == 0, r.stderr
+    header = next(x for x in r.stdout.splitlines() if x.strip().startswith("row"))
+    assert header.split()[1:] == ["frostjit", "frostjit@base"]
+    for row in ("pcg32/plain", "pi/plain", "pi/frozen"):
+        line = next(x for x in r.stdout.splitlines() if x.strip().startswith(row))
+        median, spread = line.split(row)[1].split()[:2]
+        low, high = (float(v) for v in spread.strip("[]").split("-"))
+        assert 0 < low <= float(median) <= high, line
+
+
+def test_bench_random_rounds_need_interleave():
+    r = subprocess.run([sys.executable, "-m", "frostjit", "bench", "random", "--rounds", "3"], capture_output=True,
+                       text=True, cwd=REPO, timeout=120)
+    assert r.returncode == 2 and "--base, --rounds and --pause go with --interleave" in r.stderr
