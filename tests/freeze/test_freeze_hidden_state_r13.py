@@ -164,3 +164,61 @@ def test_an_attribute_of_an_int_subclass_whose_eq_lies(w):
         n.scale = box[0]
         return (*_x(w)(k), {n: 0})
     differential(lambda x, d: x * next(iter(d)).scale, arg, lambda k: box.__setitem__(0, 3.0 + k))
+
+
+# -- numbers inside tuple arguments: parameters (r13), and identity tests on tuples ------------
+def test_an_input_tuple_equal_to_a_hidden_one_is_not_it(monkeypatch):
+    # (tuples key by contents: ``t is settings.T`` replayed the recording made with that tuple
+    # itself for an equal one before r13; the identity guard now covers tuples)
+    import guard_settings
+
+    def f(x, t):
+        return x * (2.0 if t is guard_settings.T_r13 else 1.0) * t[0]
+    fz = fj.freeze(f)
+    x = Float(1.0, 2.0)
+    for v in (0.5, 1.5, 0.25):
+        monkeypatch.setattr(guard_settings, "T_r13", (v, 1.0), raising=False)
+        for t in (guard_settings.T_r13, (v, 1.0)):
+            assert _value(fz(x, t)) == _value(f(x, t)), (v, t is guard_settings.T_r13)
+
+
+Pair = __import__("collections").namedtuple("Pair", "a b")
+VALUES = (0.5, 1.5, -0.25, 2.0, 3.0)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("form", ["tuple", "nested", "namedtuple", "in_list", "in_dict", "kwarg"])
+def test_numbers_inside_tuple_arguments_become_parameters(form, w):
+    x = Float(np.arange(w, dtype=np.float32) + 1)
+    fns = {
+        "tuple": (lambda x, t: x * t[0] + t[1], lambda v: ((v, 1.0),), {}),
+        "nested": (lambda x, t: x * t[0][0] + t[1], lambda v: (((v,), 2.0 * v),), {}),
+        "namedtuple": (lambda x, p: x * p.a + p.b, lambda v: (Pair(v, 1.0),), {}),
+        "in_list": (lambda x, lst: x * lst[0][1], lambda v: ([(1.0, v)],), {}),
+        "in_dict": (lambda x, d: x * d["t"][0], lambda v: ({"t": (v,)},), {}),
+        "kwarg": (lambda x, t=None: x * t[0], lambda v: (), None),
+    }
+    fn, make, kw = fns[form]
+    fz = fj.freeze(fn)
+    for v in VALUES:
+        a = make(v)
+        kwargs = {"t": (v,)} if kw is None else {}
+        before = [type(c) for c in a]
+        inner = a[0][0] if form == "in_list" else a[0]["t"] if form == "in_dict" else None
+        got = fz(x, *a, **kwargs)
+        assert _value(got) == _value(fn(x, *a, **kwargs)), v
+        # (the caller's containers hold their own tuples again, not the recording's rebuilt ones)
+        assert [type(c) for c in a] == before
+        if inner is not None:
+            assert (a[0][0] if form == "in_list" else a[0]["t"]) is inner
+    assert fz.n_recordings == 2
+
+
+def test_a_tuple_reached_twice_keeps_its_numbers_as_values():
+    # (an aliased tuple cannot be rebuilt in one place only: each value traces)
+    fz = fj.freeze(lambda x, t, u: x * t[0] + u[0])
+    x = Float(1.0, 2.0)
+    for v in VALUES:
+        t = (v, 1.0)
+        assert _value(fz(x, t, t)) == _value(x * v + v)
+    assert fz.n_recordings == len(VALUES)
