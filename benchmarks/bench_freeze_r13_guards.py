@@ -9,8 +9,11 @@ Run it under two trees (PYTHONPATH=<tree>) and compare:
   x*json.<setting>     a package's module-level setting absent, read with getattr(m, k, default)
   int subclass arg     an argument of an int subclass with its own == (r13: keyed by its C value too)
   IntEnum arg          an IntEnum argument (int's ==: unchanged)
+  (lr, mom) tuple      a training-step-like call f(x, (lr, 0.9)) with a new lr every call: r13 makes
+                       the numbers in the tuple parameters (before: one trace per call)
 """
 import enum
+import warnings
 import json
 import math
 import statistics
@@ -21,6 +24,8 @@ import numpy as np
 
 import frostjit as fj
 from frostjit.llvm import Float
+
+warnings.simplefilter("ignore", fj.FreezeWarning)     # (the tuple row traces every call before r13)
 
 
 class Count(int):
@@ -75,3 +80,11 @@ for name, (f, extra) in cases.items():
             f(x, *extra)
         ts.append((time.process_time() - t0) / 500 * 1e6)
     print(f"{name}\topcodes {opcodes(f, extra)}\tcpu {statistics.median(ts):.2f} us\t(recordings: {f.n_recordings})")
+
+step = fj.freeze(lambda x, h: x * h[0] + h[1])
+ts = []
+for i in range(300):
+    t0 = time.process_time()
+    step(x, (0.001 * (i + 1), 0.9))
+    ts.append((time.process_time() - t0) * 1e6)
+print(f"(lr, mom) tuple\tcpu {statistics.median(ts[50:]):.2f} us\t(recordings: {step.n_recordings} for 300 calls)")
