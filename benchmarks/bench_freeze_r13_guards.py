@@ -13,17 +13,18 @@ Run it under two trees (PYTHONPATH=<tree>) and compare:
                        the numbers in the tuple parameters (before: one trace per call)
 """
 import enum
+import itertools
 import warnings
 import json
 import math
 import statistics
 import sys
-import time
 
 import numpy as np
 
 import frostjit as fj
 from frostjit.llvm import Float
+from _harness import time_calls
 
 warnings.simplefilter("ignore", fj.FreezeWarning)     # (the tuple row traces every call before r13)
 
@@ -69,22 +70,19 @@ def opcodes(f, extra):
     return best
 
 
-for f, extra in cases.values():
-    for _ in range(50):
-        f(x, *extra)
-for name, (f, extra) in cases.items():
-    ts = []
-    for _ in range(15):
-        t0 = time.process_time()
+def batch(f, extra):
+    def run():
         for _ in range(500):
             f(x, *extra)
-        ts.append((time.process_time() - t0) / 500 * 1e6)
-    print(f"{name}\topcodes {opcodes(f, extra)}\tcpu {statistics.median(ts):.2f} us\t(recordings: {f.n_recordings})")
+    return run
+
+
+for name, (f, extra) in cases.items():
+    t = time_calls(batch(f, extra), repeats=15, warmup=1)
+    cpu = statistics.median(t.cpus) / 500 * 1e6
+    print(f"{name}\topcodes {opcodes(f, extra)}\tcpu {cpu:.2f} us\t(recordings: {f.n_recordings})")
 
 step = fj.freeze(lambda x, h: x * h[0] + h[1])
-ts = []
-for i in range(300):
-    t0 = time.process_time()
-    step(x, (0.001 * (i + 1), 0.9))
-    ts.append((time.process_time() - t0) * 1e6)
-print(f"(lr, mom) tuple\tcpu {statistics.median(ts[50:]):.2f} us\t(recordings: {step.n_recordings} for 300 calls)")
+lr = itertools.count(1)
+t = time_calls(lambda: step(x, (0.001 * next(lr), 0.9)), repeats=250, warmup=50)
+print(f"(lr, mom) tuple\tcpu {statistics.median(t.cpus) * 1e6:.2f} us\t(recordings: {step.n_recordings} for 300 calls)")
