@@ -695,7 +695,8 @@ class FrozenFunction:
                 continue
             if o[0] is t[0] and t[0] in PARAM_NUMBERS and o[1] != t[1] and t[1] != "param":
                 c, k = loc
-                if c is not args and not layout.writable(c, k, _get(c, k)):
+                if c is not args and not layout.writable(c, k, _get(c, k)) \
+                        and _tuple_chain(pflat, c, args) is None:
                     continue
                 out.add(i)
         return frozenset(out)
@@ -824,7 +825,9 @@ class FrozenFunction:
                     "threshold), which a replay does not repeat"
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
             if subs:
-                if rs.uses_type:        # type(p) saw a symbolic number: trace again with values
+                if rs.uses_type or (rs.uses_is and rec.rebuilt_tuples):
+                    # type(p) saw a symbolic number, or an identity test saw a tuple rebuilt
+                    # around one (``t is CFG``): trace again with values
                     rec.escaped.update(str(j) for j in range(len(subs)))
                     self._restore_params(rec, flat, subs)
                     if recd is not None:
@@ -854,7 +857,10 @@ class FrozenFunction:
             return args, kwargs, []
         rec.n_params = len(flat.params)
         rec.escaped = set()
+        rec.tuple_swaps = []
+        rec.rebuilt_tuples = False
         subs = []
+        items = {}          # id(tuple) -> (tuple, its items with the symbols in place)
         j = 0
         for i, (loc, _) in enumerate(flat.number_locs):
             if i not in self._param_mask:
@@ -864,9 +870,26 @@ class FrozenFunction:
             j += 1
             if c is args:
                 args = args[:k] + (sym,) + args[k + 1:]
+            elif isinstance(c, tuple):
+                items.setdefault(id(c), (c, list(c)))[1][k] = sym
             else:
                 _put(c, k, sym)
             subs.append((c, k, sym))
+        # A tuple holding a parameter is rebuilt with the symbol in it, and so is every tuple above
+        # it up to the arguments or a mutable container (put back after the call: _restore_params),
+        # deepest first.  (_changed_numbers made sure each has one place: reached once, walked.)
+        while items:
+            c, new = items.pop(max(items, key=lambda t: len(_tuple_chain(flat, items[t][0], args))))
+            parent, k = flat.tuple_locs[id(c)]
+            t = tuple.__new__(type(c), new)
+            rec.rebuilt_tuples = True
+            if parent is args:
+                args = args[:k] + (t,) + args[k + 1:]
+            elif isinstance(parent, tuple):
+                items.setdefault(id(parent), (parent, list(parent)))[1][k] = t
+            else:
+                _put(parent, k, t)
+                rec.tuple_swaps.append((parent, k, t, c))
         return args, kwargs, subs
 
     def _restore_params(self, rec, flat, subs) -> None:
@@ -874,8 +897,12 @@ class FrozenFunction:
         them), no symbolic number stays in the inputs, and a parameter whose value the recording
         needed exactly (control flow, a size, C code) goes back to the key."""
         for c, k, sym in subs:
-            if type(c) is not tuple and _get(c, k) is sym:
+            if not isinstance(c, tuple) and _get(c, k) is sym:
                 _put(c, k, sym.value)
+        for c, k, t, orig in getattr(rec, "tuple_swaps", ()):
+            if _get(c, k) is t:
+                _put(c, k, orig)
+        rec.tuple_swaps = []
         for c in flat.containers:
             if type(c) is tuple:
                 continue
@@ -1114,6 +1141,37 @@ def _settings_now() -> tuple:
 
 class _ParamsRejected(Exception):
     """A recording with Python-number parameters that cannot stand (see FrozenFunction._record)."""
+
+
+def _tuple_chain(flat, c, args):
+    """The tuples from ``c`` up to the arguments or a mutable container holding the top one
+    (``[(tuple, parent, key), ...]``), when a number inside ``c`` can become a parameter: each a
+    plain tuple or a namedtuple (rebuilt with ``tuple.__new__``), reached once by the walk (an
+    aliased tuple would keep the value in its other places), and still where the walk found it;
+    else ``None``."""
+    chain = []
+    while True:
+        t = type(c)
+        if not (t is tuple or (issubclass(t, tuple) and getattr(t, "_fields", None) is not None
+                               and not hasattr(c, "__dict__"))):
+            return None
+        if id(c) in flat.shared:
+            return None
+        loc = flat.tuple_locs.get(id(c))
+        if loc is None:
+            return None
+        parent, k = loc
+        if parent is args:
+            if args[k] is not c:
+                return None
+            chain.append((c, parent, k))
+            return chain
+        if _get(parent, k) is not c:
+            return None
+        chain.append((c, parent, k))
+        if not isinstance(parent, tuple):
+            return chain if layout.writable(parent, k, c) else None
+        c = parent
 
 
 def _put(c, k, v) -> None:

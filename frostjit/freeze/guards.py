@@ -517,8 +517,10 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     return gs, None, hidden_writes
 
 
+# (tuples and frozensets are keyed by contents, so an input equal to a hidden one shares its
+# key: whether it *is* that one is guarded too; r13, ``t is CFG`` replayed for an equal tuple)
 _NOT_IDENTITIES = _ATOM_TYPES + (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
-                                  types.MethodType, tuple, frozenset)
+                                  types.MethodType)
 
 
 def _aliasing(hid: dict):

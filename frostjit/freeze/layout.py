@@ -106,7 +106,7 @@ class Flat:
 
     __slots__ = ("key", "leaves", "nodes", "node_index", "sizes", "size_index", "containers",
                  "numpy", "paths", "pending", "has_jit", "leaf_nodes", "cont_paths", "leaf_paths", "params",
-                 "number_locs", "through")
+                 "number_locs", "through", "tuple_locs", "shared")
 
     def __init__(self, paths: bool):
         self.key = []
@@ -123,6 +123,11 @@ class Flat:
         self.leaf_paths = [] if paths else None
         self.params = []            # Python numbers that are parameters of the recording (p0, p1, ...)
         self.number_locs = [] if paths else None     # (container, key, path) of each Python number
+        # (paths=True) id(tuple) -> (parent, key) where each tuple was reached, and the ids of
+        # containers reached more than once: a number inside a tuple becomes a parameter by
+        # rebuilding the tuples above it (frozen.FrozenFunction._substitute_params)
+        self.tuple_locs = {} if paths else None
+        self.shared = set() if paths else None
         self.pending = []
         self.has_jit = False
 
@@ -235,12 +240,16 @@ class Walker:
     def _container(self, o, path, tok) -> bool:
         i = self.memo.get(id(o))
         if i is not None:
+            if self.P:
+                self.f.shared.add(id(o))
             self.tok(("ref", i), path)
             return False
         self.memo[id(o)] = len(self.memo)
         self.f.containers.append(o)
         if self.P:
             self.f.cont_paths.append(path)
+            if isinstance(o, tuple) and self.loc is not None:
+                self.f.tuple_locs[id(o)] = self.loc
         self.tok(tok, path)
         return True
 

@@ -8,7 +8,7 @@ import types
 import weakref
 from _thread import _local as _thread_local
 
-from .code import _is_library_module
+from .code import USER, _is_library_module, code_class
 
 ABSENT = type("Absent", (), {"__repr__": lambda self: "<absent>", "__slots__": ()})()
 STOP = object()         # a lookup that would run user code (property, __getattr__): the chain stops
@@ -32,11 +32,31 @@ def watched_class(c) -> bool:
     return mod is None or not _is_library_module(mod)
 
 
+def _library_class(c) -> bool:
+    """A class written in Python by a library (not frostjit): its dict may be patched."""
+    f = c.__flags__
+    return bool(f & _HEAPTYPE) and not f & _IMMUTABLE_TYPE and not str(getattr(c, "__module__", "")).startswith("frostjit")
+
+
 _CONTAINERS = (list, dict, set, collections.deque, bytearray)
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "add", "discard",
              "popleft", "appendleft", "extendleft", "rotate", "sort", "reverse", "popitem", "__setitem__",
              "__delitem__", "difference_update", "intersection_update", "symmetric_difference_update"}
 _NP_META = {"shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides", "flags", "T", "base"}
+_SETTING_TYPES = frozenset((int, float, complex, str, bytes, bool, type(None), tuple, frozenset))
+
+
+def library_setting(v) -> bool:
+    """Whether a library's (or frostjit's) module or class attribute holding ``v`` is guarded like
+    a user module's.  A library's functions, classes and modules are taken as constant (a guard
+    per ``np.``/``math.`` name a function reads would cost every replay); its numbers, strings
+    and tuples are settings a program may patch (``math.tau = 1``, ``np.pi`` rebound, a package's
+    module-level flag, a library class's default), and a user function stored there was put
+    there by the program (a monkeypatch), which may put another (r13: each was a stale replay)."""
+    t = type(v)
+    if t in _SETTING_TYPES:
+        return True
+    return t is types.FunctionType and code_class(v.__code__) == USER
 _DATA_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType)
 _C_GET = (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
           types.WrapperDescriptorType, types.ClassMethodDescriptorType, types.MethodWrapperType)
@@ -92,7 +112,7 @@ def _find_in_mro(mro, name, atoms, label, where):
         d = _cls_dict_of(c)
         if name in d:
             v = d[name]
-            if watched_class(c):
+            if watched_class(c) or (library_setting(v) and _library_class(c)):
                 atoms.append(Atom("entry", d, name, v, c, f"{c.__qualname__}.{name}", where))
             return c, v
         if watched_class(c):
@@ -116,7 +136,7 @@ def read_attr(o, name, label, where):
         d = o.__dict__
         if name in d:
             v = d[name]
-            if not (o.__name__.startswith("frostjit") or _is_library_module(o)):
+            if not (o.__name__.startswith("frostjit") or _is_library_module(o)) or library_setting(v):
                 atoms.append(Atom("entry", d, name, v, o, label, where))
             return v, atoms
         atoms.append(Atom("entry", d, name, ABSENT, o, label, where))

@@ -156,7 +156,8 @@ def value_key(o):
     except TypeError:
         return (t, Ident(o))
     if coarse_eq(t):
-        return (t, Eq(o), exact_state(o, t))
+        st = attribute_snaps(o) if t.__flags__ & _HEAPTYPE else ()
+        return (t, Eq(o), exact_state(o, t), st) if st else (t, Eq(o), exact_state(o, t))
     if t.__flags__ & _HEAPTYPE:
         # a Python class: its == may leave out attributes the program reads (``Key.__eq__``
         # comparing a name, a dataclass field with ``compare=False``), and as a dict key, a set
@@ -236,11 +237,14 @@ def coarse_eq(t) -> bool:
     differs), ``timezone.utc`` equals a named UTC offset (``tzname()`` differs), a NumPy dtype
     equals one with metadata, ``np.datetime64`` values of different units.  A class written in
     Python has its instance state walked (attributes are part of the key), so its own ``==``
-    is trusted unless a C base other than ``object`` holds state."""
+    is trusted unless a C base other than ``object`` holds state.  A Python subclass of ``int``,
+    ``str`` or ``bytes`` that overrides ``==`` is coarse too: its C value is state its ``==``
+    may leave out (``class Tag(str): __eq__ = lambda s, o: True``; r13, a stale replay)."""
     c = _coarse.get(t)
     if c is None:
         b = _c_base(t)
-        c = _coarse[t] = not (b is object or b in _EXACT_EQ or issubclass(b, (np.integer, np.bool_, np.str_, np.bytes_)))
+        c = _coarse[t] = not (b is object or (b in _EXACT_EQ and t.__eq__ is b.__eq__)
+                              or issubclass(b, (np.integer, np.bool_, np.str_, np.bytes_)))
     return c
 
 

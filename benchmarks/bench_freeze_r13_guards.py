@@ -1,0 +1,88 @@
+"""Cost per frozen call of what session r13's lane redteam changed: Python opcodes per call
+(``sys.settrace`` with ``f_trace_opcodes``, minimum of three calls after 50 warm-up calls: exact
+and load-independent, C work not counted) and CPU time (median of 15 batches of 500 calls).
+Run it under two trees (PYTHONPATH=<tree>) and compare:
+
+  x+1                  the trivial frozen call (no guard: the baseline)
+  x*np.pi              a library module's number (r13: one guard on numpy's dict entry)
+  np.sin, math.sqrt    library functions (taken as constant before and after: no guard)
+  x*json.<setting>     a package's module-level setting absent, read with getattr(m, k, default)
+  int subclass arg     an argument of an int subclass with its own == (r13: keyed by its C value too)
+  IntEnum arg          an IntEnum argument (int's ==: unchanged)
+  (lr, mom) tuple      a training-step-like call f(x, (lr, 0.9)) with a new lr every call: r13 makes
+                       the numbers in the tuple parameters (before: one trace per call)
+"""
+import enum
+import itertools
+import warnings
+import json
+import math
+import statistics
+import sys
+
+import numpy as np
+
+import frostjit as fj
+from frostjit.llvm import Float
+from _harness import time_calls
+
+warnings.simplefilter("ignore", fj.FreezeWarning)     # (the tuple row traces every call before r13)
+
+
+class Count(int):
+    def __eq__(self, other):
+        return int(self) == int(other)
+
+    def __hash__(self):
+        return int.__hash__(self)
+
+
+class E(enum.IntEnum):
+    A = 2
+
+
+x = Float(np.arange(16, dtype=np.float32))
+cases = {
+    "x+1": (fj.freeze(lambda x: x + 1), ()),
+    "x*np.pi": (fj.freeze(lambda x: x * np.pi), ()),
+    "np.sin, math.sqrt": (fj.freeze(lambda x: x * math.sqrt(2.0) + float(np.sin(1.0))), ()),
+    "x*json.<setting>": (fj.freeze(lambda x: x * getattr(json, "_bench_scale", 2.0)), ()),
+    "int subclass arg": (fj.freeze(lambda x, n: x * n), (Count(3),)),
+    "IntEnum arg": (fj.freeze(lambda x, n: x * n), (E.A,)),
+}
+
+
+def opcodes(f, extra):
+    n = [0]
+
+    def tr(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            n[0] += 1
+        return tr
+    best = None
+    for _ in range(3):
+        n[0] = 0
+        sys.settrace(tr)
+        f(x, *extra)
+        sys.settrace(None)
+        best = n[0] if best is None else min(best, n[0])
+    return best
+
+
+def batch(f, extra):
+    def run():
+        for _ in range(500):
+            f(x, *extra)
+    return run
+
+
+for name, (f, extra) in cases.items():
+    t = time_calls(batch(f, extra), repeats=15, warmup=1)
+    cpu = statistics.median(t.cpus) / 500 * 1e6
+    print(f"{name}\topcodes {opcodes(f, extra)}\tcpu {cpu:.2f} us\t(recordings: {f.n_recordings})")
+
+step = fj.freeze(lambda x, h: x * h[0] + h[1])
+lr = itertools.count(1)
+t = time_calls(lambda: step(x, (0.001 * next(lr), 0.9)), repeats=250, warmup=50)
+print(f"(lr, mom) tuple\tcpu {statistics.median(t.cpus) * 1e6:.2f} us\t(recordings: {step.n_recordings} for 300 calls)")
