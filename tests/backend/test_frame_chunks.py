@@ -60,7 +60,7 @@ def test_without_mask_registers_one_branch_reads_every_input_and_one_writes_ever
     assert body.count("!nontemporal") == 4                      # full chunks: a choice per output
 
 
-def test_with_mask_registers_every_load_and_store_is_masked_in_place():
+def test_with_mask_registers_every_load_and_store_is_masked():
     ir = generate_ir(_spec(), 32, masked_chunks=True)
     llvm.parse_assembly(ir.replace(KERNEL_PLACEHOLDER, "@k")).verify()
     assert "ld.tail:" not in ir and "st.tail:" not in ir

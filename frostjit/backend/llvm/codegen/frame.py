@@ -8,7 +8,8 @@ that is all-true except in the last chunk, so the tail needs no scalar loop.  In
 read and outputs written with masked loads and stores where the CPU has mask registers
 (AVX-512); elsewhere full chunks use plain vector instructions and only the last chunk masked
 ones (``masked_chunks``).  Full chunks of large, aligned outputs are written with one
-non-temporal store each (see NONTEMPORAL_BYTES), except in kernels with a symbolic loop
+non-temporal store each (see NONTEMPORAL_BYTES; with mask registers, the stores of up to
+STORE_GROUP outputs share one branch per chunk), except in kernels with a symbolic loop
 (``_cached_stores``).
 ``args`` holds two 8-byte slots per parameter: the buffer address and its
 element count (used by gathers and scatters for bounds checks).  ``shared`` is
@@ -362,10 +363,10 @@ class KernelEmitter:
             # One flag for all outputs (their stores share a branch, see _flush_stores): pool
             # buffers and the thread pool's block starts keep every output aligned together.
             every = "%out.big"
-            for k in outs:
-                self.entry.append(f"  %nt.all.{k} = and i1 {every}, %a{k}.aligned")
-                every = f"%nt.all.{k}"
-            self.entry.append(f"  %nt.all = and i1 {every}, true")
+            for j, k in enumerate(outs):
+                name = "%nt.all" if j == len(outs) - 1 else f"%nt.all.{k}"
+                self.entry.append(f"  {name} = and i1 {every}, %a{k}.aligned")
+                every = name
             return
         for k in outs:
             self.entry.append(f"  %a{k}.nt = and i1 %out.big, %a{k}.aligned")
@@ -583,7 +584,7 @@ class KernelEmitter:
 
         One branch per group and chunk instead of one per output and chunk (an ``and`` of the
         chunk's flag, a test and two jumps per output before): the 4x4 transform's hot loop
-        went from 86 to 64 instructions per 32 lanes.  A group holds at most
+        went from 86 to 67 instructions per 32 lanes.  A group holds at most
         :data:`STORE_GROUP` outputs and never spans a cut between blocks (:data:`BLOCK_INSTRS`),
         so the values held for it stay a few registers."""
         pending, self.pending_stores = self.pending_stores, []
