@@ -7,10 +7,6 @@ group, Bool stored as bytes), at launch widths around the chunk size and above t
 threshold, on one and two threads, plain and frozen at new widths, in both chunk shapes
 (``FROSTJIT_MASKED_CHUNKS``), against NumPy.
 """
-import os
-import subprocess
-import sys
-
 import llvmlite.binding as llvm
 import pytest
 
@@ -18,10 +14,9 @@ from frostjit.backend.kernel import IN, OUT, Instr, KernelSpec
 from frostjit.backend.llvm.codegen import KERNEL_PLACEHOLDER, generate_ir
 from frostjit.backend.llvm.codegen.frame import STORE_GROUP
 from frostjit.trace.dtypes import Bool, Float32
+from test_frame_chunks import run_in_chunk_shape
 
 pytestmark = pytest.mark.llvm_only("the LLVM backend's kernel frame (IR text)")
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _spec(n_out):
@@ -92,6 +87,4 @@ print("ok")
 
 @pytest.mark.parametrize("masked", ["0", "1"])
 def test_many_outputs_of_every_size_match_numpy_plain_and_frozen(tmp_path, masked):
-    env = dict(os.environ, FROSTJIT_MASKED_CHUNKS=masked, FROSTJIT_CACHE_DIR=str(tmp_path), PYTHONPATH=REPO)
-    r = subprocess.run([sys.executable, "-c", _PROGRAM], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout[-2000:] + r.stderr[-2000:]
+    run_in_chunk_shape(_PROGRAM, masked, tmp_path)
