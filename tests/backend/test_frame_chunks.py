@@ -60,7 +60,7 @@ def test_without_mask_registers_one_branch_reads_every_input_and_one_writes_ever
     assert body.count("!nontemporal") == 4                      # full chunks: a choice per output
 
 
-def test_with_mask_registers_every_load_and_store_is_masked_in_place():
+def test_with_mask_registers_every_load_and_store_is_masked():
     ir = generate_ir(_spec(), 32, masked_chunks=True)
     llvm.parse_assembly(ir.replace(KERNEL_PLACEHOLDER, "@k")).verify()
     assert "ld.tail:" not in ir and "st.tail:" not in ir
@@ -147,8 +147,14 @@ print("ok")
 """
 
 
+def run_in_chunk_shape(program: str, masked: str, cache_dir) -> None:
+    """Run ``program`` (which prints "ok") in a fresh process with ``FROSTJIT_MASKED_CHUNKS=masked``
+    and its own kernel cache."""
+    env = dict(os.environ, FROSTJIT_MASKED_CHUNKS=masked, FROSTJIT_CACHE_DIR=str(cache_dir), PYTHONPATH=REPO)
+    r = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout[-2000:] + r.stderr[-2000:]
+
+
 @pytest.mark.parametrize("masked", ["0", "1"])
 def test_every_tail_width_and_element_size_gives_numpys_results(tmp_path, masked):
-    env = dict(os.environ, FROSTJIT_MASKED_CHUNKS=masked, FROSTJIT_CACHE_DIR=str(tmp_path), PYTHONPATH=REPO)
-    r = subprocess.run([sys.executable, "-c", _PROGRAM], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout[-2000:] + r.stderr[-2000:]
+    run_in_chunk_shape(_PROGRAM, masked, tmp_path)

@@ -8,7 +8,8 @@ that is all-true except in the last chunk, so the tail needs no scalar loop.  In
 read and outputs written with masked loads and stores where the CPU has mask registers
 (AVX-512); elsewhere full chunks use plain vector instructions and only the last chunk masked
 ones (``masked_chunks``).  Full chunks of large, aligned outputs are written with one
-non-temporal store each (see NONTEMPORAL_BYTES), except in kernels with a symbolic loop
+non-temporal store each (see NONTEMPORAL_BYTES; with mask registers, the stores of up to
+STORE_GROUP outputs share one branch per chunk), except in kernels with a symbolic loop
 (``_cached_stores``).
 ``args`` holds two 8-byte slots per parameter: the buffer address and its
 element count (used by gathers and scatters for bounds checks).  ``shared`` is
@@ -38,6 +39,11 @@ INLINE_MATH_CALLS = 2
 # (docs/engine.md, "Compile time"): one 30,000-operation block took 10 s to compile, blocks of
 # 500 keep compile time linear in the kernel's size.  250 or 1000 measured within 3%.
 BLOCK_INSTRS = 500
+
+# With mask registers, the stores of at most this many outputs are held and written together
+# behind one branch (see KernelEmitter._flush_stores): 8 outputs held in two registers each are
+# half of AVX-512's 32 vector registers.
+STORE_GROUP = 8
 
 # Launches writing at least this many bytes (all outputs together) write them with non-temporal
 # stores (full, aligned chunks):
@@ -85,6 +91,10 @@ class KernelEmitter:
         # (param, type, value) per store.
         self.grouped_loads: dict[int, VarType] = {}
         self.grouped_stores: list[tuple[int, VarType, str]] = []
+        # With mask registers: the stores not written yet, (param, type, value) each, and the
+        # number of store groups written (see _flush_stores).
+        self.pending_stores: list[tuple[int, VarType, str]] = []
+        self.store_groups = 0
         # A kernel with a symbolic loop writes its outputs through the caches, without the
         # choice of non-temporal stores (see _cached_stores).
         self.cached_stores = self._cached_stores(spec)
@@ -211,17 +221,23 @@ class KernelEmitter:
             self.body.append("  %left.t = trunc i64 %left.w to i32")
             self.body += self._lanes_left_mask("%leftv", "%mask")
         self.body.append(f"  %full = icmp eq i64 %left.w, {W}")
+        if outs and self.masked_chunks and not self.cached_stores:
+            self.body.append("  %nt.chunk = and i1 %full, %nt.all")      # (see _flush_stores)
         chunk_start = len(self.body)      # where the grouped loads go (no mask registers)
         block_start = 0
         for ins in spec.instrs:
             self.vals.append(self.instruction(ins))
             if len(self.body) - block_start >= BLOCK_INSTRS:
+                if self.pending_stores:
+                    self._flush_stores()
                 label = f"body.{len(self.split_blocks) + 1}"
                 self.split_blocks.append(label)
                 self.body.append(f"  br label %{label}")
                 self.body.append(f"{label}:")
                 block_start = len(self.body)
 
+        if self.pending_stores:
+            self._flush_stores()
         if self.grouped_loads:
             self.body[chunk_start:chunk_start] = self._grouped_loads()
         if self.grouped_stores:
@@ -343,6 +359,15 @@ class KernelEmitter:
             self.entry.append(f"  %out.bytes{j} = add i64 {total}, %n{k}.bytes")
             total = f"%out.bytes{j}"
         self.entry.append(f"  %out.big = icmp uge i64 {total}, {NONTEMPORAL_BYTES}")
+        if self.masked_chunks:
+            # One flag for all outputs (their stores share a branch, see _flush_stores): pool
+            # buffers and the thread pool's block starts keep every output aligned together.
+            every = "%out.big"
+            for j, k in enumerate(outs):
+                name = "%nt.all" if j == len(outs) - 1 else f"%nt.all.{k}"
+                self.entry.append(f"  {name} = and i1 {every}, %a{k}.aligned")
+                every = name
+            return
         for k in outs:
             self.entry.append(f"  %a{k}.nt = and i1 %out.big, %a{k}.aligned")
 
@@ -357,11 +382,18 @@ class KernelEmitter:
         return f"%in{k}"
 
     def frame_store(self, k: int, vt: VarType, value: str) -> None:
-        """Write chunk ``%i`` of output ``k``: here (:meth:`store_output`) where the CPU has mask
-        registers, else at the end of the chunk with the other outputs (:meth:`_grouped_stores`)."""
+        """Write chunk ``%i`` of output ``k``.  With mask registers: a masked store here in a kernel
+        with a symbolic loop (:meth:`_cached_stores`), else with the next few outputs' stores
+        (:meth:`_flush_stores`); without them: at the end of the chunk with the other outputs
+        (:meth:`_grouped_stores`)."""
         if self.masked_chunks:
-            p = self.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 %i")
-            self.store_output(k, vt, p, value)
+            if self.cached_stores:
+                p = self.emit(f"getelementptr {memory_type(vt)}, ptr %a{k}, i64 %i")
+                self.masked_mem("store", vt, p, value)
+                return
+            self.pending_stores.append((k, vt, value))
+            if len(self.pending_stores) >= STORE_GROUP:
+                self._flush_stores()
             return
         if self.loop_lanes:       # (the scheduler stores outputs after every loop: never here)
             raise AssertionError("LLVM backend: a store inside a symbolic loop")
@@ -488,7 +520,7 @@ class KernelEmitter:
 
     def _grouped_stores(self) -> list[str]:
         """Without mask registers: every output's chunk written at the end of the chunk: a full
-        chunk with plain (or non-temporal, see store_output; never in a kernel with a loop, see
+        chunk with plain (or non-temporal, see _flush_stores; never in a kernel with a loop, see
         _cached_stores) stores, the last one with masked
         stores, one branch between them (see _grouped_loads); an 8- or 16-bit output's last
         chunk is stored into a stack slot whose lanes left are then copied out (see _copied)."""
@@ -544,26 +576,33 @@ class KernelEmitter:
         return [*lines, "  br i1 %full, label %st.whole, label %st.tail",
                 *whole, "  br label %st.end", *part, "st.end:"]
 
-    def store_output(self, k: int, vt: VarType, ptr: str, value: str) -> None:
-        """Store ``value`` into output ``k`` at ``ptr``: a non-temporal store of the whole chunk
-        when it is full and the output qualifies (``%a{k}.nt``), else a masked store; always the
-        masked store in a kernel with a loop (:meth:`_cached_stores`)."""
-        if self.cached_stores:
-            self.masked_mem("store", vt, ptr, value)
-            return
-        tag = self.tmp()[1:]
-        self.body.append(f"  %{tag}.nt = and i1 %full, %a{k}.nt")
-        if vt is Bool:
-            value = self.emit(f"zext {self.vty('i1')} {value} to {self.vty('i8')}")
-        v = self.vty(memory_type(vt))
-        self.body.append(f"  br i1 %{tag}.nt, label %{tag}.whole, label %{tag}.lanes")
-        self.body.append(f"{tag}.whole:")
-        self.body.append(f"  store {v} {value}, ptr {ptr}, align {self._store_alignment(vt)}, !nontemporal !0")
-        self.body.append(f"  br label %{tag}.end")
-        self.body.append(f"{tag}.lanes:")
-        self.masked_mem("store", vt if vt is not Bool else UInt8, ptr, value)
-        self.body.append(f"  br label %{tag}.end")
-        self.body.append(f"{tag}.end:")
+    def _flush_stores(self) -> None:
+        """With mask registers, in a kernel without a symbolic loop: the outputs' stores held
+        since the last group (``pending_stores``), written together behind one branch: the
+        non-temporal stores of a full chunk of a launch whose outputs qualify (``%nt.chunk``),
+        else masked stores.
+
+        One branch per group and chunk instead of one per output and chunk (an ``and`` of the
+        chunk's flag, a test and two jumps per output before): the 4x4 transform's hot loop
+        went from 86 to 67 instructions per 32 lanes.  A group holds at most
+        :data:`STORE_GROUP` outputs and never spans a cut between blocks (:data:`BLOCK_INSTRS`),
+        so the values held for it stay a few registers."""
+        pending, self.pending_stores = self.pending_stores, []
+        g = self.store_groups = self.store_groups + 1
+        head, nt, masked = [], [f"sg{g}.nt:"], []
+        for j, (k, vt, value) in enumerate(pending):
+            if vt is Bool:
+                head.append(f"  %sg{g}.v{j} = zext {self.vty('i1')} {value} to {self.vty('i8')}")
+                value, vt = f"%sg{g}.v{j}", UInt8
+            v = self.vty(memory_type(vt))
+            head.append(f"  %sg{g}.at{j} = getelementptr {memory_type(vt)}, ptr %a{k}, i64 %i")
+            nt.append(f"  store {v} {value}, ptr %sg{g}.at{j}, align {self._store_alignment(vt)}, !nontemporal !0")
+            masked.append((vt, f"%sg{g}.at{j}", value))
+        self.body += [*head, f"  br i1 %nt.chunk, label %sg{g}.nt, label %sg{g}.masked",
+                      *nt, f"  br label %sg{g}.end", f"sg{g}.masked:"]
+        for vt, at, value in masked:
+            self.masked_mem("store", vt, at, value)
+        self.body += [f"  br label %sg{g}.end", f"sg{g}.end:"]
 
     def masked_mem(self, kind: str, vt: VarType, ptr: str, value: str | None = None, mask: str = "%mask") -> str:
         """A masked vector load (returns its value) or store of ``vt`` at ``ptr``.
