@@ -54,3 +54,31 @@ def test_a_frozen_calls_tensor_is_keyed_like_a_fresh_one(sizes):
         assert fj.all(g(u) == g(fresh), axis=None)
         assert fj.all(g(f(TensorXf(fj.arange(Float, b * 3), shape=(b, 3)))) == fresh + 1, axis=None)
     assert g.n_recordings == len(set(sizes))
+
+
+@dataclass
+class _Counted:
+    x: Float
+    n: object = 0
+    meta: object = None
+
+
+def _count(s):
+    s.n = fj.width(s.x) * 2                                 # a width stored into the input state
+    s.meta = {"n": fj.width(s.x), "pair": (fj.width(s.x) - 1, [fj.width(s.x)])}
+    return s.x + 1
+
+
+@pytest.mark.parametrize("sizes", [(3, 4, 3), (1000, 7)])
+def test_widths_stored_into_the_inputs_are_python_ints(sizes):
+    # A width inside a recording is a symbolic number; stored into the inputs (an attribute, a
+    # new dict/tuple/list there) it must be the plain call's int after the call.
+    f = fj.freeze(_count)
+    for n in sizes:
+        s, ref = _Counted(fj.arange(Float, n)), _Counted(fj.arange(Float, n))
+        f(s)
+        _count(ref)
+        got = json.loads(json.dumps({"n": s.n, "meta": s.meta}))
+        assert got == json.loads(json.dumps({"n": ref.n, "meta": ref.meta}))
+        assert type(s.n) is int and type(s.meta["n"]) is int and type(s.meta["pair"][0]) is int
+        assert type(s.meta["pair"][1][0]) is int
