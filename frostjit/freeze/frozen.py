@@ -847,6 +847,7 @@ class FrozenFunction:
                 observer[0].close()
             for node in flat.nodes:
                 node.sym = None
+            _settle_numbers(flat.containers)
             rec.release()
         return out, recd
 
@@ -903,12 +904,7 @@ class FrozenFunction:
             if _get(c, k) is t:
                 _put(c, k, orig)
         rec.tuple_swaps = []
-        for c in flat.containers:
-            if type(c) is tuple:
-                continue
-            for k, v in entries(c):
-                if type(v) is Sym:
-                    _put(c, k, v.value)
+        _settle_numbers(flat.containers)
         escaped = getattr(rec, "escaped", ())
         if escaped:
             drop = set()
@@ -1172,6 +1168,46 @@ def _tuple_chain(flat, c, args):
         if not isinstance(parent, tuple):
             return chain if layout.writable(parent, k, c) else None
         c = parent
+
+
+def _settle_numbers(containers) -> None:
+    """After a recording: a symbolic number (:class:`Sym`) the function stored into the inputs,
+    directly or in a new list/dict/tuple (``state.n = fj.width(x)``, ``state.meta = {"n": ...}``),
+    becomes the number it stood for, which is what the plain call stored (``type(n) is int``,
+    ``json.dumps``).  Outputs are described by the recording; objects elsewhere (a global list)
+    keep the Sym, which still acts as its number."""
+    for c in containers:
+        if type(c) is tuple:
+            continue
+        for k, v in entries(c):
+            w = _settled(v, 0)
+            if w is not v:
+                _put(c, k, w)
+
+
+def _settled(v, depth: int):
+    """``v`` with its symbolic numbers replaced by their values (a tuple is rebuilt, a list or
+    dict changed in place; other objects are left to the container walk)."""
+    t = type(v)
+    if t is Sym:
+        return v.value
+    if depth > 8:
+        return v
+    if t is list:
+        for i, x in enumerate(v):
+            y = _settled(x, depth + 1)
+            if y is not x:
+                v[i] = y
+    elif t is dict:
+        for k, x in v.items():
+            y = _settled(x, depth + 1)
+            if y is not x:
+                v[k] = y
+    elif t is tuple:
+        items = tuple(_settled(x, depth + 1) for x in v)
+        if any(a is not b for a, b in zip(items, v)):
+            return items
+    return v
 
 
 def _put(c, k, v) -> None:

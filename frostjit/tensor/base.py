@@ -213,8 +213,19 @@ class TensorBase:
         """The shape, a tuple of ints (inside a frozen function the leading dimension follows
         the array's width, see the module docstring)."""
         s = self._shape
-        if state.recorder is not None and s:
-            return self._derived_shape(s)
+        if state.recorder is not None:
+            return self._derived_shape(s) if s else s
+        for d in s:
+            if type(d) is not int:
+                return self._concrete_shape()
+        return s
+
+    def _concrete_shape(self) -> tuple:
+        """A tensor made while a frozen function recorded keeps that call's symbolic numbers in
+        its shape (freeze/symbolic.py); once out of the recording they are the ints they stood
+        for (``type(d) is int`` and ``json.dumps`` must see what a plain call gives)."""
+        s = self._shape = tuple(getattr(d, "__symbolic_size__", d) for d in self._shape)
+        self._tmpl = None
         return s
 
     def _derived_shape(self, s: tuple) -> tuple:
@@ -227,7 +238,7 @@ class TensorBase:
     def _template(self):
         t = self._tmpl
         if t is None:
-            t = self._tmpl = _template(self._shape)
+            t = self._tmpl = _template(self._shape if state.recorder is not None else self.shape)
         return t
 
     @property
@@ -257,14 +268,14 @@ class TensorBase:
     def __fj_assign__(self, values: dict) -> None:
         self._array = values["array"]
         self._shape = _from_template(values["shape"], values["array"])
-        self._tmpl = values["shape"]
+        self._tmpl = _kept_template(values["shape"])
 
     @classmethod
     def __fj_construct__(cls, values: dict):
         array = values["array"]
         tcls = registry.lookup(type(array)) or cls     # a detached AD tensor is a plain one
         out = tcls._from_array(array, _from_template(values["shape"], array))
-        out._tmpl = values["shape"]
+        out._tmpl = _kept_template(values["shape"])
         return out
 
     # -- conversion -----------------------------------------------------------------
@@ -334,6 +345,13 @@ def _from_template(tmpl, array: ArrayBase) -> tuple:
         return tmpl
     inner = tmpl[1:]
     return (width(array) // size_of(inner),) + inner
+
+
+def _kept_template(tmpl):
+    """The template a tensor rebuilt from ``tmpl`` keeps: a tuple one holds widths a recording
+    tracked, and is recomputed from the shape (a replay's tensor has int dims and must be keyed
+    like any tensor of its shape, a :class:`Layout`, or the next frozen call records again)."""
+    return tmpl if type(tmpl) is Layout else None
 
 
 def _concrete(shape: tuple) -> tuple:
