@@ -177,15 +177,7 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
                     _visit(ids, key, data, c, depth + 1)
             t = (ia, ib, ic)
         else:
-            t = []
-            for a in args:
-                i = ids.get(a)
-                if i is None:
-                    op = a.op
-                    i = _leaf(ids, key, data, a, op) if op == "literal" or op == "data" else \
-                        _visit(ids, key, data, a, depth + 1)
-                t.append(i)
-            t = tuple(t)
+            t = _positions(ids, key, data, args, depth)
         v = n.value
         if type(v) is float:
             v = ("f", v.hex())
@@ -235,6 +227,18 @@ def _visit_gather(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
     args = n.a0
     if n.op != "gather" or type(src) is not Node or src.op != "data" or n.a1 is not None or len(args) != 2:
         raise _NotCovered
+    t = _positions(ids, key, data, args, depth)
+    s = ids.get(src)
+    if s is None:
+        s = _leaf(ids, key, data, src, "data")
+    i = ids[n] = len(key)
+    key.append(("gather", n.vt, s, t))
+    return i
+
+
+def _positions(ids: dict, key: list, data: list, args: tuple, depth: int) -> tuple:
+    """The positions of the operands ``args`` of a node at ``depth``, each given its entry when
+    not visited yet."""
     t = []
     for a in args:
         i = ids.get(a)
@@ -243,12 +247,7 @@ def _visit_gather(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
             i = _leaf(ids, key, data, a, op) if op == "literal" or op == "data" else \
                 _visit(ids, key, data, a, depth + 1)
         t.append(i)
-    s = ids.get(src)
-    if s is None:
-        s = _leaf(ids, key, data, src, "data")
-    i = ids[n] = len(key)
-    key.append(("gather", n.vt, s, tuple(t)))
-    return i
+    return tuple(t)
 
 
 def _leaf(ids: dict, key: list, data: list, n: Node, op: str) -> int:

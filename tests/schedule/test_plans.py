@@ -351,6 +351,25 @@ def test_random_programs_match_building_every_spec(monkeypatch_module, compile_a
             assert [bits(o) for o in outs] == w
 
 
+def assert_plans_match_the_spec_builder(monkeypatch_module, compile_after, outputs, seed):
+    """The bits of ``outputs(s)`` evaluated through the plan cache (twice per seed: the first
+    run may build, the others reuse) equal those of building every spec, for two seeds."""
+    want = []
+    with monkeypatch_module.context() as m:
+        m.setattr(ev, "shape_of", lambda outputs: None)
+        m.setattr(ev, "match_plan", lambda outputs: None)
+        for s in (seed, seed + 1):
+            outs = outputs(s)
+            fj.eval(*outs)
+            want.append([bits(o) for o in outs])
+    with monkeypatch_module.context() as m:
+        m.setattr(plans, "COMPILE_AFTER", compile_after)
+        for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:
+            outs = outputs(s)
+            fj.eval(*outs)
+            assert [bits(o) for o in outs] == w
+
+
 @pytest.fixture(scope="module")
 def monkeypatch_module():
     mp = pytest.MonkeyPatch()
@@ -399,20 +418,7 @@ def test_random_programs_of_two_sizes_match_building_every_spec(monkeypatch_modu
         one = run(narrow, inputs_of(1, s + 7))
         return one + wide + [wide[0] * one[0] + 1.0]
 
-    want = []
-    with monkeypatch_module.context() as m:
-        m.setattr(ev, "shape_of", lambda outputs: None)
-        m.setattr(ev, "match_plan", lambda outputs: None)
-        for s in (seed, seed + 1):
-            outs = outputs(s)
-            fj.eval(*outs)
-            want.append([bits(o) for o in outs])
-    with monkeypatch_module.context() as m:
-        m.setattr(plans, "COMPILE_AFTER", compile_after)
-        for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:
-            outs = outputs(s)
-            fj.eval(*outs)
-            assert [bits(o) for o in outs] == w
+    assert_plans_match_the_spec_builder(monkeypatch_module, compile_after, outputs, seed)
 
 
 def test_a_generated_checker_rejects_nodes_of_the_op_with_other_operands():
@@ -517,17 +523,4 @@ def test_random_programs_with_gathers_match_building_every_spec(monkeypatch_modu
         rng = np.random.default_rng(s)
         return run_gathers(prog, inputs_of(n, s), data(UInt32, rng.integers(0, n, n).astype(np.uint32)))
 
-    want = []
-    with monkeypatch_module.context() as m:
-        m.setattr(ev, "shape_of", lambda outputs: None)
-        m.setattr(ev, "match_plan", lambda outputs: None)
-        for s in (seed, seed + 1):
-            outs = outputs(s)
-            fj.eval(*outs)
-            want.append([bits(o) for o in outs])
-    with monkeypatch_module.context() as m:
-        m.setattr(plans, "COMPILE_AFTER", compile_after)
-        for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:
-            outs = outputs(s)
-            fj.eval(*outs)
-            assert [bits(o) for o in outs] == w
+    assert_plans_match_the_spec_builder(monkeypatch_module, compile_after, outputs, seed)
