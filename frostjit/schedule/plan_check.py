@@ -235,7 +235,8 @@ def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> Compile
         n = f"node_{i}"
         test = f"{n}.op != {op!r} or {n}.vt is not {const('vt', vt)}"
         if kind == BINARY:
-            lines.append(f"    if {test} or {n}.a1 is None or {n}.extra is not None: return None")
+            # (no test of extra: a node with a1 is made by ops.make_binary only, whose extra is None)
+            lines.append(f"    if {test} or {n}.a1 is None: return None")
             operand(x, f"{n}.a0")
             operand(y, f"{n}.a1")
         elif kind == TERNARY or kind == UNARY:
