@@ -7,7 +7,8 @@
                                                                       # instructions of 20 calls
 
 Rows: ``float`` (50 operations on ``Float``: ``*``, ``+``, ``-`` with arrays and literals,
-``fma``) and ``vec`` (125 operations on ``Array3f``: ``normalize``, ``cross``, ``+``, ``*``),
+``fma``), ``vec`` (125 operations on ``Array3f``: ``normalize``, ``cross``, ``+``, ``*``) and
+``lookup`` (a bilinear ``Texture2f`` lookup into 1024 x 1024 texels: 52 nodes, 4 gathers),
 each ``trace`` (the graph only) and ``eval`` (traced and evaluated; the kernel and the plan
 are cached after the warm-up calls).  Under load, count instructions (``--callgrind``: the
 calls run inside ``functools.reduce``, the one function callgrind collects) rather than time.
@@ -18,8 +19,10 @@ import argparse
 import functools
 import time
 
+import numpy as np
+
 import frostjit as fj
-from frostjit.auto import Array3f, Float
+from frostjit.auto import Array2f, Array3f, Float, TensorXf, Texture2f
 
 N = 1000
 
@@ -46,8 +49,11 @@ def expr_vec(v):
 def _inputs():
     x = fj.arange(Float, N) * 0.001
     v = Array3f(x, x + 1, x * 2)
-    fj.eval(x, v)
-    return {"float": (expr_float, x), "vec": (expr_vec, v)}
+    rng = np.random.default_rng(0)
+    pos = Array2f(Float(rng.random(N, dtype=np.float32)), Float(rng.random(N, dtype=np.float32)))
+    tex = Texture2f(TensorXf(rng.random((1024, 1024, 1), dtype=np.float32)))
+    fj.eval(x, v, pos)
+    return {"float": (expr_float, x), "vec": (expr_vec, v), "lookup": (lambda p: tex.eval(p)[0], pos)}
 
 
 def run(inputs, kind: str, mode: str, reps: int):
@@ -62,11 +68,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--reps", type=int, default=300)
     p.add_argument("--callgrind", nargs=2, metavar=("KIND", "MODE"),
-                   help="run only KIND (float, vec) MODE (trace, eval) inside functools.reduce")
+                   help="run only KIND (float, vec, lookup) MODE (trace, eval) inside functools.reduce")
     args = p.parse_args()
     inputs = _inputs()
     rows = [tuple(args.callgrind)] if args.callgrind else \
-        [(k, m) for k in ("float", "vec") for m in ("trace", "eval")]
+        [(k, m) for k in ("float", "vec", "lookup") for m in ("trace", "eval")]
     for kind, mode in rows:
         run(inputs, kind, mode, 3)      # warm-up: compiles, fills the plan cache
         if args.callgrind:

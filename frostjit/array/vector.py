@@ -622,6 +622,14 @@ def apply_vector(op: str, *operands):
             out = _direct_broadcast(op, a, b)
             if out is not None:
                 return out
+        elif type(b) is float or type(b) is int:
+            out = _direct_number(op, a, b, True)
+            if out is not None:
+                return out
+        elif cls is float or cls is int:
+            out = _direct_number(op, b, a, False)
+            if out is not None:
+                return out
     if type(operands[0]) in _SEQUENCES or type(operands[-1]) in _SEQUENCES or \
             (len(operands) > 2 and any(type(o) in _SEQUENCES for o in operands[1:-1])):
         operands = _sequences_as_arrays(op, operands)
@@ -664,6 +672,33 @@ def _direct_broadcast(op: str, a, b):
     ys = [y] * len(xs)
     comps = direct.binary(op, e, xs, ys) if vec_first else direct.binary(op, e, ys, xs)
     return None if comps is None else cls._from_components(comps)
+
+
+def _direct_number(op: str, v, num, vec_first: bool):
+    """``v op num`` (``num op v`` unless ``vec_first``) where ``v`` is a plain static array of a
+    floating-point element class (``Array3f * 1.5``, ``1.0 - v``) and ``num`` a Python float or
+    int: each component's own operator (the 1-D arrays' fast path, its cached literal node), as
+    :func:`componentwise` computes the same nodes through ``apply``; or None where that one
+    decides (a gradient, another component class, an operation other than ``+ - *``)."""
+    names = _NUMBER_OPERATORS.get(op)
+    cls = type(v)
+    if names is None or not isinstance(v, VectorBase) or cls._ops or cls.Depth != 2 or cls._n is None:
+        return None
+    e = cls._elem
+    if direct.kit(e) is None or not e._vt.is_float:
+        return None         # (an integer or mask class: a float number promotes, the general rules)
+    for c in v._c:
+        if type(c) is not e or c._ad is not None:
+            return None
+    f = getattr(e, names[0] if vec_first else names[1])
+    comps = [f(c, num) for c in v._c]
+    for c in comps:
+        if type(c) is not e:        # (never for these operations; the general path decides)
+            return None
+    return cls._from_components(comps)
+
+
+_NUMBER_OPERATORS = {"add": ("__add__", "__radd__"), "sub": ("__sub__", "__rsub__"), "mul": ("__mul__", "__rmul__")}
 
 
 def mixes_backends(operands) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from .._dump import register_source, release_source
 
 # The kinds of a program's entries (check() tests them in this order: the most frequent first).
-BINARY, TERNARY, LITERAL, DATA, UNARY, GENERAL = range(6)
+BINARY, TERNARY, LITERAL, DATA, UNARY, GATHER, GENERAL = range(7)
 
 MAX_COMPILED = 2000         # entries of the largest shape given a generated checker
 
@@ -33,15 +33,18 @@ def program_of(shape: tuple) -> tuple[list, list]:
     The program has one ``(kind, position, op, vt, x, y)`` per entry, every node before its
     operands (the shape reversed), with ``x, y``: the operands' positions (:data:`BINARY`),
     ``None`` and the three operands' positions (:data:`TERNARY`: ``fma``, ``select``, no
-    parameter), ``None`` and the operand's position (:data:`UNARY`, no parameter), the parameter
-    and the operands' positions (:data:`GENERAL`), the value (:data:`LITERAL`), whether it
-    broadcasts (:data:`DATA`).  The data positions are those of the data entries, in order.
+    parameter), ``None`` and the operand's position (:data:`UNARY`, no parameter), the source's
+    position and the index's and mask's (:data:`GATHER`), the parameter and the operands'
+    positions (:data:`GENERAL`), the value (:data:`LITERAL`), whether it broadcasts
+    (:data:`DATA`).  The data positions are those of the data entries, in order.
     """
     program = []
     data_at = []
     for i, item in enumerate(shape[:-1]):
         op = item[0]
-        if op == "literal":
+        if op == "gather":
+            program.append((GATHER, i, op, item[1], item[2], item[3]))
+        elif op == "literal":
             program.append((LITERAL, i, op, item[1], item[2], None))
         elif op == "data":
             program.append((DATA, i, op, item[1], item[2], None))
@@ -78,7 +81,7 @@ def check(program: list, outputs_at: tuple, outputs: list):
         n = got[i]      # (set: every node comes after the nodes using it)
         if n.op != op or n.vt is not vt:
             return None
-        # (the kinds as numbers, most frequent first: BINARY, TERNARY, LITERAL, DATA, UNARY, GENERAL)
+        # (the kinds as numbers, most frequent first: BINARY, TERNARY, LITERAL, DATA, UNARY, GATHER, GENERAL)
         if kind == 0:
             b = n.a1
             if b is None or n.extra is not None:
@@ -134,6 +137,17 @@ def check(program: list, outputs_at: tuple, outputs: list):
                 got[y] = a
             elif g is not a:
                 return None
+        elif kind == 5:
+            # (op "gather": its extra is its source node, its operands the tuple (index, mask))
+            args = n.a0
+            if n.a1 is not None or len(args) != 2:
+                return None
+            for j, a in ((x, n.extra), (y[0], args[0]), (y[1], args[1])):
+                g = got[j]
+                if g is None:
+                    got[j] = a
+                elif g is not a:
+                    return None
         else:
             args = n.a0
             if n.a1 is not None or n.extra is not None or len(args) != len(y):
@@ -221,7 +235,8 @@ def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> Compile
         n = f"node_{i}"
         test = f"{n}.op != {op!r} or {n}.vt is not {const('vt', vt)}"
         if kind == BINARY:
-            lines.append(f"    if {test} or {n}.a1 is None or {n}.extra is not None: return None")
+            # (no test of extra: a node with a1 is made by ops.make_binary only, whose extra is None)
+            lines.append(f"    if {test} or {n}.a1 is None: return None")
             operand(x, f"{n}.a0")
             operand(y, f"{n}.a1")
         elif kind == TERNARY or kind == UNARY:
@@ -241,6 +256,11 @@ def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> Compile
                 lines.append(f"    if {test} or value_key({n}.value) != {const('value', x)}: return None")
         elif kind == DATA:
             lines.append(f"    if {test} or {n}.size {'!=' if x else '=='} 1: return None")
+        elif kind == GATHER:
+            # (a gather's extra is its source node; the unpacking tests the operand count)
+            lines.append(f"    if {test}: return None")
+            unpack(n, y)
+            operand(x, f"{n}.extra")
         else:
             lines.append(f"    if {test} or {n}.a1 is not None or {n}.extra is not None or "
                          f"value_key({n}.value) != {const('value', x)}: return None")

@@ -19,6 +19,8 @@ nodes' identities and the data buffers, of which ``build_kernel`` makes equal sp
 * a literal node: its type and value (floats by their bits: ``-0.0`` and ``0.0`` differ);
 * a data node: its type and whether it broadcasts (size 1: an ``IN_SCALAR`` parameter), one
   entry per node (``x * x`` and ``x * y`` differ);
+* a gather: its type, the position of its source (a data node's entry: its buffer is bound to
+  a ``GATHER_SRC`` parameter) and those of its index and mask;
 * the evaluated nodes (one ``store`` each), as the positions of their entries.
 
 The walk is the way in, not the hot path: the plan found (or built) is remembered for outputs
@@ -28,9 +30,10 @@ such outputs first checks its graph against the recent plans' shapes (:func:`mat
 is walked.
 
 Nothing else goes into a spec: sizes and buffers are the launch's, and no flag changes code
-generation.  Graphs the walk does not cover take ``build_kernel`` each time: nodes with an
-``extra`` (gathers, symbolic loops and calls), scatters, graphs deeper than ~200 nodes, and
-frozen-function recording (its recorder needs the built spec's nodes).
+generation.  Graphs the walk does not cover take ``build_kernel`` each time: nodes of symbolic
+loops and calls (an ``extra`` other than a gather's source), scatters, graphs deeper than ~200
+nodes, and frozen-function recording (its recorder needs the built spec's nodes).  (Gathers were
+not covered before session r13: a texture lookup built its spec at every evaluation, ~0.1 ms.)
 """
 from __future__ import annotations
 
@@ -113,8 +116,8 @@ _compiled_entries = [0]     # entries of the plans with generated checkers
 
 
 class _NotCovered(Exception):
-    """The graph is deeper than :data:`MAX_DEPTH` or holds a node with an ``extra`` (a gather, a
-    symbolic loop or call): the caller builds its spec."""
+    """The graph is deeper than :data:`MAX_DEPTH` or holds a node with an ``extra`` other than a
+    gather's source (a symbolic loop's or call's node): the caller builds its spec."""
 
 
 def shape_of(outputs: list):
@@ -148,8 +151,10 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
     ``fma`` are unrolled: the walk of a complex chain measured ~5% faster, of a matrix product
     ~10%.  (Most reuses of a shape do not walk at all: :func:`match`.)
     """
-    if n.extra is not None or depth > MAX_DEPTH:
+    if depth > MAX_DEPTH:
         raise _NotCovered
+    if n.extra is not None:
+        return _visit_gather(ids, key, data, n, depth)
     b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
     if b is None:
         args = n.a0
@@ -172,15 +177,7 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
                     _visit(ids, key, data, c, depth + 1)
             t = (ia, ib, ic)
         else:
-            t = []
-            for a in args:
-                i = ids.get(a)
-                if i is None:
-                    op = a.op
-                    i = _leaf(ids, key, data, a, op) if op == "literal" or op == "data" else \
-                        _visit(ids, key, data, a, depth + 1)
-                t.append(i)
-            t = tuple(t)
+            t = _positions(ids, key, data, args, depth)
         v = n.value
         if type(v) is float:
             v = ("f", v.hex())
@@ -217,6 +214,40 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
     i = ids[n] = len(key)
     key.append(item)
     return i
+
+
+def _visit_gather(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
+    """:func:`_visit` of a node with an ``extra``: a gather from a data node (the texture lookups'
+    four per bilinear lookup) gets the entry ``("gather", type, source position, (index position,
+    mask position))``, its source an entry of a data node (bound to a ``GATHER_SRC`` parameter:
+    the spec's gather reads the source's buffer, its element count that buffer's length, as the
+    launch of a built spec does); any other such node (a symbolic loop's or call's) is not
+    covered."""
+    src = n.extra
+    args = n.a0
+    if n.op != "gather" or type(src) is not Node or src.op != "data" or n.a1 is not None or len(args) != 2:
+        raise _NotCovered
+    t = _positions(ids, key, data, args, depth)
+    s = ids.get(src)
+    if s is None:
+        s = _leaf(ids, key, data, src, "data")
+    i = ids[n] = len(key)
+    key.append(("gather", n.vt, s, t))
+    return i
+
+
+def _positions(ids: dict, key: list, data: list, args: tuple, depth: int) -> tuple:
+    """The positions of the operands ``args`` of a node at ``depth``, each given its entry when
+    not visited yet."""
+    t = []
+    for a in args:
+        i = ids.get(a)
+        if i is None:
+            op = a.op
+            i = _leaf(ids, key, data, a, op) if op == "literal" or op == "data" else \
+                _visit(ids, key, data, a, depth + 1)
+        t.append(i)
+    return tuple(t)
 
 
 def _leaf(ids: dict, key: list, data: list, n: Node, op: str) -> int:

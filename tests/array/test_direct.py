@@ -177,3 +177,31 @@ def test_vector_beside_its_element_array_keeps_the_general_rules():
     assert np.array_equal(x.grad.numpy(), [6, 6, 6])
     r = T.Array2f(10, 20) + T.Array22f(T.Array2f(1, 2), T.Array2f(3, 4))
     assert type(r) is T.Array22f and np.array_equal(r.numpy()[..., 0], [[11, 22], [13, 24]])
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv"])
+@pytest.mark.parametrize("num", [1.5, 2, -0.0, 0.1, 1e40, float("nan")])
+@pytest.mark.parametrize("cls", [T.Array3f, T.Array4f64, T.Array2f16])
+def test_vector_beside_a_python_number_makes_the_general_nodes(op, num, cls):
+    """``Array3f * 1.5`` and ``1.5 - v`` (components' own operators, session r13): the graph of
+    the componentwise path (``apply`` per component), its values and class, at several widths."""
+    for n in WIDTHS[:3]:
+        xs = [cls._elem(c) for c in _floats(n, 12, cls._n)]
+        v = cls(*xs)
+        for r, want in ((apply(op, v, num), [apply(op, c, num) for c in xs]),
+                        (apply(op, num, v), [apply(op, num, c) for c in xs])):
+            assert type(r) is cls
+            assert _key(*r._c) == _key(*want)
+            for got, w in zip(r._c, want):
+                assert np.array_equal(got.numpy(), w.numpy(), equal_nan=True)
+
+
+def test_vector_beside_a_python_number_keeps_the_general_rules():
+    """An integer vector times a float promotes; a gradient takes the AD path; bools are masks."""
+    r = T.Array3i(1, 2, 3) * 1.5
+    assert type(r) is T.Array3f and np.array_equal(r.numpy().ravel(), [1.5, 3, 4.5])
+    x = AD.Float(1, 2, 3)
+    fj.enable_grad(x)
+    y = 2.0 * AD.Array3f(x, x, 1.0) - 1
+    fj.backward(fj.sum(y.x + y.y + y.z))
+    assert np.array_equal(x.grad.numpy(), [4, 4, 4])

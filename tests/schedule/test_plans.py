@@ -127,12 +127,12 @@ def test_the_cache_is_bounded_by_shapes_and_by_their_entries(monkeypatch):
         assert len(plans._plans) <= 3
 
 
-def test_gathers_and_deep_graphs_take_the_spec_builder():
-    src = data(Float, [10, 20, 30])
-    g = fj.gather(Float, src, UInt32([2, 0])) + 1.0
-    assert plans.shape_of([g._node]) is None
-    fj.eval(g)
-    assert g.numpy().tolist() == [31, 11]
+def test_symbolic_loops_and_deep_graphs_take_the_spec_builder():
+    i = fj.arange(UInt32, 3)
+    loop = fj.while_loop((i,), lambda i: i < 5, lambda i: (i + 1,), mode="symbolic")[0] * 2
+    assert plans.shape_of([loop._node]) is None
+    fj.eval(loop)
+    assert loop.numpy().tolist() == [10, 10, 10]
     x = data(Float, [1, 2])
     z = x
     for _ in range(plans.MAX_DEPTH + 50):
@@ -292,29 +292,34 @@ def run(prog, inputs):
     steps, outs = prog
     vals = list(inputs)
     for s in steps:
-        op, ix = s[0], [vals[i % len(vals)] for i in s[1:]] if s[0] != "const" else []
-        if op == "const":
-            vals.append(s[1])
-            continue
-        arrays = [v for v in ix if not isinstance(v, float)]
-        if not arrays:
-            vals.append(ix[0])
-            continue
-        if op == "neg":
-            vals.append(-ix[0])
-        elif op == "abs":
-            vals.append(abs(ix[0]))
-        elif op == "sqrt":
-            vals.append(fj.sqrt(ix[0]))
-        elif op == "fma":
-            vals.append(fj.fma(*ix))
-        elif op == "select":
-            vals.append(fj.select(ix[0] < ix[1], ix[1], ix[2]))
-        else:
-            vals.append({"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-                         "truediv": lambda a, b: a / b, "min": fj.minimum, "max": fj.maximum}[op](*ix))
+        apply_step(s, vals)
     results = [vals[i % len(vals)] for i in outs]
     return [r if not isinstance(r, float) else inputs[0] + r for r in results]
+
+
+def apply_step(s, vals):
+    """Append the value of the step ``s`` of a program to ``vals``."""
+    op, ix = s[0], [vals[i % len(vals)] for i in s[1:]] if s[0] != "const" else []
+    if op == "const":
+        vals.append(s[1])
+        return
+    arrays = [v for v in ix if not isinstance(v, float)]
+    if not arrays:
+        vals.append(ix[0])
+        return
+    if op == "neg":
+        vals.append(-ix[0])
+    elif op == "abs":
+        vals.append(abs(ix[0]))
+    elif op == "sqrt":
+        vals.append(fj.sqrt(ix[0]))
+    elif op == "fma":
+        vals.append(fj.fma(*ix))
+    elif op == "select":
+        vals.append(fj.select(ix[0] < ix[1], ix[1], ix[2]))
+    else:
+        vals.append({"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+                     "truediv": lambda a, b: a / b, "min": fj.minimum, "max": fj.maximum}[op](*ix))
 
 
 def inputs_of(n, seed):
@@ -342,6 +347,25 @@ def test_random_programs_match_building_every_spec(monkeypatch_module, compile_a
         m.setattr(plans, "COMPILE_AFTER", compile_after)
         for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:     # the first run may build, the others reuse
             outs = run(prog, inputs_of(n, s))
+            fj.eval(*outs)
+            assert [bits(o) for o in outs] == w
+
+
+def assert_plans_match_the_spec_builder(monkeypatch_module, compile_after, outputs, seed):
+    """The bits of ``outputs(s)`` evaluated through the plan cache (twice per seed: the first
+    run may build, the others reuse) equal those of building every spec, for two seeds."""
+    want = []
+    with monkeypatch_module.context() as m:
+        m.setattr(ev, "shape_of", lambda outputs: None)
+        m.setattr(ev, "match_plan", lambda outputs: None)
+        for s in (seed, seed + 1):
+            outs = outputs(s)
+            fj.eval(*outs)
+            want.append([bits(o) for o in outs])
+    with monkeypatch_module.context() as m:
+        m.setattr(plans, "COMPILE_AFTER", compile_after)
+        for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:
+            outs = outputs(s)
             fj.eval(*outs)
             assert [bits(o) for o in outs] == w
 
@@ -394,20 +418,7 @@ def test_random_programs_of_two_sizes_match_building_every_spec(monkeypatch_modu
         one = run(narrow, inputs_of(1, s + 7))
         return one + wide + [wide[0] * one[0] + 1.0]
 
-    want = []
-    with monkeypatch_module.context() as m:
-        m.setattr(ev, "shape_of", lambda outputs: None)
-        m.setattr(ev, "match_plan", lambda outputs: None)
-        for s in (seed, seed + 1):
-            outs = outputs(s)
-            fj.eval(*outs)
-            want.append([bits(o) for o in outs])
-    with monkeypatch_module.context() as m:
-        m.setattr(plans, "COMPILE_AFTER", compile_after)
-        for s, w in [(seed, want[0]), (seed + 1, want[1])] * 2:
-            outs = outputs(s)
-            fj.eval(*outs)
-            assert [bits(o) for o in outs] == w
+    assert_plans_match_the_spec_builder(monkeypatch_module, compile_after, outputs, seed)
 
 
 def test_a_generated_checker_rejects_nodes_of_the_op_with_other_operands():
@@ -439,3 +450,77 @@ def test_a_generated_checker_rejects_nodes_of_the_op_with_other_operands():
                 fma(xn, xn, (x * y)._node), fma(xn, xn, (x + x)._node)):
         assert checker.fn(bad) is None
     fj.eval(r)
+
+
+# -- gathers (covered since session r13: a texture lookup gathers four times) -----------------
+def test_a_gather_program_reuses_its_plan(checker, builds, walks):
+    src, idx = data(Float, [10, 20, 30, 40]), data(UInt32, [3, 0, 2, 1])
+    sn, ixn = src.numpy(), idx.numpy()
+    for _ in range(4):
+        a = fj.gather(Float, src, idx)
+        b = fj.gather(Float, src, (idx + 1) % 4, idx != 2)      # a pending index, a mask
+        r = a * 2.0 + b + src                                    # the source also read as an input
+        fj.eval(r)
+        assert r.numpy().tolist() == (sn[ixn] * 2 + np.where(ixn != 2, sn[(ixn + 1) % 4], 0) + sn).tolist()
+    assert builds[0] == 1 and walks[0] == 1
+
+
+def test_a_gather_plan_of_two_sources_serves_one_source_twice_not_the_reverse(checker, builds):
+    s, t, i = data(Float, [1, 2, 3]), data(Float, [10, 20, 30]), data(UInt32, [2, 1, 0])
+    for first, second in (((s, t), (s, s)), ((s, s), (s, t))):
+        plans.clear()
+        for u, v in (first, second, first, second):
+            r = fj.gather(Float, u, i) + fj.gather(Float, v, i)
+            fj.eval(r)
+            assert r.numpy().tolist() == (u.numpy()[::-1] + v.numpy()[::-1]).tolist()
+    assert builds[0] == 3
+
+
+def test_a_gather_plan_reads_each_source_to_its_own_length(checker, builds):
+    """The source's element count is its buffer's (the launch's), never the plan's: a plan built
+    for a short source reads a long one to its end, and the reverse."""
+    i = data(UInt32, [3, 0])
+    for n in (4, 100, 4, 100):
+        src = data(Float, np.arange(n, dtype=np.float32) * 2)
+        j = i if n == 4 else i * 33      # [99, 0]: past the short source's end
+        r = fj.gather(Float, src, j) + 1.0
+        fj.eval(r)
+        assert r.numpy().tolist() == ([7, 1] if n == 4 else [199, 1])
+    assert builds[0] == 2       # (i and i * 33: two shapes)
+
+
+gather_step = st.one_of(step, st.tuples(st.just("gather"), st.integers(0, 99), st.integers(0, 2),
+                                        st.integers(0, 99)))
+gather_program = st.tuples(st.lists(gather_step, min_size=1, max_size=10),
+                           st.lists(st.integers(0, 99), min_size=1, max_size=3))
+
+
+def run_gathers(prog, inputs, index):
+    """:func:`run` with the step ``("gather", source, shift, mask)``: ``gather(Float, source,
+    (index + shift) % n, mask > 0)`` (a number as the source: ``inputs[0]``; as the mask: all lanes)."""
+    steps, outs = prog
+    vals = list(inputs)
+    n = index.numpy().size
+    for s in steps:
+        if s[0] != "gather":
+            apply_step(s, vals)
+            continue
+        src, mask = vals[s[1] % len(vals)], vals[s[3] % len(vals)]
+        src = inputs[0] if isinstance(src, float) else src
+        i = index if s[2] == 0 else (index + s[2]) % n
+        vals.append(fj.gather(Float, src, i, True if isinstance(mask, float) else mask > 0))
+    results = [vals[i % len(vals)] for i in outs]
+    return [r if not isinstance(r, float) else inputs[0] + r for r in results]
+
+
+@pytest.mark.parametrize("compile_after", [10**9, 0], ids=["interpreted", "generated"])
+@settings(max_examples=20, deadline=None)
+@given(prog=gather_program, n=st.sampled_from(WIDTHS[:3]), seed=st.integers(0, 2**16))
+def test_random_programs_with_gathers_match_building_every_spec(monkeypatch_module, compile_after, prog, n, seed):
+    """As test_random_programs_match_building_every_spec, with gathers from the inputs and from
+    intermediate results (evaluated by the gather), at run-time indices, some masked."""
+    def outputs(s):
+        rng = np.random.default_rng(s)
+        return run_gathers(prog, inputs_of(n, s), data(UInt32, rng.integers(0, n, n).astype(np.uint32)))
+
+    assert_plans_match_the_spec_builder(monkeypatch_module, compile_after, outputs, seed)
