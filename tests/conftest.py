@@ -3,7 +3,8 @@
 ``ci`` (the default): bounded examples, no deadline, seeds printed so a failure
 reproduces with ``--hypothesis-seed``.  ``dev``: the same, fewer examples, for
 quick local runs.  ``stress``: many more examples, for a long hunt before a
-release.  Choose with ``HYPOTHESIS_PROFILE``.
+release.  Choose with ``HYPOTHESIS_PROFILE``; ``HYPOTHESIS_SCALE`` multiplies the counts that
+tests set themselves.
 
 ``--backend llvm|reference`` (default: ``$FROSTJIT_BACKEND``, else ``llvm``) chooses the CPU
 backend; ``@pytest.mark.llvm_only("why")`` marks tests skipped on the reference backend, and
@@ -30,6 +31,20 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# ``HYPOTHESIS_SCALE=k`` (a local bug hunt only, never CI): multiplies a test's own
+# ``@settings(max_examples=N)`` by k, which no profile reaches (the stress profile leaves those
+# ~80 tests at their N).  Set here, before any test module's decorators build their settings.
+_SCALE = float(os.environ.get("HYPOTHESIS_SCALE", "1"))
+if _SCALE != 1:
+    _settings_init = settings.__init__
+
+    def _scaled_init(self, parent=None, **kwargs):
+        if "max_examples" in kwargs:
+            kwargs["max_examples"] = max(1, round(kwargs["max_examples"] * _SCALE))
+        _settings_init(self, parent, **kwargs)
+
+    settings.__init__ = _scaled_init
 
 
 # -- the backend the suite runs on ------------------------------------------------------------
