@@ -532,7 +532,9 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
         if pending:
             entry = pending.pop(v.id, None)
             if entry is not None:
-                accum(v, entry[1])
+                # (outside the isolation scope: only the active lanes, as _lanes does per edge;
+                # a select distributes over the buffer's sum exactly)
+                accum(v, entry[1] if v.id >= bound else _lanes(entry[1]))
         if v.id < bound:                  # outside the isolation scope: postponed
             if v.grad is not None:
                 touched[v.id] = v
@@ -549,7 +551,7 @@ def traverse_backward(starts, flags: int = ADFlag.Default, targets=None, keep=()
                     if (inside is None or parent.id in inside) and not (parent.size == 0 and _empty(parent)):
                         if parent.is_hub:
                             bwd.backward(parent, g)
-                        elif type(bwd) is ScatterAdjoint and (parent.id >= bound or masks.top() is None):
+                        elif type(bwd) is ScatterAdjoint:
                             # (a parent outside the isolation scope too: the walk reaches it
                             # after its children and adds the buffer there, in the plain
                             # call's order, so a frozen call's derivative rounds as it did)
