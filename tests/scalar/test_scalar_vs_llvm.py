@@ -186,6 +186,35 @@ def test_scatter_with_python_list_index_and_mask_agrees_with_llvm(n, data):
     np.testing.assert_array_equal(out[0], out[1])
 
 
+@given(n=st.integers(1, 9), data=st.data())
+def test_scatter_into_a_pytree_of_1d_arrays_agrees_with_llvm(n, data):
+    # Dr.Jit's test_memop test08: a tuple / DRJIT_STRUCT of the scalar backend's ArrayXf is a
+    # PyTree of 1-D arrays, each written as the LLVM backend's Float is; the scalar backend's
+    # walk took their Python numbers as leaves ("expected a JIT array to write into").
+    k = data.draw(st.integers(1, n))
+    index = data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True))
+    active = data.draw(st.lists(st.booleans(), min_size=k, max_size=k))
+    a = data.draw(st.integers(-50, 50))
+    b = data.draw(st.lists(st.integers(-50, 50), min_size=k, max_size=k))
+    out = []
+    for m in (S, L):
+        t = m.ArrayXf if m is S else m.Float
+
+        class Pair:
+            DRJIT_STRUCT = {"x": t, "y": t}
+
+            def __init__(self, x, y):
+                self.x, self.y = x, y
+
+        tup = (fj.zeros(t, n), fj.zeros(t, n))
+        fj.scatter(tup, (a, b), index, active)
+        st_ = Pair(fj.zeros(t, n), fj.zeros(t, n))
+        fj.scatter_add(st_, Pair(t(b), a), index, active)
+        out.append([np.asarray(v, dtype=np.float64) for v in (*tup, st_.x, st_.y)])
+    for s_val, l_val in zip(*out):
+        np.testing.assert_array_equal(s_val, l_val)
+
+
 def test_gather_of_an_unsupported_dtype_names_it_on_both_backends():
     for m, t, u in ((S, S.ArrayXf, S.ArrayXu), (L, L.Float, L.UInt32)):
         with pytest.raises(TypeError, match="unsupported dtype"):
