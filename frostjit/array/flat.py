@@ -697,10 +697,11 @@ def apply(op: str, *operands):
             cast_operands.append(o)
             continue
         if isinstance(o, np.ndarray) and o.ndim == 0:
-            # typed as the number it holds (Dr.Jit: Int(1, 2) * np.array(3) is an Int), but kept
-            # an array read from NumPy: fj.freeze records it as an input, not as a constant
-            vt = promotion.with_python_scalar(op, vt, o.item(), no_float_promotion)
-            cast_operands.append(flat_of(backend, vt, ad)(o))
+            # of the array operands' type (Dr.Jit: Int(1, 2) * np.array(2.5) is Int(2, 4)); a
+            # one-element array read from NumPy: fj.freeze records it as an input, not a constant
+            if vt is None or vt is Bool or op == "select" and k == 0:
+                vt = promotion.with_python_scalar(op, vt, o.item(), no_float_promotion)
+            cast_operands.append(flat_of(backend, vt, ad)(promotion.zero_dim_operand(op, o, vt)))
             continue
         if isinstance(o, np.ndarray):
             cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))
