@@ -188,10 +188,11 @@ class ArrayBase:
             raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
 
     def torch(self):
-        """A ``torch.Tensor`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.torch()``;
-        needs PyTorch).  A copy, as :meth:`numpy` is (Dr.Jit shares the memory)."""
+        """A ``torch.Tensor`` sharing the evaluated buffer (DLPack, as a tensor's ``.torch()``
+        and Dr.Jit's: a write into it changes the array; needs PyTorch).  A literal (``fj.full``
+        not yet evaluated into memory) has no buffer: its tensor is a copy."""
         import torch        # optional dependency
-        return torch.from_numpy(np.ascontiguousarray(self.numpy()))
+        return torch.from_dlpack(self)
 
     def jax(self):
         """A ``jax.Array`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.jax()``; needs JAX)."""
