@@ -672,6 +672,11 @@ def apply(op: str, *operands):
             continue
         if not isinstance(o, _SCALARS):     # (the common Python number skips the call)
             o = foreign_operand(o)      # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
+        elif type(o) is not float and type(o) is not int and isinstance(o, np.number) and vt is not None \
+                and vt is not Bool and not (op == "select" and k == 0):
+            # a NumPy scalar (np.float64 too): an element of the arrays' type, as a 0-d array is
+            # (Dr.Jit: Int(1, 2, 3) + np.float32(2.5) is Int(3, 4, 5))
+            o = vt.np_dtype.type(promotion.zero_dim_operand(op, np.asarray(o), vt)).item()
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
                                              and vt is not None and vt.is_float) \

@@ -78,3 +78,17 @@ def test_tensor_with_a_torch_tensor_broadcasts():
     e = fj.zeros(llvm.TensorXf, shape=(3, 3, 3))[0, 0, 0]
     r = e == torch.tensor(0.0)
     assert type(r) is llvm.TensorXb and r.array.numpy().tolist() == [True]
+
+
+@given(vals=st.lists(small, min_size=1, max_size=6), x=small, op=st.sampled_from(OPS),
+       left=st.sampled_from([llvm.Float, llvm.Int, llvm.UInt, llvm.Float16, llvm.TensorXi]),
+       np_type=st.sampled_from([np.float32, np.float64, np.int32, np.int64, np.float16]))
+def test_numpy_scalar_operand_is_an_element_of_the_arrays_type(vals, x, op, left, np_type):
+    # Dr.Jit 1.5 converts a NumPy scalar (np.float64 included) as it converts a 0-d array:
+    # Int(1, 2, 3) == np.float32(2.5) is true at 2; frostjit typed it as the Python number (all
+    # false, and Int + np.float32(2.5) a Float) before session r13.
+    a = left([abs(v) for v in vals] if left is llvm.UInt else vals)
+    x = abs(x) if left is llvm.UInt else x
+    number = np_type(x + 0.5) if np.dtype(np_type).kind == "f" else np_type(x)
+    integral = left in (llvm.Int, llvm.UInt, llvm.TensorXi)
+    _same(op(a, number), op(a, int(number) if integral else float(number)))
