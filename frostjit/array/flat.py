@@ -672,11 +672,14 @@ def apply(op: str, *operands):
             continue
         if not isinstance(o, _SCALARS):     # (the common Python number skips the call)
             o = foreign_operand(o)      # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
-        elif type(o) is not float and type(o) is not int and isinstance(o, np.number) and vt is not None \
-                and vt is not Bool and not (op == "select" and k == 0):
-            # a NumPy scalar (np.float64 too): an element of the arrays' type, as a 0-d array is
-            # (Dr.Jit: Int(1, 2, 3) + np.float32(2.5) is Int(3, 4, 5))
-            o = vt.np_dtype.type(promotion.zero_dim_operand(op, np.asarray(o), vt)).item()
+        elif type(o) is not float and isinstance(o, np.floating) and vt is not None \
+                and vt.is_integral and vt is not Bool and not (op == "select" and k == 0):
+            # a NumPy float scalar (np.float64 too) beside integer arrays: an element of their type,
+            # as a 0-d array is (Dr.Jit: Int(1, 2, 3) + np.float32(2.5) is Int(3, 4, 5)).  Beside
+            # float arrays it types as a Python number would (the same result) and stays what
+            # fj.freeze tracks as an input; a NumPy int types as a Python int (widening where
+            # Dr.Jit raises: docs/types.md).
+            o = int(vt.np_dtype.type(o))
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
                                              and vt is not None and vt.is_float) \

@@ -86,7 +86,8 @@ def test_tensor_with_a_torch_tensor_broadcasts():
 def test_numpy_scalar_operand_is_an_element_of_the_arrays_type(vals, x, op, left, np_type):
     # Dr.Jit 1.5 converts a NumPy scalar (np.float64 included) as it converts a 0-d array:
     # Int(1, 2, 3) == np.float32(2.5) is true at 2; frostjit typed it as the Python number (all
-    # false, and Int + np.float32(2.5) a Float) before session r13.
+    # false, and Int + np.float32(2.5) a Float) before session r13.  (In-range values only:
+    # frostjit widens an out-of-range NumPy int where Dr.Jit raises, docs/types.md.)
     a = left([abs(v) for v in vals] if left is llvm.UInt else vals)
     x = abs(x) if left is llvm.UInt else x
     number = np_type(x + 0.5) if np.dtype(np_type).kind == "f" else np_type(x)
