@@ -97,6 +97,9 @@ def _parts(z):
         return z._c[0], z._c[1]
     if type(z) in (list, tuple) and len(z) == 2:       # a sequence likewise (Dr.Jit)
         return z[0], z[1]
+    if isinstance(z, np.ndarray) and z.ndim == 0:       # a 0-d NumPy array: its number (Dr.Jit)
+        v = z.item()
+        return (v.real, v.imag) if isinstance(v, complex) else (v, None)
     raise IncompatibleArgumentsError(f"frostjit: cannot combine a complex number with a {type(z).__name__}: "
                                      "Incompatible arguments.")
 

@@ -188,10 +188,11 @@ class ArrayBase:
             raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
 
     def torch(self):
-        """A ``torch.Tensor`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.torch()``;
-        needs PyTorch).  A copy, as :meth:`numpy` is (Dr.Jit shares the memory)."""
+        """A ``torch.Tensor`` sharing the evaluated buffer (DLPack, as a tensor's ``.torch()``
+        and Dr.Jit's: a write into it changes the array; needs PyTorch).  A literal (``fj.full``
+        not yet evaluated into memory) has no buffer: its tensor is a copy."""
         import torch        # optional dependency
-        return torch.from_numpy(np.ascontiguousarray(self.numpy()))
+        return torch.from_dlpack(self)
 
     def jax(self):
         """A ``jax.Array`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.jax()``; needs JAX)."""
@@ -671,6 +672,14 @@ def apply(op: str, *operands):
             continue
         if not isinstance(o, _SCALARS):     # (the common Python number skips the call)
             o = foreign_operand(o)      # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
+        elif type(o) is not float and isinstance(o, np.floating) and vt is not None \
+                and vt.is_integral and vt is not Bool and not (op == "select" and k == 0):
+            # a NumPy float scalar (np.float64 too) beside integer arrays: an element of their type,
+            # as a 0-d array is (Dr.Jit: Int(1, 2, 3) + np.float32(2.5) is Int(3, 4, 5)).  Beside
+            # float arrays it types as a Python number would (the same result) and stays what
+            # fj.freeze tracks as an input; a NumPy int types as a Python int (widening where
+            # Dr.Jit raises: docs/types.md).
+            o = int(vt.np_dtype.type(o))
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
                                              and vt is not None and vt.is_float) \
@@ -697,10 +706,11 @@ def apply(op: str, *operands):
             cast_operands.append(o)
             continue
         if isinstance(o, np.ndarray) and o.ndim == 0:
-            # typed as the number it holds (Dr.Jit: Int(1, 2) * np.array(3) is an Int), but kept
-            # an array read from NumPy: fj.freeze records it as an input, not as a constant
-            vt = promotion.with_python_scalar(op, vt, o.item(), no_float_promotion)
-            cast_operands.append(flat_of(backend, vt, ad)(o))
+            # of the array operands' type (Dr.Jit: Int(1, 2) * np.array(2.5) is Int(2, 4)); a
+            # one-element array read from NumPy: fj.freeze records it as an input, not a constant
+            if vt is None or vt is Bool or op == "select" and k == 0:
+                vt = promotion.with_python_scalar(op, vt, o.item(), no_float_promotion)
+            cast_operands.append(flat_of(backend, vt, ad)(promotion.zero_dim_operand(op, o, vt)))
             continue
         if isinstance(o, np.ndarray):
             cast_operands.append(flat_of(backend, from_numpy_dtype(o.dtype), ad)(o))

@@ -36,6 +36,22 @@ def int_fits(vt: VarType, v) -> bool:
     return -(1 << (bits - 1)) <= v < (1 << bits)
 
 
+def zero_dim_operand(op: str, o: np.ndarray, vt: VarType) -> np.ndarray:
+    """The 0-d NumPy array ``o`` checked as an operand of arrays of type ``vt``: Dr.Jit converts
+    such an operand (and a 0-d PyTorch/JAX array) to the array's type rather than typing it like
+    the Python number it holds (``Int(1, 2, 3) * np.array(2.5)`` is ``Int(2, 4, 6)``,
+    ``Int(1, 2, 3) == np.array(2.5)`` is true at 2), and refuses an integer that is not a value
+    of ``vt`` (``UInt(1) + np.array(-1)``, ``Int(1) + np.array(2**40)``:
+    :class:`~frostjit.errors.ConversionOverflowError`, Dr.Jit's "Could not promote type
+    'ndarray'")."""
+    v = o.item()
+    if vt.is_integral and vt is not Bool and isinstance(v, int) and not isinstance(v, bool):
+        lo, hi = (-(1 << (vt.bits - 1)), (1 << (vt.bits - 1)) - 1) if vt.is_signed else (0, (1 << vt.bits) - 1)
+        if not lo <= v <= hi:
+            raise ConversionOverflowError(f"frostjit.{op}(): could not promote the NumPy value {v} to {vt.name}")
+    return o
+
+
 def scalar_type_of(v, like: VarType | None) -> VarType:
     """Type a Python scalar takes when combined with an array of type ``like``."""
     if isinstance(v, (bool, np.bool_)):

@@ -27,9 +27,10 @@ import numpy as np
 from ..errors import (ComponentError, IncompatibleArgumentsError, IncompatibleSizesError, NotComplexError,
                       RaggedArrayError, SizeMismatchError)
 from ..schedule.evaluate import evaluate
-from ..trace.dtypes import Bool, Float32, promote
+from ..trace.dtypes import Bool, Float32, from_numpy_dtype, promote
 from ..trace.state import state
 from . import direct, registry, variables
+from .promotion import zero_dim_operand
 from .flat import ArrayBase, apply, masked_assign, refusing_operator, sequence_type, _SCALARS
 from .foreign import foreign_to_numpy, is_foreign_array
 from .printing import format_array
@@ -630,8 +631,8 @@ def apply_vector(op: str, *operands):
             out = _direct_number(op, b, a, False)
             if out is not None:
                 return out
-    if type(operands[0]) in _SEQUENCES or type(operands[-1]) in _SEQUENCES or \
-            (len(operands) > 2 and any(type(o) in _SEQUENCES for o in operands[1:-1])):
+    if type(operands[0]) in _CONVERTED or type(operands[-1]) in _CONVERTED or \
+            (len(operands) > 2 and any(type(o) in _CONVERTED for o in operands[1:-1])):
         operands = _sequences_as_arrays(op, operands)
     depth = 0
     special = False
@@ -728,24 +729,37 @@ def _lift_scalar_arrays(operands) -> list:
 
 
 def _sequences_as_arrays(op: str, operands) -> tuple:
-    """``operands`` with each list/tuple converted to the class of the deepest static array among
-    them, as Dr.Jit does (``Array3f + (1, 2, 3)``); a Python float in an integer array's operand
-    makes it the float class (``Array3i + [1, 2.5, 3]`` is an ``Array3f``)."""
+    """``operands`` with each list/tuple or NumPy array converted to the class of the deepest
+    static array among them, as Dr.Jit does (``Array3f + (1, 2, 3)``); a Python float in an
+    integer array's operand makes it the float class (``Array3i + [1, 2.5, 3]`` is an
+    ``Array3f``), a NumPy array's dtype its element type (``Array3f + np.array([1., 2., 3.])``
+    is an ``Array3f64``, component k from entry k: not a 1-D array beside each component).
+    A 0-d NumPy array is an element of the static array's type (``Array3i * np.array(2.5)``
+    is ``Array3i * 2``, see :func:`.promotion.zero_dim_operand`)."""
     like = max((o for o in operands if isinstance(o, VectorBase)), key=lambda o: o.Depth)
-    cls, leaf = type(like), type(like)._leaf
+    like_cls, leaf = type(like), type(like)._leaf
     out = []
     for o in operands:
-        if type(o) in _SEQUENCES:
-            vt = sequence_type(op, leaf._vt, o)
-            if vt is not leaf._vt and cls._elem is leaf:      # (a static array of 1-D arrays or numbers)
+        if type(o) in _CONVERTED:
+            cls = like_cls
+            if type(o) is not np.ndarray:
+                vt = sequence_type(op, leaf._vt, o)
+            elif o.ndim == 0:
+                o = leaf(zero_dim_operand(op, o, leaf._vt))
+                vt = None
+            else:
+                vt = from_numpy_dtype(o.dtype)
+            if vt is not None and vt is not leaf._vt and cls._elem is leaf:   # (an array of 1-D arrays or numbers)
                 elem = registry.flat_type(leaf._backend, vt, leaf._is_ad)
                 cls = registry.array_type(elem, cls._n, cls._family) or cls
-            o = cls(o)
+            if vt is not None:
+                o = cls(o)
         out.append(o)
     return tuple(out)
 
 
 _SEQUENCES = (list, tuple)
+_CONVERTED = (list, tuple, np.ndarray)
 
 
 def componentwise(op: str, operands, depth: int | None = None):

@@ -18,7 +18,7 @@ import sys
 
 import numpy as np
 
-from ..array.flat import ArrayBase, register_item_index, register_item_scatter
+from ..array.flat import ArrayBase, is_flat, register_item_index, register_item_scatter
 from ..array.vector import VectorBase
 from ..array import registry
 from ..backend import current_backend
@@ -401,12 +401,14 @@ def _scatter_tree(who: str, reduce_op, target, value, index, active) -> None:
     value = _conform(target, value)
 
     def pair(t, v):
-        if not isinstance(t, ArrayBase):
+        if not is_flat(t):
             raise LeafError(f"expected a JIT array to write into, got a Python value of type {type(t).__name__}")
         if not isinstance(v, _VALUES) and not hasattr(v, "__symbolic_size__"):
             raise LeafError(f"cannot write a {type(v).__name__} into a {type(t).__name__}")
         pairs.append((t, v))
-    traverse2(target, value, pair, who=who, names=("target", "value"))     # every leaf checked first
+    # (every leaf checked first; the scalar backend's ArrayXf is a 1-D array to write into, as in
+    # Dr.Jit, not a vector of Python numbers)
+    traverse2(target, value, pair, who=who, names=("target", "value"), is_leaf=is_flat)
     for t, v in pairs:
         _scatter(who, reduce_op, t, v, index, active)
 
@@ -418,7 +420,7 @@ def _conform(target, value):
     """``value`` with each Python list/tuple that stands where ``target`` has a 1-D array
     converted to that array's type (Dr.Jit: ``scatter((x, y), (1, [2, 3]), ...)`` writes
     ``Float([2, 3])`` into ``y``); the rest of ``value`` as it is."""
-    if isinstance(target, ArrayBase):
+    if is_flat(target):
         if isinstance(value, (list, tuple)):
             return type(target)(value)
         return value

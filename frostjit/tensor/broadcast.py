@@ -68,7 +68,10 @@ def _operand(x, backend, who: str):
     if not isinstance(x, VectorBase):
         x = foreign_operand(x)          # (Dr.Jit: t[0, 0] == torch_tensor, TensorXi * np.array(3))
         if isinstance(x, np.ndarray) and x.ndim == 0:
-            return x.item(), None       # (a 0-d array: the number it holds)
+            # (a 0-d array: an operand of the flat function, which converts it to the tensor's
+            # type as a one-element array, as Dr.Jit does: TensorXi * np.array(2.5) is a TensorXi;
+            # fj.freeze then records it as an input, not as a constant of the recording)
+            return x, None
     if isinstance(x, np.ndarray):
         cls = array_registry.flat_type(backend, from_numpy_dtype(x.dtype))
         return cls(np.ascontiguousarray(x).reshape(-1)), x.shape

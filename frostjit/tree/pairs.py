@@ -54,8 +54,9 @@ def _match(nt: NodeType, a, b, bt: NodeType | None, broadcast: bool):
     return keys, values, bv
 
 
-def _walk2(a, b, leaf: Callable, rebuild: bool, broadcast: bool, who: str, names: tuple):
-    """Walk ``a`` and ``b`` together, calling ``leaf(x, y)`` at each leaf of ``a``."""
+def _walk2(a, b, leaf: Callable, rebuild: bool, broadcast: bool, who: str, names: tuple, is_leaf=None):
+    """Walk ``a`` and ``b`` together, calling ``leaf(x, y)`` at each leaf of ``a`` (and at each
+    node ``x`` of ``a`` for which ``is_leaf(x)`` is true, without descending into it)."""
     if type(a) in ARRAY_TYPES and (type(b) in ARRAY_TYPES or type(b) in _NUMBERS):    # the common case
         try:
             return leaf(a, b)
@@ -68,7 +69,7 @@ def _walk2(a, b, leaf: Callable, rebuild: bool, broadcast: bool, who: str, names
         nt = TYPES.get(type(x)) or node_type(type(x))
         kind = nt.kind
         yt = TYPES.get(type(y)) or node_type(type(y))
-        if kind is ARRAY or kind is VALUE:
+        if kind is ARRAY or kind is VALUE or (is_leaf is not None and is_leaf(x)):
             if yt.kind is not ARRAY and yt.kind is not VALUE and yt.kind is not VECTOR:
                 raise TypeError(f"{who}(): {names[1]} does not match {names[0]} at {path}: expected "
                                 f"{_describe(x)}, got {_describe(y)}")
@@ -141,7 +142,9 @@ def map2(a, b, fn: Callable[[Any, Any], Any], *, broadcast: bool = False, who: s
 
 
 def traverse2(a, b, fn: Callable[[Any, Any], Any], *, broadcast: bool = False, who: str = "traverse2",
-              names: tuple[str, str] = ("a", "b")) -> None:
+              names: tuple[str, str] = ("a", "b"), is_leaf: Callable[[Any], bool] | None = None) -> None:
     """Call ``fn(x, y)`` for every leaf ``x`` of ``a`` and the matching part ``y`` of ``b``: the
-    calls :func:`map2` makes, in the same order, with the same checks, rebuilding nothing."""
-    _walk2(a, b, fn, False, broadcast, who, names)
+    calls :func:`map2` makes, in the same order, with the same checks, rebuilding nothing.
+    ``is_leaf(x)`` true makes a node of ``a`` a leaf too (``fn`` gets it whole), e.g. the
+    scalar backend's 1-D arrays, which are static-vector nodes of Python numbers otherwise."""
+    _walk2(a, b, fn, False, broadcast, who, names, is_leaf)

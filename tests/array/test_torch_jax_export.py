@@ -53,3 +53,23 @@ def test_guide_example_and_copy_semantics():
     assert b.x.numpy().tolist() == [1, 2]
     assert Complex2f(1, 2).torch().tolist() == [1 + 2j]
     assert fj.zeros(Float, 0).torch().shape == (0,)
+
+
+@given(widths, st.integers(0, 2**32 - 1), st.sampled_from([Float, Float64, UInt32, FloatD]))
+def test_torch_of_a_1d_array_shares_its_buffer(n, seed, cls):
+    # Dr.Jit 1.5 (checked side by side, session r13): Float(...).torch() shares the memory, as a
+    # tensor's .torch() does in both; frostjit's 1-D arrays copied.  A write through the PyTorch
+    # tensor is seen by the array (and static arrays' .torch() stays a copy, as in Dr.Jit).
+    v = _values(n, seed)
+    a = cls(np.abs(v) * 10) if cls is UInt32 else cls(v)
+    fj.eval(a)
+    t = a.torch()
+    t[n - 1] = 7
+    want = np.asarray(t.numpy(), dtype=np.float64)
+    assert np.asarray(a.numpy(), dtype=np.float64)[n - 1] == 7
+    np.testing.assert_array_equal(np.asarray(a.numpy(), dtype=np.float64), want)
+    b = Array3f(v, 1, v)
+    fj.eval(b)
+    tb = b.torch()
+    tb[0, 0] = 99
+    assert b.numpy()[0, 0] == v[0]

@@ -186,6 +186,56 @@ def test_scatter_with_python_list_index_and_mask_agrees_with_llvm(n, data):
     np.testing.assert_array_equal(out[0], out[1])
 
 
+@given(n=st.integers(1, 9), data=st.data())
+def test_scatter_into_a_pytree_of_1d_arrays_agrees_with_llvm(n, data):
+    # Dr.Jit's test_memop test08: a tuple / DRJIT_STRUCT of the scalar backend's ArrayXf is a
+    # PyTree of 1-D arrays, each written as the LLVM backend's Float is; the scalar backend's
+    # walk took their Python numbers as leaves ("expected a JIT array to write into").
+    k = data.draw(st.integers(1, n))
+    index = data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k, unique=True))
+    active = data.draw(st.lists(st.booleans(), min_size=k, max_size=k))
+    a = data.draw(st.integers(-50, 50))
+    b = data.draw(st.lists(st.integers(-50, 50), min_size=k, max_size=k))
+    out = []
+    for m in (S, L):
+        t = m.ArrayXf if m is S else m.Float
+
+        class Pair:
+            DRJIT_STRUCT = {"x": t, "y": t}
+
+            def __init__(self, x, y):
+                self.x, self.y = x, y
+
+        tup = (fj.zeros(t, n), fj.zeros(t, n))
+        fj.scatter(tup, (a, b), index, active)
+        st_ = Pair(fj.zeros(t, n), fj.zeros(t, n))
+        fj.scatter_add(st_, Pair(t(b), a), index, active)
+        out.append([np.asarray(v, dtype=np.float64) for v in (*tup, st_.x, st_.y)])
+    for s_val, l_val in zip(*out):
+        np.testing.assert_array_equal(s_val, l_val)
+
+
+@given(vals=st.lists(st.integers(-20, 20), min_size=3, max_size=3), other=st.lists(st.integers(-20, 20),
+       min_size=3, max_size=3), dtype=st.sampled_from([np.float32, np.float64, np.int32, np.int64]),
+       op=st.sampled_from(["add", "mul", "lt", "max"]), zero_d=st.booleans())
+def test_numpy_operand_of_scalar_arrays_agrees_with_llvm(vals, other, dtype, op, zero_d):
+    # Dr.Jit 1.5 takes a NumPy array beside the scalar backend's arrays (ArrayXf + np.array([...])
+    # is an ArrayXf64, Array3i * np.array(2.5) an Array3i); frostjit raised
+    # "unsupported operand type ndarray" there before session r13.
+    fn = {"add": lambda a, b: a + b, "mul": lambda a, b: a * b, "lt": lambda a, b: a < b,
+          "max": fj.maximum}[op]
+    b = np.array(other[0] + 0.5 if dtype in (np.float32, np.float64) else other[0], dtype=dtype) if zero_d \
+        else np.array(other, dtype=dtype)
+    for s_cls, l_cls in ((S.ArrayXf, L.Float), (S.ArrayXi, L.Int), (S.Array3f, L.Array3f)):
+        s_val = fn(s_cls(vals), b)
+        l_val = fn(l_cls(vals) if l_cls is not L.Array3f else l_cls(*vals), b)
+        assert type(s_val).__name__ == (type(l_val).__name__.replace("Float", "ArrayXf").replace("Int", "ArrayXi")
+                                        .replace("Bool", "ArrayXb") if l_cls is not L.Array3f
+                                        else type(l_val).__name__), (type(s_val), type(l_val))
+        np.testing.assert_array_equal(np.asarray(s_val, dtype=np.float64).reshape(-1),
+                                      np.asarray(l_val.numpy(), dtype=np.float64).reshape(-1))
+
+
 def test_gather_of_an_unsupported_dtype_names_it_on_both_backends():
     for m, t, u in ((S, S.ArrayXf, S.ArrayXu), (L, L.Float, L.UInt32)):
         with pytest.raises(TypeError, match="unsupported dtype"):

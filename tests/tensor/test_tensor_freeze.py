@@ -114,6 +114,24 @@ def test_zero_dimensional_tensors():
     assert out.shape == (5, 2) and out.numpy()[0, 0] == 3
 
 
+def test_a_zero_dimensional_numpy_operand_of_a_tensor_is_an_input_not_a_constant():
+    # TensorXf * np.array(v): the tensor path took the number the array held, a constant of the
+    # recording, so each new v re-recorded (the 1-D arrays' path records it as an input);
+    # TensorXi * np.array(2.5) is a TensorXi, as in Dr.Jit 1.5 (session r13)
+    def fn(t, z):
+        return t * z + 1
+    frozen = fj.freeze(fn)
+    z = np.array(2.0, dtype=np.float32)
+    for v in (2.0, 3.0, -1.5, 0.25):
+        z.fill(v)
+        for n in (1, 5):
+            t = TensorXf(np.arange(2 * n, dtype=np.float32).reshape(n, 2))
+            np.testing.assert_array_equal(frozen(t, z).numpy(), fn(t, z).numpy())
+    assert frozen.n_recordings <= 2
+    r = fj.llvm.TensorXi([1, 2, 3]) * np.array(2.5)
+    assert type(r) is fj.llvm.TensorXi and r.numpy().tolist() == [2, 4, 6]
+
+
 def test_mutated_tensor_inputs_are_written_back():
     @fj.freeze
     def step(state, x):
