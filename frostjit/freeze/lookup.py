@@ -135,9 +135,11 @@ def read_attr(o, name, label, where):
     if isinstance(o, types.ModuleType):
         d = o.__dict__
         if name in d:
+            # every entry read, a library's too: its settings (``math.tau = 1``) and its
+            # functions (``math.sqrt = f``, ``mock.patch("numpy.sin")``: r13, a stale replay);
+            # a library module's entries are checked together (guards.GuardSet: one C call each)
             v = d[name]
-            if not (o.__name__.startswith("frostjit") or _is_library_module(o)) or library_setting(v):
-                atoms.append(Atom("entry", d, name, v, o, label, where))
+            atoms.append(Atom("entry", d, name, v, o, label, where))
             return v, atoms
         atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
         return STOP, atoms
