@@ -8,7 +8,7 @@ import types
 import weakref
 from _thread import _local as _thread_local
 
-from .code import USER, _is_library_module, code_class
+from .code import _is_library_module
 
 ABSENT = type("Absent", (), {"__repr__": lambda self: "<absent>", "__slots__": ()})()
 STOP = object()         # a lookup that would run user code (property, __getattr__): the chain stops
@@ -33,7 +33,9 @@ def watched_class(c) -> bool:
 
 
 def _library_class(c) -> bool:
-    """A class written in Python by a library (not frostjit): its dict may be patched."""
+    """A class written in Python by a library (not frostjit): its dict may be patched, and every
+    entry read there is guarded (its settings, r13 redteam; its methods, r13 libfn:
+    ``mock.patch.object(json.JSONEncoder, "encode", f)`` replayed the old method's recording)."""
     f = c.__flags__
     return bool(f & _HEAPTYPE) and not f & _IMMUTABLE_TYPE and not str(getattr(c, "__module__", "")).startswith("frostjit")
 
@@ -43,20 +45,8 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "
              "popleft", "appendleft", "extendleft", "rotate", "sort", "reverse", "popitem", "__setitem__",
              "__delitem__", "difference_update", "intersection_update", "symmetric_difference_update"}
 _NP_META = {"shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides", "flags", "T", "base"}
-_SETTING_TYPES = frozenset((int, float, complex, str, bytes, bool, type(None), tuple, frozenset))
 
 
-def library_setting(v) -> bool:
-    """Whether a library's (or frostjit's) module or class attribute holding ``v`` is guarded like
-    a user module's.  A library's functions, classes and modules are taken as constant (a guard
-    per ``np.``/``math.`` name a function reads would cost every replay); its numbers, strings
-    and tuples are settings a program may patch (``math.tau = 1``, ``np.pi`` rebound, a package's
-    module-level flag, a library class's default), and a user function stored there was put
-    there by the program (a monkeypatch), which may put another (r13: each was a stale replay)."""
-    t = type(v)
-    if t in _SETTING_TYPES:
-        return True
-    return t is types.FunctionType and code_class(v.__code__) == USER
 _DATA_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType)
 _C_GET = (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
           types.WrapperDescriptorType, types.ClassMethodDescriptorType, types.MethodWrapperType)
@@ -112,7 +102,7 @@ def _find_in_mro(mro, name, atoms, label, where):
         d = _cls_dict_of(c)
         if name in d:
             v = d[name]
-            if watched_class(c) or (library_setting(v) and _library_class(c)):
+            if watched_class(c) or _library_class(c):
                 atoms.append(Atom("entry", d, name, v, c, f"{c.__qualname__}.{name}", where))
             return c, v
         if watched_class(c):

@@ -52,6 +52,7 @@ import contextvars
 import decimal
 import functools
 import gc
+import importlib.util
 import operator
 import sys
 import threading
@@ -63,7 +64,7 @@ import numpy as np
 from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
-from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META, _find_in_mro
+from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _library_class, _CONTAINERS, _MUTATORS, _NP_META, _find_in_mro
 from .values import C_BUFFERS, TooBig, contents, deep_contents
 
 # Dunder methods that no implicit lookup on an existing object's class runs (or that run while
@@ -137,6 +138,9 @@ class ReadSet:
         # classes a method's zero-argument super() (or __class__) starts from: super().m() looks
         # m up along the MRO in C, where no chain sees it (its name is loose, looked up here)
         self.loose_roots: list = []
+        # modules user code got from importlib.import_module(name, package): what it then reads
+        # on the result (``import_module("m").k``) is a loose name, looked up in these modules
+        self.imported: list = []
         # the code compared identities (``x is SENT``): an input that is (or is not) a hidden
         # object it read decides the outcome (guards.build adds an aliasing guard)
         self.uses_is = False
@@ -200,6 +204,9 @@ class ReadSet:
         if mod == "abc" and code.co_name in ("__instancecheck__", "__subclasscheck__"):
             self.abc = True
             return
+        if mod == "importlib" and qn == "import_module" and _called_by_user(frame.f_back):
+            loc = frame.f_locals
+            self.imported.append((loc.get("name"), loc.get("package"), _user_where(frame.f_back)))
         why = deny_reason(mod, qn)
         if why is not None and _called_by_user(frame.f_back):
             self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
@@ -567,6 +574,7 @@ class ReadSet:
         if not self.loose:
             return
         names = self.loose
+        self._imported_atoms(names)
         seen = set()
         frontier = []
         for a in list(self.atoms.values()):
@@ -609,7 +617,7 @@ class ReadSet:
                 except (AttributeError, TypeError):
                     pass
                 if isinstance(o, type):
-                    if not watched_class(o):
+                    if not (watched_class(o) or _library_class(o)):
                         continue
                 elif not watched_class(t):
                     if t in _LIB_MAPPINGS or t is types.SimpleNamespace:
@@ -624,7 +632,7 @@ class ReadSet:
                     if found >= _LOOSE_ATOMS:
                         break
                     if isinstance(o, type):
-                        if not any(name in c.__dict__ for c in o.__mro__ if watched_class(c)):
+                        if not any(name in c.__dict__ for c in o.__mro__ if watched_class(c) or _library_class(c)):
                             continue
                     elif not ((type(d) is dict and name in d) or
                               any(name in c.__dict__ for c in t.__mro__ if watched_class(c))):
@@ -639,6 +647,26 @@ class ReadSet:
             frontier = nxt
             if not frontier:
                 break
+
+    def _imported_atoms(self, names) -> None:
+        """The modules ``importlib.import_module`` handed to user code: their ``sys.modules``
+        entry (another module may be put there) and their entries named by a loose attribute
+        load (r13: ``import_module("m").k`` replayed a stale ``k``)."""
+        for name, package, where in self.imported:
+            try:
+                full = importlib.util.resolve_name(name, package) if type(name) is str else None
+            except (ImportError, ValueError, TypeError):
+                full = None
+            mod = sys.modules.get(full) if full else None
+            if not isinstance(mod, types.ModuleType):
+                continue
+            self.add(Atom("entry", sys.modules, full, mod, sys.modules, f"sys.modules[{full!r}]", where))
+            d = mod.__dict__
+            for k, w in names.items():
+                if k in d:
+                    _, atoms = read_attr(mod, k, f"{full}.{k}", w or where)
+                    for at in atoms:
+                        self.add(at)
 
     def read_item(self, c, key, label, where):
         t = type(c)

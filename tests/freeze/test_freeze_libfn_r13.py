@@ -174,3 +174,45 @@ def test_frozen_equals_plain_under_any_patch_sequence(picks):
     finally:
         math.sqrt = old
     assert fz.n_recordings <= len({id(_IMPLS[p]) for p in picks})
+
+
+def test_import_module_result(fakepkg, monkeypatch):
+    """``importlib.import_module(name).k``: an attribute of a call's result that is a module."""
+    def fn(x):
+        return x * importlib.import_module("libfn_fakepkg").scale() + importlib.import_module("math").sqrt(4.0)
+    fz, x = fj.freeze(fn), _x(7)
+    _same(fz, fn, x)
+    monkeypatch.setattr(fakepkg, "scale", lambda: -4.0)
+    _same(fz, fn, x)
+    monkeypatch.setattr(math, "sqrt", lambda v: 9.0)
+    _same(fz, fn, x)
+    monkeypatch.undo()
+    _same(fz, fn, x)
+    assert fz.n_recordings == 3
+
+
+def test_import_module_of_a_user_module(tmp_path, monkeypatch):
+    (tmp_path / "libfn_user_settings.py").write_text("K = 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "libfn_user_settings", raising=False)
+
+    def fn(x):
+        return x * importlib.import_module("libfn_user_settings").K
+    fz, x = fj.freeze(fn), _x(7)
+    _same(fz, fn, x)
+    monkeypatch.setattr(sys.modules["libfn_user_settings"], "K", 5.0)
+    _same(fz, fn, x)
+
+
+def test_library_class_method_patched(fakepkg):
+    """A library class's method read on a fresh instance (``json.JSONEncoder().encode``)."""
+    import json
+
+    def fn(x):
+        return x * len(json.JSONEncoder().encode([1]))
+    fz, x = fj.freeze(fn), _x(7)
+    _same(fz, fn, x)
+    with mock.patch.object(json.JSONEncoder, "encode", lambda self, o: "abcdefg"):
+        _same(fz, fn, x)
+    _same(fz, fn, x)
+    assert fz.n_recordings == 2
