@@ -105,7 +105,9 @@ def _find_in_mro(mro, name, atoms, label, where):
             if watched_class(c) or _library_class(c):
                 atoms.append(Atom("entry", d, name, v, c, f"{c.__qualname__}.{name}", where))
             return c, v
-        if watched_class(c):
+        if watched_class(c) or _library_class(c):
+            # (absent here: a patch there, ``mock.patch.object(Sub, "m")`` of an inherited method,
+            # would shadow what the recording found further on)
             atoms.append(Atom("entry", d, name, ABSENT, c, f"{c.__qualname__}.{name}", where))
     return None, ABSENT
 
@@ -170,7 +172,9 @@ def read_attr(o, name, label, where):
             v = d[name]
             atoms.append(Atom("entry", d, name, v, o, label, where))
             return v, atoms
-        if watched_class(t):
+        if watched_class(t) or (owner is not None and _library_class(t)):
+            # (a library object's method shadowed by an instance attribute between calls:
+            # ``mock.patch.object(obj, "m")``)
             atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
     if owner is not None:
         if hasattr(at, "__get__"):

@@ -216,3 +216,22 @@ def test_library_class_method_patched(fakepkg):
         _same(fz, fn, x)
     _same(fz, fn, x)
     assert fz.n_recordings == 2
+
+
+def test_library_subclass_and_instance_patched(fakepkg, monkeypatch):
+    """An inherited library method shadowed on the subclass, then on the instance."""
+    import json
+
+    class_ = type("LibfnEncoder", (json.JSONEncoder,), {"__module__": "json"})
+    enc = class_()
+    monkeypatch.setattr(json, "LibfnEncoder", class_, raising=False)
+
+    def fn(x):
+        return x * len(enc.encode([1]))
+    fz, x = fj.freeze(fn), _x(7)
+    _same(fz, fn, x)
+    monkeypatch.setattr(class_, "encode", lambda self, o: "abcde")
+    _same(fz, fn, x)
+    monkeypatch.undo()
+    monkeypatch.setattr(enc, "encode", lambda o: "abcdefghi", raising=False)
+    _same(fz, fn, x)
