@@ -20,8 +20,9 @@ _HEAPTYPE = 1 << 9
 
 
 def watched_class(c) -> bool:
-    """Whether a class dict can change in a way we must watch: user classes only (builtin and
-    extension types are immutable; frostjit's and libraries' classes are taken as constant)."""
+    """Whether a class dict can change in a way we must watch as user state: user classes only
+    (builtin and extension types are immutable; frostjit's classes are taken as constant; the
+    entries read from libraries' Python classes are guarded through :func:`_library_class`)."""
     f = c.__flags__
     if f & _IMMUTABLE_TYPE or not f & _HEAPTYPE:
         return False

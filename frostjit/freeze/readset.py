@@ -13,7 +13,8 @@ recording thread runs under ``sys.settrace`` (per thread; it exists on every Pyt
   0.2 us per call, nothing per instruction;
 * library frames (the standard library, installed packages) are checked against a deny list
   (``random``, ``numpy.random``, clocks, file and environment reads, threads and queues), then
-  left alone: their module globals are taken as constant;
+  left alone: what library code reads inside itself is not watched (what user code reads from
+  library modules and classes is: ``np.sin``, ``math.tau``, a library class's method);
 * every other frame (user code, at any call depth) is traced **per instruction**
   (``f_trace_opcodes``).  Each code object is analysed once with :mod:`dis` into *chains*: a
   root load (``LOAD_GLOBAL``, ``LOAD_DEREF``, ``LOAD_FAST``, ``globals()``) followed by attribute
