@@ -96,7 +96,7 @@ def _cls_dict_of(c):
         return c.__dict__
 
 
-def _find_in_mro(mro, name, atoms, label, where):
+def _find_in_mro(mro, name, atoms, label, where, lib_absent=True):
     """The first class of ``mro`` whose dict has ``name``: ``(class, value)`` or ``(None, ABSENT)``;
     appends atoms for every watched class dict consulted."""
     for c in mro:
@@ -106,7 +106,7 @@ def _find_in_mro(mro, name, atoms, label, where):
             if watched_class(c) or _library_class(c):
                 atoms.append(Atom("entry", d, name, v, c, f"{c.__qualname__}.{name}", where))
             return c, v
-        if watched_class(c) or _library_class(c):
+        if watched_class(c) or (lib_absent and _library_class(c)):
             # (absent here: a patch there, ``mock.patch.object(Sub, "m")`` of an inherited method,
             # would shadow what the recording found further on)
             atoms.append(Atom("entry", d, name, ABSENT, c, f"{c.__qualname__}.{name}", where))
@@ -191,7 +191,9 @@ def read_attr(o, name, label, where):
 
 def _read_type_attr(cls, name, label, where, atoms):
     meta = type(cls)
-    mowner, mattr = _find_in_mro(meta.__mro__, name, atoms, label, where)
+    # (a library metaclass's absence is not guarded: ``EnumType`` / ``ABCMeta`` gaining the
+    # name of a class attribute read is not a patch programs make; each would cost every replay)
+    mowner, mattr = _find_in_mro(meta.__mro__, name, atoms, label, where, lib_absent=False)
     mt = type(mattr)
     if mowner is not None and (hasattr(mt, "__set__") or hasattr(mt, "__delete__")):
         if isinstance(mattr, _DATA_DESCRIPTORS):
