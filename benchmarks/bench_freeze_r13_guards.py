@@ -10,6 +10,8 @@ Run it under two trees (PYTHONPATH=<tree>) and compare:
   5 np./math. fns      np.sin, np.cos, np.tan, math.sqrt, math.exp: two modules, five entries
   fj.sqrt              a frostjit function read by the function (guarded since r13 libfn)
   loss-like, 6 fj.     fj.sqrt/exp/maximum/abs/sum/log and math.pi: a loss's mix of names
+  np.linalg.norm       a NumPy function written in Python (r13 libfn: the module entries of the
+                       library functions that ran inside it are guarded too)
   x*json.<setting>     a package's module-level setting absent, read with getattr(m, k, default)
   int subclass arg     an argument of an int subclass with its own == (r13: keyed by its C value too)
   IntEnum arg          an IntEnum argument (int's ==: unchanged)
@@ -55,6 +57,7 @@ cases = {
     "fj.sqrt": (fj.freeze(lambda x: fj.sqrt(x)), ()),
     "loss-like, 6 fj.": (fj.freeze(lambda x: fj.sum(fj.log(fj.maximum(fj.abs(fj.exp(-x)), 1e-3))
                                                   + fj.sqrt(x) * math.pi)), ()),
+    "np.linalg.norm": (fj.freeze(lambda x: x * float(np.linalg.norm(np.ones(3)))), ()),
     "x*json.<setting>": (fj.freeze(lambda x: x * getattr(json, "_bench_scale", 2.0)), ()),
     "int subclass arg": (fj.freeze(lambda x, n: x * n), (Count(3),)),
     "IntEnum arg": (fj.freeze(lambda x, n: x * n), (E.A,)),

@@ -205,6 +205,8 @@ class ReadSet:
         if mod == "abc" and code.co_name in ("__instancecheck__", "__subclasscheck__"):
             self.abc = True
             return
+        if qn == code.co_name and not qn.startswith("<") and _called_by_user(frame.f_back):
+            self._library_function(frame.f_globals, mod, qn)
         if mod == "importlib" and qn == "import_module" and _called_by_user(frame.f_back):
             loc = frame.f_locals
             self.imported.append((loc.get("name"), loc.get("package"), _user_where(frame.f_back)))
@@ -213,6 +215,18 @@ class ReadSet:
             self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
         elif code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS:
             self._library_arguments(frame, code, mod, qn)
+
+    def _library_function(self, g, mod, name) -> None:
+        """A library module's function ran for user code (called by it, or by library code it
+        called; not frostjit's own use of libraries, whose state is frostjit's): its entry in its
+        module, where ``mock.patch("pkg.helper", f)`` puts another (r13: a package function
+        calling a patched helper of its own replayed the old helper's recording).  Top-level
+        functions only (a method's class is reached through the code that called it)."""
+        m = sys.modules.get(mod)
+        if m is not None and getattr(m, "__dict__", None) is g and name in g:
+            key = ("entry", id(g), name)
+            if key not in self.atoms:
+                self.add(Atom("entry", g, name, g[name], m, f"{mod}.{name}", None))
 
     def _library_arguments(self, frame, code, mod, qn) -> None:
         """Library code reads the objects user code hands it (``copy.copy(cfg)``,

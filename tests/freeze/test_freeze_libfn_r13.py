@@ -5,8 +5,11 @@ library module (``math.sqrt``, ``np.sin``, ``fj.sqrt``, a third-party package's 
 taken as constant: ``math.sqrt = f``, ``mock.patch("numpy.sin", f)`` or a monkeypatched package
 function replayed the recording made with the old one (the worst kind of bug: a replay that differs
 from the plain call).  Now every library module entry a recording read is guarded by identity
-(freeze/guards.py ``_library_entry``: one ``itemgetter`` call per module).  Putting the old
-function back replays the first recording again without tracing.
+(freeze/guards.py ``_library_entry``: the entries of one module checked together), so are a
+library class's methods, the module ``importlib.import_module`` returned, and the module entry
+of each library function that ran for the user's code (``mock.patch("pkg.helper")`` of a helper
+the package's own function calls: readset ``_library_function``).  Putting the old function
+back replays the first recording again without tracing.  Every test here fails on b4f6ada.
 """
 import importlib
 import math
@@ -113,6 +116,12 @@ def fakepkg(tmp_path, monkeypatch):
 
         def scale():
             return 2.0
+
+        def helper():
+            return 3.0
+
+        def uses_helper():
+            return helper() + 1.0
 
         class Unit:
             factor = 1.0
@@ -235,3 +244,16 @@ def test_library_subclass_and_instance_patched(fakepkg, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(enc, "encode", lambda o: "abcdefghi", raising=False)
     _same(fz, fn, x)
+
+
+def test_library_function_calling_a_patched_helper(fakepkg):
+    """``mock.patch("pkg.helper")`` where the package's own function calls ``helper``: the read
+    is in library code (not watched), the helper's module entry is guarded because it ran."""
+    def fn(x):
+        return x * fakepkg.uses_helper()
+    fz, x = fj.freeze(fn), _x(7)
+    _same(fz, fn, x)
+    with mock.patch("libfn_fakepkg.helper", lambda: -5.0):
+        _same(fz, fn, x)
+    _same(fz, fn, x)
+    assert fz.n_recordings == 2
