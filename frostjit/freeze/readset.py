@@ -142,6 +142,7 @@ class ReadSet:
         # modules user code got from importlib.import_module(name, package): what it then reads
         # on the result (``import_module("m").k``) is a loose name, looked up in these modules
         self.imported: list = []
+        self._caller_seen: set = set()      # (id(globals), id(code)) looked up by _caller_entries
         # the code compared identities (``x is SENT``): an input that is (or is not) a hidden
         # object it read decides the outcome (guards.build adds an aliasing guard)
         self.uses_is = False
@@ -189,6 +190,7 @@ class ReadSet:
             if cls == LIBRARY:
                 self._library_call(frame, code)
                 return None
+            self._caller_entries(frame, code)
             return self._user_call(frame, code)
         except Exception as e:  # noqa: BLE001 - a tracer must never break the traced code
             self._internal_error(e)
@@ -207,6 +209,7 @@ class ReadSet:
             return
         if qn == code.co_name and not qn.startswith("<") and _called_by_user(frame.f_back):
             self._library_function(frame.f_globals, mod, qn)
+            self._caller_entries(frame, code)
         if mod == "importlib" and qn == "import_module" and _called_by_user(frame.f_back):
             loc = frame.f_locals
             self.imported.append((loc.get("name"), loc.get("package"), _user_where(frame.f_back)))
@@ -215,6 +218,34 @@ class ReadSet:
             self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
         elif code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS:
             self._library_arguments(frame, code, mod, qn)
+
+    def _caller_entries(self, frame, code) -> None:
+        """A function called by library code, found in the calling module's globals (``from .a
+        import h`` there, or a user function ``mock.patch("pkg.b.h", f)`` put there): that
+        entry, which a patch where the function is used replaces (the library frame's global
+        load is not watched).  Matched by code object, by name first, else by a scan of the
+        module dict (once per dict and code in a recording)."""
+        back = frame.f_back
+        if back is None or code_class(back.f_code, back) != LIBRARY:
+            return
+        bg = back.f_globals
+        if bg is frame.f_globals:
+            if code.co_name in bg and code_class(code, frame) == LIBRARY:
+                return          # (a library function of the same module: _library_function)
+        key = (id(bg), id(code))
+        if key in self._caller_seen:
+            return
+        self._caller_seen.add(key)
+        m = sys.modules.get(bg.get("__name__", ""))
+        if m is None or getattr(m, "__dict__", None) is not bg:
+            return
+        v = bg.get(code.co_name)
+        F = types.FunctionType      # (functions only: another object's getattr could run code)
+        names = [code.co_name] if type(v) is F and v.__code__ is code else \
+            [k for k, v in bg.items() if type(v) is F and v.__code__ is code] if len(bg) <= 5000 else []
+        for k in names:
+            if type(k) is str:
+                self.add(Atom("entry", bg, k, bg[k], m, f"{m.__name__}.{k}", None))
 
     def _library_function(self, g, mod, name) -> None:
         """A library module's function ran for user code (called by it, or by library code it
@@ -1018,10 +1049,14 @@ class _Monitor:
                 mod = frame.f_globals.get("__name__", "") or ""
                 qn = getattr(code, "co_qualname", code.co_name)
                 if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn) and \
-                        not (code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS):
-                    return sys.monitoring.DISABLE       # (takes no arguments: reads no user object)
+                        not (code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS) \
+                        and (qn != code.co_name or qn.startswith("<")):
+                    # (takes no arguments: reads no user object; a top-level function's module
+                    # entry is still guarded when it runs: _library_function)
+                    return sys.monitoring.DISABLE
                 rs._library_call(frame, code)
                 return None
+            rs._caller_entries(frame, code)
             rs._user_frame(frame, code)
             if code not in self.codes:
                 with self.lock:

@@ -127,10 +127,12 @@ def fakepkg(tmp_path, monkeypatch):
             factor = 1.0
         """))
     (pkg / "sub" / "__init__.py").write_text("def offset():\n    return 1.0\n")
+    (pkg / "defs.py").write_text("def h():\n    return 2.0\n")
+    (pkg / "uses.py").write_text("from .defs import h\n\ndef g():\n    return h() * 10.0\n")
     monkeypatch.syspath_prepend(str(root))
     mod = importlib.import_module("libfn_fakepkg")
     yield mod
-    for name in ("libfn_fakepkg", "libfn_fakepkg.sub"):
+    for name in ("libfn_fakepkg", "libfn_fakepkg.sub", "libfn_fakepkg.defs", "libfn_fakepkg.uses"):
         sys.modules.pop(name, None)
 
 
@@ -257,3 +259,19 @@ def test_library_function_calling_a_patched_helper(fakepkg):
         _same(fz, fn, x)
     _same(fz, fn, x)
     assert fz.n_recordings == 2
+
+
+def test_helper_patched_where_it_is_used(fakepkg):
+    """``pkg.uses`` did ``from .defs import h``: ``mock.patch("pkg.uses.h")`` (patch where it is
+    used) and ``mock.patch("pkg.defs.h")`` (which the plain call does not see) both stay right."""
+    uses = importlib.import_module("libfn_fakepkg.uses")
+
+    def fn(x):
+        return x * uses.g()
+    fz, x = fj.freeze(fn), _x(7)
+    _same(fz, fn, x)
+    with mock.patch("libfn_fakepkg.uses.h", lambda: -1.0):
+        _same(fz, fn, x)
+    with mock.patch("libfn_fakepkg.defs.h", lambda: -2.0):
+        _same(fz, fn, x)
+    _same(fz, fn, x)
