@@ -251,14 +251,19 @@ def test_library_subclass_and_instance_patched(fakepkg, monkeypatch):
 def test_library_function_calling_a_patched_helper(fakepkg):
     """``mock.patch("pkg.helper")`` where the package's own function calls ``helper``: the read
     is in library code (not watched), the helper's module entry is guarded because it ran."""
-    def fn(x):
-        return x * fakepkg.uses_helper()
+    fz = _patched_runs(lambda x: x * fakepkg.uses_helper(), ("libfn_fakepkg.helper", -5.0))
+    assert fz.n_recordings == 2
+
+
+def _patched_runs(fn, *patches):
+    """Frozen vs plain before, under each ``(target, value)`` patch in turn, and after."""
     fz, x = fj.freeze(fn), _x(7)
     _same(fz, fn, x)
-    with mock.patch("libfn_fakepkg.helper", lambda: -5.0):
-        _same(fz, fn, x)
+    for target, value in patches:
+        with mock.patch(target, lambda value=value: value):
+            _same(fz, fn, x)
     _same(fz, fn, x)
-    assert fz.n_recordings == 2
+    return fz
 
 
 def test_helper_patched_where_it_is_used(fakepkg):
@@ -266,12 +271,4 @@ def test_helper_patched_where_it_is_used(fakepkg):
     used) and ``mock.patch("pkg.defs.h")`` (which the plain call does not see) both stay right."""
     uses = importlib.import_module("libfn_fakepkg.uses")
 
-    def fn(x):
-        return x * uses.g()
-    fz, x = fj.freeze(fn), _x(7)
-    _same(fz, fn, x)
-    with mock.patch("libfn_fakepkg.uses.h", lambda: -1.0):
-        _same(fz, fn, x)
-    with mock.patch("libfn_fakepkg.defs.h", lambda: -2.0):
-        _same(fz, fn, x)
-    _same(fz, fn, x)
+    _patched_runs(lambda x: x * uses.g(), ("libfn_fakepkg.uses.h", -1.0), ("libfn_fakepkg.defs.h", -2.0))
