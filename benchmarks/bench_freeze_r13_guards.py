@@ -5,7 +5,13 @@ Run it under two trees (PYTHONPATH=<tree>) and compare:
 
   x+1                  the trivial frozen call (no guard: the baseline)
   x*np.pi              a library module's number (r13: one guard on numpy's dict entry)
-  np.sin, math.sqrt    library functions (taken as constant before and after: no guard)
+  np.sin, math.sqrt    library functions (r13 redteam: taken as constant, no guard; r13 libfn:
+                       guarded by identity, one test per module)
+  5 np./math. fns      np.sin, np.cos, np.tan, math.sqrt, math.exp: two modules, five entries
+  fj.sqrt              a frostjit function read by the function (guarded since r13 libfn)
+  loss-like, 6 fj.     fj.sqrt/exp/maximum/abs/sum/log and math.pi: a loss's mix of names
+  np.linalg.norm       a NumPy function written in Python (r13 libfn: the module entries of the
+                       library functions that ran inside it are guarded too)
   x*json.<setting>     a package's module-level setting absent, read with getattr(m, k, default)
   int subclass arg     an argument of an int subclass with its own == (r13: keyed by its C value too)
   IntEnum arg          an IntEnum argument (int's ==: unchanged)
@@ -46,6 +52,12 @@ cases = {
     "x+1": (fj.freeze(lambda x: x + 1), ()),
     "x*np.pi": (fj.freeze(lambda x: x * np.pi), ()),
     "np.sin, math.sqrt": (fj.freeze(lambda x: x * math.sqrt(2.0) + float(np.sin(1.0))), ()),
+    "5 np./math. fns": (fj.freeze(lambda x: x * (math.sqrt(2.0) + math.exp(1.0))
+                                  + float(np.sin(1.0) + np.cos(1.0) + np.tan(1.0))), ()),
+    "fj.sqrt": (fj.freeze(lambda x: fj.sqrt(x)), ()),
+    "loss-like, 6 fj.": (fj.freeze(lambda x: fj.sum(fj.log(fj.maximum(fj.abs(fj.exp(-x)), 1e-3))
+                                                  + fj.sqrt(x) * math.pi)), ()),
+    "np.linalg.norm": (fj.freeze(lambda x: x * float(np.linalg.norm(np.ones(3)))), ()),
     "x*json.<setting>": (fj.freeze(lambda x: x * getattr(json, "_bench_scale", 2.0)), ()),
     "int subclass arg": (fj.freeze(lambda x, n: x * n), (Count(3),)),
     "IntEnum arg": (fj.freeze(lambda x, n: x * n), (E.A,)),

@@ -34,6 +34,7 @@ import numpy as np
 
 from .._dump import register_source
 from ..tree.kinds import PROTOCOL
+from .code import _is_library_module
 from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token, decimal_context
@@ -70,6 +71,16 @@ def _weak(v):
         return None
 
 
+def _library_entry(a) -> bool:
+    """Whether atom ``a`` is a library's (or frostjit's) module entry holding a function, class,
+    module or other callable (a ufunc, NumPy's dispatchers): held strongly and compared by
+    identity (the module holds it as long as it is not replaced; r13: ``np.sin = f`` between
+    calls replayed the recording of the old one)."""
+    o = a.owner
+    return isinstance(o, types.ModuleType) and a.holder is o.__dict__ and _is_library_module(o) \
+        and (callable(a.value) or isinstance(a.value, types.ModuleType))
+
+
 def _strong_ok(v) -> bool:
     """Objects held strongly by a guard (cheap ``is`` test): modules, classes, functions, and
     values that do not hold arrays alive."""
@@ -104,11 +115,15 @@ class GuardSet:
         I = "        "
         holders = {}            # id(constant holder) -> its name in the namespace
         bulk = {}               # id(holder) -> [atom indices checked in one C-level pass]
+        one = set()             # holders checked in one pass from one entry on: modules' dicts
         for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
-            if type(root) is ConstRoot and a.kind == "entry" and a.value is not ABSENT and _strong_ok(a.value) \
-                    and type(a.value) is not tuple:
-                bulk.setdefault(id(root.holder), []).append(i)
-        bulk = {k: v for k, v in bulk.items() if len(v) >= _BULK_MIN}
+            if type(root) is ConstRoot and a.kind == "entry" and a.value is not ABSENT and type(a.value) is not tuple:
+                lib = _library_entry(a)
+                if lib or _strong_ok(a.value):
+                    bulk.setdefault(id(root.holder), []).append(i)
+                    if lib or isinstance(a.owner, types.ModuleType):
+                        one.add(id(root.holder))
+        bulk = {k: v for k, v in bulk.items() if len(v) >= _BULK_MIN or k in one}
         done = set()
         for i, (a, root) in enumerate(zip(self.atoms, self.roots)):
             if i in done:
@@ -126,7 +141,17 @@ class GuardSet:
                     ns[f"IG{j}"] = operator.itemgetter(*[self.atoms[g].key for g in group])
                     # (a class's mappingproxy reads through to its dict: read the dict itself)
                     ns[f"D{j}"] = _raw_dict(root.holder)
-                    if len(group) <= _UNPACK_MAX:
+                    if len(group) < _BULK_MIN:
+                        # A few entries of a module (``np.sin``, ``math.sqrt``): subscripted and
+                        # tested with `is` (6 opcodes each, fewer than an itemgetter's unpacking;
+                        # a deleted entry raises: the guard fails)
+                        tests = []
+                        for k, g in enumerate(group):
+                            ns[f"E{j}_{k}"] = self.atoms[g].value
+                            ns[f"K{j}_{k}"] = self.atoms[g].key
+                            tests.append(f"D{j}[K{j}_{k}] is not E{j}_{k}")
+                        sub = [f"{I}if {' or '.join(tests)}:"]
+                    elif len(group) <= _UNPACK_MAX:
                         # Unpacked into locals and tested with `is` in bytecode: ~7 ns less per entry
                         # than all(map(operator.is_, ...)) (the guard cost of issue 9's benchmark).
                         xs = [f"X{j}_{k}" for k in range(len(group))]

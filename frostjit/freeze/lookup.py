@@ -8,7 +8,7 @@ import types
 import weakref
 from _thread import _local as _thread_local
 
-from .code import USER, _is_library_module, code_class
+from .code import _is_library_module
 
 ABSENT = type("Absent", (), {"__repr__": lambda self: "<absent>", "__slots__": ()})()
 STOP = object()         # a lookup that would run user code (property, __getattr__): the chain stops
@@ -20,8 +20,9 @@ _HEAPTYPE = 1 << 9
 
 
 def watched_class(c) -> bool:
-    """Whether a class dict can change in a way we must watch: user classes only (builtin and
-    extension types are immutable; frostjit's and libraries' classes are taken as constant)."""
+    """Whether a class dict can change in a way we must watch as user state: user classes only
+    (builtin and extension types are immutable; frostjit's classes are taken as constant; the
+    entries read from libraries' Python classes are guarded through :func:`_library_class`)."""
     f = c.__flags__
     if f & _IMMUTABLE_TYPE or not f & _HEAPTYPE:
         return False
@@ -33,7 +34,9 @@ def watched_class(c) -> bool:
 
 
 def _library_class(c) -> bool:
-    """A class written in Python by a library (not frostjit): its dict may be patched."""
+    """A class written in Python by a library (not frostjit): its dict may be patched, and every
+    entry read there is guarded (its settings, r13 redteam; its methods, r13 libfn:
+    ``mock.patch.object(json.JSONEncoder, "encode", f)`` replayed the old method's recording)."""
     f = c.__flags__
     return bool(f & _HEAPTYPE) and not f & _IMMUTABLE_TYPE and not str(getattr(c, "__module__", "")).startswith("frostjit")
 
@@ -43,20 +46,8 @@ _MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "
              "popleft", "appendleft", "extendleft", "rotate", "sort", "reverse", "popitem", "__setitem__",
              "__delitem__", "difference_update", "intersection_update", "symmetric_difference_update"}
 _NP_META = {"shape", "dtype", "ndim", "size", "itemsize", "nbytes", "strides", "flags", "T", "base"}
-_SETTING_TYPES = frozenset((int, float, complex, str, bytes, bool, type(None), tuple, frozenset))
 
 
-def library_setting(v) -> bool:
-    """Whether a library's (or frostjit's) module or class attribute holding ``v`` is guarded like
-    a user module's.  A library's functions, classes and modules are taken as constant (a guard
-    per ``np.``/``math.`` name a function reads would cost every replay); its numbers, strings
-    and tuples are settings a program may patch (``math.tau = 1``, ``np.pi`` rebound, a package's
-    module-level flag, a library class's default), and a user function stored there was put
-    there by the program (a monkeypatch), which may put another (r13: each was a stale replay)."""
-    t = type(v)
-    if t in _SETTING_TYPES:
-        return True
-    return t is types.FunctionType and code_class(v.__code__) == USER
 _DATA_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType)
 _C_GET = (types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
           types.WrapperDescriptorType, types.ClassMethodDescriptorType, types.MethodWrapperType)
@@ -105,17 +96,19 @@ def _cls_dict_of(c):
         return c.__dict__
 
 
-def _find_in_mro(mro, name, atoms, label, where):
+def _find_in_mro(mro, name, atoms, label, where, lib_absent=True):
     """The first class of ``mro`` whose dict has ``name``: ``(class, value)`` or ``(None, ABSENT)``;
     appends atoms for every watched class dict consulted."""
     for c in mro:
         d = _cls_dict_of(c)
         if name in d:
             v = d[name]
-            if watched_class(c) or (library_setting(v) and _library_class(c)):
+            if watched_class(c) or _library_class(c):
                 atoms.append(Atom("entry", d, name, v, c, f"{c.__qualname__}.{name}", where))
             return c, v
-        if watched_class(c):
+        if watched_class(c) or (lib_absent and _library_class(c)):
+            # (absent here: a patch there, ``mock.patch.object(Sub, "m")`` of an inherited method,
+            # would shadow what the recording found further on)
             atoms.append(Atom("entry", d, name, ABSENT, c, f"{c.__qualname__}.{name}", where))
     return None, ABSENT
 
@@ -135,9 +128,11 @@ def read_attr(o, name, label, where):
     if isinstance(o, types.ModuleType):
         d = o.__dict__
         if name in d:
+            # every entry read, a library's too: its settings (``math.tau = 1``) and its
+            # functions (``math.sqrt = f``, ``mock.patch("numpy.sin")``: r13, a stale replay);
+            # a library module's entries are checked together (guards.GuardSet: one C call each)
             v = d[name]
-            if not (o.__name__.startswith("frostjit") or _is_library_module(o)) or library_setting(v):
-                atoms.append(Atom("entry", d, name, v, o, label, where))
+            atoms.append(Atom("entry", d, name, v, o, label, where))
             return v, atoms
         atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
         return STOP, atoms
@@ -178,7 +173,9 @@ def read_attr(o, name, label, where):
             v = d[name]
             atoms.append(Atom("entry", d, name, v, o, label, where))
             return v, atoms
-        if watched_class(t):
+        if watched_class(t) or (owner is not None and _library_class(t)):
+            # (a library object's method shadowed by an instance attribute between calls:
+            # ``mock.patch.object(obj, "m")``)
             atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
     if owner is not None:
         if hasattr(at, "__get__"):
@@ -194,7 +191,9 @@ def read_attr(o, name, label, where):
 
 def _read_type_attr(cls, name, label, where, atoms):
     meta = type(cls)
-    mowner, mattr = _find_in_mro(meta.__mro__, name, atoms, label, where)
+    # (a library metaclass's absence is not guarded: ``EnumType`` / ``ABCMeta`` gaining the
+    # name of a class attribute read is not a patch programs make; each would cost every replay)
+    mowner, mattr = _find_in_mro(meta.__mro__, name, atoms, label, where, lib_absent=False)
     mt = type(mattr)
     if mowner is not None and (hasattr(mt, "__set__") or hasattr(mt, "__delete__")):
         if isinstance(mattr, _DATA_DESCRIPTORS):

@@ -13,7 +13,8 @@ recording thread runs under ``sys.settrace`` (per thread; it exists on every Pyt
   0.2 us per call, nothing per instruction;
 * library frames (the standard library, installed packages) are checked against a deny list
   (``random``, ``numpy.random``, clocks, file and environment reads, threads and queues), then
-  left alone: their module globals are taken as constant;
+  left alone: what library code reads inside itself is not watched (what user code reads from
+  library modules and classes is: ``np.sin``, ``math.tau``, a library class's method);
 * every other frame (user code, at any call depth) is traced **per instruction**
   (``f_trace_opcodes``).  Each code object is analysed once with :mod:`dis` into *chains*: a
   root load (``LOAD_GLOBAL``, ``LOAD_DEREF``, ``LOAD_FAST``, ``globals()``) followed by attribute
@@ -52,6 +53,7 @@ import contextvars
 import decimal
 import functools
 import gc
+import importlib.util
 import operator
 import sys
 import threading
@@ -63,7 +65,7 @@ import numpy as np
 from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
-from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _CONTAINERS, _MUTATORS, _NP_META, _find_in_mro
+from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _library_class, _CONTAINERS, _MUTATORS, _NP_META, _find_in_mro
 from .values import C_BUFFERS, TooBig, contents, deep_contents
 
 # Dunder methods that no implicit lookup on an existing object's class runs (or that run while
@@ -137,6 +139,10 @@ class ReadSet:
         # classes a method's zero-argument super() (or __class__) starts from: super().m() looks
         # m up along the MRO in C, where no chain sees it (its name is loose, looked up here)
         self.loose_roots: list = []
+        # modules user code got from importlib.import_module(name, package): what it then reads
+        # on the result (``import_module("m").k``) is a loose name, looked up in these modules
+        self.imported: list = []
+        self._caller_seen: set = set()      # (id(globals), id(code)) looked up by _caller_entries
         # the code compared identities (``x is SENT``): an input that is (or is not) a hidden
         # object it read decides the outcome (guards.build adds an aliasing guard)
         self.uses_is = False
@@ -184,6 +190,7 @@ class ReadSet:
             if cls == LIBRARY:
                 self._library_call(frame, code)
                 return None
+            self._caller_entries(frame, code)
             return self._user_call(frame, code)
         except Exception as e:  # noqa: BLE001 - a tracer must never break the traced code
             self._internal_error(e)
@@ -200,11 +207,57 @@ class ReadSet:
         if mod == "abc" and code.co_name in ("__instancecheck__", "__subclasscheck__"):
             self.abc = True
             return
+        if qn == code.co_name and not qn.startswith("<") and _called_by_user(frame.f_back):
+            self._library_function(frame.f_globals, mod, qn)
+            self._caller_entries(frame, code)
+        if mod == "importlib" and qn == "import_module" and _called_by_user(frame.f_back):
+            loc = frame.f_locals
+            self.imported.append((loc.get("name"), loc.get("package"), _user_where(frame.f_back)))
         why = deny_reason(mod, qn)
         if why is not None and _called_by_user(frame.f_back):
             self.set_fallback(f"{mod}.{qn}", why, _user_where(frame.f_back))
         elif code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS:
             self._library_arguments(frame, code, mod, qn)
+
+    def _caller_entries(self, frame, code) -> None:
+        """A function called by library code, found in the calling module's globals (``from .a
+        import h`` there, or a user function ``mock.patch("pkg.b.h", f)`` put there): that
+        entry, which a patch where the function is used replaces (the library frame's global
+        load is not watched).  Matched by code object, by name first, else by a scan of the
+        module dict (once per dict and code in a recording)."""
+        back = frame.f_back
+        if back is None or code_class(back.f_code, back) != LIBRARY:
+            return
+        bg = back.f_globals
+        if bg is frame.f_globals:
+            if code.co_name in bg and code_class(code, frame) == LIBRARY:
+                return          # (a library function of the same module: _library_function)
+        key = (id(bg), id(code))
+        if key in self._caller_seen:
+            return
+        self._caller_seen.add(key)
+        m = sys.modules.get(bg.get("__name__", ""))
+        if m is None or getattr(m, "__dict__", None) is not bg:
+            return
+        v = bg.get(code.co_name)
+        F = types.FunctionType      # (functions only: another object's getattr could run code)
+        names = [code.co_name] if type(v) is F and v.__code__ is code else \
+            [k for k, v in bg.items() if type(v) is F and v.__code__ is code] if len(bg) <= 5000 else []
+        for k in names:
+            if type(k) is str:
+                self.add(Atom("entry", bg, k, bg[k], m, f"{m.__name__}.{k}", None))
+
+    def _library_function(self, g, mod, name) -> None:
+        """A library module's function ran for user code (called by it, or by library code it
+        called; not frostjit's own use of libraries, whose state is frostjit's): its entry in its
+        module, where ``mock.patch("pkg.helper", f)`` puts another (r13: a package function
+        calling a patched helper of its own replayed the old helper's recording).  Top-level
+        functions only (a method's class is reached through the code that called it)."""
+        m = sys.modules.get(mod)
+        if m is not None and getattr(m, "__dict__", None) is g and name in g:
+            key = ("entry", id(g), name)
+            if key not in self.atoms:
+                self.add(Atom("entry", g, name, g[name], m, f"{mod}.{name}", None))
 
     def _library_arguments(self, frame, code, mod, qn) -> None:
         """Library code reads the objects user code hands it (``copy.copy(cfg)``,
@@ -567,6 +620,7 @@ class ReadSet:
         if not self.loose:
             return
         names = self.loose
+        self._imported_atoms(names)
         seen = set()
         frontier = []
         for a in list(self.atoms.values()):
@@ -609,7 +663,7 @@ class ReadSet:
                 except (AttributeError, TypeError):
                     pass
                 if isinstance(o, type):
-                    if not watched_class(o):
+                    if not (watched_class(o) or _library_class(o)):
                         continue
                 elif not watched_class(t):
                     if t in _LIB_MAPPINGS or t is types.SimpleNamespace:
@@ -624,7 +678,7 @@ class ReadSet:
                     if found >= _LOOSE_ATOMS:
                         break
                     if isinstance(o, type):
-                        if not any(name in c.__dict__ for c in o.__mro__ if watched_class(c)):
+                        if not any(name in c.__dict__ for c in o.__mro__ if watched_class(c) or _library_class(c)):
                             continue
                     elif not ((type(d) is dict and name in d) or
                               any(name in c.__dict__ for c in t.__mro__ if watched_class(c))):
@@ -639,6 +693,26 @@ class ReadSet:
             frontier = nxt
             if not frontier:
                 break
+
+    def _imported_atoms(self, names) -> None:
+        """The modules ``importlib.import_module`` handed to user code: their ``sys.modules``
+        entry (another module may be put there) and their entries named by a loose attribute
+        load (r13: ``import_module("m").k`` replayed a stale ``k``)."""
+        for name, package, where in self.imported:
+            try:
+                full = importlib.util.resolve_name(name, package) if type(name) is str else None
+            except (ImportError, ValueError, TypeError):
+                full = None
+            mod = sys.modules.get(full) if full else None
+            if not isinstance(mod, types.ModuleType):
+                continue
+            self.add(Atom("entry", sys.modules, full, mod, sys.modules, f"sys.modules[{full!r}]", where))
+            d = mod.__dict__
+            for k, w in names.items():
+                if k in d:
+                    _, atoms = read_attr(mod, k, f"{full}.{k}", w or where)
+                    for at in atoms:
+                        self.add(at)
 
     def read_item(self, c, key, label, where):
         t = type(c)
@@ -975,10 +1049,14 @@ class _Monitor:
                 mod = frame.f_globals.get("__name__", "") or ""
                 qn = getattr(code, "co_qualname", code.co_name)
                 if deny_reason(mod, qn) is None and not (mod == "abc" and "check__" in qn) and \
-                        not (code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS):
-                    return sys.monitoring.DISABLE       # (takes no arguments: reads no user object)
+                        not (code.co_argcount or code.co_kwonlyargcount or code.co_flags & _VARARGS) \
+                        and (qn != code.co_name or qn.startswith("<")):
+                    # (takes no arguments: reads no user object; a top-level function's module
+                    # entry is still guarded when it runs: _library_function)
+                    return sys.monitoring.DISABLE
                 rs._library_call(frame, code)
                 return None
+            rs._caller_entries(frame, code)
             rs._user_frame(frame, code)
             if code not in self.codes:
                 with self.lock:
