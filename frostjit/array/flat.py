@@ -637,7 +637,7 @@ def apply(op: str, *operands):
         if out is not None:
             return out
     if op == "select" and len(operands) == 3 and isinstance(operands[0], ArrayBase):
-        out = _apply_select(*operands)
+        out = apply_select(*operands)
         if out is not None:
             return out
     entry = OPS.get(op)
@@ -860,8 +860,8 @@ def _apply_same_type(rule, cls, operands):
     return out
 
 
-def _apply_select(condition, a, b):
-    """``apply("select", condition, a, b)`` when ``condition`` is a Bool array of the backend of
+def apply_select(condition, a, b):
+    """``apply("select", condition, a, b)`` (``condition`` a 1-D array) when ``condition`` is a Bool array of the backend of
     ``a`` and ``b``, and these are of one array class (or one of them a Python number that class
     takes as it is); None otherwise (the general path decides).  Same nodes, result class and
     AD hook call as the general path, without its promotion machinery (loops, random number

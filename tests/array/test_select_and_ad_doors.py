@@ -1,4 +1,4 @@
-"""``apply``'s select door (frostjit/array/flat.py ``_apply_select``) and its same-type door on
+"""``apply``'s select door (frostjit/array/flat.py ``apply_select``) and its same-type door on
 grad-enabled operands (``_apply_same_type``, which calls the AD hook as the general path does)
 against the general path: same class, type, values and gradients (reverse and forward), or the
 same exception, for conditions and operands of several types, sizes (a size-1 array broadcasts,
@@ -14,6 +14,7 @@ import frostjit.llvm as T
 import frostjit.llvm.ad as TA
 from frostjit.array import flat
 from frostjit.errors import IncompatibleSizesError
+from frostjit.functions import math as fj_math
 
 
 def _outcome(fn):
@@ -28,7 +29,9 @@ def _outcome(fn):
 
 
 def _closed_select(monkeypatch):
-    monkeypatch.setattr(flat, "_apply_select", lambda *operands: None)
+    """The select door closed: in ``apply`` and in ``fj.select``'s shortcut to it."""
+    monkeypatch.setattr(flat, "apply_select", lambda *operands: None)
+    monkeypatch.setattr(fj_math, "apply_select", lambda *operands: None)
 
 
 def _operand(kind, n, rng):
