@@ -13,19 +13,8 @@ import frostjit as fj
 import frostjit.llvm as T
 import frostjit.llvm.ad as TA
 from frostjit.array import flat
-from frostjit.errors import IncompatibleSizesError
 from frostjit.functions import math as fj_math
-
-
-def _outcome(fn):
-    """(class, dtype, bytes of the values) of ``fn()`` evaluated, or the exception's class."""
-    try:
-        r = fn()
-    except (TypeError, ValueError, OverflowError, IncompatibleSizesError) as e:
-        return type(e)
-    fj.eval(r)
-    v = np.asarray(r.numpy())
-    return type(r), v.dtype.str, v.tobytes()
+from test_apply_same_type_door import _outcome     # (class, dtype, value bytes) or the exception class
 
 
 def _closed_select(monkeypatch):
