@@ -244,8 +244,12 @@ class Hook:
             # scope for x, a detached copy (Dr.Jit: it stays detached when the scope resumes x)
             out._ad = _vertex(out, operands[0])
             return
-        verts = [_vertex(out, o) for o in operands]
-        if not any(v is not None for v in verts):
+        if _graph.open_scopes:
+            verts = [_vertex(out, o) for o in operands]
+        else:
+            # (no suspend/resume scope open: an operand's vertex is its _ad, as _vertex finds)
+            verts = [o._ad if isinstance(o, ArrayBase) else None for o in operands]
+        if verts.count(None) == len(verts):
             return
         entry = OPS.get(op)
         partials = None if entry is None else entry.deriv
@@ -257,7 +261,7 @@ class Hook:
         if partials is None:
             raise NotImplementedError(f"frostjit AD: no derivative rule for operation {op!r}")
         cls = type(out)
-        a = tuple(_operand(cls, o) for o in operands)
+        a = tuple([_operand(cls, o) for o in operands])
         z = cls._from_node(out._node)
         edges = []
         for v, partial in zip(verts, partials):

@@ -637,6 +637,10 @@ def apply(op: str, *operands):
         out = _apply_same_type(rule, cls, operands)
         if out is not None:
             return out
+    if op == "select" and len(operands) == 3 and isinstance(operands[0], ArrayBase):
+        out = apply_select(*operands)
+        if out is not None:
+            return out
     entry = OPS.get(op)
     if entry is None or not entry.lanewise:
         raise TypeError(f"frostjit: {op!r} is not an element-wise operation")
@@ -822,21 +826,24 @@ def _same_type_rule(op: str, cls):
 
 
 def _apply_same_type(rule, cls, operands):
-    """``apply`` when every operand is of class ``cls`` or a Python number it takes as it is
-    and no gradient is attached; None otherwise (the general path decides).
+    """``apply`` when every operand is of class ``cls`` or a Python number it takes as it is;
+    None otherwise (the general path decides).
 
-    The door of the engine's own lane-wise code (texture lookups, clamps, index arithmetic):
-    two-operand results go straight to ``make_binary`` and the sizes are compared while the
-    operands are read (a bilinear lookup's trace makes a dozen nodes here)."""
+    The door of the engine's own lane-wise code (texture lookups, clamps, index arithmetic)
+    and of arithmetic on grad-enabled arrays: two-operand results go straight to
+    ``make_binary`` and the sizes are compared while the operands are read (a bilinear
+    lookup's trace makes a dozen nodes here).  An operand with a gradient gets the general
+    path's AD hook call, with the same operands."""
     node_op_, out_cls, vt, lo, hi, literals, out_vt = rule
     nodes = []
     size = -1
     ragged = False
+    ad = False
     for o in operands:
         t = type(o)
         if t is cls:
             if o._ad is not None:
-                return None
+                ad = True
             n = o._node
             if n.size != size:
                 if size < 0:
@@ -858,7 +865,61 @@ def _apply_same_type(rule, cls, operands):
         _make_ternary(node_op_, out_vt, nodes[0], nodes[1], nodes[2]) if k == 3 else \
         _make_unary(node_op_, out_vt, nodes[0]) if k == 1 else ops.make(node_op_, out_vt, tuple(nodes))
     out._ad = None
+    if ad and out_vt.is_float:
+        _state.ad_hook.on_op(node_op_, out, tuple(operands))
     return out
+
+
+def apply_select(condition, a, b):
+    """``apply("select", condition, a, b)`` (``condition`` a 1-D array) when ``condition`` is a Bool array of the backend of
+    ``a`` and ``b``, and these are of one array class (or one of them a Python number that class
+    takes as it is); None otherwise (the general path decides).  Same nodes, result class and
+    AD hook call as the general path, without its promotion machinery (loops, random number
+    generators and masked updates make a select per step)."""
+    cls = type(a) if isinstance(a, ArrayBase) else type(b)
+    if not issubclass(cls, ArrayBase) or type(condition)._vt is not Bool:
+        return None
+    rule = _select_rules.get(cls, False)
+    if rule is False:
+        rule = _select_rule(cls)
+    if rule is None or condition._backend is not cls._backend:
+        return None
+    node_op_, out_cls, vt, lo, hi, literals = rule
+    nodes = [condition._node]
+    ad = False
+    for o in (a, b):
+        t = type(o)
+        if t is cls:
+            ad = ad or o._ad is not None
+            nodes.append(o._node)
+        elif (t is float and vt.is_float) or (t is int and lo <= o <= hi):
+            n = literals.get(o) if _state.recorder is None else None
+            nodes.append(n if n is not None else _operand_literal(vt, o))
+        else:
+            return None
+    c, x, y = nodes
+    arrays = [c] + [n for n, o in zip(nodes[1:], (a, b)) if type(o) is cls]
+    _check_sizes_of_arrays(node_op_, arrays)
+    out = _new(out_cls)
+    out._node = _make_ternary(node_op_, vt, c, x, y)
+    out._ad = None
+    if ad and vt.is_float:
+        _state.ad_hook.on_op(node_op_, out, (condition, a, b))
+    return out
+
+
+_select_rules: dict = {}        # array class -> select's rule (as _same_type_rules) or None
+
+
+def _select_rule(cls):
+    vt = getattr(cls, "_vt", None)
+    rule = None
+    if isinstance(vt, VarType):
+        lo, hi = (1, 0) if vt is Bool else promotion.int_range(vt)
+        # (the general path's result class: the registry's, also for a user's subclass of cls)
+        rule = (node_op("select", vt), flat_of(cls._backend, vt, cls._is_ad), vt, lo, hi, ops.literal_cache(vt))
+    _select_rules[cls] = rule
+    return rule
 
 
 def _check_sizes_of_arrays(op: str, nodes: list) -> None:

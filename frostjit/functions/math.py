@@ -12,7 +12,7 @@ import numpy as np
 
 from ..array import eager_python
 from ..array.eager import python_numbers
-from ..array.flat import ArrayBase, apply
+from ..array.flat import ArrayBase, apply, apply_select
 from ..array.vector import VectorBase, apply_vector
 from ..trace import ops
 from ..trace.optable import OPS
@@ -372,6 +372,12 @@ def select(condition, a, b):
     structure, each array selected lane by lane; equal Python values are kept, differing
     numbers become arrays, other differing Python values raise ``TypeError``.
     """
+    if isinstance(condition, ArrayBase) and (isinstance(a, ArrayBase) or isinstance(b, ArrayBase)):
+        # (the hot case: a mask and 1-D arrays of one class or a number; what the general
+        # path below would conclude, without its PyTree, tensor and special-array checks)
+        out = apply_select(condition, a, b)
+        if out is not None:
+            return out
     if isinstance(condition, (bool, np.bool_)) and not (_is_array(a) or _is_array(b)):
         return a if condition else b
     # (a Python bool beside an array selects as a mask would: select(True, 1, ArrayXf(5, 6)) is

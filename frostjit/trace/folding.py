@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import operator
 import struct
+from fractions import Fraction
 
 import numpy as np
 
@@ -83,6 +84,13 @@ def folded_value(op: str, vt, args: tuple):
         f = _PYTHON_UNARY.get((op, args[0].vt))
         if f is not None:
             return f(args[0].value)
+    elif len(args) == 3:
+        a, b, c = args
+        f = _PYTHON_TERNARY.get((op, a.vt)) if a.vt is b.vt is c.vt else None
+        if f is not None:
+            value = f(a.value, b.value, c.value)
+            if value is not _NO:
+                return value
     arrays = [np.array([a.value], dtype=a.vt.np_dtype) for a in args]
     return FOLDABLE[op](vt, *arrays)[0].item()
 
@@ -112,7 +120,7 @@ def result_sym(args: tuple, size: int):
 # doubles (+ - * / correctly rounded, comparisons IEEE, NaN unordered); a Float32 result
 # computed in double and rounded once to float32 is the correctly rounded float32 result
 # for + - * / and sqrt (double has more than 2 * 24 + 2 bits: the double rounding is
-# innocuous).  Everything else (Float16 arithmetic, fma, rounding, bit counts, x / 0.0, a
+# innocuous); fma as below.  Everything else (Float16 arithmetic, rounding, bit counts, x / 0.0, a
 # Bool mask operand, ...) takes the NumPy reference.  One function per (op, operand types),
 # made once.
 
@@ -251,5 +259,55 @@ def _unary_functions() -> dict:
     return table
 
 
+_F64_BITS = struct.Struct("<d")
+_I64_BITS = struct.Struct("<q")
+
+
+def _fma_f32(a: float, b: float, c: float):
+    """Float32 ``a * b + c`` rounded once, as the NumPy reference computes it: the product of
+    two float32 values is exact in double; the sum is rounded to odd in double (Knuth's
+    two-sum gives the error; an inexact sum with an even last bit steps toward it), then to
+    nearest float32.  ``_NO`` (the reference decides) unless inputs and result are finite."""
+    p = a * b
+    s = p + c
+    if not (math.isfinite(s) and math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return _NO
+    bb = s - p
+    e = (p - (s - bb)) + (c - bb)
+    if e != 0 and not _I64_BITS.unpack(_F64_BITS.pack(s))[0] & 1:
+        s = math.nextafter(s, math.inf if e > 0 else -math.inf)
+    return _to_f32(s)
+
+
+def _fma_f64(a: float, b: float, c: float):
+    """Float64 ``a * b + c`` rounded once: exact rational arithmetic, rounded by ``float()``
+    (int / int true division is correctly rounded).  ``_NO`` (the reference decides, signed
+    zeros and IEEE specials included) unless inputs and result are finite and non-zero."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return _NO
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return _NO
+    try:
+        r = float(exact)
+    except OverflowError:
+        return _NO
+    return r if math.isfinite(r) else _NO
+
+
+def _ternary_functions() -> dict:
+    table = {}
+    for vt in ALL_TYPES:
+        if vt is Float64:
+            table[("fma", vt)] = _fma_f64
+        elif vt.is_float and vt is not Float16:
+            table[("fma", vt)] = _fma_f32
+        elif vt.is_integral:
+            wrap = _wrapper(vt)
+            table[("fma", vt)] = lambda x, y, z, wrap=wrap: wrap(x * y + z)
+    return table
+
+
 _PYTHON_BINARY = _binary_functions()
 _PYTHON_UNARY = _unary_functions()
+_PYTHON_TERNARY = _ternary_functions()
