@@ -10,6 +10,11 @@ def test_bench_control_fresh_reports_process_thread_and_history_medians():
     for row in ("compile (kernel history, --fresh: median)", "compile CPU (--fresh: median, fresh kernels)",
                 "compile CPU, calling thread (--fresh: median)"):
         line = next(x for x in p.stdout.splitlines() if row in x)
+        value = float(line.split(row)[1].split()[0])
+        if "fresh kernels" in row:
+            # (the whole process's CPU, other threads' too: at 64 lanes a worker's idle CPU in
+            # the second call can outweigh the compile (CI: -8.67 ms), so only a number here)
+            continue
         # (a fresh kernel's first call compiles: milliseconds more than its second call)
-        assert float(line.split(row)[1].split()[0]) > 0, line
+        assert value > 0, line
     assert "note:" not in p.stdout
