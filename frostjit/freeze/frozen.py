@@ -869,12 +869,7 @@ class FrozenFunction:
             c, k = loc
             sym = Sym(f"p{j}", flat.params[j], rec)
             j += 1
-            if c is args:
-                args = args[:k] + (sym,) + args[k + 1:]
-            elif isinstance(c, tuple):
-                items.setdefault(id(c), (c, list(c)))[1][k] = sym
-            else:
-                _put(c, k, sym)
+            args = _place(args, items, c, k, sym)[0]
             subs.append((c, k, sym))
         # A tuple holding a parameter is rebuilt with the symbol in it, and so is every tuple above
         # it up to the arguments or a mutable container (put back after the call: _restore_params),
@@ -884,12 +879,8 @@ class FrozenFunction:
             parent, k = flat.tuple_locs[id(c)]
             t = tuple.__new__(type(c), new)
             rec.rebuilt_tuples = True
-            if parent is args:
-                args = args[:k] + (t,) + args[k + 1:]
-            elif isinstance(parent, tuple):
-                items.setdefault(id(parent), (parent, list(parent)))[1][k] = t
-            else:
-                _put(parent, k, t)
+            args, put = _place(args, items, parent, k, t)
+            if put:
                 rec.tuple_swaps.append((parent, k, t, c))
         return args, kwargs, subs
 
@@ -1168,6 +1159,19 @@ def _tuple_chain(flat, c, args):
         if not isinstance(parent, tuple):
             return chain if layout.writable(parent, k, c) else None
         c = parent
+
+
+def _place(args: tuple, items: dict, c, k, v):
+    """Put ``v`` at ``c[k]`` for a recording: into the argument tuple ``args`` (rebuilt), into a
+    tuple's pending items (``items``: rebuilt by the caller, deepest first), or into a mutable
+    container.  Returns ``(args, whether v went into a mutable container)``."""
+    if c is args:
+        return args[:k] + (v,) + args[k + 1:], False
+    if isinstance(c, tuple):
+        items.setdefault(id(c), (c, list(c)))[1][k] = v
+        return args, False
+    _put(c, k, v)
+    return args, True
 
 
 def _settle_numbers(containers) -> None:
