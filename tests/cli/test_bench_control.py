@@ -11,10 +11,11 @@ def test_bench_control_fresh_reports_process_thread_and_history_medians():
                 "compile CPU, calling thread (--fresh: median)"):
         line = next(x for x in p.stdout.splitlines() if row in x)
         value = float(line.split(row)[1].split()[0])
-        if "fresh kernels" in row:
-            # (the whole process's CPU, other threads' too: at 64 lanes a worker's idle CPU in
-            # the second call can outweigh the compile (CI: -8.67 ms), so only a number here)
+        if "CPU" in row:
+            # (both CPU rows are differences of two calls' CPU times: the second call's share of the
+            # kernel's own work varies with how the pool splits it, and on CI's 2 loaded cores that
+            # outweighed the compile in either row (process -8.67 ms, calling thread -3.55 ms), so
+            # only a number here; the kernel history's compile time is measured directly)
             continue
-        # (a fresh kernel's first call compiles: milliseconds more than its second call)
         assert value > 0, line
     assert "note:" not in p.stdout
