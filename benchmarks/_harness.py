@@ -186,11 +186,15 @@ class Timing:
         return min(self.walls) * 1e3
 
 
-def time_calls(fn: Callable[[], object], repeats: int, warmup: int = 0, gap: float = 0.0) -> Timing:
-    """Call ``fn()`` ``warmup`` times untimed, then ``repeats`` times, each call timed alone.
+def time_calls(fn: Callable[[], object], repeats: int, warmup: int = 0, gap: float = 0.0,
+               warmup_s: float = 0.0) -> Timing:
+    """Call ``fn()`` ``warmup`` times untimed, then for ``warmup_s`` seconds untimed, then
+    ``repeats`` times, each call timed alone.
 
     ``gap``: seconds of sleep before each timed call (outside its time), so that idle worker
-    threads have gone to sleep when it starts.  The one timing loop of every benchmark's child.
+    threads have gone to sleep when it starts.  ``warmup_s``: the calls before the timed ones run
+    back to back for that long (a steady loop: this process's workers spin, another process's
+    idle workers have stopped).  The one timing loop of every benchmark's child.
 
     Examples
     --------
@@ -201,6 +205,10 @@ def time_calls(fn: Callable[[], object], repeats: int, warmup: int = 0, gap: flo
     result = None
     for _ in range(warmup):
         result = fn()
+    if warmup_s > 0:
+        until = time.perf_counter() + warmup_s
+        while time.perf_counter() < until:
+            result = fn()
     walls, cpus = [], []
     for _ in range(repeats):
         if gap:
@@ -258,9 +266,51 @@ def serve_requests(run: dict[str, Callable[[], object]], extra: dict[str, Callab
         if handler is not None:
             res = handler(req)
         else:
-            t = time_calls(run[req["case"]], req["calls"], gap=(gaps or {}).get(req.get("pattern"), 0.0))
+            fn = run[req["case"]]
+            if req.get("warmup_s"):
+                time_calls(fn, 0, warmup_s=float(req["warmup_s"]))
+            watch = req.get("watch", [])
+            mine, others = thread_cpu_ns(os.getpid()), _total_cpu_ns(watch)
+            t = time_calls(fn, req["calls"], gap=(gaps or {}).get(req.get("pattern"), 0.0))
             res = {"wall": t.walls, "cpu": t.cpus}
+            # (per thread, over the timed calls alone; and what the processes in "watch", the
+            # other children, burnt meanwhile: their idle workers spinning into this batch)
+            mine_after, others_after = thread_cpu_ns(os.getpid()), _total_cpu_ns(watch)
+            if mine is not None and mine_after is not None:
+                res["threads"] = {tid: ns - mine.get(tid, 0) for tid, ns in mine_after.items()}
+            if others is not None and others_after is not None:
+                res["others_ns"] = others_after - others
         print(RESULT_MARK + json.dumps(res), flush=True)
+
+
+def thread_cpu_ns(pid: int) -> dict[str, int] | None:
+    """The CPU time (ns) each thread of process ``pid`` has used so far, by thread id (``"main"``:
+    the calling thread), from ``/proc/PID/task/*/schedstat``: the scheduler's own count, exact
+    for a spinning worker (the process clock gets such a thread's time in lumps, see
+    :attr:`Timing.cpu_ms`); ``None`` where there is no such file (not Linux)."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return None
+    out = {}
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                out["main" if tid == str(pid) else tid] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue            # (a thread that ended meanwhile)
+    return out
+
+
+def _total_cpu_ns(pids: list) -> int | None:
+    """The CPU time (ns) all threads of the processes ``pids`` have used so far (None without ``/proc``)."""
+    total = 0
+    for pid in pids:
+        threads = thread_cpu_ns(pid)
+        if threads is None:
+            return None
+        total += sum(threads.values())
+    return total
 
 
 class Servers:
@@ -336,24 +386,9 @@ class Servers:
         res = self.ask(name, request, pause)
         return statistics.median(res["wall"]) * 1e3, statistics.fmean(res["cpu"]) * 1e3
 
-    def thread_cpu(self, name: str) -> dict[str, int] | None:
-        """The CPU time (ns) each thread of ``name``'s child has used so far, by thread id
-        (``"main"``: the calling thread), from ``/proc/PID/task/*/schedstat``: the scheduler's
-        own count, exact for a spinning worker (the process clock gets such a thread's time in
-        lumps, see :attr:`Timing.cpu_ms`); ``None`` where there is no such file (not Linux)."""
-        pid = self._procs[name].pid
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            return None
-        out = {}
-        for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                    out["main" if tid == str(pid) else tid] = int(f.read().split()[0])
-            except (OSError, ValueError, IndexError):
-                continue            # (a thread that ended meanwhile)
-        return out
+    def pids(self, exclude: str | None = None) -> list[int]:
+        """The children's process ids (but ``exclude``'s)."""
+        return [p.pid for name, p in self._procs.items() if name != exclude]
 
     def _read(self, name: str) -> dict:
         p = self._procs[name]
@@ -365,7 +400,7 @@ class Servers:
 
 def interleave_rows(script: str, systems: list, params: dict, rows: list[str], rounds: int, calls: int,
                     base: str | None = None, variants: dict | None = None,
-                    pause: float = 0.0) -> tuple[dict, dict]:
+                    pause: float = 0.0, settle: float = 0.0) -> tuple[dict, dict]:
     """Interleaved rounds of ``script``'s rows (its ``--serve`` children, :class:`Servers`): each
     round asks every child in turn (the order rotated each round) for a batch of ``calls`` calls of
     each row, so that every system sees the same load of a shared machine.
@@ -373,26 +408,32 @@ def interleave_rows(script: str, systems: list, params: dict, rows: list[str], r
     Returns ``(rounds, pooled)``: per child name and row, the list of the rounds' median wall ms;
     and every call's wall and CPU ms (``{"wall": [...], "cpu": [...]}``, all rounds pooled) with the
     CPU ns each thread used in all those calls (``"threads"``: thread id -> ns, ``"main"`` the
-    calling thread; empty where ``/proc`` has no per-thread counts).  ``pause``: seconds of sleep
-    before each batch, so that the other children's idle workers have gone to sleep (Dr.Jit's
-    spin for ~10 ms after a launch, frostjit's 1 ms: without a pause, a batch that follows
-    Dr.Jit's shares the cores with its spinning worker, one that follows frostjit's less so)."""
+    calling thread; empty where ``/proc`` has no per-thread counts) and the CPU ns the *other*
+    children used meanwhile (``"others"``).  ``pause``: seconds of sleep before each batch, so that
+    the other children's idle workers have gone to sleep.  ``settle``: seconds of untimed calls
+    back to back before each batch's timed ones, so that the other children's idle workers have
+    stopped spinning while this child's own keep spinning as in any loop.  Without either, a
+    batch that follows Dr.Jit's shares the cores with Dr.Jit's idle worker (it spins 5-20 ms
+    after a launch, frostjit's 1 ms): measured on 2 cores, ~1 ms of CPU per frostjit call of the
+    1e6-lane complex chain against ~0.1 per Dr.Jit call (docs/benchmarks.md, r14 lane kernel2)."""
     with Servers(script, systems, params.get("threads"), params, base, variants) as servers:
         out = {name: {row: [] for row in rows} for name in servers.names}
-        pooled = {name: {row: {"wall": [], "cpu": [], "threads": {}} for row in rows} for name in servers.names}
+        pooled = {name: {row: {"wall": [], "cpu": [], "threads": {}, "others": 0} for row in rows}
+                  for name in servers.names}
         for r in range(rounds):
             for row in rows:
                 for name in servers.order(r):
-                    before = servers.thread_cpu(name)
-                    got = servers.ask(name, {"case": row, "calls": calls}, pause)
-                    after = servers.thread_cpu(name)
+                    request = {"case": row, "calls": calls, "watch": servers.pids(exclude=name)}
+                    if settle:
+                        request["warmup_s"] = settle
+                    got = servers.ask(name, request, pause)
                     out[name][row].append(statistics.median(got["wall"]) * 1e3)
+                    into = pooled[name][row]
                     for key in ("wall", "cpu"):
-                        pooled[name][row][key].extend(t * 1e3 for t in got[key])
-                    if before is not None and after is not None:
-                        threads = pooled[name][row]["threads"]
-                        for tid, ns in after.items():
-                            threads[tid] = threads.get(tid, 0) + ns - before.get(tid, 0)
+                        into[key].extend(t * 1e3 for t in got[key])
+                    for tid, ns in got.get("threads", {}).items():
+                        into["threads"][tid] = into["threads"].get(tid, 0) + ns
+                    into["others"] += got.get("others_ns", 0)
     return out, pooled
 
 

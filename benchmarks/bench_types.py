@@ -2,7 +2,7 @@
 
     python benchmarks/bench_types.py [--quick] [--n 1000000] [--k 10] [--systems frostjit,drjit,numpy]
                                      [--threads N] [--json out/types.json]
-    python benchmarks/bench_types.py --interleave [--rounds R] [--base CHECKOUT] [--variant NAME:VAR=VALUE]
+    python benchmarks/bench_types.py --interleave [--rounds R] [--base CHECKOUT] [--settle S] [--variant NAME:VAR=VALUE]
                                      [--threads N] ...
 
 Workloads (n = 1e6 points by default), medians of repeated steady-state calls, each system in
@@ -26,13 +26,16 @@ slower than Dr.Jit's.
 system (and ``frostjit@base`` with ``--base``, ``frostjit[NAME]`` per ``--variant NAME:VAR=VALUE``:
 frostjit with those environment variables), asked in turn for a batch of 10 calls of each row
 (the order rotated each round), so that every system sees the same load of a shared machine;
+each batch follows ``--settle`` seconds (default 0.03) of untimed calls, so that the previous
+child's idle workers have stopped spinning (Dr.Jit's spin 5-20 ms after a launch; ``--settle 0``:
+the timed calls start at once);
 it prints the median over rounds and, per row, the median and range of the rounds' frostjit /
 Dr.Jit ratios; then every call pooled: the wall time's median, 90th and 99th percentile (a
 loaded machine's preempted worker threads show in the tail) and the CPU time per call (the mean:
 a spinning worker's CPU time reaches the process clock in lumps, see ``_harness.Timing.cpu_ms``);
 then, on Linux, each child's CPU time per call split into its calling thread and its other
 threads (the scheduler's per-thread counts: how the blocks of a launch were shared, and what the
-workers spin).
+workers spin), and the other children's CPU time meanwhile (what their idle workers took).
 """
 from __future__ import annotations
 
@@ -214,12 +217,19 @@ def serve(system: str, params: dict) -> None:
 INTERLEAVE_CALLS = 10       # calls per batch: one batch per system, row and round
 
 
+# Seconds of untimed calls before each batch of --interleave: Dr.Jit's idle worker spins 5-20 ms
+# after its last launch (measured on 2 cores), so without them every frostjit batch, which follows
+# a Dr.Jit batch, shared the cores with it (~1 ms of CPU per 1e6-lane complex call) while
+# frostjit's idle workers, spinning 1 ms, cost Dr.Jit's batches ~0.1 ms per call.
+SETTLE_S = 0.03
+
+
 def interleave(systems: list, params: dict, rounds: int, base: str | None,
-               variants: dict | None = None, pause: float = 0.0) -> tuple[dict, dict]:
+               variants: dict | None = None, pause: float = 0.0, settle: float = SETTLE_S) -> tuple[dict, dict]:
     """``--interleave``: :func:`_harness.interleave_rows` over this script's rows, batches of
-    :data:`INTERLEAVE_CALLS` calls."""
+    :data:`INTERLEAVE_CALLS` calls after ``settle`` seconds of untimed ones."""
     return H.interleave_rows(__file__, systems, params, ["/".join(key) for key in ROWS], rounds, INTERLEAVE_CALLS,
-                             base, variants, pause)
+                             base, variants, pause, settle)
 
 
 def report_interleave(res: dict, n: int, k: int, rounds: int) -> None:
@@ -250,12 +260,14 @@ def report_calls(calls: dict) -> None:
 
 def report_threads(calls: dict) -> None:
     """The per-thread table of ``--interleave``: CPU ms per call of the calling thread and of the
-    others together (every call of every round; the scheduler's per-thread counts, which see a
-    worker's spinning and its share of the blocks exactly)."""
+    others together (every timed call of every round; the scheduler's per-thread counts, which
+    see a worker's spinning and its share of the blocks exactly), and of the *other children*
+    meanwhile (their idle workers still spinning: the cores this child did not have)."""
     names = [n for n in calls if any(calls[n][row]["threads"] for row in calls[n])]
     if not names:
         return
-    print("CPU ms per call by thread (/proc/PID/task/*/schedstat, all rounds): calling thread + other threads")
+    print("CPU ms per call by thread (/proc/PID/task/*/schedstat, all rounds): calling thread + other threads "
+          "[+ the other children's threads meanwhile]")
     table = []
     for row in next(iter(calls.values())):
         line = [row]
@@ -264,7 +276,7 @@ def report_threads(calls: dict) -> None:
             n = len(c["wall"])
             main = c["threads"].get("main", 0) / n / 1e6
             others = sum(v for k, v in c["threads"].items() if k != "main") / n / 1e6
-            line.append(f"{H.fmt(main)} + {H.fmt(others)}")
+            line.append(f"{H.fmt(main)} + {H.fmt(others)} [{H.fmt(c.get('others', 0) / n / 1e6)}]")
         table.append(line)
     print(H.table(["row"] + names, table))
 
@@ -331,6 +343,9 @@ def parser(prog: str = "bench_types.py") -> argparse.ArgumentParser:
     ap.add_argument("--pause", type=float, default=0.0,
                     help="with --interleave: seconds of sleep before each batch (e.g. 0.05: the other children's "
                          "idle workers are asleep by then; default 0)")
+    ap.add_argument("--settle", type=float, default=None,
+                    help=f"with --interleave: seconds of untimed calls back to back before each batch (default "
+                         f"{SETTLE_S}: the other children's idle workers have stopped spinning; 0: none)")
     ap.add_argument("--variant", type=H.variant, action="append", default=[], metavar="NAME:VAR=VALUE[,...]",
                     help="with --interleave: also run a frostjit child 'frostjit[NAME]' with these environment "
                          "variables (e.g. spin0:FROSTJIT_POOL_SPIN_US=0); may be repeated")
@@ -348,13 +363,16 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "k": a.k, "repeats": 5 if a.quick else 30, "threads": a.threads}
-    if (a.base or a.rounds != 8 or a.variant or a.pause) and not a.interleave:
-        parser(prog).error("--base, --rounds, --variant and --pause go with --interleave")
+    if (a.base or a.rounds != 8 or a.variant or a.pause or a.settle is not None) and not a.interleave:
+        parser(prog).error("--base, --rounds, --variant, --pause and --settle go with --interleave")
     if a.interleave:
         if a.phases:
             parser(prog).error("--interleave and --phases exclude each other")
         systems = [s for s in a.systems if s != "numpy"]
-        res, calls = interleave(systems, params, a.rounds, a.base, dict(a.variant), a.pause)
+        settle = SETTLE_S if a.settle is None else a.settle
+        if settle < 0:
+            parser(prog).error(f"--settle must be >= 0 seconds, not {settle}")
+        res, calls = interleave(systems, params, a.rounds, a.base, dict(a.variant), a.pause, settle)
         report_interleave(res, n, a.k, a.rounds)
         report_calls(calls)
         report_threads(calls)

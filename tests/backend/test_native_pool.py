@@ -426,3 +426,23 @@ def test_the_interpreter_exits_cleanly_while_the_workers_spin():
     for _ in range(3):
         run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
         assert run.returncode == 0 and run.stderr == "", run.stderr
+
+
+def test_a_replay_launching_with_more_or_fewer_workers_gets_a_table_for_each(threads):
+    """The argument table a replay's launches share (kept on its argument array) follows the
+    launch's worker count: sizes of 2, 3 and 16 blocks on a 4-thread pool use 1, 2 and 3 workers."""
+    fj.set_thread_count(4)
+    f = fj.freeze(lambda x: (x * 1.5 + 2.0) * x)
+    for size in [1_000_000, 32768, 49152, 1_000_000, 49152, 32768, 1_000_000]:
+        a = np.linspace(-2, 2, size).astype(np.float32)
+        np.testing.assert_array_equal(f(Float(a)).numpy(), _expected(a))
+
+
+def test_the_shared_argument_table_is_made_once_per_worker_count():
+    import ctypes
+    from frostjit.backend.llvm.threads import _shared_table
+    args = (ctypes.c_int64 * 4)()
+    t1 = _shared_table(args, 1)
+    assert _shared_table(args, 1) is t1 and list(t1) == [ctypes.addressof(args)] * 2
+    t3 = _shared_table(args, 3)
+    assert t3 is not t1 and list(t3) == [ctypes.addressof(args)] * 4

@@ -20,6 +20,13 @@ def test_time_calls_times_each_repeat_after_untimed_warmup():
     assert all(w >= 0 for w in t.walls) and t.min_ms <= t.ms
 
 
+def test_time_calls_warmup_s_calls_untimed_until_the_time_is_up():
+    calls = []
+    t = H.time_calls(lambda: calls.append(1) or len(calls), repeats=3, warmup=1, warmup_s=0.02)
+    assert len(t.walls) == 3 and len(calls) >= 1 + 1 + 3    # (at least one call in the warm-up time)
+    assert t.result == len(calls)
+
+
 def test_time_calls_gap_is_outside_the_timed_call():
     t = H.time_calls(lambda: None, repeats=3, gap=0.02)
     assert max(t.walls) < 0.02                      # the 20 ms sleep is not part of any call's time
@@ -48,6 +55,11 @@ def test_servers_answer_interleaved_batches_in_rotating_order():
         assert len(res["wall"]) == len(res["cpu"]) == 3
         wall_ms, cpu_ms = servers.batch("numpy", {"case": "64x262144/f32", "calls": 2})
         assert wall_ms > 0 and cpu_ms >= 0
+        # settle first; the CPU of the watched processes (here this one) during the timed calls
+        res = servers.ask("numpy", {"case": "64x262144/f32", "calls": 2, "warmup_s": 0.01, "watch": [os.getpid()]})
+        assert len(res["wall"]) == 2
+        if sys.platform.startswith("linux"):
+            assert res["others_ns"] >= 0 and res["threads"]["main"] > 0
 
 
 def test_versions_line_names_each_system_and_its_threads():

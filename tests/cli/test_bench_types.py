@@ -50,9 +50,13 @@ def test_bench_types_interleave_asks_each_system_in_turn():
         if threads:
             # calling thread + others, per child; the one-thread variant's others run no blocks
             line = next(x for x in threads.splitlines() if x.strip().startswith(row))
-            (main, others), (main1, others1) = [(float(a), float(b)) for a, b in
-                                                (cell.split("+") for cell in line.split(row)[1].split("  ") if "+" in cell)]
+            # [the other children's threads meanwhile]: after --settle's untimed calls, a number
+            cells = [cell for cell in line.split(row)[1].split("  ") if "+" in cell]
+            (main, others, meanwhile), (main1, others1, meanwhile1) = [
+                (float(a), float(b.split("[")[0]), float(b.split("[")[1].rstrip("] "))) for a, b in
+                (cell.split("+") for cell in cells)]
             assert main > 0 and others >= 0 and main1 > 0 and others1 < main1, line
+            assert meanwhile >= 0 and meanwhile1 >= 0, line
 
 
 def test_variant_option_parses_name_and_environment():
@@ -64,11 +68,11 @@ def test_variant_option_parses_name_and_environment():
             H.variant(bad)
 
 
-@pytest.mark.parametrize("option", [["--rounds", "3"], ["--pause", "0.05"]])
+@pytest.mark.parametrize("option", [["--rounds", "3"], ["--pause", "0.05"], ["--settle", "0"]])
 def test_bench_types_rounds_base_and_pause_need_interleave(option):
     p = subprocess.run([sys.executable, "-m", "frostjit", "bench", "types", *option], capture_output=True,
                        text=True, timeout=120)
-    assert p.returncode == 2 and "--base, --rounds, --variant and --pause go with --interleave" in p.stderr
+    assert p.returncode == 2 and "--base, --rounds, --variant, --pause and --settle go with --interleave" in p.stderr
 
 
 @given(st.lists(st.floats(0, 100), min_size=1, max_size=50), st.sampled_from([1, 50, 90, 99, 100]))
