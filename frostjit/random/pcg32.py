@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numbers
 
-from ..array.flat import is_flat
+from ..array.flat import ArrayBase, is_flat
 from ..array.meta import meta_of
 from ..control.while_loop import while_loop
 from ..functions.creation import arange
@@ -371,9 +371,18 @@ class PCG32Base:
             return (mult * mult, (mult + 1) * plus, select(take, acc_mult * mult, acc_mult),
                     select(take, acc_plus * mult + plus, acc_plus), d >> 1)
         # (two's complement: a negative count is a jump of 2^64 - |delta|)
-        _, _, a, b, _ = while_loop((u64(PCG32_MULT), u64(1), u64(1), u64(0), u64(delta)), cond, body,
-                                   label="PCG32.__add__")
+        _, _, a, b, _ = self._bit_loop((u64(PCG32_MULT), u64(1), u64(1), u64(0), u64(delta)), cond, body,
+                                       "PCG32.__add__")
         return self.state * a + self.inc * b
+
+    def _bit_loop(self, state: tuple, cond, body, label: str) -> tuple:
+        """``while_loop(state, cond, body)`` (a round per bit of a count); on the scalar backend's
+        one-lane arrays, which ``while_loop`` does not take, the same rounds as a host loop."""
+        if isinstance(self._state, ArrayBase):
+            return while_loop(state, cond, body, label=label)
+        while bool(cond(*state)[0]):
+            state = body(*state)
+        return state
 
     def _with_state(self, state):
         out = type(self).__new__(type(self))
@@ -431,8 +440,8 @@ class PCG32Base:
             differ = (target ^ cur) & bit           # bit k of the distance: 0 or the bit itself
             cur = select(differ != 0, cur * mult + plus, cur)
             return cur, (mult + 1) * plus, mult * mult, dist | differ, bit << 1
-        _, _, _, dist, _ = while_loop((u64(other.state), u64(self.inc), u64(PCG32_MULT), u64(0), u64(1)),
-                                      cond, body, label="PCG32.__sub__")
+        _, _, _, dist, _ = self._bit_loop((u64(other.state), u64(self.inc), u64(PCG32_MULT), u64(0), u64(1)),
+                                          cond, body, "PCG32.__sub__")
         return reinterpret_array(self._types.Int64, dist)
 
 
