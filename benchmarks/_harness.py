@@ -611,10 +611,11 @@ def case_result(res: dict, system: str, key: tuple) -> dict | None:
     return r if r.get("status") == "error" else r.get("/".join(key))
 
 
-def print_steady_state_table(res: dict, systems: list, rows: dict[tuple, str]) -> None:
+def print_steady_state_table(res: dict, systems: list, rows: dict[tuple, str], targets=None) -> None:
     """The table of :func:`steady_state` results: per case (``rows``: key -> label) each system's
     median ms with its first call in parentheses, frostjit / drjit and numpy / frostjit (NumPy
-    has only the ``plain`` variant of each case), then the target line of each case."""
+    has only the ``plain`` variant of each case), then the target line of each case (of those in
+    ``targets``, when given)."""
     table_rows = []
     for key, label in rows.items():
         row = [f"{label} ({key[1]})"]
@@ -628,7 +629,7 @@ def print_steady_state_table(res: dict, systems: list, rows: dict[tuple, str]) -
         table_rows.append(row)
     print("median ms per call (steady state); first call in parentheses (compilation included)")
     print(table(["workload"] + list(systems) + ["frostjit / drjit", "numpy / frostjit"], table_rows))
-    for key in rows:
+    for key in rows if targets is None else targets:
         r = ratio(val(case_result(res, "frostjit", key), "ms"), val(case_result(res, "drjit", key), "ms"))
         print(f"  target: steady state <= Dr.Jit, {'/'.join(key)}: {fmt_ratio(r)} {check(r, '<=', 1.0)}")
 

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_control.py [--quick] [--n 1000000] [--iterations 1000]
                                        [--systems frostjit,drjit] [--threads N] [--json out/control.json]
+    python benchmarks/bench_control.py --interleave [--rounds R] [--base CHECKOUT] [--pause S] [--n N] ...
 
 Workload: ``n`` points of a square grid over [-2, 1] x [-1.5, 1.5] (n = 1e6: 1000 x 1000), each
 iterating ``z = z*z + c`` until ``|z| >= 2`` or ``iterations`` steps (1,000): a per-lane
@@ -24,6 +25,16 @@ is one such wall-clock sample, which a shared machine's scheduler can stretch 2-
 ``FROSTJIT_TARGET_FEATURES=-avx512f``; Dr.Jit: its ``jit_llvm_set_target``, ``haswell``, 8 lanes)
 to measure the AVX2 code paths on an AVX-512 machine.
 
+``--interleave [--rounds R] [--base CHECKOUT] [--pause S]`` runs the rows in *interleaved* rounds
+instead (one long-lived child per system, and ``frostjit@base`` with frostjit imported from
+``--base``, each with an empty kernel cache of its own, asked in turn, the order rotated each
+round: :class:`_harness.Servers`): per round and child, ``steady`` is the median of a batch of 5
+calls (wall ms, the kernel in memory), and the two compile rows come from one fresh kernel (the
+bound ``iterations + 1 + round`` on the 64 x 64 grid): the kernel history's compile time and the
+calling thread's CPU time of its first call minus that of its second.  It prints each row's median
+[range] over the rounds and the median [range] of the rounds' frostjit / Dr.Jit ratios: single runs
+swing with the host's slow phases, a ratio of two systems in the same round much less.
+
 The iteration counts of both systems must agree (same float32 arithmetic, no fused multiply-add
 in the formula as written): their checksums are compared.  Targets: steady state <= Dr.Jit,
 compile <= Dr.Jit.
@@ -32,7 +43,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
+import shutil
 import sys
 
 import numpy as np
@@ -43,6 +56,7 @@ import _harness as H  # noqa: E402
 import _workloads  # noqa: E402
 
 SYSTEMS = ["frostjit", "drjit"]
+COMPILE_LANES = 64 * 64     # the grid of the fresh kernels (--fresh, --interleave): compilation dominates
 
 
 # ----------------------------------------------------------------- child side
@@ -68,30 +82,34 @@ def _target_avx2(system: str) -> None:
     fn(b"haswell", b"+avx2,+fma,+f16c,+avx,+sse4.2,-avx512f", 8)
 
 
-def _compile_fresh(dr, T, rounds: int) -> dict:
-    """Medians over ``rounds`` fresh Mandelbrot kernels (see the docstring): the CPU milliseconds of
-    compiling one, the process's (``compile_cpu_ms``) and the calling thread's
-    (``compile_thread_ms``), and the kernel history's compile share of its first call
-    (``compile_hist_ms``, wall: the ``compile`` row's figure, over many kernels instead of one)."""
-    import statistics
+def _compile_once(dr, T, cr, ci, iterations: int) -> dict:
+    """Compile and run the Mandelbrot kernel of bound ``iterations`` (a new one), then run it again
+    (found in memory): the CPU ms of compiling it, the process's (``cpu_ms``: first call minus
+    second) and the calling thread's (``thread_ms``), and the kernel history's compile share of the
+    first call (``hist_ms``, wall).  The kernel history must be enabled."""
     import time
-    cr, ci = _grid(dr, T, 64 * 64)
-    costs, thread, hist = [], [], []
+    dr.kernel_history()
+    c0, t0 = time.process_time(), time.thread_time()
+    _mandelbrot(dr, T, cr, ci, iterations)
+    _workloads.sync(dr)
+    c1, t1 = time.process_time(), time.thread_time()
+    hist = H.compile_ms(dr)
+    _mandelbrot(dr, T, cr, ci, iterations)
+    _workloads.sync(dr)
+    return {"cpu_ms": ((c1 - c0) - (time.process_time() - c1)) * 1e3,
+            "thread_ms": ((t1 - t0) - (time.thread_time() - t1)) * 1e3, "hist_ms": hist}
+
+
+def _compile_fresh(dr, T, rounds: int) -> dict:
+    """Medians over ``rounds`` fresh Mandelbrot kernels (see the docstring and :func:`_compile_once`):
+    ``compile_cpu_ms``, ``compile_thread_ms`` and ``compile_hist_ms`` (the ``compile`` row's
+    figure, over many kernels instead of one)."""
+    import statistics
+    cr, ci = _grid(dr, T, COMPILE_LANES)
     dr.set_flag(dr.JitFlag.KernelHistory, True)
-    for k in range(rounds):
-        dr.kernel_history()
-        c0, t0 = time.process_time(), time.thread_time()
-        _mandelbrot(dr, T, cr, ci, 1001 + k)
-        _workloads.sync(dr)
-        c1, t1 = time.process_time(), time.thread_time()
-        hist.append(H.compile_ms(dr))
-        _mandelbrot(dr, T, cr, ci, 1001 + k)
-        _workloads.sync(dr)
-        costs.append((c1 - c0) - (time.process_time() - c1))
-        thread.append((t1 - t0) - (time.thread_time() - t1))
+    got = [_compile_once(dr, T, cr, ci, 1001 + k) for k in range(rounds)]
     dr.set_flag(dr.JitFlag.KernelHistory, False)
-    return {"compile_cpu_ms": statistics.median(costs) * 1e3, "compile_thread_ms": statistics.median(thread) * 1e3,
-            "compile_hist_ms": statistics.median(hist)}
+    return {f"compile_{key}": statistics.median([g[key] for g in got]) for key in ("cpu_ms", "thread_ms", "hist_ms")}
 
 
 def _grid(dr, T, n: int):
@@ -148,7 +166,58 @@ def child(system: str, params: dict) -> dict:
                            "check": hashlib.sha256(counts.tobytes()).hexdigest()[:16], **fresh}}
 
 
+def serve(system: str, params: dict) -> None:
+    """The child of ``--interleave``: with an empty kernel cache of its own (set before the JIT is
+    imported: a fresh bound must compile, not load from disk), answer requests on stdin
+    (:func:`_harness.serve_requests`): ``{"case": "steady", "calls": k}`` times ``k`` calls of the
+    ``n``-lane Mandelbrot, ``{"compile": true, "iterations": b}`` compiles the kernel of bound ``b``
+    (:func:`_compile_once`)."""
+    env, cache = H.fresh_cache_env(system)
+    os.environ.update(env)
+    try:
+        dr, T = _workloads.load(system)
+        _workloads.apply_threads(system, params.get("threads"))
+        cr, ci = _grid(dr, T, params["n"])
+        small = _grid(dr, T, COMPILE_LANES)
+
+        def steady():
+            _mandelbrot(dr, T, cr, ci, params["iterations"])
+            _workloads.sync(dr)
+
+        def compile_(req):
+            dr.set_flag(dr.JitFlag.KernelHistory, True)
+            try:
+                return _compile_once(dr, T, *small, req["iterations"])
+            finally:
+                dr.set_flag(dr.JitFlag.KernelHistory, False)
+        H.serve_requests({"steady": steady}, {"compile": compile_})
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+
+
 # ----------------------------------------------------------------- driver side
+INTERLEAVE_CALLS = 5        # steady-state calls per batch: one batch per child and round
+INTERLEAVE_ROWS = (("steady state, wall (median of a batch)", "steady"),
+                   ("compile (kernel history, a fresh kernel)", "hist_ms"),
+                   ("compile CPU, calling thread (a fresh kernel)", "thread_ms"))
+
+
+def interleave(systems: list, params: dict, rounds: int, base: str | None, pause: float = 0.0) -> dict:
+    """``--interleave``: per child (``frostjit``, ``drjit``, ``frostjit@base``) and row of
+    :data:`INTERLEAVE_ROWS`, the list of the rounds' values (ms).  Round ``r`` compiles the bound
+    ``iterations + 1 + r`` in every child: a new kernel for each, never one found in a cache."""
+    with H.Servers(__file__, systems, params.get("threads"), params, base) as servers:
+        out = {name: {row: [] for row, _ in INTERLEAVE_ROWS} for name in servers.names}
+        for r in range(rounds):
+            for name in servers.order(r):
+                wall, _cpu = servers.batch(name, {"case": "steady", "calls": INTERLEAVE_CALLS}, pause)
+                got = {"steady": wall, **servers.ask(name, {"compile": True, "iterations": params["iterations"] + 1 + r},
+                                                     pause)}
+                for row, key in INTERLEAVE_ROWS:
+                    out[name][row].append(got[key])
+    return out
+
+
 def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
     return H.run_script_child(__file__, system, params, timeout, fresh_cache=True)
 
@@ -201,17 +270,40 @@ def parser(prog: str = "bench_control.py") -> argparse.ArgumentParser:
     ap.add_argument("--fresh", type=H.positive_int, default=None, metavar="K",
                     help="also the median compile CPU time over K fresh kernels (64 x 64 grid)")
     ap.add_argument("--avx2", action="store_true", help="both systems generate AVX2 code (AVX-512 machines)")
+    ap.add_argument("--interleave", action="store_true",
+                    help="interleaved rounds (steady state and a fresh kernel's compile time), one long-lived "
+                         "child per system, instead of the table")
+    ap.add_argument("--rounds", type=H.positive_int, default=8, help="rounds of --interleave (default 8)")
+    ap.add_argument("--base", default=None, help="with --interleave: also run frostjit from this checkout")
+    ap.add_argument("--pause", type=float, default=0.0,
+                    help="with --interleave: seconds of sleep before each request (default 0)")
+    ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     H.add_system_options(ap, SYSTEMS)
     return ap
 
 
 def main(argv=None, prog: str = "bench_control.py") -> int:
     a = parser(prog).parse_args(argv)
+    if a.serve:
+        serve(a.serve, json.loads(a.params))
+        return 0
     if a.child:
         return H.child_main(child, a.child, a.params, (_workloads.NotAvailable,))
+    if (a.base or a.rounds != 8 or a.pause) and not a.interleave:
+        parser(prog).error("--base, --rounds and --pause go with --interleave")
+    if a.interleave and (a.fresh or a.avx2 or a.repeats):
+        parser(prog).error("--interleave excludes --fresh, --avx2 and --repeats")
     n = a.n or (10**5 if a.quick else 10**6)
     params = {"n": n, "iterations": a.iterations, "repeats": a.repeats or (3 if a.quick else 10),
               "threads": a.threads, "fresh": a.fresh, "avx2": a.avx2}
+    if a.interleave:
+        res = interleave(a.systems, params, a.rounds, a.base, a.pause)
+        H.report_rounds(res, f"Mandelbrot, interleaved, {H.fmt_n(n)} lanes x up to {a.iterations} iterations: median "
+                             f"over {a.rounds} rounds [lowest-highest round], ms; steady: the median of {INTERLEAVE_CALLS} "
+                             f"calls; compile: one fresh kernel ({COMPILE_LANES} lanes) per round; ratio: median "
+                             "[range] of the rounds' ratios")
+        H.dump_json(a.json, res)
+        return 0
     res = {s: run_child(s, params) for s in a.systems}
     print(H.versions_line(res))
     report(res, a.systems, n, a.iterations, a.avx2)

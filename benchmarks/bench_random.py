@@ -13,6 +13,9 @@ process):
 * ``pi``: ``x, y`` = two ``next_float32()``, count ``x*x + y*y <= 1`` (one fused kernel with
   the generator update, then a reduction); frostjit and Dr.Jit also frozen (``freeze``, the
   generator an input).  NumPy: two ``random(n, float32)`` and ``count_nonzero``.
+* ``distance``: ``far - near`` (``PCG32.__sub__``, the steps between two generators, lane ``i``
+  ``7919 i`` steps apart) on 1,000 lanes, evaluated, then summed: the cost of tracing and
+  launching its loop over the 64 bits (JIT systems only; the sums must agree).
 
 ``first`` is the first call (kernel compilation included, disk caches empty: each JIT runs
 with a fresh cache directory).  The JIT sides run the same code; their checksums (the sum and
@@ -39,7 +42,8 @@ import _harness as H  # noqa: E402
 import _workloads  # noqa: E402
 
 SYSTEMS = ["frostjit", "drjit", "numpy"]
-ROWS = [("pcg32", "plain"), ("pi", "plain"), ("pi", "frozen")]
+ROWS = [("pcg32", "plain"), ("pi", "plain"), ("pi", "frozen"), ("distance", "plain")]
+DISTANCE_LANES = 1000       # the distance row: tracing and launching dominate, not the lanes
 
 
 # ----------------------------------------------------------------- child side
@@ -59,12 +63,24 @@ def _jit_cases(dr, T, n):
         dr.eval(inside, r)
         return dr.count(inside)
 
+    # the distance of two generators a few thousand steps apart, one lane each (``rng - other``)
+    far = T.PCG32(size=DISTANCE_LANES, initstate=3)
+    near = T.PCG32(far)
+    far += dr.arange(T.Int64, DISTANCE_LANES) * 7919
+    dr.eval(far, near)
+
+    def distance():
+        d = far - near
+        dr.eval(d)
+        return int(dr.sum(d)[0])
+
     pi_rng = T.PCG32(size=n, initstate=7)
     frozen_rng = T.PCG32(size=n, initstate=7)
     frozen = dr.freeze(count_inside)
     return {("pcg32", "plain"): pcg32,
             ("pi", "plain"): lambda: int(count_inside(pi_rng)[0]),
-            ("pi", "frozen"): lambda: int(frozen(frozen_rng)[0])}
+            ("pi", "frozen"): lambda: int(frozen(frozen_rng)[0]),
+            ("distance", "plain"): distance}
 
 
 def _numpy_cases(np, n):
@@ -111,14 +127,18 @@ def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
 
 
 def report(res: dict, systems, n: int) -> None:
-    labels = {"pcg32": f"pcg32: {H.fmt_n(n)} next_float32 + sum", "pi": f"pi: {H.fmt_n(n)} points"}
-    H.print_steady_state_table(res, systems, {key: labels[key[0]] for key in ROWS})
+    labels = {"pcg32": f"pcg32: {H.fmt_n(n)} next_float32 + sum", "pi": f"pi: {H.fmt_n(n)} points",
+              "distance": f"distance: rng - other, {H.fmt_n(DISTANCE_LANES)} lanes"}
+    # (issue 12's targets: the 1e7-sample rows; the distance row is a figure beside Dr.Jit's)
+    H.print_steady_state_table(res, systems, {key: labels[key[0]] for key in ROWS}, ROWS[:3])
     checks = {s: {"/".join(k): H.val(H.case_result(res, s, k), "check") for k in ROWS} for s in systems if s != "numpy"}
     if {"frostjit", "drjit"} <= set(checks):
         same = checks["frostjit"]["pi/plain"] == checks["drjit"]["pi/plain"] \
             and checks["frostjit"]["pi/frozen"] == checks["drjit"]["pi/frozen"]
         print(f"  points inside the circle, frostjit vs drjit (same seeds): {checks['frostjit']['pi/plain']} vs "
               f"{checks['drjit']['pi/plain']} -> {'identical' if same else 'DIFFERENT'}")
+        a, b = checks["frostjit"]["distance/plain"], checks["drjit"]["distance/plain"]
+        print(f"  sum of the distances, frostjit vs drjit: {a} vs {b} -> {'identical' if a == b else 'DIFFERENT'}")
     H.print_failures(res, systems)
 
 

@@ -61,6 +61,40 @@ class RefPCG32:
             self.state[lane] = one.state[0]
 
 
+def distance(target, start, inc):
+    """Steps from ``start`` to ``target`` per lane (uint64 arrays; ``inc`` the stream), Brown's
+    algorithm as 64 rounds over the bits, lowest first: bit ``k`` is set where the states still
+    differ in bit ``k`` (for an even ``inc``, whatever those 64 rounds give)."""
+    target, cur, inc = (np.asarray(x, dtype=np.uint64) for x in np.broadcast_arrays(target, start, inc))
+    cur, dist = cur.copy(), np.zeros_like(cur)
+    mult, plus = MULT, inc.copy()
+    with np.errstate(over="ignore"):
+        for k in range(64):
+            bit = U64(1 << k)
+            differ = ((target ^ cur) & bit) != 0
+            cur = np.where(differ, cur * mult + plus, cur)
+            dist |= np.where(differ, bit, U64(0))
+            plus = (mult + U64(1)) * plus
+            mult = mult * mult
+    return dist.view(np.int64)
+
+
+def jump(state, inc, delta):
+    """The state after ``delta`` steps per lane (int64 array, two's complement for negative
+    counts), from Python integers: ``a * state + b * inc`` with ``(a, b)`` composed bit by bit."""
+    out = []
+    for s, c, d in zip(*(np.broadcast_arrays(np.asarray(state, np.uint64), np.asarray(inc, np.uint64),
+                                             np.asarray(delta, np.int64)))):
+        d, s, c = int(d) % (1 << 64), int(s), int(c)
+        a, b, m, p = 1, 0, int(MULT), 1
+        while d:
+            if d & 1:
+                a, b = (a * m) % (1 << 64), (b * m + p) % (1 << 64)
+            m, p, d = (m * m) % (1 << 64), ((m + 1) * p) % (1 << 64), d >> 1
+        out.append((a * s + b * c) % (1 << 64))
+    return np.array(out, dtype=np.uint64)
+
+
 PHILOX_M = (np.uint64(0xD2511F53), np.uint64(0xCD9E8D57))
 PHILOX_W = (np.uint32(0x9E3779B9), np.uint32(0xBB67AE85))
 

@@ -14,7 +14,7 @@ from frostjit.llvm import Bool, Float, Float16, Float64, Int32, Int64, PCG32, UI
 from frostjit.random import PCG32_DEFAULT_STATE, PCG32_DEFAULT_STREAM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from reference import RefPCG32  # noqa: E402
+from reference import RefPCG32, distance as ref_distance, jump as ref_jump  # noqa: E402
 
 u64s = st.integers(0, 2**64 - 1)
 widths = st.sampled_from([1, 2, 7, 8, 15, 16, 17, 33, 64, 100, 1000])
@@ -69,6 +69,30 @@ def test_python_int_jumps_match_array_jumps_and_distance(delta):
     c = PCG32(rng)
     c -= delta
     np.testing.assert_array_equal(_np((c + delta).state), _np(rng.state))
+
+
+@given(width=st.sampled_from([1, 5, 17]), data=st.data())
+def test_distance_and_array_jumps_match_the_64_round_reference(width, data):
+    # arbitrary states and streams (odd or even inc: an even one may never reach the target, the
+    # loop must then end after bit 63 with the 64 rounds' answer), both operands of either width
+    lanes = st.lists(u64s, min_size=width, max_size=width)
+    one_or_all = st.sampled_from([1, width])
+    n_a, n_b = data.draw(one_or_all), data.draw(one_or_all)
+    a, b = PCG32(max(n_a, n_b)), PCG32(n_b)
+    sa, sb = np.array(data.draw(lanes)[:n_a], np.uint64), np.array(data.draw(lanes)[:n_b], np.uint64)
+    inc = np.array(data.draw(lanes)[:max(n_a, n_b)], np.uint64)
+    if data.draw(st.booleans()):
+        inc |= np.uint64(1)                 # a consistent stream: every state is reachable
+    a.state, a.inc, b.state = UInt64(sa), UInt64(inc), UInt64(sb)
+    d = _np(a - b)
+    np.testing.assert_array_equal(d, ref_distance(sa, sb, inc))
+    if (inc & np.uint64(1)).all():
+        c = PCG32(len(inc))                 # b's state on a's stream, jumped by the distance: a's state
+        c.state, c.inc = UInt64(np.broadcast_to(sb, inc.shape).copy()), UInt64(inc)
+        np.testing.assert_array_equal(_np((c + Int64(d)).state), np.broadcast_to(sa, inc.shape))
+    deltas = np.array(data.draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=width, max_size=width)), np.int64)
+    np.testing.assert_array_equal(_np((a + Int64(deltas)).state), ref_jump(sa, inc, deltas))
+    np.testing.assert_array_equal(_np((a - Int64(deltas)).state), ref_jump(sa, inc, -deltas))
 
 
 def test_jump_does_not_change_the_original():

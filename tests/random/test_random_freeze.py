@@ -128,6 +128,25 @@ def test_frozen_jump_by_an_input_count():
         _same(a.state, b.state)
 
 
+@pytest.mark.parametrize("width", WIDTHS[:3])
+def test_frozen_distance_equals_the_plain_one(width):
+    # (the distance is a loop over the bits that ends per lane: a replay must run it the same way
+    # for new states, as the plain call does)
+    def distance(a, b):
+        return a - b, b - a
+
+    frozen = fj.freeze(distance)
+    for k in range(4):
+        a = PCG32(width, 11, 5)
+        a += fj.arange(Int64, width) * (7919 * k + 1) - 3 * k
+        b = PCG32(width, 11, 5)
+        b.next_uint32()
+        fj.eval(a, b)
+        for got, want in zip(frozen(a, b), distance(a, b)):
+            _same(got, want)
+    assert frozen.n_recordings <= 2
+
+
 def test_philox_iterations_are_part_of_the_key():
     """A recording made for 7 rounds must not replay for 10 (a Python value, not an array)."""
     frozen = fj.freeze(lambda p: p.next_uint32x4())
