@@ -36,9 +36,11 @@ from ..functions.creation import zeros
 from ..functions.evaluation import width
 from ..functions.math import fma
 from ..functions.math import clip, floor
-from ..functions.memory import gather, gather_flat, scatter, scatter_add
+from ..functions.memory import gather, gather_flat, gather_pair, scatter, scatter_add
 from ..ad.graph import ScatterAdjoint, Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
+from ..backend import current_backend
+from ..trace import ops
 from ..trace.dtypes import Float32, UInt32
 from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, nearest
 
@@ -324,9 +326,7 @@ class TextureBase:
         # (a JIT array: the engine's gather door, without the public function's type dispatch)
         get = gather_flat if isinstance(array, ArrayBase) else gather
         for ch in range(self._tensor.shape[-1]):
-            v = get(at, array, base + ch if ch else base, active)
-            if v._vt is not cls._vt:    # computed in the positions' precision (an AD value stays AD)
-                v = registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
+            v = _in_precision(get(at, array, base + ch if ch else base, active), cls)
             if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
                 v = v * _INV_255
                 if self._srgb and ch != 3:      # channel 3 is alpha: stored linearly
@@ -363,11 +363,15 @@ class TextureBase:
         With a grad-enabled tensor the texels are read without AD and each channel gets one
         derivative edge to the tensor (:func:`_attach_texel_edge`): the backward pass is one
         buffer and one scatter_add per corner, not a buffer, a scatter and an addition per
-        gather.  Derivatives with respect to the positions flow through the weights as usual."""
+        gather.  Derivatives with respect to the positions flow through the weights as usual.
+
+        The texels of a row come from :meth:`_pair_rows` where it applies (one 64-bit gather
+        per row instead of two): the same values, so the same result bits."""
         array = self._tensor._array
         v = _active_vertex(array)
         if v is not None:
             array = type(array)._from_node(array._node)         # the texels without AD
+        rows = self._pair_rows(taps, active, cls, array)
         acc = None
         corners = []
         for corner in itertools.product(*[range(len(t[0])) for t in reversed(taps)]):
@@ -376,8 +380,9 @@ class TextureBase:
             for k, c in enumerate(corner):
                 wk = taps[k][1][c]
                 w = wk if w is None else w * wk
-            base = self._texel_index([taps[k][0][c] for k, c in enumerate(corner)])
-            values = self._fetch(None, active, cls, array, base)
+            if rows is None or v is not None:
+                base = self._texel_index([taps[k][0][c] for k, c in enumerate(corner)])
+            values = self._fetch(None, active, cls, array, base) if rows is None else [rows[corner[1:]][corner[0]]]
             if v is not None:
                 corners.append((w, base))
             if acc is None:
@@ -387,6 +392,38 @@ class TextureBase:
         if v is not None:
             acc = [_attach_texel_edge(a, v, corners, ch, active) for ch, a in enumerate(acc)]
         return acc
+
+    def _pair_rows(self, taps: list, active, cls, array):
+        """``{texel indices of the other axes (y first): (texel x0, texel x1)}``, each row's two
+        texels read by one :func:`~frostjit.functions.memory.gather_pair` (as ``cls`` arrays),
+        or None where that does not apply.
+
+        Applies to one-channel ``Float32`` textures of at least 2 texels along x, Clamp or
+        Mirror wrap, on a backend whose gathers of pairs are fast (``pair_gathers``: AVX-512's
+        masked 64-bit gathers; the reference backend, to test it).  The wrapped texels ``x0``
+        and ``x1`` of a linear tap are then both in ``{b, b + 1}`` for ``b = min(x0, x1, res - 2)``
+        (Clamp: equal or ``x1 = x0 + 1``; Mirror: also ``x1 = x0 - 1``; Repeat wraps ``res - 1``
+        to 0, not neighbours), so the pair at ``b`` holds both: ``x0`` is its low half where
+        ``x0 == b``, else its high half.  Half the gathered elements: 1e6 lookups into 1024^2,
+        the kernel alone on one AVX-512 thread, ~0.7x the CPU time (docs/benchmarks.md, r14)."""
+        res_x = self._tensor.shape[-2]
+        if not (isinstance(array, ArrayBase) and array._vt is Float32 and not self.Normalized and res_x >= 2
+                and self._tensor.shape[-1] == 1 and self._wrap is not WrapMode.Repeat
+                and getattr(current_backend(), "pair_gathers", False)):
+            return None
+        (x0, x1), _ = taps[0]
+        low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
+        b = lanewise("min", low, res_x - 2)
+        at = type(array)
+        uint = registry.flat_type(array._backend, UInt32, False)
+        rows = {}
+        for rest in itertools.product(*[range(len(t[0])) for t in reversed(taps[1:])]):
+            rest = rest[::-1]
+            pair = gather_pair(array, self._texel_index([b] + [taps[k + 1][0][c] for k, c in enumerate(rest)]), active)
+            lo, hi = uint(pair), uint(pair >> 32)
+            rows[rest] = tuple(_in_precision(at._from_node(ops.bitcast(lanewise("select", x == b, lo, hi)._node, Float32)),
+                                             cls) for x in (x0, x1))
+        return rows
 
     def eval_fetch(self, pos, active=True) -> tuple:
         """The ``2**Dimension`` texels a linear lookup at ``pos`` would combine (x fastest), each
@@ -474,6 +511,11 @@ class TextureBase:
         vrows = [self._result(r) for r in rows]
         mcls = registry.array_type(type(vrows[0]), len(rows), "matrix")
         return rows if mcls is None else mcls._from_components(vrows)
+
+
+def _in_precision(v, cls):
+    """Texel values ``v`` in the positions' precision (the type of ``cls``; an AD value stays AD)."""
+    return v if v._vt is cls._vt else registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
 
 
 def _active_vertex(array):
