@@ -41,7 +41,7 @@ from ..ad.graph import ScatterAdjoint, Vertex, broadcast, is_active, sized_liter
 from ..tensor.base import TensorBase, handle
 from ..backend import current_backend
 from ..trace import ops
-from ..trace.dtypes import Float32, UInt32
+from ..trace.dtypes import Float32, UInt32, UInt64
 from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, nearest
 
 _MISSING = object()
@@ -414,15 +414,18 @@ class TextureBase:
         (x0, x1), _ = taps[0]
         low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
         b = lanewise("min", low, res_x - 2)
+        low_half = [(x == b)._node for x in (x0, x1)]
         at = type(array)
-        uint = registry.flat_type(array._backend, UInt32, False)
+        # (nodes, not arrays: the operators' and constructors' checks cost a tenth of the trace)
+        shift = ops.operand_literal(UInt64, 32)
         rows = {}
         for rest in itertools.product(*[range(len(t[0])) for t in reversed(taps[1:])]):
             rest = rest[::-1]
-            pair = gather_pair(array, self._texel_index([b] + [taps[k + 1][0][c] for k, c in enumerate(rest)]), active)
-            lo, hi = uint(pair), uint(pair >> 32)
-            rows[rest] = tuple(_in_precision(at._from_node(ops.bitcast(lanewise("select", x == b, lo, hi)._node, Float32)),
-                                             cls) for x in (x0, x1))
+            pair = gather_pair(array, self._texel_index([b] + [taps[k + 1][0][c] for k, c in enumerate(rest)]), active)._node
+            lo = ops.cast(pair, UInt32)
+            hi = ops.cast(ops.make_binary("shr", UInt64, pair, shift), UInt32)
+            rows[rest] = tuple(_in_precision(at._from_node(ops.bitcast(ops.make_ternary("select", UInt32, s, lo, hi), Float32)),
+                                             cls) for s in low_half)
         return rows
 
     def eval_fetch(self, pos, active=True) -> tuple:
