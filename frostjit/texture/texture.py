@@ -322,17 +322,36 @@ class TextureBase:
         at = type(array)
         if base is None:
             base = self._texel_index(texels)
+        C = self._tensor.shape[-1]
+        # Channels 2k and 2k + 1 of a texel are neighbours: one gather of the pair reads both
+        # (the same values; not through AD, so only from texels that record none here).
+        pairs = C >= 2 and self._pairs_pay(array) and array._ad is None
         out = []
         # (a JIT array: the engine's gather door, without the public function's type dispatch)
         get = gather_flat if isinstance(array, ArrayBase) else gather
-        for ch in range(self._tensor.shape[-1]):
-            v = _in_precision(get(at, array, base + ch if ch else base, active), cls)
-            if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
-                v = v * _INV_255
-                if self._srgb and ch != 3:      # channel 3 is alpha: stored linearly
-                    v = srgb_to_linear(v)
-            out.append(v)
+        for ch in range(C):
+            if pairs and ch % 2 == 1:
+                continue        # (read with channel ch - 1)
+            index = base + ch if ch else base
+            if pairs and ch + 1 < C:
+                vals = _halves(at, gather_pair(array, index, active)._node)
+            else:
+                vals = (get(at, array, index, active),)
+            for k, v in enumerate(vals):
+                v = _in_precision(v, cls)
+                if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
+                    v = v * _INV_255
+                    if self._srgb and ch + k != 3:      # channel 3 is alpha: stored linearly
+                        v = srgb_to_linear(v)
+                out.append(v)
         return out
+
+    def _pairs_pay(self, array) -> bool:
+        """Whether texels of ``array`` are read in pairs (:func:`_halves`): 32-bit float texels of
+        a JIT array, on a backend whose gathers of pairs are fast (``Backend.pair_gathers``:
+        AVX-512's masked 64-bit gathers; the reference backend, to test it)."""
+        return (isinstance(array, ArrayBase) and array._vt is Float32 and not self.Normalized
+                and getattr(current_backend(), "pair_gathers", False))
 
     def _result(self, channels: list):
         """One array per channel as Dr.Jit returns it: ``Array{C}f`` for up to 4 channels, else
@@ -407,25 +426,21 @@ class TextureBase:
         ``x0 == b``, else its high half.  Half the gathered elements: 1e6 lookups into 1024^2,
         the kernel alone on one AVX-512 thread, ~0.7x the CPU time (docs/benchmarks.md, r14)."""
         res_x = self._tensor.shape[-2]
-        if not (isinstance(array, ArrayBase) and array._vt is Float32 and not self.Normalized and res_x >= 2
-                and self._tensor.shape[-1] == 1 and self._wrap is not WrapMode.Repeat
-                and getattr(current_backend(), "pair_gathers", False)):
+        if not (res_x >= 2 and self._tensor.shape[-1] == 1 and self._wrap is not WrapMode.Repeat
+                and self._pairs_pay(array)):
             return None
         (x0, x1), _ = taps[0]
         low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
         b = lanewise("min", low, res_x - 2)
         low_half = [(x == b)._node for x in (x0, x1)]
         at = type(array)
-        # (nodes, not arrays: the operators' and constructors' checks cost a tenth of the trace)
-        shift = ops.operand_literal(UInt64, 32)
         rows = {}
         for rest in itertools.product(*[range(len(t[0])) for t in reversed(taps[1:])]):
             rest = rest[::-1]
-            pair = gather_pair(array, self._texel_index([b] + [taps[k + 1][0][c] for k, c in enumerate(rest)]), active)._node
-            lo = ops.cast(pair, UInt32)
-            hi = ops.cast(ops.make_binary("shr", UInt64, pair, shift), UInt32)
-            rows[rest] = tuple(_in_precision(at._from_node(ops.bitcast(ops.make_ternary("select", UInt32, s, lo, hi), Float32)),
-                                             cls) for s in low_half)
+            pair = gather_pair(array, self._texel_index([b] + [taps[k + 1][0][c] for k, c in enumerate(rest)]), active)
+            lo, hi = (h._node for h in _halves(at, pair._node))
+            rows[rest] = tuple(_in_precision(at._from_node(ops.make_ternary("select", Float32, s, lo, hi)), cls)
+                               for s in low_half)
         return rows
 
     def eval_fetch(self, pos, active=True) -> tuple:
@@ -514,6 +529,14 @@ class TextureBase:
         vrows = [self._result(r) for r in rows]
         mcls = registry.array_type(type(vrows[0]), len(rows), "matrix")
         return rows if mcls is None else mcls._from_components(vrows)
+
+
+def _halves(at, pair):
+    """The two ``Float32`` elements in the ``UInt64`` node ``pair`` (a gather of a pair: the
+    first in the low half), as ``at`` arrays.  Built from nodes, not arrays: the operators' and
+    constructors' checks would cost a tenth of a lookup's trace."""
+    hi = ops.make_binary("shr", UInt64, pair, ops.operand_literal(UInt64, 32))
+    return tuple(at._from_node(ops.bitcast(ops.cast(h, UInt32), Float32)) for h in (pair, hi))
 
 
 def _in_precision(v, cls):

@@ -65,15 +65,17 @@ def lookups(draw, pairs_only: bool = False):
     """``(D, res (x first), channels, wrap, lanes, masked, seed)``; ``pairs_only``: only lookups
     that read pairs (the others trace no differently)."""
     D = draw(st.integers(1, 3))
-    res = [draw(st.integers(2 if pairs_only and k == 0 else 1, 6)) for k in range(D)]
-    C = 1 if pairs_only else draw(st.integers(1, 2))
-    wrap = draw(st.sampled_from([WrapMode.Clamp, WrapMode.Mirror] if pairs_only else list(WrapMode)))
+    C = draw(st.integers(1, 3))
+    rows = pairs_only and C == 1        # (then only a row's texels can pair)
+    res = [draw(st.integers(2 if rows and k == 0 else 1, 6)) for k in range(D)]
+    wrap = draw(st.sampled_from([WrapMode.Clamp, WrapMode.Mirror] if rows else list(WrapMode)))
+    filt = FilterMode.Linear if rows else draw(st.sampled_from(list(FilterMode)))
     n = draw(st.integers(1, 45))
     masked = draw(st.booleans())
-    return D, res, C, wrap, n, masked, draw(st.integers(0, 2**16))
+    return D, res, C, wrap, filt, n, masked, draw(st.integers(0, 2**16))
 
 
-def _lookup(D, res, C, wrap, n, masked, seed, grad=False):
+def _lookup(D, res, C, wrap, filt, n, masked, seed, grad=False):
     rng = np.random.default_rng(seed)
     data = rng.standard_normal(res[::-1] + [C]).astype(np.float32)
     pos = [rng.uniform(-1.2, 2.2, n).astype(np.float32) for _ in range(D)]
@@ -88,7 +90,7 @@ def _lookup(D, res, C, wrap, n, masked, seed, grad=False):
             fj.enable_grad(tensor)
             for q in p:
                 fj.enable_grad(q)
-        tex = getattr(AD, f"Texture{D}f")(tensor, wrap_mode=wrap)
+        tex = getattr(AD, f"Texture{D}f")(tensor, filter_mode=filt, wrap_mode=wrap)
         act = AD.Bool(active) if masked else True
         out = list(tex.eval(getattr(AD, f"Array{D}f")(*p) if D > 1 else p[0], act))
         kinds = {ins.vt for ins in build_kernel([o._node for o in out], []).instrs if ins.op == "gather"}
@@ -100,8 +102,9 @@ def _lookup(D, res, C, wrap, n, masked, seed, grad=False):
     return run
 
 
-def _pairs_apply(D, res, C, wrap) -> bool:
-    return C == 1 and res[0] >= 2 and wrap is not WrapMode.Repeat
+def _pairs_apply(D, res, C, wrap, filt) -> bool:
+    """Whether a lookup reads pairs: a texel's channels 2k, 2k + 1, or a linear lookup's row."""
+    return C >= 2 or (filt is FilterMode.Linear and res[0] >= 2 and wrap is not WrapMode.Repeat)
 
 
 # (the fixtures set a backend attribute: the same for every example)
@@ -111,13 +114,12 @@ _FIXTURES = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCh
 @settings(max_examples=30, deadline=None, suppress_health_check=_FIXTURES)
 @given(lookups())
 def test_lookups_read_pairs_with_the_values_of_four_gathers(pair_gathers, four_gathers, case):
-    D, res, C, wrap = case[:4]
     run = _lookup(*case)
     values, _, kinds = run()
     values4, _, kinds4 = four_gathers(run)
     assert values == values4
     assert UInt64 not in kinds4
-    assert (UInt64 in kinds) == _pairs_apply(D, res, C, wrap)
+    assert (UInt64 in kinds) == _pairs_apply(*case[:5])
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=_FIXTURES)
@@ -130,15 +132,26 @@ def test_gradients_through_pair_lookups_are_those_of_four_gathers(pair_gathers, 
     assert grads == grads4
 
 
-@pytest.mark.parametrize("wrap", [WrapMode.Clamp, WrapMode.Mirror])
-def test_a_frozen_pair_lookup_replays_the_plain_call(pair_gathers, wrap):
+@pytest.mark.parametrize("wrap,C", [(WrapMode.Clamp, 1), (WrapMode.Mirror, 1), (WrapMode.Repeat, 3)])
+def test_a_frozen_pair_lookup_replays_the_plain_call(pair_gathers, wrap, C):
     rng = np.random.default_rng(3)
-    tex = AD.Texture2f(AD.TensorXf(rng.random((7, 5, 1), dtype=np.float32)), filter_mode=FilterMode.Linear,
+    tex = AD.Texture2f(AD.TensorXf(rng.random((7, 5, C), dtype=np.float32)), filter_mode=FilterMode.Linear,
                        wrap_mode=wrap)
 
     def f(t, x, y):
-        return t.eval(AD.Array2f(x, y))[0]
+        return t.eval(AD.Array2f(x, y))
     frozen = fj.freeze(f)
     for n in (33, 70, 33):
         x, y = (AD.Float(rng.uniform(-0.5, 1.5, n).astype(np.float32)) for _ in range(2))
         np.testing.assert_array_equal(frozen(tex, x, y).numpy(), f(tex, x, y).numpy())
+
+
+def test_cubic_lookups_read_channel_pairs_with_the_values_of_single_gathers(pair_gathers, four_gathers):
+    rng = np.random.default_rng(5)
+    tex = AD.Texture2f(AD.TensorXf(rng.standard_normal((4, 6, 3)).astype(np.float32)), wrap_mode=WrapMode.Mirror)
+    pos = AD.Array2f(*(AD.Float(rng.uniform(-0.3, 1.3, 29).astype(np.float32)) for _ in range(2)))
+
+    def run():
+        value, grad = tex.eval_cubic_grad(pos)
+        return [np.asarray(c.numpy()).tobytes() for c in [*value, *(g for v in grad for g in v)]]
+    assert run() == four_gathers(run)
