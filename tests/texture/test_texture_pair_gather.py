@@ -111,7 +111,7 @@ def _pairs_apply(D, res, C, wrap, filt) -> bool:
 _FIXTURES = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large]
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=_FIXTURES)
+@settings(max_examples=25, deadline=None, suppress_health_check=_FIXTURES)
 @given(lookups())
 def test_lookups_read_pairs_with_the_values_of_four_gathers(pair_gathers, four_gathers, case):
     run = _lookup(*case)
