@@ -413,34 +413,43 @@ class TextureBase:
         return acc
 
     def _pair_rows(self, taps: list, active, cls, array):
-        """``{texel indices of the other axes (y first): (texel x0, texel x1)}``, each row's two
-        texels read by one :func:`~frostjit.functions.memory.gather_pair` (as ``cls`` arrays),
-        or None where that does not apply.
+        """``{texel indices of the other axes (y first): (the row's texels along x)}``, each two
+        neighbouring texels of a row read by one :func:`~frostjit.functions.memory.gather_pair`
+        (as ``cls`` arrays), or None where that does not apply.  ``taps``: per axis (x first)
+        ``(texels, ...)``, the x texels being wrapped consecutive indices (2 for a linear
+        lookup, 4 for a cubic one).
 
         Applies to one-channel ``Float32`` textures of at least 2 texels along x, Clamp or
         Mirror wrap, on a backend whose gathers of pairs are fast (``pair_gathers``: AVX-512's
-        masked 64-bit gathers; the reference backend, to test it).  The wrapped texels ``x0``
-        and ``x1`` of a linear tap are then both in ``{b, b + 1}`` for ``b = min(x0, x1, res - 2)``
-        (Clamp: equal or ``x1 = x0 + 1``; Mirror: also ``x1 = x0 - 1``; Repeat wraps ``res - 1``
-        to 0, not neighbours), so the pair at ``b`` holds both: ``x0`` is its low half where
-        ``x0 == b``, else its high half.  Half the gathered elements: 1e6 lookups into 1024^2,
-        the kernel alone on one AVX-512 thread, ~0.7x the CPU time (docs/benchmarks.md, r14)."""
+        masked 64-bit gathers; the reference backend, to test it).  Wrapped consecutive texels
+        ``x0``, ``x1`` are then both in ``{b, b + 1}`` for ``b = min(x0, x1, res - 2)`` (Clamp:
+        equal or ``x1 = x0 + 1``; Mirror: also ``x1 = x0 - 1``; Repeat wraps ``res - 1`` to 0,
+        not neighbours), so the pair at ``b`` holds both: ``x0`` is its low half where
+        ``x0 == b``, else its high half.  Half the gathered elements: 1e6 bilinear lookups into
+        1024^2, the kernel alone on one AVX-512 thread, ~0.7x the CPU time (docs/benchmarks.md,
+        r14)."""
         res_x = self._tensor.shape[-2]
         if not (res_x >= 2 and self._tensor.shape[-1] == 1 and self._wrap is not WrapMode.Repeat
-                and self._pairs_pay(array)):
+                and self._pairs_pay(array) and array._ad is None):
             return None
-        (x0, x1), _ = taps[0]
-        low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
-        b = lanewise("min", low, res_x - 2)
-        low_half = [(x == b)._node for x in (x0, x1)]
+        xs = taps[0][0]
+        pairs = []      # per pair of neighbours: (b, [x == b for each of the two])
+        for x0, x1 in zip(xs[0::2], xs[1::2]):
+            low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
+            b = lanewise("min", low, res_x - 2)
+            pairs.append((b, [(x == b)._node for x in (x0, x1)]))
         at = type(array)
         rows = {}
         for rest in itertools.product(*[range(len(t[0])) for t in reversed(taps[1:])]):
             rest = rest[::-1]
-            pair = gather_pair(array, self._texel_index([b] + [taps[k + 1][0][c] for k, c in enumerate(rest)]), active)
-            lo, hi = (h._node for h in _halves(at, pair._node))
-            rows[rest] = tuple(_in_precision(at._from_node(ops.make_ternary("select", Float32, s, lo, hi)), cls)
-                               for s in low_half)
+            others = [taps[k + 1][0][c] for k, c in enumerate(rest)]
+            row = []
+            for b, low_half in pairs:
+                pair = gather_pair(array, self._texel_index([b] + others), active)
+                lo, hi = (h._node for h in _halves(at, pair._node))
+                row += [_in_precision(at._from_node(ops.make_ternary("select", Float32, s, lo, hi)), cls)
+                        for s in low_half]
+            rows[rest] = tuple(row)
         return rows
 
     def eval_fetch(self, pos, active=True) -> tuple:
@@ -471,11 +480,13 @@ class TextureBase:
             keys += [_unit(D, a) for a in range(D)]
         if order >= 2:
             keys += [_pair(D, a, b) for a in range(D) for b in range(a, D)]
+        rows = self._pair_rows(taps, active, cls, self._tensor._array)
         # grid: {(orders of the axes contracted so far, texel indices of the others): channels}
         grid = {}
         for corner in itertools.product(*[range(4) for _ in range(D)]):
             corner = corner[::-1]                   # x varies fastest
-            grid[((), corner)] = self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
+            grid[((), corner)] = [rows[corner[1:]][corner[0]]] if rows is not None else \
+                self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
         for k in range(D):
             wanted = {key[:k + 1] for key in keys}
             nxt = {}

@@ -146,12 +146,23 @@ def test_a_frozen_pair_lookup_replays_the_plain_call(pair_gathers, wrap, C):
         np.testing.assert_array_equal(frozen(tex, x, y).numpy(), f(tex, x, y).numpy())
 
 
-def test_cubic_lookups_read_channel_pairs_with_the_values_of_single_gathers(pair_gathers, four_gathers):
-    rng = np.random.default_rng(5)
-    tex = AD.Texture2f(AD.TensorXf(rng.standard_normal((4, 6, 3)).astype(np.float32)), wrap_mode=WrapMode.Mirror)
-    pos = AD.Array2f(*(AD.Float(rng.uniform(-0.3, 1.3, 29).astype(np.float32)) for _ in range(2)))
+@pytest.mark.parametrize("D,C,wrap", [(1, 1, WrapMode.Clamp), (2, 1, WrapMode.Mirror), (2, 1, WrapMode.Repeat),
+                                      (3, 1, WrapMode.Clamp), (2, 3, WrapMode.Mirror)])
+def test_cubic_lookups_read_pairs_with_the_values_of_single_gathers(pair_gathers, four_gathers, D, C, wrap):
+    rng = np.random.default_rng(5 + D + C)
+    res = [6, 4, 3][:D]
+    tensor = AD.TensorXf(rng.standard_normal(res[::-1] + [C]).astype(np.float32))
+    tex = getattr(AD, f"Texture{D}f")(tensor, wrap_mode=wrap)
+    p = [AD.Float(rng.uniform(-0.3, 1.3, 29).astype(np.float32)) for _ in range(D)]
+    p[0][0] = 1.0       # (the last texel's neighbours, where Clamp and Mirror fold back)
+    pos = getattr(AD, f"Array{D}f")(*p) if D > 1 else p[0]
 
     def run():
-        value, grad = tex.eval_cubic_grad(pos)
-        return [np.asarray(c.numpy()).tobytes() for c in [*value, *(g for v in grad for g in v)]]
-    assert run() == four_gathers(run)
+        value, grad, hess = tex.eval_cubic_hessian(pos)
+        kinds = {ins.vt for ins in build_kernel([c._node for c in value], []).instrs if ins.op == "gather"}
+        flat = [*value, *(g for v in grad for g in v), *(e for m in hess for row in (m if D > 1 else m) for e in row)]
+        return [np.asarray(fj.ravel(c).numpy() if hasattr(c, "numpy") else c).tobytes() for c in flat], kinds
+    values, kinds = run()
+    values4, kinds4 = four_gathers(run)
+    assert values == values4
+    assert (UInt64 in kinds) == (C >= 2 or wrap is not WrapMode.Repeat) and UInt64 not in kinds4
