@@ -99,6 +99,11 @@ class Backend(abc.ABC):
     #: The backend's name ("LLVM", "reference"), as ``fj.kernel_history()`` reports it.
     name: str
 
+    #: Whether texture lookups read a row's two texels with one gather of a pair
+    #: (:func:`~frostjit.functions.memory.gather_pair`); every backend evaluates such a gather,
+    #: this only says whether it pays.
+    pair_gathers: bool = False
+
     # -- memory --------------------------------------------------------------------------
     @abc.abstractmethod
     def alloc(self, vt: VarType, size: int):

@@ -27,7 +27,7 @@ from ..trace.dtypes import Int32
 
 
 # lanewise()'s public functions, for operands that are not 1-D JIT arrays
-_PUBLIC = {"fma": fma, "floor": floor, "max": maximum, "min": minimum}
+_PUBLIC = {"fma": fma, "floor": floor, "max": maximum, "min": minimum, "select": select}
 
 
 class FilterMode(enum.Enum):

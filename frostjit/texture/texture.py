@@ -36,10 +36,12 @@ from ..functions.creation import zeros
 from ..functions.evaluation import width
 from ..functions.math import fma
 from ..functions.math import clip, floor
-from ..functions.memory import gather, gather_flat, scatter, scatter_add
+from ..functions.memory import gather, gather_flat, gather_pair, scatter, scatter_add
 from ..ad.graph import ScatterAdjoint, Vertex, broadcast, is_active, sized_literal
 from ..tensor.base import TensorBase, handle
-from ..trace.dtypes import Float32, UInt32
+from ..backend import current_backend
+from ..trace import ops
+from ..trace.dtypes import Float32, UInt32, UInt64
 from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, nearest
 
 _MISSING = object()
@@ -320,19 +322,36 @@ class TextureBase:
         at = type(array)
         if base is None:
             base = self._texel_index(texels)
+        C = self._tensor.shape[-1]
+        # Channels 2k and 2k + 1 of a texel are neighbours: one gather of the pair reads both
+        # (the same values; not through AD, so only from texels that record none here).
+        pairs = C >= 2 and self._pairs_pay(array) and array._ad is None
         out = []
         # (a JIT array: the engine's gather door, without the public function's type dispatch)
         get = gather_flat if isinstance(array, ArrayBase) else gather
-        for ch in range(self._tensor.shape[-1]):
-            v = get(at, array, base + ch if ch else base, active)
-            if v._vt is not cls._vt:    # computed in the positions' precision (an AD value stays AD)
-                v = registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
-            if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
-                v = v * _INV_255
-                if self._srgb and ch != 3:      # channel 3 is alpha: stored linearly
-                    v = srgb_to_linear(v)
-            out.append(v)
+        for ch in range(C):
+            if pairs and ch % 2 == 1:
+                continue        # (read with channel ch - 1)
+            index = base + ch if ch else base
+            if pairs and ch + 1 < C:
+                vals = _halves(at, gather_pair(array, index, active)._node)
+            else:
+                vals = (get(at, array, index, active),)
+            for k, v in enumerate(vals):
+                v = _in_precision(v, cls)
+                if self.Normalized:         # as Dr.Jit: times 1/255 rounded to the positions' precision
+                    v = v * _INV_255
+                    if self._srgb and ch + k != 3:      # channel 3 is alpha: stored linearly
+                        v = srgb_to_linear(v)
+                out.append(v)
         return out
+
+    def _pairs_pay(self, array) -> bool:
+        """Whether texels of ``array`` are read in pairs (:func:`_halves`): 32-bit float texels of
+        a JIT array, on a backend whose gathers of pairs are fast (``Backend.pair_gathers``:
+        AVX-512's masked 64-bit gathers; the reference backend, to test it)."""
+        return (isinstance(array, ArrayBase) and array._vt is Float32 and not self.Normalized
+                and getattr(current_backend(), "pair_gathers", False))
 
     def _result(self, channels: list):
         """One array per channel as Dr.Jit returns it: ``Array{C}f`` for up to 4 channels, else
@@ -363,11 +382,15 @@ class TextureBase:
         With a grad-enabled tensor the texels are read without AD and each channel gets one
         derivative edge to the tensor (:func:`_attach_texel_edge`): the backward pass is one
         buffer and one scatter_add per corner, not a buffer, a scatter and an addition per
-        gather.  Derivatives with respect to the positions flow through the weights as usual."""
+        gather.  Derivatives with respect to the positions flow through the weights as usual.
+
+        The texels of a row come from :meth:`_pair_rows` where it applies (one 64-bit gather
+        per row instead of two): the same values, so the same result bits."""
         array = self._tensor._array
         v = _active_vertex(array)
         if v is not None:
             array = type(array)._from_node(array._node)         # the texels without AD
+        rows = self._pair_rows(taps, active, cls, array)
         acc = None
         corners = []
         for corner in itertools.product(*[range(len(t[0])) for t in reversed(taps)]):
@@ -376,8 +399,9 @@ class TextureBase:
             for k, c in enumerate(corner):
                 wk = taps[k][1][c]
                 w = wk if w is None else w * wk
-            base = self._texel_index([taps[k][0][c] for k, c in enumerate(corner)])
-            values = self._fetch(None, active, cls, array, base)
+            if rows is None or v is not None:
+                base = self._texel_index([taps[k][0][c] for k, c in enumerate(corner)])
+            values = self._fetch(None, active, cls, array, base) if rows is None else [rows[corner[1:]][corner[0]]]
             if v is not None:
                 corners.append((w, base))
             if acc is None:
@@ -387,6 +411,46 @@ class TextureBase:
         if v is not None:
             acc = [_attach_texel_edge(a, v, corners, ch, active) for ch, a in enumerate(acc)]
         return acc
+
+    def _pair_rows(self, taps: list, active, cls, array):
+        """``{texel indices of the other axes (y first): (the row's texels along x)}``, each two
+        neighbouring texels of a row read by one :func:`~frostjit.functions.memory.gather_pair`
+        (as ``cls`` arrays), or None where that does not apply.  ``taps``: per axis (x first)
+        ``(texels, ...)``, the x texels being wrapped consecutive indices (2 for a linear
+        lookup, 4 for a cubic one).
+
+        Applies to one-channel ``Float32`` textures of at least 2 texels along x, Clamp or
+        Mirror wrap, on a backend whose gathers of pairs are fast (``pair_gathers``: AVX-512's
+        masked 64-bit gathers; the reference backend, to test it).  Wrapped consecutive texels
+        ``x0``, ``x1`` are then both in ``{b, b + 1}`` for ``b = min(x0, x1, res - 2)`` (Clamp:
+        equal or ``x1 = x0 + 1``; Mirror: also ``x1 = x0 - 1``; Repeat wraps ``res - 1`` to 0,
+        not neighbours), so the pair at ``b`` holds both: ``x0`` is its low half where
+        ``x0 == b``, else its high half.  Half the gathered elements: 1e6 bilinear lookups into
+        1024^2, the kernel alone on one AVX-512 thread, ~0.7x the CPU time (docs/benchmarks.md,
+        r14)."""
+        res_x = self._tensor.shape[-2]
+        if not (res_x >= 2 and self._tensor.shape[-1] == 1 and self._wrap is not WrapMode.Repeat
+                and self._pairs_pay(array) and array._ad is None):
+            return None
+        xs = taps[0][0]
+        pairs = []      # per pair of neighbours: (b, [x == b for each of the two])
+        for x0, x1 in zip(xs[0::2], xs[1::2]):
+            low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
+            b = lanewise("min", low, res_x - 2)
+            pairs.append((b, [(x == b)._node for x in (x0, x1)]))
+        at = type(array)
+        rows = {}
+        for rest in itertools.product(*[range(len(t[0])) for t in reversed(taps[1:])]):
+            rest = rest[::-1]
+            others = [taps[k + 1][0][c] for k, c in enumerate(rest)]
+            row = []
+            for b, low_half in pairs:
+                pair = gather_pair(array, self._texel_index([b] + others), active)
+                lo, hi = (h._node for h in _halves(at, pair._node))
+                row += [_in_precision(at._from_node(ops.make_ternary("select", Float32, s, lo, hi)), cls)
+                        for s in low_half]
+            rows[rest] = tuple(row)
+        return rows
 
     def eval_fetch(self, pos, active=True) -> tuple:
         """The ``2**Dimension`` texels a linear lookup at ``pos`` would combine (x fastest), each
@@ -416,11 +480,13 @@ class TextureBase:
             keys += [_unit(D, a) for a in range(D)]
         if order >= 2:
             keys += [_pair(D, a, b) for a in range(D) for b in range(a, D)]
+        rows = self._pair_rows(taps, active, cls, self._tensor._array)
         # grid: {(orders of the axes contracted so far, texel indices of the others): channels}
         grid = {}
         for corner in itertools.product(*[range(4) for _ in range(D)]):
             corner = corner[::-1]                   # x varies fastest
-            grid[((), corner)] = self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
+            grid[((), corner)] = [rows[corner[1:]][corner[0]]] if rows is not None else \
+                self._fetch([taps[k][0][c] for k, c in enumerate(corner)], active, cls)
         for k in range(D):
             wanted = {key[:k + 1] for key in keys}
             nxt = {}
@@ -474,6 +540,19 @@ class TextureBase:
         vrows = [self._result(r) for r in rows]
         mcls = registry.array_type(type(vrows[0]), len(rows), "matrix")
         return rows if mcls is None else mcls._from_components(vrows)
+
+
+def _halves(at, pair):
+    """The two ``Float32`` elements in the ``UInt64`` node ``pair`` (a gather of a pair: the
+    first in the low half), as ``at`` arrays.  Built from nodes, not arrays: the operators' and
+    constructors' checks would cost a tenth of a lookup's trace."""
+    hi = ops.make_binary("shr", UInt64, pair, ops.operand_literal(UInt64, 32))
+    return tuple(at._from_node(ops.bitcast(ops.cast(h, UInt32), Float32)) for h in (pair, hi))
+
+
+def _in_precision(v, cls):
+    """Texel values ``v`` in the positions' precision (the type of ``cls``; an AD value stays AD)."""
+    return v if v._vt is cls._vt else registry.flat_type(v._backend, cls._vt, v._is_ad)(v)
 
 
 def _active_vertex(array):

@@ -59,6 +59,9 @@ class LLVMBackend(Backend):
     def __init__(self):
         self.compiler = Compiler()
         self.width = self.compiler.width
+        # (AVX-512's masked 64-bit gathers: half the loads of a bilinear lookup's four 32-bit
+        # ones; AVX2 keeps its tuned unmasked 32-bit gathers, codegen/memory.py)
+        self.pair_gathers = self.compiler.mask_registers
         self.native_pool = None         # compiled when a pool first has more than one thread
         self.row_kernels = RowKernels(self.compiler)    # block reductions, compiled on first use
         self._load_reduction: dict = {}     # (op, vt) -> the spec of a fused reduction of a buffer

@@ -50,6 +50,7 @@ class ReferenceBackend(Backend):
     """Kernel specs interpreted with NumPy (see :mod:`frostjit.backend.reference`)."""
 
     name = "reference"
+    pair_gathers = True     # (so that the tests run texture lookups' pair gathers here too)
 
     def __init__(self):
         self.kernels: collections.OrderedDict = collections.OrderedDict()    # spec key -> kernel, LRU

@@ -9,7 +9,8 @@ Memory semantics, as the LLVM backend's:
 
 * a gather reads 0 where its lane is inactive or its index out of bounds; a 32-bit index is
   in bounds below ``min(size, 2**31 - 1)`` (the LLVM backend addresses through a signed 32-bit
-  offset), a negative ``Int32`` index never is;
+  offset), a negative ``Int32`` index never is; a gather of element pairs (a ``UInt64``
+  result from a 32-bit source) needs its index's successor in bounds too;
 * a scatter skips those lanes; a plain scatter whose active lanes hit one element leaves the
   value of the *last* such lane (as one thread of the LLVM backend does; with several threads
   the LLVM backend leaves any of them, as Dr.Jit);
@@ -112,6 +113,13 @@ def _active_lanes(index, active, count: int, size: int):
 
 def _gather(vt, source: np.ndarray, count: int, index, active, size: int) -> np.ndarray:
     out = np.zeros(size, vt.np_dtype)
+    if vt.itemsize != source.dtype.itemsize:
+        # a pair (functions/memory.gather_pair; 32-bit indices): elements i and i + 1, i in the
+        # low bits, where i + 1 is in bounds (as the LLVM backend: i < min(count, 2**31 - 1) - 1)
+        lanes, positions = _active_lanes(index, active, max(min(count, 2**31 - 1) - 1, 0), size)
+        bits = source.view(np.uint32)
+        out[lanes] = bits[positions].astype(np.uint64) | (bits[positions + 1].astype(np.uint64) << np.uint64(32))
+        return out
     lanes, positions = _active_lanes(index, active, count, size)
     out[lanes] = source[positions]
     return out

@@ -268,6 +268,8 @@ def _hardware_gather(e, vt: VarType, ptrs: str, m: str) -> str:
 def op_gather(e, ins):
     k = ins.value
     vt = ins.vt
+    if vt.itemsize != e.spec.params[k][1].itemsize:
+        return _gather_pair(e, ins)
     if e.spec.instrs[ins.args[0]].op == "literal":
         return _gather_literal(e, ins)
     offset = _lane_offset(e, ins.args[0])
@@ -323,6 +325,34 @@ def op_gather(e, ins):
     if vt is Bool:
         r = e.cmp("icmp", "ne", "i8", r, "zeroinitializer")
     return r
+
+
+def _gather_pair(e, ins) -> str:
+    """A 64-bit gather from a 32-bit source (:func:`~frostjit.functions.memory.gather_pair`):
+    elements ``i`` and ``i + 1`` as one value, by one hardware gather of 64-bit elements at
+    the source's 4-byte addresses (``vpgatherdq``, 8 lanes each), where the lane is active and
+    ``i + 1`` is in bounds; 0 elsewhere.  Always a plain gather: its one user reads scattered
+    texels, where the run tests only cost (:data:`GATHER_TESTS_MAX`)."""
+    k = ins.value
+    src_vt = e.spec.params[k][1]
+    index_instr = ins.args[0]
+    if e.spec.instrs[index_instr].vt.bits != 32:
+        raise NotImplementedError("frostjit: a gather of element pairs needs a 32-bit index")
+    W = e.W
+    # i < n - 1, saturating at 0 (an empty or one-element source has no pair): the limit is
+    # loop-invariant, so the machine code computes it once, outside the loop.
+    one = e.splat("i32", "1")
+    umax = e.intrinsic(f"llvm.umax.v{W}i32", e.vty("i32"), [e.vty("i32"), e.vty("i32")])
+    limit = e.binop("sub", "i32", e.emit(f"call {e.vty('i32')} {umax}({e.vty('i32')} %n{k}.w, {e.vty('i32')} {one})"), one)
+    inb = e.cmp("icmp", "ult", "i32", e.vals[index_instr], limit)
+    m = e.binop("and", "i1", "%mask", inb)
+    active = e.arg(ins, 1)
+    if active is not None:
+        m = e.binop("and", "i1", m, active)
+    ptrs = pointers(e, k, src_vt, index_instr)
+    v = e.vty("i64")
+    fn = e.intrinsic(f"llvm.masked.gather.v{W}i64.v{W}p0", v, [e.vty("ptr"), "i32", e.vty("i1"), v])
+    return e.emit(f"call {v} {fn}({e.vty('ptr')} {ptrs}, i32 {src_vt.itemsize}, {e.vty('i1')} {m}, {v} zeroinitializer)")
 
 
 def _gather_literal(e, ins) -> str:
