@@ -735,8 +735,11 @@ def _sequences_as_arrays(op: str, operands) -> tuple:
     ``Array3f``), a NumPy array's dtype its element type (``Array3f + np.array([1., 2., 3.])``
     is an ``Array3f64``, component k from entry k: not a 1-D array beside each component).
     A 0-d NumPy array is an element of the static array's type (``Array3i * np.array(2.5)``
-    is ``Array3i * 2``, see :func:`.promotion.zero_dim_operand`)."""
-    like = max((o for o in operands if isinstance(o, VectorBase)), key=lambda o: o.Depth)
+    is ``Array3i * 2``, see :func:`.promotion.zero_dim_operand`).  A ``select``'s values take
+    the class of its value operands, not of its mask (``select(ArrayXb, ArrayXf, np.array(5.5))``
+    selects 5.5, not ``True``)."""
+    arrays = [o for o in (operands[1:] if op == "select" else operands) if isinstance(o, VectorBase)]
+    like = max(arrays or [o for o in operands if isinstance(o, VectorBase)], key=lambda o: o.Depth)
     like_cls, leaf = type(like), type(like)._leaf
     out = []
     for o in operands:

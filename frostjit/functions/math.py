@@ -385,10 +385,11 @@ def select(condition, a, b):
     if not (isinstance(condition, _NO_TENSOR) and isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) \
             and _tensor(condition, a, b) is not None:
         return _tensor(condition, a, b)._fj_map(_select, condition, a, b, who="frostjit.select()")
-    # a Python sequence against an array is an array (Dr.Jit), not a PyTree: the lane-wise door
-    # converts it, promoted by its numbers
-    if (type(b) in (list, tuple) and isinstance(a, (ArrayBase, VectorBase))) or \
-            (type(a) in (list, tuple) and isinstance(b, (ArrayBase, VectorBase))):
+    # a Python sequence or a NumPy array against an array is an array (Dr.Jit), not a PyTree:
+    # the lane-wise door converts it, promoted by its numbers or typed by its dtype
+    # (select(ArrayXb, ArrayXf, np.array([5., 6.])) is an ArrayXf64, as in Dr.Jit)
+    if (type(b) in _ARRAY_LIKE and isinstance(a, (ArrayBase, VectorBase))) or \
+            (type(a) in _ARRAY_LIKE and isinstance(b, (ArrayBase, VectorBase))):
         return _select(condition, a, b)
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
@@ -436,6 +437,7 @@ def _select_leaf(condition, x, y):
 
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_ARRAY_LIKE = (list, tuple, np.ndarray)
 _NO_TENSOR = (ArrayBase, VectorBase) + _NUMBERS
 _FLAT_OR_NUMBER = (ArrayBase,) + _NUMBERS
 
