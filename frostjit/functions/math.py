@@ -16,6 +16,7 @@ from ..array.flat import ArrayBase, apply, apply_select
 from ..array.vector import VectorBase, apply_vector
 from ..trace import ops
 from ..trace.optable import OPS
+from ..traits import mask_t
 from ..tree import LeafError, map2
 
 
@@ -380,6 +381,8 @@ def select(condition, a, b):
             return out
     if isinstance(condition, (bool, np.bool_)) and not (_is_array(a) or _is_array(b)):
         return a if condition else b
+    if type(condition) in (list, tuple):
+        condition = _sequence_mask(condition, a, b)
     # (a Python bool beside an array selects as a mask would: select(True, 1, ArrayXf(5, 6)) is
     # ArrayXf(1, 1), the operands' promoted type, as in Dr.Jit)
     if not (isinstance(condition, _NO_TENSOR) and isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) \
@@ -395,6 +398,20 @@ def select(condition, a, b):
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     a, b = _as_special(a, b), _as_special(b, a)
     return _select(condition, a, b)
+
+
+def _sequence_mask(condition, a, b):
+    """A list/tuple of bools as ``select``'s condition: the mask type of the array branch
+    (Dr.Jit: ``select([True, False], ArrayXf(1, 2), ArrayXf(3, 4))`` is ``ArrayXf(1, 4)``); other
+    entries raise, as Dr.Jit's "Could not promote type 'list'" does.  Without an array branch the
+    sequence is left to the PyTree rules."""
+    arr = a if _is_array(a) else b if _is_array(b) else None
+    if arr is None:
+        return condition
+    if not all(isinstance(v, (bool, np.bool_)) for v in condition):
+        raise TypeError(f"frostjit.select(): a sequence as the condition must hold bools, got {condition!r}")
+    mask = mask_t(type(arr))
+    return mask(list(condition)) if getattr(mask, "IsTensor", False) else mask(*condition)
 
 
 def _as_special(x, other):
