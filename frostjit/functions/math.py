@@ -401,17 +401,22 @@ def select(condition, a, b):
 
 
 def _sequence_mask(condition, a, b):
-    """A list/tuple of bools as ``select``'s condition: the mask type of the array branch
-    (Dr.Jit: ``select([True, False], ArrayXf(1, 2), ArrayXf(3, 4))`` is ``ArrayXf(1, 4)``); other
-    entries raise, as Dr.Jit's "Could not promote type 'list'" does.  Without an array branch the
-    sequence is left to the PyTree rules."""
+    """A list/tuple as ``select``'s condition: the mask type of the array branch, its entries bools
+    or masks (Dr.Jit: ``select([True, False], ArrayXf(1, 2), ArrayXf(3, 4))`` is ``ArrayXf(1, 4)``,
+    ``select([m0, m1], Array2f, Array2f)`` takes a mask per component); numbers and what the mask
+    type does not take raise, as Dr.Jit's "Could not promote type 'list'" does.  Without an array
+    branch the sequence is left to the PyTree rules."""
     arr = a if _is_array(a) else b if _is_array(b) else None
     if arr is None:
         return condition
-    if not all(isinstance(v, (bool, np.bool_)) for v in condition):
-        raise TypeError(f"frostjit.select(): a sequence as the condition must hold bools, got {condition!r}")
     mask = mask_t(type(arr))
-    return mask(list(condition)) if getattr(mask, "IsTensor", False) else mask(*condition)
+    try:
+        if any(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) for v in condition):
+            raise TypeError("numbers are no mask values")
+        return mask(list(condition)) if getattr(mask, "IsTensor", False) else mask(*condition)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"frostjit.select(): cannot convert the condition {condition!r} to {mask.__name__} "
+                        f"(the mask type of {type(arr).__name__}): {e}") from e
 
 
 def _as_special(x, other):

@@ -1,6 +1,7 @@
 """select() with a Python list/tuple of bools as the condition: the mask type of the array branch,
 as in Dr.Jit 1.5 (checked side by side, session r14; frostjit raised "the condition must be a Bool
-array").  A sequence of non-bools raises (Dr.Jit: "Could not promote type 'list'")."""
+array"); a list of masks gives one per component of a static array.  A sequence of numbers raises
+(Dr.Jit: "Could not promote type 'list'")."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -33,6 +34,16 @@ def test_static_arrays_take_the_sequence_as_components(cls):
     assert type(r) is cls and np.asarray(r.numpy()).ravel().tolist() == [1, 4]
 
 
+def test_a_sequence_of_masks_gives_one_per_component():
+    m0, m1 = L.Bool(True, False), L.Bool(False, True)
+    r = fj.select([m0, m1], L.Array2f(1, 2), L.Array2f(3, 4))
+    # one mask per component: component 0 is [1, 3], component 1 [4, 2] (Dr.Jit prints the lanes,
+    # [[1, 4], [3, 2]])
+    assert type(r) is L.Array2f and np.asarray(r.numpy()).tolist() == [[1, 3], [4, 2]]
+    r = fj.select((m0, True), L.Array2f(1, 2), L.Array2f(3, 4))
+    assert np.asarray(r.numpy()).tolist() == [[1, 3], [2, 2]]
+
+
 def test_a_sequence_of_non_bools_raises():
-    with pytest.raises(TypeError, match="must hold bools"):
+    with pytest.raises(TypeError, match="cannot convert the condition"):
         fj.select([1, 0], L.Float(1, 2), L.Float(3, 4))
