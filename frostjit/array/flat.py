@@ -448,7 +448,8 @@ def _binary_operator(op: str, reflected: bool):
                     (operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)):
                 rule = rules[type(self)][kind] = None      # (refused: decided on the slow path below)
         if rule is None or self._ad is not None:
-            if refusable and (operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)):
+            if (refusable or rule is None and numpy_element(other)) and \
+                    (operator_refuses(op, other, self) if reflected else operator_refuses(op, self, other)):
                 return NotImplemented       # Dr.Jit refuses these operands (Int / Int, Float // Float)
             if rule is None and getattr(kind, "IsTensor", False):
                 return NotImplemented       # a tensor's own operator broadcasts (frostjit/tensor)
@@ -500,16 +501,55 @@ def operand_kind(x):
 _refusals: dict = {}
 
 
+def numpy_element(x) -> bool:
+    """Whether ``x`` is a NumPy scalar (``np.float32(2.5)``, ``np.float64``, ``np.bool_``) or a 0-d
+    NumPy array: Dr.Jit converts such an operand to the element type of the array beside it before
+    its operator decides, so ``Int(3, 4) / np.float32(1.5)`` is ``Int / Int``, refused (NumPy then
+    computes ``[2, 2.67]``), and ``Bool(True, False) * np.array(2)`` is ``Bool * Bool``, refused."""
+    return isinstance(x, np.generic) or type(x) is np.ndarray and x.ndim == 0
+
+
+def numpy_scalar_operand(o, vt: VarType, op: str):
+    """The NumPy scalar ``o`` as an operand of arrays of type ``vt``: beside masks a mask value
+    (Dr.Jit: ``Bool(True, False) == np.int32(2)`` compares with ``True``, ``Bool & np.float32(1.5)``
+    keeps the mask), beside integer arrays a NumPy float or bool scalar an element of their type,
+    as a 0-d array is (``Int(1, 2, 3) + np.float32(2.5)`` is ``Int(3, 4, 5)``, ``Int & np.True_``
+    is ``Int & 1``).  Beside float arrays it types as a Python number would (the same result) and
+    stays what fj.freeze tracks as an input; a NumPy int beside integer arrays types as a Python
+    int (widening where Dr.Jit raises: docs/types.md).  A float that no value of ``vt`` holds after
+    truncation raises (:func:`.promotion.check_integral_element`).  Other values are returned
+    unchanged."""
+    if not isinstance(o, np.generic):
+        return o
+    if vt is Bool:
+        return bool(o)
+    if vt.is_integral and isinstance(o, np.bool_):
+        return int(o)
+    if vt.is_integral and isinstance(o, np.floating):
+        promotion.check_integral_element(op, float(o), vt)
+        return int(o)
+    return o
+
+
 def operator_refuses(op: str, left, right) -> bool:
     """Whether the Python operator ``left <op> right`` refuses these operands as Dr.Jit's do
     (``Int / Int``, ``Float // Float``, ``Float & Float``: the caller returns ``NotImplemented``).
-    Remembered per (op, operand classes)."""
+    A NumPy scalar or 0-d array counts as an element of the array beside it (:func:`numpy_element`).
+    Remembered per (op, operand classes), except for NumPy arrays (0-d or not: the same class)."""
     key = (op, type(left), type(right))
     r = _refusals.get(key)
     if r is None:
         a, b = operand_kind(left), operand_kind(right)
+        element = False
+        if isinstance(a, VarType) and numpy_element(right):
+            b, element = a, True
+        elif isinstance(b, VarType) and numpy_element(left):
+            a, element = b, True
         known = all(isinstance(k, VarType) or issubclass(k, (bool, int, float, np.number)) for k in (a, b))
-        r = _refusals[key] = known and promotion.operator_refused(op, a, b)
+        r = known and (promotion.operator_refused(op, a, b)
+                       or element and a is Bool and op in promotion.MASK_REFUSED_OPERATORS)
+        if type(left) is not np.ndarray and type(right) is not np.ndarray:
+            _refusals[key] = r
     return r
 
 
@@ -676,14 +716,11 @@ def apply(op: str, *operands):
             continue
         if not isinstance(o, _SCALARS):     # (the common Python number skips the call)
             o = foreign_operand(o)      # (Dr.Jit: Float(1, 2) + torch.tensor(1.0), Int * np.array(3))
-        elif type(o) is not float and isinstance(o, np.floating) and vt is not None \
-                and vt.is_integral and vt is not Bool and not (op == "select" and k == 0):
-            # a NumPy float scalar (np.float64 too) beside integer arrays: an element of their type,
-            # as a 0-d array is (Dr.Jit: Int(1, 2, 3) + np.float32(2.5) is Int(3, 4, 5)).  Beside
-            # float arrays it types as a Python number would (the same result) and stays what
-            # fj.freeze tracks as an input; a NumPy int types as a Python int (widening where
-            # Dr.Jit raises: docs/types.md).
-            o = int(vt.np_dtype.type(o))
+        elif type(o) is not float and type(o) is not int and type(o) is not bool and vt is not None \
+                and not (op == "select" and k == 0):
+            o = numpy_scalar_operand(o, vt, op)
+        if vt is Bool and type(o) is np.ndarray and o.ndim == 0 and not (op == "select" and k == 0):
+            o = bool(o)     # (beside masks a 0-d array is a mask value too: numpy_scalar_operand)
         if isinstance(o, _SCALARS):
             if op == "select" and k == 0 or (isinstance(o, (bool, np.bool_)) and op in ("and", "or")
                                              and vt is not None and vt.is_float) \

@@ -45,11 +45,18 @@ def zero_dim_operand(op: str, o: np.ndarray, vt: VarType) -> np.ndarray:
     :class:`~frostjit.errors.ConversionOverflowError`, Dr.Jit's "Could not promote type
     'ndarray'")."""
     v = o.item()
-    if vt.is_integral and vt is not Bool and isinstance(v, int) and not isinstance(v, bool):
-        lo, hi = (-(1 << (vt.bits - 1)), (1 << (vt.bits - 1)) - 1) if vt.is_signed else (0, (1 << vt.bits) - 1)
-        if not lo <= v <= hi:
-            raise ConversionOverflowError(f"frostjit.{op}(): could not promote the NumPy value {v} to {vt.name}")
+    if vt.is_integral and vt is not Bool and isinstance(v, (int, float)) and not isinstance(v, bool):
+        check_integral_element(op, v, vt)
     return o
+
+
+def check_integral_element(op: str, v, vt: VarType) -> None:
+    """Raise :class:`~frostjit.errors.ConversionOverflowError` unless the NumPy value ``v`` (a
+    Python int or float) truncated toward zero is a value of the integer type ``vt``: Dr.Jit's
+    "Could not promote type" (``UInt(3) + np.float64(-1.5)``, ``Int(3) + np.float32(1e20)``, NaN)."""
+    lo, hi = (-(1 << (vt.bits - 1)), (1 << (vt.bits - 1)) - 1) if vt.is_signed else (0, (1 << vt.bits) - 1)
+    if isinstance(v, float) and not math.isfinite(v) or not lo <= math.trunc(v) <= hi:
+        raise ConversionOverflowError(f"frostjit.{op}(): could not promote the NumPy value {v} to {vt.name}")
 
 
 def scalar_type_of(v, like: VarType | None) -> VarType:
@@ -187,6 +194,9 @@ def operand_types(entry: OpDef, vt: VarType, operand_vts: list, names: str):
 # ``NotImplemented`` otherwise, so Python raises ``TypeError: unsupported operand type(s)``.
 # (``frostjit.apply`` and the functions built on it still compute these: ``fj.mean(Int)``.)
 REFUSABLE_OPERATORS = frozenset({"truediv", "floordiv", "mod", "and", "or", "xor", "shl", "shr"})
+# A NumPy scalar or 0-d array beside a mask is converted to a mask by Dr.Jit, whose masks do no
+# arithmetic: ``Bool(True, False) * np.array(2)`` returns NotImplemented (NumPy computes it).
+MASK_REFUSED_OPERATORS = frozenset({"add", "sub", "mul", "truediv", "floordiv", "mod", "shl", "shr"})
 
 
 def operator_refused(op: str, left, right) -> bool:
@@ -194,6 +204,8 @@ def operator_refused(op: str, left, right) -> bool:
 
     ``left``/``right``: an array operand's element :class:`VarType`, or a Python scalar's type
     (``int``, ``float``, ``bool``)."""
+    if op not in REFUSABLE_OPERATORS:
+        return False
     floats = [_is_float_kind(k) for k in (left, right)]
     if op == "truediv":
         return not any(floats)

@@ -30,8 +30,9 @@ from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, from_numpy_dtype, promote
 from ..trace.state import state
 from . import direct, registry, variables
-from .promotion import zero_dim_operand
-from .flat import ArrayBase, apply, masked_assign, refusing_operator, sequence_type, _SCALARS
+from .promotion import MASK_REFUSED_OPERATORS, zero_dim_operand
+from .flat import (ArrayBase, apply, masked_assign, numpy_element, numpy_scalar_operand, refusing_operator,
+                   sequence_type, _SCALARS)
 from .foreign import foreign_to_numpy, is_foreign_array
 from .printing import format_array
 
@@ -631,6 +632,12 @@ def apply_vector(op: str, *operands):
             out = _direct_number(op, b, a, False)
             if out is not None:
                 return out
+    for o in operands:
+        if isinstance(o, _NUMPY) and numpy_element(o):
+            operands = _numpy_elements(op, operands)
+            if operands is None:
+                return NotImplemented       # (from an operator: Array3b * np.array(2), NumPy computes)
+            break
     if type(operands[0]) in _CONVERTED or type(operands[-1]) in _CONVERTED or \
             (len(operands) > 2 and any(type(o) in _CONVERTED for o in operands[1:-1])):
         operands = _sequences_as_arrays(op, operands)
@@ -728,6 +735,21 @@ def _lift_scalar_arrays(operands) -> list:
     return out
 
 
+def _numpy_elements(op: str, operands):
+    """``operands`` with each NumPy scalar an element of the static arrays' type, as Dr.Jit converts
+    it (:func:`.flat.numpy_scalar_operand`: ``ArrayXi(3, 4) + np.float32(1.5)`` is ``ArrayXi(4, 5)``);
+    None where Dr.Jit's operator then refuses (a NumPy scalar or 0-d array in arithmetic beside
+    masks: ``ArrayXb(True, False) * np.array(2)``, which NumPy computes)."""
+    arrays = [o for o in (operands[1:] if op == "select" else operands) if isinstance(o, VectorBase)]
+    if not arrays:
+        return operands
+    vt = max(arrays, key=lambda o: o.Depth)._leaf._vt
+    if vt is Bool and op in MASK_REFUSED_OPERATORS:
+        return None
+    return tuple(o if k == 0 and op == "select" else numpy_scalar_operand(o, vt, op)
+                 for k, o in enumerate(operands))
+
+
 def _sequences_as_arrays(op: str, operands) -> tuple:
     """``operands`` with each list/tuple or NumPy array converted to the class of the deepest
     static array among them, as Dr.Jit does (``Array3f + (1, 2, 3)``); a Python float in an
@@ -735,8 +757,11 @@ def _sequences_as_arrays(op: str, operands) -> tuple:
     ``Array3f``), a NumPy array's dtype its element type (``Array3f + np.array([1., 2., 3.])``
     is an ``Array3f64``, component k from entry k: not a 1-D array beside each component).
     A 0-d NumPy array is an element of the static array's type (``Array3i * np.array(2.5)``
-    is ``Array3i * 2``, see :func:`.promotion.zero_dim_operand`)."""
-    like = max((o for o in operands if isinstance(o, VectorBase)), key=lambda o: o.Depth)
+    is ``Array3i * 2``, see :func:`.promotion.zero_dim_operand`).  A ``select``'s values take
+    the class of its value operands, not of its mask (``select(ArrayXb, ArrayXf, np.array(5.5))``
+    selects 5.5, not ``True``)."""
+    arrays = [o for o in (operands[1:] if op == "select" else operands) if isinstance(o, VectorBase)]
+    like = max(arrays or [o for o in operands if isinstance(o, VectorBase)], key=lambda o: o.Depth)
     like_cls, leaf = type(like), type(like)._leaf
     out = []
     for o in operands:
@@ -760,6 +785,7 @@ def _sequences_as_arrays(op: str, operands) -> tuple:
 
 _SEQUENCES = (list, tuple)
 _CONVERTED = (list, tuple, np.ndarray)
+_NUMPY = (np.generic, np.ndarray)
 
 
 def componentwise(op: str, operands, depth: int | None = None):

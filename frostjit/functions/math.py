@@ -16,6 +16,7 @@ from ..array.flat import ArrayBase, apply, apply_select
 from ..array.vector import VectorBase, apply_vector
 from ..trace import ops
 from ..trace.optable import OPS
+from ..traits import mask_t
 from ..tree import LeafError, map2
 
 
@@ -380,20 +381,42 @@ def select(condition, a, b):
             return out
     if isinstance(condition, (bool, np.bool_)) and not (_is_array(a) or _is_array(b)):
         return a if condition else b
+    if type(condition) in (list, tuple):
+        condition = _sequence_mask(condition, a, b)
     # (a Python bool beside an array selects as a mask would: select(True, 1, ArrayXf(5, 6)) is
     # ArrayXf(1, 1), the operands' promoted type, as in Dr.Jit)
     if not (isinstance(condition, _NO_TENSOR) and isinstance(a, _NO_TENSOR) and isinstance(b, _NO_TENSOR)) \
             and _tensor(condition, a, b) is not None:
         return _tensor(condition, a, b)._fj_map(_select, condition, a, b, who="frostjit.select()")
-    # a Python sequence against an array is an array (Dr.Jit), not a PyTree: the lane-wise door
-    # converts it, promoted by its numbers
-    if (type(b) in (list, tuple) and isinstance(a, (ArrayBase, VectorBase))) or \
-            (type(a) in (list, tuple) and isinstance(b, (ArrayBase, VectorBase))):
+    # a Python sequence or a NumPy array against an array is an array (Dr.Jit), not a PyTree:
+    # the lane-wise door converts it, promoted by its numbers or typed by its dtype
+    # (select(ArrayXb, ArrayXf, np.array([5., 6.])) is an ArrayXf64, as in Dr.Jit)
+    if (type(b) in _ARRAY_LIKE and isinstance(a, (ArrayBase, VectorBase))) or \
+            (type(a) in _ARRAY_LIKE and isinstance(b, (ArrayBase, VectorBase))):
         return _select(condition, a, b)
     if not (isinstance(a, _JIT_OR_NUMBER) and isinstance(b, _JIT_OR_NUMBER)):     # PyTrees, None, strings, ...
         return map2(a, b, lambda x, y: _select_leaf(condition, x, y), who="select")
     a, b = _as_special(a, b), _as_special(b, a)
     return _select(condition, a, b)
+
+
+def _sequence_mask(condition, a, b):
+    """A list/tuple as ``select``'s condition: the mask type of the array branch, its entries bools
+    or masks (Dr.Jit: ``select([True, False], ArrayXf(1, 2), ArrayXf(3, 4))`` is ``ArrayXf(1, 4)``,
+    ``select([m0, m1], Array2f, Array2f)`` takes a mask per component); numbers and what the mask
+    type does not take raise, as Dr.Jit's "Could not promote type 'list'" does.  Without an array
+    branch the sequence is left to the PyTree rules."""
+    arr = a if _is_array(a) else b if _is_array(b) else None
+    if arr is None:
+        return condition
+    mask = mask_t(type(arr))
+    try:
+        if any(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) for v in condition):
+            raise TypeError("numbers are no mask values")
+        return mask(list(condition)) if getattr(mask, "IsTensor", False) else mask(*condition)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"frostjit.select(): cannot convert the condition {condition!r} to {mask.__name__} "
+                        f"(the mask type of {type(arr).__name__}): {e}") from e
 
 
 def _as_special(x, other):
@@ -436,6 +459,7 @@ def _select_leaf(condition, x, y):
 
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
+_ARRAY_LIKE = (list, tuple, np.ndarray)
 _NO_TENSOR = (ArrayBase, VectorBase) + _NUMBERS
 _FLAT_OR_NUMBER = (ArrayBase,) + _NUMBERS
 
