@@ -164,10 +164,13 @@ def test_masked_normal_is_normal():
     np.testing.assert_array_equal(_np(a.prev_float16_normal(Bool(True))), _np(b.prev_float16_normal()))
 
 
-@given(bound=st.one_of(st.integers(1, 50), st.integers(2**31 - 5, 2**32 - 1)), width=st.sampled_from([1, 7, 300]))
-def test_bounded_integers_are_the_pcg_rejection_method(bound, width):
+@given(bound=st.one_of(st.integers(1, 50), st.integers(2**31 - 5, 2**32 - 1)), width=st.sampled_from([1, 7, 300]),
+       symbolic=st.booleans())
+def test_bounded_integers_are_the_pcg_rejection_method(bound, width, symbolic):
+    """Each lane redraws from its own generator until a draw is unbiased, in either loop mode."""
     rng, ref = PCG32(width, bound), RefPCG32(width, bound, PCG32_DEFAULT_STREAM)
-    got = _np(rng.next_uint32_bounded(bound))
+    with fj.scoped_set_flag(fj.JitFlag.SymbolicLoops, symbolic):
+        got = _np(rng.next_uint32_bounded(bound))
     threshold = (2**32 - bound) % bound
     want = np.zeros(width, np.uint32)
     todo = np.ones(width, bool)
