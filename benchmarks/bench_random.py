@@ -16,6 +16,10 @@ process):
 * ``distance``: ``far - near`` (``PCG32.__sub__``, the steps between two generators, lane ``i``
   ``7919 i`` steps apart) on 1,000 lanes, evaluated, then summed: the cost of tracing and
   launching its loop over the 64 bits (JIT systems only; the sums must agree).
+* ``bounded``: a frozen function (the generator an input) drawing ``next_uint32_bounded(2^31 + 1)``
+  on 100,000 lanes (about half the draws are rejected: the longest lanes redraw ~15 times), the
+  draws summed: its rejection loop is one ``while_loop`` kernel (JIT systems only; the sums must
+  agree).
 
 ``first`` is the first call (kernel compilation included, disk caches empty: each JIT runs
 with a fresh cache directory).  The JIT sides run the same code; their checksums (the sum and
@@ -42,8 +46,9 @@ import _harness as H  # noqa: E402
 import _workloads  # noqa: E402
 
 SYSTEMS = ["frostjit", "drjit", "numpy"]
-ROWS = [("pcg32", "plain"), ("pi", "plain"), ("pi", "frozen"), ("distance", "plain")]
+ROWS = [("pcg32", "plain"), ("pi", "plain"), ("pi", "frozen"), ("distance", "plain"), ("bounded", "frozen")]
 DISTANCE_LANES = 1000       # the distance row: tracing and launching dominate, not the lanes
+BOUNDED_LANES, BOUND = 100_000, 2**31 + 1       # the bounded row: heavy rejection
 
 
 # ----------------------------------------------------------------- child side
@@ -74,13 +79,24 @@ def _jit_cases(dr, T, n):
         dr.eval(d)
         return int(dr.sum(d)[0])
 
+    def bounded_sum(r):
+        k = r.next_uint32_bounded(BOUND)
+        total = dr.sum(T.UInt64(k))
+        dr.eval(total, r)
+        return total
+
+    bounded_rng = T.PCG32(size=BOUNDED_LANES, initstate=5)
+    frozen_bounded = dr.freeze(bounded_sum)
+    dr.eval(bounded_rng)
+
     pi_rng = T.PCG32(size=n, initstate=7)
     frozen_rng = T.PCG32(size=n, initstate=7)
     frozen = dr.freeze(count_inside)
     return {("pcg32", "plain"): pcg32,
             ("pi", "plain"): lambda: int(count_inside(pi_rng)[0]),
             ("pi", "frozen"): lambda: int(frozen(frozen_rng)[0]),
-            ("distance", "plain"): distance}
+            ("distance", "plain"): distance,
+            ("bounded", "frozen"): lambda: int(frozen_bounded(bounded_rng)[0])}
 
 
 def _numpy_cases(np, n):
@@ -128,7 +144,8 @@ def run_child(system: str, params: dict, timeout: float = 1800) -> dict:
 
 def report(res: dict, systems, n: int) -> None:
     labels = {"pcg32": f"pcg32: {H.fmt_n(n)} next_float32 + sum", "pi": f"pi: {H.fmt_n(n)} points",
-              "distance": f"distance: rng - other, {H.fmt_n(DISTANCE_LANES)} lanes"}
+              "distance": f"distance: rng - other, {H.fmt_n(DISTANCE_LANES)} lanes",
+              "bounded": f"bounded: frozen uint32 < 2^31+1, {H.fmt_n(BOUNDED_LANES)} lanes"}
     # (issue 12's targets: the 1e7-sample rows; the distance row is a figure beside Dr.Jit's)
     H.print_steady_state_table(res, systems, {key: labels[key[0]] for key in ROWS}, ROWS[:3])
     checks = {s: {"/".join(k): H.val(H.case_result(res, s, k), "check") for k in ROWS} for s in systems if s != "numpy"}
@@ -139,6 +156,8 @@ def report(res: dict, systems, n: int) -> None:
               f"{checks['drjit']['pi/plain']} -> {'identical' if same else 'DIFFERENT'}")
         a, b = checks["frostjit"]["distance/plain"], checks["drjit"]["distance/plain"]
         print(f"  sum of the distances, frostjit vs drjit: {a} vs {b} -> {'identical' if a == b else 'DIFFERENT'}")
+        a, b = checks["frostjit"]["bounded/frozen"], checks["drjit"]["bounded/frozen"]
+        print(f"  sum of the bounded draws, frostjit vs drjit: {a} vs {b} -> {'identical' if a == b else 'DIFFERENT'}")
     H.print_failures(res, systems)
 
 

@@ -20,12 +20,13 @@ from ..functions.creation import arange, full
 from ..functions.evaluation import make_opaque, width
 from ..functions.math import fma, reinterpret_array, select
 from ..functions.memory import gather
+from ..functions.reduce import max as fj_max
 from ..functions.sorting import argsort
 from ..trace import ops
 from ..trace.dtypes import Bool, Float16, Float32, Float64, Int32, UInt32, UInt64
 from ..array import registry
 from ._types import new_handle, philox_class
-from .rejection import redraw_rejected
+from .rejection import generator_loop
 
 
 def _is_int(v) -> bool:
@@ -297,7 +298,11 @@ class Philox4x32Generator(Generator):
         lane = arange(registry.flat_type(backend, UInt32), width)
         box = [counter]
 
-        def next_block():
+        def next_block(at=None):
+            """The next block; or, with ``at``, the block of counter ``at`` (a per-lane array,
+            as a rejection loop's ``base + i``), leaving the counter alone."""
+            if at is not None:
+                return philox(seed, at, lane)
             p = philox(seed, box[0], lane)
             box[0] = self._next_counter(box[0])
             return p
@@ -372,17 +377,23 @@ class Philox4x32Generator(Generator):
             return leaf()
         next_block, counter = self._blocks(backend, width, who)
 
-        def draw():
-            v = next_block()._block(True)[3]
-            m = u64(v) * bound
-            return u32(m >> 32), u32(m) < threshold
+        m = u64(next_block()._block(True)[3]) * bound      # Lemire: the high word is the value
+        if _is_int(threshold) and threshold == 0:
+            self._counter = counter()
+        else:
+            # Dr.Jit's rejection loop: a lane-shaped round count ``i`` picks the block of counter
+            # ``base + i``, so a lane redraws from its own next block and the generator's counter
+            # moves on by the most rounds any lane took
+            base = counter()
 
-        result, rejected = draw()
-        if not (_is_int(threshold) and threshold == 0):
-            def redraw(active):
-                return draw()
-            result = redraw_rejected(result, rejected, redraw, counter)
-        self._counter = counter()
+            def cond(m, i):
+                return u32(m) < threshold
+
+            def body(m, i):
+                return u64(next_block(base + i)._block(True)[3]) * bound, i + 1
+            m, rounds = generator_loop((m, u32(0)), cond, body, who, True)
+            self._counter = base + fj_max(rounds)
+        result = u32(m >> 32)
         return reinterpret_array(leaf, result + offset)
 
 

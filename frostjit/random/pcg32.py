@@ -11,14 +11,13 @@ import numbers
 
 from ..array.flat import ArrayBase, is_flat
 from ..array.meta import meta_of
-from ..control.while_loop import while_loop
 from ..functions.creation import arange
 from ..functions.math import reinterpret_array, select
 from ..trace import ops
 from ..trace.dtypes import Float16, Float32, Float64, UInt64
 from . import variates
 from ._types import ArrayTypes, check_mask, new_handle
-from .rejection import redraw_rejected
+from .rejection import generator_loop
 
 PCG32_DEFAULT_STATE = 0x853C49E6748FEA9B
 PCG32_DEFAULT_STREAM = 0xDA3E39CB94B95BDB
@@ -328,18 +327,23 @@ class PCG32Base:
         draw = self.next_uint32 if bits == 32 else self.next_uint64
         out_cls = self._types.UInt32 if bits == 32 else self._types.UInt64
         threshold = ((1 << bits) - bound) % bound      # draws below it would bias the result
-        r = draw(mask)
-        result = r % bound if mask is True else select(mask, r % bound, out_cls(0))
         if threshold == 0 or mask is False:            # bound a power of two: nothing to redraw
-            return result
-        rejected = r < threshold
-        if mask is not True:
-            rejected = rejected & mask
+            r = draw(mask)
+            return r % bound if mask is True else select(mask, r % bound, out_cls(0))
+        # Dr.Jit's loop: the state holds a copy of the generator, which each active lane steps
+        # once per draw; a lane stops at its first draw >= threshold (masked lanes never run)
+        jit = isinstance(self._state, ArrayBase)
+        active = mask if mask is not True else (self._types.Bool(True) if jit else True)
 
-        def redraw(active):
-            v = draw(active)
-            return v % bound, v < threshold
-        return redraw_rejected(result, rejected, redraw, lambda: self)
+        def cond(active, rng, result):
+            return active
+
+        def body(active, rng, result):
+            v = rng.next_uint32() if bits == 32 else rng.next_uint64()
+            return active & (v < threshold), rng, v
+        _, rng, result = generator_loop((active, type(self)(self), out_cls(0)), cond, body, who, jit)
+        self._state = rng._state
+        return result % bound
 
     # -- jumps ----------------------------------------------------------------------------------
     def _delta(self, delta, who: str):
@@ -378,11 +382,7 @@ class PCG32Base:
     def _bit_loop(self, state: tuple, cond, body, label: str) -> tuple:
         """``while_loop(state, cond, body)`` (a round per bit of a count); on the scalar backend's
         one-lane arrays, which ``while_loop`` does not take, the same rounds as a host loop."""
-        if isinstance(self._state, ArrayBase):
-            return while_loop(state, cond, body, label=label)
-        while bool(cond(*state)[0]):
-            state = body(*state)
-        return state
+        return generator_loop(state, cond, body, label, isinstance(self._state, ArrayBase))
 
     def _with_state(self, state):
         out = type(self).__new__(type(self))

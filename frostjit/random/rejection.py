@@ -1,32 +1,32 @@
-"""Rejection sampling as a host loop of kernels: redraw the lanes that were rejected.
+"""Loops of the generators: rejection sampling (bounded integers) and the bit loops of jumps.
 
-Dr.Jit runs these loops (unbiased bounded integers) as ``dr.while_loop``.  frostjit has no
-loop construct inside kernels yet, so each round is evaluated and the host checks whether any
-lane is still rejected; the values are the same, only the number of kernel launches differs
-(one per round; a round rejects a lane with probability below ``bound / 2^32``).  Inside
-``fj.freeze`` the check reads data, so such a call falls back to a plain call (see
-docs/random.md).
+Dr.Jit runs its rejection loops (``next_uint32_bounded``, ``next_uint64_bounded``,
+``Generator.integers``) as a ``dr.while_loop`` whose state holds the generator: a lane that
+draws a biased value redraws from its own copy, so it advances once per draw and the others
+stop.  frostjit does the same with :func:`frostjit.while_loop` (symbolic by default, so the
+draws are one kernel and a frozen function records the loop once; evaluated when
+``JitFlag.SymbolicLoops`` is off).  The scalar backend's values are Python ints or one-lane
+arrays, which ``while_loop`` does not take: the same rounds then run as a host loop.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from ..functions.evaluation import eval as fj_eval
-from ..functions.math import select
-from ..functions.reduce import any as fj_any
+from ..control.while_loop import while_loop
 
 
-def redraw_rejected(result, rejected, redraw: Callable, carried: Callable[[], object]):
-    """Replace ``result`` where ``rejected`` until no lane is rejected.
+def generator_loop(state: tuple, cond: Callable, body: Callable, label: str, jit: bool) -> tuple:
+    """``while_loop(state, cond, body)`` when ``jit``; else the same rounds as a host loop.
 
-    ``redraw(rejected)`` draws new candidates for the rejected lanes and returns
-    ``(value, still_rejected)``; the generator state it advances is ``carried()``, evaluated
-    with the loop variables every round (so no round re-traces the previous ones).
+    ``cond`` returns a ``Bool`` array (a Python bool, a one-lane array or a scalar ``Bool`` on
+    the host path, which runs while its first lane holds).
     """
-    while True:
-        fj_eval(result, rejected, carried())
-        if not bool(fj_any(rejected)):
-            return result
-        value, again = redraw(rejected)
-        result = select(rejected, value, result)
-        rejected = rejected & again
+    if jit:
+        return while_loop(state, cond, body, label=label)
+    while _holds(cond(*state)):
+        state = body(*state)
+    return state
+
+
+def _holds(c) -> bool:
+    return bool(c if isinstance(c, bool) else c[0])

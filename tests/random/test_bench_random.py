@@ -25,7 +25,7 @@ def test_tiny_run_draws_the_same_points_as_drjit():
     params = {"n": 1001, "repeats": 1}
     fj = bench_random.run_child("frostjit", params, timeout=300)
     assert fj["status"] == "ok", fj
-    for key in ("pcg32/plain", "pi/plain", "pi/frozen", "distance/plain"):
+    for key in ("pcg32/plain", "pi/plain", "pi/frozen", "distance/plain", "bounded/frozen"):
         assert fj[key]["status"] == "ok", fj[key]
     assert fj["pi/plain"]["check"] == fj["pi/frozen"]["check"]      # same seed, frozen or not
     assert fj["distance/plain"]["check"] == 7919 * sum(range(bench_random.DISTANCE_LANES))
@@ -35,6 +35,7 @@ def test_tiny_run_draws_the_same_points_as_drjit():
     assert dj["status"] == "ok", dj
     assert dj["pi/plain"]["check"] == fj["pi/plain"]["check"]
     assert dj["distance/plain"]["check"] == fj["distance/plain"]["check"]
+    assert dj["bounded/frozen"]["check"] == fj["bounded/frozen"]["check"]
     assert dj["pcg32/plain"]["check"] == pytest.approx(fj["pcg32/plain"]["check"], rel=1e-5)
 
 
@@ -46,7 +47,7 @@ def test_bench_random_interleave_asks_each_child_in_turn():
     assert r.returncode == 0, r.stderr
     header = next(x for x in r.stdout.splitlines() if x.strip().startswith("row"))
     assert header.split()[1:] == ["frostjit", "frostjit@base"]
-    for row in ("pcg32/plain", "pi/plain", "pi/frozen", "distance/plain"):
+    for row in ("pcg32/plain", "pi/plain", "pi/frozen", "distance/plain", "bounded/frozen"):
         line = next(x for x in r.stdout.splitlines() if x.strip().startswith(row))
         median, spread = line.split(row)[1].split()[:2]
         low, high = (float(v) for v in spread.strip("[]").split("-"))

@@ -72,11 +72,14 @@ def test_distributions():
     assert k.max() == 5
 
 
-def test_integers_reject_biased_draws_like_lemire():
-    """A range of 3 * 2^30 rejects a quarter of the first draws; redraws use the next counters."""
+@pytest.mark.parametrize("symbolic", [True, False])
+def test_integers_reject_biased_draws_like_lemire(symbolic):
+    """A range of 3 * 2^30 rejects a quarter of the first draws; redraws use the next counters
+    (in either loop mode)."""
     span, width = 3 * 2**30, 300
     g = fj.rng(seed=2)
-    got = np.asarray(g.integers(UInt32, width, span))
+    with fj.scoped_set_flag(fj.JitFlag.SymbolicLoops, symbolic):
+        got = np.asarray(g.integers(UInt32, width, span))
     threshold = (2**32 - span) % span
     want = np.zeros(width, np.uint64)
     todo = np.ones(width, bool)

@@ -164,10 +164,13 @@ def test_masked_normal_is_normal():
     np.testing.assert_array_equal(_np(a.prev_float16_normal(Bool(True))), _np(b.prev_float16_normal()))
 
 
-@given(bound=st.one_of(st.integers(1, 50), st.integers(2**31 - 5, 2**32 - 1)), width=st.sampled_from([1, 7, 300]))
-def test_bounded_integers_are_the_pcg_rejection_method(bound, width):
+@given(bound=st.one_of(st.integers(1, 50), st.integers(2**31 - 5, 2**32 - 1)), width=st.sampled_from([1, 7, 300]),
+       symbolic=st.booleans())
+def test_bounded_integers_are_the_pcg_rejection_method(bound, width, symbolic):
+    """Each lane redraws from its own generator until a draw is unbiased, in either loop mode."""
     rng, ref = PCG32(width, bound), RefPCG32(width, bound, PCG32_DEFAULT_STREAM)
-    got = _np(rng.next_uint32_bounded(bound))
+    with fj.scoped_set_flag(fj.JitFlag.SymbolicLoops, symbolic):
+        got = _np(rng.next_uint32_bounded(bound))
     threshold = (2**32 - bound) % bound
     want = np.zeros(width, np.uint32)
     todo = np.ones(width, bool)
@@ -178,6 +181,24 @@ def test_bounded_integers_are_the_pcg_rejection_method(bound, width):
         todo &= ~ok
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(_np(rng.state), ref.state)
+
+
+@pytest.mark.parametrize("symbolic", [True, False])
+def test_bounded_draws_inside_a_loop_and_a_conditional(symbolic):
+    """A bounded draw in a loop body is the loop nested in the loop (as Dr.Jit): three rounds of
+    a loop give the three consecutive plain draws; in an if_stmt only the true lanes draw."""
+    b = 2**31 + 1                                   # about half the draws are redrawn
+    plain = PCG32(300, 8)
+    want = [_np(plain.next_uint32_bounded(b)) for _ in range(3)]
+    rng = PCG32(300, 8)
+    with fj.scoped_set_flag(fj.JitFlag.SymbolicLoops, symbolic):
+        _, rng, acc = fj.while_loop((UInt32(0), rng, UInt64(0)), lambda i, rng, acc: i < 3,
+                                    lambda i, rng, acc: (i + 1, rng, acc + UInt64(rng.next_uint32_bounded(b))))
+    np.testing.assert_array_equal(_np(acc), sum(w.astype(np.uint64) for w in want))
+    np.testing.assert_array_equal(_np(rng.state), _np(plain.state))
+    rng, even = PCG32(300, 8), fj.arange(UInt32, 300) % 2 == 0
+    x = fj.if_stmt((rng,), even, lambda r: r.next_uint32_bounded(b), lambda r: UInt32(0))
+    np.testing.assert_array_equal(_np(x), np.where(np.arange(300) % 2 == 0, want[0], 0))
 
 
 def test_bounded_64_bit():

@@ -2,13 +2,12 @@
 as plain calls advance them (frozen == plain over 100 calls, at several widths)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
-from frostjit.llvm import Array3f, Float, Float64, Int64, PCG32, Philox4x32, UInt32, UInt64
+from frostjit.llvm import Array3f, Float, Float64, Int32, Int64, PCG32, Philox4x32, UInt32, UInt64
 
 WIDTHS = (1, 7, 1000, 100003)
 CALLS = 100
@@ -19,8 +18,7 @@ def _calls(width: int) -> int:
     those the suite's slowest tests: 50-90 s each on a 2-core CI machine)."""
     from frostjit.backend import current_backend
     return 20 if width > 1000 and current_backend().name != "LLVM" else CALLS
-# A frozen function that falls back to plain calls warns: here that is a failure (but see
-# test_rejection_sampling_inside_freeze_falls_back_to_plain_calls).
+# A frozen function that falls back to plain calls warns: here that is a failure.
 pytestmark = pytest.mark.filterwarnings("error::frostjit.FreezeWarning")
 
 
@@ -155,20 +153,68 @@ def test_philox_iterations_are_part_of_the_key():
         _same(frozen(Philox4x32(1, lane, iterations=rounds)), Philox4x32(1, lane, iterations=rounds).next_uint32x4())
 
 
-def test_rejection_sampling_inside_freeze_falls_back_to_plain_calls():
-    """next_uint32_bounded redraws rejected lanes in a host loop (no while_loop yet), which reads
-    data: the frozen function warns once and runs plainly, with the right numbers."""
-    def draw(rng):
-        return rng.next_uint32_bounded(3 * 2**30)
+# bounds with heavy rejection (2^31 + 1 redraws almost half the draws: at width 1000 some
+# lanes redraw ten times and more), light rejection, and none (a power of two)
+_BOUNDS32 = st.sampled_from([2**31 + 1, 3 * 2**30, 7, 1000003, 2**32 - 1, 16])
+_BOUNDS64 = st.sampled_from([2**63 + 3, 10**15, 3, 2**40])
 
-    frozen = fj.freeze(draw)
-    a, b = PCG32(1000, 4, 4), PCG32(1000, 4, 4)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        for _ in range(3):
-            _same(frozen(a), draw(b))
-    assert any(issubclass(w.category, fj.FreezeWarning) for w in caught)
+
+def _draw_bounded(rng, b32, b64, mask):
+    return rng.next_uint32_bounded(b32), rng.next_uint64_bounded(b64, mask), rng.next_uint32_bounded(b32, mask)
+
+
+@settings(max_examples=6)
+@given(width=st.sampled_from([1, 7, 1000]), b32=_BOUNDS32, b64=_BOUNDS64,
+       seed=st.integers(0, 2**64 - 1), stream=st.integers(0, 2**64 - 1))
+def test_bounded_draws_record_once_and_replay_like_plain_calls(width, b32, b64, seed, stream):
+    """The rejection loops are one while_loop with the generator as loop state: the frozen
+    function records them (no fallback: a FreezeWarning is an error here) and every replay
+    advances each lane by its own number of redraws, as plain calls do."""
+    frozen = fj.freeze(_draw_bounded)
+    a, b = PCG32(width, seed, stream), PCG32(width, seed, stream)
+    mask = fj.arange(UInt32, width) % 3 != 1
+    for _ in range(CALLS):
+        got = frozen(a, b32, b64, mask)
+        want = _draw_bounded(b, b32, b64, mask)
+        fj.eval(b)
+        for g, w in zip(got, want):
+            _same(g, w)
     _same(a.state, b.state)
+    assert frozen.n_recordings <= 2      # literal state at the first call, evaluated afterwards
+
+
+def test_bounded_draws_replay_at_the_widest_width():
+    """100003 lanes under heavy rejection (the longest lanes redraw ~17 times)."""
+    frozen = fj.freeze(lambda rng: rng.next_uint32_bounded(2**31 + 1))
+    a, b = PCG32(100003, 4, 4), PCG32(100003, 4, 4)
+    for _ in range(_calls(100003) // 5):
+        _same(frozen(a), b.next_uint32_bounded(2**31 + 1))
+        fj.eval(b)
+    _same(a.state, b.state)
+    assert frozen.n_recordings <= 2
+
+
+def _integers(g, x, high):
+    return g.integers(UInt32, fj.width(x), 5, high), g.integers(Int32, fj.width(x), -3, 4)
+
+
+@settings(max_examples=4)
+@given(n=st.sampled_from([1, 7, 1000]), high=st.sampled_from([2**31 + 6, 3 * 2**30, 1000, 2**20 + 5]),
+       seed=st.integers(0, 2**32))
+def test_generator_integers_record_once_and_replay_like_plain_calls(n, high, seed):
+    """fj.rng().integers' rejection loop (Dr.Jit's: the round count picks the Philox counter):
+    frozen == plain values and counters over 100 calls."""
+    frozen = fj.freeze(_integers)
+    a, b = fj.rng(seed), fj.rng(seed)
+    x = fj.arange(UInt32, n)
+    for _ in range(CALLS):
+        got = frozen(a, x, high)
+        want = _integers(b, x, high)
+        fj.eval(want, b._counter)
+        for g, w in zip(got, want):
+            _same(g, w)
+    _same(a._counter, b._counter)
+    assert frozen.n_recordings <= 2
 
 
 def test_float64_generator_in_a_frozen_training_style_loop():
