@@ -379,7 +379,9 @@ class Through:
         # (after_call): the traversal that called us walks the inputs' parents itself.  The
         # list also names this handler (for check_inputs, _seeds): one per-thread attribute.
         saved = scopes.after_call
-        scopes.after_call = DeferredCalls(self)
+        deferred = DeferredCalls()
+        deferred.owner = self
+        scopes.after_call = deferred
         try:
             result = None
             if self.python is not None:

@@ -171,6 +171,11 @@ def _variations():
         ("kwargs", lambda x, **kw: x + len(kw), [lambda: (a,), lambda: (a,), ]),
         ("shared containers", lambda p, q: p[0] + q[0],
          [lambda: ([a], [b]), lambda: ((lambda l: (l, l))([a])), lambda: ([a], [a])]),
+        # (containers of one type: compared pairwise up to binder.PAIRWISE_MAX, by a set of ids above)
+        ("shared containers among many", lambda *ls: ls[0][0] + sum(all(v is not w for w in ls[:i]) for i, v in enumerate(ls)),
+         [lambda: tuple([a] for _ in range(12)), lambda: (lambda l: (l, *([a] for _ in range(10)), l))([a]),
+          lambda: tuple([a] for _ in range(5)), lambda: (lambda l: ([a], l, [a], l, [a]))([a]),
+          lambda: (lambda l: (l, *([a] for _ in range(8)), l))([a]), lambda: tuple([a] for _ in range(10))]),
     ]
 
 
