@@ -17,6 +17,15 @@ Run it under two trees (PYTHONPATH=<tree>) and compare:
   IntEnum arg          an IntEnum argument (int's ==: unchanged)
   (lr, mom) tuple      a training-step-like call f(x, (lr, 0.9)) with a new lr every call: r13 makes
                        the numbers in the tuple parameters (before: one trace per call)
+
+Rows added by session r14, lane redteam:
+
+  len+float builtins   x * float(len(...)): the builtins the code called are guarded by identity
+                       (``mock.patch("builtins.round")`` was a stale replay): one module group
+  5 builtins           float, len, int, abs, min: one itemgetter pass over builtins' dict
+  inherited attr       x * o.s with s on o's base class: the class's MRO tuple is guarded
+                       (``Cls.__bases__ = ...`` was a stale replay)
+  set arg              a set argument: keyed in iteration order (was: as a frozenset)
 """
 import enum
 import itertools
@@ -47,6 +56,17 @@ class E(enum.IntEnum):
     A = 2
 
 
+class Base:
+    s = 2.0
+
+
+class Derived(Base):
+    pass
+
+
+obj = Derived()
+
+
 x = Float(np.arange(16, dtype=np.float32))
 cases = {
     "x+1": (fj.freeze(lambda x: x + 1), ()),
@@ -61,6 +81,10 @@ cases = {
     "x*json.<setting>": (fj.freeze(lambda x: x * getattr(json, "_bench_scale", 2.0)), ()),
     "int subclass arg": (fj.freeze(lambda x, n: x * n), (Count(3),)),
     "IntEnum arg": (fj.freeze(lambda x, n: x * n), (E.A,)),
+    "len+float builtins": (fj.freeze(lambda x: x * float(len("ab"))), ()),
+    "5 builtins": (fj.freeze(lambda x: x * float(len("ab") + int(abs(min(2, 3))))), ()),
+    "inherited attr": (fj.freeze(lambda x: x * obj.s), ()),
+    "set arg": (fj.freeze(lambda x, s: x * len(s)), ({1, 2, 3},)),
 }
 
 

@@ -28,7 +28,7 @@ from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
-from .values import Ident, eq_differs, value_key, needs_key, is_torch_tensor
+from .values import Ident, eq_differs, float_bits, value_key, needs_key, is_torch_tensor
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 
@@ -50,7 +50,7 @@ _MISS = object()
 
 
 def _lit(v):
-    return v.hex() if type(v) is float else v
+    return float_bits(v) if type(v) is float else v
 
 
 def _cell_full(cell) -> bool:
@@ -382,7 +382,10 @@ class _Gen:
             return
         if t is float:
             c = self.const(o)
-            self.fail_if(f"{var} is not {c} and (type({var}) is not float or {var}.hex() != {self.const(o.hex())})")
+            # (a NaN: by sign and payload too, which ``hex`` leaves out)
+            self.ns["FBITS"] = float_bits
+            h = f"FBITS({var})" if o != o else f"{var}.hex()"
+            self.fail_if(f"{var} is not {c} and (type({var}) is not float or {h} != {self.const(float_bits(o))})")
             return
         key = value_key(o)
         if len(key) == 2 and type(key[1]) is Ident:           # by identity, held weakly

@@ -99,6 +99,11 @@ def _cls_dict_of(c):
 def _find_in_mro(mro, name, atoms, label, where, lib_absent=True):
     """The first class of ``mro`` whose dict has ``name``: ``(class, value)`` or ``(None, ABSENT)``;
     appends atoms for every watched class dict consulted."""
+    if len(mro) > 1 and name not in _cls_dict_of(mro[0]) and watched_class(mro[0]):
+        # found on a base, or nowhere: which bases are consulted is the MRO, which
+        # ``Cls.__bases__ = (Other,)`` replaces (r14: the old base's value replayed stale); the
+        # class keeps one MRO tuple until then, so the guard is an identity test
+        atoms.append(Atom("attr", mro[0], "__mro__", mro, mro[0], f"{mro[0].__qualname__}.__mro__", where))
     for c in mro:
         d = _cls_dict_of(c)
         if name in d:

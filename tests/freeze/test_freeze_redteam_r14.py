@@ -1,0 +1,295 @@
+"""Adversarial programs against ``fj.freeze`` (session r14, lane redteam): each calls the frozen
+function and the plain function side by side at several widths, changes state between calls, and
+requires bit-equal results (never a stale replay) and few recordings.
+
+Found stale before r14 and fixed:
+
+* a class attribute found on a base class after ``Cls.__bases__`` was reassigned (the MRO changed,
+  every class dict consulted still held: ``lookup._find_in_mro`` guards the MRO tuple);
+* a NaN's sign and payload (``float.hex`` writes every NaN as ``'nan'``): ``-nan`` or a NaN with a
+  payload as an argument, in a container, or hidden replayed the recording of ``nan``
+  (``values.float_bits``);
+* a set's iteration order (keyed as a frozenset: ``next(iter(s))``, a float ``sum(s)`` see the
+  order, which depends on the insertion history), for arguments and hidden sets;
+* the key order of a class dict read through ``vars(K)`` / ``K.__dict__`` (the mappingproxy is
+  new at each access, so it was taken as fresh and not guarded: ``readset._viewed``).
+"""
+import math
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import frostjit as fj
+from frostjit.llvm import Float
+
+pytestmark = pytest.mark.no_freeze_check      # (the test compares with the plain call itself)
+
+WIDTHS = (1, 7, 100)
+
+
+def _bits(v):
+    a = np.asarray(v.numpy() if hasattr(v, "numpy") else v)
+    return a.dtype.str, a.shape, a.tobytes()
+
+
+def differential(fn, args, change=lambda k: None, calls=6, change_at=(2, 4), max_recordings=3):
+    """``fj.freeze(fn)`` and ``fn`` called with ``args(k)`` ``calls`` times, ``change(k)`` before
+    the calls in ``change_at``: every frozen result equals the plain one, bit for bit."""
+    fz = fj.freeze(fn)
+    for k in range(calls):
+        if k in change_at:
+            change(k)
+        got, ref = _bits(fz(*args(k))), _bits(fn(*args(k)))
+        assert got == ref, (k, got, ref)
+    assert fz.n_recordings <= max_recordings, fz.n_recordings
+    return fz
+
+
+def _x(w):
+    return Float(np.arange(w, dtype=np.float32) + 1)
+
+
+# -- the MRO ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("w", WIDTHS)
+def test_bases_reassigned_between_calls(w):
+    class B1:
+        s = 2.0
+
+    class B2:
+        s = 5.0
+
+    class S(B1):
+        pass
+
+    o = S()
+
+    def change(k):
+        S.__bases__ = (B2,) if k == 2 else (B1,)
+
+    fz = differential(lambda x: x * o.s, lambda k: (_x(w),), change)
+    assert fz.n_recordings == 2         # putting B1 back replays the first recording
+
+
+def test_bases_of_a_class_read_through_the_class():
+    class B1:
+        s = 2.0
+
+    class B2:
+        s = 5.0
+
+    class M(B1):
+        pass
+
+    class S(M):
+        pass
+
+    def change(k):
+        M.__bases__ = (B2,) if k == 2 else (B1,)     # (S's MRO changes with its base's)
+
+    differential(lambda x: x * S.s, lambda k: (_x(7),), change)
+
+
+def test_an_attribute_of_the_class_itself_needs_no_mro_guard():
+    class B:
+        pass
+
+    class S(B):
+        s = 2.0
+
+    from frostjit.freeze.lookup import read_attr
+    v, atoms = read_attr(S(), "s", "o.s", "here")
+    assert v == 2.0 and not any(a.key == "__mro__" for a in atoms)
+    v, atoms = read_attr(S(), "t", "o.t", "here")       # (absent: the bases were consulted)
+    assert any(a.key == "__mro__" for a in atoms)
+
+
+# -- NaN sign and payload ----------------------------------------------------------------------------
+NAN = float("nan")
+NEG_NAN = -NAN
+PAYLOAD_NAN = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
+NANS = [NAN, NAN, NEG_NAN, NEG_NAN, PAYLOAD_NAN, NAN]
+
+
+def _sign(p):
+    return math.copysign(1.0, p)
+
+
+def _payload(p):
+    return float(struct.pack("<d", p)[0] + 1)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("where", ["direct", "list", "dict", "tuple", "object"])
+@pytest.mark.parametrize("use", [_sign, _payload])
+def test_nan_sign_and_payload_of_an_argument(w, where, use):
+    class Box:
+        def __init__(self, p):
+            self.p = p
+
+        def __eq__(self, other):        # (keyed by ==: its attributes are walked)
+            return type(other) is Box
+
+        def __hash__(self):
+            return 0
+
+    wrap, get = {"direct": (lambda p: p, lambda a: a), "list": (lambda p: [p], lambda a: a[0]),
+                 "dict": (lambda p: {"p": p}, lambda a: a["p"]), "tuple": (lambda p: (p, 1.0), lambda a: a[0]),
+                 "object": (Box, lambda a: a.p)}[where]
+    differential(lambda x, a: x * use(get(a)), lambda k: (_x(w), wrap(NANS[k])), max_recordings=4)
+
+
+def test_nan_sign_of_a_hidden_number():
+    box = {"p": NAN}
+
+    def change(k):
+        box["p"] = NEG_NAN if k == 2 else PAYLOAD_NAN
+
+    differential(lambda x: x * _sign(box["p"]) + _payload(box["p"]), lambda k: (_x(7),), change)
+
+
+def test_a_nan_still_finds_its_own_recording():
+    fz = differential(lambda x, p: x * _sign(p), lambda k: (_x(7), float("nan")))
+    assert fz.n_recordings == 1         # (a new NaN object each call: same bits, same recording)
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from([NAN, NEG_NAN, PAYLOAD_NAN, 1.0, -0.0, 0.0]), min_size=2, max_size=5))
+def test_nan_sequences(vals):
+    differential(lambda x, p: x * _sign(p) + _payload(p), lambda k: (_x(3), vals[k % len(vals)]),
+                 calls=len(vals), max_recordings=len(vals))
+
+
+# -- set iteration order -----------------------------------------------------------------------------
+def _reordered():
+    s = {1, 9}                  # 1 and 9 share a slot of the 8-entry table: 9 probes on
+    t = {9, 1, 17}
+    t.discard(17)               # (equal contents, iterated 9 first)
+    assert s == t and list(s) != list(t)
+    return s, t
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_set_argument_iterated_in_another_order(w):
+    s, t = _reordered()
+    differential(lambda x, a: x * float(next(iter(a))), lambda k: (_x(w), s if k < 2 else t))
+
+
+def test_frozenset_argument_iterated_in_another_order():
+    s, t = (frozenset(v) for v in _reordered())
+    differential(lambda x, a: x * float(list(a)[0]), lambda k: (_x(7), s if k in (0, 1, 4) else t))
+
+
+def test_hidden_set_reordered_with_the_same_contents():
+    s, t = _reordered()
+    box = set(s)
+
+    def change(k):
+        box.clear()
+        box.update(t if k == 2 else s)
+
+    differential(lambda x: x * float(next(iter(box))), lambda k: (_x(7),), change)
+
+
+# -- class dict order ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("read", [lambda K: list(vars(K)), lambda K: list(K.__dict__),
+                                  lambda K: list(K.__dict__.keys())])
+def test_class_dict_order_read_through_a_mappingproxy(read):
+    class K:
+        pass
+    K.a = 2.0
+    K.b = 3.0
+
+    def change(k):
+        del K.a
+        K.a = 2.0           # (same value, now last)
+
+    differential(lambda x: x * float(read(K).index("a")), lambda k: (_x(7),), change, change_at=(2,))
+
+
+def test_an_input_dicts_views_need_no_guard():
+    # the walk keys an input dict's keys in order: its views, made anew each call, are covered
+    class Obj:
+        def __init__(self):
+            self.a, self.b = 2.0, 3.0
+
+        def __eq__(self, other):
+            return type(other) is Obj
+
+        def __hash__(self):
+            return 1
+
+    fz = differential(lambda x, o, d: x * float(list(vars(o)).index("b") + len(d.keys())),
+                      lambda k: (_x(7), Obj(), {"a": 1.0, "b": 2.0}))
+    assert fz.n_recordings == 1
+
+
+# -- builtins, interpreter state, __import__ ------------------------------------------------------------
+@pytest.mark.parametrize("w", WIDTHS)
+def test_a_builtin_patched_between_calls(w, monkeypatch):
+    import builtins
+    orig = builtins.round
+
+    def change(k):
+        monkeypatch.setattr(builtins, "round", (lambda v: 7) if k == 2 else orig)
+
+    fz = differential(lambda x: x * round(2.6), lambda k: (_x(w),), change)
+    assert fz.n_recordings == 2         # (the original put back: the first recording again)
+
+
+def test_a_builtin_shadowed_by_a_module_global(monkeypatch):
+    import types
+    m = types.ModuleType("r14_user_module")
+    exec("def fn(x):\n    return x * round(2.6)\n", m.__dict__)
+    fn = m.fn
+
+    def change(k):
+        if k == 2:
+            monkeypatch.setattr(m, "round", lambda v: 9, raising=False)
+        else:
+            monkeypatch.delattr(m, "round", raising=False)
+
+    differential(fn, lambda k: (_x(7),), change)
+
+
+def test_recursion_limit_read_inside(monkeypatch):
+    import sys
+    limit = sys.getrecursionlimit()
+
+    def change(k):
+        sys.setrecursionlimit(limit + 1000 if k == 2 else limit)
+
+    try:
+        differential(lambda x: x * (2.0 if sys.getrecursionlimit() > limit else 1.0), lambda k: (_x(7),), change)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def test_dunder_import_result(monkeypatch):
+    import json
+
+    def change(k):
+        monkeypatch.setattr(json, "_fj_r14_scale", 1.0 + k, raising=False)
+
+    change(0)
+    differential(lambda x: x * __import__("json")._fj_r14_scale, lambda k: (_x(7),), change)
+
+
+# -- defaultdict factories -------------------------------------------------------------------------------
+@pytest.mark.parametrize("w", WIDTHS)
+def test_defaultdict_argument_with_another_factory(w):
+    import collections
+    factories = [lambda: 2.0, lambda: 2.0, lambda: 3.0]
+
+    def args(k):
+        return _x(w), collections.defaultdict(factories[min(k, 2)])
+
+    differential(lambda x, d: x * d["q"], args)
+
+
+def test_defaultdict_factory_not_consulted_needs_no_guard():
+    import collections
+    fz = differential(lambda x, d: x * d["q"],
+                      lambda k: (_x(7), collections.defaultdict(lambda: 5.0, q=2.0)))
+    assert fz.n_recordings == 1
