@@ -863,25 +863,34 @@ class FrozenFunction:
         subs = []
         items = {}          # id(tuple) -> (tuple, its items with the symbols in place)
         j = 0
-        for i, (loc, _) in enumerate(flat.number_locs):
-            if i not in self._param_mask:
-                continue
-            c, k = loc
-            sym = Sym(f"p{j}", flat.params[j], rec)
-            j += 1
-            args = _place(args, items, c, k, sym)[0]
-            subs.append((c, k, sym))
-        # A tuple holding a parameter is rebuilt with the symbol in it, and so is every tuple above
-        # it up to the arguments or a mutable container (put back after the call: _restore_params),
-        # deepest first.  (_changed_numbers made sure each has one place: reached once, walked.)
-        while items:
-            c, new = items.pop(max(items, key=lambda t: len(_tuple_chain(flat, items[t][0], args))))
-            parent, k = flat.tuple_locs[id(c)]
-            t = tuple.__new__(type(c), new)
-            rec.rebuilt_tuples = True
-            args, put = _place(args, items, parent, k, t)
-            if put:
-                rec.tuple_swaps.append((parent, k, t, c))
+        try:
+            for i, (loc, _) in enumerate(flat.number_locs):
+                if i not in self._param_mask:
+                    continue
+                c, k = loc
+                sym = Sym(f"p{j}", flat.params[j], rec)
+                j += 1
+                args = _place(args, items, c, k, sym)[0]
+                subs.append((c, k, sym))
+            # A tuple holding a parameter is rebuilt with the symbol in it, and so is every tuple
+            # above it up to the arguments or a mutable container (put back after the call:
+            # _restore_params), deepest first.  (_changed_numbers made sure each has one place:
+            # reached once, walked.)
+            while items:
+                c, new = items.pop(max(items, key=lambda t: len(_tuple_chain(flat, items[t][0], args))))
+                parent, k = flat.tuple_locs[id(c)]
+                t = tuple.__new__(type(c), new)
+                rec.rebuilt_tuples = True
+                args, put = _place(args, items, parent, k, t)
+                if put:
+                    rec.tuple_swaps.append((parent, k, t, c))
+        except (AttributeError, TypeError):
+            # a place that cannot take the symbol (a read-only attribute: a frozen partial's
+            # ``args``; a slot whose class attribute became a property): trace with the numbers
+            # as values (r14: the frozen call raised where the plain call works)
+            rec.escaped.update(str(n) for n in range(len(flat.params)))
+            self._restore_params(rec, flat, subs)
+            raise _ParamsRejected from None
         return args, kwargs, subs
 
     def _restore_params(self, rec, flat, subs) -> None:

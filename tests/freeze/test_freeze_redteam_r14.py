@@ -293,3 +293,28 @@ def test_defaultdict_factory_not_consulted_needs_no_guard():
     fz = differential(lambda x, d: x * d["q"],
                       lambda k: (_x(7), collections.defaultdict(lambda: 5.0, q=2.0)))
     assert fz.n_recordings == 1
+
+
+# -- a parameter that cannot be put in place --------------------------------------------------------------
+def test_frozen_partial_whose_arguments_change():
+    import functools
+    p = functools.partial(lambda s, x: x * s, 2.0)
+    fz = fj.freeze(p)
+    for k, s in enumerate([2.0, 2.0, 3.0, 3.0, 5.0]):
+        p.__setstate__((p.func, (s,), {}, None))      # (partial.args is read-only)
+        assert _bits(fz(_x(7))) == _bits(p(_x(7))), k
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_slot_whose_class_attribute_became_a_property(w):
+    class K:
+        __slots__ = ("s",)
+
+    o = K()
+    o.s = 2.0
+    member = K.__dict__["s"]
+
+    def change(k):
+        K.s = property(lambda self: 11.0) if k == 2 else member
+
+    differential(lambda x: x * o.s, lambda k: (_x(w),), change)
