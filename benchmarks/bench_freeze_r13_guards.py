@@ -26,6 +26,11 @@ Rows added by session r14, lane redteam:
   inherited attr       x * o.s with s on o's base class: the class's MRO tuple is guarded
                        (``Cls.__bases__ = ...`` was a stale replay)
   set arg              a set argument: keyed in iteration order (was: as a frozenset)
+  mode is MODE         a str argument compared by identity with a global: the identities of the
+                       inputs' Python values are guarded (an equal string made at run time was a
+                       stale replay)
+  str subclass arg     a ``class Tag(str)`` argument: keyed with its attributes, the binder compares
+                       keys (``Tag.scale`` was a stale replay)
 """
 import enum
 import itertools
@@ -65,6 +70,11 @@ class Derived(Base):
 
 
 obj = Derived()
+MODE = "train"
+
+
+class Tag(str):
+    pass
 
 
 x = Float(np.arange(16, dtype=np.float32))
@@ -85,6 +95,8 @@ cases = {
     "5 builtins": (fj.freeze(lambda x: x * float(len("ab") + int(abs(min(2, 3))))), ()),
     "inherited attr": (fj.freeze(lambda x: x * obj.s), ()),
     "set arg": (fj.freeze(lambda x, s: x * len(s)), ({1, 2, 3},)),
+    "mode is MODE": (fj.freeze(lambda x, m: x * (2.0 if m is MODE else 3.0)), (MODE,)),
+    "str subclass arg": (fj.freeze(lambda x, t: x * len(t)), (Tag("ab"),)),
 }
 
 

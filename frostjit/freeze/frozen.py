@@ -1000,7 +1000,8 @@ class FrozenFunction:
         deps = set(deps) | set(rs.dispatch.values())
         gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
                                        frozenset(self._global_names), self._cells, set(d.counts), self.name,
-                                       collections.Counter(op.input for op in rec.ops if type(op) is UploadInput))
+                                       collections.Counter(op.input for op in rec.ops if type(op) is UploadInput),
+                                       pre_entries)
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         rec.through = None

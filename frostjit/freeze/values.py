@@ -143,6 +143,26 @@ def value_key(o):
         return (t, o)
     if t is float:
         return (t, float_bits(o))
+    k = _value_key(o, t)
+    if t.__flags__ & _HEAPTYPE and len(k) == 2 and type(k[1]) is not Ident:
+        # a Python subclass of a value type (``class Tag(str)``, ``class F(float)``) may carry
+        # attributes its == and bits leave out (r14: ``s.scale`` of a str subclass argument
+        # replayed the first call's scale)
+        st = attribute_snaps(o)
+        if st:
+            return k + (st,)
+    return k
+
+
+def user_eq(t) -> bool:
+    """Whether ``t``'s ``==`` is written in Python (it may say anything: a key compares more)."""
+    for c in t.__mro__:
+        if "__eq__" in c.__dict__:
+            return bool(c.__flags__ & _HEAPTYPE)
+    return False
+
+
+def _value_key(o, t):
     if isinstance(o, (np.floating, np.complexfloating)):
         return (t, o.tobytes())                     # bits: sign of zero, NaN
     if isinstance(o, (np.integer, np.bool_)):

@@ -318,3 +318,93 @@ def test_slot_whose_class_attribute_became_a_property(w):
         K.s = property(lambda self: 11.0) if k == 2 else member
 
     differential(lambda x: x * o.s, lambda k: (_x(w),), change)
+
+
+# -- identity tests on values keyed by value ----------------------------------------------------------------
+def _runtime(v):
+    """An object equal to ``v`` made at run time (not the same object)."""
+    return type(v)(str(v)) if isinstance(v, (int, float)) else "".join(v) if isinstance(v, str) else bytes(list(v))
+
+
+TRAIN = "train-mode"
+BIG = 1000001
+SCALE = 2.5
+TAG = b"tag-x"
+
+
+@pytest.mark.parametrize("hidden", [TRAIN, BIG, SCALE, TAG], ids=["str", "int", "float", "bytes"])
+@pytest.mark.parametrize("where", ["direct", "list"])
+def test_an_argument_equal_to_a_hidden_value_is_not_it(hidden, where):
+    box = {"h": hidden}
+    wrap, get = {"direct": (lambda v: v, lambda a: a), "list": (lambda v: [v], lambda a: a[0])}[where]
+
+    def fn(x, a):
+        return x * (2.0 if get(a) is box["h"] else 3.0)
+
+    fz = differential(fn, lambda k: (_x(7), wrap(hidden if k in (0, 1, 4) else _runtime(hidden))))
+    assert fz.n_recordings == 2
+
+
+@pytest.mark.parametrize("make", [lambda: "".join(["ab", "cd-"]), lambda: int("1000001"), lambda: float("2.5")],
+                         ids=["str", "int", "float"])
+def test_two_arguments_the_same_object_or_not(make):
+    def args(k):
+        v = make()
+        return (_x(7), v, v) if k in (0, 1, 4) else (_x(7), v, make())
+
+    differential(lambda x, a, b: x * (2.0 if a is b else 3.0), args)
+
+
+def test_a_value_identity_guard_only_with_is():
+    fz = differential(lambda x, a: x * (2.0 if a == TRAIN else 3.0), lambda k: (_x(7), _runtime(TRAIN)))
+    (recd,) = fz._cache.entries[next(iter(fz._cache.entries))].order
+    assert recd.guardset is None            # (no `is`: no identity pattern)
+
+
+# -- Python subclasses of value types, Enums with their own == ----------------------------------------------
+class Tag(str):
+    pass
+
+
+class Scale(float):
+    pass
+
+
+class Blob(bytes):
+    pass
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("cls", [Tag, Scale, Blob])
+def test_attributes_of_a_value_subclass_argument(w, cls):
+    def arg(k):
+        v = cls(b"a" if cls is Blob else "1" if cls is Scale else "a")
+        v.scale = [2.0, 2.0, 3.0, 3.0, 2.0, 5.0][k]
+        return _x(w), {"v": v}
+
+    differential(lambda x, d: x * d["v"].scale, arg, max_recordings=4)
+
+
+@pytest.mark.parametrize("where", ["argument", "closure"])
+def test_an_enum_whose_eq_lies(where):
+    import enum
+
+    class Mode(enum.Enum):
+        A = 1
+        B = 2
+
+        def __eq__(self, other):
+            return True
+
+        def __hash__(self):
+            return 0
+
+    box = {"m": Mode.A}
+
+    def change(k):
+        box["m"] = Mode.B if k == 2 else Mode.A
+
+    if where == "argument":
+        differential(lambda x, m: x * float(m.value), lambda k: (_x(7), Mode.A if k in (0, 1, 4) else Mode.B))
+    else:
+        differential(lambda x: x * float(box["m"].value), lambda k: (_x(7),), change)
