@@ -23,28 +23,11 @@ from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
 from frostjit.llvm import Float
+from freeze_helpers import bits as _bits, differential
 
 pytestmark = pytest.mark.no_freeze_check      # (the test compares with the plain call itself)
 
 WIDTHS = (1, 7, 100)
-
-
-def _bits(v):
-    a = np.asarray(v.numpy() if hasattr(v, "numpy") else v)
-    return a.dtype.str, a.shape, a.tobytes()
-
-
-def differential(fn, args, change=lambda k: None, calls=6, change_at=(2, 4), max_recordings=3):
-    """``fj.freeze(fn)`` and ``fn`` called with ``args(k)`` ``calls`` times, ``change(k)`` before
-    the calls in ``change_at``: every frozen result equals the plain one, bit for bit."""
-    fz = fj.freeze(fn)
-    for k in range(calls):
-        if k in change_at:
-            change(k)
-        got, ref = _bits(fz(*args(k))), _bits(fn(*args(k)))
-        assert got == ref, (k, got, ref)
-    assert fz.n_recordings <= max_recordings, fz.n_recordings
-    return fz
 
 
 def _x(w):
