@@ -391,3 +391,15 @@ def test_an_enum_whose_eq_lies(where):
         differential(lambda x, m: x * float(m.value), lambda k: (_x(7), Mode.A if k in (0, 1, 4) else Mode.B))
     else:
         differential(lambda x: x * float(box["m"].value), lambda k: (_x(7),), change)
+
+
+# -- a function attribute ---------------------------------------------------------------------------------
+def test_a_function_attribute_set_by_the_call_itself():
+    ns = {}
+    exec("def f(x):\n    f.n = getattr(f, 'n', 0) + 1\n    return x * f.n\n", ns)
+    twin = {}
+    exec("def f(x):\n    f.n = getattr(f, 'n', 0) + 1\n    return x * f.n\n", twin)
+    fz = fj.freeze(ns["f"])
+    for k in range(4):
+        assert _bits(fz(_x(7))) == _bits(twin["f"](_x(7))), k
+    assert ns["f"].n == twin["f"].n == 4     # (traced every call: it reads back what it wrote)
