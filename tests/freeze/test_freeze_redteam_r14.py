@@ -403,3 +403,16 @@ def test_a_function_attribute_set_by_the_call_itself():
     for k in range(4):
         assert _bits(fz(_x(7))) == _bits(twin["f"](_x(7))), k
     assert ns["f"].n == twin["f"].n == 4     # (traced every call: it reads back what it wrote)
+
+
+# -- a NumPy scalar parameter where the array operator refuses it ------------------------------------------
+@pytest.mark.parametrize("op", ["floordiv", "mod"])
+def test_numpy_scalar_parameter_refused_by_the_operator(op):
+    import operator
+    import warnings
+    from frostjit.llvm import Int32
+    fn = getattr(operator, op)
+    vals = [np.float32(2.0), np.float32(3.0), np.float32(2.0), np.float32(5.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # (NumPy reads the array: the plain-call fallback warns)
+        differential(lambda x, p: fn(Int32(x * 10), p), lambda k: (_x(7), vals[k]), calls=4, max_recordings=4)
