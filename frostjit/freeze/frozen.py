@@ -825,9 +825,10 @@ class FrozenFunction:
                     "threshold), which a replay does not repeat"
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
             if subs:
-                if rs.uses_type or (rs.uses_is and rec.rebuilt_tuples):
-                    # type(p) saw a symbolic number, or an identity test saw a tuple rebuilt
-                    # around one (``t is CFG``): trace again with values
+                if rs.uses_type or rs.uses_is:
+                    # type(p) saw a symbolic number, or an identity test may have met one (``p is
+                    # Q`` is False for the symbol even when the number is Q: r14, a stale replay)
+                    # or a tuple rebuilt around one (``t is CFG``): trace again with values
                     rec.escaped.update(str(j) for j in range(len(subs)))
                     self._restore_params(rec, flat, subs)
                     if recd is not None:
@@ -859,7 +860,6 @@ class FrozenFunction:
         rec.n_params = len(flat.params)
         rec.escaped = set()
         rec.tuple_swaps = []
-        rec.rebuilt_tuples = False
         subs = []
         items = {}          # id(tuple) -> (tuple, its items with the symbols in place)
         j = 0
@@ -880,7 +880,6 @@ class FrozenFunction:
                 c, new = items.pop(max(items, key=lambda t: len(_tuple_chain(flat, items[t][0], args))))
                 parent, k = flat.tuple_locs[id(c)]
                 t = tuple.__new__(type(c), new)
-                rec.rebuilt_tuples = True
                 args, put = _place(args, items, parent, k, t)
                 if put:
                     rec.tuple_swaps.append((parent, k, t, c))

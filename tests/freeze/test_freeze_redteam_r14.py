@@ -416,3 +416,15 @@ def test_numpy_scalar_parameter_refused_by_the_operator(op):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")     # (NumPy reads the array: the plain-call fallback warns)
         differential(lambda x, p: fn(Int32(x * 10), p), lambda k: (_x(7), vals[k]), calls=4, max_recordings=4)
+
+
+# -- an identity test on a number that became a parameter ---------------------------------------------------
+Q = 2.5
+
+
+@pytest.mark.parametrize("where", ["direct", "list"])
+def test_identity_test_on_a_number_parameter(where):
+    wrap, get = {"direct": (lambda v: v, lambda a: a), "list": (lambda v: [v], lambda a: a[0])}[where]
+    vals = [Q, 1.5, Q, float("2.5"), 3.5, Q]
+    differential(lambda x, a: x * get(a) + (1.0 if get(a) is Q else 0.0), lambda k: (_x(7), wrap(vals[k])),
+                 max_recordings=6)
