@@ -31,6 +31,8 @@ Rows added by session r14, lane redteam:
                        stale replay)
   str subclass arg     a ``class Tag(str)`` argument: keyed with its attributes, the binder compares
                        keys (``Tag.scale`` was a stale replay)
+  helper reads o.s     a helper reads an attribute of a hidden object: its ``__dict__`` is guarded
+                       by identity too (``o.__dict__ = {...}`` was a stale replay)
 """
 import enum
 import itertools
@@ -77,6 +79,14 @@ class Tag(str):
     pass
 
 
+hidden = Derived()
+hidden.t = 3.0
+
+
+def read_hidden():
+    return hidden.t
+
+
 x = Float(np.arange(16, dtype=np.float32))
 cases = {
     "x+1": (fj.freeze(lambda x: x + 1), ()),
@@ -97,6 +107,7 @@ cases = {
     "set arg": (fj.freeze(lambda x, s: x * len(s)), ({1, 2, 3},)),
     "mode is MODE": (fj.freeze(lambda x, m: x * (2.0 if m is MODE else 3.0)), (MODE,)),
     "str subclass arg": (fj.freeze(lambda x, t: x * len(t)), (Tag("ab"),)),
+    "helper reads o.s": (fj.freeze(lambda x: x * read_hidden()), ()),
 }
 
 

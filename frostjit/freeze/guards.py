@@ -192,6 +192,11 @@ class GuardSet:
             if a.value is ABSENT:
                 return [f"{I}if K{i} in {h}: return {i}"]
             acc = f"{h}.get(K{i}, MISS)"
+        elif k == "attr" and a.key == "__dict__" and type(a.value) is dict:
+            # which dict an object has (lookup.read_attr: only for classes without their own
+            # __getattribute__): one attribute load and an identity test
+            ns[f"V{i}"] = a.value
+            return [f"{I}if {h}.__dict__ is not V{i}: return {i}"]
         elif k == "attr":
             acc = f"getattr({h}, {a.key!r}, MISS)"
             if a.value is ABSENT:
@@ -681,7 +686,7 @@ def covering(flat, before=None):
             # an input object handed to library code as a whole: the walk keyed what it walks
             # (its fields hold this call's arrays: a guard on their identity would fail every call)
             return False
-        if atom.kind == "class" or (atom.kind == "attr" and _walked_attribute(node, atom.key)):
+        if atom.kind == "class" or (atom.kind == "attr" and (atom.key == "__dict__" or _walked_attribute(node, atom.key))):
             return False                # the class (the layout key's type); a slot the walk read
         if atom.kind in ("item", "contents") and atom.holder is not c:
             # read in a part of the owner that the walk reached as a container of its own (a

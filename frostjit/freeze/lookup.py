@@ -174,6 +174,10 @@ def read_attr(o, name, label, where):
     except (AttributeError, TypeError):
         d = None
     if isinstance(d, dict):
+        if (watched_class(t) or t is types.FunctionType) and t.__getattribute__ is object.__getattribute__:
+            # which dict: ``o.__dict__ = {...}`` leaves the old one, whose entries hold, behind
+            # (r14: a stale replay); one guard per object (ReadSet.add keeps the first)
+            atoms.append(Atom("attr", o, "__dict__", d, o, f"{label.rsplit('.', 1)[0]}.__dict__", where))
         if name in d:
             v = d[name]
             atoms.append(Atom("entry", d, name, v, o, label, where))

@@ -428,3 +428,40 @@ def test_identity_test_on_a_number_parameter(where):
     vals = [Q, 1.5, Q, float("2.5"), 3.5, Q]
     differential(lambda x, a: x * get(a) + (1.0 if get(a) is Q else 0.0), lambda k: (_x(7), wrap(vals[k])),
                  max_recordings=6)
+
+
+# -- an instance dict replaced ------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["object", "function"])
+def test_a_hidden_instance_dict_replaced(kind):
+    if kind == "object":
+        o = type("O", (), {})()
+        o.s = 2.0
+    else:
+        def o():
+            return 0.0
+        o.s = 2.0
+
+    def helper():
+        return o.s
+
+    def change(k):
+        o.__dict__ = {"s": 1.0 + k}
+
+    differential(lambda x: x * helper(), lambda k: (_x(7),), change)
+
+
+def test_an_argument_objects_dict_needs_no_identity_guard():
+    class Obj:
+        def __eq__(self, other):
+            return type(other) is Obj
+
+        def __hash__(self):
+            return 0
+
+    def arg(k):
+        o = Obj()
+        o.s = 2.0
+        return _x(7), o
+
+    fz = differential(lambda x, o: x * o.s, arg)
+    assert fz.n_recordings == 1
