@@ -17,6 +17,22 @@ Run it under two trees (PYTHONPATH=<tree>) and compare:
   IntEnum arg          an IntEnum argument (int's ==: unchanged)
   (lr, mom) tuple      a training-step-like call f(x, (lr, 0.9)) with a new lr every call: r13 makes
                        the numbers in the tuple parameters (before: one trace per call)
+
+Rows added by session r14, lane redteam:
+
+  len+float builtins   x * float(len(...)): the builtins the code called are guarded by identity
+                       (``mock.patch("builtins.round")`` was a stale replay): one module group
+  5 builtins           float, len, int, abs, min: one itemgetter pass over builtins' dict
+  inherited attr       x * o.s with s on o's base class: the class's MRO tuple is guarded
+                       (``Cls.__bases__ = ...`` was a stale replay)
+  set arg              a set argument: keyed in iteration order (was: as a frozenset)
+  mode is MODE         a str argument compared by identity with a global: the identities of the
+                       inputs' Python values are guarded (an equal string made at run time was a
+                       stale replay)
+  str subclass arg     a ``class Tag(str)`` argument: keyed with its attributes, the binder compares
+                       keys (``Tag.scale`` was a stale replay)
+  helper reads o.s     a helper reads an attribute of a hidden object: its ``__dict__`` is guarded
+                       by identity too (``o.__dict__ = {...}`` was a stale replay)
 """
 import enum
 import itertools
@@ -47,6 +63,30 @@ class E(enum.IntEnum):
     A = 2
 
 
+class Base:
+    s = 2.0
+
+
+class Derived(Base):
+    pass
+
+
+obj = Derived()
+MODE = "train"
+
+
+class Tag(str):
+    pass
+
+
+hidden = Derived()
+hidden.t = 3.0
+
+
+def read_hidden():
+    return hidden.t
+
+
 x = Float(np.arange(16, dtype=np.float32))
 cases = {
     "x+1": (fj.freeze(lambda x: x + 1), ()),
@@ -61,6 +101,13 @@ cases = {
     "x*json.<setting>": (fj.freeze(lambda x: x * getattr(json, "_bench_scale", 2.0)), ()),
     "int subclass arg": (fj.freeze(lambda x, n: x * n), (Count(3),)),
     "IntEnum arg": (fj.freeze(lambda x, n: x * n), (E.A,)),
+    "len+float builtins": (fj.freeze(lambda x: x * float(len("ab"))), ()),
+    "5 builtins": (fj.freeze(lambda x: x * float(len("ab") + int(abs(min(2, 3))))), ()),
+    "inherited attr": (fj.freeze(lambda x: x * obj.s), ()),
+    "set arg": (fj.freeze(lambda x, s: x * len(s)), ({1, 2, 3},)),
+    "mode is MODE": (fj.freeze(lambda x, m: x * (2.0 if m is MODE else 3.0)), (MODE,)),
+    "str subclass arg": (fj.freeze(lambda x, t: x * len(t)), (Tag("ab"),)),
+    "helper reads o.s": (fj.freeze(lambda x: x * read_hidden()), ()),
 }
 
 

@@ -490,7 +490,7 @@ _state = state
 def operand_kind(x):
     """What :func:`~.promotion.operator_refused` knows of operand ``x``: its element type (a 1-D
     or static array, a tensor), else its Python type (a number, or anything else)."""
-    t = type(x)
+    t = x.__class__
     vt = getattr(t, "_vt", None)
     if vt is None:
         inner = getattr(t, "_leaf", None) or getattr(t, "_array_type", None)
@@ -535,8 +535,11 @@ def operator_refuses(op: str, left, right) -> bool:
     """Whether the Python operator ``left <op> right`` refuses these operands as Dr.Jit's do
     (``Int / Int``, ``Float // Float``, ``Float & Float``: the caller returns ``NotImplemented``).
     A NumPy scalar or 0-d array counts as an element of the array beside it (:func:`numpy_element`).
-    Remembered per (op, operand classes), except for NumPy arrays (0-d or not: the same class)."""
-    key = (op, type(left), type(right))
+    Remembered per (op, operand classes), except for NumPy arrays (0-d or not: the same class).
+    (``__class__``, not ``type()``: a recording's symbolic number stands for its value's class,
+    e.g. ``np.float32``, which these refuse as a plain call does: r14, ``Int // p`` replayed where
+    the plain call went to NumPy.)"""
+    key = (op, left.__class__, right.__class__)
     r = _refusals.get(key)
     if r is None:
         a, b = operand_kind(left), operand_kind(right)

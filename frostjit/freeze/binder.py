@@ -20,6 +20,7 @@ those keys always take the full walk.
 """
 from __future__ import annotations
 
+import enum
 import operator
 
 from ..trace.state import state
@@ -28,7 +29,7 @@ from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
-from .values import Ident, eq_differs, value_key, needs_key, is_torch_tensor
+from .values import _HEAPTYPE, Ident, attribute_snaps, eq_differs, float_bits, user_eq, value_key, needs_key, is_torch_tensor
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 PAIRWISE_MAX = 10            # containers of one type compared pairwise (45 `is` tests) up to this many
@@ -51,7 +52,7 @@ _MISS = object()
 
 
 def _lit(v):
-    return v.hex() if type(v) is float else v
+    return float_bits(v) if type(v) is float else v
 
 
 def _cell_full(cell) -> bool:
@@ -401,18 +402,35 @@ class _Gen:
             return
         if t is float:
             c = self.const(o)
-            self.fail_if(f"{var} is not {c} and (type({var}) is not float or {var}.hex() != {self.const(o.hex())})")
+            # (a NaN: by sign and payload too, which ``hex`` leaves out)
+            self.ns["FBITS"] = float_bits
+            h = f"FBITS({var})" if o != o else f"{var}.hex()"
+            self.fail_if(f"{var} is not {c} and (type({var}) is not float or {h} != {self.const(float_bits(o))})")
             return
         key = value_key(o)
         if len(key) == 2 and type(key[1]) is Ident:           # by identity, held weakly
             self.fail_if(f"{var} is not {self.weak(key[1])}()")
             return
-        if needs_key(t):        # == is not exact for these (-0.0 == 0.0, nan != nan): the key
+        heap = t.__flags__ & _HEAPTYPE
+        if needs_key(t) or (heap and user_eq(t)):
+            # == is not exact for these (-0.0 == 0.0, nan != nan), or may lie (r14: an Enum
+            # whose == says True): the key
             self.ns["KEY"] = value_key
             self.fail_if(f"KEY({var}) != {self.const(key)}")
             return
         c = self.const(o)
-        self.fail_if(f"{var} is not {c} and (type({var}) is not {self.const(t)} or not ({var} == {c}))")
+        test = f"{var} is not {c} and (type({var}) is not {self.const(t)} or not ({var} == {c}))"
+        if heap and not isinstance(o, enum.Enum):
+            # a Python subclass (``class Tag(str)``): its attributes are in the key too (r14:
+            # ``s.scale`` of such an argument replayed the first call's scale)
+            snaps = attribute_snaps(o)
+            if snaps or slot_names(t):
+                self.ns["SNAPS"] = attribute_snaps
+                test = f"({test}) or SNAPS({var}) != {self.const(snaps)}"
+            else:               # (the usual case: none; an empty __dict__ is falsy)
+                self.ns["IDICT"] = instance_dict
+                test = f"({test}) or IDICT({var})"
+        self.fail_if(test)
 
     def keys_differ(self, expr: str, keys: tuple) -> str:
         """The condition that the dict keys ``expr`` are not ``keys`` (as layout.keys_token

@@ -41,6 +41,8 @@ class Chain:
 MISSING = object()
 
 
+_PLAIN_LOADS = ("LOAD_FAST", "LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLOSURE", "LOAD_FAST_CHECK")
+
 def _step_text(k, v) -> str:
     if k == "attr":
         return f".{v}"
@@ -248,7 +250,9 @@ def analyse(code) -> dict:
                     and ins[k - 2].argval == 0:
                 table.setdefault(x.offset, []).append(("import_from", (ins[k].argval, x.argval), lines[i]))
         elif x.opname == "IS_OP" and i and ins[i - 1].opname != "LOAD_CONST" \
-                and not (i > 1 and ins[i - 2].opname == "LOAD_CONST"):
+                and not (i > 1 and ins[i - 2].opname == "LOAD_CONST" and ins[i - 1].opname in _PLAIN_LOADS):
+            # (not ``x is None`` / ``None is x``; ``a is d["k"]`` ends LOAD_CONST, BINARY_SUBSCR: r14,
+            # that identity test was not seen)
             table.setdefault(x.offset, []).append(("is", None, lines[i]))
     for offset, extended in prefixes.items():
         if offset in table:

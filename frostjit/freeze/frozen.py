@@ -825,9 +825,10 @@ class FrozenFunction:
                     "threshold), which a replay does not repeat"
             recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
             if subs:
-                if rs.uses_type or (rs.uses_is and rec.rebuilt_tuples):
-                    # type(p) saw a symbolic number, or an identity test saw a tuple rebuilt
-                    # around one (``t is CFG``): trace again with values
+                if rs.uses_type or rs.uses_is:
+                    # type(p) saw a symbolic number, or an identity test may have met one (``p is
+                    # Q`` is False for the symbol even when the number is Q: r14, a stale replay)
+                    # or a tuple rebuilt around one (``t is CFG``): trace again with values
                     rec.escaped.update(str(j) for j in range(len(subs)))
                     self._restore_params(rec, flat, subs)
                     if recd is not None:
@@ -859,29 +860,36 @@ class FrozenFunction:
         rec.n_params = len(flat.params)
         rec.escaped = set()
         rec.tuple_swaps = []
-        rec.rebuilt_tuples = False
         subs = []
         items = {}          # id(tuple) -> (tuple, its items with the symbols in place)
         j = 0
-        for i, (loc, _) in enumerate(flat.number_locs):
-            if i not in self._param_mask:
-                continue
-            c, k = loc
-            sym = Sym(f"p{j}", flat.params[j], rec)
-            j += 1
-            args = _place(args, items, c, k, sym)[0]
-            subs.append((c, k, sym))
-        # A tuple holding a parameter is rebuilt with the symbol in it, and so is every tuple above
-        # it up to the arguments or a mutable container (put back after the call: _restore_params),
-        # deepest first.  (_changed_numbers made sure each has one place: reached once, walked.)
-        while items:
-            c, new = items.pop(max(items, key=lambda t: len(_tuple_chain(flat, items[t][0], args))))
-            parent, k = flat.tuple_locs[id(c)]
-            t = tuple.__new__(type(c), new)
-            rec.rebuilt_tuples = True
-            args, put = _place(args, items, parent, k, t)
-            if put:
-                rec.tuple_swaps.append((parent, k, t, c))
+        try:
+            for i, (loc, _) in enumerate(flat.number_locs):
+                if i not in self._param_mask:
+                    continue
+                c, k = loc
+                sym = Sym(f"p{j}", flat.params[j], rec)
+                j += 1
+                args = _place(args, items, c, k, sym)[0]
+                subs.append((c, k, sym))
+            # A tuple holding a parameter is rebuilt with the symbol in it, and so is every tuple
+            # above it up to the arguments or a mutable container (put back after the call:
+            # _restore_params), deepest first.  (_changed_numbers made sure each has one place:
+            # reached once, walked.)
+            while items:
+                c, new = items.pop(max(items, key=lambda t: len(_tuple_chain(flat, items[t][0], args))))
+                parent, k = flat.tuple_locs[id(c)]
+                t = tuple.__new__(type(c), new)
+                args, put = _place(args, items, parent, k, t)
+                if put:
+                    rec.tuple_swaps.append((parent, k, t, c))
+        except (AttributeError, TypeError):
+            # a place that cannot take the symbol (a read-only attribute: a frozen partial's
+            # ``args``; a slot whose class attribute became a property): trace with the numbers
+            # as values (r14: the frozen call raised where the plain call works)
+            rec.escaped.update(str(n) for n in range(len(flat.params)))
+            self._restore_params(rec, flat, subs)
+            raise _ParamsRejected from None
         return args, kwargs, subs
 
     def _restore_params(self, rec, flat, subs) -> None:
@@ -991,7 +999,8 @@ class FrozenFunction:
         deps = set(deps) | set(rs.dispatch.values())
         gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
                                        frozenset(self._global_names), self._cells, set(d.counts), self.name,
-                                       collections.Counter(op.input for op in rec.ops if type(op) is UploadInput))
+                                       collections.Counter(op.input for op in rec.ops if type(op) is UploadInput),
+                                       pre_entries)
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         rec.through = None

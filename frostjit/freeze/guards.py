@@ -39,6 +39,7 @@ from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token, decimal_context
 from .records import ConstRoot, ContainerRoot, NumpyRoot
+from .symbolic import Sym
 from .values import _ATOM_TYPES, C_BUFFERS, contents, deep_contents, snap
 
 MISS = object()
@@ -191,6 +192,11 @@ class GuardSet:
             if a.value is ABSENT:
                 return [f"{I}if K{i} in {h}: return {i}"]
             acc = f"{h}.get(K{i}, MISS)"
+        elif k == "attr" and a.key == "__dict__" and type(a.value) is dict:
+            # which dict an object has (lookup.read_attr: only for classes without their own
+            # __getattribute__): one attribute load and an identity test
+            ns[f"V{i}"] = a.value
+            return [f"{I}if {h}.__dict__ is not V{i}: return {i}"]
         elif k == "attr":
             acc = f"getattr({h}, {a.key!r}, MISS)"
             if a.value is ABSENT:
@@ -448,8 +454,11 @@ def fresh_ids(rs, candidates) -> set:
     return {i for i in candidates if i in done}
 
 
-def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=()):
+def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=(), before=None):
     """The guards of a finished recording, or a fallback reason.
+
+    ``before``: the entries of each container of ``flat`` before the call (``None`` for a tuple),
+    what the next call's walk will see there.
 
     ``uploaded``: how many times the recording uploads each NumPy input (by index; re-read by
     every replay): passing one on as a whole (``x + a``) needs no guard on its data when every
@@ -536,6 +545,19 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
             atoms.append(Atom("alias", fn, None, fn(flat), None,
                               "which inputs are objects the code read elsewhere (an `is` comparison)", None))
             roots.append(ConstRoot(None))
+        # Python values among the inputs are keyed by value, so which of them are the same object
+        # (``mode is TRAIN`` for an equal string made at run time, ``a is b`` for two equal ints)
+        # is guarded too: one pattern of identities over them and the hidden values read (r14)
+        seen = {}
+        for a, root in zip(atoms, roots):
+            if a.kind in ("entry", "item", "cell", "attr", "deref") and type(root) is ConstRoot \
+                    and _by_value(a.value):
+                seen.setdefault(id(a.value), len(seen))
+        fn, pattern = _value_identities(seen, flat, before)
+        if fn is not None:
+            atoms.append(Atom("alias", fn, None, pattern, None,
+                              "which Python values among the inputs are the same objects (an `is` comparison)", None))
+            roots.append(ConstRoot(None))
     gs = GuardSet(atoms, roots, name, input_of) if atoms else None
     if gs is not None:
         gs.hidden_writes = hidden_writes
@@ -546,6 +568,58 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
 # key: whether it *is* that one is guarded too; r13, ``t is CFG`` replayed for an equal tuple)
 _NOT_IDENTITIES = _ATOM_TYPES + (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
                                   types.MethodType)
+
+
+def _by_value(v) -> bool:
+    """A Python value keyed by value whose identity the code may still test (not a singleton)."""
+    return isinstance(v, _BY_VALUE) and v is not None and v is not True and v is not False
+
+
+_BY_VALUE = _ATOM_TYPES + (decimal.Decimal,)
+
+
+def _entry_getter(c, key):
+    """``get(c)``: entry ``key`` of container ``c`` as the walk reads it, cheaply for the usual kinds."""
+    if type(c) in (tuple, list, dict):
+        return operator.itemgetter(key)
+    if hasattr(type(c), "__fj_traverse__") and not hasattr(type(c), "__fj_traverse_attrs__"):
+        return lambda c: c.__fj_traverse__()[key]        # (the function's globals and cells views)
+    if key in (_instance_dict(c) or ()):
+        return lambda c: object.__getattribute__(c, "__dict__")[key]
+    return lambda c: dict(entries(c))[key]
+
+
+def _value_identities(seed: dict, flat, before=None):
+    """``(idents, pattern)``: ``idents(flat)`` gives, for each Python value among the inputs'
+    entries (walk order), the number of the first of them, or of the hidden value (``seed``: ids
+    -> number), that is the same object; ``pattern`` is what it gave for the recording call
+    ``flat``, whose containers held ``before`` before the call (``None``: no such values).
+    (Ids only, as :func:`_aliasing`; the places are read directly: the layout key fixes them.)"""
+    places = []
+    seen = dict(seed)
+    pattern = []
+    for k, c in enumerate(flat.containers):
+        es = before[k] if before is not None and before[k] is not None else entries(c)
+        for key, v in es:
+            if type(v) is Sym:
+                v = v.value         # (a parameter while recording: the number it stands for)
+            if _by_value(v):
+                places.append((k, _entry_getter(c, key)))
+                pattern.append(seen.setdefault(id(v), len(seen)))
+    if not places:
+        return None, None
+
+    def idents(flat):
+        seen = dict(seed)
+        conts = flat.containers
+        out = []
+        for k, get in places:
+            v = get(conts[k])
+            if type(v) is Sym:
+                v = v.value
+            out.append(seen.setdefault(id(v), len(seen)))
+        return tuple(out)
+    return idents, tuple(pattern)
 
 
 def _aliasing(hid: dict):
@@ -612,7 +686,7 @@ def covering(flat, before=None):
             # an input object handed to library code as a whole: the walk keyed what it walks
             # (its fields hold this call's arrays: a guard on their identity would fail every call)
             return False
-        if atom.kind == "class" or (atom.kind == "attr" and _walked_attribute(node, atom.key)):
+        if atom.kind == "class" or (atom.kind == "attr" and (atom.key == "__dict__" or _walked_attribute(node, atom.key))):
             return False                # the class (the layout key's type); a slot the walk read
         if atom.kind in ("item", "contents") and atom.holder is not c:
             # read in a part of the owner that the walk reached as a container of its own (a

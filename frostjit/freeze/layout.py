@@ -44,7 +44,7 @@ from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
 from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
                           NodeType, node_type, slot_names)
-from .values import Eq, Ident, coarse_eq, exact_state, value_key
+from .values import Eq, Ident, coarse_eq, exact_state, float_bits, float_of_bits, value_key
 
 
 _NO_SLOT = object()
@@ -219,7 +219,7 @@ class Walker:
             else:
                 v = node.value
                 f.leaf_nodes.append(node)
-                self.tok((type(o), "L", v.hex() if type(v) is float else v, node.size, o._ad is not None), path)
+                self.tok((type(o), "L", float_bits(v) if type(v) is float else v, node.size, o._ad is not None), path)
                 return True
         f.leaf_nodes.append(node)
         if op == "data":
@@ -654,7 +654,7 @@ def _token_change(a, b) -> str:
                 return f"NumPy {names[i]} changed from {a[i]!r} to {b[i]!r}"
         return "NumPy array aliasing changed"
     if t is float:
-        return f"Python value changed from {float.fromhex(a[1])!r} to {float.fromhex(b[1])!r}"
+        return f"Python value changed from {float_of_bits(a[1])!r} to {float_of_bits(b[1])!r}"
     if isinstance(t, type) and issubclass(t, (list, tuple)) and len(a) == 2 and isinstance(a[1], int):
         return f"number of elements changed from {a[1]} to {b[1]}"
     if len(a) == 3 == len(b) and isinstance(a[2], Ident) and a[:2] == b[:2]:
@@ -677,9 +677,9 @@ def _token_value(tok):
     if isinstance(t, type) and issubclass(t, (np.floating, np.complexfloating)) and isinstance(v, bytes):
         return np.frombuffer(v, dtype=t)[0]
     if isinstance(t, type) and issubclass(t, complex) and len(tok) == 3:
-        return complex(float.fromhex(tok[1]), float.fromhex(tok[2]))
+        return complex(float_of_bits(tok[1]), float_of_bits(tok[2]))
     if isinstance(t, type) and issubclass(t, float) and isinstance(v, str):
-        return float.fromhex(v)
+        return float_of_bits(v)
     if t is decimal.Decimal:
         return decimal.Decimal(v)
     return v

@@ -99,6 +99,11 @@ def _cls_dict_of(c):
 def _find_in_mro(mro, name, atoms, label, where, lib_absent=True):
     """The first class of ``mro`` whose dict has ``name``: ``(class, value)`` or ``(None, ABSENT)``;
     appends atoms for every watched class dict consulted."""
+    if len(mro) > 1 and name not in _cls_dict_of(mro[0]) and watched_class(mro[0]):
+        # found on a base, or nowhere: which bases are consulted is the MRO, which
+        # ``Cls.__bases__ = (Other,)`` replaces (r14: the old base's value replayed stale); the
+        # class keeps one MRO tuple until then, so the guard is an identity test
+        atoms.append(Atom("attr", mro[0], "__mro__", mro, mro[0], f"{mro[0].__qualname__}.__mro__", where))
     for c in mro:
         d = _cls_dict_of(c)
         if name in d:
@@ -169,13 +174,18 @@ def read_attr(o, name, label, where):
     except (AttributeError, TypeError):
         d = None
     if isinstance(d, dict):
+        if (watched_class(t) or t is types.FunctionType) and t.__getattribute__ is object.__getattribute__:
+            # which dict: ``o.__dict__ = {...}`` leaves the old one, whose entries hold, behind
+            # (r14: a stale replay); one guard per object (ReadSet.add keeps the first)
+            atoms.append(Atom("attr", o, "__dict__", d, o, f"{label.rsplit('.', 1)[0]}.__dict__", where))
         if name in d:
             v = d[name]
             atoms.append(Atom("entry", d, name, v, o, label, where))
             return v, atoms
-        if watched_class(t) or (owner is not None and _library_class(t)):
+        if watched_class(t) or t is types.FunctionType or (owner is not None and _library_class(t)):
             # (a library object's method shadowed by an instance attribute between calls:
-            # ``mock.patch.object(obj, "m")``)
+            # ``mock.patch.object(obj, "m")``; a function attribute set after the call read it
+            # absent, ``f.n = getattr(f, "n", 0) + 1``: r14, a stale replay)
             atoms.append(Atom("entry", d, name, ABSENT, o, label, where))
     if owner is not None:
         if hasattr(at, "__get__"):

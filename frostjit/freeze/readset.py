@@ -96,6 +96,19 @@ def _never(v) -> bool:
 
 
 # ------------------------------------------------------------------------------ the observer
+
+_BUILTINS = sys.modules["builtins"]
+_VIEWS = (types.MappingProxyType, type({}.keys()), type({}.values()), type({}.items()))
+
+
+def _viewed(v):
+    """The mapping a view shows (a mappingproxy's dict, a dict view's dict), else ``v``."""
+    if isinstance(v, _VIEWS):
+        for r in gc.get_referents(v):
+            if isinstance(r, dict):
+                return r
+    return v
+
 class ReadSet:
     """Watches the calling thread while a frozen function records (see module docstring).
 
@@ -487,8 +500,16 @@ class ReadSet:
                     return
                 v = b[ch.name]
                 self.add(Atom("entry", g, ch.name, ABSENT, g, f"{g.get('__name__', '?')}.{ch.name}", where))
+                # the builtin itself: ``mock.patch("builtins.round", f)`` between calls (r14: a
+                # stale replay); checked with the recording's other library entries, by identity
+                self.add(Atom("entry", b, ch.name, v, _BUILTINS if b is _BUILTINS.__dict__ else b,
+                              f"builtins.{ch.name}", where))
                 if v is type:
                     self.uses_type = True       # type(p) tells a symbolic number from a float
+                elif v is __import__:
+                    # ``__import__("m").k``: the builtin runs in C (no frame shows its argument),
+                    # so every imported module with a loose name's attribute is a candidate
+                    self.imported.append((None, None, where))
                 elif v is id and not ch.steps:
                     # id() of an input differs every call (arrays are made anew), and the code may
                     # act on it (a cache keyed by id): no guard can say whether a replay would
@@ -699,6 +720,9 @@ class ReadSet:
         entry (another module may be put there) and their entries named by a loose attribute
         load (r13: ``import_module("m").k`` replayed a stale ``k``)."""
         for name, package, where in self.imported:
+            if name is None:            # (``__import__``: any module in sys.modules)
+                self._dunder_import_atoms(names, where)
+                continue
             try:
                 full = importlib.util.resolve_name(name, package) if type(name) is str else None
             except (ImportError, ValueError, TypeError):
@@ -714,6 +738,21 @@ class ReadSet:
                     for at in atoms:
                         self.add(at)
 
+    def _dunder_import_atoms(self, names, where) -> None:
+        """The entries named by loose attribute loads in every module of ``sys.modules`` that
+        has them (``__import__("m").k``, r14: a stale replay): more guards than the one module
+        read, never fewer."""
+        for full, mod in list(sys.modules.items()):
+            d = getattr(mod, "__dict__", None) if isinstance(mod, types.ModuleType) else None
+            if type(d) is not dict:
+                continue
+            for k, w in names.items():
+                if k in d:
+                    self.add(Atom("entry", sys.modules, full, mod, sys.modules, f"sys.modules[{full!r}]", where))
+                    _, atoms = read_attr(mod, k, f"{full}.{k}", w or where)
+                    for at in atoms:
+                        self.add(at)
+
     def read_item(self, c, key, label, where):
         t = type(c)
         if t is dict or (isinstance(c, dict) and t.__getitem__ is dict.__getitem__):
@@ -721,7 +760,13 @@ class ReadSet:
                 v = c[key]
                 return v, [Atom("entry", c, key, v, c, label, where)]
             if hasattr(t, "__missing__"):
-                return STOP, [Atom("entry", c, key, ABSENT, c, label, where)]
+                atoms = [Atom("entry", c, key, ABSENT, c, label, where)]
+                if isinstance(c, collections.defaultdict):
+                    # its __missing__ (C) calls the factory: which one is state (r14: an argument
+                    # with another factory replayed the first one's value)
+                    atoms.append(Atom("attr", c, "default_factory", c.default_factory, c,
+                                      f"{label.rsplit('[', 1)[0]}.default_factory", where))
+                return STOP, atoms
             return ABSENT, [Atom("entry", c, key, ABSENT, c, label, where)]
         if t is list or t is tuple:
             try:
@@ -779,15 +824,19 @@ class ReadSet:
                 self.add(Atom("contents", cache, None, None, v, f"{v.__qualname__} (its cache)", where))
             else:
                 self.add(Atom("deref", v, "cache", _lru_state(v), v, f"{v.__qualname__}.cache_info()", where))
-        elif t is types.FunctionType and v in _state_getters():
-            # NumPy's process state read in Python (``np.geterr()``, ``np.get_printoptions()``)
+        elif (t is types.FunctionType or t is types.BuiltinFunctionType) and v in _state_getters():
+            # NumPy's process state read in Python (``np.geterr()``, ``np.get_printoptions()``),
+            # the interpreter's (``sys.getrecursionlimit()``: r14, a branch on it replayed stale)
             self.add(Atom("deref", v, None, v(), None, f"{v.__module__}.{v.__qualname__}()", where))
         if t is decimal.Decimal or t is decimal.Context or v is decimal or \
                 (callable(v) and getattr(v, "__module__", None) == "decimal"):
             self.uses_decimal = True
         if isinstance(v, C_BUFFERS):
-            # its data is read in C (a[1], c.value), where no chain follows: guarded whole
-            self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
+            # its data is read in C (a[1], c.value), where no chain follows: guarded whole; a
+            # view (``K.__dict__``, ``vars(K)``, ``d.keys()``) is made anew by each access, so it is
+            # fresh, but what it shows is not: its owner is the mapping behind it (r14: the order
+            # of a class dict's keys, changed by ``del K.a; K.a = v``, replayed stale)
+            self.add(Atom("contents", v, None, None, _viewed(v), label or f"<{t.__name__}>", where))
         if opaque_iterator(v):
             self.hold(v)
             self.iterators.append((id(v), label or f"<{t.__name__}>", where))
@@ -959,8 +1008,9 @@ def _state_getters() -> frozenset:
     """Functions that return process state a frozen function may act on (guarded by value)."""
     global _GETTERS
     if _GETTERS is None:
-        _GETTERS = frozenset(f for f in (getattr(np, n, None) for n in (
-            "geterr", "get_printoptions", "getbufsize", "geterrcall")) if f is not None)
+        _GETTERS = frozenset(f for f in [getattr(np, n, None) for n in (
+            "geterr", "get_printoptions", "getbufsize", "geterrcall")] + [getattr(sys, n, None) for n in (
+            "getrecursionlimit", "getswitchinterval", "get_int_max_str_digits")] if f is not None)
     return _GETTERS
 
 

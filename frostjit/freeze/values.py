@@ -18,6 +18,7 @@ import array
 import collections
 import ctypes
 import decimal
+import struct
 import sys
 import types
 import weakref
@@ -115,6 +116,22 @@ def eq_differs(a, b) -> bool:
     return type(r) is not bool or not r
 
 
+_PACK_D = struct.Struct("<d").pack
+
+
+def float_bits(v: float) -> str:
+    """``float.hex(v)``, except that a NaN is written with its sign and payload (``float.hex``
+    writes every NaN as ``'nan'``, but ``copysign`` and ``struct`` see them: r14, ``-nan`` and a
+    NaN with a payload replayed the recording of ``nan``)."""
+    h = float.hex(v)
+    return h if h != "nan" else "nan:" + _PACK_D(v).hex()
+
+
+def float_of_bits(h: str) -> float:
+    """The float :func:`float_bits` wrote."""
+    return float.fromhex(h) if not h.startswith("nan:") else struct.unpack("<d", bytes.fromhex(h[4:]))[0]
+
+
 def value_key(o):
     """The layout-key token of a Python value ``o`` (see module docstring).
 
@@ -125,22 +142,44 @@ def value_key(o):
     if t is int or t is str or t is bool or o is None:
         return (t, o)
     if t is float:
-        return (t, float.hex(o))
+        return (t, float_bits(o))
+    k = _value_key(o, t)
+    if t.__flags__ & _HEAPTYPE and len(k) == 2 and type(k[1]) is not Ident:
+        # a Python subclass of a value type (``class Tag(str)``, ``class F(float)``) may carry
+        # attributes its == and bits leave out (r14: ``s.scale`` of a str subclass argument
+        # replayed the first call's scale)
+        st = attribute_snaps(o)
+        if st:
+            return k + (st,)
+    return k
+
+
+def user_eq(t) -> bool:
+    """Whether ``t``'s ``==`` is written in Python (it may say anything: a key compares more)."""
+    for c in t.__mro__:
+        if "__eq__" in c.__dict__:
+            return bool(c.__flags__ & _HEAPTYPE)
+    return False
+
+
+def _value_key(o, t):
     if isinstance(o, (np.floating, np.complexfloating)):
         return (t, o.tobytes())                     # bits: sign of zero, NaN
     if isinstance(o, (np.integer, np.bool_)):
         return (t, o.item())                        # (their == gives np.bool_, which Eq rejects)
     if isinstance(o, float):                        # a float subclass
-        return (t, float.hex(o))
+        return (t, float_bits(o))
     if isinstance(o, complex):
-        return (t, float.hex(o.real), float.hex(o.imag))
+        return (t, float_bits(o.real), float_bits(o.imag))
     if isinstance(o, decimal.Decimal):
         return (t, o.as_tuple())                    # sign, digits, exponent ('n' for NaN)
     if isinstance(o, (frozenset, set)):
         # (a set is keyed by its contents, as a frozenset: a set mutated between calls is a
-        # different input, not the same object)
+        # different input, not the same object; in iteration order, which ``next(iter(s))``,
+        # a float ``sum(s)`` see and which depends on the insertion history: r14, an equal set
+        # iterated in another order replayed the first one's recording)
         try:
-            return (t, frozenset(value_key(e) for e in o))
+            return (t, tuple(value_key(e) for e in o))
         except TypeError:
             return (t, Ident(o))
     if isinstance(o, (bytearray, memoryview)):
@@ -338,7 +377,7 @@ def contents(c):
     if isinstance(c, (dict, types.MappingProxyType)):
         return (type(c), tuple((snap(k), snap(v)) for k, v in c.items()))
     if isinstance(c, (set, frozenset)):
-        return (type(c), frozenset(snap(x) for x in c))
+        return (type(c), tuple(snap(x) for x in c))     # (in iteration order, as value_key)
     if isinstance(c, (bytearray, bytes)):
         return (type(c), bytes(c))
     if isinstance(c, memoryview):
@@ -375,7 +414,7 @@ def deep_contents(c):
             if isinstance(v, dict):
                 return (t, tuple((snap(k), pic(x, depth + 1)) for k, x in v.items()))
             if isinstance(v, set):
-                return (t, frozenset(snap(x) for x in v))
+                return (t, tuple(snap(x) for x in v))          # (iteration order: see value_key)
             return (t, tuple(pic(x, depth + 1) for x in v))
         if t is bytearray:
             return (t, bytes(v))
