@@ -17,20 +17,22 @@ from frostjit.trace.dtypes import Float32
 pytestmark = pytest.mark.llvm_only("machine scheduling of the LLVM code generator")
 
 
-def _products_ir(comp, n: int) -> str:
-    """IR of a kernel that multiplies each of ``n`` inputs by a constant and writes the products
-    in reverse order: many values in flight, so the scheduler reorders its instructions."""
-    loads = [Instr("load", Float32, (), k) for k in range(n)]
-    scaled = [Instr("mul", Float32, (k, n)) for k in range(n)]
-    stores = [Instr("store", Float32, (n + 1 + k,), 2 * n - 1 - k) for k in range(n)]
-    spec = KernelSpec(instrs=loads + [Instr("literal", Float32, (), 1.5)] + scaled + stores,
-                      params=[(IN, Float32)] * n + [(OUT, Float32)] * n)
+def _fan_in_ir(comp, n: int) -> str:
+    """IR of a kernel with ``n`` inputs all live until a chain of adds sums them: many values
+    in flight, so the scheduler reorders its instructions."""
+    instrs = [Instr("load", Float32, (), k) for k in range(n)]
+    acc = 0
+    for k in range(1, n):
+        instrs.append(Instr("add", Float32, (acc, k)))
+        acc = len(instrs) - 1
+    instrs.append(Instr("store", Float32, (acc,), n))
+    spec = KernelSpec(instrs=instrs, params=[(IN, Float32)] * n + [(OUT, Float32)])
     return generate_ir(spec, comp.width, comp.mask_registers).replace(KERNEL_PLACEHOLDER, "@fj_sched_test")
 
 
 def test_the_scheduler_is_back_on_after_an_unscheduled_compile():
     comp = current_backend().compiler
-    ir = _products_ir(comp, 12)
+    ir = _fan_in_ir(comp, 24)
     scheduled = comp.compile_ir(ir)
     unscheduled = comp.compile_ir(ir, schedule=False)
     assert comp.compile_ir(ir) == scheduled
