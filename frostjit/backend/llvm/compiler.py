@@ -28,7 +28,7 @@ import llvmlite.binding as llvm
 from ..._dump import dump_text
 from . import half_runtime
 from ...trace.dtypes import Float32
-from ..kernel import KernelSpec, Instr, IN, OUT, LOOP_OPS
+from ..kernel import KernelSpec, Instr, IN, OUT
 from .codegen import generate_ir, KERNEL_PLACEHOLDER
 from .diskcache import DiskCache, FORMAT_VERSION
 from ..cache_control import default_capacity
@@ -41,17 +41,6 @@ log = logging.getLogger("frostjit")
 # (Compiler.kernel_width); kernels shorter than NARROW_MIN_INSTRS are never looked at.
 NARROW_LIVE = 64
 NARROW_MIN_INSTRS = 256
-
-
-# LLVM's pre-register-allocation machine scheduler is switched off (``-enable-misched=false``)
-# while a kernel with a symbolic loop is compiled, and on again right after: an LLVM option is
-# process-wide, so it is changed only under this lock, which every emit of this module holds.
-_EMIT_LOCK = threading.Lock()
-
-
-def has_symbolic_loop(spec) -> bool:
-    """Whether ``spec`` runs a symbolic loop (compiled without the machine scheduler)."""
-    return any(ins.op in LOOP_OPS for ins in spec.instrs)
 
 
 def max_live_values(spec) -> int:
@@ -170,7 +159,7 @@ class Compiler:
         self.opt_level = os.environ.get("FROSTJIT_OPT_LEVEL", "fast")
         env = "|".join([llvmlite.__version__, ".".join(map(str, llvm.llvm_version_info)), self.cpu,
                         self.features, f"W{self.width}", f"M{int(self.mask_registers)}", f"O{self.opt_level}",
-                        "loops-unscheduled", f"fmt{FORMAT_VERSION}"])
+                        f"fmt{FORMAT_VERSION}"])
         self.env_key = f"{self.cpu}-{hashlib.sha256(env.encode()).hexdigest()[:16]}"
         self.disk = DiskCache(self.env_key)
         self.lock = threading.RLock()
@@ -227,10 +216,8 @@ class Compiler:
             raise RuntimeError(f"frostjit: kernel object code does not define {symbol!r}")
         return engine, address
 
-    def compile_ir(self, ir: str, schedule: bool = True) -> bytes:
-        """Optimize ``ir`` and return relocatable object code; ``schedule=False`` skips LLVM's
-        pre-register-allocation machine scheduler (kernels with a symbolic loop, see
-        :meth:`_emit`)."""
+    def compile_ir(self, ir: str) -> bytes:
+        """Optimize ``ir`` and return relocatable object code."""
         mod = llvm.parse_assembly(ir)
         mod.verify()
         if self.opt_level == "fast":
@@ -238,7 +225,7 @@ class Compiler:
                 # Nothing to inline (no math or called functions): the passes below leave the
                 # machine code as it is (332 kernels of the memory-op and loop tests: 328
                 # identical, 4 differing in register names) and cost ~3% of a compile.
-                return self._emit(mod, schedule)
+                return self.tm.emit_object(mod)
             # The IR is already vectorized, in SSA form and one basic block per loop body: the
             # standard pipelines spend their time on loop and vectorization passes that find
             # nothing to do, and instruction selection already folds constants and merges common
@@ -254,26 +241,7 @@ class Compiler:
             pto = llvm.create_pipeline_tuning_options(speed_level=int(self.opt_level))
             pb = llvm.create_pass_builder(self.tm, pto)
             pb.getModulePassManager().run(mod, pb)
-        return self._emit(mod, schedule)
-
-    def _emit(self, mod, schedule: bool) -> bytes:
-        """``emit_object`` of ``mod``, without the machine scheduler unless ``schedule``.
-
-        The scheduler orders each block's instructions before register allocation; in a
-        kernel with a symbolic loop (a few short blocks, the loop body's values all live in
-        registers) it leaves the machine code as it is (the Mandelbrot kernel of
-        ``bench_control.py``: identical assembly) and costs ~8% of its ``emit_object``
-        (docs/engine.md "Compile time").  The LLVM option is process-wide: it is switched
-        off for this one emit and back on after, under :data:`_EMIT_LOCK`.
-        """
-        with _EMIT_LOCK:
-            if schedule:
-                return self.tm.emit_object(mod)
-            llvm.set_option("", "-enable-misched=false")
-            try:
-                return self.tm.emit_object(mod)
-            finally:
-                llvm.set_option("", "-enable-misched=true")
+        return self.tm.emit_object(mod)
 
     def kernel_width(self, spec) -> int:
         """Lanes per loop iteration of ``spec``'s kernel: two registers' worth (:attr:`width`),
@@ -319,8 +287,7 @@ class Compiler:
             obj = self.disk.load(h)
             status = "disk"
             if obj is None:
-                obj = self.compile_ir(ir.replace(KERNEL_PLACEHOLDER, "@" + symbol),
-                                      schedule=not has_symbolic_loop(spec))
+                obj = self.compile_ir(ir.replace(KERNEL_PLACEHOLDER, "@" + symbol))
                 self.disk.store(h, obj)
                 status = "compiled"
             engine, address = self.load(obj, symbol)
