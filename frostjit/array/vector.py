@@ -631,6 +631,10 @@ def apply_vector(op: str, *operands):
             out = _direct_number(op, b, a, False)
             if out is not None:
                 return out
+    elif len(operands) == 3 and op == "fma":
+        out = direct.fma(*operands)
+        if out is not None:
+            return out
     if type(operands[0]) in _CONVERTED or type(operands[-1]) in _CONVERTED or \
             (len(operands) > 2 and any(type(o) in _CONVERTED for o in operands[1:-1])):
         operands = _sequences_as_arrays(op, operands)

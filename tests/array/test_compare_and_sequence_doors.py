@@ -22,7 +22,7 @@ from hypothesis import given, settings, strategies as st
 import frostjit as fj
 import frostjit.llvm as T
 import frostjit.llvm.ad as TA
-from frostjit.array import flat
+from frostjit.array import direct as flat_direct, flat
 from test_apply_same_type_door import _general, _outcome
 
 COMPARE_OPS = ["eq", "neq", "lt", "le", "gt", "ge"]
@@ -117,3 +117,55 @@ def test_short_float_sequences_build_as_through_errstate(cls, items):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(flat, "_SHORT", 0)       # (every sequence through np.errstate)
         assert fast == _built(cls, items)
+
+
+def _fma_operand(kind, widths, rng):
+    """An operand of fma: a static array class (component k of ``widths[k]`` lanes), a 1-D class
+    (``widths[0]`` lanes), or a Python number as is."""
+    if not isinstance(kind, type):
+        return kind
+    if issubclass(kind, flat.ArrayBase):
+        return kind(rng.normal(size=widths[0]).tolist())
+    return kind(*[kind._elem(rng.normal(size=w).tolist()) for w in widths[:kind._n]])
+
+
+FMA_KINDS = [T.Array3f, T.Float, T.Array3f64, T.Float64, T.Array3i, TA.Array3f, TA.Float, 2.5, -0.0, 3, T.Matrix3f]
+
+
+def _key(node, seen):
+    """The graph below ``node`` as nested tuples (op, type, size, literal value, operands); data
+    nodes by identity (no evaluation: no kernel compiled per example)."""
+    if node.op == "data":
+        return ("data", id(node))
+    if node.op == "literal":
+        return ("literal", node.vt.name, node.size, repr(node.value))
+    k = seen.get(id(node))
+    if k is None:
+        k = seen[id(node)] = (node.op, node.vt.name, node.size, tuple(_key(a, seen) for a in node.args))
+    return k
+
+
+@settings(max_examples=40, deadline=None)
+@given(kinds=st.tuples(*[st.sampled_from(FMA_KINDS)] * 3), seed=st.integers(0, 3),
+       widths=st.sampled_from([(4, 4, 4), (1, 4, 4), (4, 1, 1), (1, 1, 1), (0, 0, 0), (0, 4, 4), (2, 3, 3)]))
+def test_static_array_fma_matches_componentwise(kinds, seed, widths):
+    """fma on static arrays (frostjit/array/direct.py ``fma``) against the component-by-component
+    path it skips: the same class and graph of nodes per component, or the same exception."""
+    rng = np.random.default_rng(seed)
+    operands = [k if not isinstance(k, type) else k(rng.normal(size=widths[0]).tolist())
+                if issubclass(k, flat.ArrayBase) else k(*[_static(k._elem, widths[i], rng)
+                for i in range(k._n)]) if k is T.Matrix3f else
+                k(*[k._elem(rng.normal(size=w).tolist()) for w in widths]) for k in kinds]
+
+    def outcome():
+        try:
+            r = fj.fma(*operands)
+        except (TypeError, ValueError) as e:
+            return type(e)
+        comps = [r] if isinstance(r, (flat.ArrayBase, float, int)) else \
+            [c for row in r for c in ([row] if isinstance(row, flat.ArrayBase) else row)]
+        return type(r).__name__, [c if isinstance(c, (float, int)) else _key(c._node, {}) for c in comps]
+    fast = outcome()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(flat_direct, "fma", lambda a, b, c: None)
+        assert fast == outcome()
