@@ -221,6 +221,9 @@ def _operand(cls, o):
     return o
 
 
+_new = object.__new__
+
+
 def _vertex(out, operand) -> Vertex | None:
     """The active AD vertex of an operand, or None."""
     if isinstance(operand, ArrayBase):
@@ -261,15 +264,34 @@ class Hook:
         if partials is None:
             raise NotImplementedError(f"frostjit AD: no derivative rule for operation {op!r}")
         cls = type(out)
-        a = tuple([_operand(cls, o) for o in operands])
-        z = cls._from_node(out._node)
+        # (the detached operands and result that the partials read, and the edges, made by
+        # object.__new__ and slot stores: an AD operation's hook cost ~3 us, a third of it in
+        # the frames of _operand/detached/_from_node/Diagonal.__init__; same objects as those)
+        same = None if cls._vt.is_bool else cls        # (a mask operand stays itself: _operand)
+        a = []
+        for o in operands:
+            if type(o) is same:
+                d = _new(same)
+                d._node = o._node
+                d._ad = None
+                a.append(d)
+            else:
+                a.append(_operand(cls, o))
+        a = tuple(a)
+        z = _new(cls)
+        z._node = out._node
+        z._ad = None
         edges = []
         for v, partial in zip(verts, partials):
             if v is None or partial is None:
                 continue
-            f = Diagonal(partial, a, z)
+            f = _new(Diagonal)
+            f.partial = partial
+            f.a = a
+            f.z = z
             edges.append((v, f, f))
-        _attach(out, edges)
+        if edges:
+            out._ad = Vertex(cls, out._node.size, tuple(edges), out._node)
 
     def on_gather(self, out, source, index, active) -> None:
         v = _vertex(out, source)

@@ -16,7 +16,7 @@ from ..errors import (ComponentError, ConversionOverflowError, NotComplexError, 
                       out_of_memory)
 from ..schedule.evaluate import evaluate as _evaluate
 from ..trace import ops
-from ..trace.dtypes import Bool, Float32, VarType, promote, from_numpy_dtype
+from ..trace.dtypes import Bool, Float32, Float64, VarType, promote, from_numpy_dtype
 from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
@@ -617,13 +617,17 @@ def _is_iterable(v) -> bool:
 
 def _data_from_sequence(seq, vt: VarType) -> Node:
     items = []
+    plain = True        # (only Python floats and ints: the fast conversion below may take them)
     for v in seq:
-        if isinstance(v, ArrayBase):
-            v = v[0] if len(v) == 1 else _bad_element(v)
-        elif not isinstance(v, _SCALARS):
-            # (NumPy would read None as NaN and "1.5" as 1.5; Dr.Jit refuses both)
-            raise TypeError(f"{vt.name}(): Could not construct from sequence (invalid type in input): "
-                            f"an entry of type {_type_name(v)}")
+        t = type(v)
+        if t is not float and t is not int:
+            plain = False
+            if isinstance(v, ArrayBase):
+                v = v[0] if len(v) == 1 else _bad_element(v)
+            elif not isinstance(v, _SCALARS):
+                # (NumPy would read None as NaN and "1.5" as 1.5; Dr.Jit refuses both)
+                raise TypeError(f"{vt.name}(): Could not construct from sequence (invalid type in input): "
+                                f"an entry of type {_type_name(v)}")
         items.append(v)
     who = f"{vt.name}()"
     try:
@@ -635,6 +639,15 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
                 a = np.array(items, dtype=vt.np_dtype) if items else np.zeros(0, vt.np_dtype)
             else:
                 a = np.array([ops.convert_scalar(vt, v, who) for v in items], dtype=vt.np_dtype)
+        elif plain and 0 < len(items) <= _SHORT and (top := _FINITE_MAX.get(vt)) is not None \
+                and -top <= min(items) and max(items) <= top:
+            # A few Python numbers within the range of a float type (Float(1.0, 2.0)): no
+            # conversion can overflow, so no np.errstate (a context manager: ~1 us, a fifth of
+            # building the array).  A NaN first makes min/max NaN (the path below); one later
+            # is skipped by them and converts without a warning.  (Python numbers only: NumPy
+            # scalars compare with a Python float in their own type, 3.5e38 > np.float32(1)
+            # casts 3.5e38 to float32 and warns of the overflow.)
+            a = np.array(items, dtype=np.float64).astype(vt.np_dtype)
         else:
             with np.errstate(over="ignore"):     # 1e40 -> Float32 is +inf, as Float32(1e40) is
                 a = np.array(items, dtype=np.float64 if vt.is_float else None)
@@ -646,6 +659,11 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
             raise
         raise TypeError(f"cannot build a {vt.name} array from {seq!r}: {e}") from None
     return _data_from_numpy(a, vt)
+
+
+_SHORT = 16        # (longer sequences: a Python min/max over them would cost what errstate saves)
+# The largest finite value of each float type without a compute type (Float32, Float64).
+_FINITE_MAX = {vt: float(np.finfo(vt.np_dtype).max) for vt in (Float32, Float64)}
 
 
 def _bad_element(v):
@@ -852,11 +870,15 @@ def same_type_rule(op: str, cls):
 def _same_type_rule(op: str, cls):
     vt = getattr(cls, "_vt", None) if issubclass(cls, ArrayBase) else None     # (scalar ArrayXf has a _vt too)
     rule = None
-    if vt is not None and (op in SAME_TYPE or (op in ROUNDING and vt.is_float)):
+    compare = op in COMPARISONS
+    if vt is not None and (op in SAME_TYPE or (op in ROUNDING and vt.is_float) or compare):
         out_vt = promotion.fast_result_type(OPS[op], vt, promotion.SAME, False)
         if out_vt is not None:
-            # A result of the operand's type keeps its class (a user's subclass of Float too).
-            out_cls = cls if out_vt is vt else flat_of(cls._backend, out_vt, cls._is_ad)
+            # A result of the operand's type keeps its class (a user's subclass of Float too);
+            # a comparison's is the registry's mask class, as on the general path (also of a
+            # Bool subclass).  (Comparisons come here from static arrays' components:
+            # Array3f < Array3f is three of them, each ~4x the cost on the general path.)
+            out_cls = cls if out_vt is vt and not compare else flat_of(cls._backend, out_vt, cls._is_ad)
             # (then, for _apply_same_type: the Python ints the type takes as they are (promotion.
             # int_range: any on a float type; none on Bool), its shared literals, and the result type)
             lo, hi = (1, 0) if vt is Bool else promotion.int_range(vt)

@@ -632,6 +632,10 @@ def apply_vector(op: str, *operands):
             out = _direct_number(op, b, a, False)
             if out is not None:
                 return out
+    elif len(operands) == 3 and op == "fma":
+        out = direct.fma(*operands)
+        if out is not None:
+            return out
     for o in operands:
         if isinstance(o, _NUMPY) and numpy_element(o):
             operands = _numpy_elements(op, operands)
