@@ -29,7 +29,7 @@ from ..errors import (ComponentError, IncompatibleArgumentsError, IncompatibleSi
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, from_numpy_dtype, promote
 from ..trace.state import state
-from . import direct, registry, variables
+from . import direct, export, registry, variables
 from .promotion import zero_dim_operand
 from .flat import ArrayBase, apply, masked_assign, refusing_operator, sequence_type, _SCALARS
 from .foreign import foreign_to_numpy, is_foreign_array
@@ -341,12 +341,8 @@ class VectorBase:
         return jnp.asarray(self.numpy())
 
     def __array__(self, dtype=None, copy=None):
-        # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
-        if copy is False:
-            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit array converts to "
-                             "NumPy by copying; use np.from_dlpack(x) for a zero-copy view")
-        a = self.numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
+        # (a static array's .numpy() is a new array, as Dr.Jit's: copy=False gives it, as there)
+        return export.to_numpy(self, dtype, copy)
 
     def __dlpack__(self, *args, **kwargs):
         """DLPack export of the :attr:`shape` array (a copy: components live in separate buffers)."""
