@@ -47,3 +47,11 @@ def to_numpy(a, dtype=None, copy=None) -> np.ndarray:
                              f"the array holds {out.dtype} values, a conversion copies")
         return out.astype(dtype)
     return out.copy() if copy else out
+
+
+def read(x) -> np.ndarray:
+    """The contents of any array ``x`` for reading inside frostjit (printing, checks): as
+    ``x.numpy()``, but a literal stays a literal (Dr.Jit's ``print`` leaves it one, its
+    ``.numpy()`` does not): a check or a print must not change the array's state."""
+    values = getattr(x, "_values", None)
+    return values() if values is not None else np.asarray(x.numpy())

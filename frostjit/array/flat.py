@@ -186,10 +186,20 @@ class ArrayBase:
                 make_opaque(self)
             except MemoryError:
                 raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "export to NumPy") from None
-            node = self._node
+        return self._values()
+
+    def _values(self) -> np.ndarray:
+        """The contents for reading (printing, iteration): :meth:`numpy`'s view, except that a
+        literal stays a literal and gives a new array (Dr.Jit's ``print``, ``list(x)`` leave it)."""
+        node = self._buffer_node()
         rec = state.recorder
         if rec is not None:
             rec.on_read(node, "numpy()")
+        if node.op == "literal":
+            try:
+                return np.full(node.size, node.value, dtype=node.vt.np_dtype)
+            except MemoryError:
+                raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
         return export.share(node)
 
     def torch(self):
@@ -268,7 +278,7 @@ class ArrayBase:
         self._ad = other._ad
 
     def __iter__(self):
-        a = self.numpy()
+        a = self._values()
         return iter(a.tolist())
 
     def _scalar(self, what: str):

@@ -326,8 +326,12 @@ class VectorBase:
         shape = self.shape
         out = np.empty(shape, dtype=self._leaf._vt.np_dtype)
         for index, leaf in zip(np.ndindex(*shape[:-1]), leaves):
-            out[index] = np.broadcast_to(leaf.numpy(), shape[-1:])
+            out[index] = np.broadcast_to(leaf._values(), shape[-1:])
         return out
+
+    def _values(self) -> np.ndarray:
+        """:meth:`numpy` (a new array, leaving literal components literals)."""
+        return self.numpy()
 
     def torch(self):
         """A ``torch.Tensor`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.torch()``;

@@ -285,6 +285,10 @@ class TensorBase:
         LLVM backend: a write into it changes the tensor; see ``array/export.py``)."""
         return self._array.numpy().reshape(_concrete(self.shape))
 
+    def _values(self) -> np.ndarray:
+        """The contents for reading (printing): as :meth:`numpy`, but a literal stays one."""
+        return self._array._values().reshape(_concrete(self.shape))
+
     def __array__(self, dtype=None, copy=None):
         return to_numpy(self, dtype, copy)     # (NumPy 2 protocol: a view unless asked)
 
@@ -327,7 +331,7 @@ class TensorBase:
         return bool(self._array[0])
 
     def __repr__(self) -> str:
-        return format_tensor(self.numpy(), self._array_type._vt)
+        return format_tensor(self._values(), self._array_type._vt)
 
     __str__ = __repr__
 
