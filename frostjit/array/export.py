@@ -22,18 +22,18 @@ from ..trace.node import Node
 
 
 class _Holder:
-    """The ``base`` of an exported view: the interface NumPy reads, and what keeps it valid."""
+    """The ``base`` of an exported view: the interface NumPy reads, and the node it keeps."""
 
-    __slots__ = ("__array_interface__", "node", "host")
+    __slots__ = ("__array_interface__", "node")
 
 
 def share(node: Node) -> np.ndarray:
     """A writable 1-D NumPy view of the evaluated data node ``node`` (see module docstring)."""
-    host = _backend().host_array(node.value, node.size)
     h = _Holder()
     h.node = node
-    h.host = host       # (the memory itself: a slab piece's view is made on first read)
-    h.__array_interface__ = host.__array_interface__
+    # (the interface built here, not read from a NumPy view of the buffer: 0.8 us against 2)
+    h.__array_interface__ = {"data": (_backend().host_address(node.value), False), "shape": (node.size,),
+                             "typestr": node.vt.np_dtype.str, "version": 3}
     return np.asarray(h)
 
 
