@@ -24,15 +24,16 @@ from ..trace.node import Node
 class _Holder:
     """The ``base`` of an exported view: the interface NumPy reads, and the node it keeps."""
 
-    __slots__ = ("__array_interface__", "node")
+    __slots__ = ("__array_interface__", "node", "buffer")
 
 
 def share(node: Node) -> np.ndarray:
     """A writable 1-D NumPy view of the evaluated data node ``node`` (see module docstring)."""
     h = _Holder()
     h.node = node
+    h.buffer = buf = node.value     # (the memory itself, whatever later becomes of the node)
     # (the interface built here, not read from a NumPy view of the buffer: 0.8 us against 2)
-    h.__array_interface__ = {"data": (_backend().host_address(node.value), False), "shape": (node.size,),
+    h.__array_interface__ = {"data": (_backend().host_address(buf), False), "shape": (node.size,),
                              "typestr": node.vt.np_dtype.str, "version": 3}
     return np.asarray(h)
 
