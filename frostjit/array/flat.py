@@ -20,7 +20,7 @@ from ..trace.dtypes import Bool, Float32, Float64, VarType, promote, from_numpy_
 from ..trace.node import Node
 from ..trace.optable import COMPARISONS, OPS, ROUNDING, SAME_TYPE, TypeRule, node_op
 from ..trace.state import state
-from . import eager, promotion, registry, variables
+from . import eager, export, promotion, registry, variables
 from .foreign import foreign_operand, foreign_to_numpy, is_foreign_array
 from .labels import label_of, set_label_of
 from .printing import format_array
@@ -175,22 +175,37 @@ class ArrayBase:
         return self._node
 
     def numpy(self) -> np.ndarray:
-        """Evaluate and return the contents as a new NumPy array."""
+        """Evaluate and return a writable NumPy view of the contents (Dr.Jit's LLVM backend: a
+        write into it changes the array; a later scatter into the array copies first, so the
+        view keeps its values; see :mod:`.export`).  A literal (``fj.zeros``) is first made
+        memory (``make_opaque``), as Dr.Jit evaluates it."""
+        node = self._buffer_node()
+        if node.op == "literal":
+            from ..functions.evaluation import make_opaque     # (functions/ sits above array/)
+            try:
+                make_opaque(self)
+            except MemoryError:
+                raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "export to NumPy") from None
+        return self._values()
+
+    def _values(self) -> np.ndarray:
+        """The contents for reading (printing, iteration): :meth:`numpy`'s view, except that a
+        literal stays a literal and gives a new array (Dr.Jit's ``print``, ``list(x)`` leave it)."""
         node = self._buffer_node()
         rec = state.recorder
         if rec is not None:
             rec.on_read(node, "numpy()")
-        try:
-            if node.op == "literal":
+        if node.op == "literal":
+            try:
                 return np.full(node.size, node.value, dtype=node.vt.np_dtype)
-            return _backend().to_numpy(node.value, node.size)
-        except MemoryError:
-            raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
+            except MemoryError:
+                raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "copy to NumPy") from None
+        return export.share(node)
 
     def torch(self):
         """A ``torch.Tensor`` sharing the evaluated buffer (DLPack, as a tensor's ``.torch()``
-        and Dr.Jit's: a write into it changes the array; needs PyTorch).  A literal (``fj.full``
-        not yet evaluated into memory) has no buffer: its tensor is a copy."""
+        and Dr.Jit's: a write into it changes the array; needs PyTorch).  A literal (``fj.full``)
+        is made memory first, as for :meth:`numpy`."""
         import torch        # optional dependency
         return torch.from_dlpack(self)
 
@@ -200,21 +215,10 @@ class ArrayBase:
         return jnp.asarray(self.numpy())
 
     def __array__(self, dtype=None, copy=None):
-        # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
-        if copy is False:
-            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit array converts to "
-                             "NumPy by copying; use np.from_dlpack(x) for a zero-copy view")
-        a = self.numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
+        return export.to_numpy(self, dtype, copy)     # (NumPy 2 protocol: a view unless asked)
 
     def __dlpack__(self, *args, **kwargs):
-        node = self._buffer_node()
-        if node.op == "literal":
-            return self.numpy().__dlpack__(*args, **kwargs)
-        rec = state.recorder
-        if rec is not None:
-            rec.on_read(node, "__dlpack__()")
-        return _backend().host_array(node.value, node.size).__dlpack__(*args, **kwargs)
+        return self.numpy().__dlpack__(*args, **kwargs)      # (the view keeps the buffer alive)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU
@@ -274,7 +278,7 @@ class ArrayBase:
         self._ad = other._ad
 
     def __iter__(self):
-        a = self.numpy()
+        a = self._values()
         return iter(a.tolist())
 
     def _scalar(self, what: str):

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from .export import read
 from .meta import meta_of
 
 #: Entries shown at each end of an abbreviated dimension.
@@ -81,8 +82,9 @@ def _format_nested(a: np.ndarray, depth: int, limit: int, suffixes) -> str:
 
 
 def lanes_first(x) -> np.ndarray:
-    """``x`` as a NumPy array with a JIT array's lanes as the first axis (evaluates ``x``)."""
-    a = np.asarray(x)
+    """``x`` as a NumPy array with a JIT array's lanes as the first axis (evaluates ``x``; a
+    literal stays one, as printing leaves it in Dr.Jit)."""
+    a = read(x)
     if np.iscomplexobj(a):
         # A complex array exports one complex entry per lane (Dr.Jit's shape): print its parts.
         return np.stack([a.real, a.imag], axis=-1)

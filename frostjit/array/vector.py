@@ -29,7 +29,7 @@ from ..errors import (ComponentError, IncompatibleArgumentsError, IncompatibleSi
 from ..schedule.evaluate import evaluate
 from ..trace.dtypes import Bool, Float32, from_numpy_dtype, promote
 from ..trace.state import state
-from . import direct, registry, variables
+from . import direct, export, registry, variables
 from .promotion import MASK_REFUSED_OPERATORS, zero_dim_operand
 from .flat import (ArrayBase, apply, masked_assign, numpy_element, numpy_scalar_operand, refusing_operator,
                    sequence_type, _SCALARS)
@@ -327,8 +327,12 @@ class VectorBase:
         shape = self.shape
         out = np.empty(shape, dtype=self._leaf._vt.np_dtype)
         for index, leaf in zip(np.ndindex(*shape[:-1]), leaves):
-            out[index] = np.broadcast_to(leaf.numpy(), shape[-1:])
+            out[index] = np.broadcast_to(leaf._values(), shape[-1:])
         return out
+
+    def _values(self) -> np.ndarray:
+        """:meth:`numpy` (a new array, leaving literal components literals)."""
+        return self.numpy()
 
     def torch(self):
         """A ``torch.Tensor`` with the contents, shaped as :meth:`numpy` (Dr.Jit's ``.torch()``;
@@ -342,12 +346,8 @@ class VectorBase:
         return jnp.asarray(self.numpy())
 
     def __array__(self, dtype=None, copy=None):
-        # NumPy 2 protocol: copy=False asks for a view or an error; the export is always a copy.
-        if copy is False:
-            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit array converts to "
-                             "NumPy by copying; use np.from_dlpack(x) for a zero-copy view")
-        a = self.numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
+        # (a static array's .numpy() is a new array, as Dr.Jit's: copy=False gives it, as there)
+        return export.to_numpy(self, dtype, copy)
 
     def __dlpack__(self, *args, **kwargs):
         """DLPack export of the :attr:`shape` array (a copy: components live in separate buffers)."""

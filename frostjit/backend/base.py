@@ -147,6 +147,11 @@ class Backend(abc.ABC):
         A backend whose memory is not host memory raises ``TypeError``.
         """
 
+    def host_address(self, buffer) -> int:
+        """The host address of ``buffer``'s first element (a NumPy view of it is made from this
+        address: ``array/export.py``); ``TypeError`` as :meth:`host_array`."""
+        return self.host_array(buffer, len(buffer)).__array_interface__["data"][0]
+
     @abc.abstractmethod
     def copy(self, vt: VarType, buffer, size: int):
         """A new buffer with the same contents."""

@@ -24,6 +24,7 @@ import types
 
 import numpy as np
 
+from ..array.export import read
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..tree.kinds import slot_names
@@ -92,7 +93,7 @@ def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
 def _array_difference(a, b) -> str | None:
     if type(a) is not type(b):
         return f"type {type(a).__name__} != {type(b).__name__}"
-    na, nb = a.numpy(), b.numpy()
+    na, nb = read(a), read(b)        # (not .numpy(): a literal output stays one)
     if na.shape != nb.shape:
         return f"size {na.size} != {nb.size}"
     if not _bits_equal(np.asarray(na), np.asarray(nb)):

@@ -21,6 +21,7 @@ import operator
 
 import numpy as np
 
+from ..array.export import to_numpy
 from ..array.flat import ArrayBase, is_flat
 from ..array.foreign import foreign_to_numpy, is_foreign_array
 from ..array.printing import EDGE as _EDGE, format_scalar
@@ -280,20 +281,20 @@ class TensorBase:
 
     # -- conversion -----------------------------------------------------------------
     def numpy(self) -> np.ndarray:
-        """Evaluate and return the contents as a new NumPy array of this shape."""
+        """Evaluate and return a writable NumPy view of the contents, of this shape (as Dr.Jit's
+        LLVM backend: a write into it changes the tensor; see ``array/export.py``)."""
         return self._array.numpy().reshape(_concrete(self.shape))
 
+    def _values(self) -> np.ndarray:
+        """The contents for reading (printing): as :meth:`numpy`, but a literal stays one."""
+        return self._array._values().reshape(_concrete(self.shape))
+
     def __array__(self, dtype=None, copy=None):
-        if copy is False:
-            raise ValueError(f"np.asarray({type(self).__name__}, copy=False): a frostjit tensor converts to "
-                             "NumPy by copying; use np.from_dlpack(t) for a zero-copy view")
-        a = self.numpy()
-        return a if dtype is None else a.astype(dtype, copy=False)
+        return to_numpy(self, dtype, copy)     # (NumPy 2 protocol: a view unless asked)
 
     def __dlpack__(self, *args, **kwargs):
-        """DLPack export of the tensor's buffer (zero-copy, evaluating first; a literal is copied)."""
-        flat = np.from_dlpack(self._array)
-        return flat.reshape(_concrete(self.shape)).__dlpack__(*args, **kwargs)
+        """DLPack export of the tensor's buffer (zero-copy, evaluating first)."""
+        return self.numpy().__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return (1, 0)  # kDLCPU
@@ -330,7 +331,7 @@ class TensorBase:
         return bool(self._array[0])
 
     def __repr__(self) -> str:
-        return format_tensor(self.numpy(), self._array_type._vt)
+        return format_tensor(self._values(), self._array_type._vt)
 
     __str__ = __repr__
 

@@ -100,6 +100,9 @@ class LLVMBackend(Backend):
     def host_array(self, buffer, size):
         return buffer.array[:size]
 
+    def host_address(self, buffer):
+        return buffer.ptr       # (a slab piece's view is not made: its address is known)
+
     def flush_memory_cache(self) -> None:
         pool.trim()
 
