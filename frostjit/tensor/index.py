@@ -192,7 +192,10 @@ def _positions(t, sel: _Selection, who: str):
                 a = select(a < 0, a + dim, a)
             if state.flags & DEBUG:
                 _check_index_array(a, dim, who)
-            v = gather(type(a), a, b) if width(a) != 1 else a
+            # (a one-element index array is used as it is, a broadcast operand; beside an empty
+            # selection it is gathered too, since an empty operand does not broadcast:
+            # t[np.array([0, 0, 0]), np.array([0]), 1:] of a (1, 1, 1) tensor is (3, 0), as in NumPy)
+            v = gather(type(a), a, b) if width(a) != 1 or width(b) == 0 else a
             idx_type = type(pos) if is_flat(pos) else index_type(backend, n)
             v = idx_type(v)
             ok = v < dim

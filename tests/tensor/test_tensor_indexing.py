@@ -164,3 +164,16 @@ def test_iteration_and_split_views():
     t = TensorXf(np.arange(6, dtype=np.float32).reshape(3, 2))
     rows = list(t)
     assert len(rows) == 3 and rows[2].numpy().tolist() == [4, 5]
+
+
+@pytest.mark.parametrize("key", [
+    (np.array([0, 0, 0]), np.array([0]), slice(1, None)),      # a one-element index array beside an
+    (np.array([0]), np.array([0, 0, 0]), slice(1, None)),      # empty slice axis (hypothesis found it)
+    (np.array([0]), np.array([0]), slice(1, None)),
+    (np.array([0, 0]), np.array([0]), slice(0, None)),
+])
+def test_one_element_index_arrays_beside_an_empty_slice_select_nothing_as_in_numpy(key):
+    a = np.zeros((1, 1, 1), np.float32)
+    got = TensorXf(a)[key]
+    assert got.shape == a[key].shape
+    np.testing.assert_array_equal(got.numpy(), a[key])
