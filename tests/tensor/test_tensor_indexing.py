@@ -166,14 +166,16 @@ def test_iteration_and_split_views():
     assert len(rows) == 3 and rows[2].numpy().tolist() == [4, 5]
 
 
-@pytest.mark.parametrize("key", [
-    (np.array([0, 0, 0]), np.array([0]), slice(1, None)),      # a one-element index array beside an
-    (np.array([0]), np.array([0, 0, 0]), slice(1, None)),      # empty slice axis (hypothesis found it)
-    (np.array([0]), np.array([0]), slice(1, None)),
-    (np.array([0, 0]), np.array([0]), slice(0, None)),
+@pytest.mark.parametrize("shape, key", [
+    ((1, 1, 1), (np.array([0, 0, 0]), np.array([0]), slice(1, None))),    # a one-element index array
+    ((1, 1, 1), (np.array([0]), np.array([0, 0, 0]), slice(1, None))),    # beside an empty slice axis
+    ((1, 1, 1), (np.array([0]), np.array([0]), slice(1, None))),           # (hypothesis found them)
+    ((1, 1, 1), (np.array([0, 0]), np.array([0]), slice(0, None))),
+    ((1, 1), ([0], slice(1, None))),
+    ((1, 1), (np.array([0]), slice(1, None))),
 ])
-def test_one_element_index_arrays_beside_an_empty_slice_select_nothing_as_in_numpy(key):
-    a = np.zeros((1, 1, 1), np.float32)
+def test_one_element_index_arrays_beside_an_empty_slice_select_nothing_as_in_numpy(shape, key):
+    a = np.zeros(shape, np.float32)
     got = TensorXf(a)[key]
     assert got.shape == a[key].shape
     np.testing.assert_array_equal(got.numpy(), a[key])
