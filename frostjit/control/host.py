@@ -14,7 +14,8 @@ from __future__ import annotations
 from ..freeze.symbolic import Sym
 from ..functions.evaluation import width
 from ..functions.reduce import any as any_, compress
-from ..trace.state import state
+from ..backend import current_backend
+from ..trace.state import KERNEL_HISTORY, state
 
 
 def recorder():
@@ -36,5 +37,14 @@ def is_empty(indices, what: str) -> bool:
 def any_active(mask, what: str) -> bool:
     """Whether any lane of the Bool array ``mask`` is set (see module docstring)."""
     if recorder() is None:
+        n = getattr(mask, "_node", None)
+        if n is not None and n.op == "data" and not state.flags & KERNEL_HISTORY:
+            # An evaluated mask (an evaluated loop's, at every iteration) is read where it lies:
+            # fj.any's size-1 result array and the read of its element were ~a tenth of a small
+            # loop's iteration.  (With the kernel history on, fj.any reports its reduction.)
+            try:
+                return bool(current_backend().host_array(n.value, n.size).any())
+            except TypeError:       # (a backend whose memory is not the host's)
+                pass
         return bool(any_(mask)[0])
     return not is_empty(compress(mask), what)

@@ -16,7 +16,7 @@ from ..trace.state import JitBackend, state, KERNEL_HISTORY
 from ..backend import current_backend
 from ..backend.kernel import OUT
 from .kernel import build_kernel
-from .plans import shape_of, plan_of, match as match_plan, remember as remember_plan
+from .plans import ENABLED, shape_of, plan_of, match as match_plan, remember as remember_plan
 from .single_op import shape_key, plan_of as single_op_plan
 
 log = logging.getLogger("frostjit")
@@ -123,7 +123,7 @@ def evaluate(nodes) -> None:
                 if n.size >= backend.wake_from:
                     backend.wake_threads()      # (their wake-up overlaps the lookup and binding)
                 key = None
-                if state.recorder is None and not state.flags & KERNEL_HISTORY:
+                if state.recorder is None and not state.flags & KERNEL_HISTORY and ENABLED[0]:
                     key = shape_key(n)
                 if key is not None:
                     _run_single_op(backend, n, key)
@@ -163,6 +163,11 @@ def evaluate(nodes) -> None:
             state.side_effects = held
             if not effects and len(pending) == 1:
                 run_group(backend, pending[0].size, pending, effects, started)
+            elif state.recorder is None and ENABLED[0]:
+                # (scatters into evaluated targets, with or without outputs: from their plans too)
+                for size, outputs, effs in _plan(pending, effects):
+                    if not _run_planned_effects(backend, size, outputs, effs, started):
+                        run_group(backend, size, outputs, effs, started)
             else:
                 for size, outputs, effs in _plan(pending, effects):
                     run_group(backend, size, outputs, effs, started)
@@ -238,7 +243,10 @@ def _run_sizes(backend, pending: list) -> None:
 def _run_planned(backend, size: int, outputs: list) -> bool:
     """Evaluate ``outputs`` (pending nodes of one size, no scatters, not recording) from the plan
     of their graph's shape (:mod:`.plans`: no spec built when the shape was seen before); False
-    if the walk does not cover the graph (nothing was done: the caller builds the spec)."""
+    if the walk does not cover the graph, or the plan caches are off (:data:`.plans.ENABLED`:
+    nothing was done, the caller builds the spec)."""
+    if not ENABLED[0]:
+        return False
     hit = match_plan(outputs)
     if hit is not None:
         plan, inputs = hit
@@ -259,6 +267,44 @@ def _run_planned(backend, size: int, outputs: list) -> bool:
     history = state.flags & KERNEL_HISTORY
     t0 = time.perf_counter() if history else 0.0
     outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
+    t1 = time.perf_counter() if history else 0.0
+    _become_data(outputs, outs)
+    if history:
+        _record_launch(backend, kernel, status, spec, size, len(outs), t1 - t0)
+    if log.isEnabledFor(_DEBUG):
+        log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)
+    return True
+
+
+def _run_planned_effects(backend, size: int, outputs: list, effects: list, started: _Started) -> bool:
+    """:func:`_run_planned` of a group with scatters (``effects``, possibly no ``outputs``; not
+    recording): the plan of the graph's shape, whose spec scatters into the targets' buffers
+    and stores the outputs; False if the walk does not cover the graph (a symbolic loop's
+    scatter...: nothing was done, the caller builds the spec).  ``started`` counts the
+    scatters as :func:`launch` does (a failure before the launch puts them back in the queue)."""
+    if not effects:
+        return bool(outputs) and _run_planned(backend, size, outputs)
+    hit = match_plan(outputs, effects)
+    if hit is not None:
+        plan, inputs = hit
+    else:
+        shape = shape_of(outputs, effects)
+        if shape is None:
+            return False
+        key, data = shape
+        plan = plan_of(outputs, key, data, effects)
+        if plan is None:
+            return False
+        remember_plan(outputs, plan, effects)
+        inputs = [data[i].value for i in plan.inputs]
+    spec = plan.spec
+    kernel, status = backend.compile(spec)
+    history = state.flags & KERNEL_HISTORY
+    t0 = time.perf_counter() if history else 0.0
+    started.effects += len(effects)
+    started.launching = len(effects)
+    outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
+    started.launching = 0
     t1 = time.perf_counter() if history else 0.0
     _become_data(outputs, outs)
     if history:

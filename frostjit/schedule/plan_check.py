@@ -22,7 +22,7 @@ from __future__ import annotations
 from .._dump import register_source, release_source
 
 # The kinds of a program's entries (check() tests them in this order: the most frequent first).
-BINARY, TERNARY, LITERAL, DATA, UNARY, GATHER, GENERAL = range(7)
+BINARY, TERNARY, LITERAL, DATA, UNARY, GATHER, GENERAL, SCATTER = range(8)
 
 MAX_COMPILED = 2000         # entries of the largest shape given a generated checker
 
@@ -34,8 +34,9 @@ def program_of(shape: tuple) -> tuple[list, list]:
     operands (the shape reversed), with ``x, y``: the operands' positions (:data:`BINARY`),
     ``None`` and the three operands' positions (:data:`TERNARY`: ``fma``, ``select``, no
     parameter), ``None`` and the operand's position (:data:`UNARY`, no parameter), the source's
-    position and the index's and mask's (:data:`GATHER`), the parameter and the operands'
-    positions (:data:`GENERAL`), the value (:data:`LITERAL`), whether it broadcasts
+    position and the index's and mask's (:data:`GATHER`), the target's position with the
+    reduction and the operands' positions (value, index, mask: :data:`SCATTER`), the parameter
+    and the operands' positions (:data:`GENERAL`), the value (:data:`LITERAL`), whether it broadcasts
     (:data:`DATA`).  The data positions are those of the data entries, in order.
     """
     program = []
@@ -44,6 +45,8 @@ def program_of(shape: tuple) -> tuple[list, list]:
         op = item[0]
         if op == "gather":
             program.append((GATHER, i, op, item[1], item[2], item[3]))
+        elif op == "scatter":
+            program.append((SCATTER, i, op, item[1], (item[3], item[4]), item[2]))
         elif op == "literal":
             program.append((LITERAL, i, op, item[1], item[2], None))
         elif op == "data":
@@ -81,7 +84,8 @@ def check(program: list, outputs_at: tuple, outputs: list):
         n = got[i]      # (set: every node comes after the nodes using it)
         if n.op != op or n.vt is not vt:
             return None
-        # (the kinds as numbers, most frequent first: BINARY, TERNARY, LITERAL, DATA, UNARY, GATHER, GENERAL)
+        # (the kinds as numbers, most frequent first: BINARY, TERNARY, LITERAL, DATA, UNARY, GATHER, SCATTER,
+        # GENERAL)
         if kind == 0:
             b = n.a1
             if b is None or n.extra is not None:
@@ -143,6 +147,20 @@ def check(program: list, outputs_at: tuple, outputs: list):
             if n.a1 is not None or len(args) != 2:
                 return None
             for j, a in ((x, n.extra), (y[0], args[0]), (y[1], args[1])):
+                g = got[j]
+                if g is None:
+                    got[j] = a
+                elif g is not a:
+                    return None
+        elif kind == 7:
+            # (op "scatter", a side effect: its extra is (target node, reduction), its value None
+            # outside symbolic loops, its operands the tuple (value, index, mask))
+            args = n.a0
+            extra = n.extra
+            if n.a1 is not None or n.value is not None or type(extra) is not tuple or len(extra) != 2 or \
+                    len(args) != 3 or extra[1] != x[1]:
+                return None
+            for j, a in ((x[0], extra[0]), (y[0], args[0]), (y[1], args[1]), (y[2], args[2])):
                 g = got[j]
                 if g is None:
                     got[j] = a
@@ -261,6 +279,14 @@ def compile_check(program: list, outputs_at: tuple, inputs_at: tuple) -> Compile
             lines.append(f"    if {test}: return None")
             unpack(n, y)
             operand(x, f"{n}.extra")
+        elif kind == SCATTER:
+            # (a scatter's extra is (target, reduction), unpacked as its operands; its value is
+            # None outside symbolic loops)
+            lines.append(f"    if {test} or {n}.value is not None: return None")
+            unpack(n, y)
+            lines.append(f"    extra, reduce_op = {n}.extra")
+            lines.append(f"    if reduce_op != {const('value', x[1])}: return None")
+            operand(x[0], "extra")
         else:
             lines.append(f"    if {test} or {n}.a1 is not None or {n}.extra is not None or "
                          f"value_key({n}.value) != {const('value', x)}: return None")

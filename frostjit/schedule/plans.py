@@ -37,11 +37,18 @@ not covered before session r13: a texture lookup built its spec at every evaluat
 """
 from __future__ import annotations
 
+import os
+
 from ..backend.kernel import OUT
 from ..trace.node import Node
 from .kernel import build_kernel
 from .plan_check import program_of, check, compile_check
 from .single_op import SpecWithKey
+
+#: Whether evaluations use the plan caches (this module's and :mod:`.single_op`'s): ``ENABLED[0]``.
+#: ``FROSTJIT_PLAN_CACHE=0`` (or setting it False) makes every evaluation build its spec: the
+#: reference that tests compare the cached path with, bit for bit.
+ENABLED = [os.environ.get("FROSTJIT_PLAN_CACHE", "").strip() != "0"]
 
 MAX_PLANS = 1024            # shapes remembered (all forgotten when full: they are cheap to rebuild)
 MAX_ENTRIES = 1 << 18       # and their entries in all (~0.3 KB each with the spec: ~80 MB at most)
@@ -91,9 +98,9 @@ class Plan:
     """
 
     __slots__ = ("spec", "inputs", "out_vts", "n_instrs", "program", "outputs_at", "inputs_at", "compiled",
-                 "uses", "kept")
+                 "uses", "kept", "n_effects", "next")
 
-    def __init__(self, spec: SpecWithKey, inputs: tuple, shape: tuple = ()):
+    def __init__(self, spec: SpecWithKey, inputs: tuple, shape: tuple = (), n_effects: int = 0):
         self.spec = spec
         self.inputs = inputs
         self.out_vts = tuple(vt for _kind, vt in spec.params[len(inputs):])
@@ -104,6 +111,8 @@ class Plan:
         self.compiled = None
         self.uses = 0
         self.kept = False           # in the cache (a shape too large is not: used once)
+        self.n_effects = n_effects  # the scatters among the roots (outputs_at: theirs first)
+        self.next = None            # the plan used after this one last time (match() tries it first)
 
 
 _plans: dict = {}
@@ -112,7 +121,11 @@ _entries = [0]              # entries of the shapes in _plans
 # type), most recent first: match() tries them before a walk builds the shape.
 _recent: dict = {}
 MAX_RECENT = 4
+_last: list = [None]        # the plan used last (its ``next`` is tried first)
 _compiled_entries = [0]     # entries of the plans with generated checkers
+
+
+_NO_EFFECTS: tuple = ()
 
 
 class _NotCovered(Exception):
@@ -120,14 +133,25 @@ class _NotCovered(Exception):
     gather's source (a symbolic loop's or call's node): the caller builds its spec."""
 
 
-def shape_of(outputs: list):
-    """``(shape, data nodes)`` of evaluating the pending nodes ``outputs`` (one size, no
-    scatters), or ``None`` if the graph holds a node the walk does not cover (see the module
-    docstring)."""
+def shape_of(outputs: list, effects: list = _NO_EFFECTS):
+    """``(shape, data nodes)`` of evaluating the pending nodes ``outputs`` and the scatters
+    ``effects`` (one size), or ``None`` if the graph holds a node the walk does not cover (see
+    the module docstring)."""
     ids: dict = {}          # node -> position of its entry in key
     key: list = []
     data: list = []         # the data nodes, in the order of their entries
     try:
+        for eff in effects:
+            # (the scatters' operands first, then the outputs, then the scatters: build_kernel's order)
+            if eff.value is not None or eff.a1 is not None:     # (a symbolic loop's scatter)
+                raise _NotCovered
+            for a in eff.a0:
+                if a not in ids:
+                    op = a.op
+                    if op == "literal" or op == "data":
+                        _leaf(ids, key, data, a, op)
+                    else:
+                        _visit(ids, key, data, a, 0)
         for out in outputs:
             if out not in ids:
                 op = out.op
@@ -135,10 +159,33 @@ def shape_of(outputs: list):
                     _leaf(ids, key, data, out, op)
                 else:
                     _visit(ids, key, data, out, 0)
+        for eff in effects:
+            _scatter_entry(ids, key, data, eff)
     except _NotCovered:
         return None
-    key.append(tuple([ids[out] for out in outputs]))
+    if effects:
+        key.append(tuple([ids[e] for e in effects] + [ids[out] for out in outputs]))
+    else:
+        key.append(tuple([ids[out] for out in outputs]))
     return tuple(key), data
+
+
+def _scatter_entry(ids: dict, key: list, data: list, eff: Node) -> None:
+    """Add the entry ``("scatter", type, operand positions, target position, reduction)`` of the
+    scatter ``eff`` (its operands have entries): its target, an evaluated node, gets a data entry
+    (bound to a ``SCATTER_DST`` parameter, of its buffer's length, as the launch of a built spec
+    binds it).  A target that is not a data node is not covered."""
+    extra = eff.extra
+    if type(extra) is not tuple or len(extra) != 2:
+        raise _NotCovered
+    target, reduce_op = extra
+    if type(target) is not Node or target.op != "data" or not (reduce_op is None or type(reduce_op) is str):
+        raise _NotCovered
+    s = ids.get(target)
+    if s is None:
+        s = _leaf(ids, key, data, target, "data")
+    ids[eff] = len(key)
+    key.append(("scatter", eff.vt, tuple([ids[a] for a in eff.a0]), s, reduce_op))
 
 
 def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
@@ -265,19 +312,20 @@ def _leaf(ids: dict, key: list, data: list, n: Node, op: str) -> int:
     return i
 
 
-def plan_of(outputs: list, shape: tuple, data: list) -> Plan | None:
-    """The plan of ``shape`` (built from ``outputs`` the first time; ``None`` if its spec binds
-    something other than ``data`` then ``outputs``, which a covered graph never does)."""
+def plan_of(outputs: list, shape: tuple, data: list, effects: list = _NO_EFFECTS) -> Plan | None:
+    """The plan of ``shape`` (built from ``outputs`` and ``effects`` the first time; ``None`` if its
+    spec binds something other than ``data`` then ``outputs``, which a covered graph never does)."""
     plan = _plans.get(shape)
     if plan is None:
-        spec = build_kernel(outputs, ())
+        spec = build_kernel(outputs, effects)
         position = {id(d): i for i, d in enumerate(data)}
         n_in = len(spec.bindings) - len(spec.outputs)
         inputs = tuple(position.get(id(b), -1) for b in spec.bindings[:n_in])
         if -1 in inputs or spec.outputs != outputs or \
                 any((kind == OUT) != (i >= n_in) for i, (kind, _vt) in enumerate(spec.params)):
             return None     # (the launch binds data buffers, then a new buffer per OUT parameter)
-        plan = Plan(SpecWithKey(spec.instrs, spec.params, HashedKey(spec.key())), inputs, shape)
+        plan = Plan(SpecWithKey(spec.instrs, spec.params, HashedKey(spec.key()), spec.has_side_effects), inputs,
+                    shape, len(effects))
         if len(shape) > MAX_ENTRIES:
             return plan         # (used once: a graph this large is not kept)
         if len(_plans) >= MAX_PLANS or _entries[0] + len(shape) > MAX_ENTRIES:
@@ -295,17 +343,27 @@ def clear() -> None:
             plan.compiled.release()
     _plans.clear()
     _recent.clear()
+    _last[0] = None
     _entries[0] = 0
     _compiled_entries[0] = 0
 
 
-def remember(outputs: list, plan: Plan) -> None:
-    """Make ``plan`` the first that :func:`match` tries for outputs like ``outputs`` (if it is kept
-    in the cache)."""
+def _signature(outputs: list, effects: list) -> tuple:
+    """The key of :data:`_recent`: the count of outputs, the first one's operation and type; with
+    scatters, also their count and the first one's type and reduction."""
+    if effects:
+        e = effects[0]
+        return (len(outputs), len(effects), e.vt, e.extra[1])
+    o = outputs[0]
+    return (len(outputs), o.op, o.vt)
+
+
+def remember(outputs: list, plan: Plan, effects: list = _NO_EFFECTS) -> None:
+    """Make ``plan`` the first that :func:`match` tries for outputs (and scatters) like ``outputs``
+    (and ``effects``), and the successor of the plan used last, if it is kept in the cache."""
     if not plan.kept:
         return
-    o = outputs[0]
-    sig = (len(outputs), o.op, o.vt)
+    sig = _signature(outputs, effects)
     recent = _recent.get(sig)
     if plan.compiled is None and plan.uses >= COMPILE_AFTER:
         _compile(plan)
@@ -317,37 +375,65 @@ def remember(outputs: list, plan: Plan) -> None:
         elif len(recent) >= MAX_RECENT:
             recent.pop()
         recent.insert(0, plan)
+    last = _last[0]
+    if last is not None:
+        last.next = plan
+    _last[0] = plan
 
 
-def match(outputs: list):
-    """``(plan, inputs)`` for evaluating ``outputs`` (as :func:`shape_of` takes them) with a plan
-    recently used for outputs of their signature, if their graph has its shape (checked by
-    :mod:`.plan_check`, without the walk to the shape); else ``None``.  ``inputs`` are the
-    buffers of the data nodes bound to the plan's input parameters."""
-    o = outputs[0]
-    recent = _recent.get((len(outputs), o.op, o.vt))
+def match(outputs: list, effects: list = _NO_EFFECTS):
+    """``(plan, inputs)`` for evaluating ``outputs`` and ``effects`` (as :func:`shape_of` takes
+    them) with the successor of the plan used last or a plan recently used for outputs of their
+    signature, if their graph has its shape (checked by :mod:`.plan_check`, without the walk to
+    the shape); else ``None``.  ``inputs`` are the buffers of the data nodes bound to the plan's
+    input parameters."""
+    roots = effects + outputs if effects else outputs   # (the scatters' entries, then the outputs')
+    last = _last[0]
+    if last is not None:
+        # A program evaluates its graphs in the same order at every call: the plan that followed
+        # the last one before is tried first (a loop of more shapes of one signature than
+        # MAX_RECENT, a scan's steps, missed every recent plan and walked every graph).
+        plan = last.next
+        if plan is not None and len(plan.outputs_at) == len(roots) and plan.n_effects == len(effects):
+            bindings = _bindings(plan, roots)
+            if bindings is not None:
+                _last[0] = plan
+                return plan, bindings
+    if effects:
+        recent = _recent.get(_signature(outputs, effects))
+    else:
+        o = outputs[0]
+        recent = _recent.get((len(outputs), o.op, o.vt))
     if recent is None:
         return None
     for plan in recent:
-        compiled = plan.compiled
-        if compiled:
-            bindings = compiled.fn(*outputs)
-            if bindings is None:
-                continue
-        else:
-            got = check(plan.program, plan.outputs_at, outputs)
-            if got is None:
-                continue
-            bindings = [got[i].value for i in plan.inputs_at]
-            if compiled is None:
-                plan.uses += 1
-                if plan.uses >= COMPILE_AFTER:
-                    _compile(plan)
+        bindings = _bindings(plan, roots)
+        if bindings is None:
+            continue
         if recent[0] is not plan:
             recent.remove(plan)
             recent.insert(0, plan)
+        if last is not None:
+            last.next = plan
+        _last[0] = plan
         return plan, bindings
     return None
+
+
+def _bindings(plan: Plan, roots: list):
+    """The buffers bound to ``plan``'s input parameters if the graph of ``roots`` (the scatters, then
+    the outputs) has its shape, else ``None``; counts the reuses until its checker is generated."""
+    compiled = plan.compiled
+    if compiled:
+        return compiled.fn(*roots)
+    got = check(plan.program, plan.outputs_at, roots)
+    if got is None:
+        return None
+    if compiled is None:
+        plan.uses += 1
+        if plan.uses >= COMPILE_AFTER:
+            _compile(plan)
+    return [got[i].value for i in plan.inputs_at]
 
 
 def _compile(plan: Plan) -> None:

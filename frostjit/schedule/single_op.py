@@ -24,10 +24,10 @@ class SpecWithKey(KernelSpec):
 
     __slots__ = ("_key",)
 
-    def __init__(self, instrs: list, params: list, key: tuple):
+    def __init__(self, instrs: list, params: list, key: tuple, has_side_effects: bool = False):
         self.instrs = instrs
         self.params = params
-        self.has_side_effects = False
+        self.has_side_effects = has_side_effects
         self._key = key
 
     def key(self) -> tuple:

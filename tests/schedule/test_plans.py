@@ -524,3 +524,24 @@ def test_random_programs_with_gathers_match_building_every_spec(monkeypatch_modu
         return run_gathers(prog, inputs_of(n, s), data(UInt32, rng.integers(0, n, n).astype(np.uint32)))
 
     assert_plans_match_the_spec_builder(monkeypatch_module, compile_after, outputs, seed)
+
+
+def test_a_cycle_of_more_shapes_of_one_signature_than_are_kept_recent_needs_no_walk(checker, builds, walks):
+    """A program evaluating the same sequence of graphs at every call finds each graph's plan as
+    the successor of the previous one: a prefix max's steps (here 7 shapes of one signature,
+    more than plans.MAX_RECENT) walked every graph at every call before."""
+    x = data(Float, np.arange(16, dtype=np.float32) % 5)
+    steps = [1, 2, 4, 8, 3, 5, 6]
+    assert len(steps) > plans.MAX_RECENT
+    for call in range(4):
+        if call == 2:
+            walks[0] = 0
+        y = x
+        for d in steps:
+            y = fj.maximum(y, fj.gather(Float, y, (fj.arange(UInt32, 16) + d) % 16))
+            fj.eval(y)
+        want = np.arange(16, dtype=np.float32) % 5
+        for d in steps:
+            want = np.maximum(want, want[(np.arange(16) + d) % 16])
+        assert y.numpy().tolist() == want.tolist()
+    assert builds[0] == len(steps) and walks[0] == 0
