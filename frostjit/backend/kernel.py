@@ -78,7 +78,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..trace.dtypes import VarType
+from ..trace.dtypes import VarType, float_bits
 
 # Parameter kinds: how a kernel uses a buffer.  Plain strings (not an Enum): spec keys are
 # hashed on every launch, and a str hashes in C.
@@ -217,8 +217,9 @@ class KernelSpec:
 
 
 def literal_key(v):
-    """``v`` as a part of a key: floats by their exact bits (-0.0 == 0.0 and NaN != NaN)."""
-    return ("f", v.hex()) if type(v) is float else v
+    """``v`` as a part of a key: floats by their exact bits (-0.0 == 0.0 and NaN != NaN; a NaN's
+    sign and payload too: :func:`~frostjit.trace.dtypes.float_bits`)."""
+    return ("f", float_bits(v)) if type(v) is float else v
 
 
 def instr_key(ins: Instr) -> tuple:

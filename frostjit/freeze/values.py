@@ -18,12 +18,13 @@ import array
 import collections
 import ctypes
 import decimal
-import struct
 import sys
 import types
 import weakref
 
 import numpy as np
+
+from ..trace.dtypes import float_bits
 
 
 class Ident:
@@ -114,22 +115,6 @@ def eq_differs(a, b) -> bool:
     except Exception:  # noqa: BLE001
         return True
     return type(r) is not bool or not r
-
-
-_PACK_D = struct.Struct("<d").pack
-
-
-def float_bits(v: float) -> str:
-    """``float.hex(v)``, except that a NaN is written with its sign and payload (``float.hex``
-    writes every NaN as ``'nan'``, but ``copysign`` and ``struct`` see them: r14, ``-nan`` and a
-    NaN with a payload replayed the recording of ``nan``)."""
-    h = float.hex(v)
-    return h if h != "nan" else "nan:" + _PACK_D(v).hex()
-
-
-def float_of_bits(h: str) -> float:
-    """The float :func:`float_bits` wrote."""
-    return float.fromhex(h) if not h.startswith("nan:") else struct.unpack("<d", bytes.fromhex(h[4:]))[0]
 
 
 def value_key(o):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from ..backend.kernel import CallInfo, Instr
 from ..trace.dtypes import Bool
 from ..trace.node import Node
+from ..trace.dtypes import float_bits
 
 
 class FuncVariableError(RuntimeError):
@@ -51,7 +52,7 @@ def _build(record) -> CallInfo:
         k = ids.get(a)
         if k is None:           # a literal (everything else is a parameter or a body node)
             v = a.value
-            lk = (a.vt, ("f", v.hex()) if type(v) is float else v)
+            lk = (a.vt, ("f", v.hex() if v == v else float_bits(v)) if type(v) is float else v)
             k = literals.get(lk)
             if k is None:
                 k = literals[lk] = len(body)

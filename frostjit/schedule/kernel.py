@@ -11,6 +11,7 @@ from ..backend.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, Instr,
 from ..trace.node import Node
 from ..trace.calls import CALL_NODES
 from . import calls, loops
+from ..trace.dtypes import float_bits
 
 
 class ScheduledKernel(KernelSpec):
@@ -163,7 +164,7 @@ def _visit(b: ScheduledKernel, n: Node, depth: int) -> None:
                 _visit_deep(b, a)
             elif a.op == "literal":         # (inlined: literals are the most common leaves)
                 v = a.value
-                lk = (a.vt, ("f", v.hex()) if type(v) is float else v)
+                lk = (a.vt, ("f", v.hex() if v == v else float_bits(v)) if type(v) is float else v)
                 i = b.literals.get(lk)
                 if i is None:
                     i = b.literals[lk] = len(b.instrs)
@@ -205,7 +206,7 @@ def _emit(b: ScheduledKernel, n: Node) -> None:
     vt = n.vt
     if op == "literal":
         v = n.value
-        lk = (vt, ("f", v.hex()) if type(v) is float else v)
+        lk = (vt, ("f", v.hex() if v == v else float_bits(v)) if type(v) is float else v)
         i = b.literals.get(lk)
         if i is None:
             i = b.literals[lk] = len(instrs)

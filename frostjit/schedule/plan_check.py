@@ -20,6 +20,7 @@ data node bound to two parameters is read twice, so the plan computes it correct
 from __future__ import annotations
 
 from .._dump import register_source, release_source
+from ..trace.dtypes import float_bits
 
 # The kinds of a program's entries (check() tests them in this order: the most frequent first).
 BINARY, TERNARY, LITERAL, DATA, UNARY, GATHER, GENERAL, SCATTER = range(8)
@@ -68,7 +69,7 @@ def value_key(v):
     """A literal's value or a node's parameter as the shape holds it: floats that equal zero or
     differ from themselves (``-0.0 == 0.0``, NaN) by their bits."""
     if type(v) is float and (v == 0 or v != v):
-        return ("f", v.hex())
+        return ("f", float_bits(v))
     return v
 
 
@@ -125,7 +126,7 @@ def check(program: list, outputs_at: tuple, outputs: list):
         elif kind == 2:
             v = n.value
             if type(v) is float and (v == 0 or v != v):
-                v = ("f", v.hex())
+                v = ("f", float_bits(v))
             if v != x:
                 return None
         elif kind == 3:

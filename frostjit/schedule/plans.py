@@ -44,6 +44,7 @@ from ..trace.node import Node
 from .kernel import build_kernel
 from .plan_check import program_of, check, compile_check
 from .single_op import SpecWithKey
+from ..trace.dtypes import float_bits
 
 #: Whether evaluations use the plan caches (this module's and :mod:`.single_op`'s): ``ENABLED[0]``.
 #: ``FROSTJIT_PLAN_CACHE=0`` (or setting it False) makes every evaluation build its spec: the
@@ -227,7 +228,7 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
             t = _positions(ids, key, data, args, depth)
         v = n.value
         if type(v) is float:
-            v = ("f", v.hex())
+            v = ("f", float_bits(v))
         item = (n.op, n.vt, v, t)
     else:
         a = n.a0
@@ -237,7 +238,7 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
             if op == "literal":
                 v = a.value
                 ia = ids[a] = len(key)
-                key.append(("literal", a.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
+                key.append(("literal", a.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", float_bits(v))))
             elif op == "data":
                 ia = ids[a] = len(key)
                 key.append(("data", a.vt, a.size == 1))
@@ -250,7 +251,7 @@ def _visit(ids: dict, key: list, data: list, n: Node, depth: int) -> int:
             if op == "literal":
                 v = b.value
                 ib = ids[b] = len(key)
-                key.append(("literal", b.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
+                key.append(("literal", b.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", float_bits(v))))
             elif op == "data":
                 ib = ids[b] = len(key)
                 key.append(("data", b.vt, b.size == 1))
@@ -305,7 +306,7 @@ def _leaf(ids: dict, key: list, data: list, n: Node, op: str) -> int:
     i = ids[n] = len(key)
     if op == "literal":
         v = n.value
-        key.append(("literal", n.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", v.hex())))
+        key.append(("literal", n.vt, v if type(v) is not float or (v != 0 and v == v) else ("f", float_bits(v))))
     else:
         key.append(("data", n.vt, n.size == 1))
         data.append(n)

@@ -13,6 +13,7 @@ cache, or switching backends, needs nothing here.
 from __future__ import annotations
 
 from ..backend.kernel import KernelSpec
+from ..trace.dtypes import float_bits
 from ..trace.node import Node
 from .kernel import build_kernel
 
@@ -61,7 +62,7 @@ def shape_key(n: Node):
         return None
     v = n.value
     if type(v) is float and (v == 0 or v != v):
-        v = ("f", v.hex())
+        v = ("f", float_bits(v))
     b = n.a1        # (Node.args without its property call: a1 is None unless two operands)
     if b is not None:
         a = n.a0
@@ -75,7 +76,7 @@ def shape_key(n: Node):
             ka = (a.vt, a.size == 1, 0)
         elif op == "literal":
             w = a.value
-            ka = (a.vt, ("f", w.hex()) if type(w) is float and (w == 0 or w != w) else w)
+            ka = (a.vt, ("f", float_bits(w)) if type(w) is float and (w == 0 or w != w) else w)
         else:
             return None
         op = b.op
@@ -83,7 +84,7 @@ def shape_key(n: Node):
             kb = (b.vt, b.size == 1, 0 if b is a else 1)
         elif op == "literal":
             w = b.value
-            kb = (b.vt, ("f", w.hex()) if type(w) is float and (w == 0 or w != w) else w)
+            kb = (b.vt, ("f", float_bits(w)) if type(w) is float and (w == 0 or w != w) else w)
         else:
             return None
         return (n.op, n.vt, v, ka, kb)
@@ -99,7 +100,7 @@ def shape_key(n: Node):
             key.append((a.vt, a.size == 1, j))
         elif op == "literal":
             w = a.value
-            key.append((a.vt, ("f", w.hex()) if type(w) is float and (w == 0 or w != w) else w))
+            key.append((a.vt, ("f", float_bits(w)) if type(w) is float and (w == 0 or w != w) else w))
         else:
             return None
     return tuple(key)

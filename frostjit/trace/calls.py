@@ -22,6 +22,7 @@ import weakref
 
 from .node import Node
 from .optable import LANEWISE
+from .dtypes import float_bits
 
 #: The node kinds of calls.
 CALL_NODES = frozenset({"call", "call_param", "call_out"})
@@ -107,7 +108,7 @@ def analyze(params: list, roots: list) -> Body:
         if a.op == "literal":
             v = a.value
             # (0.0 == -0.0 and NaN != NaN: those by their bits, as schedule/single_op.py keys them)
-            return ("lit", a.vt, ("f", v.hex()) if type(v) is float and (v == 0 or v != v) else v)
+            return ("lit", a.vt, ("f", float_bits(v)) if type(v) is float and (v == 0 or v != v) else v)
         k = free.get(a)
         if k is None:
             k = free[a] = len(free)
@@ -147,7 +148,7 @@ def analyze(params: list, roots: list) -> Body:
                     loops = True
             v = n.value
             if type(v) is float and (v == 0 or v != v):
-                v = ("f", v.hex())
+                v = ("f", float_bits(v))
             extra = n.extra
             if extra is not None:
                 extra = extra.key if isinstance(extra, FuncRecord) else ("id", id(extra))

@@ -12,6 +12,7 @@ do on CPUs without native half arithmetic.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,3 +94,26 @@ def round_to(vt: VarType, value: float) -> float:
         if vt.compute is not None:
             v = v.astype(vt.np_dtype)
     return float(v)
+
+
+_PACK_D = struct.Struct("<d").pack
+
+
+def float_bits(v: float) -> str:
+    """``float.hex(v)``, except that a NaN is written with its sign and payload: ``float.hex``
+    writes every NaN as ``'nan'``, but ``copysign``, ``struct`` and a kernel's literal see them
+    (r14: a cached kernel or a recording of ``nan`` was reused for ``-nan``).  The exact identity
+    of a float as a key part (``-0.0 == 0.0`` and ``NaN != NaN`` otherwise)."""
+    h = float.hex(v)
+    return h if h != "nan" else "nan:" + _PACK_D(v).hex()
+
+
+def float_of_bits(h: str) -> float:
+    """The float :func:`float_bits` wrote."""
+    return float.fromhex(h) if not h.startswith("nan:") else struct.unpack("<d", bytes.fromhex(h[4:]))[0]
+
+
+def exact_key(v):
+    """``v`` as a part of a key where equal floats must mean equal bits: a float zero or NaN as
+    ``("f", float_bits(v))``, anything else as it is (other floats are equal only to themselves)."""
+    return ("f", float_bits(v)) if type(v) is float and (v == 0 or v != v) else v
