@@ -260,20 +260,31 @@ def _run_planned(backend, size: int, outputs: list) -> bool:
             return False
         remember_plan(outputs, plan)
         inputs = [data[i].value for i in plan.inputs]
-    # launch() for a plan, with the allocation of the outputs, the binding of the buffers and
-    # the launch in one backend call (launch_new_outputs)
+    _launch_plan(backend, size, outputs, plan, inputs, None, 0)
+    return True
+
+
+def _launch_plan(backend, size: int, outputs: list, plan, inputs: list, started, n_effects: int) -> None:
+    """launch() for a plan, with the allocation of the outputs, the binding of the buffers and
+    the launch in one backend call (launch_new_outputs); a group's ``n_effects`` scatters are
+    counted in ``started`` as :func:`launch` counts them."""
     spec = plan.spec
     kernel, status = backend.compile(spec)
     history = state.flags & KERNEL_HISTORY
     t0 = time.perf_counter() if history else 0.0
-    outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
+    if n_effects:
+        started.effects += n_effects
+        started.launching = n_effects
+        outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
+        started.launching = 0
+    else:
+        outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
     t1 = time.perf_counter() if history else 0.0
     _become_data(outputs, outs)
     if history:
         _record_launch(backend, kernel, status, spec, size, len(outs), t1 - t0)
     if log.isEnabledFor(_DEBUG):
         log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)
-    return True
 
 
 def _run_planned_effects(backend, size: int, outputs: list, effects: list, started: _Started) -> bool:
@@ -297,20 +308,7 @@ def _run_planned_effects(backend, size: int, outputs: list, effects: list, start
             return False
         remember_plan(outputs, plan, effects)
         inputs = [data[i].value for i in plan.inputs]
-    spec = plan.spec
-    kernel, status = backend.compile(spec)
-    history = state.flags & KERNEL_HISTORY
-    t0 = time.perf_counter() if history else 0.0
-    started.effects += len(effects)
-    started.launching = len(effects)
-    outs = backend.launch_new_outputs(kernel, size, spec, inputs, plan.out_vts)
-    started.launching = 0
-    t1 = time.perf_counter() if history else 0.0
-    _become_data(outputs, outs)
-    if history:
-        _record_launch(backend, kernel, status, spec, size, len(outs), t1 - t0)
-    if log.isEnabledFor(_DEBUG):
-        log.debug("launch kernel %s size=%d (%d instructions, %s)", kernel.hash[:16], size, plan.n_instrs, status)
+    _launch_plan(backend, size, outputs, plan, inputs, started, len(effects))
     return True
 
 

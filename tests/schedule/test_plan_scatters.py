@@ -25,14 +25,6 @@ def data(T, values):
     return x
 
 
-@pytest.fixture(params=[10**9, 0], ids=["interpreted", "generated"])
-def checker(request, monkeypatch):
-    """Reuses checked by plan_check.check, or by checkers generated with the plans."""
-    monkeypatch.setattr(plans, "COMPILE_AFTER", request.param)
-    plans.clear()
-    return request.param
-
-
 @pytest.fixture
 def builds(monkeypatch):
     """Counts the specs built (by the plan cache, or for a graph it does not cover)."""

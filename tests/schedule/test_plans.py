@@ -142,14 +142,6 @@ def test_symbolic_loops_and_deep_graphs_take_the_spec_builder():
     assert z.numpy().tolist() == [plans.MAX_DEPTH + 51, plans.MAX_DEPTH + 52]
 
 
-@pytest.fixture(params=[10**9, 0], ids=["interpreted", "generated"])
-def checker(request, monkeypatch):
-    """Reuses checked by plan_check.check, or by checkers generated with the plans."""
-    monkeypatch.setattr(plans, "COMPILE_AFTER", request.param)
-    plans.clear()
-    return request.param
-
-
 @pytest.fixture
 def walks(monkeypatch):
     """Counts the walks to a graph's shape (a reuse checked against a recent plan makes none)."""
