@@ -9,9 +9,8 @@ before it by the ordinary walk; ``call_out`` is an ordinary instruction.
 from __future__ import annotations
 
 from ..backend.kernel import CallInfo, Instr
-from ..trace.dtypes import Bool
+from ..trace.dtypes import Bool, float_bits
 from ..trace.node import Node
-from ..trace.dtypes import float_bits
 
 
 class FuncVariableError(RuntimeError):

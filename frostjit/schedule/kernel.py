@@ -8,10 +8,10 @@ recorder) look at.
 from __future__ import annotations
 
 from ..backend.kernel import IN, IN_SCALAR, OUT, GATHER_SRC, SCATTER_DST, Instr, KernelSpec, instr_key
-from ..trace.node import Node
 from ..trace.calls import CALL_NODES
-from . import calls, loops
 from ..trace.dtypes import float_bits
+from ..trace.node import Node
+from . import calls, loops
 
 
 class ScheduledKernel(KernelSpec):

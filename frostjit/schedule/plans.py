@@ -40,11 +40,11 @@ from __future__ import annotations
 import os
 
 from ..backend.kernel import OUT
+from ..trace.dtypes import float_bits
 from ..trace.node import Node
 from .kernel import build_kernel
 from .plan_check import program_of, check, compile_check
 from .single_op import SpecWithKey
-from ..trace.dtypes import float_bits
 
 #: Whether evaluations use the plan caches (this module's and :mod:`.single_op`'s): ``ENABLED[0]``.
 #: ``FROSTJIT_PLAN_CACHE=0`` (or setting it False) makes every evaluation build its spec: the

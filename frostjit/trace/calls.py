@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import weakref
 
+from .dtypes import float_bits
 from .node import Node
 from .optable import LANEWISE
-from .dtypes import float_bits
 
 #: The node kinds of calls.
 CALL_NODES = frozenset({"call", "call_param", "call_out"})

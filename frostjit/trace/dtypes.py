@@ -111,9 +111,3 @@ def float_bits(v: float) -> str:
 def float_of_bits(h: str) -> float:
     """The float :func:`float_bits` wrote."""
     return float.fromhex(h) if not h.startswith("nan:") else struct.unpack("<d", bytes.fromhex(h[4:]))[0]
-
-
-def exact_key(v):
-    """``v`` as a part of a key where equal floats must mean equal bits: a float zero or NaN as
-    ``("f", float_bits(v))``, anything else as it is (other floats are equal only to themselves)."""
-    return ("f", float_bits(v)) if type(v) is float and (v == 0 or v != v) else v
