@@ -739,12 +739,18 @@ def _lift_scalar_arrays(operands) -> list:
     return out
 
 
+def _value_arrays(op: str, operands) -> list:
+    """The static arrays among ``operands`` that decide the type of the others: all of them, but
+    for ``select`` those among its values, not its mask."""
+    return [o for o in (operands[1:] if op == "select" else operands) if isinstance(o, VectorBase)]
+
+
 def _numpy_elements(op: str, operands):
     """``operands`` with each NumPy scalar an element of the static arrays' type, as Dr.Jit converts
     it (:func:`.flat.numpy_scalar_operand`: ``ArrayXi(3, 4) + np.float32(1.5)`` is ``ArrayXi(4, 5)``);
     None where Dr.Jit's operator then refuses (a NumPy scalar or 0-d array in arithmetic beside
     masks: ``ArrayXb(True, False) * np.array(2)``, which NumPy computes)."""
-    arrays = [o for o in (operands[1:] if op == "select" else operands) if isinstance(o, VectorBase)]
+    arrays = _value_arrays(op, operands)
     if not arrays:
         return operands
     vt = max(arrays, key=lambda o: o.Depth)._leaf._vt
@@ -764,7 +770,7 @@ def _sequences_as_arrays(op: str, operands) -> tuple:
     is ``Array3i * 2``, see :func:`.promotion.zero_dim_operand`).  A ``select``'s values take
     the class of its value operands, not of its mask (``select(ArrayXb, ArrayXf, np.array(5.5))``
     selects 5.5, not ``True``)."""
-    arrays = [o for o in (operands[1:] if op == "select" else operands) if isinstance(o, VectorBase)]
+    arrays = _value_arrays(op, operands)
     like = max(arrays or [o for o in operands if isinstance(o, VectorBase)], key=lambda o: o.Depth)
     like_cls, leaf = type(like), type(like)._leaf
     out = []

@@ -400,11 +400,7 @@ def match(outputs: list, effects: list = _NO_EFFECTS):
             if bindings is not None:
                 _last[0] = plan
                 return plan, bindings
-    if effects:
-        recent = _recent.get(_signature(outputs, effects))
-    else:
-        o = outputs[0]
-        recent = _recent.get((len(outputs), o.op, o.vt))
+    recent = _recent.get(_signature(outputs, effects))
     if recent is None:
         return None
     for plan in recent:
