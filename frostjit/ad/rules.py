@@ -290,8 +290,7 @@ class Hook:
             f.a = a
             f.z = z
             edges.append((v, f, f))
-        if edges:
-            out._ad = Vertex(cls, out._node.size, tuple(edges), out._node)
+        _attach(out, edges)
 
     def on_gather(self, out, source, index, active) -> None:
         v = _vertex(out, source)
