@@ -29,8 +29,7 @@ from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
-from ..trace.dtypes import float_bits
-from .values import _HEAPTYPE, Ident, attribute_snaps, eq_differs, user_eq, value_key, needs_key, is_torch_tensor
+from .values import _HEAPTYPE, Ident, attribute_snaps, eq_differs, float_bits, user_eq, value_key, needs_key, is_torch_tensor
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 PAIRWISE_MAX = 10            # containers of one type compared pairwise (45 `is` tests) up to this many

@@ -44,8 +44,7 @@ from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
 from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
                           NodeType, node_type, slot_names)
-from ..trace.dtypes import float_bits, float_of_bits
-from .values import Eq, Ident, coarse_eq, exact_state, value_key
+from .values import Eq, Ident, coarse_eq, exact_state, float_bits, float_of_bits, value_key
 
 
 _NO_SLOT = object()

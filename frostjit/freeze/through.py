@@ -44,10 +44,10 @@ from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
 from ..schedule.evaluate import evaluate
-from ..trace.dtypes import float_bits
 from ..trace.state import state
 from ..tree.kinds import ARRAY_TYPES
 from .outputs import instance_state, container_state
+from .values import float_bits
 from . import kept as _kept
 from .binder import Bound
 from .layout import entries
@@ -592,7 +592,7 @@ _last_literal = (None, None)     # (the float last given a token, its token): se
 
 def _literal_token(v):
     """A literal seed's value in a seed-layout token: a float by its exact bits (``hex``: -0.0 and
-    0.0 differ; a NaN by :func:`~frostjit.trace.dtypes.float_bits`, its sign and payload), anything else as is.  The float last tokenized is kept, by
+    0.0 differ; a NaN by :func:`.values.float_bits`, its sign and payload), anything else as is.  The float last tokenized is kept, by
     identity: a loss's seed is the same ``1.0`` object every backward pass (``float.hex`` was ~0.5%
     of a training step's instructions)."""
     global _last_literal

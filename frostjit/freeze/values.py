@@ -18,13 +18,12 @@ import array
 import collections
 import ctypes
 import decimal
+import struct
 import sys
 import types
 import weakref
 
 import numpy as np
-
-from ..trace.dtypes import float_bits
 
 
 class Ident:
@@ -115,6 +114,25 @@ def eq_differs(a, b) -> bool:
     except Exception:  # noqa: BLE001
         return True
     return type(r) is not bool or not r
+
+
+_PACK_D = struct.Struct("<d").pack
+
+
+def float_bits(v: float) -> str:
+    """``float.hex(v)``, except that a NaN is written with its sign and payload (``float.hex``
+    writes every NaN as ``'nan'``, but ``copysign`` and ``struct`` see them: r14, ``-nan`` and a
+    NaN with a payload replayed the recording of ``nan``).  The engine's keys use
+    ``trace/dtypes.float_bits``, the same function: the read set's modules (this one) import
+    nothing from outside ``freeze/``, so that other Python versions can load them alone
+    (tests/freeze/readset_probe.py)."""
+    h = float.hex(v)
+    return h if h != "nan" else "nan:" + _PACK_D(v).hex()
+
+
+def float_of_bits(h: str) -> float:
+    """The float :func:`float_bits` wrote."""
+    return float.fromhex(h) if not h.startswith("nan:") else struct.unpack("<d", bytes.fromhex(h[4:]))[0]
 
 
 def value_key(o):

@@ -103,7 +103,8 @@ def float_bits(v: float) -> str:
     """``float.hex(v)``, except that a NaN is written with its sign and payload: ``float.hex``
     writes every NaN as ``'nan'``, but ``copysign``, ``struct`` and a kernel's literal see them
     (r14: a cached kernel or a recording of ``nan`` was reused for ``-nan``).  The exact identity
-    of a float as a key part (``-0.0 == 0.0`` and ``NaN != NaN`` otherwise)."""
+    of a float as a key part (``-0.0 == 0.0`` and ``NaN != NaN`` otherwise).  ``freeze/values.py``
+    keeps its own copy: the read set's modules load without the rest of frostjit."""
     h = float.hex(v)
     return h if h != "nan" else "nan:" + _PACK_D(v).hex()
 
