@@ -181,9 +181,8 @@ class ArrayBase:
         memory (``make_opaque``), as Dr.Jit evaluates it."""
         node = self._buffer_node()
         if node.op == "literal":
-            from ..functions.evaluation import make_opaque     # (functions/ sits above array/)
             try:
-                make_opaque(self)
+                literal_to_memory(self)
             except MemoryError:
                 raise out_of_memory(self._vt.name, node.size, self._vt.itemsize, "export to NumPy") from None
         return self._values()
@@ -503,6 +502,19 @@ def operand_kind(x):
 
 
 _refusals: dict = {}
+
+
+def literal_to_memory(a) -> None:
+    """Give the evaluated array ``a``, whose node is a literal, a buffer filled with its value
+    (``make_opaque``'s step per array; ``.numpy()``'s view needs memory).  A frozen function's
+    recording sees the fill and keeps the literal's symbolic size."""
+    node = a._node
+    new = ops.data(node.vt, _backend().full(node.vt, node.value, node.size), node.size)
+    rec = state.recorder
+    if rec is not None:
+        new.sym = node.sym      # a frozen function's symbolic size of the literal
+        rec.on_memop("fill", node.value, [], [new])
+    a._node = new
 
 
 def numpy_element(x) -> bool:

@@ -1,11 +1,9 @@
 """Evaluation control: ``eval``, ``schedule``, ``make_opaque``, ``width``, kernel history."""
 from __future__ import annotations
 
-from ..array.flat import ArrayBase
+from ..array.flat import ArrayBase, literal_to_memory
 from ..array.vector import VectorBase
-from ..backend import current_backend
 from ..schedule.evaluate import evaluate, kernel_history  # noqa: F401  (re-exported)
-from ..trace import ops
 from ..trace.state import state
 from ..tree import leaves, traverse
 
@@ -84,17 +82,9 @@ def make_opaque(*args) -> None:
         _refuse_unevaluable(args, "make_opaque")
     arrays = leaves(args)
     eval(*arrays)
-    backend = current_backend()
     for a in arrays:
-        node = a._node
-        if node.op == "literal":
-            buf = backend.full(node.vt, node.value, node.size)
-            new = ops.data(node.vt, buf, node.size)
-            rec = state.recorder
-            if rec is not None:
-                new.sym = node.sym      # a frozen function's symbolic size of the literal
-                rec.on_memop("fill", node.value, [], [new])
-            a._node = new
+        if a._node.op == "literal":
+            literal_to_memory(a)
 
 
 def width(*args) -> int:
