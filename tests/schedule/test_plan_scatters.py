@@ -15,29 +15,10 @@ from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
 from frostjit.llvm import Float, Int32, UInt32
-from frostjit.schedule import evaluate as ev, plans
+from frostjit.schedule import plans
 from frostjit.trace.state import state
 
-
-def data(T, values):
-    x = T(np.asarray(values, dtype=T._vt.np_dtype))
-    fj.eval(x)
-    return x
-
-
-@pytest.fixture
-def builds(monkeypatch):
-    """Counts the specs built (by the plan cache, or for a graph it does not cover)."""
-    count = [0]
-    real = plans.build_kernel
-
-    def counting(outputs, effects):
-        count[0] += 1
-        return real(outputs, effects)
-    monkeypatch.setattr(plans, "build_kernel", counting)
-    monkeypatch.setattr(ev, "build_kernel", counting)
-    plans.clear()
-    return count
+from plan_helpers import data
 
 
 @contextlib.contextmanager

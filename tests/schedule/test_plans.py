@@ -15,31 +15,13 @@ import frostjit as fj
 from frostjit.llvm import Float, Float64, Int32, UInt32
 from frostjit.schedule import evaluate as ev, plans
 
+from plan_helpers import data
+
 WIDTHS = [1, 7, 1000, 100003]
 
 
 def bits(a) -> bytes:
     return np.ascontiguousarray(np.asarray(a.numpy())).tobytes()
-
-
-def data(T, values):
-    x = T(np.asarray(values, dtype=T._vt.np_dtype))
-    fj.eval(x)
-    return x
-
-
-@pytest.fixture
-def builds(monkeypatch):
-    """Counts the specs built by the plan cache (one per new shape)."""
-    count = [0]
-    real = plans.build_kernel
-
-    def counting(outputs, effects):
-        count[0] += 1
-        return real(outputs, effects)
-    monkeypatch.setattr(plans, "build_kernel", counting)
-    plans.clear()
-    return count
 
 
 def test_the_same_program_traced_again_reuses_its_plan(builds):
