@@ -63,9 +63,12 @@ class LLVMReplayEmitter(ReplayEmitter):
         code.bind("scratch", self.scratch)
         code.bind("scratch_sizes", self.scratch_sizes)
         code.bind("wake_threads", backend.wake_threads)
+        code.bind("join_launch", backend.join_launch)
         self._wake_at: int | None = None    # where the prologue's wake-up goes (see launch())
         self._wake_indent = ""
         self._woken = False
+        self._pending = False       # a deferred launch may run (no join written since)
+        self._joins_first = False   # the join at the start of the replay is written
 
     def prologue(self) -> None:
         # The line that wakes the pool's workers is written here once a launch turns out to be
@@ -93,8 +96,25 @@ class LLVMReplayEmitter(ReplayEmitter):
         self.code.lines.insert(self._wake_at, self._wake_indent + text)
         self._woken = True
 
+    def _join_first(self) -> None:
+        """The replay's first line (in the recording's lock) joins a deferred launch still
+        pending: one of an earlier replay left by an exception, whose argument arrays and
+        scratch buffers this replay is about to reuse."""
+        if not self._joins_first and self._wake_at is not None:
+            self.code.lines.insert(self._wake_at, self._wake_indent + "join_launch()")
+            self._joins_first = True
+
+    def join(self) -> None:
+        if self._pending:
+            self.code.line("join_launch()")
+            self._pending = False
+
     # -- launches --------------------------------------------------------------------------
-    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg]) -> None:
+    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg], defer: bool = False) -> None:
+        # ``defer``: a parallel launch is published and returns (run_parallel with ``keep``, the
+        # tuple of its buffers, which the pool holds until the join); one on the calling
+        # thread runs to its end.  Either way a deferred launch before this one is joined first:
+        # run_parallel does it, a call on the calling thread is preceded by join_launch().
         c = self.code
         cfunc = c.bind(f"kernel_{index}", kernel.cfunc)
         argv = (ctypes.c_int64 * (2 * len(args)))()
@@ -132,7 +152,12 @@ class LLVMReplayEmitter(ReplayEmitter):
         threshold = parallel_threshold(kernel.n_instrs)
         self._wake_before(size, threshold)
         private = c.bind(f"private_targets_{index}", kernel.private)
-        parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private})"
+        if defer:
+            self._join_first()
+            keep = "".join(f"buffer_{a.slot}, " for a in args if a.fixed is None)
+            parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private}, ({keep}))"
+        else:
+            parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private})"
         raw = getattr(kernel, "raw", None)
         if raw is not None:
             # on the calling thread: the entry without argument types, the launch's end kept as a
@@ -146,6 +171,9 @@ class LLVMReplayEmitter(ReplayEmitter):
                 call = f"{end_name}.value = launch_size; {call}"
         else:
             call = f"{cfunc}(0, launch_size, {argv_name}, 0)"
+        if self._pending:
+            call = f"join_launch(); {call}"
+        self._pending = defer and not (size.is_const and size.value < threshold)
         if size.is_const:
             if size.value >= threshold:
                 c.line(parallel)
