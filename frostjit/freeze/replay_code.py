@@ -272,7 +272,8 @@ def _defers(op) -> bool:
     hence no scatters (their targets are the caller's arrays) and no private copies (combined
     on the host after the join).
     """
-    return not op.kernel.private and all(p.kind in _DEFERRABLE_KINDS for p in op.params)
+    # (private copies are of scatter targets: excluded with them)
+    return all(p.kind in _DEFERRABLE_KINDS for p in op.params)
 
 
 def _pure_output(d) -> bool:
