@@ -54,17 +54,27 @@ def _launch(pool, kernel, src, dst, args, keep=True):
              keep=(src, dst) if keep else None)
 
 
+def _published(pool):
+    """``(input values, input buffer, output buffer)`` of a deferred launch of ``x * 3 + 1``
+    over N lanes on ``pool`` (the buffers held only by the caller's references)."""
+    a = np.linspace(-1, 1, N).astype(np.float32)
+    src, dst, args = _buffers(a)
+    _launch(pool, _kernel(), src, dst, args)
+    return a, src, dst
+
+
+def _expected(a):
+    return a * np.float32(3) + np.float32(1)
+
+
 def test_a_deferred_launch_is_pending_until_joined(monkeypatch):
     pool = _pool(monkeypatch)
     try:
-        kernel = _kernel()
-        a = np.linspace(-1, 1, N).astype(np.float32)
-        src, dst, args = _buffers(a)
-        _launch(pool, kernel, src, dst, args)
+        a, _src, dst = _published(pool)
         assert pool.pending is not None
         pool.join()
         assert pool.pending is None
-        np.testing.assert_array_equal(dst.array, a * np.float32(3) + np.float32(1))
+        np.testing.assert_array_equal(dst.array, _expected(a))
         pool.join()         # (nothing pending: nothing happens)
         assert pool.pending is None
     finally:
@@ -76,17 +86,14 @@ def test_the_pool_holds_a_pending_launchs_buffers(monkeypatch):
     next allocation) before the join."""
     pool = _pool(monkeypatch)
     try:
-        kernel = _kernel()
-        a = np.linspace(-1, 1, N).astype(np.float32)
-        src, dst, args = _buffers(a)
+        a, src, dst = _published(pool)
         refs = [weakref.ref(src), weakref.ref(dst)]
-        _launch(pool, kernel, src, dst, args)
         del src, dst
         gc.collect()
         assert all(r() is not None for r in refs)
         out = refs[1]()
         pool.join()
-        np.testing.assert_array_equal(out.array, a * np.float32(3) + np.float32(1))
+        np.testing.assert_array_equal(out.array, _expected(a))
         del out
         gc.collect()
         assert all(r() is None for r in refs)
@@ -101,58 +108,46 @@ def test_any_other_launch_joins_a_pending_one_first(monkeypatch, size):
     pool = _pool(monkeypatch)
     try:
         kernel = _kernel()
-        a = np.linspace(-1, 1, N).astype(np.float32)
-        src, mid, args = _buffers(a)
-        _launch(pool, kernel, src, mid, args)
+        a, _src, mid = _published(pool)
         assert pool.pending is not None
         out = HostBuffer.allocate(np.dtype(np.float32), size)
         # (the last `size` elements of the first launch's output: the last blocks it runs)
         args2 = (ctypes.c_int64 * 4)(mid.ptr + 4 * (N - size), size, out.ptr, size)
         pool.run(kernel.cfunc, size, args2, current_backend().width, size >= 1 << 14, ())
         assert pool.pending is None
-        first = a * np.float32(3) + np.float32(1)
-        np.testing.assert_array_equal(out.array, first[N - size:] * np.float32(3) + np.float32(1))
+        np.testing.assert_array_equal(out.array, _expected(_expected(a)[N - size:]))
     finally:
         pool.close()
 
 
 def test_close_joins_a_pending_launch(monkeypatch):
     pool = _pool(monkeypatch)
-    kernel = _kernel()
-    a = np.linspace(-1, 1, N).astype(np.float32)
-    src, dst, args = _buffers(a)
-    _launch(pool, kernel, src, dst, args)
+    a, _src, dst = _published(pool)
     pool.close()
     assert pool.pending is None
-    np.testing.assert_array_equal(dst.array, a * np.float32(3) + np.float32(1))
+    np.testing.assert_array_equal(dst.array, _expected(a))
 
 
 def test_a_pool_dropped_with_a_pending_launch_finishes_it(monkeypatch):
     """(The finalizer joins before it stops the workers.)"""
     pool = _pool(monkeypatch)
-    kernel = _kernel()
-    a = np.linspace(-1, 1, N).astype(np.float32)
-    src, dst, args = _buffers(a)
-    _launch(pool, kernel, src, dst, args)
+    a, _src, dst = _published(pool)
     workers = list(pool.native_threads)
     del pool
     gc.collect()
     for t in workers:
         t.join(timeout=30)
     assert not any(t.is_alive() for t in workers)
-    np.testing.assert_array_equal(dst.array, a * np.float32(3) + np.float32(1))
+    np.testing.assert_array_equal(dst.array, _expected(a))
 
 
 def test_switched_off_every_launch_runs_to_its_end(monkeypatch):
     pool = _pool(monkeypatch, defer="0")
     try:
         assert not pool.defer
-        kernel = _kernel()
-        a = np.linspace(-1, 1, N).astype(np.float32)
-        src, dst, args = _buffers(a)
-        _launch(pool, kernel, src, dst, args)
+        a, _src, dst = _published(pool)
         assert pool.pending is None
-        np.testing.assert_array_equal(dst.array, a * np.float32(3) + np.float32(1))
+        np.testing.assert_array_equal(dst.array, _expected(a))
     finally:
         pool.close()
 

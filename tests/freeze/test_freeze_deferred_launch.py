@@ -145,13 +145,15 @@ _READS = {
 }
 
 
+def _evaluated_heavy(x):
+    y = _heavy(x)
+    fj.eval(y)
+    return y
+
+
 @pytest.mark.parametrize("how", sorted(_READS))
 def test_every_host_read_right_after_a_replay_sees_its_whole_output(two_threads, how):
-    def f(x):
-        y = _heavy(x)
-        fj.eval(y)
-        return y
-
+    f = _evaluated_heavy
     ff = fj.freeze(f)
     for k in range(3):
         x = Float(np.linspace(-4, 4 + k, N).astype(np.float32))
@@ -166,11 +168,7 @@ def test_every_host_read_right_after_a_replay_sees_its_whole_output(two_threads,
 def test_outputs_dropped_overwritten_and_reallocated_right_after_replays(two_threads):
     """A replay's output dropped at once (its buffer back in the pool), then new arrays of the
     same size filled on the host and launched over: no value changes under them."""
-    def f(x):
-        y = _heavy(x)
-        fj.eval(y)
-        return y
-
+    f = _evaluated_heavy
     ff = fj.freeze(f)
     for k in range(6):
         x = Float(np.linspace(-1, 1 + k, N).astype(np.float32))

@@ -68,23 +68,23 @@ def nudge_enabled() -> bool:
     """Whether idle native workers yield only on the caller's CPU and move off it
     (:mod:`.native_pool`): ``FROSTJIT_POOL_NUDGE`` ``1`` (the default) or ``0`` (yield every
     ~50 us wherever they run, never change their CPU affinity)."""
-    env = os.environ.get("FROSTJIT_POOL_NUDGE")
-    if not env:
-        return True
-    if env not in ("0", "1"):
-        raise ValueError(f"FROSTJIT_POOL_NUDGE must be 0 or 1, not {env!r}")
-    return env == "1"
+    return _switch("FROSTJIT_POOL_NUDGE")
 
 
 def deferred_launches_enabled() -> bool:
     """Whether a launch asked to be deferred (:meth:`ThreadPool.run` with ``keep``) returns before
     its end: ``FROSTJIT_ASYNC_LAUNCH`` ``1`` (the default) or ``0`` (every launch joins before
     it returns: the debugging switch that rules the deferral out)."""
-    env = os.environ.get("FROSTJIT_ASYNC_LAUNCH")
+    return _switch("FROSTJIT_ASYNC_LAUNCH")
+
+
+def _switch(name: str) -> bool:
+    """An on/off environment variable that is on unless set: ``1`` or ``0``, else ValueError."""
+    env = os.environ.get(name)
     if not env:
         return True
     if env not in ("0", "1"):
-        raise ValueError(f"FROSTJIT_ASYNC_LAUNCH must be 0 or 1, not {env!r}")
+        raise ValueError(f"{name} must be 0 or 1, not {env!r}")
     return env == "1"
 
 
