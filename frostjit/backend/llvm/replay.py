@@ -158,7 +158,10 @@ class LLVMReplayEmitter(ReplayEmitter):
         private = c.bind(f"private_targets_{index}", kernel.private)
         if defer:
             self._join_first()
-            keep = "".join(f"buffer_{a.slot}, " for a in args if a.fixed is None)
+            # (the kernel and the captured buffers too: a launch an exception left pending may
+            # outlive the recording that holds them)
+            held = c.bind(f"held_{index}", (kernel, *[a.fixed for a in args if a.fixed is not None]))
+            keep = "".join(f"buffer_{a.slot}, " for a in args if a.fixed is None) + held
             parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private}, ({keep}))"
         else:
             parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private})"
