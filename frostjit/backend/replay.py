@@ -135,12 +135,19 @@ class ReplayEmitter(abc.ABC):
         """Lines that run once at the start of every replay, before the first operation."""
 
     @abc.abstractmethod
-    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg]) -> None:
+    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg], defer: bool = False) -> None:
         """Allocate the OUT buffers of ``args`` (scratch registers or new buffers, assigned to
         ``buffer_<slot>``) and run ``kernel`` over ``size`` lanes.
 
-        ``index`` is the operation's position in the recording (for unique names).
+        ``index`` is the operation's position in the recording (for unique names).  ``defer``:
+        the launch may still run when the lines after it run, until the lines of :meth:`join`
+        (or the next launch); freeze asks for it only where those lines read and write none of
+        its buffers.  A backend may ignore it (run every launch to its end).
         """
+
+    def join(self) -> None:
+        """Lines that end a deferred launch still running (nothing if none may be: the base
+        class never defers)."""
 
     @abc.abstractmethod
     def reduce(self, index: int, op: str, vt: VarType, src: int, size: Size, out: int) -> None:

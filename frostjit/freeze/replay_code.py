@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from .._dump import register_source
-from ..backend.kernel import OUT, SCATTER_DST
+from ..backend.kernel import GATHER_SRC, IN, IN_SCALAR, OUT, SCATTER_DST
 from ..backend.replay import ReplayCode, LaunchArg
 from ..functions.memory import check_bounds
 from ..schedule.evaluate import KernelRecordingMode, KernelType, record_operation
@@ -31,6 +31,8 @@ from ..trace.state import JitBackend, state
 from .outputs import generate_finish
 from .records import (SlotOrigin, Launch, Reduce, PrefixSum, Argsort, BlockReduce, Compress, Copy, Fill, FillWidth, Upload,
                       UploadInput, BoundsCheck, SlotOperand, BufferEntry, LiteralEntry, InputEntry)
+from .records import (ArrayOut, DictOut, InputAlias, InputArray, InputContainer, PythonValue, SequenceOut, SharedOut,
+                      SharedRef, VectorOut, WidthOut)
 from .scratch import plan_scratch, dead_operations
 from .through import new_through
 from .values import same_value
@@ -112,6 +114,7 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     ns.update(rec.consts)           # the named constants of the size expressions and guards
     emitter = backend.replay_emitter(code)
     ops = rec.ops
+    through = getattr(rec, "through", None)     # outputs differentiable through the call (.through)
     head = ["def replay(flat, captured_nodes):",
             f'    """Replay of the frozen function {name!r}: {len(ops)} recorded operations."""',
             "    input_nodes = flat.nodes; numpy_inputs = flat.numpy",
@@ -133,6 +136,8 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         guards_at.setdefault(guard.ready, []).append((g, guard))
 
     def check_guards(after: int) -> None:
+        if after in guards_at:
+            emitter.join()      # (a guard may read values: a deferred launch ends first)
         for g, guard in guards_at.get(after, ()):
             why = code.bind(f"guard_{g}", guard.why)
             code.line(f"if not ({guard.expr}): raise GuardFailed({why} + ': ' + {guard.expr!r})")
@@ -143,11 +148,17 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
     # (kept with JitFlag.KernelHistory: the history lists what the plain call launched)
     dead = set(skip) if history else dead_operations(ops, node_table, keep_out, skip)
     fills = []      # consecutive fills not written yet (emitter.fill_many)
+    live = [i for i in range(len(ops)) if i not in dead]
+    following = dict(zip(live, live[1:]))      # the next operation that runs
+    finish_defers = through is None and not actions and _pure_output(out_desc)
+    deferred = False
     for i, op in enumerate(ops):
         t = type(op)
         if i in dead:
             check_guards(i)
             continue
+        if t is not Launch:
+            emitter.join()      # (every host operation reads or writes buffers: see _defers)
         if t is Fill:
             fills.append((i, op.vt, op.value, op.size, op.out))
             nxt = next((j for j in range(i + 1, len(ops)) if j not in dead), None)
@@ -167,7 +178,11 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
             code.line(f"launch_size = {op.size.expr}")
             if history:
                 code.line("launch_start = perf_counter()")
-            emitter.launch(i, op.kernel, op.size, args)
+            nxt = following.get(i)
+            defer = (not history and i not in guards_at and _defers(op)
+                     and (type(ops[nxt]) is Launch if nxt is not None else True))
+            deferred |= defer
+            emitter.launch(i, op.kernel, op.size, args, defer)
             if history:     # the entry schedule.evaluate.run_group makes, from a template
                 template = code.bind(f"history_entry_{i}", _history_template(backend, op))
                 code.line(f"entry = {template}.copy(); entry['size'] = launch_size; "
@@ -203,6 +218,8 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
             code.line(f"record_history_op({t.history_type!r}, {op.size.expr}, {_HISTORY_PARAMS[t](op)!r})")
         check_guards(i)
     _wrap_outputs(code, node_table, sym_outputs)
+    if not finish_defers:
+        emitter.join()      # (the write-backs and outputs below may run code that reads arrays)
     code.line("pass")               # (a recording of nothing)
     code.indent = "    "
     code.lines.extend([
@@ -214,7 +231,6 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         "            raise ReplayFailed(e) from e",
         "    # write-backs and outputs (errors here are the function's, not the replay's)",
         "    leaves = flat.leaves; containers = flat.containers"])
-    through = getattr(rec, "through", None)     # outputs differentiable through the call (.through)
     if through is not None:
         ns["new_through"] = new_through
     finish, result = generate_finish(actions, out_desc, ns, through)
@@ -223,11 +239,65 @@ def generate_replay(name: str, backend, rec, n_classes: int, node_table: list, s
         finish.insert(at, f"through.kept = ({''.join(f'buffer_{s}, ' for s in keep_out)})")
     for line in finish:
         code.line(line)
-    code.line(f"return {result}")
+    if deferred and finish_defers:
+        # the last launch may still run (its outputs reached only through this call's result)
+        code.line(f"result = {result}")
+        emitter.join()
+        code.line("return result")
+    else:
+        code.line(f"return {result}")
     source = code.source()
     filename = register_source(f"freeze replay {name}", source)
     exec(compile(source, filename, "exec"), ns)
     return ns["replay"], source, filename
+
+
+# What a deferred launch may have among its parameters: elementwise and gathered inputs, fresh
+# outputs.  Not scatter targets (arrays the caller holds, written in place) nor partials.
+_DEFERRABLE_KINDS = frozenset((IN, IN_SCALAR, OUT, GATHER_SRC))
+
+
+def _defers(op) -> bool:
+    """Whether launch ``op`` may still run while the replay's next lines run (the backend's
+    ``launch(defer=True)``; the LLVM pool publishes a large launch and returns).
+
+    The lines a deferred launch overlaps are the next launch's preparation (sizes, allocations,
+    argument arrays) or the outputs' wrapping and, when :func:`_pure_output`, their build: none
+    reads or writes a buffer.  Every host operation (reduction, fill, upload, bounds check,
+    ...), a guard, and anything that may run user code joins first, so does the next launch
+    and the end of the replay.  What a deferred launch uses stays alive until it is joined (the
+    pool holds its buffers), so nothing it reads or writes is freed or handed out meanwhile,
+    and the replay's first line joins a launch an exception left pending.  Its only writes go to
+    fresh outputs that the caller sees no earlier than the replay's return, after the join:
+    hence no scatters (their targets are the caller's arrays) and no private copies (combined
+    on the host after the join).
+    """
+    # (private copies are of scatter targets: excluded with them)
+    return all(p.kind in _DEFERRABLE_KINDS for p in op.params)
+
+
+def _pure_output(d) -> bool:
+    """Whether building the output ``d`` runs no code but frostjit's own object construction
+    (no user constructor, ``__setitem__``, hash, copy protocol, AD hook or hub), so that a
+    deferred launch may still run while it is built: arrays without gradients, inputs passed
+    through, Python values, widths, exact tuples, lists and dicts with str or int keys, and
+    frostjit's static vectors."""
+    t = type(d)
+    if t is ArrayOut:
+        return not d.grad_enabled and d.hub_slot is None
+    if t in (InputArray, InputAlias, InputContainer, PythonValue, WidthOut, SharedRef):
+        return True
+    if t is SharedOut:
+        return _pure_output(d.desc)
+    if t is SequenceOut:
+        return all(_pure_output(x) for x in d.items)
+    if t is DictOut:
+        return all(type(k) in (str, int) for k in d.keys) and all(_pure_output(x) for x in d.items)
+    if t is VectorOut:
+        build = getattr(d.cls, "_from_components", None)
+        own = getattr(getattr(build, "__func__", None), "__module__", "") or ""
+        return own.startswith("frostjit.") and all(_pure_output(x) for x in d.items)
+    return False
 
 
 def _written(op) -> list:

@@ -134,13 +134,20 @@ class LLVMBackend(Backend):
         (:meth:`.threads.ThreadPool.wake`)."""
         self.threads.wake()
 
-    def run_parallel(self, fn, size, args, align, parallel, private=()) -> None:
-        """A launch on the current thread pool (:meth:`.threads.ThreadPool.run`).
+    def run_parallel(self, fn, size, args, align, parallel, private=(), keep=None) -> None:
+        """A launch on the current thread pool (:meth:`.threads.ThreadPool.run`; with ``keep``,
+        the buffers it uses, it may return before its end: :meth:`join_launch` ends it).
 
         Frozen functions' replays call this, never a pool's own ``run``: ``set_thread_count``
         replaces the pool, and a replay recorded before must use the new one.
         """
-        self.threads.run(fn, size, args, align, parallel, private)
+        self.threads.run(fn, size, args, align, parallel, private, keep=keep)
+
+    def join_launch(self) -> None:
+        """End the pending deferred launch of :meth:`run_parallel`, if any (cheap when none is:
+        :meth:`.threads.ThreadPool.join`).  (A pool that ``set_thread_count`` replaced joined
+        its own when it closed.)"""
+        self.threads.join()
 
     # -- kernels ----------------------------------------------------------
     def compile(self, spec):
@@ -498,8 +505,10 @@ def _renew_pool_in_child(backend_ref) -> None:
 
     The child has none of its parent's worker threads (it would run every launch alone), and
     the old pool's lock may have been copied while held by a parent thread's launch, so the
-    old pool is dropped, never closed (its finalizer's stop and joins return at once there).
+    old pool is dropped, never closed (its finalizer's stop and joins return at once there;
+    a launch the parent had open is forgotten first: its blocks would never complete here).
     """
     backend = backend_ref()
     if backend is not None:
+        backend.threads.forget_launch()
         backend.threads = backend._new_pool(backend.threads.n_threads)

@@ -34,6 +34,12 @@ separate cache lines):
   ``completed``) until every block is complete, closes the launch (``gen`` even again) and
   waits until ``active`` is zero: afterwards no worker reads the job, so the next launch may
   overwrite it and the caller may free the buffers.
+* A launch is two halves, ``publish`` (write the job, open ``gen``, wake the workers) and
+  ``join`` (the caller's blocks, the wait, the close), one native call each or both in one
+  (``launch``).  Between the two the calling thread may run Python while the workers run
+  blocks (:meth:`.threads.ThreadPool.run` with ``defer``); the job slot is taken until the join,
+  and the argument arrays and buffers must stay as they are until then.  A join when no
+  launch is open (``gen`` even) does nothing, so a second one is harmless.
 
 Waking a sleeping worker costs a few microseconds on an idle core (the futex call, the
 scheduler), far more when the core is busy with another process, and a worker that joins a
@@ -121,6 +127,8 @@ _ACTIVE_SPIN = 4096
 
 WORKER_SYMBOL = "fj_pool_worker"
 LAUNCH_SYMBOL = "fj_pool_launch"
+PUBLISH_SYMBOL = "fj_pool_publish"
+JOIN_SYMBOL = "fj_pool_join"
 WAKE_SYMBOL = "fj_pool_wake"
 STOP_SYMBOL = "fj_pool_stop"
 
@@ -128,6 +136,7 @@ WORKER_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
 LAUNCH_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
                                 ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 WAKE_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+JOIN_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 STOP_CFUNC = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
@@ -462,7 +471,9 @@ exit:
   ret void
 }}
 
-define void @{LAUNCH_SYMBOL}(ptr %s, ptr %fn, i64 %size, i64 %block, ptr %argsets, i64 %shared, i64 %nworkers) {{
+; Write the job, open the launch (gen odd) and wake the workers; returns at once: the workers
+; run blocks until the caller joins (@join).
+define internal void @publish(ptr %s, ptr %fn, i64 %size, i64 %block, ptr %argsets, i64 %shared, i64 %nworkers) {{
 entry:
 {slots}
   store ptr %fn, ptr %fn.p, align 8
@@ -484,6 +495,22 @@ entry:
   %g.open = add i32 %g, 1
   store atomic i32 %g.open, ptr %gen.p seq_cst, align 8
   call void @ring_bell(ptr %s)
+  ret void
+}}
+
+; The caller's part of the open launch: claim the blocks left, wait until every block is
+; complete, close the launch (gen even) and wait until no worker is inside it.
+; Nothing when no launch is open (gen even): a join is idempotent.
+define internal void @join(ptr %s) {{
+entry:
+{slots}
+  %g = load atomic i32, ptr %gen.p monotonic, align 8
+  %g.odd = and i32 %g, 1
+  %is_open = icmp ne i32 %g.odd, 0
+  br i1 %is_open, label %claim, label %done
+claim:
+  %argsets = load ptr, ptr %argsets.p, align 8
+  %nblocks = load i64, ptr %nblocks.p, align 8
   %args = load ptr, ptr %argsets, align 8
   call void @run_blocks(ptr %s, ptr %args, i64 0)
   %wait_ns = load i64, ptr %wait_ns.p, align 8
@@ -491,7 +518,7 @@ entry:
   %wait_until = add i64 %t.wait, %wait_ns
   br label %wait_blocks
 wait_blocks:
-  %i = phi i64 [ 0, %entry ], [ %i1, %spin_more ], [ 0, %slept ]
+  %i = phi i64 [ 0, %claim ], [ %i1, %spin_more ], [ 0, %slept ]
   %c = load atomic i32, ptr %completed.p acquire, align 8
   %c64 = zext i32 %c to i64
   %all = icmp eq i64 %c64, %nblocks
@@ -520,7 +547,7 @@ do_sleep:
 slept:
   br label %wait_blocks
 close:
-  %g.closed = add i32 %g, 2
+  %g.closed = add i32 %g, 1
   store atomic i32 %g.closed, ptr %gen.p seq_cst, align 8
   br label %wait_active
 wait_active:
@@ -539,6 +566,26 @@ yield:
   %r3 = call i64 (i64, ...) %sys(i64 %nry)
   br label %wait_active
 done:
+  ret void
+}}
+
+; A whole launch: publish, then join (one ctypes call).
+define void @{LAUNCH_SYMBOL}(ptr %s, ptr %fn, i64 %size, i64 %block, ptr %argsets, i64 %shared, i64 %nworkers) {{
+entry:
+  call void @publish(ptr %s, ptr %fn, i64 %size, i64 %block, ptr %argsets, i64 %shared, i64 %nworkers)
+  call void @join(ptr %s)
+  ret void
+}}
+
+define void @{PUBLISH_SYMBOL}(ptr %s, ptr %fn, i64 %size, i64 %block, ptr %argsets, i64 %shared, i64 %nworkers) {{
+entry:
+  call void @publish(ptr %s, ptr %fn, i64 %size, i64 %block, ptr %argsets, i64 %shared, i64 %nworkers)
+  ret void
+}}
+
+define void @{JOIN_SYMBOL}(ptr %s) {{
+entry:
+  call void @join(ptr %s)
   ret void
 }}
 
@@ -573,6 +620,7 @@ class NativePoolCode:
     exit).
 
     ``launch(state, fn, size, block, argsets, shared, n_workers)`` runs one launch;
+    ``publish`` (the same arguments) opens one and returns, ``join(state)`` ends it;
     ``wake(state, ns)`` keeps the pool's workers spinning (waking those asleep) for ``ns``
     nanoseconds, ahead of a launch; ``stop(state)`` makes the workers return.
     """
@@ -588,6 +636,8 @@ class NativePoolCode:
         self.engine, worker = compiler.load(obj, WORKER_SYMBOL)
         self.worker = WORKER_CFUNC(worker)
         self.launch = LAUNCH_CFUNC(self.engine.get_function_address(LAUNCH_SYMBOL))
+        self.publish = LAUNCH_CFUNC(self.engine.get_function_address(PUBLISH_SYMBOL))
+        self.join = JOIN_CFUNC(self.engine.get_function_address(JOIN_SYMBOL))
         self.wake = WAKE_CFUNC(self.engine.get_function_address(WAKE_SYMBOL))
         self.stop = STOP_CFUNC(self.engine.get_function_address(STOP_SYMBOL))
         libc = ctypes.CDLL(None)

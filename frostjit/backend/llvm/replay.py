@@ -36,6 +36,10 @@ from .threads import parallel_threshold
 # The start and ``shared`` arguments of a launch on the calling thread (read only, never written).
 _I64_ZERO = ctypes.c_int64(0)
 
+# A join of a deferred launch, if one is pending (the test inline: a replay that deferred none
+# pays ~0.05 us, not the two calls of join_launch).
+_JOIN = "if backend.threads.pending is not None: join_launch()"
+
 # Names a size expression may use at the start of a replay: input size classes and parameters
 # (freeze/replay_code.py binds them before the prologue).
 _KNOWN_AT_START = re.compile(r"[sp]\d+")
@@ -63,9 +67,12 @@ class LLVMReplayEmitter(ReplayEmitter):
         code.bind("scratch", self.scratch)
         code.bind("scratch_sizes", self.scratch_sizes)
         code.bind("wake_threads", backend.wake_threads)
+        code.bind("join_launch", backend.join_launch)
         self._wake_at: int | None = None    # where the prologue's wake-up goes (see launch())
         self._wake_indent = ""
         self._woken = False
+        self._pending = False       # a deferred launch may run (no join written since)
+        self._joins_first = False   # the join at the start of the replay is written
 
     def prologue(self) -> None:
         # The line that wakes the pool's workers is written here once a launch turns out to be
@@ -93,8 +100,25 @@ class LLVMReplayEmitter(ReplayEmitter):
         self.code.lines.insert(self._wake_at, self._wake_indent + text)
         self._woken = True
 
+    def _join_first(self) -> None:
+        """The replay's first line (in the recording's lock) joins a deferred launch still
+        pending: one of an earlier replay left by an exception, whose argument arrays and
+        scratch buffers this replay is about to reuse."""
+        if not self._joins_first and self._wake_at is not None:
+            self.code.lines.insert(self._wake_at, self._wake_indent + _JOIN)
+            self._joins_first = True
+
+    def join(self) -> None:
+        if self._pending:
+            self.code.line(_JOIN)
+            self._pending = False
+
     # -- launches --------------------------------------------------------------------------
-    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg]) -> None:
+    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg], defer: bool = False) -> None:
+        # ``defer``: a parallel launch is published and returns (run_parallel with ``keep``, the
+        # tuple of its buffers, which the pool holds until the join); one on the calling
+        # thread runs to its end.  Either way a deferred launch before this one is joined first:
+        # run_parallel does it, a call on the calling thread is preceded by join_launch().
         c = self.code
         cfunc = c.bind(f"kernel_{index}", kernel.cfunc)
         argv = (ctypes.c_int64 * (2 * len(args)))()
@@ -132,7 +156,15 @@ class LLVMReplayEmitter(ReplayEmitter):
         threshold = parallel_threshold(kernel.n_instrs)
         self._wake_before(size, threshold)
         private = c.bind(f"private_targets_{index}", kernel.private)
-        parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private})"
+        if defer:
+            self._join_first()
+            # (the kernel and the captured buffers too: a launch an exception left pending may
+            # outlive the recording that holds them)
+            held = c.bind(f"held_{index}", (kernel, *[a.fixed for a in args if a.fixed is not None]))
+            keep = "".join(f"buffer_{a.slot}, " for a in args if a.fixed is None) + held
+            parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private}, ({keep}))"
+        else:
+            parallel = f"run_parallel({cfunc}, launch_size, {argv_name}, simd_width, True, {private})"
         raw = getattr(kernel, "raw", None)
         if raw is not None:
             # on the calling thread: the entry without argument types, the launch's end kept as a
@@ -146,6 +178,9 @@ class LLVMReplayEmitter(ReplayEmitter):
                 call = f"{end_name}.value = launch_size; {call}"
         else:
             call = f"{cfunc}(0, launch_size, {argv_name}, 0)"
+        if self._pending:
+            call = f"join_launch(); {call}"
+        self._pending = defer and not (size.is_const and size.value < threshold)
         if size.is_const:
             if size.value >= threshold:
                 c.line(parallel)

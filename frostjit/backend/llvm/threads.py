@@ -26,7 +26,7 @@ import weakref
 import numpy as np
 
 from ..settings import settings
-from .native_pool import DEFAULT_IDLE_NS, NUDGES, participant_counts
+from .native_pool import DEFAULT_IDLE_NS, GEN, NUDGES, participant_counts
 from .reduction import REDUCE_UFUNC, private_identity
 
 # Blocks per thread of a launch.  (Finer blocks for the native workers, 8, 16 or 32 per thread,
@@ -68,11 +68,23 @@ def nudge_enabled() -> bool:
     """Whether idle native workers yield only on the caller's CPU and move off it
     (:mod:`.native_pool`): ``FROSTJIT_POOL_NUDGE`` ``1`` (the default) or ``0`` (yield every
     ~50 us wherever they run, never change their CPU affinity)."""
-    env = os.environ.get("FROSTJIT_POOL_NUDGE")
+    return _switch("FROSTJIT_POOL_NUDGE")
+
+
+def deferred_launches_enabled() -> bool:
+    """Whether a launch asked to be deferred (:meth:`ThreadPool.run` with ``keep``) returns before
+    its end: ``FROSTJIT_ASYNC_LAUNCH`` ``1`` (the default) or ``0`` (every launch joins before
+    it returns: the debugging switch that rules the deferral out)."""
+    return _switch("FROSTJIT_ASYNC_LAUNCH")
+
+
+def _switch(name: str) -> bool:
+    """An on/off environment variable that is on unless set: ``1`` or ``0``, else ValueError."""
+    env = os.environ.get(name)
     if not env:
         return True
     if env not in ("0", "1"):
-        raise ValueError(f"FROSTJIT_POOL_NUDGE must be 0 or 1, not {env!r}")
+        raise ValueError(f"{name} must be 0 or 1, not {env!r}")
     return env == "1"
 
 
@@ -131,6 +143,10 @@ class ThreadPool:
         self.native = native if self.n_threads > 1 else None
         self.launch_lock = threading.Lock()     # one native launch at a time (one job slot)
         self.native_threads: list[threading.Thread] = []
+        # A published native launch not joined yet (run(..., keep=...)): what it uses, kept
+        # alive until join() (see run()); None when the job slot is free.
+        self.pending: tuple | None = None
+        self.defer = deferred_launches_enabled()
         if self.native is not None:
             self.idle_ns = idle_spin_ns()
             self.state = self.native.new_state(self.idle_ns, n_threads=self.n_threads, nudge=nudge_enabled())
@@ -158,6 +174,7 @@ class ThreadPool:
     def close(self) -> None:
         """Stop the worker threads (after the launches they hold); the pool then runs launches alone."""
         with self.launch_lock:
+            self._join_locked()
             if self.native is not None:
                 self._finalizer()
                 self.native = None
@@ -167,7 +184,8 @@ class ThreadPool:
                 t.join()
             self.inboxes, self.workers, self.native_threads, self.n_threads = [], [], [], 1
 
-    def run(self, fn, size: int, args, align: int, parallel: bool, private=(), min_block: int = MIN_BLOCK) -> None:
+    def run(self, fn, size: int, args, align: int, parallel: bool, private=(), min_block: int = MIN_BLOCK,
+            keep=None) -> None:
         """Run ``fn(start, end, args, shared)`` over ``[0, size)``, split across threads if ``parallel``.
 
         ``private`` lists the kernel's scatter-reduction targets that may be privatized,
@@ -177,7 +195,19 @@ class ThreadPool:
         workers if the pool has them.  Returns only when no thread runs a block of this launch
         any more, also when it raises.  ``min_block``: the smallest block (elements of
         ``size``; callers whose items are large, like the rows of a block reduction, pass less).
+
+        **Deferred launches.**  With ``keep`` (the buffers the kernel reads and writes, as one
+        object), a launch that goes to the native workers without private copies returns once
+        it is published: the workers run its blocks while the caller runs Python, and
+        :meth:`join` (or the next launch, or :meth:`close`) ends it; the pool keeps ``args``,
+        its table and ``keep`` alive until then, so that none of its buffers is freed or handed
+        out again while the kernel runs.  The caller must join before anything on the host reads
+        the kernel's outputs, writes what it reads, or changes ``args`` (frozen replays do:
+        :mod:`.replay`).  Any other launch (small ones on the calling thread included) joins a
+        pending one first.
         """
+        if self.pending is not None:
+            self.join()
         n = self.n_threads
         if not parallel or n == 1 or settings.serial_launches:
             fn(0, size, args, 0)
@@ -190,7 +220,7 @@ class ThreadPool:
             return
         address = getattr(fn, "fj_address", None)
         if address is not None and self.native is not None:
-            self._run_native(address, size, block, args, n_workers, private)
+            self._run_native(address, size, block, args, n_workers, private, keep)
             return
         if not self.workers:
             self._start_python_workers()
@@ -230,8 +260,9 @@ class ThreadPool:
         if native is not None:
             native.wake(self.state_address, self.idle_ns)
 
-    def _run_native(self, address: int, size: int, block: int, args, n_workers: int, private) -> None:
-        """One native launch: a single ctypes call that returns when every block is done.
+    def _run_native(self, address: int, size: int, block: int, args, n_workers: int, private, keep) -> None:
+        """One native launch: a single ctypes call that returns when every block is done, or
+        (``keep`` given, no private copies, :attr:`defer` on) only published (see :meth:`run`).
 
         The GIL is released for the whole launch, and a signal (Ctrl-C) is handled when it
         returns: a native launch always runs to the end.
@@ -243,12 +274,46 @@ class ThreadPool:
             copies, shared = (), 1
             table = _shared_table(args, n_workers)
         with self.launch_lock:
+            if self.pending is not None:    # (another thread's, published since run() looked)
+                self._join_locked()
             if self.native is None:         # closed meanwhile (set_thread_count from another thread)
                 _run_alone(address, size, args)
+            elif keep is not None and not copies and self.defer:
+                # The record first: an exception (Ctrl-C) right after the publish must leave the
+                # launch recorded, to be joined (a join of a launch never published does nothing).
+                self.pending = (table, args, keep)
+                self.native.publish(self.state_address, address, size, block, table, shared, n_workers)
+                return
             else:
                 self.native.launch(self.state_address, address, size, block, table, shared, n_workers)
         for target, ufunc, copy in copies:
             ufunc(target, copy, out=target)
+
+    def join(self) -> None:
+        """End the pending deferred launch, if any (:meth:`run` with ``keep``): the calling thread
+        runs the blocks left and waits for the workers' (any thread may join).  Cheap when
+        nothing is pending."""
+        if self.pending is not None:
+            with self.launch_lock:
+                self._join_locked()
+
+    def forget_launch(self) -> None:
+        """In a child process after ``os.fork()`` (no worker threads there): drop the launch the
+        parent had open, if any, without joining it (its blocks claimed by the parent's workers
+        never complete here, so a join would wait forever).  The pool must not launch again."""
+        self.pending = None
+        if self.native is not None:
+            g = int(self.state[GEN]) & 0xFFFFFFFF
+            if g & 1:
+                self.state[GEN] = (g + 1) & 0xFFFFFFFF      # (closed: the finalizer's join returns)
+
+    def _join_locked(self) -> None:
+        """:meth:`join`, with ``launch_lock`` held."""
+        if self.pending is not None:
+            # (the native join first, the record dropped after: an exception between the two
+            # leaves a record whose second join does nothing, never buffers freed too early)
+            self.native.join(self.state_address)
+            self.pending = None
 
 
 _KERNEL = ctypes.CFUNCTYPE(None, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64)
@@ -277,7 +342,9 @@ def _run_alone(address: int, size: int, args) -> None:
 
 
 def _stop_native(native, state, threads) -> None:
-    """Stop a pool's native workers and wait until they have left the native code."""
+    """Stop a pool's native workers (after the launch still pending, if any: a join of no open
+    launch does nothing) and wait until they have left the native code."""
+    native.join(state.ctypes.data)
     native.stop(state.ctypes.data)
     me = threading.current_thread()
     for t in threads:

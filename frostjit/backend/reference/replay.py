@@ -17,7 +17,8 @@ class ReferenceReplayEmitter(ReplayEmitter):
         super().__init__(backend, code)
         code.bind("backend", backend)
 
-    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg]) -> None:
+    def launch(self, index: int, kernel, size: Size, args: list[LaunchArg], defer: bool = False) -> None:
+        # (every launch runs to its end: ``defer`` is ignored)
         c = self.code
         name = c.bind(f"kernel_{index}", kernel)
         for a in args:
