@@ -28,8 +28,10 @@ def _np(x):
 
 @pytest.fixture
 def loop_traces(monkeypatch):
-    """Counts the bit loops traced (each ``generator_loop`` call of pcg32.py)."""
+    """Counts the bit loops traced (each ``generator_loop`` call of pcg32.py), starting without
+    the frozen functions that earlier tests made."""
     calls = []
+    monkeypatch.setattr(pcg32_module, "_REPLAYED", {}, raising=False)
     real = pcg32_module.generator_loop
 
     def counting(*args, **kwargs):
