@@ -455,8 +455,13 @@ def _distance_rounds(types: ArrayTypes, jit: bool, target, start, inc):
     return reinterpret_array(types.Int64, dist)
 
 
-# (rounds function, backend, AD status, static arguments) -> the frozen function replaying it
+# (rounds function, backend, AD status, static arguments) -> the frozen function replaying it, or
+# the number of uses traced so far
 _REPLAYED: dict = {}
+# Uses traced before a loop is recorded: recording costs ~3-4 ms of CPU, and the replay after it
+# ~1 ms more (its code is built), against ~0.25 ms saved per later call (1e3 lanes, r15): a
+# program that uses the loop only a few times is better off tracing it.
+TRACED_USES = 3
 
 
 def _bit_rounds(rounds, types: ArrayTypes, probe, arrays: tuple, *static):
@@ -464,16 +469,20 @@ def _bit_rounds(rounds, types: ArrayTypes, probe, arrays: tuple, *static):
 
     On evaluated JIT arrays outside any control-flow scope (the common ``rng - other`` of two
     evaluated generators), the loop is replayed by a frozen function kept per ``rounds``, types
-    and static arguments: a steady call costs a replay (~0.015 ms) instead of tracing the loop
-    and scheduling its kernel (~0.3 ms), and its result is evaluated, with the same values.
+    and static arguments, from its ``TRACED_USES + 1``-th use: a steady call costs a replay
+    (~0.015 ms) instead of tracing the loop and scheduling its kernel (~0.3 ms), and its result
+    is evaluated, with the same values.
     Pending inputs keep the traced loop, which then fuses into the kernel that uses it.  On
     the scalar backend (``probe`` not a JIT array) the same rounds run as a host loop."""
     jit = isinstance(probe, ArrayBase)
     if not jit or masks.in_scope() or not all(a._node.op == "data" for a in arrays):
         return rounds(types, jit, *static, *arrays)
     key = (rounds, types.backend, types.ad, static)     # (hashing the ArrayTypes costs 15 field hashes)
-    frozen = _REPLAYED.get(key)
-    if frozen is None:
+    frozen = _REPLAYED.get(key, 0)
+    if type(frozen) is int:
+        if frozen < TRACED_USES:
+            _REPLAYED[key] = frozen + 1
+            return rounds(types, True, *static, *arrays)
         # (bounded: the recent layouts of each; no warning about re-tracing, which the user
         # did not ask for)
         frozen = _REPLAYED[key] = freeze(functools.partial(rounds, types, True, *static), limit=32,
