@@ -14,8 +14,9 @@ process):
   the generator update, then a reduction); frostjit and Dr.Jit also frozen (``freeze``, the
   generator an input).  NumPy: two ``random(n, float32)`` and ``count_nonzero``.
 * ``distance``: ``far - near`` (``PCG32.__sub__``, the steps between two generators, lane ``i``
-  ``7919 i`` steps apart) on 1,000 lanes, evaluated, then summed: the cost of tracing and
-  launching its loop over the 64 bits (JIT systems only; the sums must agree).
+  ``7919 i`` steps apart) on 1,000 lanes, evaluated, then summed: the fixed cost of a call of
+  its loop over the bits (JIT systems only; the sums must agree).  frostjit replays a frozen
+  function of the loop for evaluated generators (since session r15), Dr.Jit traces it in C++.
 * ``bounded``: a frozen function (the generator an input) drawing ``next_uint32_bounded(2^31 + 1)``
   on 100,000 lanes (about half the draws are rejected: the longest lanes redraw ~15 times), the
   draws summed: its rejection loop is one ``while_loop`` kernel (JIT systems only; the sums must

@@ -7,13 +7,15 @@ variates fuses into the kernels that use them.
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 from ..array.flat import ArrayBase, is_flat
 from ..array.meta import meta_of
 from ..functions.creation import arange
+from ..freeze import freeze
 from ..functions.math import reinterpret_array, select
-from ..trace import ops
+from ..trace import masks, ops
 from ..trace.dtypes import Float16, Float32, Float64, UInt64
 from . import variates
 from ._types import ArrayTypes, check_mask, new_handle
@@ -356,33 +358,15 @@ class PCG32Base:
             return delta
         return None
 
-    def _advanced(self, delta):
-        """The state after ``delta`` steps (a Python int or an Int64 array; negative rewinds)."""
+    def _advanced(self, delta, back: bool = False):
+        """The state after ``delta`` steps (a Python int or an integer array, as Int64 bits;
+        negative rewinds), or before them when ``back``."""
         if isinstance(delta, int):
-            a, b = _jump(delta)
+            a, b = _jump(-delta if back else delta)
             if a == 1 and b == 0:
                 return self.state
             return self.state * a + self.inc * b
-        # An array: Brown's jump over the bits of each lane's count, as one loop (Dr.Jit's
-        # ``operator+``): the trace holds one round instead of 64 (docs/random.md).
-        u64 = self._types.UInt64
-
-        def cond(mult, plus, acc_mult, acc_plus, d):
-            return d != 0
-
-        def body(mult, plus, acc_mult, acc_plus, d):
-            take = (d & 1) != 0
-            return (mult * mult, (mult + 1) * plus, select(take, acc_mult * mult, acc_mult),
-                    select(take, acc_plus * mult + plus, acc_plus), d >> 1)
-        # (two's complement: a negative count is a jump of 2^64 - |delta|)
-        _, _, a, b, _ = self._bit_loop((u64(PCG32_MULT), u64(1), u64(1), u64(0), u64(delta)), cond, body,
-                                       "PCG32.__add__")
-        return self.state * a + self.inc * b
-
-    def _bit_loop(self, state: tuple, cond, body, label: str) -> tuple:
-        """``while_loop(state, cond, body)`` (a round per bit of a count); on the scalar backend's
-        one-lane arrays, which ``while_loop`` does not take, the same rounds as a host loop."""
-        return generator_loop(state, cond, body, label, isinstance(self._state, ArrayBase))
+        return _bit_rounds(_jump_rounds, self._types, self._state, (self.state, self.inc, delta), back)
 
     def _with_state(self, state):
         out = type(self).__new__(type(self))
@@ -413,36 +397,97 @@ class PCG32Base:
         d = self._delta(other, "PCG32.__sub__()")
         if d is None:
             return NotImplemented
-        return self._with_state(self._advanced(-d if isinstance(d, int) else -self._types.Int64(d)))
+        return self._with_state(self._advanced(d, back=True))
 
     def __isub__(self, delta):
         d = self._delta(delta, "PCG32.__isub__()")
         if d is None:
             return NotImplemented
-        self.state = self._advanced(-d if isinstance(d, int) else -self._types.Int64(d))
+        self.state = self._advanced(d, back=True)
         return self
 
     def _distance(self, other):
-        """Steps from ``other.state`` to ``self.state``, found bit by bit from the lowest: bit
-        ``k`` of the distance is set when the states differ in bit ``k`` after the lower jumps
-        (Brown's algorithm, as in O'Neill's ``pcg_advance``/``distance``).
+        """Steps from ``other.state`` to ``self.state`` (:func:`_distance_rounds`)."""
+        return _bit_rounds(_distance_rounds, self._types, self._state, (self.state, other.state, self.inc))
 
-        One loop over the bits (Dr.Jit's ``operator-``), ending where a lane reached
-        ``self.state``, at the latest after bit 63 (a lane whose ``inc`` is even may never reach
-        it): 12 traced operations instead of 64 unrolled rounds of 10 (docs/random.md)."""
-        u64 = self._types.UInt64
-        target = self.state
 
-        def cond(cur, plus, mult, dist, bit):
-            return (cur != target) & (bit != 0)
+# -- the loops over the bits of a count ----------------------------------------------------------
+def _jump_rounds(types: ArrayTypes, jit: bool, back: bool, state, inc, delta):
+    """The state ``delta`` steps after ``state`` (before it when ``back``): Brown's jump over the
+    bits of each lane's count (an integer array, as Int64 bits), as one loop (Dr.Jit's
+    ``operator+``), whose trace holds one round instead of 64 (docs/random.md)."""
+    u64 = types.UInt64
+    if back:
+        delta = -types.Int64(delta)
 
-        def body(cur, plus, mult, dist, bit):
-            differ = (target ^ cur) & bit           # bit k of the distance: 0 or the bit itself
-            cur = select(differ != 0, cur * mult + plus, cur)
-            return cur, (mult + 1) * plus, mult * mult, dist | differ, bit << 1
-        _, _, _, dist, _ = self._bit_loop((u64(other.state), u64(self.inc), u64(PCG32_MULT), u64(0), u64(1)),
-                                          cond, body, "PCG32.__sub__")
-        return reinterpret_array(self._types.Int64, dist)
+    def cond(mult, plus, acc_mult, acc_plus, d):
+        return d != 0
+
+    def body(mult, plus, acc_mult, acc_plus, d):
+        take = (d & 1) != 0
+        return (mult * mult, (mult + 1) * plus, select(take, acc_mult * mult, acc_mult),
+                select(take, acc_plus * mult + plus, acc_plus), d >> 1)
+    # (two's complement: a negative count is a jump of 2^64 - |delta|)
+    _, _, a, b, _ = generator_loop((u64(PCG32_MULT), u64(1), u64(1), u64(0), u64(delta)), cond, body,
+                                   "PCG32.__add__", jit)
+    return state * a + inc * b
+
+
+def _distance_rounds(types: ArrayTypes, jit: bool, target, start, inc):
+    """Steps from ``start`` to ``target`` per lane (an ``Int64``), found bit by bit from the lowest:
+    bit ``k`` of the distance is set when the states differ in bit ``k`` after the lower jumps
+    (Brown's algorithm, as in O'Neill's ``pcg_advance``/``distance``).
+
+    One loop over the bits (Dr.Jit's ``operator-``), ending where a lane reached ``target``, at
+    the latest after bit 63 (a lane whose ``inc`` is even may never reach it): 12 traced
+    operations instead of 64 unrolled rounds of 10 (docs/random.md)."""
+    u64 = types.UInt64
+
+    def cond(cur, plus, mult, dist, bit):
+        return (cur != target) & (bit != 0)
+
+    def body(cur, plus, mult, dist, bit):
+        differ = (target ^ cur) & bit           # bit k of the distance: 0 or the bit itself
+        cur = select(differ != 0, cur * mult + plus, cur)
+        return cur, (mult + 1) * plus, mult * mult, dist | differ, bit << 1
+    _, _, _, dist, _ = generator_loop((u64(start), u64(inc), u64(PCG32_MULT), u64(0), u64(1)), cond, body,
+                                      "PCG32.__sub__", jit)
+    return reinterpret_array(types.Int64, dist)
+
+
+# (rounds function, backend, AD status, static arguments) -> the frozen function replaying it, or
+# the number of uses traced so far
+_REPLAYED: dict = {}
+# Uses traced before a loop is recorded: recording costs ~3-4 ms of CPU, and the replay after it
+# ~1 ms more (its code is built), against ~0.25 ms saved per later call (1e3 lanes, r15): a
+# program that uses the loop only a few times is better off tracing it.
+TRACED_USES = 3
+
+
+def _bit_rounds(rounds, types: ArrayTypes, probe, arrays: tuple, *static):
+    """``rounds(types, jit, *static, *arrays)``: a loop over the bits of a count per lane.
+
+    On evaluated JIT arrays outside any control-flow scope (the common ``rng - other`` of two
+    evaluated generators), the loop is replayed by a frozen function kept per ``rounds``, types
+    and static arguments, from its ``TRACED_USES + 1``-th use: a steady call costs a replay
+    (~0.015 ms) instead of tracing the loop and scheduling its kernel (~0.3 ms), and its result
+    is evaluated, with the same values.
+    Pending inputs keep the traced loop, which then fuses into the kernel that uses it.  On
+    the scalar backend (``probe`` not a JIT array) the same rounds run as a host loop."""
+    jit = isinstance(probe, ArrayBase)
+    if not jit or masks.in_scope() or not all(a._node.op == "data" for a in arrays):
+        return rounds(types, jit, *static, *arrays)
+    key = (rounds, types.backend, types.ad, static)     # (hashing the ArrayTypes costs 15 field hashes)
+    frozen = _REPLAYED.get(key, 0)
+    if type(frozen) is int:
+        if frozen < TRACED_USES:
+            _REPLAYED[key] = frozen + 1
+            return rounds(types, True, *static, *arrays)
+        # (bounded: the recent layouts of each; no warning about re-tracing, which the user
+        # did not ask for)
+        frozen = _REPLAYED[key] = freeze(functools.partial(rounds, types, True, *static), limit=32,
+                                         warn_after=1 << 30)
+    return frozen(*arrays)
 
 
 def make_pcg32(types: ArrayTypes, module: str) -> type:

@@ -40,6 +40,11 @@ def top() -> Node | None:
     return m[-1] if m else None
 
 
+def in_scope() -> bool:
+    """Whether a control-flow scope (a loop body, a branch, a call target) is open in this thread."""
+    return bool(_stack.masks)
+
+
 def shown() -> Node | None:
     """The lanes ``fj.print`` shows in the innermost scope that restricts them (``None``: all).
     Dr.Jit prints the active lanes of a symbolic conditional's branch, every lane of an evaluated
