@@ -42,6 +42,7 @@ from ..tensor.base import TensorBase, handle
 from ..backend import current_backend
 from ..trace import ops
 from ..trace.dtypes import Float32, UInt32, UInt64
+from ..trace.state import state
 from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, linear_clamp_pair, nearest
 
 _MISSING = object()
@@ -561,7 +562,9 @@ def _halves(at, pair):
     """The two ``Float32`` elements in the ``UInt64`` node ``pair`` (a gather of a pair: the
     first in the low half), as ``at`` arrays.  Built from nodes, not arrays: the operators' and
     constructors' checks would cost a tenth of a lookup's trace."""
-    hi = ops.make_binary("shr", UInt64, pair, ops.operand_literal(UInt64, 32))
+    # (the shared literal 32 where there is one: operand_literal makes a new node each call)
+    shift = ops.literal_cache(UInt64).get(32) if state.recorder is None else None
+    hi = ops.make_binary("shr", UInt64, pair, shift if shift is not None else ops.operand_literal(UInt64, 32))
     return tuple(at._from_node(ops.bitcast(ops.cast(h, UInt32), Float32)) for h in (pair, hi))
 
 
