@@ -25,8 +25,9 @@ see the same load on a shared machine.  Each batch follows ``--settle`` seconds 
 stopped spinning (Dr.Jit's spin 5-20 ms after a launch, frostjit's 1 ms; ``--pause S`` sleeps
 before the batch as well).  Per case: the median over rounds of each batch's median wall time, and
 the spread (lowest and highest batch median); the median [range] of the rounds' frostjit / Dr.Jit
-ratios; on Linux each child's CPU per call by thread and the other children's CPU meanwhile.  ``--base CHECKOUT`` adds frostjit imported from another
-checkout (``frostjit@base``), for before/after figures in the same run.  ``--sums --cases lookup``
+ratios; on Linux each child's CPU per call by thread and the other children's CPU meanwhile.
+``--base CHECKOUT`` adds frostjit imported from another checkout (``frostjit@base``), for
+before/after figures in the same run.  ``--sums --cases lookup``
 measures the table's texture lookup the same way (single runs of it swing 2-4x on a shared VM).
 """
 from __future__ import annotations
@@ -62,10 +63,11 @@ LOOKUP_CASE = "lookup"
 INTERLEAVED_CASES = [*SUM_CASES, LOOKUP_CASE]
 BATCH = 5       # calls per system and round in --sums
 # Seconds of untimed calls before each batch of --sums (as bench_types.SETTLE_S): Dr.Jit's idle
-# workers spin 5-20 ms after its last launch, so without them a frostjit batch that followed a
-# Dr.Jit batch shared the 2 cores with it (r14 lane kernel2; measured for the lookup in r15 lane
-# texture2, docs/benchmarks.md).  r14's 50 ms pause instead (sleep, no calls) let Dr.Jit's
-# workers sleep too, and after a sleep its first call ran slower (the "call 1" of --by-call).
+# workers spin 5-20 ms after its last launch, and a batch right after one shares the cores with
+# them (r14 lane kernel2, bench_types).  The 50 ms sleep used here before (--pause 0.05) let them
+# stop as well (the other children's CPU during the lookup's batches: ~0 either way, r15 lane
+# texture2, docs/benchmarks.md), but after a sleep every system's first call ran slower (the
+# "call 1" of --by-call): the settle times steady calls.
 SETTLE_S = 0.03
 
 
