@@ -457,6 +457,29 @@ def report_rounds(res: dict, title: str) -> None:
     print(table(header, lines))
 
 
+def report_threads(calls: dict) -> None:
+    """The per-thread table of an interleaved run (:func:`interleave_rows`' pooled calls): CPU ms
+    per call of the calling thread and of the others together (every timed call of every round;
+    the scheduler's per-thread counts, which see a worker's spinning and its share of the blocks
+    exactly), and of the *other children* meanwhile (their idle workers still spinning: the cores this child did not have)."""
+    names = [n for n in calls if any(calls[n][row]["threads"] for row in calls[n])]
+    if not names:
+        return
+    print("CPU ms per call by thread (/proc/PID/task/*/schedstat, all rounds): calling thread + other threads "
+          "[+ the other children's threads meanwhile]")
+    lines = []
+    for row in next(iter(calls.values())):
+        line = [row]
+        for name in names:
+            c = calls[name][row]
+            n = len(c["wall"])
+            main = c["threads"].get("main", 0) / n / 1e6
+            others = sum(v for k, v in c["threads"].items() if k != "main") / n / 1e6
+            line.append(f"{fmt(main)} + {fmt(others)} [{fmt(c.get('others', 0) / n / 1e6)}]")
+        lines.append(line)
+    print(table(["row"] + names, lines))
+
+
 # ----------------------------------------------------------------- command line
 THREADS_HELP = ("threads for frostjit (FROSTJIT_NUM_THREADS in its process) and drjit "
                 "(set_thread_count); default: all cores.  NumPy's ufuncs and JAX are not affected")

@@ -1,7 +1,8 @@
 """Tensor and texture benchmark: frostjit beside Dr.Jit and NumPy in one run.
 
     python benchmarks/bench_tensor.py [--quick] [--systems frostjit,drjit,numpy] [--threads N] [--json out.json]
-    python benchmarks/bench_tensor.py --sums [--rounds R] [--base CHECKOUT] [--systems ...] [--threads N]
+    python benchmarks/bench_tensor.py --sums [--rounds R] [--base CHECKOUT] [--settle S] [--by-call] [--cases ...]
+                                      [--systems ...] [--threads N]
 
 Workloads (each system in its own subprocess: this script re-runs itself with ``--child``):
 
@@ -18,10 +19,15 @@ NumPy: the same bilinear filter with fancy indexing (its backward with ``bincoun
 ``--sums``: ``sum(t, axis=1)`` of several shapes and types (:data:`SUM_CASES`; also ``axis=0``,
 and sums of the pending expression ``t * 2 + 1``: a fused axis reduction), measured in
 *interleaved* rounds: every system runs in one long-lived child, and each round asks each child
-in turn (the order rotating) for a batch of calls after a short pause (:data:`PAUSE_S`), so all
-systems see the same load on a shared machine.  Per case: the median over rounds of each batch's median wall time, and the spread
-(lowest and highest batch median).  ``--base CHECKOUT`` adds frostjit imported from another
-checkout (``frostjit@base``), for before/after figures in the same run.  ``--sums --cases lookup``
+in turn (the order rotating) for a batch of calls (``_harness.interleave_rows``), so all systems
+see the same load on a shared machine.  Each batch follows ``--settle`` seconds (default
+:data:`SETTLE_S`) of untimed calls back to back, so that the previous child's idle workers have
+stopped spinning (Dr.Jit's spin 5-20 ms after a launch, frostjit's 1 ms; ``--pause S`` sleeps
+before the batch as well).  Per case: the median over rounds of each batch's median wall time, and
+the spread (lowest and highest batch median); the median [range] of the rounds' frostjit / Dr.Jit
+ratios; on Linux each child's CPU per call by thread and the other children's CPU meanwhile.
+``--base CHECKOUT`` adds frostjit imported from another checkout (``frostjit@base``), for
+before/after figures in the same run.  ``--sums --cases lookup``
 measures the table's texture lookup the same way (single runs of it swing 2-4x on a shared VM).
 """
 from __future__ import annotations
@@ -56,10 +62,13 @@ SUM_CASES = {
 LOOKUP_CASE = "lookup"
 INTERLEAVED_CASES = [*SUM_CASES, LOOKUP_CASE]
 BATCH = 5       # calls per system and round in --sums
-# Pause before each batch of --sums: the other children's idle worker threads (which spin for
-# a while after their last launch, frostjit's and Dr.Jit's alike) are asleep by then and leave
-# the cores to the system being measured.
-PAUSE_S = 0.05
+# Seconds of untimed calls before each batch of --sums (as bench_types.SETTLE_S): Dr.Jit's idle
+# workers spin 5-20 ms after its last launch, and a batch right after one shares the cores with
+# them (r14 lane kernel2, bench_types).  The 50 ms sleep used here before (--pause 0.05) let them
+# stop as well (the other children's CPU during the lookup's batches: ~0 either way, r15 lane
+# texture2, docs/benchmarks.md), but after a sleep every system's first call ran slower (the
+# "call 1" of --by-call): the settle times steady calls.
+SETTLE_S = 0.03
 
 
 def _inputs():
@@ -240,59 +249,61 @@ def serve(system: str, params: dict) -> None:
     H.serve_requests(run)           # two calls of each case compile (or load) every kernel first
 
 
-def sums(systems: list, rounds: int, threads, base: str | None, cases: list, calls: dict | None = None) -> dict:
-    """The interleaved rounds of ``--sums`` (see the module docstring); per system and case the
-    list of batches' (median wall ms, mean CPU ms).  ``calls``, a dict, receives per system and case the
-    ``(wall ms, CPU ms)`` of every call by its place in the batch (``--by-call``)."""
-    with H.Servers(__file__, systems, threads, {"cases": cases}, base) as servers:
-        out = {name: {case: [] for case in cases} for name in servers.names}
-        for r in range(rounds):
-            for case in cases:
-                for name in servers.order(r):
-                    res = servers.ask(name, {"case": case, "calls": BATCH}, pause=PAUSE_S)
-                    out[name][case].append((statistics.median(res["wall"]) * 1e3,   # as Servers.batch
-                                            statistics.fmean(res["cpu"]) * 1e3))
-                    if calls is not None:
-                        per = calls.setdefault(name, {}).setdefault(case, [[] for _ in range(BATCH)])
-                        for k, (w, c) in enumerate(zip(res["wall"], res["cpu"])):
-                            per[k].append((w * 1e3, c * 1e3))
-    return out
+def sums(systems: list, rounds: int, threads, base: str | None, cases: list, pause: float = 0.0,
+         settle: float = SETTLE_S) -> tuple[dict, dict]:
+    """The interleaved rounds of ``--sums`` (see the module docstring):
+    :func:`_harness.interleave_rows` over ``cases``, batches of :data:`BATCH` calls after
+    ``settle`` seconds of untimed ones.  Returns ``(rounds, pooled)`` as that function does."""
+    return H.interleave_rows(__file__, systems, {"threads": threads, "cases": cases}, cases, rounds, BATCH,
+                             base, None, pause, settle)
 
 
-def report_by_call(calls: dict) -> None:
+def _by_place(pooled: dict, key: str) -> list[list[float]]:
+    """One row's pooled ``key`` values ("wall" or "cpu", ms) split by the call's place in its batch."""
+    values = pooled[key]
+    return [values[k::BATCH] for k in range(BATCH)]
+
+
+def report_by_call(pooled: dict, settle: float) -> None:
     """``--by-call``: per case and system, the median over rounds of each call of the batch (call 1
-    comes right after the pause, when the other children have run and every worker thread
-    sleeps; calls 2-5 follow back to back): whether a figure is the cost of the pause."""
-    print(f"by call of the batch (call 1 after the {PAUSE_S * 1e3:.0f} ms pause, the others back to back): "
-          f"median over rounds, ms wall / ms CPU")
+    comes right after the settling calls, calls 2-5 follow back to back): whether a figure is the
+    cost of a batch's start."""
+    print(f"by call of the batch (after {settle * 1e3:.0f} ms of untimed calls): median over rounds, "
+          "ms wall / ms CPU")
     header = ["case", "system"] + [f"call {k + 1}" for k in range(BATCH)]
     rows = []
-    for name, per_case in calls.items():
-        for case, per in per_case.items():
-            rows.append([case, name] + [f"{H.fmt(statistics.median(w for w, _ in col))} / "
-                                        f"{H.fmt(statistics.median(c for _, c in col))}" for col in per])
+    for name, per_case in pooled.items():
+        for case, p in per_case.items():
+            rows.append([case, name] + [f"{H.fmt(statistics.median(w))} / {H.fmt(statistics.median(c))}"
+                                        for w, c in zip(_by_place(p, "wall"), _by_place(p, "cpu"))])
     rows.sort(key=lambda r: r[0])
     print(H.table(header, rows))
 
 
-def report_sums(res: dict, rounds: int) -> None:
+def report_sums(res: dict, pooled: dict, rounds: int) -> None:
+    """The table of ``--sums``: per case and system the median [range] over rounds of the batch
+    medians and the rounds' median of the batch means of CPU; per frostjit child the median
+    [range] of the rounds' ratios to Dr.Jit."""
     names = list(res)
+    pairs = [a for a in names if a.startswith("frostjit") and "drjit" in names]
     print(f"sum(t, axis=1) (or the axis and pending expression 't*2+1' named; 'lookup': {LOOKUPS:.0e} bilinear "
           f"lookups into {RES}x{RES}), interleaved: median over "
           f"{rounds} rounds of the median of {BATCH} calls "
-          f"(ms wall [lowest-highest round] / ms CPU per call, the rounds' median of the batch means)")
-    header = ["case"] + names + (["fj / drjit (wall)"] if "drjit" in names and "frostjit" in names else [])
+          f"(ms wall [lowest-highest round] / ms CPU per call, the rounds' median of the batch means); "
+          "ratio: median [range] of the rounds' ratios")
+    header = ["case"] + names + [f"{a} / drjit (wall)" for a in pairs]
     rows = []
     for case in next(iter(res.values())):
-        row, med = [case], {}
+        row = [case]
         for name in names:
-            walls = [w for w, _ in res[name][case]]
-            cpus = [c for _, c in res[name][case]]
-            med[name] = statistics.median(walls)
-            row.append(f"{H.fmt(med[name])} [{H.fmt(min(walls))}-{H.fmt(max(walls))}] / "
-                       f"{H.fmt(statistics.median(cpus))}")
-        if len(header) > len(row):
-            row.append(H.fmt_ratio(H.ratio(med["frostjit"], med["drjit"])))
+            walls = res[name][case]
+            cpus = pooled[name][case]["cpu"]
+            batch_cpu = [statistics.fmean(cpus[k:k + BATCH]) for k in range(0, len(cpus), BATCH)]
+            row.append(f"{H.fmt(statistics.median(walls))} [{H.fmt(min(walls))}-{H.fmt(max(walls))}] / "
+                       f"{H.fmt(statistics.median(batch_cpu))}")
+        for a in pairs:
+            ratios = sorted(x / y for x, y in zip(res[a][case], res["drjit"][case]))
+            row.append(f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]")
         rows.append(row)
     print(H.table(header, rows))
 
@@ -370,7 +381,12 @@ def parser(prog: str = "bench_tensor.py") -> argparse.ArgumentParser:
     ap.add_argument("--base", default=None,
                     help="with --sums: also run frostjit from this checkout (before/after figures)")
     ap.add_argument("--by-call", action="store_true",
-                    help=f"with --sums: also each call of a batch apart (call 1 follows the {PAUSE_S * 1e3:.0f} ms pause)")
+                    help="with --sums: also each call of a batch apart (call 1 follows the settling calls)")
+    ap.add_argument("--settle", type=float, default=SETTLE_S,
+                    help=f"with --sums: seconds of untimed calls before each batch (default {SETTLE_S}: the other "
+                         "children's idle workers have stopped spinning; 0: none)")
+    ap.add_argument("--pause", type=float, default=0.0,
+                    help="with --sums: seconds of sleep before each batch (default 0)")
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--serve", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--params", default="{}", help=argparse.SUPPRESS)
@@ -383,12 +399,14 @@ def main(argv=None, prog: str = "bench_tensor.py") -> int:
         serve(a.serve, json.loads(a.params))
         return 0
     if a.sums:
-        calls = {} if a.by_call else None
-        res = sums(a.systems, a.rounds, a.threads, a.base, a.cases, calls)
-        report_sums(res, a.rounds)
-        if calls is not None:
-            report_by_call(calls)
-        H.dump_json(a.json, res)
+        if a.settle < 0 or a.pause < 0:
+            parser(prog).error(f"--settle and --pause must be >= 0 seconds, not {min(a.settle, a.pause)}")
+        res, pooled = sums(a.systems, a.rounds, a.threads, a.base, a.cases, a.pause, a.settle)
+        report_sums(res, pooled, a.rounds)
+        H.report_threads(pooled)
+        if a.by_call:
+            report_by_call(pooled, a.settle)
+        H.dump_json(a.json, {"rounds": res, "calls": pooled})
         return 0
     if a.child:
         params = json.loads(a.params)

@@ -258,29 +258,6 @@ def report_calls(calls: dict) -> None:
     print(H.table(["row"] + names, table))
 
 
-def report_threads(calls: dict) -> None:
-    """The per-thread table of ``--interleave``: CPU ms per call of the calling thread and of the
-    others together (every timed call of every round; the scheduler's per-thread counts, which
-    see a worker's spinning and its share of the blocks exactly), and of the *other children*
-    meanwhile (their idle workers still spinning: the cores this child did not have)."""
-    names = [n for n in calls if any(calls[n][row]["threads"] for row in calls[n])]
-    if not names:
-        return
-    print("CPU ms per call by thread (/proc/PID/task/*/schedstat, all rounds): calling thread + other threads "
-          "[+ the other children's threads meanwhile]")
-    table = []
-    for row in next(iter(calls.values())):
-        line = [row]
-        for name in names:
-            c = calls[name][row]
-            n = len(c["wall"])
-            main = c["threads"].get("main", 0) / n / 1e6
-            others = sum(v for k, v in c["threads"].items() if k != "main") / n / 1e6
-            line.append(f"{H.fmt(main)} + {H.fmt(others)} [{H.fmt(c.get('others', 0) / n / 1e6)}]")
-        table.append(line)
-    print(H.table(["row"] + names, table))
-
-
 def _percentile(values: list, q: float) -> float:
     """The ``q``-th percentile of ``values`` (nearest rank: a measured call, not an interpolation)."""
     v = sorted(values)
@@ -375,7 +352,7 @@ def main(argv=None, prog: str = "bench_types.py") -> int:
         res, calls = interleave(systems, params, a.rounds, a.base, dict(a.variant), a.pause, settle)
         report_interleave(res, n, a.k, a.rounds)
         report_calls(calls)
-        report_threads(calls)
+        H.report_threads(calls)
         H.dump_json(a.json, {"rounds": res, "calls": calls})
         return 0
     systems = [s for s in a.systems if not (a.phases and s == "numpy")]

@@ -81,13 +81,32 @@ def nearest(p, res, mode: WrapMode):
     return wrap(_int(floor(p * res)), res, mode)
 
 
-def linear(p, res, mode: WrapMode):
-    """``([i0, i1], [w0, w1])``: the two texels around ``p`` and their weights."""
+def _linear_texel(p, res):
+    """``(i, f)``: the unwrapped texel index ``floor(x)`` (Int32) of ``x = p * res - 0.5`` (one
+    fma) and the weight ``f = x - floor(x)`` of texel ``i + 1``."""
     x = lanewise("fma", p, res, -0.5)
     x0 = lanewise("floor", x)
-    f = x - x0
-    i = _int(x0)
+    return _int(x0), x - x0
+
+
+def linear(p, res, mode: WrapMode):
+    """``([i0, i1], [w0, w1])``: the two texels around ``p`` and their weights."""
+    i, f = _linear_texel(p, res)
     return [wrap(i, res, mode), wrap(i + 1, res, mode)], [1.0 - f, f]
+
+
+def linear_clamp_pair(p, res):
+    """``(b, [low0, low1], [w0, w1])`` of a linear lookup along an axis of ``res >= 2`` texels
+    with ``Clamp`` wrap: both texels are in the pair ``(b, b + 1)`` for ``b = clip(i, 0, res -
+    2)``, texel ``k`` its low half where ``low_k`` (a Bool array) holds.
+
+    For ``i = floor(x)`` the texels are ``x0 = clip(i, 0, res - 1)`` and ``x1 = clip(i + 1,
+    0, res - 1)``: ``x0 == b`` exactly where ``i < res - 1``, ``x1 == b`` where ``i < 0``
+    (else both are ``b + 1``).  Four nodes instead of the eight of wrapping both texels and
+    comparing them with ``b`` (the texture's row pairs, ``texture._pair_rows``)."""
+    i, f = _linear_texel(p, res)
+    b = lanewise("min", lanewise("max", i, 0), res - 2)
+    return b, [i < res - 1, i < 0], [1.0 - f, f]
 
 
 def cubic(p, res, mode: WrapMode, order: int = 0):

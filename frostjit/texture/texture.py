@@ -42,7 +42,8 @@ from ..tensor.base import TensorBase, handle
 from ..backend import current_backend
 from ..trace import ops
 from ..trace.dtypes import Float32, UInt32, UInt64
-from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, nearest
+from ..trace.state import state
+from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, linear_clamp_pair, nearest
 
 _MISSING = object()
 _INV_255 = 1.0 / 255.0
@@ -372,10 +373,16 @@ class TextureBase:
         if self._filter is FilterMode.Nearest:
             texels = [nearest(p, r, self._wrap) for p, r in zip(coords, res)]
             return self._result(self._fetch(texels, active, cls))
+        array = self._tensor._array
+        if self._wrap is WrapMode.Clamp and _active_vertex(array) is None and self._row_pairs_apply(array):
+            # (the x texels only as their pair: linear_clamp_pair's four nodes instead of eight)
+            b, low, weights = linear_clamp_pair(coords[0], res[0])
+            taps = [(None, weights)] + [linear(p, r, self._wrap) for p, r in zip(coords[1:], res[1:])]
+            return self._result(self._accumulate(taps, active, cls, [(b, low)]))
         taps = [linear(p, r, self._wrap) for p, r in zip(coords, res)]
         return self._result(self._accumulate(taps, active, cls))
 
-    def _accumulate(self, taps: list, active, cls) -> list:
+    def _accumulate(self, taps: list, active, cls, xpairs: list | None = None) -> list:
         """Sum over the corners (x fastest) of weight * texel, per channel: the first product,
         then one fma per corner, with weights ``(wx * wy) * wz`` (Dr.Jit's rounding).
 
@@ -385,15 +392,16 @@ class TextureBase:
         gather.  Derivatives with respect to the positions flow through the weights as usual.
 
         The texels of a row come from :meth:`_pair_rows` where it applies (one 64-bit gather
-        per row instead of two): the same values, so the same result bits."""
+        per row instead of two): the same values, so the same result bits.  ``xpairs``: the x
+        axis as its pairs (:meth:`_pair_rows`), its texels then not in ``taps``."""
         array = self._tensor._array
         v = _active_vertex(array)
         if v is not None:
             array = type(array)._from_node(array._node)         # the texels without AD
-        rows = self._pair_rows(taps, active, cls, array)
+        rows = self._pair_rows(taps, active, cls, array, xpairs)
         acc = None
         corners = []
-        for corner in itertools.product(*[range(len(t[0])) for t in reversed(taps)]):
+        for corner in itertools.product(*[range(len(t[1])) for t in reversed(taps)]):
             corner = corner[::-1]                   # x varies fastest
             w = None
             for k, c in enumerate(corner):
@@ -412,7 +420,7 @@ class TextureBase:
             acc = [_attach_texel_edge(a, v, corners, ch, active) for ch, a in enumerate(acc)]
         return acc
 
-    def _pair_rows(self, taps: list, active, cls, array):
+    def _pair_rows(self, taps: list, active, cls, array, pairs: list | None = None):
         """``{texel indices of the other axes (y first): (the row's texels along x)}``, each two
         neighbouring texels of a row read by one :func:`~frostjit.functions.memory.gather_pair`
         (as ``cls`` arrays), or None where that does not apply.  ``taps``: per axis (x first)
@@ -427,17 +435,20 @@ class TextureBase:
         not neighbours), so the pair at ``b`` holds both: ``x0`` is its low half where
         ``x0 == b``, else its high half.  Half the gathered elements: 1e6 bilinear lookups into
         1024^2, the kernel alone on one AVX-512 thread, ~0.7x the CPU time (docs/benchmarks.md,
-        r14)."""
-        res_x = self._tensor.shape[-2]
-        if not (res_x >= 2 and self._tensor.shape[-1] == 1 and self._wrap is not WrapMode.Repeat
-                and self._pairs_pay(array) and array._ad is None):
+        r14).
+
+        ``pairs``: the pairs already made (per pair ``(b, [x == b for each of the two])``, the
+        comparisons as Bool arrays), e.g. by :func:`.sampling.linear_clamp_pair`."""
+        if not self._row_pairs_apply(array):
             return None
-        xs = taps[0][0]
-        pairs = []      # per pair of neighbours: (b, [x == b for each of the two])
-        for x0, x1 in zip(xs[0::2], xs[1::2]):
-            low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
-            b = lanewise("min", low, res_x - 2)
-            pairs.append((b, [(x == b)._node for x in (x0, x1)]))
+        if pairs is None:
+            res_x = self._tensor.shape[-2]
+            xs = taps[0][0]
+            pairs = []      # per pair of neighbours: (b, [x == b for each of the two])
+            for x0, x1 in zip(xs[0::2], xs[1::2]):
+                low = x0 if self._wrap is WrapMode.Clamp else lanewise("min", x0, x1)      # (Clamp: x0 <= x1)
+                b = lanewise("min", low, res_x - 2)
+                pairs.append((b, [x == b for x in (x0, x1)]))
         at = type(array)
         rows = {}
         for rest in itertools.product(*[range(len(t[0])) for t in reversed(taps[1:])]):
@@ -447,10 +458,15 @@ class TextureBase:
             for b, low_half in pairs:
                 pair = gather_pair(array, self._texel_index([b] + others), active)
                 lo, hi = (h._node for h in _halves(at, pair._node))
-                row += [_in_precision(at._from_node(ops.make_ternary("select", Float32, s, lo, hi)), cls)
+                row += [_in_precision(at._from_node(ops.make_ternary("select", Float32, s._node, lo, hi)), cls)
                         for s in low_half]
             rows[rest] = tuple(row)
         return rows
+
+    def _row_pairs_apply(self, array) -> bool:
+        """Whether :meth:`_pair_rows` reads the rows of ``array`` (the texels; see there) in pairs."""
+        return (self._tensor.shape[-2] >= 2 and self._tensor.shape[-1] == 1 and self._wrap is not WrapMode.Repeat
+                and self._pairs_pay(array) and array._ad is None)
 
     def eval_fetch(self, pos, active=True) -> tuple:
         """The ``2**Dimension`` texels a linear lookup at ``pos`` would combine (x fastest), each
@@ -546,7 +562,9 @@ def _halves(at, pair):
     """The two ``Float32`` elements in the ``UInt64`` node ``pair`` (a gather of a pair: the
     first in the low half), as ``at`` arrays.  Built from nodes, not arrays: the operators' and
     constructors' checks would cost a tenth of a lookup's trace."""
-    hi = ops.make_binary("shr", UInt64, pair, ops.operand_literal(UInt64, 32))
+    # (the shared literal 32 where there is one: operand_literal makes a new node each call)
+    shift = ops.literal_cache(UInt64).get(32) if state.recorder is None else None
+    hi = ops.make_binary("shr", UInt64, pair, shift if shift is not None else ops.operand_literal(UInt64, 32))
     return tuple(at._from_node(ops.bitcast(ops.cast(h, UInt32), Float32)) for h in (pair, hi))
 
 

@@ -26,8 +26,10 @@ def test_bench_tensor_usage_errors(args, message):
 
 def test_bench_tensor_sums_mode_options_and_a_short_run():
     p = _run("bench", "tensor", "--help")
-    for opt in ("--sums", "--rounds", "--cases", "--base", "--by-call"):
+    for opt in ("--sums", "--rounds", "--cases", "--base", "--by-call", "--settle", "--pause"):
         assert opt in p.stdout
+    p = _run("bench", "tensor", "--sums", "--settle", "-1")
+    assert p.returncode == 2 and "must be >= 0 seconds" in p.stderr
     p = _run("bench", "tensor", "--sums", "--cases", "3x3/f32")
     assert p.returncode == 2 and "unknown case '3x3/f32'" in p.stderr
     p = _run("bench", "tensor", "--sums", "--systems", "numpy", "--rounds", "1", "--cases", "64x262144/f32",
@@ -36,3 +38,5 @@ def test_bench_tensor_sums_mode_options_and_a_short_run():
     assert "64x262144/f32" in p.stdout and "interleaved" in p.stdout
     table = p.stdout.split("by call of the batch")[1]
     assert "call 1" in table and "call 5" in table and "64x262144/f32" in table and "numpy" in table
+    if sys.platform.startswith("linux"):        # (the per-thread table: /proc/PID/task/*/schedstat)
+        assert "CPU ms per call by thread" in p.stdout

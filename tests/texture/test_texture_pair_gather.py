@@ -169,3 +169,27 @@ def test_cubic_lookups_read_pairs_with_the_values_of_single_gathers(pair_gathers
     values4, kinds4 = four_gathers(run)
     assert values == values4
     assert (UInt64 in kinds) == (C >= 2 or wrap is not WrapMode.Repeat) and UInt64 not in kinds4
+
+
+@pytest.mark.parametrize("res_x", [2, 3, 5])
+def test_clamp_pairs_at_every_texel_boundary(pair_gathers, four_gathers, res_x):
+    """A Clamp lookup's x pair (``sampling.linear_clamp_pair``: which half each texel is, from the
+    unwrapped index alone) at every texel center and edge and just beside them, beyond both ends,
+    and at non-finite and huge positions (whose index conversion overflows): the four gathers'
+    values, bit for bit."""
+    rng = np.random.default_rng(res_x)
+    data = rng.standard_normal((3, res_x, 1)).astype(np.float32)
+    k = np.arange(-3, 2 * res_x + 4, dtype=np.float32) / np.float32(2 * res_x)
+    x = np.concatenate([k, np.nextafter(k, np.float32(-np.inf)), np.nextafter(k, np.float32(np.inf)),
+                        np.float32([np.nan, np.inf, -np.inf, 1e10, -1e10, 3e9])])
+    y = rng.uniform(-0.3, 1.3, x.size).astype(np.float32)
+    tex = AD.Texture2f(AD.TensorXf(data), wrap_mode=WrapMode.Clamp)
+
+    def run():
+        out = tex.eval(AD.Array2f(AD.Float(x), AD.Float(y)))[0]
+        kinds = {ins.vt for ins in build_kernel([out._node], []).instrs if ins.op == "gather"}
+        return out.numpy().tobytes(), kinds
+    values, kinds = run()
+    values4, kinds4 = four_gathers(run)
+    assert values == values4
+    assert UInt64 in kinds and UInt64 not in kinds4
