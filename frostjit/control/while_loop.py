@@ -26,7 +26,7 @@ from ..functions.creation import zeros
 from ..functions.evaluation import eval as eval_, width
 from ..functions.memory import gather, scatter
 from ..functions.reduce import compress as compress_
-from ..trace import masks
+from ..trace import loops as trace_loops, masks
 from ..trace.dtypes import UInt32
 from ..trace.state import JitFlag, flag
 from ..trace.state import state as trace_state
@@ -180,10 +180,23 @@ def _enclosed(active):
     return active & type(active)._from_node(top)
 
 
+def _refuse_symbolic_inputs(c, state) -> None:
+    """Dr.Jit's error for an evaluated loop whose condition or state is a variable of an enclosing
+    symbolic loop, conditional or call body: such a variable has no value on the host."""
+    nodes = [a._node for a in leaves_of((c, state)) if isinstance(a, ArrayBase)]
+    if trace_loops.is_symbolic(nodes):
+        raise RuntimeError(
+            "fj.while_loop(): frostjit is currently recording symbolic computation and cannot execute a loop in "
+            "*evaluated mode* (its condition or state is a variable of an enclosing symbolic loop, conditional "
+            "or call). Set fj.JitFlag.SymbolicLoops, or annotate the loop condition with "
+            "fj.hint(..., mode='symbolic') in an @fj.syntax function")
+
+
 def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
     """The masked host loop (see module docstring)."""
     c = cond(*state) if first is None else first
     check_mask(WHO, c, "the loop condition")
+    _refuse_symbolic_inputs(c, state)
     active = _enclosed(c)
     eval_(state, active)
     what = f"the termination test of {_name(label)} (iteration 1)"
@@ -246,6 +259,7 @@ def _compressed(state: tuple, cond, body, labels, label, strict, first) -> tuple
     """Evaluated mode with compression: each iteration runs on the active lanes only."""
     c = cond(*state) if first is None else first
     check_mask(WHO, c, "the loop condition")
+    _refuse_symbolic_inputs(c, state)
     c = _enclosed(c)
     n = width(state, c)
     full = _broadcast(state, n)                 # our own handles: written back by scatter
