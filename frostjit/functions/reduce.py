@@ -30,7 +30,7 @@ from ..array.flat import ArrayBase, apply
 from ..array.foreign import is_foreign_array
 from ..array.vector import VectorBase
 from ..tree.kinds import vector_from_components
-from ..errors import AxisError, ReductionTypeError
+from ..errors import AxisError, KeepdimsError, ReductionTypeError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import state
@@ -95,7 +95,7 @@ def _check_options(name: str, value, axes, mode, keepdims) -> None:
     # is never removed.  Keeping a reduced axis of static size (a vector's components) is impossible.
     if keepdims and axes and not (isinstance(value, ArrayBase)
                                   or (isinstance(value, VectorBase) and axes == {value.Depth - 1})):
-        raise ValueError(f"frostjit.{name}(): keepdims=True is only supported for reductions of the trailing "
+        raise KeepdimsError(f"frostjit.{name}(): keepdims=True is only supported for reductions of the trailing "
                          f"(dynamic) axis, not axis={sorted(axes)} of {_describe(value)}")
 
 
@@ -507,7 +507,9 @@ def _check_mask(m) -> None:
 def _as_count(m):
     """A mask as counts: ``UInt32`` per lane (per component of a static vector), ``int`` for a bool.
     (A module-level function: a recursive closure would be a reference cycle per call.)"""
-    if isinstance(m, ArrayBase):
+    if isinstance(m, ArrayBase) or getattr(type(m), "_eager_flat", False):
+        # (the scalar backend's ArrayXb, a scalar TensorXb's storage: as one UInt32 array, not
+        # component by component, which kept the mask type and summed to True)
         return registry.flat_type(m._backend, UInt32)(m)
     if isinstance(m, VectorBase):
         return _vector_of([_as_count(c) for c in m], type(m))
