@@ -61,6 +61,13 @@ class ArrayBase:
             self._node = _data_from_sequence(args, vt)
             return
         v = args[0]
+        if getattr(type(v), "IsTensor", False) and isinstance(getattr(v, "array", None), ArrayBase):
+            # a JIT tensor: its flat array, derivatives kept (as Dr.Jit; through NumPy below
+            # they were dropped); a 2-D one is refused, as in Dr.Jit
+            if len(v.shape) > 1:
+                raise TypeError(f"{type(self).__name__}(): dimensionality mismatch (target has 1, source has "
+                                f"{len(v.shape)} dimensions)")
+            v = v.array
         if isinstance(v, ArrayBase):
             if v._backend is not self._backend:
                 raise TypeError(f"{type(self).__name__}(): cannot convert a {type(v).__name__} of backend "
