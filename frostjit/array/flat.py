@@ -61,13 +61,6 @@ class ArrayBase:
             self._node = _data_from_sequence(args, vt)
             return
         v = args[0]
-        if getattr(type(v), "IsTensor", False) and isinstance(getattr(v, "array", None), ArrayBase):
-            # a JIT tensor: its flat array, derivatives kept (as Dr.Jit; through NumPy below
-            # they were dropped); a 2-D one is refused, as in Dr.Jit
-            if len(v.shape) > 1:
-                raise TypeError(f"{type(self).__name__}(): dimensionality mismatch (target has 1, source has "
-                                f"{len(v.shape)} dimensions)")
-            v = v.array
         if isinstance(v, ArrayBase):
             if v._backend is not self._backend:
                 raise TypeError(f"{type(self).__name__}(): cannot convert a {type(v).__name__} of backend "
@@ -79,6 +72,13 @@ class ArrayBase:
             self._node = ops.literal(vt, _scalar_value(v, vt, type(self).__name__))
         elif isinstance(v, np.ndarray):
             self._node = _data_from_numpy(v, vt)
+        elif getattr(type(v), "IsTensor", False) and isinstance(getattr(v, "array", None), ArrayBase):
+            # a JIT tensor: its flat array, derivatives kept (as Dr.Jit; read through NumPy as a
+            # foreign array they were dropped); a 2-D one is refused, as in Dr.Jit
+            if len(v.shape) > 1:
+                raise TypeError(f"{type(self).__name__}(): dimensionality mismatch (target has 1, source has "
+                                f"{len(v.shape)} dimensions)")
+            self.__init__(v.array)
         elif is_foreign_array(v):
             self._node = _data_from_numpy(foreign_to_numpy(v), vt)
         elif isinstance(v, (list, tuple, range)):
