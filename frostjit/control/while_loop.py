@@ -36,7 +36,7 @@ from . import host, loop_ad
 from .identity import Returned, leaves_of, write_back
 from .consistency import (check_body_result, check_initialized, check_labels, check_tuple, contract_error, fresh, merge,
                           size_error)
-from .errors import ControlFlowArgumentTypeError, StateValueError, wrapped
+from .errors import ControlFlowArgumentTypeError, LoopVariableError, StateValueError, wrapped
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 log = logging.getLogger("frostjit")
@@ -180,6 +180,18 @@ def _enclosed(active):
     return active & type(active)._from_node(top)
 
 
+def _first_eval(c, state, *arrays) -> None:
+    """Evaluate ``arrays`` before the first iteration.  Where that fails because the condition or
+    the state is a variable of an enclosing symbolic loop, conditional or call body (no value on
+    the host), Dr.Jit's error instead (looked for only then: the walk costs ~60 us on a large
+    unevaluated state)."""
+    try:
+        eval_(*arrays)
+    except LoopVariableError:
+        _refuse_symbolic_inputs(c, state)
+        raise
+
+
 def _refuse_symbolic_inputs(c, state) -> None:
     """Dr.Jit's error for an evaluated loop whose condition or state is a variable of an enclosing
     symbolic loop, conditional or call body: such a variable has no value on the host."""
@@ -196,9 +208,8 @@ def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
     """The masked host loop (see module docstring)."""
     c = cond(*state) if first is None else first
     check_mask(WHO, c, "the loop condition")
-    _refuse_symbolic_inputs(c, state)
     active = _enclosed(c)
-    eval_(state, active)
+    _first_eval(c, state, state, active)
     what = f"the termination test of {_name(label)} (iteration 1)"
     it = 0
     while host.any_active(active, what):
@@ -259,12 +270,11 @@ def _compressed(state: tuple, cond, body, labels, label, strict, first) -> tuple
     """Evaluated mode with compression: each iteration runs on the active lanes only."""
     c = cond(*state) if first is None else first
     check_mask(WHO, c, "the loop condition")
-    _refuse_symbolic_inputs(c, state)
     c = _enclosed(c)
     n = width(state, c)
     full = _broadcast(state, n)                 # our own handles: written back by scatter
     what = f"the termination test of {_name(label)} (iteration 1)"
-    eval_(full, c)
+    _first_eval(c, state, full, c)
     idx = compress_(c)
     if host.is_empty(idx, what):
         return full

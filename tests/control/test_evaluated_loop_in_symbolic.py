@@ -34,8 +34,9 @@ def test_allowed_nestings_count_the_inner_iterations(mode1, mode2):
     assert np.array_equal(_nested(mode1, mode2).numpy(), k * (k - 1) // 2)
 
 
-def test_an_evaluated_loop_inside_a_symbolic_one_raises_dr_jits_error():
-    with pytest.raises(RuntimeError) as e:
+@pytest.mark.parametrize("compress", [False, True])
+def test_an_evaluated_loop_inside_a_symbolic_one_raises_dr_jits_error(compress):
+    with pytest.raises(RuntimeError) as e, fj.scoped_set_flag(fj.JitFlag.CompressLoops, compress):
         _nested("symbolic", "evaluated")
     assert "cannot execute a loop in *evaluated mode*" in str(e.value.__cause__)
 
