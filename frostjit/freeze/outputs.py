@@ -55,7 +55,7 @@ from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonVa
                       SequenceOut, DictOut, ObjectOut, ContainerOut, ReduceOut, ConstructedOut, FunctionOut, CellOut,
                       SetNode, SetEntry, SetDictItem, DelEntry, SetItems, AssignAll)
 from ..ad import frozen as _ad
-from ..ad.frozen import Vertex
+from ..ad.graph import leaf_vertex
 
 _SCALAR_TYPES = (int, float, str, bool, type(None), Sym)
 # values a rebuilt function may keep as they are (types, modules and functions included)
@@ -493,7 +493,7 @@ def generate_finish(actions, out_desc, ns, through=None):
     ``(lines, output expression)``; constants go into ``ns`` (``const_<k>``).  ``through``
     (a :class:`.through.ThroughInfo`, or None): the recording's outputs are children of a hub
     that ``new_through`` (in ``ns``) makes, one per replay."""
-    ns.update({"new_instance": object.__new__, "ad_vertex": Vertex, "new_object": new_object,
+    ns.update({"new_instance": object.__new__, "ad_vertex": leaf_vertex, "new_object": new_object,
                "reconstruct": reconstruct, "new_container": new_container, "set_entry": layout.set_entry,
                "del_entry": layout.del_entry, "assign_items": layout.assign_items, "new_function": new_function,
                "new_cell": types.CellType})
@@ -533,7 +533,7 @@ def generate_finish(actions, out_desc, ns, through=None):
                 if d.grad is not None:
                     L.append(f"{v}._ad.grad = {expr(d.grad)}")
             elif d.grad_enabled:
-                L.append(head + f"ad_vertex({const(d.cls)}, node_{d.node}.size, (), node_{d.node})")
+                L.append(head + f"ad_vertex({const(d.cls)}, node_{d.node})")
                 if d.grad is not None:
                     L.append(f"{v}._ad.grad = {expr(d.grad)}")
             else:
