@@ -133,9 +133,7 @@ class Vertex:
     __fj_traverse_attrs__ = ("grad",)
 
     def __fj_assign__(self, values: dict) -> None:
-        self.grad = values.get("grad")
-        if self.parents and self.grad is not None:
-            scopes.after_call.append(self)
+        assign_grad(self, values.get("grad"))
 
 
 class HubVertex(Vertex):
@@ -190,6 +188,15 @@ def _join_scope(v: Vertex) -> None:
 def _prune(kids: list) -> None:
     """Drop the dead weak references from a vertex's ``children`` list (in place)."""
     kids[:] = [k for k in kids if k() is not None]
+
+
+def assign_grad(v: Vertex, g) -> None:
+    """A frozen call's write-back of gradient ``g`` to the input vertex ``v``
+    (``v.__fj_assign__({"grad": g})``; a replay calls this directly: no dict, no method lookup).
+    A vertex with parents is walked on from after the call (:func:`.frozen.after_call`)."""
+    v.grad = g
+    if v.parents and g is not None:
+        scopes.after_call.append(v)
 
 
 def leaf_vertex(cls, node) -> Vertex:
