@@ -508,7 +508,8 @@ class FrozenFunction:
         same = lambda x, y: len(x) == len(y) and all(p is q for p, q in zip(x, y))  # noqa: E731
         if not (k2 == key and same(flat.nodes, b.nodes) and flat.sizes == b.sizes
                 and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)
-                and same(flat.params, b.params)):
+                and same(flat.params, b.params)
+                and (b.leaf_ads is None or same([a._ad for a in flat.leaves], b.leaf_ads))):
             raise AssertionError(f"frostjit.freeze({self.name}): binder disagrees with the layout walk")
 
     def _replay(self, cands, flat, args, kwargs, why):
