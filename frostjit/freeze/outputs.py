@@ -493,7 +493,8 @@ def generate_finish(actions, out_desc, ns, through=None):
     ``(lines, output expression)``; constants go into ``ns`` (``const_<k>``).  ``through``
     (a :class:`.through.ThroughInfo`, or None): the recording's outputs are children of a hub
     that ``new_through`` (in ``ns``) makes, one per replay."""
-    ns.update({"new_instance": object.__new__, "ad_vertex": leaf_vertex, "assign_grad": assign_grad, "VERTEX": Vertex, "new_object": new_object,
+    ns.update({"new_instance": object.__new__, "ad_vertex": leaf_vertex, "assign_grad": assign_grad,
+               "VERTEX": Vertex, "new_object": new_object,
                "reconstruct": reconstruct, "new_container": new_container, "set_entry": layout.set_entry,
                "del_entry": layout.del_entry, "assign_items": layout.assign_items, "new_function": new_function,
                "new_cell": types.CellType})
@@ -611,7 +612,8 @@ def generate_finish(actions, out_desc, ns, through=None):
                 # (an input's AD vertex given its gradient, the usual write-back of a backward
                 # pass: one function call; the key fixes the container's type, checked anyway)
                 L.append(f"assigned = containers[{act.container}]")
-                L.append(f"assign_grad(assigned, {vals[0]}) if type(assigned) is VERTEX else assigned.__fj_assign__({mapping(act.names, vals)})")
+                L.append(f"assign_grad(assigned, {vals[0]}) if type(assigned) is VERTEX "
+                         f"else assigned.__fj_assign__({mapping(act.names, vals)})")
             else:
                 L.append(f"containers[{act.container}].__fj_assign__({mapping(act.names, vals)})")
         else:  # pragma: no cover
