@@ -12,6 +12,13 @@ class AxisError(ValueError, IndexError, RuntimeError):
     axis")."""
 
 
+class KeepdimsError(ValueError, RuntimeError):
+    """``keepdims=True`` for a reduction that would have to keep a static axis (an ``Array3f``'s
+    components, a Python sequence's items): a ``ValueError``, and a ``RuntimeError`` as Dr.Jit
+    raises ("'keepdims=True' is only supported for tensor types or reductions of a trailing
+    dynamic axis")."""
+
+
 class ConversionOverflowError(OverflowError, TypeError, RuntimeError):
     """A Python scalar that does not fit the element type it is converted to,
     e.g. ``UInt32(2**40)`` or ``UInt32(-1)``, or an operand that fits no type (``Int8(1) + 300``,

@@ -17,7 +17,7 @@ an input, or outputs connected to the inputs through the AD graph
 from __future__ import annotations
 
 from . import graph
-from .graph import DeferredCalls, Vertex, next_id, scopes, propagate_postponed, is_active, push_scope, pop_scope
+from .graph import DeferredCalls, leaf_vertex, next_id, scopes, propagate_postponed, is_active, push_scope, pop_scope
 
 OUTPUT_REASON = ("returns (or writes back) arrays that depend on grad-enabled inputs through the AD graph; "
                  "so that gradients can flow through them, these calls run the plain function")
@@ -92,7 +92,7 @@ def output_reason(array) -> str | None:
 
 def new_leaf(array) -> None:
     """A replayed output that was grad-enabled when recorded: a fresh AD leaf (Dr.Jit's behaviour)."""
-    array._ad = Vertex(type(array), array._node.size, (), array._node)
+    array._ad = leaf_vertex(type(array), array._node)
 
 
 def after_call() -> None:

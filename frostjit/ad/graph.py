@@ -109,22 +109,20 @@ class Vertex:
         self.children = []
         self.grad = None
         if node is not None:
-            self.node = weakref.ref(node)
+            self.node = _ref(node)
             # inside a frozen function: the symbolic size, which outlives the node (see sized_literal)
             self.sym = node.sym
         else:
             self.node = self.sym = None
         if open_scopes and scopes.enable:
-            top = scopes.enable[-1]
-            if not top.complement:
-                top.ids.add(self.id)      # created inside suspend_grad(): resume_grad(a): enabled there
+            _join_scope(self)
         if parents:
-            me = weakref.ref(self)
+            me = _ref(self)
             for edge in parents:
                 kids = edge[0].children
                 kids.append(me)
                 if len(kids) >= 32 and (len(kids) & (len(kids) - 1)) == 0:
-                    kids[:] = [k for k in kids if k() is not None]
+                    _prune(kids)
 
     def __repr__(self) -> str:
         return f"Vertex({self.id}, {self.cls.__name__}, size={self.size}, parents={len(self.parents)})"
@@ -135,9 +133,7 @@ class Vertex:
     __fj_traverse_attrs__ = ("grad",)
 
     def __fj_assign__(self, values: dict) -> None:
-        self.grad = values.get("grad")
-        if self.parents and self.grad is not None:
-            scopes.after_call.append(self)
+        assign_grad(self, values.get("grad"))
 
 
 class HubVertex(Vertex):
@@ -155,23 +151,99 @@ class HubVertex(Vertex):
     is_hub = True
 
     def __init__(self, handler):
-        Vertex.__init__(self, None, 0)      # (not super(): ~800 instructions less, a hub per frozen replay)
+        Vertex.__init__(self, None, 0)      # (not super(): ~800 instructions less)
         self.handler = handler
 
     def connect(self, parents) -> None:
         """Make the vertices ``parents`` (the operation's inputs) the parents of this hub."""
-        self.parents = tuple([(p, None, None) for p in parents])     # (a list display: no generator)
-        me = weakref.ref(self)
+        # (the edges built in the loop, not by a comprehension: a comprehension is a function
+        # call, ~1,500 instructions more for a few parents, measured with callgrind)
+        edges = []
+        me = _ref(self)
         for p in parents:
+            edges.append((p, None, None))
             kids = p.children
             kids.append(me)
             # dead references pruned as in Vertex(): an input of many calls (a frozen function's
             # parameters, replayed 1e6 times) would otherwise collect one per call
             if len(kids) >= 32 and (len(kids) & (len(kids) - 1)) == 0:
-                kids[:] = [k for k in kids if k() is not None]
+                _prune(kids)
+        self.parents = tuple(edges)
 
     def __repr__(self) -> str:
         return f"HubVertex({self.id}, {self.handler!r}, parents={len(self.parents)})"
+
+
+_ref = weakref.ref
+_new = object.__new__
+
+
+def _join_scope(v: Vertex) -> None:
+    """A vertex created inside ``suspend_grad(): resume_grad(a):`` is enabled there."""
+    top = scopes.enable[-1]
+    if not top.complement:
+        top.ids.add(v.id)
+
+
+def _prune(kids: list) -> None:
+    """Drop the dead weak references from a vertex's ``children`` list (in place)."""
+    kids[:] = [k for k in kids if k() is not None]
+
+
+def assign_grad(v: Vertex, g) -> None:
+    """A frozen call's write-back of gradient ``g`` to the input vertex ``v``
+    (``v.__fj_assign__({"grad": g})``; a replay calls this directly: no dict, no method lookup).
+    A vertex with parents is walked on from after the call (:func:`.frozen.after_call`)."""
+    v.grad = g
+    if v.parents and g is not None:
+        scopes.after_call.append(v)
+
+
+def leaf_vertex(cls, node) -> Vertex:
+    """``Vertex(cls, node.size, (), node)``: a new leaf of ``node`` (a frozen call's replay makes
+    one per grad-enabled output) without ``type.__call__`` and a Python ``__init__`` (~500
+    instructions less each, callgrind)."""
+    v = _new(Vertex)
+    v.id = next(_ids)
+    v.cls = cls
+    v.size = node.size
+    v.parents = ()
+    v.children = []
+    v.grad = None
+    v.node = _ref(node)
+    v.sym = node.sym
+    if open_scopes and scopes.enable:
+        _join_scope(v)
+    return v
+
+
+def new_hub(handler, parents) -> HubVertex:
+    """``HubVertex(handler)`` connected to the vertices ``parents`` (see :meth:`HubVertex.connect`),
+    made as :func:`leaf_vertex` makes a leaf (a frozen call's replay makes one per call)."""
+    hub = _new(HubVertex)
+    hub.id = next(_ids)
+    hub.cls = None
+    hub.size = 0
+    hub.children = []
+    hub.grad = None
+    hub.node = hub.sym = None
+    if open_scopes and scopes.enable:
+        _join_scope(hub)
+    hub.handler = handler
+    hub.connect(parents)
+    return hub
+
+
+def hub_child(hub: HubVertex, edge, cls, node) -> Vertex:
+    """``Vertex(cls, node.size, ((hub, edge, edge),), node)``: output ``edge`` of a hub (a frozen
+    call's result), made as :func:`leaf_vertex` makes a leaf."""
+    v = leaf_vertex(cls, node)
+    v.parents = ((hub, edge, edge),)
+    kids = hub.children
+    kids.append(_ref(v))
+    if len(kids) >= 32 and (len(kids) & (len(kids) - 1)) == 0:
+        _prune(kids)
+    return v
 
 
 class HubOutput:

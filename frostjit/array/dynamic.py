@@ -12,7 +12,7 @@ import numpy as np
 
 from .flat import ArrayBase, _SCALARS
 from .foreign import foreign_to_numpy, is_foreign_array
-from .vector import VectorBase, _component
+from .vector import VectorBase, _component, tensor_rows
 
 
 class DynamicBase(VectorBase):
@@ -35,6 +35,9 @@ class DynamicBase(VectorBase):
             return [_component(elem, c) for c in v._c]
         if isinstance(v, (ArrayBase,) + _SCALARS) or hasattr(v, "__symbolic_size__"):
             return [_component(elem, v)]
+        rows = tensor_rows(cls, v)
+        if rows is not None:
+            return rows
         if is_foreign_array(v) and not isinstance(v, np.ndarray):
             v = foreign_to_numpy(v)
         if isinstance(v, np.ndarray):

@@ -72,6 +72,13 @@ class ArrayBase:
             self._node = ops.literal(vt, _scalar_value(v, vt, type(self).__name__))
         elif isinstance(v, np.ndarray):
             self._node = _data_from_numpy(v, vt)
+        elif getattr(type(v), "IsTensor", False) and isinstance(getattr(v, "array", None), ArrayBase):
+            # a JIT tensor: its flat array, derivatives kept (as Dr.Jit; read through NumPy as a
+            # foreign array they were dropped); a 2-D one is refused, as in Dr.Jit
+            if len(v.shape) > 1:
+                raise TypeError(f"{type(self).__name__}(): dimensionality mismatch (target has 1, source has "
+                                f"{len(v.shape)} dimensions)")
+            self.__init__(v.array)
         elif is_foreign_array(v):
             self._node = _data_from_numpy(foreign_to_numpy(v), vt)
         elif isinstance(v, (list, tuple, range)):
@@ -282,9 +289,7 @@ class ArrayBase:
 
     def _scalar(self, what: str):
         if self._node.size != 1:
-            raise RuntimeError(f"{what}: only a size-1 array converts to a Python scalar "
-                               f"(this {type(self).__name__} has size {self._node.size}; Dr.Jit: can only "
-                               f"convert arrays of length 1 to Python scalars)")
+            raise not_one_entry(what, self, self._node.size)
         return self[0]
 
     def __bool__(self) -> bool:
@@ -600,6 +605,12 @@ del _op, _name, _reflected, _operator
 
 # ---------------------------------------------------------------------------
 # Construction helpers
+
+def not_one_entry(what: str, array, size) -> RuntimeError:
+    """The error of ``array.item()`` (and ``int()``, ``float()``) for an array of ``size`` != 1."""
+    return RuntimeError(f"{what}: only a size-1 array converts to a Python scalar (this {type(array).__name__} "
+                        f"has size {size}; Dr.Jit: can only convert arrays of length 1 to Python scalars)")
+
 
 def _scalar_value(v, vt: VarType, who: str):
     """A constructor's scalar argument as ``vt`` stores it; out of range raises (no silent wrap)."""

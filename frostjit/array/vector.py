@@ -128,6 +128,9 @@ class VectorBase:
             return cls._broadcast(v)
         if isinstance(v, np.ndarray):
             return cls._from_numpy(v)
+        rows = tensor_rows(cls, v)
+        if rows is not None:
+            return rows
         if is_foreign_array(v):
             return cls._from_numpy(foreign_to_numpy(v))
         if isinstance(v, (list, tuple, range)):
@@ -556,6 +559,19 @@ def component_class(c, leaf: type) -> type:
     if isinstance(c, float) and not leaf._vt.is_float:
         return registry.flat_type(leaf._backend, Float32)
     return leaf if isinstance(c, int) or isinstance(c, float) else type(c)
+
+
+def tensor_rows(cls, v) -> list | None:
+    """The components of ``cls(t)`` for a JIT tensor ``t`` with as many dimensions as ``cls`` is
+    deep and ``cls``'s component count: its rows ``t[0], t[1], ...`` (tensor indexing keeps the
+    derivatives, as Dr.Jit's conversion does; read through NumPy they were dropped).  ``None``
+    for anything else (the NumPy route, unchanged)."""
+    if not (cls.IsJIT and getattr(type(v), "IsTensor", False) and getattr(type(v), "IsJIT", False)):
+        return None
+    shape = v.shape
+    if len(shape) != cls.Depth or (cls._n is not None and shape[0] != cls._n):
+        return None
+    return [_component(cls._elem, v[k]) for k in range(shape[0])]
 
 
 def _component(elem, v):

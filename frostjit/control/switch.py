@@ -145,7 +145,7 @@ def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label)
     n = width(index, args, kwargs)
     active = switch_lanes(index, len(targets), mask, n)
     if state.flags & DEBUG:
-        _check_range(index, mask, len(targets))
+        _check_range(index, mask, len(targets), n)
     eval_(index, active, args, kwargs)
     name = f"fj.switch {label!r}" if label else "fj.switch"
     calls = []
@@ -165,17 +165,25 @@ def _evaluated(index, targets, args, kwargs, positional_mask: bool, mask, label)
     return _combine(calls, n)
 
 
-def _check_range(index, mask, count: int) -> None:
-    """Debug mode: the first active lane whose index is out of range raises ``IndexError``."""
-    idx = index.numpy()
-    act = np.ones(idx.shape, bool) if mask is None or isinstance(mask, (bool, np.bool_)) else \
-        np.broadcast_to(mask.numpy(), idx.shape)
-    if mask is not None and isinstance(mask, (bool, np.bool_)) and not mask:
+def _check_range(index, mask, count: int, n: int) -> None:
+    """Debug mode: the first active lane whose index is out of range raises ``IndexError``.
+    Active: ``mask`` and, inside a loop body or a branch, the enclosing scope's lanes (Dr.Jit
+    applies the loop mask to the call: a lane that left the loop is not checked)."""
+    if isinstance(mask, (bool, np.bool_)) and not mask:
         return
+    act = np.ones(n, bool)
+    if isinstance(mask, ArrayBase):
+        act &= np.broadcast_to(mask.numpy(), (n,))
+    top = masks.top()
+    if top is not None and masks.compatible(top, n):
+        act &= np.broadcast_to(registry.flat_type(index._backend, Bool)._from_node(top).numpy(), (n,))
+    idx = np.broadcast_to(index.numpy(), (n,))
     bad = act & (idx >= count)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise IndexError(f"fj.switch(): index {int(idx[k])} (at position {k}) is out of range for {count} targets")
+        # Dr.Jit's debug-mode message numbers callables from 1 (0 is its "no call")
+        raise IndexError(f"fj.switch(): index {int(idx[k])} (at position {k}) is out of range for {count} targets "
+                         f"(Dr.Jit: out-of-bounds callable ID {int(idx[k]) + 1} (must be < {count + 1}).)")
 
 
 def _call(fn, sel, n: int, args, kwargs, positional_mask: bool, bool_t, lanes=None):

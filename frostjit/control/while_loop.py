@@ -26,7 +26,7 @@ from ..functions.creation import zeros
 from ..functions.evaluation import eval as eval_, width
 from ..functions.memory import gather, scatter
 from ..functions.reduce import compress as compress_
-from ..trace import masks
+from ..trace import loops as trace_loops, masks
 from ..trace.dtypes import UInt32
 from ..trace.state import JitFlag, flag
 from ..trace.state import state as trace_state
@@ -36,7 +36,7 @@ from . import host, loop_ad
 from .identity import Returned, leaves_of, write_back
 from .consistency import (check_body_result, check_initialized, check_labels, check_tuple, contract_error, fresh, merge,
                           size_error)
-from .errors import ControlFlowArgumentTypeError, StateValueError, wrapped
+from .errors import ControlFlowArgumentTypeError, LoopVariableError, StateValueError, wrapped
 from .modes import check_mask, check_mode, is_python_bool, vector_mode
 
 log = logging.getLogger("frostjit")
@@ -180,12 +180,36 @@ def _enclosed(active):
     return active & type(active)._from_node(top)
 
 
+def _first_eval(c, state, *arrays) -> None:
+    """Evaluate ``arrays`` before the first iteration.  Where that fails because the condition or
+    the state is a variable of an enclosing symbolic loop, conditional or call body (no value on
+    the host), Dr.Jit's error instead (looked for only then: the walk costs ~60 us on a large
+    unevaluated state)."""
+    try:
+        eval_(*arrays)
+    except LoopVariableError:
+        _refuse_symbolic_inputs(c, state)
+        raise
+
+
+def _refuse_symbolic_inputs(c, state) -> None:
+    """Dr.Jit's error for an evaluated loop whose condition or state is a variable of an enclosing
+    symbolic loop, conditional or call body: such a variable has no value on the host."""
+    nodes = [a._node for a in leaves_of((c, state)) if isinstance(a, ArrayBase)]
+    if trace_loops.is_symbolic(nodes):
+        raise RuntimeError(
+            "fj.while_loop(): frostjit is currently recording symbolic computation and cannot execute a loop in "
+            "*evaluated mode* (its condition or state is a variable of an enclosing symbolic loop, conditional "
+            "or call). Set fj.JitFlag.SymbolicLoops, or annotate the loop condition with "
+            "fj.hint(..., mode='symbolic') in an @fj.syntax function")
+
+
 def _evaluated(state: tuple, cond, body, labels, label, strict, first) -> tuple:
     """The masked host loop (see module docstring)."""
     c = cond(*state) if first is None else first
     check_mask(WHO, c, "the loop condition")
     active = _enclosed(c)
-    eval_(state, active)
+    _first_eval(c, state, state, active)
     what = f"the termination test of {_name(label)} (iteration 1)"
     it = 0
     while host.any_active(active, what):
@@ -250,7 +274,7 @@ def _compressed(state: tuple, cond, body, labels, label, strict, first) -> tuple
     n = width(state, c)
     full = _broadcast(state, n)                 # our own handles: written back by scatter
     what = f"the termination test of {_name(label)} (iteration 1)"
-    eval_(full, c)
+    _first_eval(c, state, full, c)
     idx = compress_(c)
     if host.is_empty(idx, what):
         return full

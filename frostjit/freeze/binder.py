@@ -43,9 +43,12 @@ class Bound:
     """What a binder extracts: the same fields a :class:`~.layout.Flat` has for a replay (and
     ``kept``, set only on a backward derivative's inputs bound by :mod:`.through`: the forward
     replay's kept intermediates, :mod:`.kept`; ``through``: the hub handler a replay made for
-    these inputs, until the call claims it, :func:`.through.claim`)."""
+    these inputs, until the call claims it, :func:`.through.claim`; ``leaf_ads``: the leaves'
+    ``_ad`` in order, read by the checks anyway, where a recording of the key differentiates
+    through its result (the hub's snapshot of the inputs, :class:`.through.Through`), else None)."""
 
-    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept", "leaf_nodes", "through")
+    __slots__ = ("nodes", "sizes", "leaves", "containers", "numpy", "params", "kept", "leaf_nodes", "through",
+                 "leaf_ads")
 
 
 _MISS = object()
@@ -87,6 +90,7 @@ class _Gen:
         self.classes = {}        # size -> variable holding it
         self.class_vars = []
         self.leaves = []         # list-display items of the array leaves
+        self.ads = []            # list-display items of their ``_ad`` (a vertex variable or None)
         self.n_leaves = 0
         self.containers = []
 
@@ -235,8 +239,11 @@ class _Gen:
         self.L.extend(after)
         if grad:
             av = self.var()
+            self.ads.append(av)
             self.line(f"{av} = {var}._ad")
             self.emit(o._ad, av)
+        else:
+            self.ads.append("None")
 
     def size_class(self, size: int, expr: str):
         """The check that ``expr`` is in the size class of ``size``: a condition, or ``None`` when
@@ -312,6 +319,7 @@ class _Gen:
         self.n_nodes += len(o)
         self.leaves.append(f"*{var}")
         self.n_leaves += len(o)
+        self.ads.append(f"*{self.const((None,) * len(o))}")      # (checked: none grad-enabled)
 
     def dict(self, o, var, distinct: bool = True) -> None:
         try:
@@ -448,12 +456,13 @@ class _Gen:
         return self.const(ref)
 
 
-def generate(ff, args, kwargs, flat, views):
+def generate(ff, args, kwargs, flat, views, leaf_ads: bool = False):
     """A binder for the structure of this call's inputs (``flat`` is their full walk).
 
     ``views`` are the frozen function's globals and closure views (or ``None``), the objects the
-    replay writes ``global``/``nonlocal`` rebindings through.  Returns the binder, a function
-    ``bind(args, kwargs) -> Bound | None``; raises :class:`Unsupported`.
+    replay writes ``global``/``nonlocal`` rebindings through.  ``leaf_ads``: the binder also
+    gives the leaves' ``_ad`` (``Bound.leaf_ads``; else None there).  Returns the binder, a
+    function ``bind(args, kwargs) -> Bound | None``; raises :class:`Unsupported`.
     """
     if flat.numpy:
         raise Unsupported("NumPy inputs")
@@ -528,6 +537,9 @@ def generate(ff, args, kwargs, flat, views):
     # Every leaf its own data node: the nodes are the leaves' nodes, in the same order (array()
     # and the vector path append a leaf and its node together, and no node without a leaf).
     g.line("b.leaf_nodes = b.nodes" if g.n_nodes == g.n_leaves else "b.leaf_nodes = None")
+    # (a list display of variables the checks read: ~600 instructions for 22 leaves, where
+    # list(map(attrgetter("_ad"), leaves)) over arrays of several types costs ~9,700)
+    g.line(f"b.leaf_ads = [{', '.join(g.ads)}]" if leaf_ads else "b.leaf_ads = None")
     if scope is not None:
         g.ns["SCOPE"] = scope_token
         g.fail_if(f"SCOPE(b.leaves) != {g.const(scope)}")
@@ -545,7 +557,8 @@ def generate(ff, args, kwargs, flat, views):
     b = bind(args, kwargs)
     if b is None or not (_same(b.nodes, flat.nodes) and _same(b.leaves, flat.leaves)
                          and b.sizes == flat.sizes and _same(b.containers, flat.containers)
-                         and _same(b.params, flat.params)):
+                         and _same(b.params, flat.params)
+                         and (b.leaf_ads is None or _same(b.leaf_ads, [a._ad for a in flat.leaves]))):
         raise Unsupported("self-check failed")      # pragma: no cover - a binder bug, never used
     return bind
 

@@ -494,7 +494,8 @@ class FrozenFunction:
         bnd = entry.binder
         if bnd is _NO_BINDER:
             try:
-                bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview, self._self_obj))
+                bnd = binder.generate(self, args, kwargs, flat, (self._gview, self._cview, self._self_obj),
+                                      leaf_ads=_has_through(entry))
             except binder.Unsupported as e:
                 log.debug("frostjit.freeze(%s): no binder for this input structure (%s)", self.name, e)
                 bnd = None
@@ -507,7 +508,8 @@ class FrozenFunction:
         same = lambda x, y: len(x) == len(y) and all(p is q for p, q in zip(x, y))  # noqa: E731
         if not (k2 == key and same(flat.nodes, b.nodes) and flat.sizes == b.sizes
                 and same(flat.leaves, b.leaves) and same(flat.containers, b.containers)
-                and same(flat.params, b.params)):
+                and same(flat.params, b.params)
+                and (b.leaf_ads is None or same([a._ad for a in flat.leaves], b.leaf_ads))):
             raise AssertionError(f"frostjit.freeze({self.name}): binder disagrees with the layout walk")
 
     def _replay(self, cands, flat, args, kwargs, why):
@@ -1128,6 +1130,16 @@ class FrozenFunction:
                 recd.subscriptions.append(on_register(fn, invalidate))
             except TypeError:
                 pass
+
+
+def _has_through(entry) -> bool:
+    """Whether a recording of cache ``entry`` makes a hub (:mod:`.through`): its binder then also
+    gives the leaves' ``_ad`` (the hub's snapshot of the inputs)."""
+    recds = list(entry.general)
+    for table in entry.pinned.values():
+        for rs in table.values():
+            recds += rs
+    return any(getattr(r, "through", None) is not None for r in recds)
 
 
 def _settings_now() -> tuple:

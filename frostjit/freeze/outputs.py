@@ -55,7 +55,7 @@ from .records import (ArrayOut, InputArray, InputAlias, InputContainer, PythonVa
                       SequenceOut, DictOut, ObjectOut, ContainerOut, ReduceOut, ConstructedOut, FunctionOut, CellOut,
                       SetNode, SetEntry, SetDictItem, DelEntry, SetItems, AssignAll)
 from ..ad import frozen as _ad
-from ..ad.frozen import Vertex
+from ..ad.graph import Vertex, assign_grad, leaf_vertex
 
 _SCALAR_TYPES = (int, float, str, bool, type(None), Sym)
 # values a rebuilt function may keep as they are (types, modules and functions included)
@@ -493,7 +493,8 @@ def generate_finish(actions, out_desc, ns, through=None):
     ``(lines, output expression)``; constants go into ``ns`` (``const_<k>``).  ``through``
     (a :class:`.through.ThroughInfo`, or None): the recording's outputs are children of a hub
     that ``new_through`` (in ``ns``) makes, one per replay."""
-    ns.update({"new_instance": object.__new__, "ad_vertex": Vertex, "new_object": new_object,
+    ns.update({"new_instance": object.__new__, "ad_vertex": leaf_vertex, "assign_grad": assign_grad,
+               "VERTEX": Vertex, "new_object": new_object,
                "reconstruct": reconstruct, "new_container": new_container, "set_entry": layout.set_entry,
                "del_entry": layout.del_entry, "assign_items": layout.assign_items, "new_function": new_function,
                "new_cell": types.CellType})
@@ -533,7 +534,7 @@ def generate_finish(actions, out_desc, ns, through=None):
                 if d.grad is not None:
                     L.append(f"{v}._ad.grad = {expr(d.grad)}")
             elif d.grad_enabled:
-                L.append(head + f"ad_vertex({const(d.cls)}, node_{d.node}.size, (), node_{d.node})")
+                L.append(head + f"ad_vertex({const(d.cls)}, node_{d.node})")
                 if d.grad is not None:
                     L.append(f"{v}._ad.grad = {expr(d.grad)}")
             else:
@@ -607,7 +608,14 @@ def generate_finish(actions, out_desc, ns, through=None):
             L.append(f"assign_items(containers[{act.container}], [{items(act.items)}])")
         elif t is AssignAll:
             vals = [expr(x) for x in act.values]
-            L.append(f"containers[{act.container}].__fj_assign__({mapping(act.names, vals)})")
+            if act.names == ("grad",):
+                # (an input's AD vertex given its gradient, the usual write-back of a backward
+                # pass: one function call; the key fixes the container's type, checked anyway)
+                L.append(f"assigned = containers[{act.container}]")
+                L.append(f"assign_grad(assigned, {vals[0]}) if type(assigned) is VERTEX "
+                         f"else assigned.__fj_assign__({mapping(act.names, vals)})")
+            else:
+                L.append(f"containers[{act.container}].__fj_assign__({mapping(act.names, vals)})")
         else:  # pragma: no cover
             raise AssertionError(act)
     out = expr(out_desc)

@@ -39,7 +39,7 @@ import weakref
 from operator import attrgetter, is_
 
 from ..ad import graph
-from ..ad.graph import ADFlag, DeferredCalls, HubOutput, HubVertex, Vertex, scopes
+from ..ad.graph import ADFlag, DeferredCalls, HubOutput, Vertex, hub_child, new_hub, scopes
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
@@ -269,10 +269,68 @@ def _seeds(*_args, **_kwargs) -> list:
 
 
 def new_through(info: ThroughInfo, flat) -> "Through":
-    """The hub of one replay (called by the generated replay code, before its outputs are built);
-    the replay's inputs ``flat`` keep it until :func:`claim` (a plain slot: a ``threading.local``
-    costs ~10x as much, and a replay's inputs are its own)."""
-    t = flat.through = Through(info, flat)
+    """The hub handler of one replay (called by the generated replay code, before its outputs
+    are built; see :class:`Through`); the replay's inputs ``flat`` keep it until :func:`claim` (a
+    plain slot: a ``threading.local`` costs ~10x as much, and a replay's inputs are its own).
+
+    Made without ``Through()`` and a Python ``__init__``, its hub and output vertices without
+    theirs (:func:`~frostjit.ad.graph.new_hub`): one per replay of a training step's forward
+    pass, where they were ~10 % of the Python instructions (callgrind)."""
+    t = _new(Through)
+    flat.through = t
+    t.info = info
+    t.flat = flat
+    t.fwd = None                # the forward call's walked inputs (after claim())
+    t.seeds = None              # the gradients a backward derivative propagates now
+    t.held = None               # the gradients the inputs held before it (_hold_grads)
+    t.kept = None               # the forward replay's intermediates for the derivative (.kept)
+    t.args = t.kwargs = None
+    leaves = flat.leaves
+    parents = {}
+    for i in info.inputs:
+        v = leaves[i]._ad
+        if v is not None:
+            parents[v.id] = v
+    if info.primal is None:
+        info.layout(leaves)
+    nodes = verts = None
+    if info.primal:
+        leaves = _primal(leaves)
+    else:
+        # the leaves' nodes and vertices at the call: the binder's lists when it gives them (the
+        # walk's nodes otherwise; never changed)
+        nodes = getattr(flat, "leaf_nodes", None)
+        verts = getattr(flat, "leaf_ads", None)
+    t.leaves = leaves
+    t.nodes = nodes if nodes is not None else list(map(_NODE, leaves))
+    if verts is None:
+        verts = list(map(_AD, leaves))
+    t.verts = verts
+    # the globals and closure cells the call read (a global rebound before the backward pass
+    # is put back while the derivative runs, as the plain call's AD graph used the old value)
+    views = info.views
+    if not views:
+        t.python = None
+    elif len(views) == 1:
+        t.python = [views[0].values()]      # (no comprehension: a function call)
+    else:
+        t.python = [v.values() for v in views]
+    # The inputs' vertices the outputs do not depend on (usually none): a traversal through
+    # the hub must leave their gradients as they are.
+    if info.grad_idx:
+        others = {}
+        for i in info.grad_idx:
+            v = verts[i]
+            if v is not None and v.id not in parents:
+                others[v.id] = v
+        t.others = list(others.values())
+        t.gverts = [*parents.values(), *t.others]
+    else:
+        t.others = ()
+        t.gverts = list(parents.values())
+    hub = t.hold = new_hub(t, parents.values())     # (held until claim(): then by the outputs only)
+    t.hub = weakref.ref(hub)
+    t.outs = [None] * info.n
     return t
 
 
@@ -292,59 +350,15 @@ def claim(flat, args, kwargs) -> None:
 
 
 class Through:
-    """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`)."""
+    """The handler of one replay's hub (see module docstring and :class:`~frostjit.ad.graph.HubVertex`);
+    made by :func:`new_through` only."""
 
     __slots__ = ("info", "flat", "fwd", "args", "kwargs", "leaves", "nodes", "verts", "others", "gverts", "hub",
                  "hold", "outs", "seeds", "held", "kept", "python", "__weakref__")
 
-    def __init__(self, info: ThroughInfo, flat):
-        self.info = info
-        self.flat = flat
-        self.fwd = None             # the forward call's walked inputs (after claim())
-        self.seeds = None           # the gradients a backward derivative propagates now
-        self.held = None            # the gradients the inputs held before it (_hold_grads)
-        self.kept = None            # the forward replay's intermediates for the derivative (.kept)
-        self.args = self.kwargs = None
-        leaves = flat.leaves
-        parents = {}
-        for i in info.inputs:
-            v = leaves[i]._ad
-            if v is not None:
-                parents[v.id] = v
-        if info.primal is None:
-            info.layout(leaves)
-        if info.primal:
-            leaves = _primal(leaves)
-        self.leaves = leaves
-        # the leaves' nodes at the call (the walk's or binder's list when it has one: never changed)
-        ln = None if info.primal else getattr(flat, "leaf_nodes", None)
-        self.nodes = ln if ln is not None else list(map(_NODE, leaves))
-        verts = self.verts = list(map(_AD, leaves))
-        # the globals and closure cells the call read (a global rebound before the backward pass
-        # is put back while the derivative runs, as the plain call's AD graph used the old value)
-        self.python = [v.values() for v in info.views] if info.views else None
-        # The inputs' vertices the outputs do not depend on (usually none): a traversal through
-        # the hub must leave their gradients as they are.
-        if info.grad_idx:
-            others = {}
-            for i in info.grad_idx:
-                v = verts[i]
-                if v is not None and v.id not in parents:
-                    others[v.id] = v
-            self.others = list(others.values())
-            self.gverts = [*parents.values(), *self.others]
-        else:
-            self.others = ()
-            self.gverts = list(parents.values())
-        hub = self.hold = HubVertex(self)     # (held until claim(): then by the outputs only)
-        self.hub = weakref.ref(hub)
-        hub.connect(parents.values())
-        self.outs = [None] * info.n
-
     def output(self, k: int, cls, node) -> Vertex:
         """The AD vertex of output slot ``k`` (a child of the hub)."""
-        edge = self.info.edges[k]
-        v = Vertex(cls, node.size, ((self.hold, edge, edge),), node)
+        v = hub_child(self.hold, self.info.edges[k], cls, node)
         self.outs[k] = weakref.ref(v)
         return v
 

@@ -39,7 +39,12 @@ def squared_norm(v, axis=..., mode=None, keepdims=False):
     if axis is ... and mode is None and not keepdims and not getattr(type(v), "IsTensor", False):
         return dot(v, v)        # (a tensor: the sum over every axis, below)
     sq = [x * x for x in v] if not _jit(v) and not isinstance(v, (int, float, np.number)) else v * v
-    return fsum(sq, axis=axis, mode=mode, keepdims=keepdims)
+    r = fsum(sq, axis=axis, mode=mode, keepdims=keepdims)
+    if not keepdims and getattr(type(r), "IsTensor", False) and r.shape and math.prod(r.shape) == 1:
+        # Dr.Jit: a tensor norm over axes that leave one entry is a whole-array norm, a 0-d
+        # tensor (norm of shape (1, 1, 5) over axis 2: shape (), where sum gives (1, 1))
+        r = type(r)(r.array, ())
+    return r
 
 
 def norm(v, axis=..., mode=None, keepdims=False):

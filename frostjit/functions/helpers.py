@@ -11,7 +11,7 @@ import numpy as np
 
 from ..array.meta import VarType
 from ..trace.state import JitFlag, flag
-from ..traits import array_t, is_array_v, is_float_v, is_mask_v, is_special_v, type_v
+from ..traits import array_t, depth_v, is_array_v, is_float_v, is_mask_v, is_special_v, is_tensor_v, type_v
 from ..tree import transform
 from .detach import detach
 from .creation import empty, full
@@ -118,6 +118,27 @@ def _seq_len(x) -> int:
         return 0
 
 
+def _nesting(x) -> int:
+    """How deeply Python sequences / a NumPy array nest (0 for a number)."""
+    if isinstance(x, np.ndarray):
+        return x.ndim
+    if isinstance(x, (list, tuple)):
+        return 1 + (_nesting(x[0]) if x else 0)
+    return 0
+
+
+def _deeper_operand(a, b):
+    """``(array, rows, array_first)`` where one operand is a 1-D array and the other a Python/NumPy
+    sequence of sequences, else ``None``: Dr.Jit's ``a - b`` then has the deeper type
+    (``Float - [[1, 2]]`` is an ``ArrayXf``), each row compared with the array.  (Static arrays
+    are left to the conversion: Dr.Jit refuses ``Array3f - [[[...]]]``.)"""
+    for arr, other, first in ((a, b, True), (b, a, False)):
+        if is_array_v(arr) and not is_array_v(other) and not is_tensor_v(arr) and depth_v(arr) == 1 \
+                and _nesting(other) > 1:
+            return arr, other, first
+    return None
+
+
 def allclose(a, b, rtol: float | None = None, atol: float | None = None, equal_nan: bool = False):
     r"""Whether ``a`` and ``b`` agree elementwise within ``|a - b| <= |b| * rtol + atol``.
 
@@ -147,6 +168,11 @@ def allclose(a, b, rtol: float | None = None, atol: float | None = None, equal_n
         if (is_array_v(a) and is_mask_v(a)) or (is_array_v(b) and is_mask_v(b)):
             a, b = detach(a), detach(b)
             return _all(a == b, axis=None)
+        deeper = _deeper_operand(a, b)
+        if deeper is not None:
+            arr, rows, first = deeper
+            return _all([allclose(arr, row, rtol, atol, equal_nan) if first else
+                         allclose(row, arr, rtol, atol, equal_nan) for row in rows])
         a, b, diff = _as_arrays("allclose", a, b)
         rtol, atol = _tolerances(type_v(diff), rtol, atol)
         return _all(_close_mask(a, b, diff, rtol, atol, equal_nan), axis=None)

@@ -27,9 +27,10 @@ import numpy as np
 
 from ..array import registry
 from ..array.flat import ArrayBase, apply
+from ..array.foreign import is_foreign_array
 from ..array.vector import VectorBase
 from ..tree.kinds import vector_from_components
-from ..errors import AxisError, ReductionTypeError
+from ..errors import AxisError, KeepdimsError, ReductionTypeError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from ..trace.state import state
@@ -94,7 +95,7 @@ def _check_options(name: str, value, axes, mode, keepdims) -> None:
     # is never removed.  Keeping a reduced axis of static size (a vector's components) is impossible.
     if keepdims and axes and not (isinstance(value, ArrayBase)
                                   or (isinstance(value, VectorBase) and axes == {value.Depth - 1})):
-        raise ValueError(f"frostjit.{name}(): keepdims=True is only supported for reductions of the trailing "
+        raise KeepdimsError(f"frostjit.{name}(): keepdims=True is only supported for reductions of the trailing "
                          f"(dynamic) axis, not axis={sorted(axes)} of {_describe(value)}")
 
 
@@ -108,12 +109,18 @@ def _is_mask(x) -> bool:
     return x.Type is Bool if _is_jit(x) else isinstance(x, (bool, np.bool_))
 
 
+def _is_other_array(x) -> bool:
+    """A NumPy/PyTorch/JAX array (an item of a sequence reduced, or the sequence itself)."""
+    return (isinstance(x, np.ndarray) or is_foreign_array(x)) and not hasattr(type(x), "IsJIT")
+
+
 def _check_operand(name: str, op: str, x) -> None:
     """Arithmetic reductions reject masks, Boolean ones need them (Dr.Jit)."""
     if isinstance(x, ArrayBase) and (x._vt is Bool) == (op in ("and", "or")):
         return
     if op in ("and", "or"):
-        if not _is_mask(x):
+        # another framework's Boolean array (an item of a PyTorch tensor reduced) combines with & / |
+        if not _is_mask(x) and not (_is_other_array(x) and str(x.dtype).endswith("bool")):
             error = ReductionTypeError(f"frostjit.{name}(): expects a Bool array or bool, got {type(x).__name__}")
             if _is_jit(x):
                 raise error
@@ -304,7 +311,7 @@ def _reduce(op: str, name: str, value, axis, mode=None, keepdims=False, leaf=Non
     for x in items:
         if item_check is not None or _is_jit(x) or op in ("and", "or"):
             check(x)
-        elif not isinstance(x, (bool, int, float, np.bool_, np.number, np.ndarray)):
+        elif not isinstance(x, (bool, int, float, np.bool_, np.number)) and not _is_other_array(x):
             raise ReductionTypeError(f"frostjit.{name}(): cannot reduce a sequence holding a {type(x).__name__}")
     r = _fold(op, [leaf(x) for x in items])
     if axis is None and _is_jit(r):
@@ -500,7 +507,9 @@ def _check_mask(m) -> None:
 def _as_count(m):
     """A mask as counts: ``UInt32`` per lane (per component of a static vector), ``int`` for a bool.
     (A module-level function: a recursive closure would be a reference cycle per call.)"""
-    if isinstance(m, ArrayBase):
+    if isinstance(m, ArrayBase) or getattr(type(m), "_eager_flat", False):
+        # (the scalar backend's ArrayXb, a scalar TensorXb's storage: as one UInt32 array, not
+        # component by component, which kept the mask type and summed to True)
         return registry.flat_type(m._backend, UInt32)(m)
     if isinstance(m, VectorBase):
         return _vector_of([_as_count(c) for c in m], type(m))

@@ -20,6 +20,7 @@ import numpy as np
 from ..array import registry
 from ..array.complex import ComplexBase
 from ..array.dynamic import DynamicBase
+from ..array.flat import not_one_entry
 from ..array.families import make_families
 from ..array.matrix import MatrixBase
 from ..array.meta import VarState
@@ -141,6 +142,13 @@ class ScalarDynamic(ScalarArray, DynamicBase):
 
     def _fj_reduce_all(self, op: str):
         return memory.reduce_all(self, op)
+
+    def item(self):
+        """The only element as a Python scalar (``RuntimeError`` unless the size is 1), as a JIT
+        array's ``item()`` and Dr.Jit's ``ArrayXf.item()``."""
+        if len(self) != 1:
+            raise not_one_entry("item()", self, len(self))
+        return self[0]
 
     @classmethod
     def _components(cls, args) -> list:

@@ -41,11 +41,12 @@ def normalize_axis(axis, ndim: int, who: str, what: str = "axis") -> int:
 
 
 def normalize_axes(axis, ndim: int, who: str) -> tuple:
-    """An int or a sequence of ints as distinct axes in ``[0, ndim)`` (``ValueError`` for a repeat)."""
+    """An int or a sequence of ints as distinct axes in ``[0, ndim)`` (``AxisError``, a ``ValueError``
+    as NumPy's and a ``RuntimeError`` as Dr.Jit's, for a repeat)."""
     items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     out = tuple(normalize_axis(a, ndim, who) for a in items)
     if len(set(out)) != len(out):
-        raise ValueError(f"{who}: repeated axis in {axis!r}")
+        raise AxisError(f"{who}: repeated axis in {axis!r} (Dr.Jit: duplicate axis)")
     return out
 
 
@@ -330,8 +331,9 @@ def squeeze(value, axis=None):
         drop = normalize_axes(axis, len(shape), who)
         for k in drop:
             if shape[k] != 1:
-                raise ValueError(f"{who}: cannot remove axis {k} of length {shape[k]} (shape {shape}); "
-                                 "only axes of length one can be squeezed")
+                # (a ValueError as NumPy's, a RuntimeError as Dr.Jit's)
+                raise ShapeMismatchError(f"{who}: cannot remove axis {k} of length {shape[k]} (shape {shape}); "
+                                         "only axes of length one can be squeezed (Dr.Jit: size is not 1)")
         keep = [d for k, d in enumerate(shape) if k not in drop]
     return _with_shape(t, tuple(keep))
 

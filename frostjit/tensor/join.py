@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 
 from ..array.flat import ArrayBase, is_flat
+from ..errors import IncompatibleArgumentsError, ShapeMismatchError
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.math import select
@@ -123,11 +124,13 @@ def stack(arrays, axis=0):
     who = "stack()"
     items = [as_tensor(a, who) for a in arrays]
     if not items:
-        raise ValueError(f"{who}: needs at least one array")
+        raise ShapeMismatchError(f"{who}: needs at least one array")
     shape = items[0].shape
     for t in items[1:]:
         if t.shape != shape:
-            raise ValueError(f"{who}: all inputs must have one shape, got {shape} and {t.shape}")
+            # (a ValueError as NumPy's, a TypeError as Dr.Jit's, and a RuntimeError)
+            raise IncompatibleArgumentsError(f"{who}: all inputs must have one shape (Dr.Jit: the same shape), got {shape} and "
+                                             f"{t.shape}")
     k = normalize_axis(axis, len(shape) + 1, who)
     return concat([expand_dims(t, k) for t in items], axis=k)
 

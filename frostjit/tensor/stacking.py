@@ -15,7 +15,7 @@ from ..array.flat import ArrayBase, is_flat
 from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.math import clip, floor, minimum
-from ..trace.dtypes import Int32, UInt32
+from ..trace.dtypes import UInt32
 from . import registry
 from .axes import as_tensor, normalize_axis, reshape
 from .base import TensorBase, size_of
@@ -175,7 +175,8 @@ def slice_index(dtype, shape, indices):
     Parameters
     ----------
     dtype : type
-        A 1-D 32-bit integer array type (``UInt32``, ``Int32``).
+        A 1-D unsigned 32-bit integer array type (``UInt32``, the scalar backend's ``ArrayXu``;
+        Dr.Jit refuses ``Int32`` and ``ArrayXi`` too).
     shape : tuple of ints
     indices : tuple
         What would appear between the brackets: ints, slices, ``...``, ``None``, integer arrays
@@ -188,10 +189,11 @@ def slice_index(dtype, shape, indices):
     """
     who = "slice_index()"
     vt = getattr(dtype, "_vt", None)
-    # (a JIT UInt32/Int32, or the scalar backend's ArrayXu/ArrayXi, its 1-D arrays: Dr.Jit takes both)
+    # (a JIT UInt32, or the scalar backend's ArrayXu, its 1-D array: Dr.Jit takes both)
     if not (isinstance(dtype, type) and (issubclass(dtype, ArrayBase) or getattr(dtype, "_eager_flat", False))) \
-            or vt not in (UInt32, Int32):
-        raise TypeError(f"{who}: 'dtype' must be a 1-D 32-bit integer array type (UInt32, Int32), got {dtype!r}")
+            or vt is not UInt32:
+        raise TypeError(f"{who}: dtype must be a dynamically sized unsigned 32 bit array type (UInt32, "
+                        f"scalar ArrayXu), got {dtype!r}")
     shape = tuple(operator.index(d) for d in shape)
     if not isinstance(indices, tuple):
         indices = (indices,)

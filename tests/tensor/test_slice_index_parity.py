@@ -36,3 +36,11 @@ def test_slice_index_errors_are_runtime_errors(cls):
         fj.slice_index(dtype=cls, shape=(10,), indices=("foo",))
     with pytest.raises(TypeError):
         fj.slice_index(dtype=int, shape=(1,), indices=(0,))
+
+
+@pytest.mark.parametrize("cls", [scalar.ArrayXi, llvm.Int, llvm.UInt64, llvm.Float])
+def test_slice_index_takes_only_unsigned_32_bit_types(cls):
+    # Dr.Jit 1.5 (side by side, session r15): "dtype must be a dynamically sized unsigned 32 bit
+    # Dr.Jit array" for Int32 and the scalar ArrayXi too (frostjit took them before r15)
+    with pytest.raises(TypeError, match="unsigned 32 bit"):
+        fj.slice_index(dtype=cls, shape=(10,), indices=(slice(0, 10, 3),))

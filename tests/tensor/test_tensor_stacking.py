@@ -67,7 +67,7 @@ def test_slice_index_gives_drjits_positions():
     assert shape == (2,) and idx.numpy().tolist() == [9, 3]
     shape, idx = fj.slice_index(UInt, (3, 4), (-1,))
     assert shape == (4,) and idx.numpy().tolist() == [8, 9, 10, 11]
-    with pytest.raises(TypeError, match="32-bit"):
+    with pytest.raises(TypeError, match="unsigned 32 bit"):
         fj.slice_index(Float, (3,), (0,))
 
 
