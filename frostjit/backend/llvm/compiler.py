@@ -53,9 +53,8 @@ CODEGEN_OPTIONS = ("-disable-constant-hoisting",)
 # registers (Compiler.compile_ir): their lane groups are all masked, so the kernel's loop has no
 # branch that LSR rearranges, and 144 of 148 such kernels of the same tests gave identical object
 # code without it (4 large ones differ in register assignment: at most 4 instructions and 2 stack
-# accesses more or fewer),
-# for 0.78 M instructions less (4.6%) on the Mandelbrot kernel.  Other kernels keep it: 725 of 786
-# non-loop kernels changed (full-group / last-group branch layout).
+# accesses more or fewer), for 0.78 M instructions less (4.6%) on the Mandelbrot kernel.  Other
+# kernels keep it: 725 of 786 non-loop kernels changed (full-group / last-group branch layout).
 _codegen_lock = threading.Lock()      # the options are global: held from setting one to the emit
 _lsr_off = False
 _options_set = False
