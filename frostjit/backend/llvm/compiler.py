@@ -42,6 +42,42 @@ log = logging.getLogger("frostjit")
 NARROW_LIVE = 64
 NARROW_MIN_INSTRS = 256
 
+# LLVM code generator options, set once per process (they are LLVM's global command-line
+# options; frostjit is the process's only user of llvmlite's LLVM).  Constant hoisting moves
+# expensive integer immediates into registers across blocks: it changed no kernel's machine code
+# (931 of 934 distinct kernels of the control and backend tests gave identical object code, the
+# other 3 identical assembly) and cost 0.26 M of the Mandelbrot kernel's 17.1 M instructions of
+# emit_object (docs/engine.md "Compile time").
+CODEGEN_OPTIONS = ("-disable-constant-hoisting",)
+# Loop strength reduction is switched off for kernels with a symbolic loop on targets with mask
+# registers (Compiler.compile_ir): their lane groups are all masked, so the kernel's loop has no
+# branch that LSR rearranges, and 144 of 148 such kernels of the same tests gave identical object
+# code without it (4 large ones differ in register assignment: at most 4 instructions and 2 stack
+# accesses more or fewer), for 0.78 M instructions less (4.6%) on the Mandelbrot kernel.  Other
+# kernels keep it: 725 of 786 non-loop kernels changed (full-group / last-group branch layout).
+_codegen_lock = threading.Lock()      # the options are global: held from setting one to the emit
+_lsr_off = False
+_options_set = False
+
+
+def _set_codegen_options() -> None:
+    global _options_set
+    with _codegen_lock:
+        if not _options_set:
+            for opt in CODEGEN_OPTIONS:
+                llvm.set_option("frostjit", opt)
+            _options_set = True
+
+
+def _emit_object(tm, mod, lsr: bool) -> bytes:
+    """``tm.emit_object(mod)``, with loop strength reduction on or off (see above)."""
+    global _lsr_off
+    with _codegen_lock:
+        if _lsr_off == lsr:
+            llvm.set_option("frostjit", f"-disable-lsr={'false' if lsr else 'true'}")
+            _lsr_off = not lsr
+        return tm.emit_object(mod)
+
 
 def max_live_values(spec) -> int:
     """The most values of ``spec`` live at one point of its program (literals not counted):
@@ -125,6 +161,7 @@ class Compiler:
     def __init__(self):
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
+        _set_codegen_options()
         self.cpu = llvm.get_host_cpu_name()
         self.features = llvm.get_host_cpu_features().flatten()
         # Hardware gathers: LLVM splits a gather into scalar loads on CPUs it tunes as having
@@ -138,6 +175,7 @@ class Compiler:
         extra = os.environ.get("FROSTJIT_TARGET_FEATURES", "").strip(", ")
         if extra:
             self.features = f"{self.features},{extra}" if self.features else extra
+        self.target = llvm.Target.from_default_triple()     # looked up once (~10 us a time)
         self.tm = self._target_machine()
         feats: set = set()
         for f in self.features.split(","):
@@ -180,10 +218,9 @@ class Compiler:
         self.load(self.compile_ir(ir), "fj_warm_up")
 
     def _target_machine(self):
-        target = llvm.Target.from_default_triple()
         # Code generation at "Less": as fast machine code as "Aggressive" on these kernels
         # (measured), ~20% less compile time.
-        return target.create_target_machine(cpu=self.cpu, features=self.features, opt=1)
+        return self.target.create_target_machine(cpu=self.cpu, features=self.features, opt=1)
 
     def flush(self) -> None:
         """Forget every kernel in memory (the disk cache stays).
@@ -203,7 +240,7 @@ class Compiler:
         # An execution engine owns its target machine: each engine gets its own.  It never
         # generates code (see below), so a generic one does: 0.02 ms instead of 0.17 ms for
         # one with this CPU's name and feature list.
-        loader = llvm.Target.from_default_triple().create_target_machine(cpu="", features="", opt=0)
+        loader = self.target.create_target_machine(cpu="", features="", opt=0)
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), loader)
         # MCJIT asks its object cache for the code of the engine's (empty) module before
         # generating any: handing it the kernel's object skips code generation (~0.5 ms) and
@@ -216,16 +253,20 @@ class Compiler:
             raise RuntimeError(f"frostjit: kernel object code does not define {symbol!r}")
         return engine, address
 
-    def compile_ir(self, ir: str) -> bytes:
-        """Optimize ``ir`` and return relocatable object code."""
+    def compile_ir(self, ir: str, symbolic_loop: bool = False) -> bytes:
+        """Optimize ``ir`` and return relocatable object code.
+
+        ``symbolic_loop``: the kernel has a symbolic loop (then, with mask registers, it is
+        compiled without loop strength reduction: see :data:`CODEGEN_OPTIONS`)."""
         mod = llvm.parse_assembly(ir)
         mod.verify()
+        lsr = not (symbolic_loop and self.mask_registers)
         if self.opt_level == "fast":
             if ir.count("define ") == 1:
                 # Nothing to inline (no math or called functions): the passes below leave the
                 # machine code as it is (332 kernels of the memory-op and loop tests: 328
                 # identical, 4 differing in register names) and cost ~3% of a compile.
-                return self.tm.emit_object(mod)
+                return _emit_object(self.tm, mod, lsr)
             # The IR is already vectorized, in SSA form and one basic block per loop body: the
             # standard pipelines spend their time on loop and vectorization passes that find
             # nothing to do, and instruction selection already folds constants and merges common
@@ -241,7 +282,7 @@ class Compiler:
             pto = llvm.create_pipeline_tuning_options(speed_level=int(self.opt_level))
             pb = llvm.create_pass_builder(self.tm, pto)
             pb.getModulePassManager().run(mod, pb)
-        return self.tm.emit_object(mod)
+        return _emit_object(self.tm, mod, lsr)
 
     def kernel_width(self, spec) -> int:
         """Lanes per loop iteration of ``spec``'s kernel: two registers' worth (:attr:`width`),
@@ -287,7 +328,8 @@ class Compiler:
             obj = self.disk.load(h)
             status = "disk"
             if obj is None:
-                obj = self.compile_ir(ir.replace(KERNEL_PLACEHOLDER, "@" + symbol))
+                obj = self.compile_ir(ir.replace(KERNEL_PLACEHOLDER, "@" + symbol),
+                                      any(ins.op == "loop_start" for ins in spec.instrs))
                 self.disk.store(h, obj)
                 status = "compiled"
             engine, address = self.load(obj, symbol)
