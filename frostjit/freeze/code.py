@@ -39,7 +39,7 @@ def code_class(code, frame=None) -> int:
             else:
                 c = code_class_of_file(f) if f else USER
         elif fn.startswith("<frostjit"):
-            c = INTERNAL
+            c = _generated_code_class(frame)
         elif not fn.startswith("<"):
             c = code_class_of_file(fn)
         elif fn.startswith(_LIBRARY_DIRS) or fn.startswith("<frozen") or "site-packages" in fn \
@@ -49,6 +49,22 @@ def code_class(code, frame=None) -> int:
             c = USER
         _CLASS[code] = c
     return c
+
+
+def _generated_code_class(frame) -> int:
+    """The class of code frostjit generated (``<frostjit ...>``): its own (replay steps, guards,
+    plan checks, run with frostjit's namespaces) unless it runs with the globals of a module that
+    is not frostjit's.  That is ``@fj.syntax``'s rewrite of a user function (run with
+    ``f.__globals__``): the user's code, whose reads must be watched (r15: a closure value or a
+    global it read changed between calls and the replay kept the old one)."""
+    if frame is None:
+        return INTERNAL
+    name = frame.f_globals.get("__name__", "")
+    mod = sys.modules.get(name) if isinstance(name, str) else None
+    if mod is None or name.startswith("frostjit") or getattr(mod, "__dict__", None) is not frame.f_globals:
+        return INTERNAL
+    f = getattr(mod, "__file__", None)
+    return code_class_of_file(f) if f else USER
 
 
 def _is_library_module(m) -> bool:

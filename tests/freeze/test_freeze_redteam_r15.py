@@ -1,0 +1,89 @@
+"""Adversarial programs against ``fj.freeze`` (session r15, lane redteam): each calls the frozen
+function and the plain function side by side at several widths, changes state between calls, and
+requires bit-equal results (never a stale replay) and few recordings.
+
+Found stale before r15 and fixed:
+
+* ``@fj.syntax`` functions: their rewritten code is compiled under a ``<frostjit ...>`` file name,
+  which the read set took for frostjit's own code and did not watch, so a closure value, a global
+  or the function's ``__code__`` changed between calls replayed the first call's value
+  (``code._generated_code_class``: generated code run with a user module's globals is the user's).
+"""
+import numpy as np
+import pytest
+
+import frostjit as fj
+from frostjit.llvm import Float
+from freeze_helpers import differential
+
+pytestmark = pytest.mark.no_freeze_check      # (the test compares with the plain call itself)
+
+WIDTHS = (1, 7, 100)
+SCALE = 2.0
+
+
+def _x(w):
+    return Float(np.arange(w, dtype=np.float32) + 1)
+
+
+# -- @fj.syntax ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("read", ["closure", "global"])
+def test_syntax_helper_reads_state_changed_between_calls(w, read, monkeypatch):
+    box = [2.0]
+
+    @fj.syntax
+    def h_closure(x):
+        if x > 3:
+            x = x * box[0]
+        return x
+
+    @fj.syntax
+    def h_global(x):
+        if x > 3:
+            x = x * SCALE
+        return x
+
+    h = h_closure if read == "closure" else h_global
+
+    def change(k):
+        box[0] = 2.0 + k
+        monkeypatch.setitem(globals(), "SCALE", 2.0 + k)
+
+    differential(lambda x: h(x), lambda k: (_x(w),), change)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_syntax_helper_code_replaced(w):
+    @fj.syntax
+    def h(x):
+        if x > 3:
+            x = x * 2
+        return x
+
+    @fj.syntax
+    def h2(x):
+        if x > 3:
+            x = x * 5
+        return x
+
+    def change(k):
+        h.__code__ = h2.__code__
+
+    differential(lambda x: h(x), lambda k: (_x(w),), change)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_frozen_syntax_function_reads_a_changed_closure(w):
+    box = [2.0]
+
+    @fj.syntax
+    def f(x):
+        while fj.hint(x < 50, mode="symbolic"):
+            x = x * box[0]
+        return x
+
+    def change(k):
+        box[0] = 2.0 + k
+
+    differential(f, lambda k: (_x(w),), change)
