@@ -42,6 +42,8 @@ def code_class(code, frame=None) -> int:
             c = _generated_code_class(frame)
         elif not fn.startswith("<"):
             c = code_class_of_file(fn)
+            if c == INTERNAL and frame is not None and frame.f_globals.get("__fj_watched__") is True:
+                c = USER        # frostjit model code that reads its objects' settings: see _generated_code_class
         elif fn.startswith(_LIBRARY_DIRS) or fn.startswith("<frozen") or "site-packages" in fn \
                 or "dist-packages" in fn:
             c = LIBRARY
@@ -56,7 +58,11 @@ def _generated_code_class(frame) -> int:
     plan checks, run with frostjit's namespaces) unless it runs with the globals of a module that
     is not frostjit's.  That is ``@fj.syntax``'s rewrite of a user function (run with
     ``f.__globals__``): the user's code, whose reads must be watched (r15: a closure value or a
-    global it read changed between calls and the replay kept the old one)."""
+    global it read changed between calls and the replay kept the old one).  frostjit modules that
+    set ``__fj_watched__ = True`` are watched the same way: model code on the public API
+    (``frostjit.nn``'s layers) whose objects hold Python settings the user may change between
+    calls (``LeakyReLU.negative_slope``, ``ScaleAdd.scale``: not PyTree fields, so not in the key;
+    r15: their replays kept the first value)."""
     if frame is None:
         return INTERNAL
     name = frame.f_globals.get("__name__", "")

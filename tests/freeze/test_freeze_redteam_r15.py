@@ -7,13 +7,19 @@ Found stale before r15 and fixed:
 * ``@fj.syntax`` functions: their rewritten code is compiled under a ``<frostjit ...>`` file name,
   which the read set took for frostjit's own code and did not watch, so a closure value, a global
   or the function's ``__code__`` changed between calls replayed the first call's value
-  (``code._generated_code_class``: generated code run with a user module's globals is the user's).
+  (``code._generated_code_class``: generated code run with a user module's globals is the user's);
+* ``frostjit.nn`` layers' settings (``LeakyReLU.negative_slope``, ``ScaleAdd.scale``/``offset``,
+  ``SinEncode``'s octaves): plain attributes, not PyTree fields, so not in the key, and read only
+  by frostjit's own code, which was not watched; a network passed in or hidden replayed the first
+  value (``frostjit/nn/modules.py`` sets ``__fj_watched__``: its code is watched as the user's).
 """
 import numpy as np
 import pytest
 
 import frostjit as fj
+import frostjit.nn as nn
 from frostjit.llvm import Float
+from frostjit.llvm.ad import Float as FloatAD, TensorXf
 from freeze_helpers import differential
 
 pytestmark = pytest.mark.no_freeze_check      # (the test compares with the plain call itself)
@@ -87,3 +93,38 @@ def test_frozen_syntax_function_reads_a_changed_closure(w):
         box[0] = 2.0 + k
 
     differential(f, lambda k: (_x(w),), change)
+
+
+# -- frostjit.nn layers' settings ------------------------------------------------------------------
+def _net(layer):
+    net = nn.Sequential(nn.Linear(2, 4), layer, nn.Linear(4, 1)).alloc(TensorXf, 2)
+    return nn.pack(net, layout="inference")
+
+
+def _xad(w):
+    return FloatAD(np.arange(w, dtype=np.float32) / 7 - 3)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("where", ["argument", "closure"])
+@pytest.mark.parametrize("layer, attr", [(lambda: nn.LeakyReLU(0.1), "negative_slope"),
+                                         (lambda: nn.ScaleAdd(2.0, 1.0), "scale"),
+                                         (lambda: nn.ScaleAdd(2.0, 1.0), "offset")])
+def test_a_network_layer_setting_changed_between_calls(w, where, layer, attr):
+    net = _net(layer())
+
+    def change(k):
+        setattr(net.layers[1], attr, 0.5 + k)
+
+    fn = (lambda x: net(nn.CoopVec(x, x * 0.5))[0]) if where == "closure" else \
+        (lambda n, x: n(nn.CoopVec(x, x * 0.5))[0])
+    args = (lambda k: (_xad(w),)) if where == "closure" else (lambda k: (net, _xad(w)))
+    differential(fn, args, change)
+
+
+def test_a_network_with_unchanged_settings_replays():
+    net = _net(nn.LeakyReLU(0.1))
+    fz = fj.freeze(lambda n, x: n(nn.CoopVec(x, x * 0.5))[0])
+    for k in range(4):
+        fz(net, _xad(7 + k))
+    assert fz.n_recordings == 1
