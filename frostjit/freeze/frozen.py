@@ -21,6 +21,8 @@ import warnings
 import weakref
 from operator import is_, itemgetter
 
+import numpy as np
+
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.evaluate import evaluate
@@ -792,6 +794,7 @@ class FrozenFunction:
             rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
                 settings_before = _settings_now()
+                np_before = _numpy_contents(flat.numpy)
                 rs.start()
                 err = None
                 try:
@@ -818,6 +821,8 @@ class FrozenFunction:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:
                 rec.data_dependent = ad_reason
+            if rec.data_dependent is None and np_before:
+                rec.data_dependent = _numpy_written(flat, np_before)
             if rec.data_dependent is None and _settings_now() != settings_before:
                 # (fj.set_flag / set_thread_count / set_expand_threshold left changed: a replay
                 # would not repeat it; a scoped change that is undone is fine)
@@ -1133,6 +1138,25 @@ class FrozenFunction:
 def _settings_now() -> tuple:
     """The process settings a frozen function could change: JIT flags, threads, expansion."""
     return int(state.flags), current_backend().thread_count(), backend_settings.expand_threshold
+
+
+def _numpy_contents(arrays) -> list:
+    """What a NumPy input holds before the function runs (its bytes), to find writes into it."""
+    return [a.tobytes() for a in arrays]
+
+
+def _numpy_written(flat, before):
+    """Why the recording cannot be replayed when the function wrote into a NumPy input in Python
+    (``a[0] = 5``, ``a += 1``, ``np.add(a, 1, out=a)``, through a view): a replay re-reads the
+    input but does not repeat the write (r15: it returned the first call's values and left the
+    caller's array unwritten, without a warning); ``None`` when no input changed."""
+    for k, (a, b) in enumerate(zip(flat.numpy, before)):
+        if a.tobytes() != b:
+            path = next((p for p, t in (flat.paths or ()) if type(t) is tuple and len(t) > 1
+                         and t[0] is np.ndarray and t[1] == k), None)
+            return (f"writes into the NumPy array {path or 'among its inputs'} in Python, which a replay "
+                    "does not repeat")
+    return None
 
 
 class _ParamsRejected(Exception):

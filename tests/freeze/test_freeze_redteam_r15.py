@@ -11,8 +11,13 @@ Found stale before r15 and fixed:
 * ``frostjit.nn`` layers' settings (``LeakyReLU.negative_slope``, ``ScaleAdd.scale``/``offset``,
   ``SinEncode``'s octaves): plain attributes, not PyTree fields, so not in the key, and read only
   by frostjit's own code, which was not watched; a network passed in or hidden replayed the first
-  value (``frostjit/nn/modules.py`` sets ``__fj_watched__``: its code is watched as the user's).
+  value (``frostjit/nn/modules.py`` sets ``__fj_watched__``: its code is watched as the user's);
+* a NumPy input written by the function in Python (``a[0] = 5``, ``a += 1``, ``np.add(a, 1,
+  out=a)``, through a view): every replay returned the first call's values and left the caller's
+  array unwritten, without a warning (``frozen._numpy_written``: such a key runs the plain call).
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -127,4 +132,53 @@ def test_a_network_with_unchanged_settings_replays():
     fz = fj.freeze(lambda n, x: n(nn.CoopVec(x, x * 0.5))[0])
     for k in range(4):
         fz(net, _xad(7 + k))
+    assert fz.n_recordings == 1
+
+
+# -- NumPy inputs written in Python ----------------------------------------------------------------
+def _write_item(a, x):
+    a[0] = 5
+    return Float(a) * 2 + x
+
+
+def _write_inplace(a, x):
+    a += 1
+    return x + Float(a)
+
+
+def _write_ufunc_out(a, x):
+    np.multiply(a, 3, out=a)
+    return x * 2
+
+
+def _write_through_view(a, x):
+    v = a[1:]
+    v[...] = 7
+    return x + Float(a)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("fn", [_write_item, _write_inplace, _write_ufunc_out, _write_through_view])
+def test_a_numpy_input_written_in_python(w, fn):
+    fz = fj.freeze(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fj.FreezeWarning)
+        for k in range(4):
+            a1 = np.arange(w + 1, dtype=np.float32) + k
+            a2 = a1.copy()
+            got, ref = fz(a1, _x(w + 1)), fn(a2, _x(w + 1))
+            assert np.array_equal(got.numpy(), ref.numpy()), k
+            assert np.array_equal(a1, a2), k          # the caller's array is written as by the plain call
+
+
+def test_a_numpy_input_written_warns_once_and_names_it():
+    fz = fj.freeze(_write_item)
+    with pytest.warns(fj.FreezeWarning, match=r"writes into the NumPy array args\[0\]"):
+        fz(np.ones(3, np.float32), _x(3))
+
+
+def test_a_numpy_input_only_read_still_replays():
+    fz = fj.freeze(lambda a, x: x * Float(a) + float(a.sum()))
+    for k in range(4):
+        fz(np.ones(3, np.float32), _x(3))
     assert fz.n_recordings == 1
