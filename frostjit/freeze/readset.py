@@ -1166,13 +1166,18 @@ def _functions_of(code, frame) -> list:
                 o = o.__func__
         if ok and getattr(o, "__code__", None) is code:
             return [o]
-    if not code.co_freevars:
-        cached = _BY_CODE.get(code)
-        if cached is not None:
-            return [f for f in (r() for r in cached) if f is not None]
+    # (_BY_CODE is keyed by ==: code objects compiled from the same text are equal, e.g. the
+    # __init__ that dataclasses generate for two classes with the same fields, so its entry may
+    # hold another code object's functions: keep only this code's, search again when none is.
+    # r15: the second class's __init__.__defaults__ changed, the first's was guarded: stale.)
+    cached = _BY_CODE.get(code) if not code.co_freevars else None
+    if cached is not None:
+        fns = [f for f in (r() for r in cached) if f is not None and f.__code__ is code]
+        if fns:
+            return fns
     fns = [f for f in gc.get_referrers(code) if type(f) is types.FunctionType and f.__code__ is code]
     if not code.co_freevars:
-        _BY_CODE[code] = [weakref.ref(f) for f in fns]
+        _BY_CODE[code] = [r for r in cached or () if r() is not None] + [weakref.ref(f) for f in fns]
     return fns
 
 

@@ -14,8 +14,13 @@ Found stale before r15 and fixed:
   value (``frostjit/nn/modules.py`` sets ``__fj_watched__``: its code is watched as the user's);
 * a NumPy input written by the function in Python (``a[0] = 5``, ``a += 1``, ``np.add(a, 1,
   out=a)``, through a view): every replay returned the first call's values and left the caller's
-  array unwritten, without a warning (``frozen._numpy_written``: such a key runs the plain call).
+  array unwritten, without a warning (``frozen._numpy_written``: such a key runs the plain call);
+* the ``__defaults__`` of a function whose code object equals another's (``dataclasses`` compiles
+  the same ``__init__`` text for two classes with the same fields: equal code objects), changed
+  between calls: the read set found the functions running a code object through a cache keyed by
+  ``==`` and guarded the other class's ``__init__`` (``readset._functions_of`` checks identity).
 """
+import dataclasses
 import warnings
 
 import numpy as np
@@ -182,3 +187,24 @@ def test_a_numpy_input_only_read_still_replays():
     for k in range(4):
         fz(np.ones(3, np.float32), _x(3))
     assert fz.n_recordings == 1
+
+
+# -- functions found by their code object ----------------------------------------------------------
+def _dataclass():
+    @dataclasses.dataclass
+    class P:
+        s: float = 2.0
+    return P
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_defaults_of_a_dataclass_init_equal_to_another_ones(w):
+    first = _dataclass()
+    fj.freeze(lambda x: x * first().s)(_x(w))       # its __init__ is found (and cached) first
+    P = _dataclass()
+    assert P.__init__.__code__ == first.__init__.__code__
+
+    def change(k):
+        P.__init__.__defaults__ = (3.0 + k,)
+
+    differential(lambda x: x * P().s, lambda k: (_x(w),), change)
