@@ -349,6 +349,8 @@ class ReadSet:
             nested = caller         # a closure the caller made during this call: fresh
         elif not fns:
             fns = _functions_of(code, frame)
+        if len(fns) > 1 and code.co_freevars:
+            fns = _running(fns, code, frame)
         info = _Frame(fns, nested, top)
         self.frames[frame] = info
         if "__class__" in code.co_freevars:
@@ -1179,6 +1181,31 @@ def _functions_of(code, frame) -> list:
     if not code.co_freevars:
         _BY_CODE[code] = [r for r in cached or () if r() is not None] + [weakref.ref(f) for f in fns]
     return fns
+
+
+def _running(fns, code, frame) -> list:
+    """Among functions that share ``code`` (the closures one factory made: ``make()`` called
+    twice), those whose closure cells hold what ``frame`` sees in its free variables: the one
+    running.  (r15: a closure variable of every candidate was guarded with the running one's
+    value, so the other closure's own value failed the guard at every call: traced every call.)
+    All of them when none matches (nothing is left unguarded)."""
+    loc = frame.f_locals
+    names = code.co_freevars
+    out = []
+    for f in fns:
+        cl = f.__closure__
+        if cl is None or len(cl) != len(names):
+            continue
+        for name, cell in zip(names, cl):
+            try:
+                if cell.cell_contents is not loc.get(name, MISSING):
+                    break
+            except ValueError:          # an empty cell: the frame must not see the name either
+                if name in loc:
+                    break
+        else:
+            out.append(f)
+    return out or fns
 
 
 def _where(frame) -> str:

@@ -19,6 +19,13 @@ Found stale before r15 and fixed:
   the same ``__init__`` text for two classes with the same fields: equal code objects), changed
   between calls: the read set found the functions running a code object through a cache keyed by
   ``==`` and guarded the other class's ``__init__`` (``readset._functions_of`` checks identity).
+
+Traced at every call before r15 (not stale, but never replayed):
+
+* a closure made by a factory called twice (``make()``, ``make()``) and called where no chain sees
+  which one runs (by ``fj.switch``, ``map``): the closure variable was guarded in every closure of
+  that code with the running one's value (``readset._running`` picks the closure whose cells hold
+  what the frame sees).
 """
 import dataclasses
 import warnings
@@ -28,7 +35,7 @@ import pytest
 
 import frostjit as fj
 import frostjit.nn as nn
-from frostjit.llvm import Float
+from frostjit.llvm import Float, UInt32
 from frostjit.llvm.ad import Float as FloatAD, TensorXf
 from freeze_helpers import differential
 
@@ -208,3 +215,30 @@ def test_defaults_of_a_dataclass_init_equal_to_another_ones(w):
         P.__init__.__defaults__ = (3.0 + k,)
 
     differential(lambda x: x * P().s, lambda k: (_x(w),), change)
+
+
+# -- closures made by one factory ------------------------------------------------------------------
+def _make_switch():
+    box = [2.0]
+    funcs = [lambda x: x * box[0], lambda x: x * 3]
+    return (lambda x: fj.switch(UInt32(0), funcs, x)), box
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("via", ["switch", "map"])
+def test_one_of_two_closures_of_a_factory(w, via):
+    if via == "switch":
+        (fn, box), (other, _) = _make_switch(), _make_switch()
+    else:
+        def make():
+            box = [2.0]
+            g = lambda x: x * box[0]      # noqa: E731
+            return (lambda x: list(map(g, [x]))[0]), box
+        (fn, box), (other, _) = make(), make()
+
+    def change(k):
+        box[0] = 3.0 + k
+        other(_x(w))                      # the other closure runs too (it is alive, not changed)
+
+    fz = differential(fn, lambda k: (_x(w),), change)
+    assert fz.n_recordings == 3           # one per value: never a trace per call
