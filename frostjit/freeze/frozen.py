@@ -795,6 +795,7 @@ class FrozenFunction:
             try:
                 settings_before = _settings_now()
                 np_before = _numpy_contents(flat.numpy)
+                classes_before = [type(c) for c in flat.containers]
                 rs.start()
                 err = None
                 try:
@@ -823,6 +824,8 @@ class FrozenFunction:
                 rec.data_dependent = ad_reason
             if rec.data_dependent is None and np_before:
                 rec.data_dependent = _numpy_written(flat, np_before)
+            if rec.data_dependent is None:
+                rec.data_dependent = _class_changed(flat, classes_before)
             if rec.data_dependent is None and _settings_now() != settings_before:
                 # (fj.set_flag / set_thread_count / set_expand_threshold left changed: a replay
                 # would not repeat it; a scoped change that is undone is fine)
@@ -1156,6 +1159,19 @@ def _numpy_written(flat, before):
                          and t[0] is np.ndarray and t[1] == k), None)
             return (f"writes into the NumPy array {path or 'among its inputs'} in Python, which a replay "
                     "does not repeat")
+    return None
+
+
+def _class_changed(flat, before):
+    """Why the recording cannot be replayed when the function changed the class of an input
+    object (``o.__class__ = Other``): write-backs restore attributes and items, not classes
+    (r15: a replay left the caller's object of the old class); ``None`` when no class changed."""
+    for i, (c, t) in enumerate(zip(flat.containers, before)):
+        if type(c) is not t:
+            paths = getattr(flat, "cont_paths", None)
+            path = paths[i] if paths and i < len(paths) and paths[i] else "among its inputs"
+            return (f"changes the class of the object {path} ({t.__qualname__} -> {type(c).__qualname__}), "
+                    "which a replay does not repeat")
     return None
 
 

@@ -18,7 +18,10 @@ Found stale before r15 and fixed:
 * the ``__defaults__`` of a function whose code object equals another's (``dataclasses`` compiles
   the same ``__init__`` text for two classes with the same fields: equal code objects), changed
   between calls: the read set found the functions running a code object through a cache keyed by
-  ``==`` and guarded the other class's ``__init__`` (``readset._functions_of`` checks identity).
+  ``==`` and guarded the other class's ``__init__`` (``readset._functions_of`` checks identity);
+* an input object whose class the function swaps (``o.__class__ = B``): write-backs restore
+  attributes and items, not classes, so the replay left the caller's object of the old class
+  (``frozen._class_changed``: such a key runs the plain call).
 
 Traced at every call before r15 (not stale, but never replayed):
 
@@ -242,3 +245,32 @@ def test_one_of_two_closures_of_a_factory(w, via):
 
     fz = differential(fn, lambda k: (_x(w),), change)
     assert fz.n_recordings == 3           # one per value: never a trace per call
+
+
+# -- the class of an input changed by the call -----------------------------------------------------
+class _A:
+    def g(self):
+        return self.x * 2
+
+
+class _B:
+    def g(self):
+        return self.x * 3
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_the_function_swaps_the_class_of_an_input(w):
+    def fn(o):
+        r = o.g()
+        o.__class__ = _B if type(o) is _A else _A
+        return r
+
+    o1, o2 = _A(), _A()
+    o1.x, o2.x = _x(w), _x(w)
+    fz = fj.freeze(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fj.FreezeWarning)
+        for k in range(5):
+            got, ref = fz(o1), fn(o2)
+            assert np.array_equal(got.numpy(), ref.numpy()), k
+            assert type(o1) is type(o2), k
