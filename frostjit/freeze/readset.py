@@ -852,6 +852,13 @@ class ReadSet:
                 self.set_fallback(d[0], d[1], where)
             if self.is_dispatched(v):
                 self.dispatch[id(v)] = v
+        if final and (t is types.BuiltinMethodType or t is types.MethodWrapperType):
+            # a C method bound to a container (``GET = d.get``, ``lst.__getitem__`` kept in a
+            # global or an attribute, then called): it reads the container in C, where no chain
+            # follows (r15: a stale replay); the container is read whole
+            s = getattr(v, "__self__", None)
+            if isinstance(s, (_CONTAINERS, C_BUFFERS, np.ndarray)):
+                self.consider(s, where, True, label=f"{label or '<' + t.__name__ + '>'}.__self__")
         if final and isinstance(v, _CONTAINERS):
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
             if t is not bytearray and len(v) and any(_holds_mutable(x) for x in

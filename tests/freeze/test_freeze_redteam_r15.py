@@ -21,7 +21,12 @@ Found stale before r15 and fixed:
   ``==`` and guarded the other class's ``__init__`` (``readset._functions_of`` checks identity);
 * an input object whose class the function swaps (``o.__class__ = B``): write-backs restore
   attributes and items, not classes, so the replay left the caller's object of the old class
-  (``frozen._class_changed``: such a key runs the plain call).
+  (``frozen._class_changed``: such a key runs the plain call);
+* a C method bound to a container (``d.get``, ``lst.__getitem__``) passed as an argument (keyed by
+  ``==``, which compares the container's identity only) or kept in a helper's global and called:
+  it reads the container in C, unseen, so a changed entry replayed the old one (``layout``: such
+  methods are walked by ``__self__`` and ``__name__``; ``readset.consider``: a hidden one reads
+  its container whole).
 
 Traced at every call before r15 (not stale, but never replayed):
 
@@ -274,3 +279,37 @@ def test_the_function_swaps_the_class_of_an_input(w):
             got, ref = fz(o1), fn(o2)
             assert np.array_equal(got.numpy(), ref.numpy()), k
             assert type(o1) is type(o2), k
+
+
+# -- C methods bound to containers -----------------------------------------------------------------
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("make", [lambda d, lst: d.get, lambda d, lst: lst.__getitem__,
+                                  lambda d, lst: d.__getitem__])
+def test_a_bound_c_method_argument(w, make):
+    d, lst = {"s": 2.0, 0: 2.0}, [2.0]
+    key = 0 if make(d, lst).__self__ is lst else "s"
+
+    def change(k):
+        d["s"] = d[0] = lst[0] = 3.0 + k
+
+    differential(lambda x, get: x * get(key), lambda k: (_x(w), make(d, lst)), change)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+def test_a_bound_c_method_in_a_helpers_global(w):
+    ns = {"d": {"s": 2.0}}
+    exec("GET = d.get\ndef h(x):\n    return x * GET('s')\n", ns)      # noqa: S102
+    h = ns["h"]
+
+    def change(k):
+        ns["d"]["s"] = 3.0 + k
+
+    differential(lambda x: h(x), lambda k: (_x(w),), change)
+
+
+def test_c_function_arguments_still_replay():
+    import math
+    fz = fj.freeze(lambda x, f, g: x * f(2.0) + g("ab"))
+    for _ in range(3):
+        fz(_x(5), math.sqrt, len)
+    assert fz.n_recordings == 1
