@@ -36,6 +36,7 @@ from . import raised as _raised
 from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
 from .layout import PARAM_NUMBERS, Walker, entries
+from .code import INTERNAL, code_class
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
@@ -279,10 +280,18 @@ class FrozenFunction:
         cells (inputs), the function the read set treats as the frozen code, and what
         :meth:`_call` watches to see that code replaced."""
         f = self.f
-        self._globals = getattr(f, "__globals__", None)
-        self._global_names = _global_names(f)
         code = getattr(f, "__code__", None)
-        self._cells = getattr(f, "__closure__", None) or ()
+        if code is not None and code_class(code) == INTERNAL:
+            # frostjit's own code frozen directly (a dispatched function's generated call path:
+            # ``fj.freeze(g)`` for an ``@dispatch`` function): its globals and cells are
+            # frostjit's state, not inputs (registrations drop recordings through on_register).
+            # r15: walked as inputs, the function's subscription list, which each recording
+            # extends, changed the key at every call: traced every call, never replayed.
+            self._globals, self._global_names, self._cells = None, (), ()
+        else:
+            self._globals = getattr(f, "__globals__", None)
+            self._global_names = _global_names(f)
+            self._cells = getattr(f, "__closure__", None) or ()
         self._cell_names = code.co_freevars if code is not None and self._cells else ()
         # The globals/closure views are stateless (read and write live): one of each, reused.
         self._gview = _GlobalsView(self._globals, self._global_names) if self._global_names else None

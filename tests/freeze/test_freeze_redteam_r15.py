@@ -30,6 +30,10 @@ Found stale before r15 and fixed:
 
 Traced at every call before r15 (not stale, but never replayed):
 
+* a dispatched function frozen directly (``fj.freeze(g)`` for an ``@dispatch`` function, the
+  seed's ``jax.jit(dispatch(f))``): its generated call path's globals (frostjit's dispatch state)
+  were walked as inputs, and the subscription each recording adds to the function changed the
+  key, so every call traced (``frozen._bind_code``: frostjit's own code has no input globals);
 * a closure made by a factory called twice (``make()``, ``make()``) and called where no chain sees
   which one runs (by ``fj.switch``, ``map``): the closure variable was guarded in every closure of
   that code with the running one's value (``readset._running`` picks the closure whose cells hold
@@ -313,3 +317,27 @@ def test_c_function_arguments_still_replay():
     for _ in range(3):
         fz(_x(5), math.sqrt, len)
     assert fz.n_recordings == 1
+
+
+# -- a dispatched function frozen directly ---------------------------------------------------------
+@pytest.mark.parametrize("w", WIDTHS)
+def test_a_dispatched_function_frozen_directly(w):
+    from frostjit.dispatch import Dispatcher
+    dispatch = Dispatcher()
+
+    @dispatch
+    def g(x: Float, n: int):
+        return x * n
+
+    @dispatch
+    def g(x: Float, n: float):      # noqa: F811
+        return x * n * 2
+
+    fz = fj.freeze(g)
+    for k in range(6):
+        if k == 3:      # a more precise method (the seed's 'THIS IS WRONG' case): used at once
+            g.register(lambda x, n: x * 100, (Float, int), precedence=5)
+        for n in (3, 0.5):
+            got, ref = fz(_x(w), n), g(_x(w), n)
+            assert np.array_equal(got.numpy(), ref.numpy()), (k, n)
+    assert fz.n_recordings == 4         # two keys, each traced again after the registration
