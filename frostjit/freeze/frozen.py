@@ -281,12 +281,14 @@ class FrozenFunction:
         :meth:`_call` watches to see that code replaced."""
         f = self.f
         code = getattr(f, "__code__", None)
-        if code is not None and code_class(code) == INTERNAL:
+        if code is not None and (code_class(code) == INTERNAL or is_dispatched(f)):
             # frostjit's own code frozen directly (a dispatched function's generated call path:
             # ``fj.freeze(g)`` for an ``@dispatch`` function): its globals and cells are
             # frostjit's state, not inputs (registrations drop recordings through on_register).
             # r15: walked as inputs, the function's subscription list, which each recording
             # extends, changed the key at every call: traced every call, never replayed.
+            # (is_dispatched: with FROSTJIT_DUMP the call path is compiled from a dumped file,
+            # which code_class takes for the user's)
             self._globals, self._global_names, self._cells = None, (), ()
         else:
             self._globals = getattr(f, "__globals__", None)

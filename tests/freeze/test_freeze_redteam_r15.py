@@ -311,6 +311,20 @@ def test_a_bound_c_method_in_a_helpers_global(w):
     differential(lambda x: h(x), lambda k: (_x(w),), change)
 
 
+@pytest.mark.parametrize("w", WIDTHS)
+def test_a_bound_c_method_that_writes_is_called_by_every_replay(w):
+    def fn(x, emit):
+        emit(3.0)
+        return x * 2
+
+    log1, log2 = [], []
+    fz = fj.freeze(fn)
+    for _ in range(4):
+        got, ref = fz(_x(w), log1.append), fn(_x(w), log2.append)
+        assert np.array_equal(got.numpy(), ref.numpy())
+    assert log1 == log2 == [3.0] * 4
+
+
 def test_c_function_arguments_still_replay():
     import math
     fz = fj.freeze(lambda x, f, g: x * f(2.0) + g("ab"))
@@ -341,3 +355,18 @@ def test_a_dispatched_function_frozen_directly(w):
             got, ref = fz(_x(w), n), g(_x(w), n)
             assert np.array_equal(got.numpy(), ref.numpy()), (k, n)
     assert fz.n_recordings == 4         # two keys, each traced again after the registration
+
+
+def test_a_dispatched_function_frozen_directly_with_dumped_code(monkeypatch, tmp_path):
+    monkeypatch.setenv("FROSTJIT_DUMP", str(tmp_path))     # (its call path runs from a file)
+    from frostjit.dispatch import Dispatcher
+    dispatch = Dispatcher()
+
+    @dispatch
+    def g(x: Float, n: int):
+        return x * n
+
+    fz = fj.freeze(g)
+    for _ in range(4):
+        fz(_x(7), 3)
+    assert fz.n_recordings == 1
