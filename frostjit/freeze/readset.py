@@ -804,6 +804,17 @@ class ReadSet:
             if v.keywords:
                 # its keywords are a dict the code may change between calls (``p.keywords[k] = v``)
                 self.add(Atom("contents", v.keywords, None, None, v, f"{label or '<partial>'}.keywords", where))
+            if final and type(v.func) is not types.FunctionType:
+                # called, it hands its arguments to C code (``partial(d.get, "s")``,
+                # ``partial(operator.getitem, lst)``), which reads them where no chain follows
+                # (r15: a stale replay): the function (a C method's object) and the arguments as
+                # passed on whole.  (A Python function's own reads are watched in its frame.)
+                name = label or "<partial>"
+                self.consider(v.func, where, True, label=f"{name}.func")
+                for i, a in enumerate(v.args):
+                    self.consider(a, where, True, label=f"{name}.args[{i}]")
+                for k, a in (v.keywords or {}).items():
+                    self.consider(a, where, True, label=f"{name}.keywords[{k!r}]")
         if t is types.BuiltinMethodType and v.__name__ == "get" and isinstance(v.__self__, contextvars.ContextVar):
             # a context variable's value (``CV.get()``): set per context, read in C
             self.add(Atom("deref", v.__self__, "get", v.__self__.get(ABSENT), v.__self__,

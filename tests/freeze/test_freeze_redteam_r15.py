@@ -26,7 +26,8 @@ Found stale before r15 and fixed:
   ``==``, which compares the container's identity only) or kept in a helper's global and called:
   it reads the container in C, unseen, so a changed entry replayed the old one (``layout``: such
   methods are walked by ``__self__`` and ``__name__``; ``readset.consider``: a hidden one reads
-  its container whole).
+  its container whole), also inside a hidden ``functools.partial`` (``partial(d.get, "s")``,
+  ``partial(operator.getitem, lst)``: its arguments are read as passed on whole).
 
 Traced at every call before r15 (not stale, but never replayed):
 
@@ -40,6 +41,8 @@ Traced at every call before r15 (not stale, but never replayed):
   what the frame sees).
 """
 import dataclasses
+import functools
+import operator
 import warnings
 
 import numpy as np
@@ -323,6 +326,25 @@ def test_a_bound_c_method_that_writes_is_called_by_every_replay(w):
         got, ref = fz(_x(w), log1.append), fn(_x(w), log2.append)
         assert np.array_equal(got.numpy(), ref.numpy())
     assert log1 == log2 == [3.0] * 4
+
+
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("where", ["argument", "hidden"])
+@pytest.mark.parametrize("make", [lambda d, lst: functools.partial(d.get, "s"),
+                                  lambda d, lst: functools.partial(operator.getitem, lst, 0)])
+def test_a_partial_of_a_c_function_over_a_container(w, where, make):
+    d, lst = {"s": 2.0}, [2.0]
+    ns = {"P": make(d, lst)}
+    exec("def h(x):\n    return x * P()\n", ns)      # noqa: S102  (P: a helper's global)
+    h = ns["h"]
+
+    def change(k):
+        d["s"] = lst[0] = 3.0 + k
+
+    if where == "hidden":
+        differential(lambda x: h(x), lambda k: (_x(w),), change)
+    else:
+        differential(lambda x, p: x * p(), lambda k: (_x(w), ns["P"]), change)
 
 
 def test_c_function_arguments_still_replay():
