@@ -39,7 +39,7 @@ Rows added by session r15, lane redteam:
   nn arg / nn hidden   a packed Linear-LeakyReLU-Linear network evaluated on a CoopVec, passed in /
                        held in a closure: frostjit.nn's layer code is watched (its settings, e.g.
                        ``negative_slope``, changed between calls were stale replays)
-  syntax helper        an ``@fj.syntax`` helper with an ``if`` reading a closure value (its
+  syntax helper        an ``@fj.syntax`` helper with an ``if``/``else`` reading a global list (its
                        rewritten code was not watched: stale)
   (record nn)          CPU time of recording the nn call once (a fresh frozen function; kernels
                        cached): watching the layers' code costs per-instruction events while recording
@@ -107,6 +107,8 @@ BOX = [2.0]
 def syntax_helper(x):
     if x > 3:
         x = x * BOX[0]
+    else:
+        x = x + 1
     return x
 
 
