@@ -15,6 +15,9 @@ Found stale before r15 and fixed:
 * a NumPy input written by the function in Python (``a[0] = 5``, ``a += 1``, ``np.add(a, 1,
   out=a)``, through a view): every replay returned the first call's values and left the caller's
   array unwritten, without a warning (``frozen._numpy_written``: such a key runs the plain call);
+* an attribute of a hidden object read through ``object.__getattribute__(o, "s")`` or
+  ``type.__getattribute__(K, "s")`` (C reads it; no attribute load shows the name:
+  ``chains.analyse`` makes the code's identifier constants loose names);
 * the ``__defaults__`` of a function whose code object equals another's (``dataclasses`` compiles
   the same ``__init__`` text for two classes with the same fields: equal code objects), changed
   between calls: the read set found the functions running a code object through a cache keyed by
@@ -392,3 +395,23 @@ def test_a_dispatched_function_frozen_directly_with_dumped_code(monkeypatch, tmp
     for _ in range(4):
         fz(_x(7), 3)
     assert fz.n_recordings == 1
+
+
+# -- attributes read through __getattribute__ with a constant name ---------------------------------
+@pytest.mark.parametrize("w", WIDTHS)
+@pytest.mark.parametrize("read", ["object", "type"])
+def test_an_attribute_read_through_getattribute_in_a_helper(w, read):
+    class K:
+        s = 2.0
+
+    o = K()
+    o.s = 2.0
+    ns = {"o": o, "K": K}
+    src = 'object.__getattribute__(o, "s")' if read == "object" else 'type.__getattribute__(K, "s")'
+    exec(f"def h(x):\n    return x * {src}\n", ns)      # noqa: S102  (o, K: a helper's globals)
+    h = ns["h"]
+
+    def change(k):
+        o.s = K.s = 3.0 + k
+
+    differential(lambda x: h(x), lambda k: (_x(w),), change)
