@@ -36,7 +36,7 @@ from . import raised as _raised
 from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
 from .layout import PARAM_NUMBERS, Walker, entries
-from .code import INTERNAL, code_class
+from .code import INTERNAL, function_class
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
@@ -281,14 +281,16 @@ class FrozenFunction:
         :meth:`_call` watches to see that code replaced."""
         f = self.f
         code = getattr(f, "__code__", None)
-        if code is not None and (code_class(code) == INTERNAL or is_dispatched(f)):
+        if code is not None and (is_dispatched(f) or function_class(f) == INTERNAL):
             # frostjit's own code frozen directly (a dispatched function's generated call path:
             # ``fj.freeze(g)`` for an ``@dispatch`` function): its globals and cells are
             # frostjit's state, not inputs (registrations drop recordings through on_register).
             # r15: walked as inputs, the function's subscription list, which each recording
             # extends, changed the key at every call: traced every call, never replayed.
             # (is_dispatched: with FROSTJIT_DUMP the call path is compiled from a dumped file,
-            # which code_class takes for the user's)
+            # which code_class takes for the user's.  function_class, not code_class(code): an
+            # @fj.syntax function's generated code is the user's by its globals, and code_class
+            # without a frame would cache it as frostjit's: its top-level reads went unwatched)
             self._globals, self._global_names, self._cells = None, (), ()
         else:
             self._globals = getattr(f, "__globals__", None)

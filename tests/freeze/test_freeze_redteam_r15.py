@@ -115,6 +115,24 @@ def test_syntax_helper_code_replaced(w):
 
 
 @pytest.mark.parametrize("w", WIDTHS)
+def test_frozen_syntax_function_reads_at_its_top_level(w, monkeypatch):
+    box = [2.0]
+
+    @fj.syntax
+    def f(x):
+        y = x * box[0] * SCALE
+        if x > 3:
+            y = y + 1
+        return y
+
+    def change(k):
+        box[0] = 2.0 + k
+        monkeypatch.setitem(globals(), "SCALE", 3.0 + k)
+
+    differential(f, lambda k: (_x(w),), change)
+
+
+@pytest.mark.parametrize("w", WIDTHS)
 def test_frozen_syntax_function_reads_a_changed_closure(w):
     box = [2.0]
 
