@@ -281,16 +281,17 @@ class FrozenFunction:
         :meth:`_call` watches to see that code replaced."""
         f = self.f
         code = getattr(f, "__code__", None)
-        if code is not None and (is_dispatched(f) or function_class(f) == INTERNAL):
+        if code is not None and (is_dispatched(f) or (not code.co_filename.startswith("<")
+                                                      and function_class(f) == INTERNAL)):
             # frostjit's own code frozen directly (a dispatched function's generated call path:
             # ``fj.freeze(g)`` for an ``@dispatch`` function): its globals and cells are
             # frostjit's state, not inputs (registrations drop recordings through on_register).
             # r15: walked as inputs, the function's subscription list, which each recording
             # extends, changed the key at every call: traced every call, never replayed.
-            # (is_dispatched: with FROSTJIT_DUMP the call path is compiled from a dumped file,
-            # which code_class takes for the user's.  function_class, not code_class(code): an
-            # @fj.syntax function's generated code is the user's by its globals, and code_class
-            # without a frame would cache it as frostjit's: its top-level reads went unwatched)
+            # (is_dispatched: the call path, also when FROSTJIT_DUMP compiles it from a dumped
+            # file.  Other generated code keeps its inputs: an @fj.syntax function's is the
+            # user's, and code_class(code) without a frame cached it as frostjit's, so its
+            # top-level reads went unwatched: a stale replay of this branch's first version)
             self._globals, self._global_names, self._cells = None, (), ()
         else:
             self._globals = getattr(f, "__globals__", None)
