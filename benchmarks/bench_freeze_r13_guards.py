@@ -33,6 +33,16 @@ Rows added by session r14, lane redteam:
                        keys (``Tag.scale`` was a stale replay)
   helper reads o.s     a helper reads an attribute of a hidden object: its ``__dict__`` is guarded
                        by identity too (``o.__dict__ = {...}`` was a stale replay)
+
+Rows added by session r15, lane redteam:
+
+  nn arg / nn hidden   a packed Linear-LeakyReLU-Linear network evaluated on a CoopVec, passed in /
+                       held in a closure: frostjit.nn's layer code is watched (its settings, e.g.
+                       ``negative_slope``, changed between calls were stale replays)
+  syntax helper        an ``@fj.syntax`` helper with an ``if``/``else`` reading a global list (its
+                       rewritten code was not watched: stale)
+  (record nn)          CPU time of recording the nn call once (a fresh frozen function; kernels
+                       cached): watching the layers' code costs per-instruction events while recording
 """
 import enum
 import itertools
@@ -45,7 +55,8 @@ import sys
 import numpy as np
 
 import frostjit as fj
-from frostjit.llvm import Float
+import frostjit.nn as nn
+from frostjit.llvm import Float, TensorXf
 from _harness import time_calls
 
 warnings.simplefilter("ignore", fj.FreezeWarning)     # (the tuple row traces every call before r13)
@@ -87,6 +98,24 @@ def read_hidden():
     return hidden.t
 
 
+NET = nn.pack(nn.Sequential(nn.Linear(2, 4), nn.LeakyReLU(0.1), nn.Linear(4, 1)).alloc(TensorXf, 2),
+              layout="inference")
+BOX = [2.0]
+
+
+@fj.syntax
+def syntax_helper(x):
+    if x > 3:
+        x = x * BOX[0]
+    else:
+        x = x + 1
+    return x
+
+
+def nn_call(x, n):
+    return n(nn.CoopVec(x, x * 0.5))[0]
+
+
 x = Float(np.arange(16, dtype=np.float32))
 cases = {
     "x+1": (fj.freeze(lambda x: x + 1), ()),
@@ -108,6 +137,9 @@ cases = {
     "mode is MODE": (fj.freeze(lambda x, m: x * (2.0 if m is MODE else 3.0)), (MODE,)),
     "str subclass arg": (fj.freeze(lambda x, t: x * len(t)), (Tag("ab"),)),
     "helper reads o.s": (fj.freeze(lambda x: x * read_hidden()), ()),
+    "nn arg": (fj.freeze(nn_call), (NET,)),
+    "nn hidden": (fj.freeze(lambda x: nn_call(x, NET)), ()),
+    "syntax helper": (fj.freeze(lambda x: syntax_helper(x)), ()),
 }
 
 
@@ -145,3 +177,12 @@ step = fj.freeze(lambda x, h: x * h[0] + h[1])
 lr = itertools.count(1)
 t = time_calls(lambda: step(x, (0.001 * next(lr), 0.9)), repeats=250, warmup=50)
 print(f"(lr, mom) tuple\tcpu {statistics.median(t.cpus) * 1e6:.2f} us\t(recordings: {step.n_recordings} for 300 calls)")
+
+
+def record_nn():
+    fz = fj.freeze(nn_call)
+    fz(x, NET)
+
+
+t = time_calls(record_nn, repeats=15, warmup=2)
+print(f"(record nn)\tcpu {statistics.median(t.cpus) * 1e3:.2f} ms per recording")

@@ -232,6 +232,14 @@ def analyse(code) -> dict:
                     a.text += _step_text(k, v)
     for i, x in enumerate(ins):
         # (LOAD_SUPER_ATTR, 3.12+: ``super().k`` in one instruction, no call result to load from)
+        if x.opname in ("LOAD_ATTR", "LOAD_METHOD") and x.argval == "__getattribute__":
+            # ``object.__getattribute__(o, "s")``, ``type.__getattribute__(K, "s")``: C reads the
+            # attribute a constant names, and no load of that name shows it (r15: a hidden
+            # object's attribute read so was a stale replay): the code's identifier constants
+            # are loose names, looked up on the hidden objects the recording reached
+            for c in code.co_consts:
+                if type(c) is str and c.isidentifier() and not (c.startswith("__") and c.endswith("__")):
+                    table.setdefault(x.offset, []).append(("loose", c, lines[i]))
         if x.opname in ("LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR") and i not in used and isinstance(x.argval, str):
             table.setdefault(x.offset, []).append(("loose", x.argval, lines[i]))
         elif x.opname == "IMPORT_NAME" and i >= 2 and ins[i - 2].opname == "LOAD_CONST" and ins[i - 2].argval == 0 \

@@ -39,9 +39,11 @@ def code_class(code, frame=None) -> int:
             else:
                 c = code_class_of_file(f) if f else USER
         elif fn.startswith("<frostjit"):
-            c = INTERNAL
+            c = _generated_code_class(frame.f_globals if frame is not None else None)
         elif not fn.startswith("<"):
             c = code_class_of_file(fn)
+            if c == INTERNAL and frame is not None and frame.f_globals.get("__fj_watched__") is True:
+                c = USER        # frostjit model code that reads its objects' settings: see _generated_code_class
         elif fn.startswith(_LIBRARY_DIRS) or fn.startswith("<frozen") or "site-packages" in fn \
                 or "dist-packages" in fn:
             c = LIBRARY
@@ -49,6 +51,43 @@ def code_class(code, frame=None) -> int:
             c = USER
         _CLASS[code] = c
     return c
+
+
+def function_class(f) -> int:
+    """:func:`code_class` of function ``f`` before it runs (its globals stand for the frame's;
+    nothing is cached: generated code is classed by the globals it runs with)."""
+    code = f.__code__
+    c = _CLASS.get(code)
+    if c is not None:
+        return c
+    fn = code.co_filename
+    g = getattr(f, "__globals__", None)
+    if fn.startswith("<frostjit"):
+        return _generated_code_class(g)
+    if not fn.startswith("<"):
+        c = code_class_of_file(fn)
+        return USER if c == INTERNAL and isinstance(g, dict) and g.get("__fj_watched__") is True else c
+    return USER
+
+
+def _generated_code_class(g) -> int:
+    """The class of code frostjit generated (``<frostjit ...>``), run with globals ``g``: its own
+    (replay steps, guards, plan checks, run with frostjit's namespaces) unless ``g`` is the dict
+    of a module that is not frostjit's.  That is ``@fj.syntax``'s rewrite of a user function (run with
+    ``f.__globals__``): the user's code, whose reads must be watched (r15: a closure value or a
+    global it read changed between calls and the replay kept the old one).  frostjit modules that
+    set ``__fj_watched__ = True`` are watched the same way: model code on the public API
+    (``frostjit.nn``'s layers) whose objects hold Python settings the user may change between
+    calls (``LeakyReLU.negative_slope``, ``ScaleAdd.scale``: not PyTree fields, so not in the key;
+    r15: their replays kept the first value)."""
+    if not isinstance(g, dict):
+        return INTERNAL
+    name = g.get("__name__", "")
+    mod = sys.modules.get(name) if isinstance(name, str) else None
+    if mod is None or name.startswith("frostjit") or getattr(mod, "__dict__", None) is not g:
+        return INTERNAL
+    f = getattr(mod, "__file__", None)
+    return code_class_of_file(f) if f else USER
 
 
 def _is_library_module(m) -> bool:

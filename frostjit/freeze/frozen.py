@@ -21,6 +21,8 @@ import warnings
 import weakref
 from operator import is_, itemgetter
 
+import numpy as np
+
 from ..array.flat import ArrayBase
 from ..dispatch import is_dispatched, observe_calls, on_register
 from ..schedule.evaluate import evaluate
@@ -34,6 +36,7 @@ from . import raised as _raised
 from .raised import as_runtime_error
 from ..tree.kinds import ARRAY_TYPES
 from .layout import PARAM_NUMBERS, Walker, entries
+from .code import INTERNAL, function_class
 from .readset import ReadSet
 from .recorder import Recorder, RECORDERS
 from .cache import RecordingCache, MISS as _NO_BINDER
@@ -277,10 +280,23 @@ class FrozenFunction:
         cells (inputs), the function the read set treats as the frozen code, and what
         :meth:`_call` watches to see that code replaced."""
         f = self.f
-        self._globals = getattr(f, "__globals__", None)
-        self._global_names = _global_names(f)
         code = getattr(f, "__code__", None)
-        self._cells = getattr(f, "__closure__", None) or ()
+        if code is not None and (is_dispatched(f) or (not code.co_filename.startswith("<")
+                                                      and function_class(f) == INTERNAL)):
+            # frostjit's own code frozen directly (a dispatched function's generated call path:
+            # ``fj.freeze(g)`` for an ``@dispatch`` function): its globals and cells are
+            # frostjit's state, not inputs (registrations drop recordings through on_register).
+            # r15: walked as inputs, the function's subscription list, which each recording
+            # extends, changed the key at every call: traced every call, never replayed.
+            # (is_dispatched: the call path, also when FROSTJIT_DUMP compiles it from a dumped
+            # file.  Other generated code keeps its inputs: an @fj.syntax function's is the
+            # user's, and code_class(code) without a frame cached it as frostjit's, so its
+            # top-level reads went unwatched: a stale replay of this branch's first version)
+            self._globals, self._global_names, self._cells = None, (), ()
+        else:
+            self._globals = getattr(f, "__globals__", None)
+            self._global_names = _global_names(f)
+            self._cells = getattr(f, "__closure__", None) or ()
         self._cell_names = code.co_freevars if code is not None and self._cells else ()
         # The globals/closure views are stateless (read and write live): one of each, reused.
         self._gview = _GlobalsView(self._globals, self._global_names) if self._global_names else None
@@ -794,6 +810,8 @@ class FrozenFunction:
             rec.ad_start = ad_token[0][0]           # (the first vertex number of the call)
             try:
                 settings_before = _settings_now()
+                np_before = _numpy_contents(flat.numpy)
+                classes_before = [type(c) for c in flat.containers]
                 rs.start()
                 err = None
                 try:
@@ -820,6 +838,10 @@ class FrozenFunction:
                 ad_reason = _ad.leave(ad_token, flat.leaves)
             if ad_reason is not None and rec.data_dependent is None:
                 rec.data_dependent = ad_reason
+            if rec.data_dependent is None and np_before:
+                rec.data_dependent = _numpy_written(flat, np_before)
+            if rec.data_dependent is None:
+                rec.data_dependent = _class_changed(flat, classes_before)
             if rec.data_dependent is None and _settings_now() != settings_before:
                 # (fj.set_flag / set_thread_count / set_expand_threshold left changed: a replay
                 # would not repeat it; a scoped change that is undone is fine)
@@ -1145,6 +1167,38 @@ def _has_through(entry) -> bool:
 def _settings_now() -> tuple:
     """The process settings a frozen function could change: JIT flags, threads, expansion."""
     return int(state.flags), current_backend().thread_count(), backend_settings.expand_threshold
+
+
+def _numpy_contents(arrays) -> list:
+    """What a NumPy input holds before the function runs (its bytes), to find writes into it."""
+    return [a.tobytes() for a in arrays]
+
+
+def _numpy_written(flat, before):
+    """Why the recording cannot be replayed when the function wrote into a NumPy input in Python
+    (``a[0] = 5``, ``a += 1``, ``np.add(a, 1, out=a)``, through a view): a replay re-reads the
+    input but does not repeat the write (r15: it returned the first call's values and left the
+    caller's array unwritten, without a warning); ``None`` when no input changed."""
+    for k, (a, b) in enumerate(zip(flat.numpy, before)):
+        if a.tobytes() != b:
+            path = next((p for p, t in (flat.paths or ()) if type(t) is tuple and len(t) > 1
+                         and t[0] is np.ndarray and t[1] == k), None)
+            return (f"writes into the NumPy array {path or 'among its inputs'} in Python, which a replay "
+                    "does not repeat")
+    return None
+
+
+def _class_changed(flat, before):
+    """Why the recording cannot be replayed when the function changed the class of an input
+    object (``o.__class__ = Other``): write-backs restore attributes and items, not classes
+    (r15: a replay left the caller's object of the old class); ``None`` when no class changed."""
+    for i, (c, t) in enumerate(zip(flat.containers, before)):
+        if type(c) is not t:
+            paths = getattr(flat, "cont_paths", None)
+            path = paths[i] if paths and i < len(paths) and paths[i] else "among its inputs"
+            return (f"changes the class of the object {path} ({t.__qualname__} -> {type(c).__qualname__}), "
+                    "which a replay does not repeat")
+    return None
 
 
 class _ParamsRejected(Exception):

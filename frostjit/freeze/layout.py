@@ -35,6 +35,7 @@ import dataclasses
 import decimal
 import enum
 import functools
+import sys
 import types
 
 import numpy as np
@@ -393,7 +394,7 @@ class ValueNode:
     what : str
         ``"object"`` (the ``__dict__`` entries and set slots), ``"deque"`` (its items) or
         ``"parts"`` (a partial's ``func``/``args``/``keywords``, a bound method's
-        ``__func__``/``__self__``).
+        ``__func__``/``__self__``, a C function's or method's ``__self__``/``__name__``).
     fields : tuple of str or None
         The attribute names of ``"parts"``.
     """
@@ -409,7 +410,9 @@ class ValueNode:
         if self.what == "deque":
             return None, list(o)
         if self.fields is not None:
-            return self.fields, [getattr(o, n) for n in self.fields]
+            # (a C function's __name__ is a new str at each access: interned, the same object,
+            # so the call is not taken for one that renamed it)
+            return self.fields, [v if type(v := getattr(o, n)) is not str else sys.intern(v) for n in self.fields]
         d = instance_dict(o)
         keys = list(d) if d is not None else []
         values = list(d.values()) if d is not None else []
@@ -442,6 +445,11 @@ _OPAQUE_TYPES = (int, float, complex, str, bytes, bool, enum.Enum, type, types.M
                  types.CodeType, property, staticmethod, classmethod)
 _PARTIAL_NAMES = ("func", "args", "keywords")
 _METHOD_NAMES = ("__func__", "__self__")
+# A C function or method: the object it is bound to (a module for len, math.sqrt) and its name.
+# A bound C method reads its object in C (d.get, lst.__getitem__, s.__contains__ passed as a
+# callback): r15, keyed as a value (== compares the object's identity only) it replayed the
+# contents the dict or list had when it was recorded.
+_BUILTIN_METHOD_NAMES = ("__self__", "__name__")
 
 
 def _classify(t):
@@ -472,6 +480,8 @@ def _classify(t):
         return Walker.fields, ValueNode(t, "parts", _PARTIAL_NAMES)
     if issubclass(t, types.MethodType):
         return Walker.fields, ValueNode(t, "parts", _METHOD_NAMES)
+    if issubclass(t, (types.BuiltinMethodType, types.MethodWrapperType)):
+        return Walker.fields, ValueNode(t, "parts", _BUILTIN_METHOD_NAMES)
     if issubclass(t, np.ndarray):
         return Walker.numpy, None
     if hasattr(t, "__symbolic_size__") and hasattr(t, "_live"):

@@ -349,6 +349,8 @@ class ReadSet:
             nested = caller         # a closure the caller made during this call: fresh
         elif not fns:
             fns = _functions_of(code, frame)
+        if len(fns) > 1 and code.co_freevars:
+            fns = _running(fns, code, frame)
         info = _Frame(fns, nested, top)
         self.frames[frame] = info
         if "__class__" in code.co_freevars:
@@ -802,6 +804,17 @@ class ReadSet:
             if v.keywords:
                 # its keywords are a dict the code may change between calls (``p.keywords[k] = v``)
                 self.add(Atom("contents", v.keywords, None, None, v, f"{label or '<partial>'}.keywords", where))
+            if final and type(v.func) is not types.FunctionType:
+                # called, it hands its arguments to C code (``partial(d.get, "s")``,
+                # ``partial(operator.getitem, lst)``), which reads them where no chain follows
+                # (r15: a stale replay): the function (a C method's object) and the arguments as
+                # passed on whole.  (A Python function's own reads are watched in its frame.)
+                name = label or "<partial>"
+                self.consider(v.func, where, True, label=f"{name}.func")
+                for i, a in enumerate(v.args):
+                    self.consider(a, where, True, label=f"{name}.args[{i}]")
+                for k, a in (v.keywords or {}).items():
+                    self.consider(a, where, True, label=f"{name}.keywords[{k!r}]")
         if t is types.BuiltinMethodType and v.__name__ == "get" and isinstance(v.__self__, contextvars.ContextVar):
             # a context variable's value (``CV.get()``): set per context, read in C
             self.add(Atom("deref", v.__self__, "get", v.__self__.get(ABSENT), v.__self__,
@@ -850,6 +863,13 @@ class ReadSet:
                 self.set_fallback(d[0], d[1], where)
             if self.is_dispatched(v):
                 self.dispatch[id(v)] = v
+        if final and (t is types.BuiltinMethodType or t is types.MethodWrapperType):
+            # a C method bound to a container (``GET = d.get``, ``lst.__getitem__`` kept in a
+            # global or an attribute, then called): it reads the container in C, where no chain
+            # follows (r15: a stale replay); the container is read whole
+            s = getattr(v, "__self__", None)
+            if isinstance(s, (_CONTAINERS, C_BUFFERS, np.ndarray)):
+                self.consider(s, where, True, label=f"{label or '<' + t.__name__ + '>'}.__self__")
         if final and isinstance(v, _CONTAINERS):
             self.add(Atom("contents", v, None, None, v, label or f"<{t.__name__}>", where))
             if t is not bytearray and len(v) and any(_holds_mutable(x) for x in
@@ -1166,14 +1186,44 @@ def _functions_of(code, frame) -> list:
                 o = o.__func__
         if ok and getattr(o, "__code__", None) is code:
             return [o]
-    if not code.co_freevars:
-        cached = _BY_CODE.get(code)
-        if cached is not None:
-            return [f for f in (r() for r in cached) if f is not None]
+    # (_BY_CODE is keyed by ==: code objects compiled from the same text are equal, e.g. the
+    # __init__ that dataclasses generate for two classes with the same fields, so its entry may
+    # hold another code object's functions: keep only this code's, search again when none is.
+    # r15: the second class's __init__.__defaults__ changed, the first's was guarded: stale.)
+    cached = _BY_CODE.get(code) if not code.co_freevars else None
+    if cached is not None:
+        fns = [f for f in (r() for r in cached) if f is not None and f.__code__ is code]
+        if fns:
+            return fns
     fns = [f for f in gc.get_referrers(code) if type(f) is types.FunctionType and f.__code__ is code]
     if not code.co_freevars:
-        _BY_CODE[code] = [weakref.ref(f) for f in fns]
+        _BY_CODE[code] = [r for r in cached or () if r() is not None] + [weakref.ref(f) for f in fns]
     return fns
+
+
+def _running(fns, code, frame) -> list:
+    """Among functions that share ``code`` (the closures one factory made: ``make()`` called
+    twice), those whose closure cells hold what ``frame`` sees in its free variables: the one
+    running.  (r15: a closure variable of every candidate was guarded with the running one's
+    value, so the other closure's own value failed the guard at every call: traced every call.)
+    All of them when none matches (nothing is left unguarded)."""
+    loc = frame.f_locals
+    names = code.co_freevars
+    out = []
+    for f in fns:
+        cl = f.__closure__
+        if cl is None or len(cl) != len(names):
+            continue
+        for name, cell in zip(names, cl):
+            try:
+                if cell.cell_contents is not loc.get(name, MISSING):
+                    break
+            except ValueError:          # an empty cell: the frame must not see the name either
+                if name in loc:
+                    break
+        else:
+            out.append(f)
+    return out or fns
 
 
 def _where(frame) -> str:

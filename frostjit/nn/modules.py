@@ -23,6 +23,11 @@ from ..tensor import concat, matmul, reshape
 from .coopvec import CoopVec
 from .view import MatrixView, matvec, repack
 
+# fj.freeze watches this module's code as the user's (freeze/code.py): the layers' settings
+# (negative_slope, scale, offset, octaves, ...) are plain attributes, not PyTree fields, so a
+# frozen function sees a change only through the reads made here.
+__fj_watched__ = True
+
 # Dr.Jit's default seed for weight initialization: far from the default seed 0 that a program's
 # own sampling would use, so the weights are not correlated with it.
 DEFAULT_SEED = 0x100000000
