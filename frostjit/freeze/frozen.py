@@ -1317,8 +1317,9 @@ def _env_on(name: str) -> bool:
 
 #: FROSTJIT_FREEZE_CHECK=1: every frozen function checks every replay against the plain call.
 CHECK = _env_on("FROSTJIT_FREEZE_CHECK")
-# Keys besides the last replayed one whose binders a call tries before walking its inputs (each
-# miss costs a few type checks; a walk of a dataclass of tensors ~0.5 ms).
+# Keys besides the last replayed one whose binders a call tries before walking its inputs (a
+# binder that misses stops at the first check that differs; the walk, key hash and lookup it
+# saves cost ~12 us for a dataclass of 21 arrays, r15).
 MAX_OLDER_BINDERS = 3
 _MISS = object()
 # Tests set this (or FROSTJIT_FREEZE_VERIFY_BINDERS=1): every binder hit is checked against the
