@@ -645,7 +645,15 @@ def _is_iterable(v) -> bool:
 def _data_from_sequence(seq, vt: VarType) -> Node:
     items = []
     plain = True        # (only Python floats and ints: the fast conversion below may take them)
-    for v in seq:
+    checked = seq
+    if vt.is_float and seq and _NP_FLOAT_SCALARS.issuperset(map(type, seq)):
+        # NumPy float scalars into a float type (``Float([xs[k] for k in kept])`` over a NumPy
+        # array's items): none needs the per-item checks below (~2 us each), and they convert
+        # as the general path converts them (to float64, then to the type)
+        items = seq
+        plain = False
+        checked = ()
+    for v in checked:
         t = type(v)
         if t is not float and t is not int:
             plain = False
@@ -688,6 +696,8 @@ def _data_from_sequence(seq, vt: VarType) -> Node:
     return _data_from_numpy(a, vt)
 
 
+# The item types a float array takes from a sequence without per-item checks.
+_NP_FLOAT_SCALARS = frozenset((np.float16, np.float32, np.float64))
 _SHORT = 16        # (longer sequences: a Python min/max over them would cost what errstate saves)
 # The largest finite value of each float type without a compute type (Float32, Float64).
 _FINITE_MAX = {vt: float(np.finfo(vt.np_dtype).max) for vt in (Float32, Float64)}

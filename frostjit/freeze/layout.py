@@ -174,7 +174,7 @@ class Walker:
         self.P = paths
         self.opaque_mask = opaque_mask
         self.force_opaque = force_opaque
-        self.make_opaque = False
+        self.make_opaque = False    # (set when the walk made a literal input opaque: evaluated it)
         # Python numbers (int, float, NP_PARAM_NUMBERS) are counted in walk order; those in param_mask are keyed by
         # type only and become parameters of the recording (see frozen.FrozenFunction._miss)
         self.param_mask = param_mask
@@ -215,6 +215,7 @@ class Walker:
         if op == "literal":
             if self.force_opaque or li in self.opaque_mask:
                 make_opaque(o)
+                self.make_opaque = True
                 node = o._node
                 op = node.op
             else:

@@ -77,25 +77,63 @@ def free_nodes(phis, roots) -> list[Node]:
     the free nodes are the operands of dependent nodes (and the roots) that do not.  They are
     the loop's inputs: computed once, before the loop.  Iterative (a body can be a long chain).
     """
-    variant: dict = {p: True for p in phis}
+    variant = _variant(phis, roots)
     free: dict = {}
-    stack = [(r, False) for r in reversed(roots)]
-    while stack:
-        n, expanded = stack.pop()
-        if n in variant:
-            continue
-        if not expanded:
-            stack.append((n, True))
-            for a in reversed(n.args):
-                if a not in variant:
-                    stack.append((a, False))
-            continue
-        # (a scatter_rmw of the body runs in the loop, whatever its operands)
-        variant[n] = n.op == "scatter_rmw" or any(variant[a] for a in n.args)
     seen: set = set()
     for r in roots:
         _collect(r, variant, free, seen)
     return list(free)
+
+
+def _variant(phis, roots) -> dict:
+    """Whether each node ``roots`` reach depends on ``phis`` (see :func:`free_nodes`).
+
+    Every node reachable from the roots is visited, the graph computed before the loop too (the
+    body's free operands and everything under them), so the walk reads the operand slots
+    directly and keeps no per-visit tuples: a node stays on the stack until its operands are
+    known (it is looked at twice), then gets its answer (r15: the walk was 17% of ``p_dda``'s
+    steady call, ~1.1 us per node).  A ``scatter_rmw`` of the body runs in the loop, whatever its
+    operands.
+    """
+    variant: dict = dict.fromkeys(phis, True)
+    get = variant.get
+    stack = list(roots)
+    while stack:
+        n = stack[-1]
+        if n in variant:
+            stack.pop()
+            continue
+        b = n.a1
+        if b is not None:       # (two operands: the slots, no tuple)
+            a = n.a0
+            va = get(a)
+            vb = get(b)
+            if va is None or vb is None:
+                if va is None:
+                    stack.append(a)
+                if vb is None:
+                    stack.append(b)
+                continue
+            stack.pop()
+            variant[n] = va or vb or n.op == "scatter_rmw"
+            continue
+        args = n.a0
+        known = True
+        for a in args:
+            if a not in variant:
+                stack.append(a)
+                known = False
+        if not known:
+            continue
+        stack.pop()
+        v = n.op == "scatter_rmw"
+        if not v:
+            for a in args:
+                if variant[a]:
+                    v = True
+                    break
+        variant[n] = v
+    return variant
 
 
 def _collect(root: Node, variant: dict, free: dict, seen: set) -> None:
@@ -111,7 +149,12 @@ def _collect(root: Node, variant: dict, free: dict, seen: set) -> None:
             continue
         if n.op == "loop_phi":
             continue
-        stack.extend(reversed(n.args))
+        b = n.a1
+        if b is None:
+            stack.extend(reversed(n.a0))
+        else:
+            stack.append(b)
+            stack.append(n.a0)
 
 
 def is_symbolic(nodes) -> bool:
