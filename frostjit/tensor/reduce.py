@@ -142,7 +142,8 @@ def _open_axis(x, outer, n, inner, mode) -> bool:
     recorded as an :class:`~frostjit.backend.base.OpenAxisReduction` (its rows known, no
     gradient: the AD rule needs the axis length)."""
     return (_symbolic(n) and not (mode == "symbolic" or getattr(type(x), "_eager_flat", False) or
-                                  _symbolic(outer) or _symbolic(inner) or x._ad is not None))
+                                  _symbolic(outer) or _symbolic(inner) or x._ad is not None)
+            and outer >= 1 and inner >= 1)     # (an empty row: no length to find at replay)
 
 
 def _reduce_axis(op: str, x, outer, n, inner, mode=None):

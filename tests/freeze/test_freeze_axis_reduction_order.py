@@ -5,12 +5,15 @@ open and the backend resolves it for each call's length; elsewhere levels of 16 
 the tree of the plain call's levels.  Frozen vs plain, bit for bit, in checking mode, at batch
 sizes crossing 16, 32 and 256, on both backends."""
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 import frostjit as fj
 from frostjit.llvm import Float, TensorXf
 
-_BATCHES = (1, 2, 5, 8, 15, 16, 17, 20, 31, 32, 33, 64, 100, 255, 256, 257, 300)
+# (no batch size 1: a recording at batch 1 of a reduction over another axis followed by an
+# elementwise op replays with shape (1,) at every batch size, see the strict xfail below)
+_BATCHES = (2, 5, 8, 15, 16, 17, 20, 31, 32, 33, 64, 100, 255, 256, 257, 300)
 
 
 def _tensor(batch: int, inner: int, seed: int):
@@ -48,7 +51,7 @@ def _data(rng, shape, op):
     a = rng.standard_normal(shape).astype(np.float32)
     if op == "prod":
         a = (1 + 0.05 * a).astype(np.float32)       # (no overflow: bits stay comparable)
-    if a.ndim >= 2 and rng.random() < 0.5:          # a column of -0.0 keeps its sign
+    if a.ndim >= 2 and a.shape[1] and rng.random() < 0.5:          # a column of -0.0 keeps its sign
         a[:, 0] = -0.0
     if op in ("min", "max") and a.size and rng.random() < 0.3:
         a.reshape(-1)[rng.integers(0, a.size)] = np.nan     # (ignored, as the flat reductions do)
@@ -61,7 +64,7 @@ _OPS = {"sum": fj.sum, "prod": fj.prod, "min": fj.min, "max": fj.max, "mean": fj
 @settings(max_examples=20, deadline=None)
 @given(op=st.sampled_from(sorted(_OPS)),
        batches=st.lists(st.sampled_from(_BATCHES), min_size=2, max_size=3),
-       rest=st.sampled_from([(3,), (16,), (64,), (17,), (1,), (3, 16), (16, 3), (2, 32)]),
+       rest=st.sampled_from([(3,), (16,), (64,), (17,), (1,), (0,), (3, 16), (16, 3), (2, 32)]),
        axis=st.sampled_from([0, 1, -1, (0, 1), None]),
        seed=st.integers(0, 2**31 - 1))
 def test_frozen_batch_axis_reductions_match_the_plain_call_bitwise(op, batches, rest, axis, seed):
@@ -80,3 +83,18 @@ def test_frozen_batch_axis_reductions_match_the_plain_call_bitwise(op, batches, 
         ref = f(TensorXf(a))
         assert got.shape == ref.shape
         assert _bits(got) == _bits(ref), f"{op} axis {axis} of {(batch,) + rest}"
+
+
+@pytest.mark.no_freeze_check
+@pytest.mark.xfail(strict=True, reason="found in r15 (lane axisorder), present on 3ee01cf: fj.mean(t, axis=1) of a "
+                                       "(B, 3) tensor recorded at B = 1 replays at B = 2 with shape (1,) (no new "
+                                       "recording): the width-1 result loses its symbol")
+def test_a_reduction_recorded_at_batch_1_replays_at_batch_2_with_the_plain_calls_shape():
+    def f(t):
+        return fj.mean(t, axis=1)
+
+    frozen = fj.freeze(f)
+    for batch in (1, 2):
+        a = np.arange(batch * 3, dtype=np.float32).reshape(batch, 3)
+        got, ref = frozen(TensorXf(a)), f(TensorXf(a))
+        assert got.shape == ref.shape and _bits(got) == _bits(ref), f"batch {batch}"
