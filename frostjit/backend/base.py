@@ -68,6 +68,39 @@ class AxisReduction:
         return n // self.size
 
 
+@dataclass(frozen=True, slots=True)
+class OpenAxisReduction:
+    """The reduction of the middle axis of an array seen as ``(outer, n, inner)`` whose length
+    ``n`` is the input's size over ``outer * inner``: what a frozen function records where the
+    reduced axis follows the batch size.  :meth:`Backend.block_reduce` resolves it, at the
+    recorded call and at each replay, for the size it gets (:meth:`resolve`): the backend's
+    :class:`AxisReduction` for that length, or on the last axes (``inner == 1``) the block
+    reduction of rows of ``n``, which is what the plain call with that length runs, so a replay
+    has the plain call's bits.  (Where the backend would take the generic path for the length,
+    the recording does not use this: ``tensor/reduce.py`` guards on that choice.)
+    """
+
+    op: str
+    outer: int
+    inner: int
+    prefix: bool = False        # (read by code that handles every block reduction)
+
+    def out_size(self, n):
+        """The output size: ``outer * inner`` for any input size."""
+        return self.outer * self.inner
+
+    def resolve(self, backend, vt: VarType, size: int):
+        """The reduction the plain call runs for an input of ``size`` elements."""
+        n = size // (self.outer * self.inner) if self.outer * self.inner else 0
+        red = backend.axis_reduction(self.op, vt, n, self.inner) if n else None
+        if red is not None:
+            return red
+        if self.inner != 1 or not n:
+            raise RuntimeError(f"frostjit: the {backend.name} backend does not reduce an axis of {n} "
+                               f"entries over rows of {self.inner} as one axis reduction (not guarded)")
+        return BlockReduction(self.op, n)
+
+
 class Kernel(abc.ABC):
     """What every backend's compiled kernel offers to the layers above (the kernel history,
     the logs, frozen functions' replay code).
@@ -231,9 +264,16 @@ class Backend(abc.ABC):
         of an array with ``op`` (see :class:`AxisReduction`), or ``None`` where it keeps the
         generic path (``frostjit.tensor.reduce``'s gathers): Bool, Float16 (computed in a wider
         type), bitwise ``and``/``or`` of floats.  The choice depends only on its arguments."""
-        if vt.is_bool or vt.compute is not None or (vt.is_float and op in ("and", "or")) or size < 1 or inner < 1:
+        if not self.axis_fusable(op, vt, size, inner):
             return None
         return AxisReduction(op, size, inner, size)
+
+    def axis_fusable(self, op: str, vt: VarType, size, inner: int) -> bool:
+        """Whether :meth:`axis_reduction` gives an :class:`AxisReduction` (not ``None``).  Only
+        comparisons of ``size`` decide it, so inside a frozen function a symbolic ``size`` (an
+        axis that follows the batch size) records guards on the facts, not its value."""
+        return not (vt.is_bool or vt.compute is not None or (vt.is_float and op in ("and", "or"))
+                    or size < 1 or inner < 1)
 
     def launch_axis_reduction(self, kernel, size: int, inputs: list, red: AxisReduction, vt: VarType):
         """Run the fused axis reduction ``kernel`` (its last parameter: the partials of ``red``)
@@ -266,6 +306,8 @@ class Backend(abc.ABC):
         may be shorter), or with ``block.prefix``, the prefix reduction within each run (same
         size as the input).  The NumPy reference semantics (``numpy_semantics.block_reduce``)
         on the host buffer; a backend overrides this where it can do better."""
+        if isinstance(block, OpenAxisReduction):
+            block = block.resolve(self, vt, size)
         a = self.host_array(buffer, size)
         if isinstance(block, AxisReduction):
             return self.from_numpy(ns.axis_reduce(block.op, a, block.size, block.inner))

@@ -358,7 +358,10 @@ class Recorder:
             out.sym = self.sym_of(inputs[0])
         elif kind == "block_reduce":
             s = param.out_size(self.sym_of(inputs[0]))
-            out.sym = s if type(s) is Sym else const(s)       # (a constant folds to an int)
+            if type(s) is Sym:      # (size 1: guarded, as every size-1 result: it broadcasts)
+                self._set_sym(out, s)
+            else:                   # (a constant folds to an int)
+                out.sym = const(s)
         k = self.new_slot(out.value, source, self.sym_of(out), out.vt)
         if kind == "compress":
             op = Compress(ins[0], self.sym_of(inputs[0]), c, k)

@@ -31,6 +31,7 @@ from __future__ import annotations
 from ..array import registry as array_registry
 from ..array.flat import apply
 from ..backend import current_backend
+from ..backend.base import OpenAxisReduction
 from ..errors import AxisError
 from ..functions.block import axis_reduce, block_prefix_reduce, block_prefix_sum, block_reduce
 from ..functions.creation import arange, full, zeros
@@ -39,6 +40,7 @@ from ..functions.math import select
 from ..functions.memory import gather, scatter_add
 from ..functions import reduce as flat_reduce
 from ..functions.scan import identity as scan_identity
+from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from . import registry
 from .axes import normalize_axes, normalize_axis
@@ -46,8 +48,7 @@ from .base import handle, size_of
 from .broadcast import elementwise
 from .view import index_type, strided
 
-_SINGLE_LEVEL = 32      # an axis up to this long is reduced in one level
-_FANIN = 16             # entries combined per level on longer axes
+_FANIN = 16             # entries combined per level (an axis up to this long: one level)
 _ROW_SUM = 64           # sums over a contiguous axis at least this long scatter_add into their rows
 
 
@@ -105,9 +106,12 @@ def _level(op: str, x, outer, n, inner, fanin: int):
         # (j + k m < n, not j < n - k m: the index is unsigned and n - k m may be negative)
         valid = (j + k * m < n) if j is not None else (k * m < n)
         g = gather(at, x, src, valid)
-        ident = _identity(op, vt)
-        if not (ident == 0 and op in ("add", "or")):    # a masked gather reads 0 already
-            g = select(valid, g, ident)
+        if op == "add" and vt.is_float:
+            # -0.0, not +0.0: x + -0 is x for every x, so a column of -0.0 keeps its sign as
+            # in the tree of the taps that exist (the plain call's at a concrete length)
+            g = select(valid, g, -0.0)
+        elif op not in ("add", "or"):       # (a masked gather reads 0: their identity)
+            g = select(valid, g, _identity(op, vt))
         values.append(g)
     if op in ("min", "max") and vt.is_float:            # NaN never wins: start from the identity
         values = [at(_identity(op, vt))] + values
@@ -133,18 +137,35 @@ def _fusable_axis(x, n, inner, mode) -> bool:
     return not (mode == "symbolic" or getattr(type(x), "_eager_flat", False) or _symbolic(n) or _symbolic(inner))
 
 
+def _open_axis(x, outer, n, inner, mode) -> bool:
+    """Whether the axis follows a frozen function's batch size (``n`` symbolic) and may be
+    recorded as an :class:`~frostjit.backend.base.OpenAxisReduction` (its rows known, no
+    gradient: the AD rule needs the axis length)."""
+    return (_symbolic(n) and not (mode == "symbolic" or getattr(type(x), "_eager_flat", False) or
+                                  _symbolic(outer) or _symbolic(inner) or x._ad is not None)
+            and outer >= 1 and inner >= 1)     # (an empty row: no length to find at replay)
+
+
 def _reduce_axis(op: str, x, outer, n, inner, mode=None):
     """Reduce the middle axis of ``x`` seen as ``(outer, n, inner)``: an array of ``outer * inner``.
 
-    A short axis is one level; longer ones take levels of :data:`_FANIN` taps.  Inside a frozen
-    function an axis whose length follows the batch size always takes levels of
-    :data:`_FANIN` masked taps, so the recording depends only on the number of levels
-    (a replay at another batch size traces again only when that number changes, at powers of
-    16)."""
+    An axis of up to :data:`_FANIN` entries is one level; longer ones take levels of
+    :data:`_FANIN` taps.  Inside a frozen function an axis whose length follows the batch size
+    takes the plain call's path for the length of each call: where the backend reduces it as one
+    ``AxisReduction`` (or, over the last axes, as rows), an ``OpenAxisReduction`` that the
+    backend resolves for the replay's length (a guard records the backend's choice, so a length
+    for which it chooses the gathers records again); otherwise levels of :data:`_FANIN` masked
+    taps, which give the bits of the plain call's levels (a masked tap adds the identity; the
+    tree is the same), and the recording depends only on the number of levels (a replay at
+    another batch size traces again only when that number changes, at powers of 16)."""
     if n == 1:
         return x
     if n == 0:
         return full(type(x), _identity(op, type(x)._vt), outer * inner)
+    if _open_axis(x, outer, n, inner, mode) and \
+            (inner == 1 or current_backend().axis_fusable(op, x._vt, n, inner)):
+        # (no gradient: no AD edge to add; the backend resolves the reduction at each call)
+        return type(x)._from_node(memops.block_reduce(OpenAxisReduction(op, outer, inner), x._node))
     if _fusable_axis(x, n, inner, mode):
         red = current_backend().axis_reduction(op, x._vt, n, inner)
         if red is not None:     # one kernel, fused into the one computing x where it is pending
@@ -154,7 +175,7 @@ def _reduce_axis(op: str, x, outer, n, inner, mode=None):
     if op == "add" and inner == 1 and outer != 1 and (_symbolic(n) or n >= _ROW_SUM):
         return _sum_rows(x, outer, n)
     while n > 1:
-        fanin = n if not _symbolic(n) and n <= _SINGLE_LEVEL else _FANIN
+        fanin = n if not _symbolic(n) and n <= _FANIN else _FANIN
         x, n = _level(op, x, outer, n, inner, fanin)
     return x
 

@@ -11,7 +11,7 @@ import numpy as np
 from ...errors import out_of_memory
 from ...trace import numpy_semantics as ns
 from ...trace.dtypes import UInt32
-from ..base import AxisReduction, Backend
+from ..base import AxisReduction, Backend, OpenAxisReduction
 from ..kernel import IN, PARTIAL, Instr, KernelSpec
 from .compiler import Compiler
 from ..cache_control import check_capacity
@@ -279,18 +279,26 @@ class LLVMBackend(Backend):
         entries, :data:`AXIS_SHORT_WIDE` elements or more per slab).  The choice and the segment (see :func:`axis_segment`) depend on
         ``size`` and ``inner`` only, never on the thread count or the outer size (which may
         follow a frozen function's batch size)."""
-        if not fusable(op, vt) or size < 1 or inner < 1:
+        if not self.axis_fusable(op, vt, size, inner):
             return None
         W = self.width
         if inner == 1:
-            if size % W:
-                return None
             return AxisReduction(op, size, 1, W * axis_segment(size // W, size))
-        if inner % W or (size < AXIS_SHORT and size * inner >= AXIS_SHORT_WIDE):
-            # (a short axis over wide rows: its segments could not be shared by the threads
-            # without partial rows as large as the input; one gather level reads it once)
-            return None
         return AxisReduction(op, size, inner, axis_segment(size, size * inner, AXIS_SHORT // 2))
+
+    def axis_fusable(self, op, vt, size, inner):
+        """:meth:`Backend.axis_fusable` (comparisons of ``size`` only: a frozen function's
+        symbolic length guards on them)."""
+        if not fusable(op, vt) or size < 1 or inner < 1:
+            return False
+        W = self.width
+        if inner == 1:
+            return size % W == 0
+        # (a short axis over wide rows: its segments could not be shared by the threads
+        # without partial rows as large as the input; one gather level reads it once)
+        wide = -(-AXIS_SHORT_WIDE // inner)     # the shortest axis whose slab is that wide
+        # (the concrete test first: rows too narrow for a short-wide axis guard on nothing)
+        return not (inner % W or (wide < AXIS_SHORT and wide <= size and size < AXIS_SHORT))
 
     def launch_axis_reduction(self, kernel, size, inputs, red, vt):
         """Launch ``kernel``, whose last parameter is the partials of the axis reduction ``red``
@@ -409,6 +417,8 @@ class LLVMBackend(Backend):
         """:meth:`Backend.block_reduce`: a compiled row kernel (:mod:`.block_kernels`, reduction or
         prefix reduction) whose rows the thread pool shares; Bool reduces runs of whole blocks with
         NumPy (which releases the GIL), shared by the pool's threads on large inputs."""
+        if isinstance(block, OpenAxisReduction):
+            block = block.resolve(self, vt, size)
         if isinstance(block, AxisReduction):
             return self._axis_reduce(block, vt, buffer, size)
         m = block.out_size(size)
