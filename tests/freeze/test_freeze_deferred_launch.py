@@ -7,6 +7,7 @@ here (it runs replays on the calling thread only, where nothing is deferred); th
 tests read, overwrite or drop a replay's outputs right after it returns, through each way the
 host reaches a buffer, and launch small kernels on the calling thread right after a deferred one.
 """
+import contextlib
 import threading
 
 import numpy as np
@@ -33,9 +34,23 @@ def two_threads():
     fj.set_thread_count(2)
     pool = current_backend().threads
     assert pool.native is not None
-    pool.defer = True
-    yield pool
+    with _defer(True):
+        yield pool
     fj.set_thread_count(old)
+
+
+@contextlib.contextmanager
+def _defer(on):
+    """The current pool's deferral set to ``on``, its own value (``FROSTJIT_ASYNC_LAUNCH``) back
+    after: where the thread count already was 2, the pool outlives the test, and later tests of
+    the process (a ``FROSTJIT_ASYNC_LAUNCH=0`` run's) must not inherit a switch set here."""
+    pool = current_backend().threads
+    was = pool.defer
+    pool.defer = on
+    try:
+        yield
+    finally:
+        pool.defer = was
 
 
 def _heavy(x):
@@ -79,8 +94,6 @@ def test_replays_with_and_without_deferral_equal_the_plain_call(n, k, launches, 
     old = fj.thread_count()
     fj.set_thread_count(2)
     try:
-        current_backend().threads.defer = defer
-
         def f(x, idx):
             y = x
             outs = []
@@ -92,12 +105,13 @@ def test_replays_with_and_without_deferral_equal_the_plain_call(n, k, launches, 
 
         ff = fj.freeze(f)
         idx = UInt32((np.arange(n, dtype=np.uint64) * k % n)[::-1].astype(np.uint32))
-        for c in range(3):
-            x = Float(np.linspace(-1, 1 + c, n).astype(np.float32))
-            got = _values(ff(x, idx))     # (first: the plain call's freed buffers hold its values)
-            want = _values(f(x, idx))
-            for g, w in zip(got, want):
-                np.testing.assert_array_equal(g, w)
+        with _defer(defer):
+            for c in range(3):
+                x = Float(np.linspace(-1, 1 + c, n).astype(np.float32))
+                got = _values(ff(x, idx))     # (first: the plain call's freed buffers hold its values)
+                want = _values(f(x, idx))
+                for g, w in zip(got, want):
+                    np.testing.assert_array_equal(g, w)
     finally:
         fj.set_thread_count(old)
 
