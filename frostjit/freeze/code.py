@@ -41,9 +41,7 @@ def code_class(code, frame=None) -> int:
         elif fn.startswith("<frostjit"):
             c = _generated_code_class(frame.f_globals if frame is not None else None)
         elif not fn.startswith("<"):
-            c = code_class_of_file(fn)
-            if c == INTERNAL and frame is not None and frame.f_globals.get("__fj_watched__") is True:
-                c = USER        # frostjit model code that reads its objects' settings: see _generated_code_class
+            c = _file_class(fn, frame.f_globals if frame is not None else None)
         elif fn.startswith(_LIBRARY_DIRS) or fn.startswith("<frozen") or "site-packages" in fn \
                 or "dist-packages" in fn:
             c = LIBRARY
@@ -65,9 +63,16 @@ def function_class(f) -> int:
     if fn.startswith("<frostjit"):
         return _generated_code_class(g)
     if not fn.startswith("<"):
-        c = code_class_of_file(fn)
-        return USER if c == INTERNAL and isinstance(g, dict) and g.get("__fj_watched__") is True else c
+        return _file_class(fn, g)
     return USER
+
+
+def _file_class(fn: str, g) -> int:
+    """The class of code from file ``fn`` run with globals ``g`` (or ``None``): the file's, except
+    that frostjit model code of a module that sets ``__fj_watched__ = True`` is the user's (it
+    reads its objects' settings: see :func:`_generated_code_class`)."""
+    c = code_class_of_file(fn)
+    return USER if c == INTERNAL and isinstance(g, dict) and g.get("__fj_watched__") is True else c
 
 
 def _generated_code_class(g) -> int:
