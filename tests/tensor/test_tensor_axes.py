@@ -132,5 +132,5 @@ def test_split_matches_numpy(shape, data):
 
 
 def test_split_errors():
-    with pytest.raises(ValueError, match="equal parts"):
+    with pytest.raises(ValueError, match="cannot be equally split into 2 parts"):
         fj.split(TensorXf(np.zeros(5, np.float32)), 2)
