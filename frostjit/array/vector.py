@@ -86,7 +86,10 @@ class VectorBase:
     def __init__(self, *args, flip_axes: bool = False):
         if flip_axes and len(args) == 1 and getattr(type(args[0]), "IsTensor", False):
             # Dr.Jit's flip_axes: the tensor's axes reversed (a (width, 3) tensor is an Array3f)
-            args = (args[0].T,)
+            # (fj.transpose, not .T: .T is Dr.Jit's 2-D-only transpose; imported here, the tensor
+            # package imports this one)
+            from ..tensor.axes import transpose
+            args = (transpose(args[0]),)
         self._c = self._components(args)
 
     @classmethod

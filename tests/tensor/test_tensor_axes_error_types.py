@@ -82,3 +82,25 @@ def test_transpose_of_valid_axes_still_permutes():
 def test_split_into_unequal_parts(cls):
     with pytest.raises(cls, match="of size 10 along axis 0 cannot be equally split into 3 parts"):
         fj.split(_t((10,)), 3)
+
+
+@pytest.mark.parametrize("cls", [TypeError, ValueError])
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3, 4)])
+def test_T_of_a_tensor_that_is_not_2d(cls, shape):
+    # Dr.Jit test_tensor test27: '.T' is only defined for 2-D tensors (TypeError); frostjit's .T
+    # reversed every axis.  fj.transpose still does.
+    t = _t(shape)
+    with pytest.raises(cls, match=r"'\.T' is only defined for 2-D tensors \(got rank"):
+        t.T
+    assert fj.transpose(t).shape == shape[::-1]
+
+
+@pytest.mark.parametrize("cls", [TypeError, ValueError])
+@pytest.mark.parametrize("shape", [(), (5,)])
+def test_mT_of_a_tensor_of_rank_below_2(cls, shape):
+    with pytest.raises(cls, match="at least 2 dimensions"):
+        _t(shape).mT
+
+
+def test_T_of_a_2d_tensor_is_its_transpose():
+    assert fj.all(_t((2, 3)).T == TensorXu([[0, 3], [1, 4], [2, 5]]), axis=None)
