@@ -16,7 +16,7 @@ import numpy as np
 from ..trace import ops
 from . import direct
 from .flat import ArrayBase, apply
-from .vector import VectorBase, componentwise, from_parts, is_plain_static
+from .vector import VectorBase, componentwise, from_parts, is_plain_static, scalar_result
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 _node1, _node2, _node3 = ops.make_unary, ops.make_binary, ops.make_ternary      # (the trace's doors)
@@ -155,8 +155,9 @@ def q_squared_norm(q):
 
 
 def q_abs(q):
-    """``|q|``: a real array."""
-    return apply("sqrt", q_squared_norm(q))
+    """``|q|``: a real array; on the scalar backend a Python float rounded to the element type,
+    as Dr.Jit's."""
+    return scalar_result(type(q), apply("sqrt", q_squared_norm(q)))
 
 
 def q_conj(q):
