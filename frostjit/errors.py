@@ -129,6 +129,14 @@ class TensorIndexTypeError(TypeError, RuntimeError):
     A ``TypeError`` as NumPy's, and a ``RuntimeError`` as Dr.Jit's ``slice_index`` raises."""
 
 
+class TensorRankError(TypeError, ValueError):
+    """A tensor view defined only for some ranks: ``t.T`` of a tensor that is not 2-D, ``t.mT``
+    of one with fewer than 2 dimensions.
+
+    A ``TypeError`` as Dr.Jit 1.5 raises ("'.T' is only defined for 2-D tensors"), and a
+    ``ValueError`` as frostjit raised before session r16."""
+
+
 class ReductionTypeError(TypeError, RuntimeError):
     """An operand a reduction is not defined for: ``sum`` of a ``Bool`` array, ``all`` of a
     ``Float``, ``count`` of a ``Float``, ``compress`` of a non-mask.

@@ -142,7 +142,7 @@ def _numpy(a) -> np.ndarray:
     number too: its real and imaginary parts, as Dr.Jit's tensor of it), a tensor's shape."""
     if isinstance(a, VectorBase) and type(a).IsComplex:
         return np.stack([np.asarray(c.numpy()) for c in a._c])
-    return np.ascontiguousarray(a.numpy())
+    return np.asarray(a.numpy(), order="C")      # (np.ascontiguousarray made a 0-d tensor 1-d)
 
 
 def _is_float(a) -> bool:

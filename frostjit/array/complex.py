@@ -19,7 +19,8 @@ from ..trace import ops
 from . import direct
 from ..errors import IncompatibleArgumentsError
 from .flat import ArrayBase, apply
-from .vector import VectorBase, apply_vector, componentwise, from_parts, is_plain_static, mixes_backends
+from .vector import (VectorBase, apply_vector, componentwise, from_parts, is_plain_static, mixes_backends,
+                     scalar_result)
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 _node1, _node2, _node3 = ops.make_unary, ops.make_binary, ops.make_ternary      # (the trace's doors)
@@ -240,8 +241,9 @@ def c_squared_norm(z):
 
 
 def c_abs(z):
-    """``|z|``: a real array (Dr.Jit: ``sqrt(fma(im, im, re * re))``)."""
-    return apply("sqrt", c_squared_norm(z))
+    """``|z|``: a real array (Dr.Jit: ``sqrt(fma(im, im, re * re))``); on the scalar backend a
+    Python float rounded to the element type, as Dr.Jit's."""
+    return scalar_result(type(z), apply("sqrt", c_squared_norm(z)))
 
 
 def c_conj(z):

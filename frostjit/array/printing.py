@@ -8,7 +8,7 @@
 * A dimension longer than ``limit`` (default 20) shows its first and last three entries around
   ``.. N skipped ..``.
 * Complex numbers and quaternions print as one entry each (``1-3j``, ``1i+2j-3k+4``; zero terms
-  left out, ``0`` when every term is zero).
+  left out, ``0`` when every term is zero; a NaN term as ``+nan`` whatever its sign, as Dr.Jit).
 
 What a type is comes from its ``__meta__`` (:mod:`.meta`), so every array family prints
 through :func:`format_array`.
@@ -44,7 +44,9 @@ def _special_entry(parts, suffixes) -> str:
     for v, suffix in zip(parts, suffixes):
         if v == 0:          # also -0.0; NaN terms are kept
             continue
-        s = format_scalar(v)
+        # (a NaN term prints as "+nan" whatever its sign bit, as Dr.Jit 1.5 prints complex
+        # numbers and quaternions: 0/0 on x86 gives a NaN with the sign bit set)
+        s = "nan" if v != v else format_scalar(v)
         if out and not s.startswith("-"):
             s = "+" + s
         out += s + suffix

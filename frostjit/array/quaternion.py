@@ -16,7 +16,7 @@ import numpy as np
 from ..trace import ops
 from . import direct
 from .flat import ArrayBase, apply
-from .vector import VectorBase, componentwise, from_parts, is_plain_static
+from .vector import VectorBase, componentwise, from_parts, is_plain_static, scalar_result
 
 _NUMBERS = (bool, int, float, np.bool_, np.integer, np.floating)
 _node1, _node2, _node3 = ops.make_unary, ops.make_binary, ops.make_ternary      # (the trace's doors)
@@ -155,8 +155,9 @@ def q_squared_norm(q):
 
 
 def q_abs(q):
-    """``|q|``: a real array."""
-    return apply("sqrt", q_squared_norm(q))
+    """``|q|``: a real array; on the scalar backend a Python float rounded to the element type,
+    as Dr.Jit's."""
+    return scalar_result(type(q), apply("sqrt", q_squared_norm(q)))
 
 
 def q_conj(q):
@@ -230,13 +231,16 @@ def q_exp(q):
 
 
 def q_log(q):
-    """``(log|q|, v/|v| acos(w/|q|))``."""
+    """``(log|q|, v/|v| acos(w/|q|))``.  For ``v = 0`` the imaginary part is the limit 0 when
+    ``w > 0``, and NaN when ``w < 0`` (a negative real number has no principal axis: Dr.Jit's
+    ``normalize(0)`` is NaN there too; 0 made ``exp(log(q))`` be ``|q|``, and ``sqrt(-4)`` 2)."""
     x, y, z, w = q._c
     sq = q_squared_norm(q)
     n = apply("sqrt", sq)
     vn = _imag_norm(q)
-    angle = apply("acos", apply("min", apply("max", w / n, -1.0), 1.0))
-    scale = apply("select", vn == 0, 0.0 * vn, angle / _nonzero(vn))
+    # ("truediv": IEEE for the scalar backend's Python floats too, log(0) has n = 0)
+    angle = apply("acos", apply("min", apply("max", apply("truediv", w, n), -1.0), 1.0))
+    scale = apply("select", vn == 0, apply("select", w < 0, math.nan, 0.0 * vn), angle / _nonzero(vn))
     return from_parts(type(q), [x * scale, y * scale, z * scale, 0.5 * apply("log", sq)])
 
 

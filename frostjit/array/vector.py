@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import (ComponentError, IncompatibleArgumentsError, IncompatibleSizesError, NotComplexError,
                       RaggedArrayError, SizeMismatchError)
 from ..schedule.evaluate import evaluate
-from ..trace.dtypes import Bool, Float32, from_numpy_dtype, promote
+from ..trace.dtypes import Bool, Float32, from_numpy_dtype, promote, round_to
 from ..trace.state import state
 from . import direct, export, registry, variables
 from .promotion import MASK_REFUSED_OPERATORS, zero_dim_operand
@@ -86,7 +86,10 @@ class VectorBase:
     def __init__(self, *args, flip_axes: bool = False):
         if flip_axes and len(args) == 1 and getattr(type(args[0]), "IsTensor", False):
             # Dr.Jit's flip_axes: the tensor's axes reversed (a (width, 3) tensor is an Array3f)
-            args = (args[0].T,)
+            # (fj.transpose, not .T: .T is Dr.Jit's 2-D-only transpose; imported here, the tensor
+            # package imports this one)
+            from ..tensor.axes import transpose
+            args = (transpose(args[0]),)
         self._c = self._components(args)
 
     @classmethod
@@ -896,6 +899,14 @@ def from_parts(like: type, parts) -> VectorBase:
     if cls is None:
         raise TypeError(f"frostjit: no {like._family} type of {elem.__name__} (from {like.__name__})")
     return cls._from_components([_component(elem, p) for p in parts])     # (copies: no aliasing)
+
+
+def scalar_result(like: type, value):
+    """``value``, a Python ``float`` computed in double precision from the components of a
+    scalar-backend ``like`` (a ``Complex2f``, a ``Quaternion4f16``), rounded to ``like``'s element
+    type, as Dr.Jit's C++ computes it in that type (``abs(Complex2f(1, 2))`` is the float32
+    2.2360680103302, not sqrt(5)); a 1-D array (the JIT backends' component) as it is."""
+    return round_to(like._elem._vt, value) if isinstance(value, float) else value
 
 
 def is_plain_static(v, n: int) -> bool:

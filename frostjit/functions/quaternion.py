@@ -15,7 +15,7 @@ from ..array.complex import ComplexBase, c_arg, c_conj
 from ..array.flat import ArrayBase, apply
 from ..array.matrix import MatrixBase, _is_square
 from ..array.quaternion import QuaternionBase, q_conj
-from ..array.vector import VectorBase, _copy, component_class
+from ..array.vector import VectorBase, _copy, component_class, scalar_result
 from .geometry import cross, normalize
 from .math import atan2, clip, copysign, cos, fma, lerp, select, sin, sqrt
 from .math import asin as _asin
@@ -157,8 +157,10 @@ def quat_to_euler(q):
     """
     _require_quaternion("quat_to_euler", q)
     x, y, z, w = q._c
-    # (sin(pitch) with one rounding, as Dr.Jit: near the lock the last bit decides)
-    sinp = clip(2 * fma(w, y, -(z * x)), -1.0, 1.0)
+    # (sin(pitch) with one rounding, as Dr.Jit: near the lock the last bit decides; on the
+    # scalar backend the double-precision value rounded to the element type, as Dr.Jit's C++
+    # computes it, or a value within 5e-8 of 1 in double would flip the lock decision)
+    sinp = scalar_result(type(q), clip(2 * fma(w, y, -(z * x)), -1.0, 1.0))
     lock = abs(sinp) > (1.0 - 5e-8)
     yy = y * y
     roll = select(lock, 2 * atan2(x, w), atan2(2 * fma(w, x, y * z), 1 - 2 * fma(x, x, yy)))

@@ -24,6 +24,7 @@ from ..functions.reduce import max as fj_max
 from ..functions.sorting import argsort
 from ..trace import ops
 from ..trace.dtypes import Bool, Float16, Float32, Float64, Int32, UInt32, UInt64
+from ..trace.state import JitBackend
 from ..array import registry
 from ._types import new_handle, philox_class
 from .rejection import generator_loop
@@ -172,7 +173,10 @@ class Philox4x32Generator(Generator):
         self._symbolic = bool(symbolic)
 
     def __repr__(self) -> str:
-        return f"Philox4x32Generator(symbolic={self._symbolic})"
+        """Dr.Jit's form, ``Philox4x32Generator[seed=3, counter=2]`` (lane 0 of an array seed or
+        counter: reading it evaluates the array)."""
+        seed, counter = (v if isinstance(v, numbers.Integral) else int(v[0]) for v in (self._seed, self._counter))
+        return f"Philox4x32Generator[seed={seed}, counter={counter}]"
 
     # -- freeze protocol: 'symbolic' is a Python value of the key --------------------------------
     def __fj_traverse__(self) -> dict:
@@ -213,8 +217,16 @@ class Philox4x32Generator(Generator):
         counter = counter if type(counter) is u32 else u32(counter & 0xFFFFFFFF if _is_int(counter) else counter)
         if not self._symbolic:
             make_opaque(seed, counter)
-        self._seed, self._counter = seed, counter
+        if isinstance(backend, JitBackend):       # (not the scalar backend's arrays)
+            self._seed, self._counter = seed, counter
         return seed, counter
+
+    def _keep_counter(self, counter) -> None:
+        """Store the counter after a draw.  The scalar backend's is kept as a Python int and its
+        seed as it was (as Dr.Jit keeps a scalar draw's), so a later draw of a JIT type converts
+        them to that backend's arrays (a scalar ``ArrayXu`` stored there made it raise)."""
+        scalar = is_flat(counter) and not isinstance(counter._backend, JitBackend)
+        self._counter = int(counter[0]) if scalar else counter
 
     @staticmethod
     def _next_counter(counter):
@@ -256,6 +268,15 @@ class Philox4x32Generator(Generator):
             leaf = registry.array_type(dtype._leaf, None, "dynamic")      # the scalar ArrayXf of its type
             n, width = math.prod(dims), 1
             build = lambda leaves: _nest(dtype, dims, [v[0] for v in leaves])     # noqa: E731
+        elif dtype is float and kinds[0].is_float:
+            # Dr.Jit 1.5: one Python float, lane 0 of a Float64 draw (the scalar backend's);
+            # 'shape' is an int or a 1-tuple and does not change the number drawn
+            if isinstance(shape, (tuple, list)) and len(shape) > 1:
+                raise ShapeMismatchError(f"{who}: shape {tuple(shape)!r} for dtype float: could not construct output: "
+                                         "the provided \"shape\" and \"dtype\" parameters are incompatible.")
+            leaf = registry.array_type(registry.flat_type(JitBackend.Invalid, Float64), None, "dynamic")
+            n, width = 1, 1
+            build = lambda leaves: float(leaves[0][0])     # noqa: E731
         elif isinstance(dtype, type) and issubclass(dtype, ArrayBase):
             leaf, n = dtype, 1
             if isinstance(shape, tuple):
@@ -320,7 +341,7 @@ class Philox4x32Generator(Generator):
             _, counter = self._state(leaf._backend, who)
             for _ in range(-(-n // (2 if leaf._vt is Float64 else 4))):
                 counter = self._next_counter(counter)
-            self._counter = counter
+            self._keep_counter(counter)
             out = build([leaf() for _ in range(n)])
             return out if transform is None else transform(out)
         backend = leaf._backend
@@ -336,7 +357,7 @@ class Philox4x32Generator(Generator):
                     block = list(p.next_float64x2_normal() if double else p.next_float32x4_normal())
                 pool = list(block)
             values.append(pool.pop())      # Dr.Jit takes a block's outputs from the last one down
-        self._counter = counter()
+        self._keep_counter(counter())
         # (Float16: the Float32 variates rounded, as Dr.Jit 1.5 draws them; measured bit for bit)
         values = [v if type(v) is leaf else leaf(v) for v in values]
         out = build(values)
@@ -373,13 +394,13 @@ class Philox4x32Generator(Generator):
         if type(width) is int and width == 0:
             # no lane draws (see _sample); the counter moves past the one block a draw takes
             _, counter = self._state(backend, who)
-            self._counter = self._next_counter(counter)
+            self._keep_counter(self._next_counter(counter))
             return leaf()
         next_block, counter = self._blocks(backend, width, who)
 
         m = u64(next_block()._block(True)[3]) * bound      # Lemire: the high word is the value
         if _is_int(threshold) and threshold == 0:
-            self._counter = counter()
+            self._keep_counter(counter())
         else:
             # Dr.Jit's rejection loop: a lane-shaped round count ``i`` picks the block of counter
             # ``base + i``, so a lane redraws from its own next block and the generator's counter
@@ -392,7 +413,7 @@ class Philox4x32Generator(Generator):
             def body(m, i):
                 return u64(next_block(base + i)._block(True)[3]) * bound, i + 1
             m, rounds = generator_loop((m, u32(0)), cond, body, who, True)
-            self._counter = base + fj_max(rounds)
+            self._keep_counter(base + fj_max(rounds))
         result = u32(m >> 32)
         return reinterpret_array(leaf, result + offset)
 

@@ -94,7 +94,11 @@ class ScalarArray:
         """A NumPy array of shape :attr:`shape` (a complex number: a 0-d complex array)."""
         a = self._static_numpy()
         if type(self).IsComplex:
-            return np.asarray(a[..., 0] + 1j * a[..., 1]).astype(np.result_type(a.dtype, np.complex64))
+            # (parts set one by one: re + 1j * im makes the real part NaN for an infinite or
+            # NaN imaginary part, 1j * inf being nan + inf j)
+            out = np.empty(a.shape[:-1], dtype=np.result_type(a.dtype, np.complex64))
+            out.real, out.imag = a[..., 0], a[..., 1]
+            return out
         return a
 
     @property

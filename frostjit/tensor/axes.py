@@ -59,6 +59,18 @@ def as_tensor(x, who: str):
     raise TypeError(f"{who}: expected a tensor (or a 1-D array), got {type(x).__name__}")
 
 
+def tensor_input(x, who: str):
+    """``x`` if it is a tensor; Dr.Jit's ``TypeError`` ("expected a tensor input") otherwise.
+
+    For the axis rearrangements Dr.Jit 1.5 defines only on tensors (``transpose``, ``swapaxes``,
+    ``moveaxis``, ``squeeze``, ``expand_dims``, ``split``): a 1-D array is refused there, not
+    taken as a tensor of shape ``(n,)`` (which would, e.g., make ``squeeze`` of a 1-D array
+    silently return a tensor where Dr.Jit code expects the error)."""
+    if isinstance(x, TensorBase):
+        return x
+    raise TypeError(f"{who}: expected a tensor input (got {type(x).__module__}.{type(x).__qualname__}).")
+
+
 def _with_shape(t, shape: tuple):
     return type(t)._from_array(handle(t._array), shape)
 
@@ -269,20 +281,25 @@ def transpose(value, axes=None):
     A matrix or square static array (``Matrix4f``, ``Array33f``) is transposed lane by lane
     (:func:`frostjit.array.matrix.transpose`; ``axes`` must be ``None``)."""
     who = "transpose()"
-    if isinstance(value, VectorBase):
+    if static_matrix._is_square(value):
         if axes is not None:
             raise TypeError(f"{who}: 'axes' applies to tensors; a {type(value).__name__} is transposed whole")
         return static_matrix.transpose(value)
-    t = as_tensor(value, who)
+    t = tensor_input(value, who)
     shape = t.shape
     nd = len(shape)
     if axes is None:
         perm = tuple(range(nd - 1, -1, -1))
     else:
-        perm = normalize_axes(axes, nd, who) if nd else tuple(axes)
+        perm = tuple(axes)
+        if len(perm) != nd:
+            raise AxisError(f"{who}: 'axes' must have length {nd} (got {len(perm)}): axes {perm!r} for "
+                            f"shape {shape}")
+        perm = tuple(normalize_axis(a, nd, who) for a in perm)
         if sorted(perm) != list(range(nd)):
-            raise ValueError(f"{who}: axes {tuple(axes)!r} are not a permutation of the {nd} axes of "
-                             f"shape {shape}")
+            # (the length is ndim and each axis in range: not a permutation means a repeat)
+            raise AxisError(f"{who}: 'axes' must be a permutation of (0, 1, ..., {nd - 1}): repeated axis "
+                            f"in {tuple(axes)!r}")
     if perm == tuple(range(nd)):
         return _with_shape(t, shape)
     st = c_strides(shape)
@@ -295,7 +312,7 @@ def moveaxis(value, source, destination):
     """Move axes ``source`` to positions ``destination`` (ints or sequences of ints of one
     length); the other axes keep their order (NumPy's ``moveaxis``)."""
     who = "moveaxis()"
-    t = as_tensor(value, who)
+    t = tensor_input(value, who)
     nd = t.ndim
     src = normalize_axes(source, nd, who)
     dst = normalize_axes(destination, nd, who)
@@ -311,7 +328,7 @@ def moveaxis(value, source, destination):
 def swapaxes(value, axis1: int, axis2: int):
     """Exchange two axes (negative axes count from the end)."""
     who = "swapaxes()"
-    t = as_tensor(value, who)
+    t = tensor_input(value, who)
     nd = t.ndim
     a, b = normalize_axis(axis1, nd, who, "axis1"), normalize_axis(axis2, nd, who, "axis2")
     perm = list(range(nd))
@@ -323,7 +340,7 @@ def squeeze(value, axis=None):
     """Remove axes of length one: all of them (``axis=None``) or those given (``ValueError``
     if one of them is longer)."""
     who = "squeeze()"
-    t = as_tensor(value, who)
+    t = tensor_input(value, who)
     shape = t.shape
     if axis is None:
         keep = [d for d in shape if d != 1]
@@ -342,7 +359,7 @@ def expand_dims(value, axis):
     """Insert axes of length one at the positions ``axis`` of the result (an int or a tuple;
     negative positions count from the end of the result)."""
     who = "expand_dims()"
-    t = as_tensor(value, who)
+    t = tensor_input(value, who)
     shape = t.shape
     items = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     nd = len(shape) + len(items)

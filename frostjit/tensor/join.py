@@ -14,7 +14,7 @@ from ..functions.creation import arange
 from ..functions.evaluation import width
 from ..functions.math import select
 from ..functions.memory import evaluate_together, gather
-from .axes import as_tensor, expand_dims, normalize_axis
+from .axes import as_tensor, expand_dims, normalize_axis, tensor_input
 from .base import TensorBase, handle, size_of
 from .view import c_strides, index_type, strided
 
@@ -140,7 +140,7 @@ def split(value, indices_or_sections, axis=0) -> list:
     multiple of ``N``) or before the given positions (a sequence: ``[:i], [i:j], [j:]``).
     Returns a list of tensors (strided views)."""
     who = "split()"
-    t = as_tensor(value, who)
+    t = tensor_input(value, who)
     shape = t.shape
     k = normalize_axis(axis, len(shape), who)
     n = shape[k]
@@ -151,7 +151,8 @@ def split(value, indices_or_sections, axis=0) -> list:
         if parts <= 0:
             raise ValueError(f"{who}: the number of sections must be > 0, got {parts}")
         if n % parts:
-            raise ValueError(f"{who}: axis {k} of length {n} does not split into {parts} equal parts")
+            raise ShapeMismatchError(f"{who}: tensor of size {n} along axis {k} cannot be equally split into "
+                                     f"{parts} parts (use array_split() for unequal splits)")
         cuts = [n // parts * i for i in range(1, parts)]
     bounds = [0] + cuts + [n]
     st = c_strides(shape)

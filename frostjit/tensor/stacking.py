@@ -17,7 +17,7 @@ from ..functions.evaluation import width
 from ..functions.math import clip, floor, minimum
 from ..trace.dtypes import UInt32
 from . import registry
-from .axes import as_tensor, normalize_axis, reshape
+from .axes import as_tensor, normalize_axis, reshape, tensor_input
 from .base import TensorBase, size_of
 from .join import concat, split
 
@@ -92,8 +92,7 @@ def array_split(value, sections, axis=0) -> list:
         For a 1-D array (as Dr.Jit: pass a tensor).
     """
     who = "array_split()"
-    if not isinstance(value, TensorBase):
-        raise TypeError(f"{who}: expected a tensor, got {type(value).__name__}")
+    tensor_input(value, who)
     parts = operator.index(sections)
     if parts <= 0:
         raise ValueError(f"{who}: the number of sections must be > 0, got {parts}")

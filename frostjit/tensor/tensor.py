@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ..ad import api as ad
 from ..array.flat import apply, refusing_operator
+from ..errors import TensorRankError
 from ..array.promotion import REFUSABLE_OPERATORS
 from ..functions.evaluation import width
 from ..functions.memory import gather
@@ -165,14 +166,25 @@ class Tensor(TensorBase):
     # -- views of the axes ------------------------------------------------------------
     @property
     def T(self):
-        """The tensor with its axes reversed (:func:`frostjit.transpose`)."""
+        """The transpose of a 2-D tensor (Dr.Jit 1.5's ``.T``; :func:`frostjit.transpose`
+        reverses the axes of any tensor, ``.mT`` swaps the last two).
+
+        Raises
+        ------
+        TensorRankError
+            (a ``TypeError``, as Dr.Jit) for a tensor that is not 2-D."""
+        if self.ndim != 2:
+            raise TensorRankError(f"{type(self).__name__}.T: '.T' is only defined for 2-D tensors (got rank "
+                                  f"{self.ndim}, shape {self.shape}). For higher-rank tensors, use '.mT' to "
+                                  "transpose the last two dimensions, or frostjit.transpose() to reverse all axes.")
         return transpose(self)
 
     @property
     def mT(self):
         """The tensor with its last two axes swapped (a batch of transposed matrices)."""
         if self.ndim < 2:
-            raise ValueError(f"{type(self).__name__}.mT: needs at least 2 dimensions, got shape {self.shape}")
+            raise TensorRankError(f"{type(self).__name__}.mT: '.mT' requires at least 2 dimensions (got rank "
+                                  f"{self.ndim}, shape {self.shape})")
         return swapaxes(self, -1, -2)
 
     @property

@@ -370,3 +370,39 @@ def test_wrap_ad_is_the_deprecated_name():
         return x
     with pytest.warns(DeprecationWarning, match="wrap_ad"):
         assert fj.wrap_ad("frostjit", "frostjit")(f) is f
+
+
+@pytest.mark.parametrize("target,jit", TARGETS)
+def test_a_0d_tensor_crosses_as_a_0d_tensor(target, jit):
+    # (session r16: a 0-d frostjit tensor reached torch/JAX as shape (1,), so the result came back
+    # 1-D; Dr.Jit 1.5 keeps shape () both ways: checked side by side)
+    seen = []
+
+    @_target(target, jit)
+    def f(x):
+        seen.append(tuple(x.shape))
+        return x * 3
+
+    x = TensorXf(2.0)
+    fj.enable_grad(x)
+    y = f(x)
+    assert seen[-1] == () and type(y) is TensorXf and y.shape == ()
+    fj.backward(y)
+    assert x.grad.shape == () and float(x.grad.numpy()) == 3.0
+
+
+def test_a_0d_result_reaches_torch_as_a_0d_tensor():
+    torch = pytest.importorskip("torch")
+    seen = []
+
+    @fj.wrap("torch", "frostjit")
+    def f(x):
+        seen.append(x.shape)
+        return fj.sum(x * x)                # (a 1-D tensor's sum: a 0-d tensor, as Dr.Jit)
+
+    for a in (torch.tensor([1.0, 2.0, 3.0], requires_grad=True), torch.tensor(3.0, requires_grad=True)):
+        y = f(a)
+        assert y.shape == torch.Size([])    # (was [1])
+        y.backward()
+        np.testing.assert_allclose(a.grad.numpy(), 2 * a.detach().numpy())
+    assert seen == [(3,), ()]

@@ -140,3 +140,22 @@ def test_real_base_to_a_quaternion_power_and_real_quaternions_on_the_scalar_back
     assert np.asarray(fj.log(scalar.Quaternion4f(0, 0, 0, 2))).tolist() == pytest.approx([0, 0, 0, np.log(2)])
     assert np.asarray(fj.sqrt(scalar.Quaternion4f(0, 0, 0, 4))).tolist() == pytest.approx([0, 0, 0, 2])
     assert np.asarray(fj.exp(scalar.Quaternion4f(0, 0, 0, 1))).tolist() == pytest.approx([0, 0, 0, np.e])
+
+
+@pytest.mark.parametrize("mod", ["llvm", "scalar"])
+def test_log_and_sqrt_of_a_negative_real_quaternion_are_nan_as_in_drjit(mod):
+    # (session r16: log(-1) was 0 and sqrt(-4) was 2, so exp(log(q)) was |q|; a negative real
+    # quaternion has no principal axis and Dr.Jit 1.5 gives NaN imaginary parts there.  log(0)
+    # raised ZeroDivisionError on the scalar backend; it is -inf, as Dr.Jit's real part.)
+    Q = getattr(fj, mod).Quaternion4f
+    lg = np.asarray(fj.log(Q(0, 0, 0, -1))).ravel()
+    assert np.isnan(lg[:3]).all() and lg[3] == 0
+    assert np.isnan(np.asarray(fj.sqrt(Q(0, 0, 0, -4))).ravel()[:3]).all()
+    assert np.asarray(fj.log(Q(0, 0, 0, 0))).ravel()[3] == -np.inf
+    # positive real quaternions keep the limit (Dr.Jit: NaN imaginary parts; docs/types.md)
+    np.testing.assert_allclose(np.asarray(fj.log(Q(0, 0, 0, 2))).ravel(), [0, 0, 0, np.log(2)], rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(fj.sqrt(Q(0, 0, 0, 4))).ravel(), [0, 0, 0, 2], rtol=1e-6)
+    # a lane with an imaginary part beside it is unchanged
+    q = T.Quaternion4f(T.Float(0, 1), 0, 0, T.Float(-1, -1)) if mod == "llvm" else Q(1, 0, 0, -1)
+    got = np.asarray(fj.log(q)).reshape(4, -1)[:, -1]
+    np.testing.assert_allclose(got, [0.75 * np.pi, 0, 0, 0.5 * np.log(2)], rtol=1e-6)
