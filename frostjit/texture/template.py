@@ -11,10 +11,10 @@ lookups make the same nodes from their own inputs through the same constructors
 
 A template applies only where the graph cannot depend on anything but the key
 (:func:`key`): every input an evaluated array (``data`` node) without a derivative, no frozen
-function recording, no pending scatters, the same JIT flags and backend; anything else takes
-the traced path.  A recording is checked when made: its replay on the recording's own inputs must
-give the traced graph node for node (operations, types, sizes, parameters, sharing), or the
-configuration is marked as traced every time.  ``ENABLED = False`` turns templates off (the
+function recording, no pending scatters, the same JIT flags, kind of backend and way of
+reading texel pairs; anything else takes the traced path.  A recording is checked when made:
+its replay on the recording's own inputs must give the traced graph node for node (operations,
+types, sizes, parameters, sharing), or the configuration is marked as traced every time.  ``ENABLED = False`` turns templates off (the
 tests compare both paths).
 """
 from __future__ import annotations
@@ -91,8 +91,9 @@ def key(what: str, config: tuple, arrays: list, active):
             return None
         kinds.append((type(active), n == 1))
     backend = current_backend()
-    # (the backend's pair_gathers decides how a row's texels are read: texture._pairs_pay)
-    return (what, config, tuple(kinds), state.flags, backend, getattr(backend, "pair_gathers", False))
+    # (the backend's type, not the object: a key must not keep a replaced backend's thread pool
+    # alive; its pair_gathers decides how a row's texels are read, texture._pairs_pay)
+    return (what, config, tuple(kinds), state.flags, type(backend), getattr(backend, "pair_gathers", False))
 
 
 def inputs(arrays: list, active) -> list[Node]:
