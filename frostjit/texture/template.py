@@ -11,17 +11,18 @@ lookups make the same nodes from their own inputs through the same constructors
 
 A template applies only where the graph cannot depend on anything but the key
 (:func:`key`): every input an evaluated array (``data`` node) without a derivative, no frozen
-function recording, no pending scatters, the same JIT flags, kind of backend and way of
-reading texel pairs; anything else takes the traced path.  A recording is checked when made:
-its replay on the recording's own inputs must give the traced graph node for node (operations,
-types, sizes, parameters, sharing), or the configuration is marked as traced every time.  ``ENABLED = False`` turns templates off (the
-tests compare both paths).
+function recording, no loop body, branch or call target being traced (their gathers take the
+scope's mask), no pending scatters, the same JIT flags, kind of backend and way of reading
+texel pairs; anything else takes the traced path.  A recording is checked when made: its replay
+on the recording's own inputs must give the traced graph node for node (operations, types,
+sizes, parameters, sharing), or the configuration is marked as traced every time.
+``ENABLED = False`` turns templates off (the tests compare both paths).
 """
 from __future__ import annotations
 
 from ..array.flat import ArrayBase
 from ..backend import current_backend
-from ..trace import ops
+from ..trace import masks, ops
 from ..trace.node import Node
 from ..trace.state import state
 
@@ -68,7 +69,8 @@ def key(what: str, config: tuple, arrays: list, active):
     input arrays (the positions, then the texels' array), ``active`` True or a 1-D Bool array.
     Every input must be an evaluated array (a ``data`` node) without a derivative, and the
     positions and the mask of one size (or 1; other sizes take the traced path, which raises)."""
-    if not ENABLED or state.recorder is not None or state.dirty:
+    if not ENABLED or state.recorder is not None or state.dirty or masks.in_scope():
+        # (in a loop body, a branch or a call target a gather takes the scope's mask too)
         return None
     kinds = []
     lanes = 1

@@ -181,3 +181,25 @@ def test_a_template_whose_graph_differs_is_caught(made):
     k = next(j for j, s in enumerate(t.steps) if s[1] == "mul")
     t.steps[k] = (t.steps[k][0], "add") + t.steps[k][2:]
     assert not template._same_graph(t, leaves, out)
+
+
+@pytest.mark.parametrize("mode", ["symbolic", "evaluated"])
+def test_lookups_in_loops_and_branches_are_traced(made, mode):
+    """A loop body or branch masks its gathers (retired lanes read nothing): its lookups trace,
+    never record (the scope's mask would be in the graph) nor use a template."""
+    tex = _texture(2, (5, 4), 1, WrapMode.Clamp, FilterMode.Linear)
+    pos = _positions(2, 9, 1)
+    fj.eval(tex.eval(pos))                  # recorded outside any scope
+    tex.eval(pos)
+    assert len(made) == 1
+    templates = dict(template._templates)
+
+    def run():
+        def body(i, acc):
+            return i + 1, acc + tex.eval(pos)[0] * AD.Float(i)
+        i, acc = fj.while_loop((AD.UInt(np.arange(9) % 3), AD.Float(np.zeros(9, np.float32))),
+                               lambda i, acc: i < 3, body, mode=mode)
+        y = fj.if_stmt((acc,), acc > 1, lambda a: (a + tex.eval(pos)[0],), lambda a: (a,), mode=mode)[0]
+        return _bits([acc, y])
+    assert run() == _traced(run)
+    assert len(made) == 1 and template._templates == templates
