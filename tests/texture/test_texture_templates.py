@@ -203,3 +203,18 @@ def test_lookups_in_loops_and_branches_are_traced(made, mode):
         return _bits([acc, y])
     assert run() == _traced(run)
     assert len(made) == 1 and template._templates == templates
+
+
+def test_a_lookup_after_a_scatter_into_its_inputs_reads_the_new_values(made):
+    tex = _texture(2, (5, 4), 1, WrapMode.Clamp, FilterMode.Linear)
+    pos = _positions(2, 9, 1)
+    fj.eval(tex.eval(pos))
+    tex.eval(pos)
+    assert len(made) == 1
+    for target in ("x", "texels"):
+        arr = pos.x if target == "x" else tex.tensor().array
+        fj.scatter(arr, AD.Float([0.3, 0.7]), AD.UInt([0, 3]))      # pending until read
+        got = _bits(tex.eval(pos))
+        assert got == _bits(_traced(lambda: tex.eval(pos)))
+        want = tex.eval(AD.Array2f(AD.Float(pos.x.numpy()), AD.Float(pos.y.numpy())))
+        assert got == _bits(want)
