@@ -67,8 +67,9 @@ class Template:
 def key(what: str, config: tuple, arrays: list, active):
     """The template key of a lookup, or None where no template may apply: ``arrays`` the 1-D
     input arrays (the positions, then the texels' array), ``active`` True or a 1-D Bool array.
-    Every input must be an evaluated array (a ``data`` node) without a derivative, and the
-    positions and the mask of one size (or 1; other sizes take the traced path, which raises)."""
+    Every input must be an evaluated array (a ``data`` node) without a derivative, each a node
+    of its own, and the positions and the mask of one size (or 1; other sizes take the traced
+    path, which raises)."""
     if not ENABLED or state.recorder is not None or state.dirty or masks.in_scope():
         # (in a loop body, a branch or a call target a gather takes the scope's mask too)
         return None
@@ -92,6 +93,9 @@ def key(what: str, config: tuple, arrays: list, active):
         if n != 1 and lanes != 1 and n != lanes:
             return None
         kinds.append((type(active), n == 1))
+    nodes = [a._node for a in arrays]
+    if len(set(map(id, nodes))) != len(nodes):
+        return None         # (one array as two inputs: the graph would read it for both later)
     backend = current_backend()
     # (the backend's type, not the object: a key must not keep a replaced backend's thread pool
     # alive; its pair_gathers decides how a row's texels are read, texture._pairs_pay)

@@ -218,3 +218,19 @@ def test_a_lookup_after_a_scatter_into_its_inputs_reads_the_new_values(made):
         assert got == _bits(_traced(lambda: tex.eval(pos)))
         want = tex.eval(AD.Array2f(AD.Float(pos.x.numpy()), AD.Float(pos.y.numpy())))
         assert got == _bits(want)
+
+
+def test_one_array_as_two_inputs_is_traced(made):
+    """The same array as x and y (or as positions and texels) is one node: a graph recorded so
+    would read it for both inputs of a later lookup with two arrays."""
+    tex = _texture(2, (5, 4), 1, WrapMode.Clamp, FilterMode.Linear)
+    a = _positions(1, 20, 1)
+    fj.eval(tex.eval(AD.Array2f(a, a)))
+    tex.eval(AD.Array2f(a, a))
+    pos = _positions(2, 20, 2)
+    assert _bits(tex.eval(pos)) == _bits(_traced(lambda: tex.eval(pos)))
+    flat = _texture(1, (20,), 1, WrapMode.Clamp, FilterMode.Linear)
+    texels = flat.tensor().array
+    fj.eval(flat.eval(texels))                  # the texels as positions
+    b = _positions(1, 20, 3)
+    assert _bits(flat.eval(b)) == _bits(_traced(lambda: flat.eval(b)))
