@@ -129,8 +129,8 @@ def record(k, leaves: list[Node], results: list) -> None:
 
 def _capture(leaves: list[Node], results: list) -> Template | None:
     """The :class:`Template` of ``results`` over ``leaves``, or None where the graph holds
-    anything a template does not reproduce (another evaluated array, a symbolic size, a
-    derivative, a non-array result)."""
+    anything a template does not reproduce (another evaluated array, a literal of more than one
+    lane, a symbolic size, a derivative, a non-array result)."""
     for r in results:
         if not isinstance(r, ArrayBase) or r._ad is not None:
             return None
@@ -145,6 +145,8 @@ def _capture(leaves: list[Node], results: list) -> Template | None:
         if n.sym is not None:
             return None
         if n.op == "literal":
+            if n.size != 1:
+                return None         # (a literal of the lookup's width: later lookups may have another)
             slot[id(n)] = -1 - len(literals)        # renumbered below, after the inputs
             literals.append(n)
             continue
