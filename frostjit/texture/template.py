@@ -20,6 +20,8 @@ sizes, parameters, sharing), or the configuration is marked as traced every time
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from ..array.flat import ArrayBase
 from ..backend import current_backend
 from ..trace import masks, ops
@@ -32,14 +34,37 @@ CAPACITY = 256
 TRACED = "traced"       # a configuration whose graph did not pass the check: traced every time
 _templates: dict = {}
 
-_BINARY, _TERNARY, _OTHER = 0, 1, 2
+_BINARY, _TERNARY, _OTHER = 0, 1, 2        # Step.kind: which constructor makes the node
+
+
+class Key(NamedTuple):
+    """What a lookup's graph depends on (:func:`key`)."""
+
+    what: str               # the lookup ("eval")
+    config: tuple           # the texture's (Texture._config)
+    inputs: tuple           # per input array: (its type, whether it has one element)
+    flags: int              # the JIT flags (state.flags)
+    backend: type           # the backend's type
+    pair_gathers: bool      # the backend reads a row's texels in pairs
+
+
+class Step(NamedTuple):
+    """One node of a :class:`Template`: ``op``/``vt``/``value`` as the node's, its operands and
+    (``extra_slot``) its ``extra`` as slots."""
+
+    kind: int               # _BINARY (make_binary), _TERNARY (make_ternary) or _OTHER (make)
+    op: str
+    vt: object
+    args: tuple             # operand slots
+    value: object
+    extra: object           # a slot where extra_slot, else the node's extra itself
+    extra_slot: bool
 
 
 class Template:
-    """A recorded graph: ``steps`` make its nodes in order into slots after the inputs'
-    (``(kind, op, vt, operand slots, value, extra, whether extra is a slot)`` each; literal
-    operands sit in ``literals``, the slots after the inputs), ``outputs`` the slots of the
-    results and their array classes."""
+    """A recorded graph: ``steps`` (:class:`Step`) make its nodes in order into slots after the
+    inputs' (literal operands sit in ``literals``, the slots after the inputs), ``outputs`` the
+    slots of the results and their array classes."""
 
     __slots__ = ("n_inputs", "literals", "steps", "outputs")
 
@@ -64,7 +89,7 @@ class Template:
         return [cls._from_node(n) for n, (_, cls) in zip(self.make(inputs), self.outputs)]
 
 
-def key(what: str, config: tuple, arrays: list, active):
+def key(what: str, config: tuple, arrays: list, active) -> Key | None:
     """The template key of a lookup, or None where no template may apply: ``arrays`` the 1-D
     input arrays (the positions, then the texels' array), ``active`` True or a 1-D Bool array.
     Every input must be an evaluated array (a ``data`` node) without a derivative, each a node
@@ -99,7 +124,7 @@ def key(what: str, config: tuple, arrays: list, active):
     backend = current_backend()
     # (the backend's type, not the object: a key must not keep a replaced backend's thread pool
     # alive; its pair_gathers decides how a row's texels are read, texture._pairs_pay)
-    return (what, config, tuple(kinds), state.flags, type(backend), getattr(backend, "pair_gathers", False))
+    return Key(what, config, tuple(kinds), state.flags, type(backend), getattr(backend, "pair_gathers", False))
 
 
 def inputs(arrays: list, active) -> list[Node]:
@@ -173,8 +198,8 @@ def _capture(leaves: list[Node], results: list) -> Template | None:
     for n, operands, extra in order:
         kind = _BINARY if n.a1 is not None else _TERNARY if (
             len(n.a0) == 3 and n.value is None and n.extra is None) else _OTHER
-        steps.append((kind, n.op, n.vt, tuple(at(m) for m in operands), n.value,
-                      at(extra) if extra is not None else n.extra, extra is not None))
+        steps.append(Step(kind, n.op, n.vt, tuple(at(m) for m in operands), n.value,
+                          at(extra) if extra is not None else n.extra, extra is not None))
     outputs = [(at(r._node), type(r)) for r in results]
     return Template(base, literals, steps, outputs)
 

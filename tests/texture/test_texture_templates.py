@@ -181,8 +181,8 @@ def test_a_template_whose_graph_differs_is_caught(made):
     leaves = [pos.x._node, pos.y._node, tex.tensor().array._node]
     t = template._capture(leaves, out)
     assert template._same_graph(t, leaves, out)
-    k = next(j for j, s in enumerate(t.steps) if s[1] == "mul")
-    t.steps[k] = (t.steps[k][0], "add") + t.steps[k][2:]
+    k = next(j for j, s in enumerate(t.steps) if s.op == "mul")
+    t.steps[k] = t.steps[k]._replace(op="add")
     assert not template._same_graph(t, leaves, out)
 
 
