@@ -58,6 +58,17 @@ def _positions(D, n, seed, cls=AD.Float):
     return getattr(AD, f"Array{D}{'f64' if cls is AD.Float64 else 'f'}")(*comps) if D > 1 else comps[0]
 
 
+def _recorded(made):
+    """A bilinear Clamp texture and evaluated positions whose lookup is recorded and then made once
+    from its template."""
+    tex = _texture(2, (5, 4), 1, WrapMode.Clamp, FilterMode.Linear)
+    pos = _positions(2, 9, 1)
+    fj.eval(tex.eval(pos))
+    tex.eval(pos)
+    assert len(made) == 1
+    return tex, pos
+
+
 @st.composite
 def configs(draw):
     D = draw(st.integers(1, 3))
@@ -120,11 +131,7 @@ def test_every_part_of_the_configuration_keys_a_template(made):
 
 
 def test_lookups_a_template_must_not_serve_are_traced(made):
-    tex = _texture(2, (5, 4), 1, WrapMode.Clamp, FilterMode.Linear)
-    pos = _positions(2, 9, 1)
-    fj.eval(tex.eval(pos))
-    tex.eval(pos)
-    assert len(made) == 1
+    tex, pos = _recorded(made)
     # numbers, pending positions and a literal mask are not evaluated arrays
     for p, a in (((0.25, 0.75), True), (AD.Array2f(pos.x * 1, pos.y), True), (pos, AD.Bool(True))):
         assert _bits(tex.eval(p, a)) == _bits(_traced(lambda: tex.eval(p, a)))
@@ -190,11 +197,7 @@ def test_a_template_whose_graph_differs_is_caught(made):
 def test_lookups_in_loops_and_branches_are_traced(made, mode):
     """A loop body or branch masks its gathers (retired lanes read nothing): its lookups trace,
     never record (the scope's mask would be in the graph) nor use a template."""
-    tex = _texture(2, (5, 4), 1, WrapMode.Clamp, FilterMode.Linear)
-    pos = _positions(2, 9, 1)
-    fj.eval(tex.eval(pos))                  # recorded outside any scope
-    tex.eval(pos)
-    assert len(made) == 1
+    tex, pos = _recorded(made)              # recorded outside any scope
     templates = dict(template._templates)
 
     def run():
@@ -209,11 +212,7 @@ def test_lookups_in_loops_and_branches_are_traced(made, mode):
 
 
 def test_a_lookup_after_a_scatter_into_its_inputs_reads_the_new_values(made):
-    tex = _texture(2, (5, 4), 1, WrapMode.Clamp, FilterMode.Linear)
-    pos = _positions(2, 9, 1)
-    fj.eval(tex.eval(pos))
-    tex.eval(pos)
-    assert len(made) == 1
+    tex, pos = _recorded(made)
     for target in ("x", "texels"):
         arr = pos.x if target == "x" else tex.tensor().array
         fj.scatter(arr, AD.Float([0.3, 0.7]), AD.UInt([0, 3]))      # pending until read
