@@ -43,6 +43,7 @@ from ..backend import current_backend
 from ..trace import ops
 from ..trace.dtypes import Float32, UInt32, UInt64
 from ..trace.state import state
+from . import template
 from .sampling import FilterMode, WrapMode, cubic, lanewise, linear, linear_clamp_pair, nearest
 
 _MISSING = object()
@@ -368,19 +369,37 @@ class TextureBase:
         """The filtered value at ``pos`` (``FilterMode.Nearest``: the nearest texel; ``Linear``:
         the (bi/tri)linear interpolant), 0 where ``active`` is false."""
         coords = self._coords(pos, "eval")
+        # (a lookup of evaluated inputs makes the nodes its configuration's first lookup traced:
+        # template.py; the same graph, a third of the Python)
+        inputs = coords + [self._tensor._array]
+        k = template.key("eval", self._config(), inputs, active)
+        t = None if k is None else template.find(k)
+        if t is not None and t is not template.TRACED:
+            return self._result(t.arrays(template.inputs(inputs, active)))
+        channels = self._eval(coords, active)
+        if k is not None and t is None:
+            template.record(k, template.inputs(inputs, active), channels)
+        return self._result(channels)
+
+    def _config(self) -> tuple:
+        """What a lookup's graph depends on besides its inputs' kinds (:func:`.template.key`)."""
+        return (type(self), self._tensor.shape, self._filter, self._wrap, self._srgb, self._use_accel)
+
+    def _eval(self, coords: list, active) -> list:
+        """:meth:`eval`'s channels, traced."""
         cls = type(coords[0])
         res = self._resolution()
         if self._filter is FilterMode.Nearest:
             texels = [nearest(p, r, self._wrap) for p, r in zip(coords, res)]
-            return self._result(self._fetch(texels, active, cls))
+            return self._fetch(texels, active, cls)
         array = self._tensor._array
         if self._wrap is WrapMode.Clamp and _active_vertex(array) is None and self._row_pairs_apply(array):
             # (the x texels only as their pair: linear_clamp_pair's four nodes instead of eight)
             b, low, weights = linear_clamp_pair(coords[0], res[0])
             taps = [(None, weights)] + [linear(p, r, self._wrap) for p, r in zip(coords[1:], res[1:])]
-            return self._result(self._accumulate(taps, active, cls, [(b, low)]))
+            return self._accumulate(taps, active, cls, [(b, low)])
         taps = [linear(p, r, self._wrap) for p, r in zip(coords, res)]
-        return self._result(self._accumulate(taps, active, cls))
+        return self._accumulate(taps, active, cls)
 
     def _accumulate(self, taps: list, active, cls, xpairs: list | None = None) -> list:
         """Sum over the corners (x fastest) of weight * texel, per channel: the first product,

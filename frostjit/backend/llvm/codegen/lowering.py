@@ -515,7 +515,34 @@ def op_cast(e, ins):
         a, src = _convert(e, a, src, dst.compute), dst.compute
     elif src.compute is not None and dst is not Bool:
         a, src = half.extend(e, a, src), src.compute     # exact
+    elif src.bits == 64 and dst.bits == 32 and not src.is_float and not dst.is_float and e.masked_chunks \
+            and e.widened is None:
+        return _half_words(e, ins)
     return _convert(e, a, src, dst)
+
+
+def _half_words(e, ins) -> str:
+    """A 64-bit integer vector truncated to 32 bits, on targets with mask registers (AVX-512): the
+    even words of its ``2W``-word view (x86 is little-endian), one ``vpermt2d`` per register of
+    results where ``trunc`` takes two ``vpmovqd`` and an insert.  A cast of ``x >> 32`` (the high
+    halves, e.g. the second texel of a texture's pair gather) takes the odd words of ``x`` instead
+    of the shift and the truncation (the shift is left unused).  The same bits either way."""
+    W = e.W
+    src = e.spec.instrs[ins.args[0]]
+    word = 0
+    if src.op == "shr" and _literal_value(e, src.args[1]) == 32:
+        a, word = e.vals[src.args[0]], 1
+    else:
+        a = e.arg(ins)
+    words = e.emit(f"bitcast <{W} x i64> {a} to <{2 * W} x i32>")
+    mask = ", ".join(f"i32 {2 * j + word}" for j in range(W))
+    return e.emit(f"shufflevector <{2 * W} x i32> {words}, <{2 * W} x i32> poison, <{W} x i32> <{mask}>")
+
+
+def _literal_value(e, k: int):
+    """The value of instruction ``k`` of the kernel if it is a literal, else None."""
+    ins = e.spec.instrs[k]
+    return ins.value if ins.op == "literal" else None
 
 
 def _convert(e, a, src, dst):
