@@ -78,7 +78,10 @@ def leave(token, leaves) -> str | None:
         if a._ad is not v:
             reason = reason or REBOUND
     # The postponed part of the backward pass runs after the recording (see after_call).
-    scopes.after_call.extend(v for v in scope[1].values() if v.parents)
+    postponed = [v for v in scope[1].values() if v.parents]
+    if postponed:
+        graph.mark_after_call()
+        scopes.after_call.extend(postponed)
     return reason
 
 
@@ -97,6 +100,8 @@ def new_leaf(array) -> None:
 
 def after_call() -> None:
     """Continue the backward pass from inputs that received gradients and depend on other variables."""
+    if not graph.after_call_used:       # (no list was ever appended to: all are empty)
+        return
     verts = scopes.after_call
     if verts and type(verts) is not DeferredCalls:       # (deferred while a derivative runs)
         scopes.after_call = []

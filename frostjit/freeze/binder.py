@@ -25,6 +25,7 @@ import operator
 
 from ..trace.state import state
 from ..ad import graph as ad_graph
+from ..array.vector import VectorBase
 from ..ad.frozen import scope_token, scopes as ad_scopes
 from ..tree.kinds import slot_names
 from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
@@ -33,6 +34,12 @@ from .values import _HEAPTYPE, Ident, attribute_snaps, eq_differs, float_bits, u
 
 VECTORIZE_MIN = 8            # a homogeneous sequence of arrays at least this long is checked in bulk
 PAIRWISE_MAX = 10            # containers of one type compared pairwise (45 `is` tests) up to this many
+
+
+# the container types whose parts a binder reads without running user code (exact types; see
+# _Gen.distinct_containers), and the static vectors' component list (a slot, unless overridden)
+_PLAIN_PARTS = frozenset({tuple, list, dict, ad_graph.Vertex})
+_VECTOR_C = VectorBase.__dict__["_c"]
 
 
 class Unsupported(Exception):
@@ -93,6 +100,13 @@ class _Gen:
         self.ads = []            # list-display items of their ``_ad`` (a vertex variable or None)
         self.n_leaves = 0
         self.containers = []
+        # Containers whose distinctness the distinct-nodes check implies (distinct_containers):
+        # ``open`` holds the containers being emitted (innermost last; None where the walk
+        # goes through a part that is read by user code), ``holds`` those with a new data node
+        # below them, ``aliased`` whether the key reaches any object or node twice.
+        self.open = []
+        self.holds = set()
+        self.aliased = False
 
     # -- helpers -------------------------------------------------------------------------
     def var(self, p="v") -> str:
@@ -119,6 +133,7 @@ class _Gen:
         e = self.memo.get(id(o))
         if e is None:
             return False
+        self.aliased = True
         self.fail_if(f"{var} is not {e}")
         return True
 
@@ -138,17 +153,45 @@ class _Gen:
         """The check that the memoized containers are distinct objects.  Each one's exact type was
         checked where it was reached, so only containers of one type can be the same object: a
         few are compared pairwise with ``is`` (a set of ``id()`` allocates an int per container,
-        ~300 instructions each; callgrind), more through such a set."""
+        ~300 instructions each; callgrind), more through such a set.
+
+        Two containers that each hold a data-node leaf (:meth:`implied`) are not compared: when
+        the key reaches no object and no node twice, the distinct-nodes check refuses them
+        being one object.  Why: the binder checks every object it reaches against the key,
+        exact type included, and descends into every item of a tuple, list, dict, static
+        vector and vertex it reaches (nothing stops at an identity test: none in such a key),
+        the same way for the same type.  So if containers ``c1`` (at path ``P1``) and ``c2``
+        (at ``P2 != P1``) were one object, the leaf array below ``c1`` at relative path ``r``
+        would be read again at ``P2 + r``, a different position of the key, and its node
+        would be in the binder's node list twice (the key has one new node per leaf: no node
+        reached twice), which ``len({*nodes}) != n`` refuses.  Only steps that run no user code
+        count as "below" (tuple/list items, dict values, a static vector's components, a
+        vertex's ``grad``): a container read through an attribute getter or
+        ``__fj_traverse__`` (which could answer differently the second time) is compared as
+        before.  (r16: 34 of the 36 + 6 pairs of a training step's binders.)"""
+        implied = self.holds if not self.aliased and self.n_nodes > 1 else ()
         groups = {}
         for var, t in zip(self.cont_vars, self.cont_types):
             groups.setdefault(t, []).append(var)
         for vs in groups.values():
             if len(vs) <= 1:
                 continue
+            pairs = [f"{a} is {b}" for i, a in enumerate(vs) for b in vs[i + 1:]
+                     if a not in implied or b not in implied]
+            if not pairs:
+                continue
             if len(vs) <= PAIRWISE_MAX:
-                self.fail_if(" or ".join(f"{a} is {b}" for i, a in enumerate(vs) for b in vs[i + 1:]))
+                self.fail_if(" or ".join(pairs))
             else:
                 self.fail_if(f"len({{{', '.join(f'id({c})' for c in vs)}}}) != {len(vs)}")
+
+    def leaf_below(self) -> None:
+        """A new data node was reached: the open containers up to the innermost part read by
+        user code hold a leaf (:meth:`distinct_containers`)."""
+        for var in reversed(self.open):
+            if var is None:
+                break
+            self.holds.add(var)
 
     def unpack(self, src: str, n: int) -> list:
         vs = [self.var() for _ in range(n)]
@@ -163,8 +206,18 @@ class _Gen:
         if h is None:
             h = handler_of(t)
         if h is Walker.array:
-            self.array(o, var)
-        elif h is Walker.seq:
+            self.array(o, var)      # (not a container: its vertex is read from a slot)
+            return
+        # (what is read below a tuple, list, dict, static vector or vertex runs no user code)
+        self.open.append(var if t in _PLAIN_PARTS or (h is Walker.vector and getattr(t, "_c", None) is _VECTOR_C)
+                         else None)
+        try:
+            self.emit_part(o, var, h, t)
+        finally:
+            self.open.pop()
+
+    def emit_part(self, o, var, h, t) -> None:
+        if h is Walker.seq:
             self.seq(o, var)
         elif h is Walker.dict:
             self.dict(o, var)
@@ -217,6 +270,7 @@ class _Gen:
             conds.append(f"({nv} := {var}._node).op != 'data'")
             known = self.node_of.get(id(node))
             if known is not None:
+                self.aliased = True
                 conds.append(f"{nv} is not {known[0]}")
                 conds += [f"{var} is {a}" for a in known[1]]
                 known[1].append(var)
@@ -225,6 +279,7 @@ class _Gen:
                 self.node_of[id(node)] = (nv, [var])
                 self.nodes.append(nv)
                 self.n_nodes += 1
+                self.leaf_below()
                 c = self.size_class(node.size, f"{nv}.size")
                 if c is not None:
                     conds.append(c)
@@ -317,6 +372,7 @@ class _Gen:
             self.node_of[id(x._node)] = (f"{nl}[{i}]", [f"{var}[{i}]"])
         self.nodes.append(f"*{nl}")
         self.n_nodes += len(o)
+        self.leaf_below()
         self.leaves.append(f"*{var}")
         self.n_leaves += len(o)
         self.ads.append(f"*{self.const((None,) * len(o))}")      # (checked: none grad-enabled)
