@@ -50,6 +50,9 @@ from . import through as _through
 
 log = logging.getLogger("frostjit")
 
+# (schedule/evaluate.py suspends this hook while it evaluates: see TraceState.readset_trace)
+state.readset_trace = ReadSet._global
+
 # Every frozen function, so that ``fj.flush_kernel_cache()`` can drop their recordings.
 _INSTANCES: "weakref.WeakSet[FrozenFunction]" = weakref.WeakSet()
 

@@ -219,7 +219,9 @@ class Recorder:
             if a.size == 1:
                 continue
             s = a.sym
-            if s is None or s.rec is not self:      # (a symbol of this recording: sym_of's result)
+            # (sym_of's result without the call: a symbol of this recording, or a constant size
+            # that equals no width of this call)
+            if s is None or (s.rec is not self and (s.rec is not None or a.size in self.sym_sizes)):
                 s = self.sym_of(a)
             if sym is None:
                 sym = s
