@@ -113,7 +113,7 @@ def evaluate(nodes) -> None:
     side effects of a kernel interrupted while it ran count as done: their targets'
     contents are then undefined (logged as a warning).
     """
-    if state.recorder is not None:
+    if state.recorder is not None and state.readset_trace is not None:
         hook = sys.gettrace()
         if hook is not None and getattr(hook, "__func__", None) is state.readset_trace:
             # A frozen function's recording runs under the read set's trace hook
