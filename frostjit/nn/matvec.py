@@ -20,7 +20,7 @@ from ..ad import CustomOp
 from ..functions.creation import arange, zeros
 from ..functions.evaluation import eval as fj_eval, width
 from ..functions.math import fma
-from ..functions.memory import gather, scatter_add
+from ..functions.memory import gather, gather_entries, scatter_add
 from ..tensor import concat
 from ..trace.loops import is_symbolic
 from ..trace.state import state as trace_state
@@ -61,17 +61,19 @@ def product(buffer, xs: list, bias_buffer, g: Geometry, transpose: bool = False)
     """``A @ x + b`` (or ``A^T @ x`` without bias when ``transpose``) from the coefficients in
     ``buffer``: fused multiply-adds in column order, the bias as the starting value."""
     buf_t = type(buffer)
-    index_t = traits.uint32_array_t(traits.detached_t(buf_t))
     n_out, n_in = (g.n_in, g.n_out) if transpose else (g.n_out, g.n_in)
+    # (every coefficient read in one call: the source, mask and type settled once, not per entry)
+    w = gather_entries(buffer, [g.index(j, i) if transpose else g.index(i, j)
+                                for i in range(n_out) for j in range(n_in)])
+    bias = None
+    if g.b_offset is not None and not transpose and bias_buffer is not None:
+        bias = gather_entries(bias_buffer, [g.b_offset + i * g.b_step for i in range(n_out)])
     out = []
     for i in range(n_out):
-        acc = None
-        if g.b_offset is not None and not transpose and bias_buffer is not None:
-            acc = gather(buf_t, bias_buffer, index_t(g.b_offset + i * g.b_step))
+        acc = None if bias is None else bias[i]
+        row = w[i * n_in:(i + 1) * n_in]
         for j in range(n_in):
-            k = g.index(j, i) if transpose else g.index(i, j)
-            w = gather(buf_t, buffer, index_t(k))
-            acc = w * xs[j] if acc is None else fma(w, xs[j], acc)
+            acc = row[j] * xs[j] if acc is None else fma(row[j], xs[j], acc)
         out.append(acc if acc is not None else buf_t(0))
     return out
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import sys
 import time
 
 from ..trace.state import JitBackend, state, KERNEL_HISTORY
@@ -112,6 +113,19 @@ def evaluate(nodes) -> None:
     side effects of a kernel interrupted while it ran count as done: their targets'
     contents are then undefined (logged as a warning).
     """
+    if state.recorder is not None and state.readset_trace is not None:
+        hook = sys.gettrace()
+        if hook is not None and getattr(hook, "__func__", None) is state.readset_trace:
+            # A frozen function's recording runs under the read set's trace hook
+            # (freeze/readset.py), called for every Python frame that starts, ~1 us each on
+            # Python 3.11 even for frostjit's own: evaluation runs no user code, so its frames
+            # (the kernel's spec, the launch: ~10,000 in p_image_fit's recorded training step)
+            # run without it.  (Only that hook: a debugger's or coverage's stays.)
+            sys.settrace(None)
+            try:
+                return evaluate(nodes)
+            finally:
+                sys.settrace(hook)
     with state.lock:
         if len(nodes) == 1 and not state.side_effects:
             # The common fj.eval(y) of one array, no scatters queued: nothing to put back on

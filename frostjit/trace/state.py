@@ -108,6 +108,10 @@ class TraceState:
         self.dirty: set = set()
         # Freeze recorder observing node creation, reads and launches (None when not recording).
         self.recorder = None
+        # The function of the read set's trace hook (freeze/readset.py ReadSet._global, registered
+        # by freeze/frozen.py): while a recording runs under it, evaluation (which runs no user
+        # code) suspends it (schedule/evaluate.py).
+        self.readset_trace = None
         # Automatic differentiation observer (frostjit.ad), told about operations on AD arrays.
         self.ad_hook = None
         # Nodes passed to schedule(): evaluated by the next evaluation.
