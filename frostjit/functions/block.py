@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..array import registry
 from ..array.flat import ArrayBase
-from ..backend.base import BlockReduction
+from ..backend.base import BlockReduction, OpenAxisReduction
 from ..errors import ReductionTypeError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
@@ -59,8 +59,11 @@ def axis_reduce(x: ArrayBase, red):
     """The middle axis of ``x`` seen as ``(outer, red.size, red.inner)`` reduced as the backend's
     :class:`~frostjit.backend.base.AxisReduction` ``red`` (``Backend.axis_reduction`` chose it;
     fused into the kernel computing a pending ``x``), and the AD edge when ``x`` carries a
-    gradient (``ad/rules.py``: the adjoint spreads each output gradient over its row)."""
-    out = type(x)._from_node(memops.axis_reduce(red, x._node))
+    gradient (``ad/rules.py``: the adjoint spreads each output gradient over its row).  An
+    :class:`~frostjit.backend.base.OpenAxisReduction` (a frozen function's axis that follows the
+    batch size) is a block reduction that the backend resolves for each call's length."""
+    node = memops.block_reduce(red, x._node) if isinstance(red, OpenAxisReduction) else memops.axis_reduce(red, x._node)
+    out = type(x)._from_node(node)
     if x._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_op("axis_reduce", out, (x, red))
     return out
