@@ -566,6 +566,10 @@ def _block_prefix_reduce(out, x, v, op, block):
     other way (``reverse`` flipped)."""
     if block.op != "add":
         raise NotImplementedError(f"frostjit AD: block_prefix_reduce with {block.op!r} is not differentiable")
+    if isinstance(block, OpenAxisReduction):    # (a frozen function's rows that follow the batch size)
+        back = dataclasses.replace(block, reverse=not block.reverse)
+        _attach(out, [(v, lambda g: axis_reduce(g, block), lambda g: axis_reduce(g, back))])
+        return
     b, excl, rev = block.size, block.exclusive, block.reverse
     _attach(out, [(v, lambda g: block_prefix_sum(g, b, excl, rev), lambda g: block_prefix_sum(g, b, excl, not rev))])
 

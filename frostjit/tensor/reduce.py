@@ -20,8 +20,10 @@ is the backend's flat reduction.  ``min``/``max`` ignore NaN as the flat reducti
 Prefix sums along an axis double their span each level (Hillis-Steele), ``log2(n)`` levels.
 Over the last (contiguous) axes, when their length is a plain int, a reduction is one
 ``block_reduce`` and a prefix sum one ``block_prefix_sum`` (blocks = rows: one pass over the
-data, rows shared by the backend's threads, deterministic); inside a frozen function an axis
-whose length follows the batch size keeps the level structure.
+data, rows shared by the backend's threads, deterministic).  Inside a frozen function an axis
+whose length (or whose rows' length) follows the batch size takes the plain call's path for
+each call's length: an :class:`~frostjit.backend.base.OpenAxisReduction` that the backend
+resolves per call, or levels whose tree is the plain call's (see :func:`_reduce_axis`).
 Everything is made of gathers, ``select`` and arithmetic, so AD and frozen functions work as
 for any other expression.
 """
@@ -297,9 +299,15 @@ def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True, op
         return _tensor_of(handle(x), shape)
     for k in axes:
         outer, n, inner = size_of(shape[:k]), shape[k], size_of(shape[k + 1:])
-        if inner == 1 and not _symbolic(n) and n:      # the last axis: one block prefix reduction
-            x = (block_prefix_sum(x, n, exclusive, reverse) if op == "add" else
-                 block_prefix_reduce(op, x, n, exclusive, reverse))
+        if inner == 1 and n:
+            # the last axis: one block prefix reduction (inside a frozen function, an axis that
+            # follows the batch size is an open one, rows of each call's length: the plain call's)
+            if _symbolic(n):
+                x = axis_reduce(x, OpenAxisReduction(op, _value(outer), 1, True, exclusive, reverse,
+                                                     symbols=(outer, 1) if _symbolic(outer) else ()))
+            else:
+                x = (block_prefix_sum(x, n, exclusive, reverse) if op == "add" else
+                     block_prefix_reduce(op, x, n, exclusive, reverse))
             continue
         if reverse:
             x = _flip(x, outer, n, inner)
@@ -323,9 +331,11 @@ def _inclusive(x, outer, n, inner, op="add"):
     """Inclusive scan along the middle axis: entry ``j`` adds the ``r - 1`` partial sums
     ``d, 2d, ...`` before it, and the span ``d`` grows ``r`` times per level (``r = 2``; 16
     inside a frozen function for an axis that follows the batch size, so a replay traces again
-    only when the number of levels changes)."""
+    only when the number of levels changes; radix 2 for a grad-enabled ``x``, below)."""
     at = type(x)
-    radix = _FANIN if _symbolic(n) else 2
+    # (radix 16 gives the forward bits of radix 2, not the backward's: the adjoints of the taps
+    # add in the transposed tree's order, so a grad-enabled scan keeps the plain call's levels)
+    radix = _FANIN if _symbolic(n) and x._ad is None else 2
     d = 1
     while d < n:
         idx, j = _lanes(x, outer, n, inner)

@@ -12,6 +12,8 @@ Frozen vs plain, bit for bit, in checking mode, on both backends (``--backend re
 Every tensor stays under 8192 elements: a multi-threaded float ``scatter_add`` (the adjoint of a
 broadcast, the gathers' adjoints, ``mode="symbolic"``'s row sums) is not bit-reproducible run
 to run, in the plain call too (docs/freeze.md, "Known gaps")."""
+import warnings
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
@@ -176,3 +178,48 @@ def test_a_grad_enabled_reduction_records_once_for_every_batch_size():
             a = (1 + 0.05 * np.arange(batch * shape_rest[0]) % 1.0).astype(np.float32).reshape((batch,) + shape_rest)
             _assert_same(frozen, step, lambda: (TensorXf(a),), f"axis {axis} of {(batch,) + shape_rest}")
         assert frozen.n_recordings == 1, f"axis {axis} of (B,) + {shape_rest}"
+
+
+@settings(max_examples=10, deadline=None)
+@given(rest=st.sampled_from([(), (3,), (16,)]), two=st.booleans(), axis=st.sampled_from([0, -1]),
+       reverse=st.booleans(), exclusive=st.booleans(), grad=st.booleans(),
+       batches=st.lists(st.sampled_from(_BATCHES), min_size=2, max_size=3), seed=st.integers(0, 2**31 - 1))
+def test_prefix_sums_over_a_batch_axis_replay_the_plain_calls_bits(rest, two, axis, reverse, exclusive, grad,
+                                                                   batches, seed):
+    """``fj.prefix_sum`` along an axis that follows the batch size: over the last axis (a 1-D
+    tensor of the batch, the rows of ``(B, B)``) the plain call's one block prefix sum; over
+    another, its levels (radix 2 with a gradient: the adjoints' order)."""
+    def f(x):
+        x = Float(x)
+        if grad:
+            fj.enable_grad(x)
+        t = _two_batch_axes(x, "outer") if two else TensorXf(x, shape=(fj.width(x) // max(size, 1),) + rest)
+        y = fj.prefix_sum(t, axis=axis, reverse=reverse, exclusive=exclusive)
+        if not grad:
+            return (y.array,)
+        return y.array, _differentiate(y, x, "backward")
+
+    size = int(np.prod(rest))
+    frozen = fj.freeze(f, check=True)
+    rng = np.random.default_rng(seed)
+    for batch in _fitting(batches, lambda b: b * (b if two else size)):
+        a = _data(rng, (batch * (1 if two else size),), "sum")
+        _assert_same(frozen, f, lambda: (Float(a),), f"axis {axis} of {'(B, B)' if two else (batch,) + rest}")
+
+
+def test_a_block_size_computed_from_the_width_is_guarded():
+    """Found in r16: ``fj.block_sum(x, fj.width(x) // 4)`` inside a frozen function was never
+    replayed (the symbolic block size reached the recorded block reduction, whose ``TypeError``
+    made every call a plain one with a ``FreezeWarning``); the block size is now the number it
+    stands for, guarded (a replay at another width records again)."""
+    for block in (fj.block_sum, fj.block_prefix_sum):
+        def f(x):
+            return block(x * 2.0, fj.width(x) // 4)
+
+        frozen = fj.freeze(f, check=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", fj.FreezeWarning)
+            for w in (16, 32, 16, 32):
+                x = fj.sin(fj.arange(Float, w) * 0.3)
+                assert _bits(frozen(x)) == _bits(f(x)), f"{block.__name__} at width {w}"
+        assert frozen.n_recordings == 2
