@@ -32,11 +32,13 @@ import math
 import weakref
 
 from ..array.flat import ArrayBase
+from ..backend.base import OpenAxisReduction
 from ..errors import GradArgumentError
 from ..functions import math as fm
 from ..array.registry import flat_type
 from ..functions.block import axis_reduce, block_reduce, block_sum, block_prefix_sum
 from ..functions.creation import arange
+from ..functions.evaluation import width
 from ..functions.memory import gather, scatter, scatter_add
 from ..functions.reduce import sum as fsum, prefix_sum, prod
 from ..trace import ops
@@ -475,7 +477,7 @@ def _block_reduce(out, x, v, op, block):
     block), product -> the product of the block's other entries (out / x without zeros),
     min/max -> 1 where the input equals the output."""
     cls = type(out)
-    n = x._node.size
+    n = _size(x)
 
     def spread(g):      # each output's value at every entry of its block
         return gather(cls, g, arange(flat_type(x._backend, UInt32), n) // block.size)
@@ -501,15 +503,34 @@ def _block_reduce(out, x, v, op, block):
     _attach(out, [(v, lambda g: block_sum(scale(g, w), block.size), lambda g: scale(spread(g), w))])
 
 
+def _axis_shape(x, red):
+    """``(n, inner, total)``: the reduced axis's length, its rows' length and ``x``'s size.  For
+    an :class:`~frostjit.backend.base.OpenAxisReduction` (a frozen function's recording: the
+    axis or its rows follow the batch size) they are the recording's symbolic sizes, so the
+    derivative's gathers and reductions follow each replay's length; ``total`` is symbolic
+    whenever a frozen function records."""
+    total = _size(x)
+    if isinstance(red, OpenAxisReduction):
+        outer, inner = red.symbols or (red.outer, red.inner)
+        return total // (outer * inner), inner, total
+    return red.size, red.inner, total
+
+
+def _size(x):
+    """``x``'s size; while a frozen function records, its symbolic size (a derivative's
+    ``arange`` over it then follows the batch size instead of holding the recording to it)."""
+    return width(x) if state.recorder is not None else x._node.size
+
+
 def _axis_reduce(out, x, v, op, red):
     """A tensor's fused axis reduction (``fj.sum(t, axis=k)`` and friends: ``red`` is the
-    backend's ``AxisReduction`` of ``x`` seen as ``(outer, red.size, red.inner)``), with the
+    backend's ``AxisReduction`` of ``x`` seen as ``(outer, red.size, red.inner)``, or a frozen
+    function's ``OpenAxisReduction``, resolved by the backend at each call), with the
     derivatives of the flat reductions, row by row: a sum spreads each output gradient over its
     row; a product weighs it by the product of the row's other entries (exact where the row has
     zeros); min/max pass it to the entries equal to the result (every one of a tie)."""
     cls = type(out)
-    n, inner = red.size, red.inner
-    total = x._node.size
+    n, inner, total = _axis_shape(x, red)
     add = dataclasses.replace(red, op="add")
 
     def spread(g):      # each output's value at every entry of its row
@@ -545,6 +566,10 @@ def _block_prefix_reduce(out, x, v, op, block):
     other way (``reverse`` flipped)."""
     if block.op != "add":
         raise NotImplementedError(f"frostjit AD: block_prefix_reduce with {block.op!r} is not differentiable")
+    if isinstance(block, OpenAxisReduction):    # (a frozen function's rows that follow the batch size)
+        back = dataclasses.replace(block, reverse=not block.reverse)
+        _attach(out, [(v, lambda g: axis_reduce(g, block), lambda g: axis_reduce(g, back))])
+        return
     b, excl, rev = block.size, block.exclusive, block.reverse
     _attach(out, [(v, lambda g: block_prefix_sum(g, b, excl, rev), lambda g: block_prefix_sum(g, b, excl, not rev))])
 

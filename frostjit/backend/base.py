@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import sys
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -72,25 +72,48 @@ class AxisReduction:
 class OpenAxisReduction:
     """The reduction of the middle axis of an array seen as ``(outer, n, inner)`` whose length
     ``n`` is the input's size over ``outer * inner``: what a frozen function records where the
-    reduced axis follows the batch size.  :meth:`Backend.block_reduce` resolves it, at the
-    recorded call and at each replay, for the size it gets (:meth:`resolve`): the backend's
-    :class:`AxisReduction` for that length, or on the last axes (``inner == 1``) the block
-    reduction of rows of ``n``, which is what the plain call with that length runs, so a replay
-    has the plain call's bits.  (Where the backend would take the generic path for the length,
-    the recording does not use this: ``tensor/reduce.py`` guards on that choice.)
+    reduced axis (or its rows) follows the batch size.  :meth:`Backend.block_reduce` resolves
+    it, at the recorded call and at each replay, for the size it gets (:meth:`resolve`): the
+    backend's :class:`AxisReduction` for that length, or on the last axes (``inner == 1``) the
+    block reduction of rows of ``n``, which is what the plain call with that length runs, so a
+    replay has the plain call's bits.  (Where the backend would take the generic path for the
+    length, the recording does not use this: ``tensor/reduce.py`` guards on that choice.)
+
+    ``outer`` and ``inner`` are the recorded call's numbers.  Where they follow the batch size
+    too (two batch axes: ``(B, B)``), ``symbols`` holds them as the recording's symbolic sizes
+    (``(outer, inner)``, each a ``Sym`` or an int): the recorder takes the output's size from
+    them and the replay rebuilds the reduction for the call's numbers (:meth:`at`).
+
+    With ``prefix`` (over the last axes, ``inner == 1``): the prefix reduction within each row
+    (``exclusive``, ``reverse`` as in :class:`BlockReduction`), the plain call's
+    ``fj.block_prefix_reduce`` with rows of ``n`` (a tensor's ``fj.cumsum`` over the batch).
     """
 
     op: str
     outer: int
     inner: int
-    prefix: bool = False        # (read by code that handles every block reduction)
+    prefix: bool = False
+    exclusive: bool = True
+    reverse: bool = False
+    symbols: tuple = field(default=(), compare=False, repr=False)
 
     def out_size(self, n):
-        """The output size: ``outer * inner`` for any input size."""
+        """The output size, ``outer * inner`` for any input size ``n`` (symbolic where ``n`` and
+        :attr:`symbols` are: a frozen function's recording); ``n`` for a prefix reduction."""
+        if self.prefix:
+            return n
+        if self.symbols and hasattr(n, "__symbolic_size__"):
+            return self.symbols[0] * self.symbols[1]
         return self.outer * self.inner
+
+    def at(self, outer: int, inner: int) -> "OpenAxisReduction":
+        """This reduction for a replay's ``outer`` and ``inner`` (the values of :attr:`symbols`)."""
+        return OpenAxisReduction(self.op, outer, inner, self.prefix, self.exclusive, self.reverse)
 
     def resolve(self, backend, vt: VarType, size: int):
         """The reduction the plain call runs for an input of ``size`` elements."""
+        if self.prefix:
+            return BlockReduction(self.op, max(size // self.outer, 1), True, self.exclusive, self.reverse)
         n = size // (self.outer * self.inner) if self.outer * self.inner else 0
         red = backend.axis_reduction(self.op, vt, n, self.inner) if n else None
         if red is not None:

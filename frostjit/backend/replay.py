@@ -171,6 +171,10 @@ class ReplayEmitter(abc.ABC):
         BlockReduction` ``block``) of ``size`` elements of ``buffer_<src>``."""
         c = self.code
         name = c.bind(f"block_{index}", block)
+        if getattr(block, "symbols", ()):
+            # an axis reduction whose rows follow the batch size too (OpenAxisReduction): built
+            # for the call's numbers (its symbols' expressions, the recording's names)
+            name += f".at({', '.join(str(getattr(s, 'expr', s)) for s in block.symbols)})"
         c.line(f"buffer_{out} = backend.block_reduce({name}, {c.type_name(vt)}, buffer_{src}, {size.expr})")
 
     def compress(self, index: int, src: int, size: Size, count: str, out: int) -> None:

@@ -10,9 +10,11 @@ output instead, nothing evaluated first.
 """
 from __future__ import annotations
 
+import operator
+
 from ..array import registry
 from ..array.flat import ArrayBase
-from ..backend.base import BlockReduction
+from ..backend.base import BlockReduction, OpenAxisReduction
 from ..errors import ReductionTypeError
 from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
@@ -36,6 +38,9 @@ def _op_name(op, who: str) -> str:
 def _block_size(block_size, who: str) -> int:
     if isinstance(block_size, bool) or not isinstance(block_size, int):
         raise TypeError(f"frostjit.{who}(): 'block_size' must be an int, got {type(block_size).__name__}")
+    # (a frozen function's symbolic width, fj.width(x) // 4: its value, guarded; the recorded
+    # block reduction has a fixed block size)
+    block_size = operator.index(block_size)
     if block_size < 1:
         raise ValueError(f"frostjit.{who}(): 'block_size' must be at least 1, got {block_size}")
     return block_size
@@ -59,8 +64,15 @@ def axis_reduce(x: ArrayBase, red):
     """The middle axis of ``x`` seen as ``(outer, red.size, red.inner)`` reduced as the backend's
     :class:`~frostjit.backend.base.AxisReduction` ``red`` (``Backend.axis_reduction`` chose it;
     fused into the kernel computing a pending ``x``), and the AD edge when ``x`` carries a
-    gradient (``ad/rules.py``: the adjoint spreads each output gradient over its row)."""
-    out = type(x)._from_node(memops.axis_reduce(red, x._node))
+    gradient (``ad/rules.py``: the adjoint spreads each output gradient over its row).  An
+    :class:`~frostjit.backend.base.OpenAxisReduction` (a frozen function's axis that follows the
+    batch size) is a block reduction that the backend resolves for each call's length (a
+    prefix reduction over the last axis where ``red.prefix``: its AD rule is the block prefix
+    reduction's)."""
+    if red.prefix:      # (an open prefix reduction: the checks and the AD rule of block_prefix_reduce)
+        return _apply(x, red, "block_prefix_reduce")
+    node = memops.block_reduce(red, x._node) if isinstance(red, OpenAxisReduction) else memops.axis_reduce(red, x._node)
+    out = type(x)._from_node(node)
     if x._ad is not None and state.ad_hook is not None:
         state.ad_hook.on_op("axis_reduce", out, (x, red))
     return out

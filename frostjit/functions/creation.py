@@ -353,7 +353,11 @@ def arange(dtype, start=None, stop=None, step=1, *, size=None):
         # stop <= start), in symbolic arithmetic, so the recording follows the width.
         if step == 0:
             raise ValueError("arange(): 'step' must be non-zero")
-        if isinstance(start, int) and isinstance(stop, int) and isinstance(step, int):
+        if type(start) is int and start == 0 and type(step) is int and step == 1:
+            # (the count is ``stop`` itself, the same symbol as the width it came from: no
+            # ceiling arithmetic whose new symbol would need guards against it)
+            n = stop if stop >= 0 else 0
+        elif isinstance(start, int) and isinstance(stop, int) and isinstance(step, int):
             n = max(0, -(-(stop - start) // step))
         else:
             n = max(0, math.ceil((stop - start) / step))

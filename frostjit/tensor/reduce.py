@@ -20,8 +20,10 @@ is the backend's flat reduction.  ``min``/``max`` ignore NaN as the flat reducti
 Prefix sums along an axis double their span each level (Hillis-Steele), ``log2(n)`` levels.
 Over the last (contiguous) axes, when their length is a plain int, a reduction is one
 ``block_reduce`` and a prefix sum one ``block_prefix_sum`` (blocks = rows: one pass over the
-data, rows shared by the backend's threads, deterministic); inside a frozen function an axis
-whose length follows the batch size keeps the level structure.
+data, rows shared by the backend's threads, deterministic).  Inside a frozen function an axis
+whose length (or whose rows' length) follows the batch size takes the plain call's path for
+each call's length: an :class:`~frostjit.backend.base.OpenAxisReduction` that the backend
+resolves per call, or levels whose tree is the plain call's (see :func:`_reduce_axis`).
 Everything is made of gathers, ``select`` and arithmetic, so AD and frozen functions work as
 for any other expression.
 """
@@ -40,7 +42,6 @@ from ..functions.math import select
 from ..functions.memory import gather, scatter_add
 from ..functions import reduce as flat_reduce
 from ..functions.scan import identity as scan_identity
-from ..schedule import memops
 from ..trace.dtypes import Bool, UInt32
 from . import registry
 from .axes import normalize_axes, normalize_axis
@@ -138,41 +139,59 @@ def _fusable_axis(x, n, inner, mode) -> bool:
 
 
 def _open_axis(x, outer, n, inner, mode) -> bool:
-    """Whether the axis follows a frozen function's batch size (``n`` symbolic) and may be
-    recorded as an :class:`~frostjit.backend.base.OpenAxisReduction` (its rows known, no
-    gradient: the AD rule needs the axis length)."""
-    return (_symbolic(n) and not (mode == "symbolic" or getattr(type(x), "_eager_flat", False) or
-                                  _symbolic(outer) or _symbolic(inner) or x._ad is not None)
+    """Whether the axis or its rows follow a frozen function's batch size (``n`` or ``inner``
+    symbolic) and it may be recorded as an :class:`~frostjit.backend.base.OpenAxisReduction`
+    (a grad-enabled one too: ``ad/rules.py`` differentiates it with the recording's symbolic
+    sizes)."""
+    return ((_symbolic(n) or _symbolic(inner)) and
+            not (mode == "symbolic" or getattr(type(x), "_eager_flat", False))
             and outer >= 1 and inner >= 1)     # (an empty row: no length to find at replay)
+
+
+def _open_reduction(op: str, outer, inner) -> OpenAxisReduction:
+    """The recorded call's :class:`~frostjit.backend.base.OpenAxisReduction`; where its rows
+    follow the batch size too, with their symbols (the replay rebuilds it for its numbers)."""
+    if _symbolic(outer) or _symbolic(inner):
+        return OpenAxisReduction(op, _value(outer), _value(inner), symbols=(outer, inner))
+    return OpenAxisReduction(op, outer, inner)
+
+
+def _value(n) -> int:
+    """The recorded call's number behind a (maybe symbolic) size, with no guard: the
+    recording keeps the symbol beside it."""
+    return n.__symbolic_size__ if _symbolic(n) else n
 
 
 def _reduce_axis(op: str, x, outer, n, inner, mode=None):
     """Reduce the middle axis of ``x`` seen as ``(outer, n, inner)``: an array of ``outer * inner``.
 
     An axis of up to :data:`_FANIN` entries is one level; longer ones take levels of
-    :data:`_FANIN` taps.  Inside a frozen function an axis whose length follows the batch size
-    takes the plain call's path for the length of each call: where the backend reduces it as one
-    ``AxisReduction`` (or, over the last axes, as rows), an ``OpenAxisReduction`` that the
-    backend resolves for the replay's length (a guard records the backend's choice, so a length
-    for which it chooses the gathers records again); otherwise levels of :data:`_FANIN` masked
-    taps, which give the bits of the plain call's levels (a masked tap adds the identity; the
-    tree is the same), and the recording depends only on the number of levels (a replay at
-    another batch size traces again only when that number changes, at powers of 16)."""
+    :data:`_FANIN` taps.  Inside a frozen function an axis whose length (or whose rows' length)
+    follows the batch size takes the plain call's path for the length of each call: where the
+    backend reduces it as one ``AxisReduction`` (or, over the last axes, as rows), an
+    ``OpenAxisReduction`` that the backend resolves for the replay's length (a guard records
+    the backend's choice, so a length for which it chooses the gathers records again; with a
+    gradient, the AD rule of the axis reduction follows the symbolic length); otherwise levels
+    of :data:`_FANIN` masked taps, which give the bits of the plain call's levels (a masked tap
+    adds the identity; the tree is the same), and the recording depends only on the number of
+    levels (a replay at another batch size traces again only when that number changes, at
+    powers of 16).  ``mode="symbolic"`` takes the plain call's choice between the levels and a
+    ``scatter_add`` into the rows (a guard on the axis length)."""
     if n == 1:
         return x
     if n == 0:
         return full(type(x), _identity(op, type(x)._vt), outer * inner)
     if _open_axis(x, outer, n, inner, mode) and \
             (inner == 1 or current_backend().axis_fusable(op, x._vt, n, inner)):
-        # (no gradient: no AD edge to add; the backend resolves the reduction at each call)
-        return type(x)._from_node(memops.block_reduce(OpenAxisReduction(op, outer, inner), x._node))
+        # (the backend resolves the reduction at each call; the AD edge where x has a gradient)
+        return axis_reduce(x, _open_reduction(op, outer, inner))
     if _fusable_axis(x, n, inner, mode):
         red = current_backend().axis_reduction(op, x._vt, n, inner)
         if red is not None:     # one kernel, fused into the one computing x where it is pending
             return axis_reduce(x, red)
     if inner == 1 and not _symbolic(n) and mode != "symbolic":
         return block_reduce(op, x, n)       # the contiguous last axes: one pass, rows in parallel
-    if op == "add" and inner == 1 and outer != 1 and (_symbolic(n) or n >= _ROW_SUM):
+    if op == "add" and inner == 1 and outer != 1 and n >= _ROW_SUM:
         return _sum_rows(x, outer, n)
     while n > 1:
         fanin = n if not _symbolic(n) and n <= _FANIN else _FANIN
@@ -280,9 +299,15 @@ def scan(name: str, t, axis=0, reverse: bool = False, exclusive: bool = True, op
         return _tensor_of(handle(x), shape)
     for k in axes:
         outer, n, inner = size_of(shape[:k]), shape[k], size_of(shape[k + 1:])
-        if inner == 1 and not _symbolic(n) and n:      # the last axis: one block prefix reduction
-            x = (block_prefix_sum(x, n, exclusive, reverse) if op == "add" else
-                 block_prefix_reduce(op, x, n, exclusive, reverse))
+        if inner == 1 and n:
+            # the last axis: one block prefix reduction (inside a frozen function, an axis that
+            # follows the batch size is an open one, rows of each call's length: the plain call's)
+            if _symbolic(n):
+                x = axis_reduce(x, OpenAxisReduction(op, _value(outer), 1, True, exclusive, reverse,
+                                                     symbols=(outer, 1) if _symbolic(outer) else ()))
+            else:
+                x = (block_prefix_sum(x, n, exclusive, reverse) if op == "add" else
+                     block_prefix_reduce(op, x, n, exclusive, reverse))
             continue
         if reverse:
             x = _flip(x, outer, n, inner)
@@ -306,9 +331,11 @@ def _inclusive(x, outer, n, inner, op="add"):
     """Inclusive scan along the middle axis: entry ``j`` adds the ``r - 1`` partial sums
     ``d, 2d, ...`` before it, and the span ``d`` grows ``r`` times per level (``r = 2``; 16
     inside a frozen function for an axis that follows the batch size, so a replay traces again
-    only when the number of levels changes)."""
+    only when the number of levels changes; radix 2 for a grad-enabled ``x``, below)."""
     at = type(x)
-    radix = _FANIN if _symbolic(n) else 2
+    # (radix 16 gives the forward bits of radix 2, not the backward's: the adjoints of the taps
+    # add in the transposed tree's order, so a grad-enabled scan keeps the plain call's levels)
+    radix = _FANIN if _symbolic(n) and x._ad is None else 2
     d = 1
     while d < n:
         idx, j = _lanes(x, outer, n, inner)
