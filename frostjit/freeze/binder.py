@@ -23,6 +23,8 @@ from __future__ import annotations
 import enum
 import operator
 
+import numpy as np
+
 from ..trace.state import state
 from ..ad import graph as ad_graph
 from ..ad.frozen import scope_token, scopes as ad_scopes
@@ -56,6 +58,11 @@ _MISS = object()
 
 def _lit(v):
     return float_bits(v) if type(v) is float else v
+
+
+def _floating(t) -> bool:
+    """Whether parameters of number type ``t`` can be NaN (a float, a NumPy floating scalar)."""
+    return t is float or issubclass(t, np.floating)
 
 
 def _cell_full(cell) -> bool:
@@ -400,8 +407,10 @@ class _Gen:
         if t is float or t is int or t in NP_PARAM_NUMBERS:
             i = self.n_numbers
             self.n_numbers = i + 1
-            if i in self.param_mask:        # a parameter: any value of this type
-                self.fail_if(f"type({var}) is not {t.__name__ if t is float or t is int else self.const(t)}")
+            if i in self.param_mask and o == o:     # a parameter: any value of this type but a NaN
+                tn = t.__name__ if t is float or t is int else self.const(t)
+                self.fail_if(f"type({var}) is not {tn}" if t is int or not _floating(t)
+                             else f"type({var}) is not {tn} or {var} != {var}")
                 self.params.append(var)
                 return
         # (the same object first: the usual case, one test; it has the type too)
