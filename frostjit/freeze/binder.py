@@ -28,7 +28,7 @@ import numpy as np
 from ..trace.state import state
 from ..ad import graph as ad_graph
 from ..ad.frozen import scope_token, scopes as ad_scopes
-from ..tree.kinds import slot_names
+from ..tree.kinds import declaration, slot_names
 from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
 from .values import _HEAPTYPE, Ident, attribute_snaps, eq_differs, float_bits, user_eq, value_key, needs_key, is_torch_tensor
@@ -100,6 +100,7 @@ class _Gen:
         self.ads = []            # list-display items of their ``_ad`` (a vertex variable or None)
         self.n_leaves = 0
         self.containers = []
+        self.structs = set()     # DRJIT_STRUCT classes whose field names are checked
 
     # -- helpers -------------------------------------------------------------------------
     def var(self, p="v") -> str:
@@ -184,7 +185,14 @@ class _Gen:
                     self.emit(x, v)
         elif h is Walker.fields:
             if self.container(o, var):
-                self.fields(o, var, node_of(t).fields)
+                node = node_of(t)
+                if node.struct is not None and t not in self.structs:
+                    # the class's DRJIT_STRUCT / __fj_traverse_attrs__ names, as the walk reads
+                    # them (reassigned or changed in place: r16; frostjit's own classes are
+                    # taken as constant)
+                    self.structs.add(t)
+                    self.fail_if(f"tuple({self.const(t)}.{declaration(node.kind)}) != {self.const(node.fields)}")
+                self.fields(o, var, node.fields)
         elif h is Walker.custom:
             self.custom(o, var)
         elif h is Walker.obj:

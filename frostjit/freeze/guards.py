@@ -33,7 +33,7 @@ import weakref
 import numpy as np
 
 from .._dump import register_source
-from ..tree.kinds import PROTOCOL
+from ..tree.kinds import PROTOCOL, STRUCT
 from .code import _is_library_module
 from .layout import ValueNode, entries, node_of
 from .lookup import ABSENT, Atom
@@ -454,7 +454,8 @@ def fresh_ids(rs, candidates) -> set:
     return {i for i in candidates if i in done}
 
 
-def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=(), before=None):
+def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=(), before=None,
+          hidden=None):
     """The guards of a finished recording, or a fallback reason.
 
     ``before``: the entries of each container of ``flat`` before the call (``None`` for a tuple),
@@ -463,6 +464,9 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     ``uploaded``: how many times the recording uploads each NumPy input (by index; re-read by
     every replay): passing one on as a whole (``x + a``) needs no guard on its data when every
     pass was an upload; reading it in Python (``a.sum()``, ``max(a)`` beside ``Float(a)``) does.
+    ``hidden``: ``(before, outputs)``, the non-field attributes of each ``DRJIT_STRUCT`` object
+    and dataclass among the inputs before the call (:func:`.layout.hidden_attrs`) and the objects
+    the outputs reach (``{id: object}``).
     ``covered(owner, atom) -> root | None | False``: the input path of an owner reached through
     the inputs (a :class:`~.records.ContainerRoot` / :class:`~.records.NumpyRoot`), ``False`` when the layout key already
     covers the atom, ``None`` for objects outside the inputs.  Returns ``(GuardSet | None,
@@ -474,6 +478,11 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         what, why, where = rs.fallback
         return None, f"uses {why} ({what}{' at ' + _short_where(where) if where else ''})", []
     rs.loose_atoms()        # attributes read on values no chain named (make().k)
+    for c in flat.containers:           # the DRJIT_STRUCTs the walk read (fj.tree reads them anew)
+        if node_of(type(c)).kind is STRUCT:
+            rs.struct_class(type(c), type(c).__qualname__, None)
+    if hidden is not None:
+        _copied_attributes(rs, flat, *hidden)
     owners = {id(a.owner) for a in rs.atoms.values()} | {id(w[0]) for w in rs.writes}
     fresh = fresh_ids(rs, owners | {i for i, _, _ in rs.iterators})
     for i, label, where in rs.iterators:
@@ -697,6 +706,26 @@ def covering(flat, before=None):
                 return ContainerRoot(hi, False) if isinstance(atom.holder, C_BUFFERS) else False
         return ContainerRoot(ci, False)
     return covered
+
+
+def _copied_attributes(rs, flat, before, outputs) -> None:
+    """Guard the non-field attributes of the ``DRJIT_STRUCT`` objects and dataclasses among the
+    inputs that an output object of the same class holds too: frostjit's own code copied them
+    there (``fj.detach(s)``, a PyTree rebuilt from ``s``: its ``__dict__`` is copied), unseen
+    by the read set (r16: the replay returned the recording call's attribute)."""
+    for ci, b in enumerate(before or ()):
+        if not b:
+            continue
+        c = flat.containers[ci]
+        t = type(c)
+        holders = [d for o in outputs.values() if type(o) is t and o is not c
+                   and type(d := _instance_dict(o)) is dict]
+        if not holders:
+            continue
+        d = _instance_dict(c)
+        for k, v in b.items():
+            if any(h.get(k, MISS) is v for h in holders):
+                rs.add(Atom("entry", d, k, v, c, f"{t.__qualname__}.{k}", None))
 
 
 def _instance_dict(c):
