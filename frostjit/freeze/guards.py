@@ -490,6 +490,7 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
             # next() on an iterator the call did not make: its position is state no guard sees
             return None, f"uses an iterator made before the call ({label} at {_short_where(where)})", []
     hidden_writes = []
+    through_inputs = _inside_hidden_attributes(hidden[0] if hidden is not None else None)
     for owner, key, label, where in rs.writes:
         if id(owner) in fresh or covered(owner, None) is not None:
             continue
@@ -497,6 +498,11 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
             continue
         if id(owner) in describer_ids and id(owner) in rs.made:
             continue        # an object made during the call and returned (rebuilt by every replay)
+        if id(owner) in through_inputs:
+            # state of the caller's objects (``s.cache["y"] = x * 2``, ``s.inner.y = ...`` in a
+            # non-field attribute of an input), which a replay would not write (r16: stale)
+            return None, (f"writes into {label} (at {_short_where(where)}), inside an attribute of an input "
+                          "that is not walked (not a field), which a replay does not repeat"), []
         hidden_writes.append(f"{label} at {_short_where(where)}")
     atoms = []
     roots = []
@@ -706,6 +712,25 @@ def covering(flat, before=None):
                 return ContainerRoot(hi, False) if isinstance(atom.holder, C_BUFFERS) else False
         return ContainerRoot(ci, False)
     return covered
+
+
+def _inside_hidden_attributes(before) -> set:
+    """``id`` of the objects held by the non-field attributes of the inputs (``before``: their
+    :func:`.layout.hidden_attrs` before the call), of their instance dicts, and of the mutable
+    containers directly inside those."""
+    out = set()
+    for b in before or ():
+        for v in (b or {}).values():
+            if isinstance(v, _ATOM_TYPES) or isinstance(v, type):
+                continue
+            out.add(id(v))
+            d = _instance_dict(v)
+            if type(d) is dict:
+                out.add(id(d))
+            if isinstance(v, (list, dict)):
+                out.update(id(x) for x in (v.values() if isinstance(v, dict) else v)
+                           if isinstance(x, (list, dict, set)))
+    return out
 
 
 def _copied_attributes(rs, flat, before, outputs) -> None:

@@ -891,7 +891,7 @@ class ReadSet:
         """Guard the ``DRJIT_STRUCT`` of user class ``cls`` (an input's class, or a class the code
         read: ``fj.zeros(S)``): frostjit reads its field names and types in its own code, unseen,
         at each use (r16: reassigned or changed in place between calls, a stale replay).  Its
-        entry (the class attribute, inherited or not) and the dict's contents."""
+        entry (the class attribute, inherited or not) and the dict's items."""
         if id(cls) in self.structs or str(getattr(cls, "__module__", "")).startswith("frostjit") or \
                 not any("DRJIT_STRUCT" in k.__dict__ for k in cls.__mro__):
             return
@@ -902,7 +902,9 @@ class ReadSet:
             return
         for a in atoms:
             self.add(a)
-        self.add(Atom("contents", v, None, None, cls, label, where))
+        # its names and types in order, compared in C (a tuple of the live items view: a
+        # "contents" guard snapshots each entry in Python, ~300 opcodes per replay)
+        self.add(Atom("token", functools.partial(tuple, v.items()), None, tuple(v.items()), cls, label, where))
 
     def deep(self, c, label, where) -> None:
         """Guard ``c`` and the containers inside it (deep contents, as first seen)."""

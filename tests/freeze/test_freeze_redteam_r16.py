@@ -7,7 +7,17 @@ Found stale before r16 and fixed:
 * a NaN Python-number parameter (``fj.lerp(a, b, t)``, ``fj.minimum(x, t)``, ``(x - t) - y``
   with ``t = nan``): the plain call folds the NaN as a literal, and LLVM's folding of an operation
   on two NaNs keeps another one than the CPU's instruction the replay runs with the parameter
-  (+NaN replayed, -NaN plain: r15's known gap); a NaN is never a parameter now (keyed by its bits).
+  (+NaN replayed, -NaN plain: r15's known gap); a NaN is never a parameter now (keyed by its bits);
+* a class's ``DRJIT_STRUCT`` (or ``__fj_traverse_attrs__``) reassigned, changed in place or
+  retyped after first use (r15's known gap): ``fj.tree`` cached the fields per type (plain calls
+  mixed old and new fields), the key and binders used the cached names, and ``fj.zeros(S)``
+  read the types unseen (``tree.kinds.NodeType.stale``, ``readset.struct_class``, the binder
+  compares the names);
+* attributes of a ``DRJIT_STRUCT`` object, a dataclass or a protocol object that are not its
+  fields: set, rebound or deleted by the function (every replay left them as the caller had
+  them: written back now), copied into an output by frostjit (``fj.detach(s)`` returned the
+  recording call's attribute: guarded now), or written into (``s.cache["y"] = x * 2``: the call
+  runs plainly now).
 """
 import dataclasses
 import struct
@@ -247,3 +257,47 @@ def test_fj_traverse_attrs_changed_between_calls(fn):
         p1, p2 = P(k), P(k)
         assert _state(fz(p1)) == _state(fn(p2)), k
         assert _state(p1) == _state(p2), k
+
+
+class _Box:
+    def __init__(self):
+        self.v = 1.0
+
+
+def _into_dict(s):
+    s.extra["y"] = s.a * 2          # an array into a dict held by an attribute that is not a field
+    return s.a
+
+
+def _into_object(s):
+    s.extra.y = s.a * 3             # into an object held there
+    return s.a
+
+
+def _append(s):
+    s.extra.append(s.a)
+    return s.a * len(s.extra)
+
+
+@pytest.mark.filterwarnings("ignore::frostjit.FreezeWarning")     # (such a call runs plainly)
+@pytest.mark.parametrize("fn, extra", [(_into_dict, dict), (_into_object, _Box), (_append, list)])
+@pytest.mark.parametrize("kind", ["struct", "dataclass"])
+def test_a_write_into_an_attribute_that_is_not_a_field(fn, extra, kind):
+    fz = fj.freeze(fn)
+    x1, x2 = extra(), extra()       # (the same object at every call)
+    for k in range(4):
+        s1, s2 = _struct_or_dataclass(kind, 3, k, x1), _struct_or_dataclass(kind, 3, k, x2)
+        assert bits(fz(s1)) == bits(fn(s2)), k
+        assert _deep(x1) == _deep(x2), k
+
+
+def _deep(v):
+    if hasattr(v, "numpy"):
+        return bits(v)
+    if isinstance(v, dict):
+        return {k: _deep(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_deep(x) for x in v]
+    if hasattr(v, "__dict__"):
+        return _deep(vars(v))
+    return v
