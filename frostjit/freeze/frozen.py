@@ -1354,6 +1354,10 @@ def _settle_numbers(containers) -> None:
             w = _settled(v, 0)
             if w is not v:
                 _put(c, k, w)
+        for k, v in (layout.hidden_attrs(c) or {}).items():     # (its attributes that are not fields)
+            w = _settled(v, 0)
+            if w is not v:
+                _put(c, k, w)
 
 
 def _settled(v, depth: int):

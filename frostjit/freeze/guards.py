@@ -35,7 +35,7 @@ import numpy as np
 from .._dump import register_source
 from ..tree.kinds import PROTOCOL, STRUCT
 from .code import _is_library_module
-from .layout import ValueNode, entries, node_of
+from .layout import ValueNode, entries, hidden_changes, node_of
 from .lookup import ABSENT, Atom
 from .readset import abc_token, decimal_context
 from .records import ConstRoot, ContainerRoot, NumpyRoot
@@ -506,9 +506,15 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         hidden_writes.append(f"{label} at {_short_where(where)}")
     atoms = []
     roots = []
+    rewritten = _rewritten_attributes(flat, hidden[0] if hidden is not None else None)
     for a in rs.atoms.values():
         if id(a.owner) in fresh or (id(a.owner) in describer_ids and id(a.owner) in rs.made):
             continue
+        if a.kind == "entry" and id(a.holder) in rewritten and a.key in rewritten[id(a.holder)]:
+            # a non-field attribute of an input the call wrote (and a replay writes back), read
+            # after the write: a call must start from the state the recording started from
+            # (r16: the value written was guarded, so the next call traced again)
+            a.value = rewritten[id(a.holder)][a.key]
         if a.kind == "entry" and a.holder is top_globals and a.key in top_names:
             continue
         if a.kind == "cell" and any(a.holder is c for c in top_cells):
@@ -712,6 +718,16 @@ def covering(flat, before=None):
                 return ContainerRoot(hi, False) if isinstance(atom.holder, C_BUFFERS) else False
         return ContainerRoot(ci, False)
     return covered
+
+
+def _rewritten_attributes(flat, before) -> dict:
+    """``{id(instance dict): {name: value before the call (ABSENT: none)}}`` of the non-field
+    attributes of the inputs that the call set, rebound or deleted."""
+    out = {}
+    for i, now, b in hidden_changes(flat.containers, before):
+        d = _instance_dict(flat.containers[i])
+        out[id(d)] = {k: b.get(k, ABSENT) for k in set(b) | set(now) if b.get(k, MISS) is not now.get(k, MISS)}
+    return out
 
 
 def _inside_hidden_attributes(before) -> set:

@@ -301,3 +301,26 @@ def _deep(v):
     if hasattr(v, "__dict__"):
         return _deep(vars(v))
     return v
+
+
+def _stores_numbers(s, p):
+    s.scale = p * 2                             # a parameter's multiple
+    s.n = fj.width(s.a)                         # a width
+    s.half = s.n // 2                           # read back after the write
+    s.info = (p, s.n, "x")
+    return s.a * p
+
+
+@pytest.mark.parametrize("kind", ["struct", "dataclass"])
+def test_numbers_stored_in_an_attribute_that_is_not_a_field(kind):
+    # what the caller finds there are numbers (not the recording's symbolic ones), of the plain
+    # call's values and types; the function replays
+    fz = fj.freeze(_stores_numbers)
+    for k in range(5):
+        s1, s2 = (_struct_or_dataclass(kind, 3 + k % 2, k, None) for _ in range(2))
+        assert bits(fz(s1, 0.5 + k)) == bits(_stores_numbers(s2, 0.5 + k)), k
+        for n in ("scale", "n", "half"):
+            v1, v2 = getattr(s1, n), getattr(s2, n)
+            assert type(v1) is type(v2) and v1 == v2, (k, n)
+        assert [type(v) for v in s1.info] == [type(v) for v in s2.info] and s1.info == s2.info, k
+    assert fz.n_recordings <= 2
