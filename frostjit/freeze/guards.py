@@ -35,7 +35,7 @@ import numpy as np
 from .._dump import register_source
 from ..tree.kinds import PROTOCOL, STRUCT
 from .code import _is_library_module
-from .layout import ValueNode, entries, hidden_changes, node_of
+from .layout import ValueNode, entries, hidden_changes, node_of, slot_value
 from .lookup import ABSENT, Atom
 from .readset import abc_token, decimal_context
 from .records import ConstRoot, ContainerRoot, NumpyRoot
@@ -759,14 +759,15 @@ def _copied_attributes(rs, flat, before, outputs) -> None:
             continue
         c = flat.containers[ci]
         t = type(c)
-        holders = [d for o in outputs.values() if type(o) is t and o is not c
-                   and type(d := _instance_dict(o)) is dict]
+        holders = [o for o in outputs.values() if type(o) is t and o is not c]
         if not holders:
             continue
         d = _instance_dict(c)
         for k, v in b.items():
-            if any(h.get(k, MISS) is v for h in holders):
-                rs.add(Atom("entry", d, k, v, c, f"{t.__qualname__}.{k}", None))
+            if any(slot_value(o, k) is v for o in holders):
+                label = f"{t.__qualname__}.{k}"
+                rs.add(Atom("entry", d, k, v, c, label, None) if type(d) is dict and k in d
+                       else Atom("attr", c, k, v, c, label, None))     # (a slot)
 
 
 def _instance_dict(c):

@@ -548,17 +548,22 @@ def entries(o) -> list:
 def hidden_attrs(o) -> dict | None:
     """The instance attributes of a ``DRJIT_STRUCT`` object, a dataclass or a protocol object with
     ``__fj_traverse_attrs__`` (a container the walk put in ``flat.containers``) that are not its
-    fields, hence not walked (``None`` for other containers): what the function may write there is written back like a field (r16: every
+    fields, hence not walked, in its ``__dict__`` and slots (``None`` for other containers and for
+    frostjit's own classes): what the function may write there is written back like a field (r16: every
     replay left them as the caller had them), and what frostjit's own code copies from there
     into an output (``fj.detach(s)`` copies the object's ``__dict__``) is guarded."""
-    node = node_of(type(o))
-    if node is None or node.fields is None or type(node) is ValueNode:
-        return None
+    t = type(o)
+    node = node_of(t)
+    if node is None or node.fields is None or type(node) is ValueNode or \
+            str(getattr(t, "__module__", "")).startswith("frostjit"):
+        return None         # (frostjit's own classes are taken as constant: an AD vertex's slots)
     d = instance_dict(o)
-    if not d:
-        return {}
     fields = node.fields
-    return {k: v for k, v in d.items() if k not in fields}
+    out = {k: v for k, v in d.items() if k not in fields} if d else {}
+    for n in slot_names(t):
+        if n not in fields and (v := slot_value(o, n)) is not _NO_SLOT:
+            out[n] = v
+    return out
 
 
 def hidden_changes(containers, before) -> list:

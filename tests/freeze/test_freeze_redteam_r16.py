@@ -324,3 +324,28 @@ def test_numbers_stored_in_an_attribute_that_is_not_a_field(kind):
             assert type(v1) is type(v2) and v1 == v2, (k, n)
         assert [type(v) for v in s1.info] == [type(v) for v in s2.info] and s1.info == s2.info, k
     assert fz.n_recordings <= 2
+
+
+class _Slotted:
+    __slots__ = ("a", "note")
+    DRJIT_STRUCT = {"a": Float}
+
+    def __init__(self, k=0):
+        self.a = Float(k, k + 1, k + 2)
+        self.note = Float(k * 2, 1, 2) if k % 2 else 0.5 * k
+
+
+def _set_note(s):
+    s.note = s.a * 2
+    return s.a + 1
+
+
+@pytest.mark.parametrize("fn", [_set_note, fj.detach], ids=["set", "copied"])
+def test_a_slot_that_is_not_a_field(fn):
+    fz = fj.freeze(fn)
+    for k in range(5):
+        s1, s2 = _Slotted(k), _Slotted(k)
+        r1, r2 = fz(s1), fn(s2)
+        assert _deep([r1.a, r1.note] if isinstance(r1, _Slotted) else r1) == \
+            _deep([r2.a, r2.note] if isinstance(r2, _Slotted) else r2), k
+        assert _deep([s1.a, s1.note]) == _deep([s2.a, s2.note]), k
