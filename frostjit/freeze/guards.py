@@ -23,6 +23,7 @@ attribute read and an ``is`` test (about 30 ns).
 from __future__ import annotations
 
 import decimal
+import functools
 import gc
 import operator
 import os
@@ -35,7 +36,7 @@ import numpy as np
 from .._dump import register_source
 from ..tree.kinds import PROTOCOL, STRUCT
 from .code import _is_library_module
-from .layout import ValueNode, entries, hidden_changes, node_of, slot_value
+from .layout import ValueNode, entries, hidden_attrs, hidden_changes, node_of, slot_value
 from .lookup import ABSENT, Atom
 from .readset import abc_token, decimal_context
 from .records import ConstRoot, ContainerRoot, NumpyRoot
@@ -549,6 +550,15 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
                 if type(root) is ContainerRoot and a.kind in ("entry", "attr", "item")
                 and id(a.value) in walked and not isinstance(a.value, _ATOM_TYPES)
                 and type(a.value) not in (tuple, frozenset)}
+    for ci, names in _hidden_names_touched(rs, flat, hidden[0] if hidden is not None else None):
+        # the call changed (or could have: ``vars(s).pop("tmp", None)``, ``del s.tmp`` in a
+        # ``try``) which non-field attributes an input has, in C where no read is seen: a replay
+        # must find the ones the recording started from (r16: stale, or a write-back that raised)
+        fn = functools.partial(_hidden_names, ci)
+        atoms.append(Atom("alias", fn, None, names, None,
+                          f"which attributes of {type(flat.containers[ci]).__qualname__} that are not fields it has",
+                          None))
+        roots.append(ConstRoot(None))
     if rs.uses_is:
         # The code compared identities (``x is SENT``): whether an input is one of the hidden
         # objects it read decides the outcome, and the layout key does not say (it keys the
@@ -727,6 +737,30 @@ def _rewritten_attributes(flat, before) -> dict:
     for i, now, b in hidden_changes(flat.containers, before):
         d = _instance_dict(flat.containers[i])
         out[id(d)] = {k: b.get(k, ABSENT) for k in set(b) | set(now) if b.get(k, MISS) is not now.get(k, MISS)}
+    return out
+
+
+def _hidden_names(ci, flat) -> tuple:
+    """The names of the non-field attributes of input container ``ci`` (the guard below)."""
+    return tuple(hidden_attrs(flat.containers[ci]) or ())
+
+
+def _hidden_names_touched(rs, flat, before) -> list:
+    """``[(i, names before the call)]`` of the inputs whose non-field attributes the call
+    changed, wrote or deleted (by name or through their ``__dict__``), or read through their
+    ``__dict__`` as a whole."""
+    out = []
+    changed = {i for i, _, _ in hidden_changes(flat.containers, before)}
+    for i, b in enumerate(before or ()):
+        if b is None:
+            continue
+        c = flat.containers[i]
+        d = _instance_dict(c)
+        fields = node_of(type(c)).fields
+        if i in changed or \
+                any(w[0] is d or (w[0] is c and (w[1] is None or w[1] not in fields)) for w in rs.writes) or \
+                (d is not None and any(a.kind == "contents" and a.holder is d for a in rs.atoms.values())):
+            out.append((i, tuple(b)))
     return out
 
 

@@ -349,3 +349,37 @@ def test_a_slot_that_is_not_a_field(fn):
         assert _deep([r1.a, r1.note] if isinstance(r1, _Slotted) else r1) == \
             _deep([r2.a, r2.note] if isinstance(r2, _Slotted) else r2), k
         assert _deep([s1.a, s1.note]) == _deep([s2.a, s2.note]), k
+
+
+def _pop_tmp(s):
+    vars(s).pop("tmp", None)
+    return s.a
+
+
+def _try_del_tmp(s):
+    try:
+        del s.tmp
+    except AttributeError:
+        pass
+    return s.a
+
+
+def _clear_then_set(s):
+    a = s.a
+    s.__dict__.clear()
+    s.a = a + 1
+    return a
+
+
+@pytest.mark.parametrize("fn", [_pop_tmp, _try_del_tmp, _clear_then_set])
+@pytest.mark.parametrize("kind", ["struct", "dataclass"])
+def test_which_attributes_that_are_not_fields_exist(fn, kind):
+    # deleted in C or in a ``try``: whether the input has them decides what the call does
+    fz = fj.freeze(fn)
+    for k in range(6):
+        s1, s2 = (_struct_or_dataclass(kind, 3, k, None) for _ in range(2))
+        if k % 2 == (fn is _clear_then_set):
+            s1.tmp = s2.tmp = 1
+        assert bits(fz(s1)) == bits(fn(s2)), k
+        assert _state(s1) == _state(s2), k
+    assert fz.n_recordings <= 2
