@@ -43,7 +43,18 @@ Rows added by session r15, lane redteam:
                        rewritten code was not watched: stale)
   (record nn)          CPU time of recording the nn call once (a fresh frozen function; kernels
                        cached): watching the layers' code costs per-instruction events while recording
+
+Rows added by session r16, lane redteam2:
+
+  struct arg           an argument of a user ``DRJIT_STRUCT`` class (two array fields): its
+                       ``DRJIT_STRUCT`` is guarded (entry and contents) and each binder compares
+                       its names (reassigned or changed in place after first use was stale)
+  dataclass arg        the same as a dataclass (nothing new per replay: its non-field attributes
+                       are compared while recording only)
+  float param          a Python float argument that became a parameter: the binder rejects a NaN
+                       (a NaN is keyed by its bits, a literal as in the plain call)
 """
+import dataclasses
 import enum
 import itertools
 import warnings
@@ -116,6 +127,19 @@ def nn_call(x, n):
     return n(nn.CoopVec(x, x * 0.5))[0]
 
 
+class Pair:
+    DRJIT_STRUCT = {"a": Float, "b": Float}
+
+    def __init__(self, a=None, b=None):
+        self.a, self.b = a, b
+
+
+@dataclasses.dataclass
+class PairDC:
+    a: Float
+    b: Float
+
+
 x = Float(np.arange(16, dtype=np.float32))
 cases = {
     "x+1": (fj.freeze(lambda x: x + 1), ()),
@@ -140,7 +164,11 @@ cases = {
     "nn arg": (fj.freeze(nn_call), (NET,)),
     "nn hidden": (fj.freeze(lambda x: nn_call(x, NET)), ()),
     "syntax helper": (fj.freeze(lambda x: syntax_helper(x)), ()),
+    "struct arg": (fj.freeze(lambda x, s: x * s.a + s.b), (Pair(Float(1.0), Float(2.0)),)),
+    "dataclass arg": (fj.freeze(lambda x, s: x * s.a + s.b), (PairDC(Float(1.0), Float(2.0)),)),
+    "float param": (fj.freeze(lambda x, p: x * p), (0.5,)),
 }
+cases["float param"][0](x, 0.25)        # (a second value: the number becomes a parameter)
 
 
 def opcodes(f, extra):

@@ -23,11 +23,13 @@ from __future__ import annotations
 import enum
 import operator
 
+import numpy as np
+
 from ..trace.state import state
 from ..ad import graph as ad_graph
 from ..array.vector import VectorBase
 from ..ad.frozen import scope_token, scopes as ad_scopes
-from ..tree.kinds import slot_names
+from ..tree.kinds import declaration, slot_names
 from .layout import NP_PARAM_NUMBERS, Walker, _HANDLERS, _NO_SLOT, handler_of, instance_dict, node_of, slot_value, value_token, \
     keys_token
 from .values import _HEAPTYPE, Ident, attribute_snaps, eq_differs, float_bits, user_eq, value_key, needs_key, is_torch_tensor
@@ -63,6 +65,11 @@ _MISS = object()
 
 def _lit(v):
     return float_bits(v) if type(v) is float else v
+
+
+def _floating(t) -> bool:
+    """Whether parameters of number type ``t`` can be NaN (a float, a NumPy floating scalar)."""
+    return t is float or issubclass(t, np.floating)
 
 
 def _cell_full(cell) -> bool:
@@ -107,6 +114,7 @@ class _Gen:
         self.open = []
         self.holds = set()
         self.aliased = False
+        self.structs = set()     # DRJIT_STRUCT classes whose field names are checked
 
     # -- helpers -------------------------------------------------------------------------
     def var(self, p="v") -> str:
@@ -230,7 +238,14 @@ class _Gen:
                     self.emit(x, v)
         elif h is Walker.fields:
             if self.container(o, var):
-                self.fields(o, var, node_of(t).fields)
+                node = node_of(t)
+                if node.struct is not None and t not in self.structs:
+                    # the class's DRJIT_STRUCT / __fj_traverse_attrs__ names, as the walk reads
+                    # them (reassigned or changed in place: r16; frostjit's own classes are
+                    # taken as constant)
+                    self.structs.add(t)
+                    self.fail_if(f"tuple({self.const(t)}.{declaration(node.kind)}) != {self.const(node.fields)}")
+                self.fields(o, var, node.fields)
         elif h is Walker.custom:
             self.custom(o, var)
         elif h is Walker.obj:
@@ -456,8 +471,10 @@ class _Gen:
         if t is float or t is int or t in NP_PARAM_NUMBERS:
             i = self.n_numbers
             self.n_numbers = i + 1
-            if i in self.param_mask:        # a parameter: any value of this type
-                self.fail_if(f"type({var}) is not {t.__name__ if t is float or t is int else self.const(t)}")
+            if i in self.param_mask and o == o:     # a parameter: any value of this type but a NaN
+                tn = t.__name__ if t is float or t is int else self.const(t)
+                self.fail_if(f"type({var}) is not {tn}" if t is int or not _floating(t)
+                             else f"type({var}) is not {tn} or {var} != {var}")
                 self.params.append(var)
                 return
         # (the same object first: the usual case, one test; it has the type too)

@@ -893,6 +893,7 @@ class FrozenFunction:
                       for a in flat.numpy]
         args, kwargs, subs = self._substitute_params(rec, flat, args, kwargs)
         pre_entries = [None if type(c) is tuple else entries(c) for c in flat.containers]
+        pre_hidden = [layout.hidden_attrs(c) for c in flat.containers]
         observer = None
         rs = ReadSet(self._top_fn, is_dispatched)
         try:
@@ -940,7 +941,7 @@ class FrozenFunction:
                 # would not repeat it; a scoped change that is undone is fine)
                 rec.data_dependent = "changes frostjit's settings (JIT flags, thread count or expansion " \
                     "threshold), which a replay does not repeat"
-            recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs)
+            recd, out = self._finish(rec, flat, key, out, pre_entries, observer, rs, pre_hidden)
             if subs:
                 if rs.uses_type or rs.uses_is:
                     # type(p) saw a symbolic number, or an identity test may have met one (``p is
@@ -1036,7 +1037,7 @@ class FrozenFunction:
                 self._cache.clear_binders()
                 self._unbind()
 
-    def _finish(self, rec, flat, key, out, pre_entries, observer, rs):
+    def _finish(self, rec, flat, key, out, pre_entries, observer, rs, pre_hidden=None):
         leaf_index = {id(a): i for i, a in enumerate(flat.leaves)}
         cont_index = {id(c): i for i, c in enumerate(flat.containers)}
         # 1. What changed in the inputs (post-call state against the pre-call snapshot).
@@ -1054,6 +1055,10 @@ class FrozenFunction:
             for k, v in before:
                 bmap.setdefault(k, v)
             new_values.extend(v for k, v in now if bmap.get(k, _MISS) is not v)
+        # (and the attributes of DRJIT_STRUCT objects and dataclasses that are not fields: r16)
+        hidden_changed = layout.hidden_changes(flat.containers, pre_hidden)
+        for _, now, before in hidden_changed:
+            new_values.extend(v for k, v in now.items() if before.get(k, _MISS) is not v)
         # 2. Evaluate every array the caller will see (outputs, mutated and new inputs).
         w = Walker(False)
         w.walk(out, None)
@@ -1066,6 +1071,10 @@ class FrozenFunction:
         for _, _, now, _ in changed:
             for _, v in now:
                 d.count(v)
+        for _, now, before in hidden_changed:
+            for k, v in now.items():
+                if before.get(k, _MISS) is not v:
+                    d.count(v)
         pending = list(w.f.pending) + d.pending
         for a, n in zip(flat.leaves, flat.leaf_nodes):
             if a._node is not n and a._node.op not in ("data", "literal"):
@@ -1109,6 +1118,13 @@ class FrozenFunction:
             for k, _ in before:
                 if k not in nkeys:
                     actions.append(DelEntry(ci, k))
+        for ci, now, before in hidden_changed:
+            if layout.write_mode(flat.containers[ci]) is not layout.KEYS and rec.data_dependent is None:
+                # (written back through __fj_assign__, which takes the traversed children only)
+                rec.data_dependent = (f"changes attributes of a {type(flat.containers[ci]).__name__} that its "
+                                      "__fj_traverse_attrs__ does not list, which its __fj_assign__ cannot write back")
+            actions.extend(SetEntry(ci, k, d.describe(v)) for k, v in now.items() if before.get(k, _MISS) is not v)
+            actions.extend(DelEntry(ci, k) for k in before if k not in now)
         out_desc = d.describe(out)
         real_nodes = list(d.real_nodes)
         sym_values = [s.value for s in d.sym_outputs]
@@ -1117,7 +1133,7 @@ class FrozenFunction:
         gs, why, hidden = guards.build(rs, flat, guards.covering(flat, pre_entries), self._globals,
                                        frozenset(self._global_names), self._cells, set(d.counts), self.name,
                                        collections.Counter(op.input for op in rec.ops if type(op) is UploadInput),
-                                       pre_entries)
+                                       pre_entries, (pre_hidden, d.seen))
         if why is not None and rec.data_dependent is None:
             rec.data_dependent = why
         rec.through = None
@@ -1352,6 +1368,10 @@ def _settle_numbers(containers) -> None:
         if type(c) is tuple:
             continue
         for k, v in entries(c):
+            w = _settled(v, 0)
+            if w is not v:
+                _put(c, k, w)
+        for k, v in (layout.hidden_attrs(c) or {}).items():     # (its attributes that are not fields)
             w = _settled(v, 0)
             if w is not v:
                 _put(c, k, w)

@@ -23,6 +23,7 @@ attribute read and an ``is`` test (about 30 ns).
 from __future__ import annotations
 
 import decimal
+import functools
 import gc
 import operator
 import os
@@ -33,9 +34,9 @@ import weakref
 import numpy as np
 
 from .._dump import register_source
-from ..tree.kinds import PROTOCOL
+from ..tree.kinds import PROTOCOL, STRUCT
 from .code import _is_library_module
-from .layout import ValueNode, entries, node_of
+from .layout import ValueNode, entries, hidden_attrs, hidden_changes, node_of, slot_value
 from .lookup import ABSENT, Atom
 from .readset import abc_token, decimal_context
 from .records import ConstRoot, ContainerRoot, NumpyRoot
@@ -454,7 +455,8 @@ def fresh_ids(rs, candidates) -> set:
     return {i for i in candidates if i in done}
 
 
-def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=(), before=None):
+def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, name, uploaded=(), before=None,
+          hidden=None):
     """The guards of a finished recording, or a fallback reason.
 
     ``before``: the entries of each container of ``flat`` before the call (``None`` for a tuple),
@@ -463,6 +465,9 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
     ``uploaded``: how many times the recording uploads each NumPy input (by index; re-read by
     every replay): passing one on as a whole (``x + a``) needs no guard on its data when every
     pass was an upload; reading it in Python (``a.sum()``, ``max(a)`` beside ``Float(a)``) does.
+    ``hidden``: ``(before, outputs)``, the non-field attributes of each ``DRJIT_STRUCT`` object
+    and dataclass among the inputs before the call (:func:`.layout.hidden_attrs`) and the objects
+    the outputs reach (``{id: object}``).
     ``covered(owner, atom) -> root | None | False``: the input path of an owner reached through
     the inputs (a :class:`~.records.ContainerRoot` / :class:`~.records.NumpyRoot`), ``False`` when the layout key already
     covers the atom, ``None`` for objects outside the inputs.  Returns ``(GuardSet | None,
@@ -474,6 +479,11 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
         what, why, where = rs.fallback
         return None, f"uses {why} ({what}{' at ' + _short_where(where) if where else ''})", []
     rs.loose_atoms()        # attributes read on values no chain named (make().k)
+    for c in flat.containers:           # the DRJIT_STRUCTs the walk read (fj.tree reads them anew)
+        if node_of(type(c)).kind is STRUCT:
+            rs.struct_class(type(c), type(c).__qualname__, None)
+    if hidden is not None:
+        _copied_attributes(rs, flat, *hidden)
     owners = {id(a.owner) for a in rs.atoms.values()} | {id(w[0]) for w in rs.writes}
     fresh = fresh_ids(rs, owners | {i for i, _, _ in rs.iterators})
     for i, label, where in rs.iterators:
@@ -481,6 +491,7 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
             # next() on an iterator the call did not make: its position is state no guard sees
             return None, f"uses an iterator made before the call ({label} at {_short_where(where)})", []
     hidden_writes = []
+    through_inputs = _inside_hidden_attributes(hidden[0] if hidden is not None else None)
     for owner, key, label, where in rs.writes:
         if id(owner) in fresh or covered(owner, None) is not None:
             continue
@@ -488,12 +499,23 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
             continue
         if id(owner) in describer_ids and id(owner) in rs.made:
             continue        # an object made during the call and returned (rebuilt by every replay)
+        if id(owner) in through_inputs:
+            # state of the caller's objects (``s.cache["y"] = x * 2``, ``s.inner.y = ...`` in a
+            # non-field attribute of an input), which a replay would not write (r16: stale)
+            return None, (f"writes into {label} (at {_short_where(where)}), inside an attribute of an input "
+                          "that is not walked (not a field), which a replay does not repeat"), []
         hidden_writes.append(f"{label} at {_short_where(where)}")
     atoms = []
     roots = []
+    rewritten = _rewritten_attributes(flat, hidden[0] if hidden is not None else None)
     for a in rs.atoms.values():
         if id(a.owner) in fresh or (id(a.owner) in describer_ids and id(a.owner) in rs.made):
             continue
+        if a.kind == "entry" and id(a.holder) in rewritten and a.key in rewritten[id(a.holder)]:
+            # a non-field attribute of an input the call wrote (and a replay writes back), read
+            # after the write: a call must start from the state the recording started from
+            # (r16: the value written was guarded, so the next call traced again)
+            a.value = rewritten[id(a.holder)][a.key]
         if a.kind == "entry" and a.holder is top_globals and a.key in top_names:
             continue
         if a.kind == "cell" and any(a.holder is c for c in top_cells):
@@ -528,6 +550,15 @@ def build(rs, flat, covered, top_globals, top_names, top_cells, describer_ids, n
                 if type(root) is ContainerRoot and a.kind in ("entry", "attr", "item")
                 and id(a.value) in walked and not isinstance(a.value, _ATOM_TYPES)
                 and type(a.value) not in (tuple, frozenset)}
+    for ci, names in _hidden_names_touched(rs, flat, hidden[0] if hidden is not None else None):
+        # the call changed (or could have: ``vars(s).pop("tmp", None)``, ``del s.tmp`` in a
+        # ``try``) which non-field attributes an input has, in C where no read is seen: a replay
+        # must find the ones the recording started from (r16: stale, or a write-back that raised)
+        fn = functools.partial(_hidden_names, ci)
+        atoms.append(Atom("alias", fn, None, names, None,
+                          f"which attributes of {type(flat.containers[ci]).__qualname__} that are not fields it has",
+                          None))
+        roots.append(ConstRoot(None))
     if rs.uses_is:
         # The code compared identities (``x is SENT``): whether an input is one of the hidden
         # objects it read decides the outcome, and the layout key does not say (it keys the
@@ -697,6 +728,80 @@ def covering(flat, before=None):
                 return ContainerRoot(hi, False) if isinstance(atom.holder, C_BUFFERS) else False
         return ContainerRoot(ci, False)
     return covered
+
+
+def _rewritten_attributes(flat, before) -> dict:
+    """``{id(instance dict): {name: value before the call (ABSENT: none)}}`` of the non-field
+    attributes of the inputs that the call set, rebound or deleted."""
+    out = {}
+    for i, now, b in hidden_changes(flat.containers, before):
+        d = _instance_dict(flat.containers[i])
+        out[id(d)] = {k: b.get(k, ABSENT) for k in set(b) | set(now) if b.get(k, MISS) is not now.get(k, MISS)}
+    return out
+
+
+def _hidden_names(ci, flat) -> tuple:
+    """The names of the non-field attributes of input container ``ci`` (the guard below)."""
+    return tuple(hidden_attrs(flat.containers[ci]) or ())
+
+
+def _hidden_names_touched(rs, flat, before) -> list:
+    """``[(i, names before the call)]`` of the inputs whose non-field attributes the call
+    changed, wrote or deleted (by name or through their ``__dict__``), or read through their
+    ``__dict__`` as a whole."""
+    out = []
+    changed = {i for i, _, _ in hidden_changes(flat.containers, before)}
+    for i, b in enumerate(before or ()):
+        if b is None:
+            continue
+        c = flat.containers[i]
+        d = _instance_dict(c)
+        fields = node_of(type(c)).fields
+        if i in changed or \
+                any(w[0] is d or (w[0] is c and (w[1] is None or w[1] not in fields)) for w in rs.writes) or \
+                (d is not None and any(a.kind == "contents" and a.holder is d for a in rs.atoms.values())):
+            out.append((i, tuple(b)))
+    return out
+
+
+def _inside_hidden_attributes(before) -> set:
+    """``id`` of the objects held by the non-field attributes of the inputs (``before``: their
+    :func:`.layout.hidden_attrs` before the call), of their instance dicts, and of the mutable
+    containers directly inside those."""
+    out = set()
+    for b in before or ():
+        for v in (b or {}).values():
+            if isinstance(v, _ATOM_TYPES) or isinstance(v, type):
+                continue
+            out.add(id(v))
+            d = _instance_dict(v)
+            if type(d) is dict:
+                out.add(id(d))
+            if isinstance(v, (list, dict)):
+                out.update(id(x) for x in (v.values() if isinstance(v, dict) else v)
+                           if isinstance(x, (list, dict, set)))
+    return out
+
+
+def _copied_attributes(rs, flat, before, outputs) -> None:
+    """Guard the non-field attributes of the ``DRJIT_STRUCT`` objects and dataclasses among the
+    inputs that an output object of the same class holds too: frostjit's own code copied them
+    there (``fj.detach(s)``, a PyTree rebuilt from ``s``: its ``__dict__`` is copied), unseen
+    by the read set (r16: the replay returned the recording call's attribute)."""
+    for ci, b in enumerate(before or ()):
+        if not b:
+            continue
+        c = flat.containers[ci]
+        t = type(c)
+        holders = [o for o in outputs.values() if type(o) is t and o is not c]
+        if not holders:
+            continue
+        d = _instance_dict(c)
+        for k, v in b.items():
+            if any(slot_value(o, k) is v for o in holders):
+                label = f"{t.__qualname__}.{k}"
+                rs.add(Atom("entry", d, k, v, c, label, None) if type(d) is dict and k in d
+                       else Atom("attr", c, k, v, c, label, None))     # (a slot)
 
 
 def _instance_dict(c):

@@ -309,6 +309,9 @@ class Walker:
         """A node whose children are attributes fixed per type: a ``DRJIT_STRUCT`` class, a
         dataclass, a protocol class with ``__fj_traverse_attrs__``, a partial, a bound method."""
         node = _NODES[type(o)]
+        if node.struct is not None and node.stale():      # DRJIT_STRUCT changed since it was resolved
+            refresh(type(o))
+            return handler_of(type(o))(self, o, path)
         names = node.fields
         if self._container(o, path, (type(o), names)):
             if self.P:
@@ -367,7 +370,10 @@ class Walker:
             self.n_numbers = i + 1
             if self.P:
                 self.f.number_locs.append((self.loc, path))
-            if i in self.param_mask:        # a parameter: any value of this type replays
+            # a parameter: any value of this type replays, except a NaN (keyed by its bits, a
+            # literal as in the plain call: which NaN an operation on two NaNs returns differs
+            # between LLVM's folding of a constant and the CPU's instruction; r15/r16, `fj.lerp`)
+            if i in self.param_mask and o == o:
                 self.f.params.append(o)
                 self.tok((t, "param"), path)
                 return
@@ -405,6 +411,7 @@ class ValueNode:
     fields: tuple | None = None
     kind = VALUE
     key_paths = False
+    struct = None           # (fixed per type, as a NodeType of frostjit's own class)
 
     def children(self, o) -> tuple[tuple | None, list]:
         """``(keys, values)`` of ``o`` (keys None for a deque: positions)."""
@@ -514,9 +521,20 @@ def node_of(t) -> NodeType | ValueNode | None:
     """How the children of objects of type ``t`` are read and written: the tree's
     :class:`~frostjit.tree.NodeType` for a PyTree node, a :class:`ValueNode` for a Python value
     freeze looks inside, ``None`` for a leaf."""
-    if t not in _NODES:
+    node = _NODES.get(t, _MISSING)
+    if node is _MISSING or (node is not None and node.struct is not None and node.stale()):
+        refresh(t)
         handler_of(t)
-    return _NODES[t]
+        node = _NODES[t]
+    return node
+
+
+def refresh(t) -> None:
+    """Forget how objects of type ``t`` are walked (a ``DRJIT_STRUCT`` class whose dict changed:
+    :meth:`frostjit.tree.NodeType.stale`); the next use resolves it again."""
+    _HANDLERS.pop(t, None)
+    _NODES.pop(t, None)
+    node_type(t)
 
 
 # ---------------------------------------------------------------------------------- entries
@@ -525,6 +543,41 @@ def entries(o) -> list:
     walker visits them (positions for sequences, static vectors and deques)."""
     keys, values = node_of(type(o)).children(o)
     return list(zip(range(len(values)) if keys is None else keys, values))
+
+
+def hidden_attrs(o) -> dict | None:
+    """The instance attributes of a ``DRJIT_STRUCT`` object, a dataclass or a protocol object with
+    ``__fj_traverse_attrs__`` (a container the walk put in ``flat.containers``) that are not its
+    fields, hence not walked, in its ``__dict__`` and slots (``None`` for other containers and for
+    frostjit's own classes): what the function may write there is written back like a field (r16: every
+    replay left them as the caller had them), and what frostjit's own code copies from there
+    into an output (``fj.detach(s)`` copies the object's ``__dict__``) is guarded."""
+    t = type(o)
+    node = node_of(t)
+    if node is None or node.fields is None or type(node) is ValueNode or \
+            str(getattr(t, "__module__", "")).startswith("frostjit"):
+        return None         # (frostjit's own classes are taken as constant: an AD vertex's slots)
+    d = instance_dict(o)
+    fields = node.fields
+    out = {k: v for k, v in d.items() if k not in fields} if d else {}
+    for n in slot_names(t):
+        if n not in fields and (v := slot_value(o, n)) is not _NO_SLOT:
+            out[n] = v
+    return out
+
+
+def hidden_changes(containers, before) -> list:
+    """``[(i, now, before)]``: the containers whose :func:`hidden_attrs` the call changed (set,
+    rebound or deleted), given ``before``, their ``hidden_attrs`` before the call."""
+    out = []
+    for i, b in enumerate(before or ()):
+        if b is None:
+            continue
+        now = hidden_attrs(containers[i])
+        if now is None or (len(now) == len(b) and all(b.get(k, _MISSING) is v for k, v in now.items())):
+            continue        # (unchanged; or the class changed: the recording falls back)
+        out.append((i, now, b))
+    return out
 
 
 ITEMS, PROTOCOL_ASSIGN, KEYS = "items", "protocol", "keys"

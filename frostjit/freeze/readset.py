@@ -164,6 +164,7 @@ class ReadSet:
         # (or a Decimal reached it: guards.build also looks at the inputs)
         self.uses_decimal = False
         self.decimal_context = decimal_context()
+        self.structs: set = set()       # ids of the DRJIT_STRUCT classes guarded (struct_class)
         self.known = collections.defaultdict(list)     # code -> functions seen
         self.frames: dict = {}
         self.top_code = getattr(top_fn, "__code__", None)
@@ -815,6 +816,8 @@ class ReadSet:
                     self.consider(a, where, True, label=f"{name}.args[{i}]")
                 for k, a in (v.keywords or {}).items():
                     self.consider(a, where, True, label=f"{name}.keywords[{k!r}]")
+        elif isinstance(v, type):
+            self.struct_class(v, label or v.__qualname__, where)
         if t is types.BuiltinMethodType and v.__name__ == "get" and isinstance(v.__self__, contextvars.ContextVar):
             # a context variable's value (``CV.get()``): set per context, read in C
             self.add(Atom("deref", v.__self__, "get", v.__self__.get(ABSENT), v.__self__,
@@ -883,6 +886,25 @@ class ReadSet:
             # passed on as a whole: to frostjit (an upload, re-read by every replay) or to Python
             # code that reads it (its data becomes part of the recording): decided in guards.build
             self.numpy_read(v, label or "<ndarray>", where, "passed")
+
+    def struct_class(self, cls, label, where) -> None:
+        """Guard the ``DRJIT_STRUCT`` of user class ``cls`` (an input's class, or a class the code
+        read: ``fj.zeros(S)``): frostjit reads its field names and types in its own code, unseen,
+        at each use (r16: reassigned or changed in place between calls, a stale replay).  Its
+        entry (the class attribute, inherited or not) and the dict's items."""
+        if id(cls) in self.structs or str(getattr(cls, "__module__", "")).startswith("frostjit") or \
+                not any("DRJIT_STRUCT" in k.__dict__ for k in cls.__mro__):
+            return
+        self.structs.add(id(cls))
+        label = f"{label}.DRJIT_STRUCT"
+        v, atoms = read_attr(cls, "DRJIT_STRUCT", label, where)
+        if type(v) is not dict:
+            return
+        for a in atoms:
+            self.add(a)
+        # its names and types in order, compared in C (a tuple of the live items view: a
+        # "contents" guard snapshots each entry in Python, ~300 opcodes per replay)
+        self.add(Atom("token", functools.partial(tuple, v.items()), None, tuple(v.items()), cls, label, where))
 
     def deep(self, c, label, where) -> None:
         """Guard ``c`` and the containers inside it (deep contents, as first seen)."""

@@ -360,10 +360,12 @@ def lerp(a, b, t):
     """Linear interpolation ``a + (b - a) * t``, computed as ``fma(b, t, fma(-a, t, a))``."""
     if not (_jit(a) or _jit(t)):
         return fma(b, t, a - a * t)
-    # negate the float operand: -a of an unsigned ``a`` would wrap before the promotion to float
-    # (lerp(UInt32(3), UInt32(3), 0.5) gave 2**31)
+    # negate the float operand when ``a`` is unsigned: -a would wrap before the promotion to
+    # float (lerp(UInt32(3), UInt32(3), 0.5) gave 2**31); else -a, as Dr.Jit (which NaN a NaN
+    # ``t`` gives: +NaN for t = +NaN, r16)
     t_float = isinstance(t, float) or (_jit(t) and t.Type.is_float)
-    return fma(b, t, fma(a, -t, a) if t_float else fma(-a, t, a))
+    unsigned = _jit(a) and not a.Type.is_float and not a.Type.is_signed
+    return fma(b, t, fma(a, -t, a) if t_float and unsigned else fma(-a, t, a))
 
 
 def select(condition, a, b):

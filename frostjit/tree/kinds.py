@@ -49,12 +49,25 @@ class NodeType:
     key_paths : bool
         Paths show the children as ``["name"]`` rather than ``.name``
         (``__fj_path_style__ = "key"``).
+    struct : dict, tuple or None
+        What ``fields`` were read from: the ``DRJIT_STRUCT`` dict or the ``__fj_traverse_attrs__``
+        of a user class, so that a class whose declaration is reassigned or changed in place is
+        resolved again (:meth:`stale`).  ``None`` for frostjit's own classes (taken as constant).
     """
 
     cls: type
     kind: Kind
     fields: tuple | None = None
     key_paths: bool = False
+    struct: dict | None = None
+
+    def stale(self) -> bool:
+        """Whether the class's ``DRJIT_STRUCT`` (``__fj_traverse_attrs__``) is no longer the
+        object and the names ``fields`` were read from (``S.DRJIT_STRUCT = {...}`` or
+        ``S.DRJIT_STRUCT["c"] = T`` after first use; Dr.Jit reads it at every traversal: r16, a
+        plain call mixed the old fields and the new)."""
+        s = self.struct
+        return s is not None and (getattr(self.cls, declaration(self.kind), None) is not s or tuple(s) != self.fields)
 
     def children(self, o) -> tuple[tuple | None, list]:
         """``(keys, values)`` of node ``o``: keys are None for sequences and vectors (positions)."""
@@ -67,6 +80,9 @@ class NodeType:
             items = list(o.items())
             return tuple(k for k, _ in items), [v for _, v in items]
         if self.fields is not None:
+            if self.struct is not None and self.stale():
+                nt = node_type(self.cls)
+                return ((), []) if nt.kind is VALUE or nt.kind is ARRAY else nt.children(o)
             return self.fields, [getattr(o, n) for n in self.fields]
         if kind is PROTOCOL:
             state = o.__fj_traverse__()
@@ -155,7 +171,7 @@ def node_type(cls: type) -> NodeType:
     <Kind.MAPPING: 'mapping'>
     """
     nt = TYPES.get(cls)
-    if nt is None:
+    if nt is None or (nt.struct is not None and nt.stale()):
         nt = TYPES[cls] = _resolve(cls)
     return nt
 
@@ -171,17 +187,30 @@ def _resolve(t: type) -> NodeType:
     if hasattr(t, "__fj_traverse__") or hasattr(t, "__fj_traverse_attrs__"):
         attrs = getattr(t, "__fj_traverse_attrs__", None)
         return NodeType(t, PROTOCOL, tuple(attrs) if attrs is not None else None,
-                        getattr(t, "__fj_path_style__", None) == "key")
+                        getattr(t, "__fj_path_style__", None) == "key", _source(t, attrs))
     if issubclass(t, (tuple, list)):
         return NodeType(t, SEQUENCE)
     if issubclass(t, dict):
         return NodeType(t, MAPPING)
     struct = getattr(t, "DRJIT_STRUCT", None)
     if isinstance(struct, dict):
-        return NodeType(t, STRUCT, tuple(struct))
+        return NodeType(t, STRUCT, tuple(struct), struct=_source(t, struct))
     if dataclasses.is_dataclass(t):
         return NodeType(t, DATACLASS, tuple(f.name for f in dataclasses.fields(t)))
     return NodeType(t, VALUE)
+
+
+def declaration(kind: Kind) -> str:
+    """The class attribute that declares the fields of a node of ``kind`` (STRUCT or PROTOCOL)."""
+    return "DRJIT_STRUCT" if kind is STRUCT else "__fj_traverse_attrs__"
+
+
+def _source(t: type, decl):
+    """``decl`` (a user class's field declaration) for :meth:`NodeType.stale` to compare;
+    ``None`` for frostjit's own classes, taken as constant (no check on their walks)."""
+    if decl is None or str(getattr(t, "__module__", "")).startswith("frostjit"):
+        return None
+    return decl
 
 
 def is_pytree(obj) -> bool:
