@@ -93,3 +93,38 @@ def test_frozen_replays_give_the_plain_call_bits(name):
     for n, c in [(40, 7.0), (40, 3.0), (25, 7.0), (33, 11.0), (40, 7.0)]:
         x = Float((rng.standard_normal(n) * 100).astype(np.float32))
         assert _same(frozen(x, c).numpy(), f(x, c).numpy()), (n, c)
+
+
+# -- a static array divided by an operand of lower depth: one reciprocal (array/vector.py) ------
+
+def _vec(cls, comps):
+    return cls(*[Float(c) for c in comps])
+
+
+@settings(max_examples=10)
+@given(n=st.integers(1, 30), seed=st.integers(0, 2**16))
+def test_static_arrays_divide_by_a_lower_depth_array_through_its_reciprocal(n, seed):
+    from frostjit.llvm import Array2f, Array22f, Complex2f, Matrix2f, Quaternion4f
+    rng = np.random.default_rng(seed)
+    xs = [(rng.standard_normal(n) * 100).astype(np.float32) for _ in range(4)]
+    s = (rng.standard_normal(n) * 10).astype(np.float32)
+    with np.errstate(all="ignore"):
+        r = np.float32(1) / s
+    for cls, k in ((Array3f, 3), (Complex2f, 2), (Quaternion4f, 4)):
+        v = _vec(cls, xs[:k]) / Float(s)
+        for i in range(k):
+            assert _same(v[i].numpy(), xs[i] * r), (cls.__name__, i)
+    m = Matrix2f(*[Float(x) for x in xs]) / Float(s)
+    assert _same(m[1][0].numpy(), xs[2] * r)
+    w = Array22f(_vec(Array2f, xs[:2]), _vec(Array2f, xs[2:])) / _vec(Array2f, [s, xs[0]])
+    assert _same(w[1][0].numpy(), xs[2] * r)
+    v = _vec(Array3f, xs[:3])
+    v /= Float(s)                                   # in place too
+    assert _same(v[1].numpy(), xs[1] * r)
+    with fj.scoped_set_flag(fj.JitFlag.ConstantPropagation, False):
+        c = _vec(Complex2f, xs[:2]) / 7.0           # a complex number: the reciprocal of a number too
+        assert _same(c[1].numpy(), xs[1] * np.float32(1 / 7))
+        a = _vec(Array3f, xs[:3]) / 7.0             # a plain static array: divides
+        assert _same(a[1].numpy(), xs[1] / np.float32(7))
+    q = _vec(Array3f, xs[:3]) / _vec(Array3f, xs[1:4])  # same depth: divides
+    assert _same(q[0].numpy(), xs[0] / xs[1])
