@@ -622,6 +622,32 @@ def _array_class(like: type, elem: type, n, family: str):
     return cls
 
 
+def _divide_by_lower_depth(a, b):
+    """``a / b`` as Dr.Jit 1.5 computes it when ``b`` has a lower depth than the JIT float static
+    array ``a`` (``Array3f / Float``, ``Matrix2f / Float``, ``Array22f / Array2f``): ``a * rcp(b)``,
+    one reciprocal for every component (the bits differ from component-wise division in the
+    last place for about a quarter of the lanes; side by side, r16).  A complex number,
+    quaternion or matrix takes the reciprocal of a Python number too (Dr.Jit does with
+    ``ConstantPropagation`` cleared; set, the literal rule of ``trace/ops.py`` gives the same bits);
+    a plain static array divides by a Python number (Dr.Jit's bits both ways).  ``None``: the
+    default division applies."""
+    cls = type(a)
+    if not isinstance(a, VectorBase) or not cls.IsJIT or cls._leaf is None or not cls._leaf._vt.is_float:
+        return None
+    if isinstance(b, VectorBase):
+        if b.Depth >= cls.Depth or not type(b).IsJIT:
+            return None
+        return apply_vector("mul", a, apply_vector("rcp", b))
+    if isinstance(b, ArrayBase):
+        if not b.IsJIT or getattr(b, "IsTensor", False) or not b._vt.is_float:
+            return None
+    elif cls._ops and (type(b) is float or type(b) is int):
+        b = cls._leaf(b)
+    else:
+        return None
+    return apply_vector("mul", a, apply("rcp", b))
+
+
 def apply_vector(op: str, *operands):
     """Apply the lane-wise op ``op`` to operands of which at least one is a static array.
 
@@ -632,6 +658,10 @@ def apply_vector(op: str, *operands):
     if len(operands) == 2:
         a, b = operands
         cls = type(a)
+        if op == "truediv":
+            out = _divide_by_lower_depth(a, b)
+            if out is not None:
+                return out
         if type(b) is cls and not cls._ops and cls.Depth == 2 and cls._n is not None:
             # Two plain static arrays of one class (Array3f + Array3f): a node per component
             # when every component is of the element class with no gradient (see .direct).

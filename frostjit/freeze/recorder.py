@@ -36,6 +36,7 @@ from .records import (SlotOrigin, SlotSource, LaunchParam, Launch, Reduce, Prefi
                       FillWidth, Upload, UploadInput, BoundsCheck, SlotOperand, LiteralOperand, Guard)
 from ..trace import ops
 from ..trace.dtypes import UInt32, Int64
+from ..trace.folding import FOLDABLE as _FOLDS
 from ..trace.ops import normalize_literal
 from ..trace.state import state
 from .symbolic import Sym, const, ONE, call, _expr, _ready
@@ -230,6 +231,10 @@ class Recorder:
         if sym is None or node.size == 1:
             sym = ONE if node.size == 1 else const(node.size)
         node.sym = sym
+        stand_ins = ops.LITERAL_STAND_INS
+        if stand_ins and (op in _FOLDS or op == "cast") \
+                and all(a.op == "literal" or a in stand_ins for a in node.args):
+            stand_ins.add(node)     # (the plain call folds it into a literal, which divisions treat apart)
         if op == "scatter" or op == "scatter_rmw":
             self.effects[id(node)] = node.size     # launched by this thread (see on_launch, stolen_effects)
         if (op == "gather" or op == "scatter" or op == "scatter_rmw") and node.args[-2].vt.bits == 32:
@@ -411,7 +416,9 @@ class Recorder:
         z = self.sized_literal(vt, 0, size)
         if z.size == 1:
             return v
-        return ops.make("add", vt, (z, v))
+        out = ops.make("add", vt, (z, v))
+        ops.LITERAL_STAND_INS.add(out)      # (a plain call's literal: divisions take its reciprocal)
+        return out
 
     def sized_counter(self, size):
         n = int(size.value)
@@ -436,6 +443,7 @@ class Recorder:
         buf = current_backend().from_numpy(np.array([v], dtype=vt.np_dtype))
         node = ops.data(vt, buf, 1)     # (queued as an upload by on_node; its slot, made next, wins)
         node.sym = ONE
+        ops.LITERAL_STAND_INS.add(node)     # (a plain call's literal: divisions take its reciprocal)
         self.ops.append(FillWidth(vt, value, self.new_slot(buf, self._op_source(), ONE, vt)))
         return node
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..array.flat import ArrayBase, literal_to_memory
 from ..array.vector import VectorBase
 from ..schedule.evaluate import evaluate, kernel_history  # noqa: F401  (re-exported)
+from ..trace import ops
 from ..trace.state import state
 from ..tree import leaves, traverse
 
@@ -85,6 +86,8 @@ def make_opaque(*args) -> None:
     for a in arrays:
         if a._node.op == "literal":
             literal_to_memory(a)
+        elif ops.LITERAL_STAND_INS:
+            ops.LITERAL_STAND_INS.discard(a._node)     # (a frozen function's width value: memory now)
 
 
 def width(*args) -> int:

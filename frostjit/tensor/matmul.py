@@ -26,6 +26,9 @@ from .broadcast import broadcast_shapes
 from .view import c_strides, index_type, offsets
 
 _UNROLL = 32
+#: The most batch axes a tensor product may have (Dr.Jit 1.5's ``DRJIT_GEMM_MAX_BDIMS``: it raises
+#: ``ValueError`` beyond, and frostjit follows it so that a program behaves the same on both).
+MAX_BATCH_RANK = 6
 
 
 def matmul(A, B, At: bool = False, Bt: bool = False):
@@ -51,7 +54,8 @@ def matmul(A, B, At: bool = False, Bt: bool = False):
     Raises
     ------
     ValueError
-        The inner dimensions differ, the batch shapes do not broadcast, or an operand is 0-d.
+        The inner dimensions differ, the batch shapes do not broadcast, they have more than
+        :data:`MAX_BATCH_RANK` (6) axes together (as Dr.Jit 1.5), or an operand is 0-d.
     TypeError
         The element types differ or are Bool.
     """
@@ -88,6 +92,9 @@ def matmul(A, B, At: bool = False, Bt: bool = False):
         raise ValueError(f"{who}: the inner dimensions differ: {sa}{'ᵀ' if At else ''} @ {sb}"
                          f"{'ᵀ' if Bt else ''} ({k} vs {k2})")
     batch = broadcast_shapes(who, a_batch, b_batch)
+    if len(batch) > MAX_BATCH_RANK:
+        raise ValueError(f"{who}: tensor matmul: batch rank {len(batch)} exceeds the maximum of "
+                         f"{MAX_BATCH_RANK} (shapes {sa} and {sb})")
     out_full = batch + (m, n)
     a_strides = _batch_strides(a_batch, batch, sta) + (sam, 0)
     b_strides = _batch_strides(b_batch, batch, stb) + (0, sbn)

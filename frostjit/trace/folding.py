@@ -128,7 +128,7 @@ _NO = object()
 _F32 = struct.Struct("f")
 
 
-def _to_f32(v: float) -> float:
+def to_f32(v: float) -> float:
     """The double ``v`` rounded to float32 (to +-inf beyond its range)."""
     try:
         return _F32.unpack(_F32.pack(v))[0]
@@ -164,8 +164,8 @@ def _binary_functions() -> dict:
             table[("truediv", vt, vt)] = lambda x, y: _NO if y == 0 else x / y
         elif vt.is_float:
             for name, f in arith.items():
-                table[(name, vt, vt)] = lambda x, y, f=f: _to_f32(f(x, y))
-            table[("truediv", vt, vt)] = lambda x, y: _NO if y == 0 else _to_f32(x / y)
+                table[(name, vt, vt)] = lambda x, y, f=f: to_f32(f(x, y))
+            table[("truediv", vt, vt)] = lambda x, y: _NO if y == 0 else to_f32(x / y)
         else:
             wrap = _wrapper(vt)
             for name, f in {**arith, **bits}.items():
@@ -250,7 +250,7 @@ def _unary_functions() -> dict:
             if vt is Float64:
                 table[("sqrt", vt)] = lambda x: math.nan if x < 0 else math.sqrt(x)
             elif vt is not Float16:
-                table[("sqrt", vt)] = lambda x: math.nan if x < 0 else _to_f32(math.sqrt(x))
+                table[("sqrt", vt)] = lambda x: math.nan if x < 0 else to_f32(math.sqrt(x))
         elif vt is not Bool:
             wrap = _wrapper(vt)
             table[("neg", vt)] = lambda x, wrap=wrap: wrap(-x)
@@ -276,7 +276,7 @@ def _fma_f32(a: float, b: float, c: float):
     e = (p - (s - bb)) + (c - bb)
     if e != 0 and not _I64_BITS.unpack(_F64_BITS.pack(s))[0] & 1:
         s = math.nextafter(s, math.inf if e > 0 else -math.inf)
-    return _to_f32(s)
+    return to_f32(s)
 
 
 def _fma_f64(a: float, b: float, c: float):

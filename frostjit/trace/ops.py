@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 import struct
+import weakref
 
 import numpy as np
 
 from ..errors import ConversionOverflowError, IncompatibleSizesError, ReinterpretSizeError
 from . import numpy_semantics as ns
-from .dtypes import ALL_TYPES, VarType, Bool, round_to
+from .dtypes import ALL_TYPES, VarType, Bool, Float32, Float64, round_to
 from . import folding
 from .node import Node
 from .state import state
@@ -138,6 +139,10 @@ def make_binary(op: str, vt: VarType, a: Node, b: Node) -> Node:
         out = _fold(op, vt, (a, b), sb if sa == 1 else sa)
         if out is not None:
             return out
+    elif op == "truediv":
+        out = _divide_by_constant(vt, a, b)
+        if out is not None:
+            return out
     if state.dirty:
         flush_if_dirty((a, b))
     node = _new(Node)
@@ -220,6 +225,41 @@ def make_ternary(op: str, vt: VarType, a: Node, b: Node, c: Node) -> Node:
     return node
 
 
+#: Nodes that a frozen function's recording makes for a width-derived value (``x / fj.width(x)``,
+#: ``fj.mean``): the plain call has a literal there, so :func:`_divide_by_constant` treats them as one.
+LITERAL_STAND_INS: "weakref.WeakSet[Node]" = weakref.WeakSet()
+
+
+def _divide_by_constant(vt: VarType, a: Node, b: Node):
+    """``a / c`` for a literal ``c`` as Dr.Jit 1.5 computes it: ``a * rcp(c)``, the reciprocal a
+    literal rounded once to the type (float32 / float64, not float16; with
+    ``JitFlag.ConstantPropagation`` set).  It differs from the division in the last bit for about
+    half of all ``a`` (``x / 7.0``); Dr.Jit's core makes this rewrite, so frostjit does, to give
+    its bits.  A recording's stand-in for a literal (:data:`LITERAL_STAND_INS`) gets ``a * rcp(b)``
+    computed in the kernel: the same bits (``rcp`` is the exact ``1 / b``), so that a replay
+    computes what the plain call does.  ``None`` (the door divides) otherwise."""
+    if vt is not _FLOAT32 and vt is not _FLOAT64 or not state.flags & _CONSTANT_PROPAGATION \
+            or a.op == "literal":
+        return None         # (of two literals, the plain call's quotient folds: exact)
+    if state.recorder is not None:
+        if a in LITERAL_STAND_INS:
+            return None     # (so does a stand-in's: the recording divides, and marks the node one)
+        if b in LITERAL_STAND_INS:
+            return make_binary("mul", vt, a, make_unary("rcp", vt, b))
+    if b.op != "literal":
+        return None
+    c = b.value
+    if c == 1.0:
+        return None                     # (x / 1 is x either way: Dr.Jit keeps the division's operand)
+    r = 1.0 / c if c != 0.0 else math.copysign(math.inf, c)
+    if vt is _FLOAT32:
+        r = folding.to_f32(r)       # (double, rounded once: the correctly rounded float32 reciprocal)
+    recip = stored_literal(vt, r, b.size)
+    if b.sym is not None:
+        recip.sym = b.sym           # (a frozen function's symbolic size carries over, as in _fold)
+    return make_binary("mul", vt, a, recip)
+
+
 def _fold_any(op: str, vt: VarType, args: tuple, size: int):
     """:func:`_fold` when the first operand is a literal: every operand a literal, or a
     ``select`` on a literal condition."""
@@ -257,6 +297,7 @@ def _fold(op: str, vt: VarType, args: tuple, size: int):
 
 _CONSTANT_PROPAGATION = folding.CONSTANT_PROPAGATION
 _FOLDABLE = folding.FOLDABLE
+_FLOAT32, _FLOAT64 = Float32, Float64
 
 
 def flush_if_dirty(nodes) -> None:

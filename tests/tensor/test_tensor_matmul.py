@@ -55,3 +55,21 @@ def test_matmul_forms_and_errors():
         fj.matmul(TensorXb([[True]]), TensorXb([[True]]))
     with pytest.raises(ValueError, match="batch|incompatible"):
         fj.matmul(TensorXf(np.ones((2, 2, 2), np.float32)), TensorXf(np.ones((3, 2, 2), np.float32)))
+
+
+@pytest.mark.parametrize("sa, sb", [((1,) * 6 + (3, 4), (1,) * 6 + (4, 5)), ((2, 1, 2, 1, 1, 2, 2, 3), (3, 1)),
+                                    ((3, 4), (1,) * 6 + (4, 2))])
+def test_six_batch_axes_match_numpy(sa, sb):
+    rng = np.random.default_rng(len(sa))
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    got = fj.matmul(TensorXf64(a), TensorXf64(b))
+    np.testing.assert_allclose(got.numpy(), np.matmul(a, b), rtol=1e-12)
+
+
+@pytest.mark.parametrize("sa, sb", [((1,) * 7 + (3, 4), (1,) * 7 + (4, 5)), ((3, 4), (1,) * 7 + (4, 5)),
+                                    ((2,) * 7 + (3, 4), (4,)), ((1,) * 7 + (3, 4), (1,) * 6 + (4, 5))])
+def test_seven_batch_axes_raise_as_drjit(sa, sb):
+    # Dr.Jit 1.5: "tensor matmul: batch rank 7 exceeds the maximum of 6." (ValueError), the
+    # batch rank counted after broadcasting (r16, side by side).
+    with pytest.raises(ValueError, match="batch rank 7 exceeds the maximum of 6"):
+        fj.matmul(fj.zeros(TensorXf, sa), fj.zeros(TensorXf, sb))
