@@ -3,6 +3,7 @@ launches above the parallel threshold, and a worker on the caller's CPU moves of
 "nudge": a spinning worker is otherwise left there by the scheduler, and runs none of the
 caller's blocks).  No timings: the pool's own per-thread counters and the threads' affinity."""
 import os
+import time
 
 import numpy as np
 import pytest
@@ -89,7 +90,9 @@ def test_a_worker_on_the_callers_cpu_moves_off_it(monkeypatch):
             return False
         _launches_until(pool, moved)
         assert pool.shares()["nudges"][1] > 0, "the worker never moved off the caller's CPU"
-        assert os.sched_getaffinity(worker) == allowed, "the worker's affinity was not restored"
+        # (a later nudge may narrow the mask for the moment between its two calls: look again)
+        restored = any(os.sched_getaffinity(worker) == allowed or time.sleep(0.01) for _ in range(200))
+        assert restored, "the worker's affinity was not restored"
         before = pool.shares()["blocks"][1]
         _launches_until(pool, lambda: pool.shares()["blocks"][1] > before)
         assert pool.shares()["blocks"][1] > before, "the moved worker ran no block"

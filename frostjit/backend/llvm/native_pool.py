@@ -259,13 +259,14 @@ clear:
   %elsewhere = icmp ne i64 %o{MASK_WORDS}, 0
   br i1 %elsewhere, label %move, label %done
 move:
+  %r1 = call i64 (i64, ...) %sys(i64 %nrs, i64 0, i64 {8 * MASK_WORDS}, ptr %new)
+  %r2 = call i64 (i64, ...) %sys(i64 %nrs, i64 0, i64 {8 * MASK_WORDS}, ptr %cur)
+  ; (counted once the mask is back: a reader that sees the count sees the move complete)
   %n.w = add i64 %base, {NUDGES}
   %n.p = getelementptr i64, ptr %s, i64 %n.w
   %n = load i64, ptr %n.p, align 8
   %n1 = add i64 %n, 1
   store i64 %n1, ptr %n.p, align 8
-  %r1 = call i64 (i64, ...) %sys(i64 %nrs, i64 0, i64 {8 * MASK_WORDS}, ptr %new)
-  %r2 = call i64 (i64, ...) %sys(i64 %nrs, i64 0, i64 {8 * MASK_WORDS}, ptr %cur)
   br label %done
 done:
   ret void
