@@ -43,7 +43,7 @@ import numpy as np
 from ..array.flat import ArrayBase
 from ..array.vector import VectorBase
 from ..functions.evaluation import make_opaque
-from ..tree.kinds import (ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
+from ..tree.kinds import (frostjit_class, ARRAY, ARRAY_TYPES, DATACLASS, MAPPING, PROTOCOL, SEQUENCE, STRUCT, VALUE, VECTOR,
                           NodeType, node_type, slot_names)
 from .values import Eq, Ident, coarse_eq, exact_state, float_bits, float_of_bits, value_key
 
@@ -555,7 +555,7 @@ def hidden_attrs(o) -> dict | None:
     t = type(o)
     node = node_of(t)
     if node is None or node.fields is None or type(node) is ValueNode or \
-            str(getattr(t, "__module__", "")).startswith("frostjit"):
+            frostjit_class(t):
         return None         # (frostjit's own classes are taken as constant: an AD vertex's slots)
     d = instance_dict(o)
     fields = node.fields

@@ -205,10 +205,16 @@ def declaration(kind: Kind) -> str:
     return "DRJIT_STRUCT" if kind is STRUCT else "__fj_traverse_attrs__"
 
 
+def frostjit_class(t: type) -> bool:
+    """Whether class ``t`` is one of frostjit's own (defined in a ``frostjit`` module): its field
+    declarations and slots are taken as constant by the tree walk and by freeze's guards."""
+    return str(getattr(t, "__module__", "")).startswith("frostjit")
+
+
 def _source(t: type, decl):
     """``decl`` (a user class's field declaration) for :meth:`NodeType.stale` to compare;
     ``None`` for frostjit's own classes, taken as constant (no check on their walks)."""
-    if decl is None or str(getattr(t, "__module__", "")).startswith("frostjit"):
+    if decl is None or frostjit_class(t):
         return None
     return decl
 
