@@ -8,7 +8,6 @@ import types
 import weakref
 from _thread import _local as _thread_local
 
-from ..tree.kinds import frostjit_class
 from .code import _is_library_module
 
 ABSENT = type("Absent", (), {"__repr__": lambda self: "<absent>", "__slots__": ()})()
@@ -39,7 +38,7 @@ def _library_class(c) -> bool:
     entry read there is guarded (its settings, r13 redteam; its methods, r13 libfn:
     ``mock.patch.object(json.JSONEncoder, "encode", f)`` replayed the old method's recording)."""
     f = c.__flags__
-    return bool(f & _HEAPTYPE) and not f & _IMMUTABLE_TYPE and not frostjit_class(c)
+    return bool(f & _HEAPTYPE) and not f & _IMMUTABLE_TYPE and not str(getattr(c, "__module__", "")).startswith("frostjit")
 
 
 _CONTAINERS = (list, dict, set, collections.deque, bytearray)

@@ -66,7 +66,6 @@ from .chains import MISSING, analyse, _hashable
 from .code import INTERNAL, LIBRARY, USER, _CLASS, code_class, deny_attribute, deny_reason, deny_value, \
     opaque_iterator
 from .lookup import ABSENT, STOP, Atom, read_attr, watched_class, _library_class, _CONTAINERS, _MUTATORS, _NP_META, _find_in_mro
-from ..tree.kinds import frostjit_class
 from .values import C_BUFFERS, TooBig, contents, deep_contents
 
 # Dunder methods that no implicit lookup on an existing object's class runs (or that run while
@@ -893,7 +892,7 @@ class ReadSet:
         read: ``fj.zeros(S)``): frostjit reads its field names and types in its own code, unseen,
         at each use (r16: reassigned or changed in place between calls, a stale replay).  Its
         entry (the class attribute, inherited or not) and the dict's items."""
-        if id(cls) in self.structs or frostjit_class(cls) or \
+        if id(cls) in self.structs or str(getattr(cls, "__module__", "")).startswith("frostjit") or \
                 not any("DRJIT_STRUCT" in k.__dict__ for k in cls.__mro__):
             return
         self.structs.add(id(cls))

@@ -207,7 +207,9 @@ def declaration(kind: Kind) -> str:
 
 def frostjit_class(t: type) -> bool:
     """Whether class ``t`` is one of frostjit's own (defined in a ``frostjit`` module): its field
-    declarations and slots are taken as constant by the tree walk and by freeze's guards."""
+    declarations and slots are taken as constant by the tree walk and by freeze's guards.
+    (freeze/readset.py and freeze/lookup.py spell the test out: they import nothing outside
+    freeze/, so that other Pythons can load them alone: tests/freeze/readset_probe.py.)"""
     return str(getattr(t, "__module__", "")).startswith("frostjit")
 
 
